@@ -1,0 +1,342 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/reasonreplay/replay/internal/jsonw"
+)
+
+// Severity grades a violation by what the provider will do with the request.
+type Severity string
+
+const (
+	// SeverityReject: the provider will answer with a 4xx error.
+	SeverityReject Severity = "reject"
+	// SeverityDegrade: the request goes through but reasoning is silently
+	// lost or ignored.
+	SeverityDegrade Severity = "degrade"
+	// SeverityRisk: the outcome depends on the model or the account.
+	SeverityRisk Severity = "risk"
+)
+
+// Target describes the request a history is about to be sent in.
+type Target struct {
+	// API is the wire API of the request ("anthropic", "openai-responses").
+	API string
+	// Provider is the platform ("anthropic", "bedrock", "vertex", ...).
+	Provider string
+	// Model is the model the request names.
+	Model string
+	// Issuer is the identity (organisation / account / key pool) the
+	// request is sent with, when known.
+	Issuer string
+	// PrefixHash is the hash of the request prefix, when known, to compare
+	// with the turns' provenance.
+	PrefixHash string
+	// Tools reports whether tools are in play (declared, or tool calls in
+	// the history).
+	Tools bool
+	// Store reports whether the provider stores responses (OpenAI
+	// `store: true`), so that items may be referenced by id.
+	Store bool
+	// Thinking reports whether reasoning is enabled on the request (for
+	// Anthropic, manual extended thinking).
+	Thinking bool
+}
+
+// History is what [AuditReplay] checks: the assistant turns in the order
+// they will be sent, and optionally the native request body that carries
+// them.
+type History struct {
+	Turns []*Turn
+	// Request is the native request body, when the caller has it; rules
+	// that can locate a problem in it give a JSON Pointer.
+	Request []byte
+}
+
+// Violation is one problem found by an audit.
+type Violation struct {
+	// Rule is the stable rule id, e.g. "anthropic/thinking-first".
+	Rule string
+	// Severity grades the consequence.
+	Severity Severity
+	// Turn is the index in History.Turns, or -1.
+	Turn int
+	// Block is the index in that turn's Blocks, or -1.
+	Block int
+	// Pointer is a JSON Pointer into History.Request, when one was given
+	// and the rule can locate the problem there.
+	Pointer string
+	// Message says what is wrong, in one sentence.
+	Message string
+	// Predicted is the provider error text the request would get, when the
+	// provider is known to answer with one.
+	Predicted string
+	// Fix says how to repair the history.
+	Fix string
+}
+
+// Error renders the violation for logs. The text is not API.
+func (v Violation) Error() string {
+	s := v.Rule + ": " + v.Message
+	if v.Turn >= 0 {
+		s += " (turn " + strconv.Itoa(v.Turn)
+		if v.Block >= 0 {
+			s += ", block " + strconv.Itoa(v.Block)
+		}
+		s += ")"
+	}
+	return s
+}
+
+// Rule is one audit rule of a [ReplayContract].
+type Rule struct {
+	// ID is the stable rule id, "<api>/<name>".
+	ID string
+	// Severity is the severity of its violations.
+	Severity Severity
+	// Doc states the contract the rule checks, in one sentence.
+	Doc string
+	// Check inspects the history and calls report for every violation
+	// found. It must be linear in the size of the history. Check need not
+	// fill Rule and Severity: they are taken from the Rule.
+	Check func(h *History, t *Target, report func(Violation))
+}
+
+// ReplayContract says what an API requires when reasoning is sent back.
+type ReplayContract struct {
+	// API is the codec's API name.
+	API string
+	// Summary says what must be replayed, when, and what may be dropped.
+	Summary string
+	// Rules are the audit rules that check the contract.
+	Rules []Rule
+}
+
+// Report is the result of an audit.
+type Report struct {
+	// Target is the request the history was audited for.
+	Target Target
+	// Turns is the number of turns audited.
+	Turns int
+	// Items counts the reasoning items.
+	Items int
+	// Signed counts the text items with a non-empty signature.
+	Signed int
+	// Formats counts the items per format ("" for none).
+	Formats map[Format]int
+	// Violations lists every violation found, in history order.
+	Violations []Violation
+}
+
+// Clean reports whether the audit found no violation.
+func (r *Report) Clean() bool { return len(r.Violations) == 0 }
+
+// Rejects reports whether any violation will make the provider reject the
+// request.
+func (r *Report) Rejects() bool {
+	for _, v := range r.Violations {
+		if v.Severity == SeverityReject {
+			return true
+		}
+	}
+	return false
+}
+
+// Err joins the violations into one error, or returns nil when clean.
+func (r *Report) Err() error {
+	errs := make([]error, len(r.Violations))
+	for i, v := range r.Violations {
+		errs[i] = v
+	}
+	return errors.Join(errs...)
+}
+
+// CoreRules are the rules that hold for every API: they are checked by
+// every audit, before the target codec's own rules.
+var CoreRules = []Rule{
+	{
+		ID:       "replay/incomplete-turn",
+		Severity: SeverityDegrade,
+		Doc:      "A turn that did not complete (cut-off stream, provider error) is not replayed as it is.",
+		Check: func(h *History, _ *Target, report func(Violation)) {
+			for ti, t := range h.Turns {
+				if !t.Complete {
+					report(Violation{Turn: ti, Block: -1,
+						Message: "the turn did not complete; its reasoning cannot be trusted for replay",
+						Fix:     "drop the turn's reasoning items (Carry does) or retry the request that produced it"})
+				}
+			}
+		},
+	},
+	{
+		ID:       "replay/unfinished-item",
+		Severity: SeverityReject,
+		Doc:      "An unfinished reasoning item (its stream ended before it closed) is never sent.",
+		Check: func(h *History, _ *Target, report func(Violation)) {
+			forEachItem(h, func(ti, bi int, it ReasoningItem) {
+				if it.Meta().Unfinished {
+					report(Violation{Turn: ti, Block: bi,
+						Message: "the reasoning item is unfinished: it may lack its signature or data",
+						Fix:     "drop the item"})
+				}
+			})
+		},
+	},
+	{
+		ID:       "replay/empty-signature",
+		Severity: SeverityReject,
+		Doc:      "Reasoning text of an issuer that signs its text is sent only with a non-empty signature.",
+		Check: func(h *History, _ *Target, report func(Violation)) {
+			forEachItem(h, func(ti, bi int, it ReasoningItem) {
+				x, ok := it.(*ReasoningText)
+				if !ok || x.Unfinished || !x.Format.SignsText() || x.Signed() {
+					return
+				}
+				report(Violation{Turn: ti, Block: bi,
+					Message:   fmt.Sprintf("%s reasoning text without a signature (%s)", x.Format, x.Signature.Presence()),
+					Predicted: "Invalid signature in thinking block",
+					Fix:       "drop the unsigned item; never send reasoning text of a signing issuer without its signature"})
+			})
+		},
+	},
+}
+
+func forEachItem(h *History, fn func(ti, bi int, it ReasoningItem)) {
+	for ti, t := range h.Turns {
+		for bi, b := range t.Blocks {
+			if it, ok := b.(ReasoningItem); ok {
+				fn(ti, bi, it)
+			}
+		}
+	}
+}
+
+// AuditReplay checks a history against the contract of the target's API
+// (found in [Default] by t.API, or by t.Provider and t.Model) plus the
+// [CoreRules], and reports every violation.
+func AuditReplay(h History, t Target) Report { return Default.AuditReplay(h, t) }
+
+// AuditReplay is the package-level [AuditReplay] on this registry.
+func (r *Registry) AuditReplay(h History, t Target) Report {
+	var rules []Rule
+	rules = append(rules, CoreRules...)
+	var c ReasoningCodec
+	var err error
+	if t.API != "" {
+		c, err = r.Lookup(t.API, t.Provider, t.Model)
+	} else {
+		c, err = r.Resolve(t.Provider, t.Model)
+	}
+	if err == nil {
+		rules = append(rules, c.Contract().Rules...)
+	}
+	return Audit(h, t, rules)
+}
+
+// Audit checks h against the given rules. It is the engine behind
+// [AuditReplay], for callers with rules of their own.
+func Audit(h History, t Target, rules []Rule) Report {
+	rep := Report{Target: t, Turns: len(h.Turns), Formats: map[Format]int{}}
+	forEachItem(&h, func(_, _ int, it ReasoningItem) {
+		rep.Items++
+		rep.Formats[it.Meta().Format]++
+		if x, ok := it.(*ReasoningText); ok && x.Signed() {
+			rep.Signed++
+		}
+	})
+	for _, rule := range rules {
+		rule := rule
+		rule.Check(&h, &t, func(v Violation) {
+			v.Rule, v.Severity = rule.ID, rule.Severity
+			rep.Violations = append(rep.Violations, v)
+		})
+	}
+	sort.SliceStable(rep.Violations, func(i, j int) bool {
+		a, b := rep.Violations[i], rep.Violations[j]
+		if a.Turn != b.Turn {
+			return a.Turn < b.Turn
+		}
+		return a.Block < b.Block
+	})
+	return rep
+}
+
+// MarshalJSON returns the report document (see the report schema in package
+// schema).
+func (r Report) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil), nil }
+
+// AppendJSON appends the report document to dst.
+func (r *Report) AppendJSON(dst []byte) []byte {
+	dst = append(dst, '{')
+	dst = jsonw.Key(dst, "version")
+	dst = jsonw.Int(dst, DocumentVersion)
+	dst = jsonw.Key(dst, "target")
+	dst = append(dst, '{')
+	t := r.Target
+	for _, kv := range [...]struct{ k, v string }{
+		{"api", t.API}, {"provider", t.Provider}, {"model", t.Model},
+		{"issuer", t.Issuer}, {"prefix_hash", t.PrefixHash},
+	} {
+		if kv.v != "" {
+			dst = jsonw.Key(dst, kv.k)
+			dst = jsonw.String(dst, kv.v)
+		}
+	}
+	for _, kv := range [...]struct {
+		k string
+		v bool
+	}{{"tools", t.Tools}, {"store", t.Store}, {"thinking", t.Thinking}} {
+		dst = jsonw.Key(dst, kv.k)
+		dst = jsonw.Bool(dst, kv.v)
+	}
+	dst = append(dst, '}')
+	dst = jsonw.Key(dst, "clean")
+	dst = jsonw.Bool(dst, r.Clean())
+	dst = jsonw.Key(dst, "turns")
+	dst = jsonw.Int(dst, r.Turns)
+	dst = jsonw.Key(dst, "items")
+	dst = jsonw.Int(dst, r.Items)
+	dst = jsonw.Key(dst, "signed")
+	dst = jsonw.Int(dst, r.Signed)
+	dst = jsonw.Key(dst, "formats")
+	dst = append(dst, '{')
+	keys := make([]string, 0, len(r.Formats))
+	for f := range r.Formats {
+		keys = append(keys, string(f))
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		dst = jsonw.Key(dst, k)
+		dst = jsonw.Int(dst, r.Formats[Format(k)])
+	}
+	dst = append(dst, '}')
+	dst = jsonw.Key(dst, "violations")
+	dst = append(dst, '[')
+	for _, v := range r.Violations {
+		dst = jsonw.Comma(dst)
+		dst = append(dst, '{')
+		dst = jsonw.Key(dst, "rule")
+		dst = jsonw.String(dst, v.Rule)
+		dst = jsonw.Key(dst, "severity")
+		dst = jsonw.String(dst, string(v.Severity))
+		dst = jsonw.Key(dst, "turn")
+		dst = jsonw.Int(dst, v.Turn)
+		dst = jsonw.Key(dst, "block")
+		dst = jsonw.Int(dst, v.Block)
+		for _, kv := range [...]struct{ k, v string }{
+			{"pointer", v.Pointer}, {"message", v.Message}, {"predicted", v.Predicted}, {"fix", v.Fix},
+		} {
+			if kv.v != "" || kv.k == "message" {
+				dst = jsonw.Key(dst, kv.k)
+				dst = jsonw.String(dst, kv.v)
+			}
+		}
+		dst = append(dst, '}')
+	}
+	dst = append(dst, ']')
+	return append(dst, '}')
+}

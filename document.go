@@ -1,0 +1,636 @@
+package replay
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/tidwall/gjson"
+)
+
+// This file writes and reads the turn document and the two JSON forms of a
+// reasoning item: the document form (OpenRouter's reasoning_details members
+// plus this library's own `unfinished` and `attached`) and the wire form
+// (exactly what OpenRouter accepts back, with no library members).
+
+// MarshalJSON returns the turn document.
+func (t *Turn) MarshalJSON() ([]byte, error) { return t.AppendJSON(nil), nil }
+
+// AppendJSON appends the turn document to dst. The output is deterministic:
+// members in a fixed order, unknown members after known ones in source
+// order, strings escaped minimally.
+func (t *Turn) AppendJSON(dst []byte) []byte {
+	dst = append(dst, '{')
+	dst = jsonw.Key(dst, "version")
+	dst = jsonw.Int(dst, DocumentVersion)
+	dst = jsonw.Key(dst, "provenance")
+	dst = append(dst, '{')
+	p := t.Provenance
+	for _, kv := range [...]struct{ k, v string }{
+		{"api", p.API}, {"provider", p.Provider}, {"model", p.Model},
+		{"issuer", p.Issuer}, {"prefix_hash", p.PrefixHash},
+	} {
+		if kv.v != "" {
+			dst = jsonw.Key(dst, kv.k)
+			dst = jsonw.String(dst, kv.v)
+		}
+	}
+	dst = append(dst, '}')
+	dst = jsonw.Key(dst, "complete")
+	dst = jsonw.Bool(dst, t.Complete)
+	if t.FinishReason != "" {
+		dst = jsonw.Key(dst, "finish_reason")
+		dst = jsonw.String(dst, t.FinishReason)
+	}
+	if e := t.Error; e != nil {
+		dst = jsonw.Key(dst, "error")
+		dst = appendProviderError(dst, e)
+	}
+	if len(t.Usage) > 0 {
+		dst = jsonw.Key(dst, "usage")
+		dst = append(dst, t.Usage...)
+	}
+	dst = jsonw.Key(dst, "blocks")
+	dst = append(dst, '[')
+	for _, b := range t.Blocks {
+		dst = jsonw.Comma(dst)
+		dst = appendBlock(dst, b)
+	}
+	dst = append(dst, ']')
+	return append(dst, '}')
+}
+
+func appendProviderError(dst []byte, e *ProviderError) []byte {
+	dst = append(dst, '{')
+	if e.API != "" {
+		dst = jsonw.Key(dst, "api")
+		dst = jsonw.String(dst, e.API)
+	}
+	if e.Status != 0 {
+		dst = jsonw.Key(dst, "status")
+		dst = jsonw.Int(dst, e.Status)
+	}
+	for _, kv := range [...]struct{ k, v string }{
+		{"type", e.Type}, {"code", e.Code}, {"message", e.Message},
+		{"provider", e.Provider}, {"raw", e.Raw},
+	} {
+		if kv.v != "" {
+			dst = jsonw.Key(dst, kv.k)
+			dst = jsonw.String(dst, kv.v)
+		}
+	}
+	return append(dst, '}')
+}
+
+func appendBlock(dst []byte, b Block) []byte {
+	switch b := b.(type) {
+	case ReasoningItem:
+		return appendItem(dst, b, false)
+	case *Text:
+		dst = append(dst, `{"type":"text","text":`...)
+		dst = jsonw.String(dst, b.Text)
+		if b.ID != "" {
+			dst = jsonw.Key(dst, "id")
+			dst = jsonw.String(dst, b.ID)
+		}
+		dst = jsonw.Members(dst, b.Extra)
+		return append(dst, '}')
+	case *ToolCall:
+		dst = append(dst, `{"type":"tool_call","id":`...)
+		dst = jsonw.String(dst, b.ID)
+		dst = jsonw.Key(dst, "name")
+		dst = jsonw.String(dst, b.Name)
+		dst = jsonw.Key(dst, "arguments")
+		dst = jsonw.String(dst, b.Arguments)
+		if b.ItemID != "" {
+			dst = jsonw.Key(dst, "item_id")
+			dst = jsonw.String(dst, b.ItemID)
+		}
+		if b.Unfinished {
+			dst = append(dst, `,"unfinished":true`...)
+		}
+		dst = jsonw.Members(dst, b.Extra)
+		return append(dst, '}')
+	case *Native:
+		dst = append(dst, `{"type":"native","kind":`...)
+		dst = jsonw.String(dst, b.Kind)
+		dst = jsonw.Key(dst, "raw")
+		if len(b.Raw) == 0 {
+			dst = append(dst, "null"...)
+		} else {
+			dst = append(dst, b.Raw...)
+		}
+		if b.Unfinished {
+			dst = append(dst, `,"unfinished":true`...)
+		}
+		return append(dst, '}')
+	}
+	panic(fmt.Sprintf("replay: unknown Block type %T", b))
+}
+
+// MarshalItem returns the document form of it: OpenRouter's reasoning_details
+// members plus this library's own `unfinished` and `attached`.
+func MarshalItem(it ReasoningItem) []byte { return appendItem(nil, it, false) }
+
+// AppendDetail appends the wire form of it: one OpenRouter reasoning_details
+// entry exactly as the provider sent it (known members, then unknown members
+// verbatim), without this library's own members. An Opaque item is written
+// as its raw object.
+func AppendDetail(dst []byte, it ReasoningItem) []byte { return appendItem(dst, it, true) }
+
+func appendItem(dst []byte, it ReasoningItem, wire bool) []byte {
+	if o, ok := it.(*Opaque); ok {
+		return append(dst, o.Raw...)
+	}
+	m := it.Meta()
+	dst = append(dst, `{"type":`...)
+	dst = jsonw.String(dst, string(it.Kind()))
+	switch it := it.(type) {
+	case *ReasoningText:
+		dst = jsonw.Key(dst, "text")
+		dst = jsonw.String(dst, it.Text)
+		dst = appendOptString(dst, "signature", it.Signature)
+	case *Summary:
+		dst = jsonw.Key(dst, "summary")
+		dst = jsonw.String(dst, it.Summary)
+	case *Encrypted:
+		dst = jsonw.Key(dst, "data")
+		dst = jsonw.String(dst, it.Data)
+	default:
+		panic(fmt.Sprintf("replay: unknown ReasoningItem type %T", it))
+	}
+	dst = appendOptString(dst, "id", m.ID)
+	if m.Format != "" {
+		dst = jsonw.Key(dst, "format")
+		dst = jsonw.String(dst, string(m.Format))
+	}
+	switch m.Index.Presence() {
+	case Present:
+		dst = jsonw.Key(dst, "index")
+		dst = jsonw.Int(dst, m.Index.Value())
+	case Null:
+		dst = append(dst, `,"index":null`...)
+	}
+	if !wire {
+		if m.Unfinished {
+			dst = append(dst, `,"unfinished":true`...)
+		}
+		if m.Attached {
+			dst = append(dst, `,"attached":true`...)
+		}
+	}
+	dst = jsonw.Members(dst, m.Extra)
+	return append(dst, '}')
+}
+
+func appendOptString(dst []byte, k string, o Opt[string]) []byte {
+	switch o.Presence() {
+	case Present:
+		dst = jsonw.Key(dst, k)
+		dst = jsonw.String(dst, o.Value())
+	case Null:
+		dst = jsonw.Key(dst, k)
+		dst = append(dst, "null"...)
+	}
+	return dst
+}
+
+// UnmarshalItem reads the document form of one reasoning item.
+func UnmarshalItem(data []byte) (ReasoningItem, error) {
+	if !gjson.ValidBytes(data) {
+		return nil, &Error{Event: -1, Err: fmt.Errorf("%w: not valid JSON", ErrMalformed)}
+	}
+	return parseItem(gjson.ParseBytes(data), false, "")
+}
+
+// ParseDetail reads the wire form of one reasoning item: an OpenRouter
+// reasoning_details entry. Members this library does not know (including
+// ones named like its own document members) are kept in Extra. A detail of
+// an unknown type becomes an [*Opaque] item. data must be valid JSON.
+func ParseDetail(data []byte) (ReasoningItem, error) {
+	if !gjson.ValidBytes(data) {
+		return nil, &Error{Event: -1, Err: fmt.Errorf("%w: not valid JSON", ErrMalformed)}
+	}
+	return parseItem(gjson.ParseBytes(data), true, "")
+}
+
+// ParseDetailResult is [ParseDetail] for a value already parsed with gjson.
+// Strings kept in the item are copied, so the item does not alias the input.
+// ptr locates the value in errors.
+func ParseDetailResult(v gjson.Result, ptr string) (ReasoningItem, error) {
+	return parseItem(v, true, ptr)
+}
+
+func docErr(ptr, format string, args ...any) error {
+	return &Error{Event: -1, Pointer: ptr, Err: fmt.Errorf("%w: %s", ErrMalformed, fmt.Sprintf(format, args...))}
+}
+
+func clone(s string) string {
+	if s == "" {
+		return ""
+	}
+	return string(append([]byte(nil), s...))
+}
+
+func cloneBytes(s string) []byte { return append([]byte(nil), s...) }
+
+// parseItem reads a reasoning item object. In wire form the library's own
+// members are unknown members.
+func parseItem(v gjson.Result, wire bool, ptr string) (ReasoningItem, error) {
+	if !v.IsObject() {
+		return nil, docErr(ptr, "a reasoning item must be a JSON object")
+	}
+	typ := v.Get("type")
+	if typ.Type != gjson.String {
+		return nil, docErr(ptr+"/type", "a reasoning item needs a string type")
+	}
+	var (
+		meta  ItemMeta
+		extra []byte
+		text  = &ReasoningText{}
+		sum   = &Summary{}
+		enc   = &Encrypted{}
+		kind  = ItemKind(typ.Str)
+		err   error
+		found = map[string]bool{}
+	)
+	switch kind {
+	case KindText, KindSummary, KindEncrypted:
+	default:
+		o := &Opaque{Type: clone(typ.Str), Raw: cloneBytes(v.Raw)}
+		if f := v.Get("format"); f.Type == gjson.String {
+			o.Format = Format(clone(f.Str))
+		}
+		if id := v.Get("id"); id.Type == gjson.String {
+			o.ID = Some(clone(id.Str))
+		}
+		if ix := v.Get("index"); ix.Type == gjson.Number {
+			o.Index = Some(int(ix.Int()))
+		}
+		return o, nil
+	}
+	v.ForEach(func(key, val gjson.Result) bool {
+		k := key.Str
+		p := ptr + "/" + escapePointer(k)
+		if found[k] {
+			err = docErr(p, "duplicate member %q", k)
+			return false
+		}
+		found[k] = true
+		str := func(dst *string) {
+			if val.Type != gjson.String {
+				err = docErr(p, "%s must be a string", k)
+				return
+			}
+			*dst = clone(val.Str)
+		}
+		optStr := func(dst *Opt[string]) {
+			switch val.Type {
+			case gjson.String:
+				*dst = Some(clone(val.Str))
+			case gjson.Null:
+				*dst = NullOf[string]()
+			default:
+				err = docErr(p, "%s must be a string or null", k)
+			}
+		}
+		switch {
+		case k == "type":
+		case k == "format":
+			switch val.Type {
+			case gjson.String:
+				meta.Format = Format(clone(val.Str))
+			case gjson.Null:
+				// A null format says nothing; keep it verbatim.
+				extra = appendMember(extra, key.Raw, val.Raw)
+			default:
+				err = docErr(p, "format must be a string")
+			}
+		case k == "id":
+			optStr(&meta.ID)
+		case k == "index":
+			switch val.Type {
+			case gjson.Number:
+				n, perr := strconv.Atoi(val.Raw)
+				if perr != nil {
+					err = docErr(p, "index must be an integer")
+					return false
+				}
+				meta.Index = Some(n)
+			case gjson.Null:
+				meta.Index = NullOf[int]()
+			default:
+				err = docErr(p, "index must be an integer or null")
+			}
+		case k == "text" && kind == KindText:
+			if val.Type == gjson.Null && wire {
+				return true
+			}
+			str(&text.Text)
+		case k == "signature" && kind == KindText:
+			optStr(&text.Signature)
+		case k == "summary" && kind == KindSummary:
+			str(&sum.Summary)
+		case k == "data" && kind == KindEncrypted:
+			str(&enc.Data)
+		case k == "unfinished" && !wire:
+			if val.Type != gjson.True && val.Type != gjson.False {
+				err = docErr(p, "unfinished must be a boolean")
+			}
+			meta.Unfinished = val.Type == gjson.True
+		case k == "attached" && !wire:
+			if val.Type != gjson.True && val.Type != gjson.False {
+				err = docErr(p, "attached must be a boolean")
+			}
+			meta.Attached = val.Type == gjson.True
+		default:
+			extra = appendMember(extra, key.Raw, val.Raw)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if kind == KindEncrypted && !found["data"] {
+		return nil, docErr(ptr+"/data", "a reasoning.encrypted item needs data")
+	}
+	if kind == KindSummary && !found["summary"] {
+		return nil, docErr(ptr+"/summary", "a reasoning.summary item needs summary")
+	}
+	if len(extra) > 0 {
+		meta.Extra = append(append([]byte{'{'}, extra...), '}')
+	}
+	switch kind {
+	case KindText:
+		text.ItemMeta = meta
+		return text, nil
+	case KindSummary:
+		sum.ItemMeta = meta
+		return sum, nil
+	default:
+		enc.ItemMeta = meta
+		return enc, nil
+	}
+}
+
+func appendMember(dst []byte, rawKey, rawVal string) []byte {
+	if len(dst) > 0 {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, rawKey...)
+	dst = append(dst, ':')
+	return append(dst, rawVal...)
+}
+
+func escapePointer(k string) string {
+	out := make([]byte, 0, len(k))
+	for i := 0; i < len(k); i++ {
+		switch k[i] {
+		case '~':
+			out = append(out, '~', '0')
+		case '/':
+			out = append(out, '~', '1')
+		default:
+			out = append(out, k[i])
+		}
+	}
+	return string(out)
+}
+
+// UnmarshalJSON reads a turn document.
+func (t *Turn) UnmarshalJSON(data []byte) error {
+	nt, err := UnmarshalTurn(data)
+	if err != nil {
+		return err
+	}
+	*t = *nt
+	return nil
+}
+
+// UnmarshalTurn reads a turn document. Errors are *[Error] values whose
+// Pointer names the offending member.
+func UnmarshalTurn(data []byte) (*Turn, error) {
+	if !gjson.ValidBytes(data) {
+		return nil, docErr("", "a turn document must be valid JSON")
+	}
+	root := gjson.ParseBytes(data)
+	if !root.IsObject() {
+		return nil, docErr("", "a turn document must be a JSON object")
+	}
+	ver := root.Get("version")
+	if !ver.Exists() {
+		return nil, docErr("/version", "a turn document needs a version")
+	}
+	if ver.Type != gjson.Number || ver.Raw != strconv.Itoa(DocumentVersion) {
+		return nil, &Error{Event: -1, Pointer: "/version", Err: fmt.Errorf("%w: %s (this library reads %d)", ErrVersion, ver.Raw, DocumentVersion)}
+	}
+	t := &Turn{}
+	if p := root.Get("provenance"); p.Exists() {
+		if !p.IsObject() {
+			return nil, docErr("/provenance", "provenance must be an object")
+		}
+		for _, f := range [...]struct {
+			k   string
+			dst *string
+		}{
+			{"api", &t.Provenance.API}, {"provider", &t.Provenance.Provider},
+			{"model", &t.Provenance.Model}, {"issuer", &t.Provenance.Issuer},
+			{"prefix_hash", &t.Provenance.PrefixHash},
+		} {
+			v := p.Get(f.k)
+			if !v.Exists() {
+				continue
+			}
+			if v.Type != gjson.String {
+				return nil, docErr("/provenance/"+f.k, "%s must be a string", f.k)
+			}
+			*f.dst = clone(v.Str)
+		}
+	}
+	c := root.Get("complete")
+	if c.Type != gjson.True && c.Type != gjson.False {
+		return nil, docErr("/complete", "complete must be a boolean")
+	}
+	t.Complete = c.Type == gjson.True
+	if fr := root.Get("finish_reason"); fr.Exists() {
+		if fr.Type != gjson.String {
+			return nil, docErr("/finish_reason", "finish_reason must be a string")
+		}
+		t.FinishReason = clone(fr.Str)
+	}
+	if e := root.Get("error"); e.Exists() {
+		pe, err := parseProviderError(e)
+		if err != nil {
+			return nil, err
+		}
+		t.Error = pe
+	}
+	if u := root.Get("usage"); u.Exists() && u.Type != gjson.Null {
+		t.Usage = cloneBytes(u.Raw)
+	}
+	blocks := root.Get("blocks")
+	if !blocks.IsArray() {
+		return nil, docErr("/blocks", "a turn document needs a blocks array")
+	}
+	var err error
+	i := 0
+	blocks.ForEach(func(_, b gjson.Result) bool {
+		var blk Block
+		blk, err = parseBlock(b, "/blocks/"+strconv.Itoa(i))
+		if err != nil {
+			return false
+		}
+		t.Blocks = append(t.Blocks, blk)
+		i++
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func parseProviderError(e gjson.Result) (*ProviderError, error) {
+	if !e.IsObject() {
+		return nil, docErr("/error", "error must be an object")
+	}
+	pe := &ProviderError{}
+	if s := e.Get("status"); s.Exists() {
+		if s.Type != gjson.Number {
+			return nil, docErr("/error/status", "status must be a number")
+		}
+		pe.Status = int(s.Int())
+	}
+	for _, f := range [...]struct {
+		k   string
+		dst *string
+	}{
+		{"api", &pe.API}, {"type", &pe.Type}, {"code", &pe.Code}, {"message", &pe.Message},
+		{"provider", &pe.Provider}, {"raw", &pe.Raw},
+	} {
+		v := e.Get(f.k)
+		if !v.Exists() {
+			continue
+		}
+		if v.Type != gjson.String {
+			return nil, docErr("/error/"+f.k, "%s must be a string", f.k)
+		}
+		*f.dst = clone(v.Str)
+	}
+	return pe, nil
+}
+
+func parseBlock(b gjson.Result, ptr string) (Block, error) {
+	if !b.IsObject() {
+		return nil, docErr(ptr, "a block must be a JSON object")
+	}
+	typ := b.Get("type")
+	if typ.Type != gjson.String {
+		return nil, docErr(ptr+"/type", "a block needs a string type")
+	}
+	switch typ.Str {
+	case "text":
+		x := &Text{}
+		var extra []byte
+		var err error
+		b.ForEach(func(key, val gjson.Result) bool {
+			switch key.Str {
+			case "type":
+			case "text":
+				if val.Type != gjson.String {
+					err = docErr(ptr+"/text", "text must be a string")
+					return false
+				}
+				x.Text = clone(val.Str)
+			case "id":
+				if val.Type != gjson.String {
+					err = docErr(ptr+"/id", "id must be a string")
+					return false
+				}
+				x.ID = clone(val.Str)
+			default:
+				extra = appendMember(extra, key.Raw, val.Raw)
+			}
+			return true
+		})
+		if err != nil {
+			return nil, err
+		}
+		if !b.Get("text").Exists() {
+			return nil, docErr(ptr+"/text", "a text block needs text")
+		}
+		x.Extra = wrapObject(extra)
+		return x, nil
+	case "tool_call":
+		x := &ToolCall{}
+		var extra []byte
+		var err error
+		b.ForEach(func(key, val gjson.Result) bool {
+			p := ptr + "/" + escapePointer(key.Str)
+			strField := func(dst *string) bool {
+				if val.Type != gjson.String {
+					err = docErr(p, "%s must be a string", key.Str)
+					return false
+				}
+				*dst = clone(val.Str)
+				return true
+			}
+			switch key.Str {
+			case "type":
+			case "id":
+				return strField(&x.ID)
+			case "name":
+				return strField(&x.Name)
+			case "arguments":
+				return strField(&x.Arguments)
+			case "item_id":
+				return strField(&x.ItemID)
+			case "unfinished":
+				if val.Type != gjson.True && val.Type != gjson.False {
+					err = docErr(p, "unfinished must be a boolean")
+					return false
+				}
+				x.Unfinished = val.Type == gjson.True
+			default:
+				extra = appendMember(extra, key.Raw, val.Raw)
+			}
+			return true
+		})
+		if err != nil {
+			return nil, err
+		}
+		x.Extra = wrapObject(extra)
+		return x, nil
+	case "native":
+		x := &Native{}
+		k := b.Get("kind")
+		if k.Type != gjson.String {
+			return nil, docErr(ptr+"/kind", "a native block needs a string kind")
+		}
+		x.Kind = clone(k.Str)
+		r := b.Get("raw")
+		if !r.Exists() {
+			return nil, docErr(ptr+"/raw", "a native block needs raw")
+		}
+		x.Raw = cloneBytes(r.Raw)
+		if u := b.Get("unfinished"); u.Exists() {
+			if u.Type != gjson.True && u.Type != gjson.False {
+				return nil, docErr(ptr+"/unfinished", "unfinished must be a boolean")
+			}
+			x.Unfinished = u.Type == gjson.True
+		}
+		return x, nil
+	}
+	if len(typ.Str) > len("reasoning.") && typ.Str[:len("reasoning.")] == "reasoning." {
+		return parseItem(b, false, ptr)
+	}
+	return nil, docErr(ptr+"/type", "unknown block type %q", typ.Str)
+}
+
+func wrapObject(members []byte) json.RawMessage {
+	if len(members) == 0 {
+		return nil
+	}
+	return append(append([]byte{'{'}, members...), '}')
+}

@@ -1,0 +1,182 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Sentinel errors. Callers branch on them with [errors.Is]. Error text is not
+// API: match on these values and on the typed errors below, never on
+// messages. A stream that ends before it is finished wraps
+// [io.ErrUnexpectedEOF].
+var (
+	// ErrMalformed means the input is not of the shape the decoder expects
+	// (not JSON, or JSON that is not a response of the API).
+	ErrMalformed = errors.New("malformed input")
+	// ErrUnknownAPI means no codec is registered under the name asked for.
+	ErrUnknownAPI = errors.New("unknown API")
+	// ErrDuplicate means a codec is already registered under the name.
+	ErrDuplicate = errors.New("duplicate registration")
+	// ErrNotReplayable means a turn or item cannot be written back as it is
+	// (unfinished, unsigned where a signature is required, or from an
+	// errored turn).
+	ErrNotReplayable = errors.New("not replayable")
+	// ErrVersion means a turn document has a version this library does not
+	// read.
+	ErrVersion = errors.New("unsupported document version")
+)
+
+// Error is an error located in the input: which API's decoder or encoder
+// found it, where (a JSON Pointer into the document or event, and the
+// 0-based event number for streams), and what (Err, which usually wraps one
+// of the sentinels).
+type Error struct {
+	// API is the codec's API name, e.g. "openrouter". Empty for errors of
+	// the turn document itself.
+	API string
+	// Event is the 0-based number of the stream event, or -1 when the error
+	// is not in a stream.
+	Event int
+	// Pointer is a JSON Pointer (RFC 6901) to the offending value, or "".
+	Pointer string
+	// Err is the underlying error.
+	Err error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("replay: ")
+	if e.API != "" {
+		b.WriteString(e.API)
+		b.WriteString(": ")
+	}
+	if e.Event >= 0 {
+		b.WriteString("event ")
+		b.WriteString(strconv.Itoa(e.Event))
+		b.WriteString(": ")
+	}
+	if e.Pointer != "" {
+		b.WriteString(e.Pointer)
+		b.WriteString(": ")
+	}
+	if e.Err != nil {
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns e.Err.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Malformed returns an *Error for api at pointer that wraps [ErrMalformed]
+// with a message saying what was expected. event is -1 outside a stream.
+func Malformed(api string, event int, pointer, format string, args ...any) error {
+	return &Error{API: api, Event: event, Pointer: pointer,
+		Err: fmt.Errorf("%w: %s", ErrMalformed, fmt.Sprintf(format, args...))}
+}
+
+// ProviderError is an error the provider itself reported: an error body
+// instead of a response, or an error event in a stream. The turn decoded
+// up to that point, if any, is returned alongside it and marked incomplete.
+type ProviderError struct {
+	// API is the codec's API name.
+	API string
+	// Status is the HTTP status when known (from the body, or passed by the
+	// caller), else 0.
+	Status int
+	// Type is the provider's error type (`overloaded_error`,
+	// `invalid_request_error`, `INVALID_ARGUMENT`), when given.
+	Type string
+	// Code is the provider's error code as a string, when given.
+	Code string
+	// Message is the provider's message.
+	Message string
+	// Provider is the upstream provider that failed, when a gateway names it
+	// (OpenRouter's `metadata.provider_name`).
+	Provider string
+	// Raw is the upstream provider's own error body when a gateway relays it
+	// (OpenRouter's `metadata.raw`).
+	Raw string
+}
+
+func (e *ProviderError) Error() string {
+	var b strings.Builder
+	b.WriteString("replay: ")
+	if e.API != "" {
+		b.WriteString(e.API)
+		b.WriteString(": ")
+	}
+	b.WriteString("provider error")
+	if e.Status != 0 {
+		b.WriteString(" ")
+		b.WriteString(strconv.Itoa(e.Status))
+	}
+	if e.Type != "" {
+		b.WriteString(" ")
+		b.WriteString(e.Type)
+	}
+	if e.Code != "" && e.Code != strconv.Itoa(e.Status) {
+		b.WriteString(" (")
+		b.WriteString(e.Code)
+		b.WriteString(")")
+	}
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	if e.Raw != "" {
+		b.WriteString(": upstream: ")
+		b.WriteString(e.Raw)
+	}
+	return b.String()
+}
+
+// LimitError reports that input exceeded a configured limit. The decoder
+// stops at the limit; the turn so far is returned, marked incomplete.
+type LimitError struct {
+	// What names the limit: "event size", "item size", "block count".
+	What string
+	// Limit is the configured maximum.
+	Limit int
+}
+
+func (e *LimitError) Error() string {
+	return "replay: " + e.What + " exceeds the limit of " + strconv.Itoa(e.Limit)
+}
+
+// Limits bound what a decoder accepts from untrusted input. A zero field
+// takes its default. The defaults are generous: encrypted reasoning and
+// signatures run to hundreds of kilobytes.
+type Limits struct {
+	// MaxEvent is the largest stream event (one SSE event's data, or one
+	// JSONL line), in bytes. Default 16 MiB.
+	MaxEvent int
+	// MaxItem is the largest text, signature or blob of one block, in
+	// bytes. Default 64 MiB.
+	MaxItem int
+	// MaxBlocks is the largest number of blocks in one turn. Default 100000.
+	MaxBlocks int
+}
+
+// Default limits.
+const (
+	DefaultMaxEvent  = 16 << 20
+	DefaultMaxItem   = 64 << 20
+	DefaultMaxBlocks = 100000
+)
+
+// WithDefaults returns l with every zero field set to its default.
+func (l Limits) WithDefaults() Limits {
+	if l.MaxEvent <= 0 {
+		l.MaxEvent = DefaultMaxEvent
+	}
+	if l.MaxItem <= 0 {
+		l.MaxItem = DefaultMaxItem
+	}
+	if l.MaxBlocks <= 0 {
+		l.MaxBlocks = DefaultMaxBlocks
+	}
+	return l
+}

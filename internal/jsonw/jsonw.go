@@ -1,0 +1,104 @@
+// Package jsonw appends JSON to byte slices without reflection. Strings are
+// escaped minimally (quote, backslash, control characters; invalid UTF-8
+// becomes U+FFFD) and HTML characters are left alone, so that base64
+// signatures and ciphertexts come out exactly as they went in.
+package jsonw
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+const hex = "0123456789abcdef"
+
+// String appends s as a JSON string.
+func String(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// Key appends a member name and its colon, preceded by a comma unless dst
+// ends with '{' or '['.
+func Key(dst []byte, k string) []byte {
+	dst = Comma(dst)
+	dst = String(dst, k)
+	return append(dst, ':')
+}
+
+// Comma appends a comma unless dst is empty or ends with '{' or '['.
+func Comma(dst []byte) []byte {
+	if n := len(dst); n > 0 && dst[n-1] != '{' && dst[n-1] != '[' {
+		dst = append(dst, ',')
+	}
+	return dst
+}
+
+// Int appends n.
+func Int(dst []byte, n int) []byte { return strconv.AppendInt(dst, int64(n), 10) }
+
+// Bool appends true or false.
+func Bool(dst []byte, b bool) []byte { return strconv.AppendBool(dst, b) }
+
+// Members appends the members of the JSON object obj (which must be a valid
+// object, possibly empty or nil) to an object under construction in dst.
+func Members(dst []byte, obj []byte) []byte {
+	// Trim the braces and surrounding white space.
+	i, j := 0, len(obj)
+	for i < j && obj[i] != '{' {
+		i++
+	}
+	for j > i && obj[j-1] != '}' {
+		j--
+	}
+	if j-i < 2 {
+		return dst
+	}
+	inner := obj[i+1 : j-1]
+	k := 0
+	for k < len(inner) && isSpace(inner[k]) {
+		k++
+	}
+	if k == len(inner) {
+		return dst
+	}
+	dst = Comma(dst)
+	return append(dst, inner[k:]...)
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -1,0 +1,325 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/reasonreplay/replay/internal/sse"
+)
+
+// EventKind says what a stream [Event] reports.
+type EventKind uint8
+
+// The provider-agnostic stream events. A reasoning item, text run or tool
+// call opens with a Start (or its first Delta, for text), grows by Deltas,
+// and closes with an End; Done or Error ends the stream.
+const (
+	// EventInvalid is the zero EventKind; no decoder emits it.
+	EventInvalid EventKind = iota
+	// EventReasoningStart opens a reasoning item: Block is its position in
+	// the turn and Item the item being built.
+	EventReasoningStart
+	// EventReasoningDelta appends Delta to the reasoning text or summary of
+	// the item at Block. Signature and data pieces are not deltas: they are
+	// in the item at EventReasoningEnd.
+	EventReasoningDelta
+	// EventReasoningEnd closes the item at Block; Item is final.
+	EventReasoningEnd
+	// EventTextDelta appends Delta to the visible text block at Block.
+	EventTextDelta
+	// EventToolCallStart opens the tool call at Block; ID and Name are set.
+	EventToolCallStart
+	// EventToolCallDelta appends Delta to the arguments of the call at
+	// Block.
+	EventToolCallDelta
+	// EventToolCallEnd closes the call at Block.
+	EventToolCallEnd
+	// EventDone ends a complete stream.
+	EventDone
+	// EventError reports a provider error (Err is a *ProviderError); the
+	// stream is over.
+	EventError
+)
+
+var eventKindNames = [...]string{
+	EventInvalid:        "invalid",
+	EventReasoningStart: "reasoning_start",
+	EventReasoningDelta: "reasoning_delta",
+	EventReasoningEnd:   "reasoning_end",
+	EventTextDelta:      "text_delta",
+	EventToolCallStart:  "tool_call_start",
+	EventToolCallDelta:  "tool_call_delta",
+	EventToolCallEnd:    "tool_call_end",
+	EventDone:           "done",
+	EventError:          "error",
+}
+
+// String returns the kind's snake_case name.
+func (k EventKind) String() string {
+	if int(k) < len(eventKindNames) {
+		return eventKindNames[k]
+	}
+	return "<invalid EventKind>"
+}
+
+// Event is one provider-agnostic stream event.
+//
+// Delta is an immutable string (it is safe to keep). Item points at the
+// decoder's item: read it, do not change it; it is final at
+// EventReasoningEnd.
+type Event struct {
+	Kind EventKind
+	// Block is the position in the turn's Blocks of the block concerned.
+	Block int
+	// Delta is the text appended by a delta event.
+	Delta string
+	// Item is the reasoning item, for reasoning events.
+	Item ReasoningItem
+	// ID and Name identify a tool call at EventToolCallStart.
+	ID, Name string
+	// Err is the provider error at EventError.
+	Err error
+}
+
+// Frame is one framed stream event handed to a [FrameDecoder]: the SSE event
+// type (empty when the stream has none, and for JSONL) and the data. Both
+// are valid only during the call they are passed to.
+type Frame struct {
+	Type []byte
+	Data []byte
+}
+
+// FrameDecoder is a codec's stream state machine: it decodes one framed
+// event at a time. Implementations have a ready zero value, route deltas by
+// the provider's block index (never by arrival order), append signature
+// pieces to their own block, copy anything they keep out of the frame, and
+// count a re-sent event (same id or sequence number) once.
+//
+// Decode appends the events the frame yields to dst and returns it. After
+// Decode returns an error, the decoder is done: later calls return the same
+// error.
+//
+// Finish ends the stream and returns the turn. If the stream was not
+// complete (no terminal event, a provider error, an earlier Decode error),
+// Finish returns the partial turn, with Complete false and the unfinished
+// items marked, together with the error: the first Decode error, or an error
+// wrapping [io.ErrUnexpectedEOF]. Finish may be called once.
+type FrameDecoder interface {
+	Decode(f Frame, dst []Event) ([]Event, error)
+	Finish() (*Turn, error)
+}
+
+// Framing selects how a byte stream is cut into frames.
+type Framing uint8
+
+const (
+	// FramingSSE reads Server-Sent Events (the WHATWG specification).
+	FramingSSE Framing = iota
+	// FramingJSONL reads one event's data per line.
+	FramingJSONL
+)
+
+// ParseFraming maps "sse" and "jsonl" to a Framing.
+func ParseFraming(s string) (Framing, error) {
+	switch s {
+	case "sse", "":
+		return FramingSSE, nil
+	case "jsonl":
+		return FramingJSONL, nil
+	}
+	return 0, fmt.Errorf("replay: unknown framing %q (want sse or jsonl)", s)
+}
+
+func (f Framing) mode() sse.Mode {
+	if f == FramingJSONL {
+		return sse.JSONL
+	}
+	return sse.SSE
+}
+
+// StreamOptions configure a [Decoder] or [Stream]. The zero value reads SSE
+// with the default limits.
+type StreamOptions struct {
+	Framing Framing
+	Limits  Limits
+}
+
+// Decoder is the push form of a stream decoder: write raw stream bytes to it
+// as they arrive (split anywhere), drain the events with Next, and Close it
+// to get the turn.
+type Decoder struct {
+	fd     FrameDecoder
+	parser *sse.Parser
+	events []Event
+	head   int
+	err    error
+	n      int
+}
+
+// NewDecoder returns a push decoder that frames bytes per opts and decodes
+// the frames with fd.
+func NewDecoder(fd FrameDecoder, opts StreamOptions) *Decoder {
+	d := &Decoder{fd: fd}
+	lim := opts.Limits.WithDefaults()
+	d.parser = sse.NewParser(opts.Framing.mode(), lim.MaxEvent, d.frame)
+	return d
+}
+
+func (d *Decoder) frame(ev sse.Event) error {
+	if d.head == len(d.events) {
+		d.events, d.head = d.events[:0], 0
+	}
+	var err error
+	d.events, err = d.fd.Decode(Frame{Type: ev.Type, Data: ev.Data}, d.events)
+	d.n++
+	return err
+}
+
+// Write feeds stream bytes. It never retains p. After an error every call
+// returns it; the events decoded before the error can still be drained.
+func (d *Decoder) Write(p []byte) (int, error) {
+	if d.err != nil {
+		return 0, d.err
+	}
+	n, err := d.parser.Write(p)
+	if err != nil {
+		d.err = framingErr(err)
+	}
+	return n, d.err
+}
+
+// Next returns the next decoded event, and false when none is queued.
+func (d *Decoder) Next() (Event, bool) {
+	if d.head < len(d.events) {
+		ev := d.events[d.head]
+		d.events[d.head] = Event{}
+		d.head++
+		return ev, true
+	}
+	return Event{}, false
+}
+
+// Close ends the stream and returns the turn. On error the turn is the
+// partial turn (never nil), marked incomplete. Events still queued can be
+// drained with Next after Close.
+func (d *Decoder) Close() (*Turn, error) {
+	if d.err == nil {
+		if err := d.parser.Close(); err != nil {
+			d.err = framingErr(err)
+		}
+	}
+	t, err := d.fd.Finish()
+	if t == nil {
+		t = &Turn{}
+	}
+	if d.err != nil {
+		t.MarkUnfinished()
+		return t, d.err
+	}
+	return t, err
+}
+
+func framingErr(err error) error {
+	var le *sse.LimitError
+	if errors.As(err, &le) {
+		return &LimitError{What: "event size", Limit: le.Limit}
+	}
+	return err
+}
+
+// Stream is the pull form of a stream decoder over an io.Reader:
+//
+//	s := replay.NewStream(resp.Body, codec.NewStream(), replay.StreamOptions{})
+//	for s.Next() {
+//		ev := s.Event()
+//		...
+//	}
+//	turn, err := s.Turn() // partial turn and error when the stream failed
+//
+// Errors are sticky. An error from the reader (a canceled request, a reset
+// connection) ends the stream and is returned wrapped by Turn, so
+// errors.Is(err, context.Canceled) still holds.
+type Stream struct {
+	fd      FrameDecoder
+	r       *sse.Reader
+	events  []Event
+	head    int
+	ev      Event
+	err     error
+	turn    *Turn
+	done    bool
+	nframes int
+}
+
+// NewStream returns a pull decoder reading r.
+func NewStream(r io.Reader, fd FrameDecoder, opts StreamOptions) *Stream {
+	lim := opts.Limits.WithDefaults()
+	return &Stream{fd: fd, r: sse.NewReader(r, opts.Framing.mode(), lim.MaxEvent)}
+}
+
+// Next advances to the next event and reports whether there is one.
+func (s *Stream) Next() bool {
+	for {
+		if s.head < len(s.events) {
+			s.ev = s.events[s.head]
+			s.events[s.head] = Event{}
+			s.head++
+			return true
+		}
+		if s.done || s.err != nil {
+			return false
+		}
+		s.events, s.head = s.events[:0], 0
+		if !s.r.Next() {
+			if err := s.r.Err(); err != nil {
+				s.err = framingErr(err)
+				if !errors.As(s.err, new(*LimitError)) {
+					s.err = fmt.Errorf("replay: reading stream: %w", err)
+				}
+			}
+			s.done = true
+			continue
+		}
+		ev := s.r.Event()
+		var err error
+		s.events, err = s.fd.Decode(Frame{Type: ev.Type, Data: ev.Data}, s.events)
+		s.nframes++
+		if err != nil {
+			s.err = err
+		}
+	}
+}
+
+// Event returns the current event.
+func (s *Stream) Event() Event { return s.ev }
+
+// Err returns the first error, or nil while the stream is healthy.
+func (s *Stream) Err() error { return s.err }
+
+// Turn drains the stream if needed and returns the turn. On error the turn
+// is the partial turn (never nil), marked incomplete, and err the first
+// error.
+func (s *Stream) Turn() (*Turn, error) {
+	if s.turn != nil {
+		return s.turn, s.err
+	}
+	for s.Next() {
+	}
+	t, err := s.fd.Finish()
+	if t == nil {
+		t = &Turn{}
+	}
+	if s.err != nil {
+		t.MarkUnfinished()
+	} else {
+		s.err = err
+	}
+	s.turn = t
+	return t, s.err
+}
+
+// DecodeStream reads a whole stream from r with fd and returns the turn.
+func DecodeStream(r io.Reader, fd FrameDecoder, opts StreamOptions) (*Turn, error) {
+	return NewStream(r, fd, opts).Turn()
+}

@@ -1,0 +1,109 @@
+package replay
+
+import "encoding/json"
+
+// DocumentVersion is the version of the turn document this library writes
+// and reads.
+const DocumentVersion = 1
+
+// Provenance records where a turn came from, so that policy and audit decide
+// by origin rather than by guessing from model names.
+type Provenance struct {
+	// API is the wire API the turn was decoded from: the codec's name, e.g.
+	// "anthropic", "openai-responses", "openrouter".
+	API string
+	// Provider is the platform that served it: "anthropic", "bedrock",
+	// "vertex", "aistudio", "openrouter", "azure", "deepseek", ... Codecs
+	// fill it when the response says; callers may set it.
+	Provider string
+	// Model is the model that produced the turn, as the response named it.
+	Model string
+	// Issuer is an optional identity of the account that minted the turn
+	// (organisation, account or key-pool id): OpenAI ciphertext is bound to
+	// the minting organisation. Supplied by the caller.
+	Issuer string
+	// PrefixHash is an optional hash of the request prefix (system prompt,
+	// tools, earlier messages) that produced the turn: newer Anthropic
+	// signatures are bound to it. Supplied by the caller.
+	PrefixHash string
+}
+
+// Turn is one assistant turn: its blocks in the order the provider produced
+// them, where it came from, and how it ended.
+//
+// A Turn serialises to the turn document (see the schema in package schema):
+// a JSON object with a version, the provenance, and an ordered `blocks`
+// array whose reasoning blocks use OpenRouter's reasoning_details members.
+type Turn struct {
+	Provenance Provenance
+	// Blocks are the turn's elements in provider order. Order is part of the
+	// replay contract.
+	Blocks []Block
+	// FinishReason is the provider's finish or stop reason as it sent it.
+	FinishReason string
+	// Complete reports whether the turn ended normally. A turn cut short
+	// (stream ended early, reader error, provider error, limit) is not
+	// complete and must not be replayed as it is.
+	Complete bool
+	// Error is the provider's error when the turn ended with one.
+	Error *ProviderError
+	// Usage is the provider's usage object as it came, or nil.
+	Usage json.RawMessage
+}
+
+// Items returns the turn's reasoning items in order. The items alias the
+// turn's.
+func (t *Turn) Items() []ReasoningItem {
+	var out []ReasoningItem
+	for _, b := range t.Blocks {
+		if it, ok := b.(ReasoningItem); ok {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// VisibleText returns the concatenation of the turn's visible text blocks.
+func (t *Turn) VisibleText() string {
+	n := 0
+	for _, b := range t.Blocks {
+		if x, ok := b.(*Text); ok {
+			n += len(x.Text)
+		}
+	}
+	buf := make([]byte, 0, n)
+	for _, b := range t.Blocks {
+		if x, ok := b.(*Text); ok {
+			buf = append(buf, x.Text...)
+		}
+	}
+	return string(buf)
+}
+
+// ToolCalls returns the turn's client tool calls in order.
+func (t *Turn) ToolCalls() []*ToolCall {
+	var out []*ToolCall
+	for _, b := range t.Blocks {
+		if c, ok := b.(*ToolCall); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// MarkUnfinished marks every reasoning item, tool call and native block of t
+// unfinished and t incomplete. Stream decoders call it on the partial turn
+// they return with an error.
+func (t *Turn) MarkUnfinished() {
+	t.Complete = false
+	for _, b := range t.Blocks {
+		switch b := b.(type) {
+		case ReasoningItem:
+			b.Meta().Unfinished = true
+		case *ToolCall:
+			b.Unfinished = true
+		case *Native:
+			b.Unfinished = true
+		}
+	}
+}
