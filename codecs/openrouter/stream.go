@@ -33,7 +33,7 @@ type StreamDecoder struct {
 	turn     replay.Turn
 	items    []*itemState
 	tools    []int // tool call index -> block position + 1
-	text     int // index + 1 in runs of the open visible text run, 0 if none
+	text     int   // index + 1 in runs of the open visible text run, 0 if none
 	textB    strings.Builder
 	runs     []textRun
 	nEvents  int
