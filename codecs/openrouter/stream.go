@@ -206,9 +206,15 @@ func (d *StreamDecoder) detail(det gjson.Result, n int, key string, dst []replay
 	if typ.Type != gjson.String {
 		return dst, replay.Malformed(API, n, ptr+"/type", "expected a string type")
 	}
-	kind := replay.ItemKind(typ.Str)
-	switch kind {
-	case replay.KindText, replay.KindSummary, replay.KindEncrypted:
+	// typ.Str aliases the frame: keep the package constant, never the string.
+	var kind replay.ItemKind
+	switch replay.ItemKind(typ.Str) {
+	case replay.KindText:
+		kind = replay.KindText
+	case replay.KindSummary:
+		kind = replay.KindSummary
+	case replay.KindEncrypted:
+		kind = replay.KindEncrypted
 	default:
 		it, err := replay.ParseDetailResult(det, ptr)
 		if err != nil {
@@ -222,17 +228,17 @@ func (d *StreamDecoder) detail(det gjson.Result, n int, key string, dst []replay
 		return append(dst, replay.Event{Kind: replay.EventReasoningEnd, Block: pos, Item: it}), nil
 	}
 	var index replay.Opt[int]
-	switch ix := det.Get("index"); ix.Type {
-	case gjson.Number:
+	switch ix := det.Get("index"); {
+	case ix.Type == gjson.Number:
 		index = replay.Some(int(ix.Int()))
-	case gjson.Null:
+	case ix.Exists() && ix.Type == gjson.Null:
 		index = replay.NullOf[int]()
 	}
 	var id replay.Opt[string]
-	switch v := det.Get("id"); v.Type {
-	case gjson.String:
+	switch v := det.Get("id"); {
+	case v.Type == gjson.String:
 		id = replay.Some(v.Str)
-	case gjson.Null:
+	case v.Exists() && v.Type == gjson.Null:
 		id = replay.NullOf[string]()
 	}
 	st := d.find(kind, index, id)
@@ -288,21 +294,20 @@ func (d *StreamDecoder) detail(det gjson.Result, n int, key string, dst []replay
 		return dst, replay.Malformed(API, n, ptr+"/"+field, "expected a string")
 	}
 	if kind == replay.KindText {
-		switch sig := det.Get("signature"); sig.Type {
-		case gjson.String:
+		switch sig := det.Get("signature"); {
+		case !sig.Exists():
+		case sig.Type == gjson.String:
 			if err := d.checkSize(st.sig.Len() + len(sig.Str)); err != nil {
 				return dst, err
 			}
 			st.sig.WriteString(sig.Str)
 			st.sigP = replay.Present
-		case gjson.Null:
+		case sig.Type == gjson.Null:
 			if st.sigP == replay.Absent {
 				st.sigP = replay.Null
 			}
 		default:
-			if sig.Exists() {
-				return dst, replay.Malformed(API, n, ptr+"/signature", "expected a string or null")
-			}
+			return dst, replay.Malformed(API, n, ptr+"/signature", "expected a string or null")
 		}
 	}
 	return dst, nil
