@@ -55,6 +55,12 @@ type History struct {
 	// Request is the native request body, when the caller has it; rules
 	// that can locate a problem in it give a JSON Pointer.
 	Request []byte
+	// Pointers holds, when known, the JSON Pointer of each turn's element
+	// in Request ("/messages/3"; for an API whose turn spans several input
+	// items, the first of them), index for index with Turns. [AuditRequest]
+	// fills it. A violation of a turn whose rule gave no pointer gets the
+	// turn's pointer.
+	Pointers []string
 }
 
 // Violation is one problem found by an audit.
@@ -114,6 +120,13 @@ type ReplayContract struct {
 	Summary string
 	// Rules are the audit rules that check the contract.
 	Rules []Rule
+	// Accepts lists the formats the target accepts back as they are: items
+	// of these formats' families are replayed, items of any other format are
+	// foreign to it (see [Carry] and the replay/foreign-format rule). Nil
+	// means the target is a gateway that routes by model (OpenRouter): the
+	// accepted formats are then told from the model's vendor prefix
+	// ("anthropic/...", "google/...", "openai/...").
+	Accepts []Format
 }
 
 // Report is the result of an audit.
@@ -216,8 +229,11 @@ func forEachItem(h *History, fn func(ti, bi int, it ReasoningItem)) {
 }
 
 // AuditReplay checks a history against the contract of the target's API
-// (found in [Default] by t.API, or by t.Provider and t.Model) plus the
-// [CoreRules], and reports every violation.
+// (found in [Default] by t.API, or by t.Provider and t.Model), the
+// [CoreRules], and the cross-provider rules (foreign formats for the
+// formats the target accepts, ciphertext identity, prefix binding, altered
+// items: see [RuleForeignFormat] and the constants after it), and reports
+// every violation.
 func AuditReplay(h History, t Target) Report { return Default.AuditReplay(h, t) }
 
 // AuditReplay is the package-level [AuditReplay] on this registry.
@@ -231,6 +247,8 @@ func (r *Registry) AuditReplay(h History, t Target) Report {
 	} else {
 		c, err = r.Resolve(t.Provider, t.Model)
 	}
+	accepts, gateway := r.accepts(t)
+	rules = append(rules, crossRules(accepts, gateway)...)
 	if err == nil {
 		rules = append(rules, c.Contract().Rules...)
 	}
@@ -252,6 +270,9 @@ func Audit(h History, t Target, rules []Rule) Report {
 		rule := rule
 		rule.Check(&h, &t, func(v Violation) {
 			v.Rule, v.Severity = rule.ID, rule.Severity
+			if v.Pointer == "" && v.Turn >= 0 && v.Turn < len(h.Pointers) {
+				v.Pointer = h.Pointers[v.Turn]
+			}
 			rep.Violations = append(rep.Violations, v)
 		})
 	}

@@ -183,6 +183,14 @@ func appendItem(dst []byte, it ReasoningItem, wire bool) []byte {
 		if m.Attached {
 			dst = append(dst, `,"attached":true`...)
 		}
+		if m.Display.IsPresent() {
+			dst = jsonw.Key(dst, "display")
+			dst = jsonw.String(dst, m.Display.Value())
+		}
+		if m.Digest != "" {
+			dst = jsonw.Key(dst, "digest")
+			dst = jsonw.String(dst, m.Digest)
+		}
 	}
 	if wire {
 		dst = jsonw.Members(dst, m.Extra)
@@ -372,6 +380,12 @@ func parseItem(v gjson.Result, wire bool, ptr string) (ReasoningItem, error) {
 				err = docErr(p, "attached must be a boolean")
 			}
 			meta.Attached = val.Type == gjson.True
+		case k == "display" && !wire:
+			var d string
+			str(&d)
+			meta.Display = Some(d)
+		case k == "digest" && !wire:
+			str(&meta.Digest)
 		default:
 			extra = appendMember(extra, key.Raw, val.Raw)
 		}
