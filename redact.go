@@ -43,8 +43,8 @@ func Seal(t *Turn) {
 // replay bytes untouched (masking them makes the next request fail): the
 // turn is sealed first ([Seal]) and such a text item gets a masked display
 // copy in ItemMeta.Display instead, when masking changes it. Visible
-// assistant text is masked in place. Redact reports whether anything was
-// masked.
+// assistant text is masked in place. Redact reports whether it changed anything
+// (a second call with the same mask changes nothing).
 func Redact(t *Turn, mask func(string) string) bool {
 	Seal(t)
 	changed := false
@@ -56,25 +56,21 @@ func Redact(t *Turn, mask func(string) string) bool {
 			}
 		case *Summary:
 			m := mask(x.Summary)
-			if m == x.Summary {
-				continue
-			}
-			changed = true
-			if mustKeepBytes(x) {
-				x.Display = Some(m)
-			} else {
-				x.Summary = m
+			switch {
+			case m == x.Summary:
+			case !mustKeepBytes(x):
+				x.Summary, changed = m, true
+			case x.Display != Some(m):
+				x.Display, changed = Some(m), true
 			}
 		case *ReasoningText:
 			m := mask(x.Text)
-			if m == x.Text {
-				continue
-			}
-			changed = true
-			if mustKeepBytes(x) {
-				x.Display = Some(m)
-			} else {
-				x.Text = m
+			switch {
+			case m == x.Text:
+			case !mustKeepBytes(x):
+				x.Text, changed = m, true
+			case x.Display != Some(m):
+				x.Display, changed = Some(m), true
 			}
 		}
 	}
