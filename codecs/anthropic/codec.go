@@ -45,7 +45,7 @@ func (Codec) API() string { return API }
 // NewStream returns a fresh stream decoder for Messages API events (SSE, or
 // one event per line), also in Bedrock's `{"chunk":{"bytes":...}}` envelope.
 func (c Codec) NewStream() replay.FrameDecoder {
-	return &streamDecoder{provider: c.Provider, lim: c.Limits.WithDefaults(), limOK: true}
+	return &StreamDecoder{Provider: c.Provider, Limits: c.Limits}
 }
 
 func bodyErr(ptr, format string, args ...any) error {

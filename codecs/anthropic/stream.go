@@ -44,13 +44,21 @@ type block struct {
 	nat   *replay.Native
 }
 
-// streamDecoder decodes an Anthropic Messages event stream (SSE or one JSON
+// StreamDecoder decodes an Anthropic Messages event stream (SSE, or one JSON
 // payload per line), including Bedrock's `{"chunk":{"bytes":...}}`
-// envelope. Its zero value is ready to use.
-type streamDecoder struct {
-	provider string
-	lim      replay.Limits
-	limOK    bool
+// envelope. It implements [replay.FrameDecoder]; its zero value is ready to
+// use. Deltas are routed by block index; a signature_delta is appended to
+// its block's signature.
+type StreamDecoder struct {
+	// Provider is recorded as the turn's provenance provider, unless the
+	// stream arrives in Bedrock's envelope ("bedrock").
+	Provider string
+	// Limits bound item sizes and the block count; zero fields take the
+	// defaults.
+	Limits replay.Limits
+
+	lim   replay.Limits
+	limOK bool
 
 	turn     replay.Turn
 	blocks   []*block
@@ -62,19 +70,19 @@ type streamDecoder struct {
 	buf      []byte
 }
 
-func (d *streamDecoder) limits() replay.Limits {
+func (d *StreamDecoder) limits() replay.Limits {
 	if !d.limOK {
-		d.lim, d.limOK = d.lim.WithDefaults(), true
+		d.lim, d.limOK = d.Limits.WithDefaults(), true
 	}
 	return d.lim
 }
 
-func (d *streamDecoder) malformed(ptr, format string, args ...any) error {
+func (d *StreamDecoder) malformed(ptr, format string, args ...any) error {
 	return replay.Malformed(API, d.n, ptr, format, args...)
 }
 
 // Decode implements [replay.FrameDecoder].
-func (d *streamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
+func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
 	if d.err != nil {
 		return dst, d.err
 	}
@@ -87,7 +95,7 @@ func (d *streamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 	return dst, d.err
 }
 
-func (d *streamDecoder) decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
+func (d *StreamDecoder) decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
 	data := bytes.TrimSpace(f.Data)
 	if len(data) == 0 || string(data) == "[DONE]" {
 		return dst, nil
@@ -185,7 +193,7 @@ func (d *streamDecoder) decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 	return dst, nil
 }
 
-func (d *streamDecoder) fail(dst []replay.Event, pe *replay.ProviderError) ([]replay.Event, error) {
+func (d *StreamDecoder) fail(dst []replay.Event, pe *replay.ProviderError) ([]replay.Event, error) {
 	d.turn.Error = pe
 	dst = append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: pe})
 	return dst, pe
@@ -227,7 +235,7 @@ func mergeUsage(old []byte, upd gjson.Result) []byte {
 	return out
 }
 
-func (d *streamDecoder) index(s string) (int, error) {
+func (d *StreamDecoder) index(s string) (int, error) {
 	ix := gjson.Get(s, "index")
 	if ix.Type != gjson.Number || ix.Num < 0 || ix.Num != float64(int64(ix.Num)) {
 		return 0, d.malformed("/index", "expected a non-negative integer block index")
@@ -238,7 +246,7 @@ func (d *streamDecoder) index(s string) (int, error) {
 	return int(ix.Num), nil
 }
 
-func (d *streamDecoder) block(s string) (*block, error) {
+func (d *StreamDecoder) block(s string) (*block, error) {
 	i, err := d.index(s)
 	if err != nil {
 		return nil, err
@@ -253,7 +261,7 @@ func (d *streamDecoder) block(s string) (*block, error) {
 	return b, nil
 }
 
-func (d *streamDecoder) start(s string, dst []replay.Event) ([]replay.Event, error) {
+func (d *StreamDecoder) start(s string, dst []replay.Event) ([]replay.Event, error) {
 	i, err := d.index(s)
 	if err != nil {
 		return dst, err
@@ -269,11 +277,7 @@ func (d *streamDecoder) start(s string, dst []replay.Event) ([]replay.Event, err
 	if !cb.IsObject() || ctype.Type != gjson.String {
 		return dst, d.malformed("/content_block", "expected a content block object with a string type")
 	}
-	for len(d.blocks) <= i {
-		d.blocks = append(d.blocks, nil)
-	}
 	b := &block{pos: len(d.turn.Blocks), open: true}
-	d.blocks[i] = b
 	switch ctype.Str {
 	case "thinking":
 		b.kind = kindThinking
@@ -340,10 +344,14 @@ func (d *streamDecoder) start(s string, dst []replay.Event) ([]replay.Event, err
 		b.nat = &replay.Native{Kind: strings.Clone(ctype.Str), Raw: []byte(cb.Raw)}
 		d.turn.Blocks = append(d.turn.Blocks, b.nat)
 	}
+	for len(d.blocks) <= i {
+		d.blocks = append(d.blocks, nil)
+	}
+	d.blocks[i] = b
 	return dst, nil
 }
 
-func (d *streamDecoder) delta(s string, dst []replay.Event) ([]replay.Event, error) {
+func (d *StreamDecoder) delta(s string, dst []replay.Event) ([]replay.Event, error) {
 	b, err := d.block(s)
 	if err != nil {
 		return dst, err
@@ -450,7 +458,7 @@ func (d *streamDecoder) delta(s string, dst []replay.Event) ([]replay.Event, err
 }
 
 // stop closes b: its item takes its final text and signature.
-func (d *streamDecoder) stop(b *block, dst []replay.Event) []replay.Event {
+func (d *StreamDecoder) stop(b *block, dst []replay.Event) []replay.Event {
 	d.settle(b)
 	b.open = false
 	switch b.kind {
@@ -465,7 +473,7 @@ func (d *streamDecoder) stop(b *block, dst []replay.Event) []replay.Event {
 }
 
 // settle writes b's accumulated strings into its turn block.
-func (d *streamDecoder) settle(b *block) {
+func (d *StreamDecoder) settle(b *block) {
 	switch b.kind {
 	case kindThinking:
 		b.think.Text = b.text.String()
@@ -509,14 +517,14 @@ func toolInput(streamed, initial string) string {
 }
 
 // Finish implements [replay.FrameDecoder].
-func (d *streamDecoder) Finish() (*replay.Turn, error) {
+func (d *StreamDecoder) Finish() (*replay.Turn, error) {
 	if d.finished {
 		return &d.turn, d.malformed("", "Finish called twice")
 	}
 	d.finished = true
 	t := &d.turn
 	t.Provenance.API = API
-	t.Provenance.Provider = d.provider
+	t.Provenance.Provider = d.Provider
 	if d.bedrock {
 		t.Provenance.Provider = "bedrock"
 	}
