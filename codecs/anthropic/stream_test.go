@@ -33,7 +33,7 @@ func read(t testing.TB, name string) []byte {
 // (encoding/json, arrival order concatenation per index) says it is.
 type refBlock struct {
 	Type, Text, Sig, Data, ID, Name string
-	SigPresent, Stopped         bool
+	SigPresent, Stopped             bool
 }
 
 // oracle reads a fixture's events with encoding/json, unwrapping Bedrock
