@@ -22,6 +22,8 @@ import (
 
 const dir = "../../testdata/anthropic"
 
+func readFile(name string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, name)) }
+
 func read(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, name))
