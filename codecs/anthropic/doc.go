@@ -37,8 +37,8 @@
 //
 // A thinking block is replayable only when it was closed and carries a
 // non-empty signature. A stream cut before `message_stop` returns the
-// partial turn with its open blocks marked unfinished and an error wrapping
-// io.ErrUnexpectedEOF.
+// partial turn, every block marked unfinished (thinking cannot be partially
+// recovered), and an error wrapping io.ErrUnexpectedEOF.
 //
 // # Replay
 //

@@ -545,12 +545,17 @@ func (d *StreamDecoder) Finish() (*replay.Turn, error) {
 			}
 		}
 	}
+	// Thinking blocks cannot be partially recovered: when the stream did
+	// not complete, no block of it is replayable, closed or not.
 	switch {
 	case d.err != nil:
+		t.MarkUnfinished()
 		return t, d.err
 	case !d.done:
+		t.MarkUnfinished()
 		return t, &replay.Error{API: API, Event: d.n, Err: fmt.Errorf("stream ended before message_stop: %w", io.ErrUnexpectedEOF)}
 	case len(open) > 0:
+		t.MarkUnfinished()
 		return t, &replay.Error{API: API, Event: d.n, Err: fmt.Errorf("message_stop with block %d still open: %w", open[0], io.ErrUnexpectedEOF)}
 	}
 	t.Complete = true

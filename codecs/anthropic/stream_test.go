@@ -100,7 +100,7 @@ func checkAgainstOracle(t *testing.T, tu *replay.Turn, ref []*refBlock) {
 			assert.Equal(t, r.SigPresent, b.Signature.IsPresent(), "block %d signature presence", i)
 			assert.Equal(t, replay.FormatAnthropicClaude, b.Format)
 			assert.Equal(t, replay.Some(i), b.Index)
-			assert.Equal(t, !r.Stopped || tu.Error != nil, b.Unfinished, "block %d unfinished", i)
+			assert.Equal(t, !r.Stopped || !tu.Complete, b.Unfinished, "block %d unfinished", i)
 		case *replay.Encrypted:
 			require.Equal(t, "redacted_thinking", r.Type, "block %d", i)
 			assert.Equal(t, r.Data, b.Data, "block %d data", i)
