@@ -13,18 +13,19 @@ import (
 // API is the codec's API name in the registry.
 const API = "anthropic"
 
-func init() {
-	replay.Default.MustRegister(replay.Entry{
-		API:       API,
-		Providers: []string{"anthropic", "bedrock", "vertex"},
-		// Vertex and Bedrock also serve other families (Gemini, Llama,
-		// Nova...): only Claude model names pick this codec.
-		Models: []string{"claude-*", "*claude*"},
-		New: func(provider, _ string) replay.ReasoningCodec {
-			return Codec{Provider: strings.ToLower(provider)}
-		},
-	})
+// entry is the codec's registration. Vertex and Bedrock also serve other
+// families (Gemini, Llama, Nova...): the Claude model patterns let a codec
+// that lists the same provider with its own patterns win for its models.
+var entry = replay.Entry{
+	API:       API,
+	Providers: []string{"anthropic", "bedrock", "vertex"},
+	Models:    []string{"claude-*", "*claude*"},
+	New: func(provider, _ string) replay.ReasoningCodec {
+		return Codec{Provider: strings.ToLower(provider)}
+	},
 }
+
+func init() { replay.Default.MustRegister(entry) }
 
 // Codec is the Anthropic Messages codec. The zero value is ready to use; it
 // is a plain value, safe for concurrent use.
