@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
@@ -294,6 +295,9 @@ func parseItem(v gjson.Result, wire bool, ptr string) (ReasoningItem, error) {
 	switch kind {
 	case KindText, KindSummary, KindEncrypted:
 	default:
+		if !strings.HasPrefix(typ.Str, "reasoning.") || len(typ.Str) == len("reasoning.") {
+			return nil, docErr(ptr+"/type", "a reasoning item's type must be reasoning.<kind>, not %q", typ.Str)
+		}
 		o := &Opaque{Type: clone(typ.Str), Raw: cloneBytes(v.Raw)}
 		if f := v.Get("format"); f.Type == gjson.String {
 			o.Format = Format(clone(f.Str))
