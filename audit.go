@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
 )
@@ -247,10 +248,49 @@ func (r *Registry) AuditReplay(h History, t Target) Report {
 	} else {
 		c, err = r.Resolve(t.Provider, t.Model)
 	}
-	accepts, gateway := r.accepts(t)
-	rules = append(rules, crossRules(accepts, gateway)...)
+	// The target contract's rules run before the cross-provider rules; a
+	// cross-provider violation is left out when a contract rule of the same
+	// concern already reported it (anthropic/foreign-signature covers
+	// replay/foreign-format on the same block, anthropic/prefix-mismatch
+	// covers replay/prefix-mismatch on the same turn).
+	type spot struct {
+		concern    string
+		turn, blk int
+	}
+	var seen map[spot]bool
 	if err == nil {
-		rules = append(rules, c.Contract().Rules...)
+		for _, rule := range c.Contract().Rules {
+			rule := rule
+			concern := rule.ID[strings.IndexByte(rule.ID, '/')+1:]
+			check := rule.Check
+			rule.Check = func(h *History, t *Target, report func(Violation)) {
+				check(h, t, func(v Violation) {
+					if seen == nil {
+						seen = map[spot]bool{}
+					}
+					seen[spot{concern, v.Turn, v.Block}] = true
+					seen[spot{concern, v.Turn, -2}] = true
+					report(v)
+				})
+			}
+			rules = append(rules, rule)
+		}
+	}
+	accepts, gateway := r.accepts(t)
+	for _, rule := range crossRules(accepts, gateway) {
+		rule := rule
+		check := rule.Check
+		rule.Check = func(h *History, t *Target, report func(Violation)) {
+			check(h, t, func(v Violation) {
+				switch {
+				case rule.ID == RuleForeignFormat && seen[spot{"foreign-signature", v.Turn, v.Block}],
+					rule.ID == RulePrefixMismatch && seen[spot{"prefix-mismatch", v.Turn, -2}]:
+					return
+				}
+				report(v)
+			})
+		}
+		rules = append(rules, rule)
 	}
 	return Audit(h, t, rules)
 }

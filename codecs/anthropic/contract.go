@@ -30,7 +30,8 @@ func at(path, msg string) string {
 // Contract returns the Anthropic replay contract and its rules.
 func (Codec) Contract() replay.ReplayContract {
 	return replay.ReplayContract{
-		API: API,
+		API:     API,
+		Accepts: []replay.Format{replay.FormatAnthropicClaude},
 		Summary: "Send every thinking and redacted_thinking block of the in-progress tool turn (the assistant " +
 			"message whose tool_use the last user message answers) back unchanged, in its original position, " +
 			"with its signature or data byte-exact; with manual (enabled) thinking that message must start " +
