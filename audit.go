@@ -254,7 +254,7 @@ func (r *Registry) AuditReplay(h History, t Target) Report {
 	// replay/foreign-format on the same block, anthropic/prefix-mismatch
 	// covers replay/prefix-mismatch on the same turn).
 	type spot struct {
-		concern    string
+		concern   string
 		turn, blk int
 	}
 	var seen map[spot]bool
