@@ -6,6 +6,8 @@
 //
 //	replay decode   --api API [--stream [--framing sse|jsonl]] FILE|-
 //	replay encode   --api API FILE|-
+//	replay convert  --from API --to API [--stream [--framing sse|jsonl]] [flags] FILE|-
+//	replay audit    --api API [flags] [--request BODY.json] [HISTORY.json|-]
 //	replay validate FILE...
 //	replay demo
 //
@@ -57,6 +59,8 @@ func init() {
 			"decode a response body or stream into a turn document", runDecode},
 		{"encode", "--api API [--stream ...] FILE|-",
 			"write a turn (a turn document, or a response to decode) as the next request's assistant message", runEncode},
+		{"convert", convertArgs, "carry a turn over to another API (policy table) and write its assistant message; notices on stderr", runConvert},
+		{"audit", auditArgs, "audit a history or a request body before sending; prints the report; exit 1 when the provider would reject it", runAudit},
 		{"validate", "FILE...", "validate turn, item and report documents against the schemas", runValidate},
 		{"demo", "", "decode embedded captures, show their reasoning items, and write them back", runDemo},
 	}
