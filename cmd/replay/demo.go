@@ -141,4 +141,3 @@ func demoSwitch(w io.Writer, stored *replay.Turn) error {
 	fmt.Fprintf(w, "   the report (%d bytes) is valid against schema/report.schema.json; 'replay audit' prints it and exits 1.\n", len(doc))
 	return nil
 }
-
