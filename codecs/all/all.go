@@ -7,5 +7,6 @@
 package all
 
 import (
+	_ "github.com/reasonreplay/replay/codecs/openai"
 	_ "github.com/reasonreplay/replay/codecs/openrouter"
 )
