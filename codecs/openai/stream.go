@@ -53,6 +53,7 @@ const (
 // outItem is one output item of the stream.
 type outItem struct {
 	typ    string
+	id     string // a message's id, from output_item.added
 	done   bool
 	blocks []int // positions in blks, in creation order
 	summ   []int // summary_index -> position + 1
@@ -377,6 +378,9 @@ func (d *StreamDecoder) added(o *outItem, pos int, item gjson.Result, n int, dst
 	switch o.typ {
 	case "reasoning", "message":
 		// Blocks open with their parts.
+		if o.typ == "message" {
+			o.id = clone(item.Get("id").Str)
+		}
 	case "function_call", "custom_tool_call":
 		if o.call == 0 {
 			return d.openCall(o, pos, item, dst), nil
@@ -421,7 +425,7 @@ func (d *StreamDecoder) part(o *outItem, pos int, parts *[]int, idx int, key int
 	meta := replay.ItemMeta{Format: d.format, Index: replay.Some(idx), Unfinished: true}
 	switch {
 	case o.typ == "message":
-		b = &replay.Text{}
+		b = &replay.Text{ID: o.id}
 	case key == keySummary:
 		b = &replay.Summary{ItemMeta: meta}
 	default:
