@@ -197,7 +197,7 @@ func (r *reasoning) read(item gjson.Result, ptr string, lim replay.Limits) error
 				err = replay.Malformed(API, -1, ptr+"/encrypted_content", "expected a string or null")
 			}
 		default:
-			r.extra = appendMember(r.extra, k.Raw, v.Raw)
+			r.extra = appendExtraMember(r.extra, k, v)
 		}
 		return err == nil
 	})
@@ -307,7 +307,7 @@ func (m *message) read(item gjson.Result, ptr string, lim replay.Limits) error {
 				return true
 			})
 		default:
-			m.own = appendMember(m.own, k.Raw, v.Raw)
+			m.own = appendExtraMember(m.own, k, v)
 		}
 		return err == nil
 	})
@@ -321,7 +321,7 @@ func (m *message) read(item gjson.Result, ptr string, lim replay.Limits) error {
 // members, then the part's annotations.
 func (m *message) extra(i int) []byte {
 	x := append([]byte(nil), m.own...)
-	if i < len(m.annots) && m.annots[i] != "" {
+	if i < len(m.annots) && m.annots[i] != "" && !hasMember(x, "annotations") {
 		x = appendMember(x, `"annotations"`, m.annots[i])
 	}
 	return wrap(x)
@@ -359,11 +359,11 @@ func readCall(tc *replay.ToolCall, item gjson.Result, ptr string, lim replay.Lim
 		case argKey:
 			str(&tc.Arguments)
 		default:
-			extra = appendMember(extra, k.Raw, v.Raw)
+			extra = appendExtraMember(extra, k, v)
 		}
 		return err == nil
 	})
-	if custom {
+	if custom && !hasMember(extra, "item_type") {
 		extra = appendMember(extra, `"item_type"`, `"custom_tool_call"`)
 	}
 	tc.Extra = wrap(extra)
@@ -388,4 +388,27 @@ func wrap(members []byte) []byte {
 	out = append(out, '{')
 	out = append(out, members...)
 	return append(out, '}')
+}
+
+// appendExtraMember appends an unknown member unless a member of that name
+// is already there (a duplicate key: the first one is kept, as gjson reads).
+func appendExtraMember(dst []byte, k, v gjson.Result) []byte {
+	if hasMember(dst, k.Str) {
+		return dst
+	}
+	return appendMember(dst, k.Raw, v.Raw)
+}
+
+// hasMember reports whether the members (an object without its braces)
+// include name.
+func hasMember(members []byte, name string) bool {
+	if len(members) == 0 {
+		return false
+	}
+	found := false
+	gjson.Parse("{" + string(members) + "}").ForEach(func(k, _ gjson.Result) bool {
+		found = k.Str == name
+		return !found
+	})
+	return found
 }

@@ -203,6 +203,9 @@ func (d *StreamDecoder) event(typ string, fl *fields, root gjson.Result, n int, 
 		if err != nil {
 			return dst, err
 		}
+		if o.typ != "reasoning" {
+			return dst, nil
+		}
 		idx, err := index(fl.sumIdx, n, "/summary_index")
 		if err != nil {
 			return dst, err
@@ -212,6 +215,9 @@ func (d *StreamDecoder) event(typ string, fl *fields, root gjson.Result, n int, 
 		o, pos, err := d.out(fl, n, "reasoning")
 		if err != nil {
 			return dst, err
+		}
+		if o.typ != "reasoning" {
+			return dst, nil
 		}
 		idx, err := index(fl.contIdx, n, "/content_index")
 		if err != nil {
@@ -518,8 +524,13 @@ func (d *StreamDecoder) itemDone(o *outItem, pos int, item gjson.Result, n int, 
 		return dst, nil
 	}
 	typ := item.Get("type").Str
-	if o.typ == "" {
-		o.typ = clone(typ)
+	if o.typ != typ {
+		// The item changed type since it was announced: what was built
+		// for the old type is dropped.
+		for _, at := range o.blocks {
+			d.blks[at].dropped = true
+		}
+		*o = outItem{typ: clone(typ)}
 	}
 	ptr := "/item"
 	var err error
