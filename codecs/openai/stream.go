@@ -717,13 +717,7 @@ func (d *StreamDecoder) fillFrom(resp gjson.Result, n int, dst []replay.Event) (
 			d.outs[i] = o
 		}
 		if !o.done {
-			if o.typ == "" {
-				o.typ = clone(item.Get("type").Str)
-				dst, err = d.added(o, i, item, n, dst)
-			}
-			if err == nil {
-				dst, err = d.itemDone(o, i, item, n, dst)
-			}
+			dst, err = d.itemDone(o, i, item, n, dst)
 		}
 		i++
 		return err == nil
