@@ -2,7 +2,6 @@ package openrouter
 
 import (
 	"fmt"
-	"path"
 	"strings"
 
 	"github.com/reasonreplay/replay"
@@ -79,9 +78,7 @@ var ruleDuplicate = replay.Rule{
 
 // isGemini3 reports whether an OpenRouter model slug names a Gemini 3 model.
 func isGemini3(model string) bool {
-	m := strings.ToLower(model)
-	ok, _ := path.Match("*gemini-3*", m)
-	return ok
+	return strings.Contains(strings.ToLower(model), "gemini-3")
 }
 
 var ruleGeminiUnsigned = replay.Rule{

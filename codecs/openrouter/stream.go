@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 )
 
@@ -154,18 +155,18 @@ func (d *StreamDecoder) decodeDelta(delta gjson.Result, n int, dst []replay.Even
 		}
 	}
 	if !hasDetails {
-		r := delta.Get("reasoning")
-		if r.Type != gjson.String || r.Str == "" {
-			r = delta.Get("reasoning_content")
+		r := jsonw.RawMember(delta.Raw, "reasoning")
+		if !isString(r) || len(r) <= 2 {
+			r = jsonw.RawMember(delta.Raw, "reasoning_content")
 		}
-		if r.Type == gjson.String && r.Str != "" {
-			if dst, err = d.plain(r.Str, dst); err != nil {
+		if isString(r) && len(r) > 2 {
+			if dst, err = d.plain(r, dst); err != nil {
 				return dst, err
 			}
 		}
 	}
-	if c := delta.Get("content"); c.Type == gjson.String && c.Str != "" {
-		if dst, err = d.content(c.Str, dst); err != nil {
+	if c := jsonw.RawMember(delta.Raw, "content"); isString(c) && len(c) > 2 {
+		if dst, err = d.content(c, dst); err != nil {
 			return dst, err
 		}
 	}
@@ -206,9 +207,15 @@ func (d *StreamDecoder) detail(det gjson.Result, n int, key string, dst []replay
 	if typ.Type != gjson.String {
 		return dst, replay.Malformed(API, n, ptr+"/type", "expected a string type")
 	}
-	kind := replay.ItemKind(typ.Str)
-	switch kind {
-	case replay.KindText, replay.KindSummary, replay.KindEncrypted:
+	// typ.Str aliases the frame: keep the package constant, never the string.
+	var kind replay.ItemKind
+	switch replay.ItemKind(typ.Str) {
+	case replay.KindText:
+		kind = replay.KindText
+	case replay.KindSummary:
+		kind = replay.KindSummary
+	case replay.KindEncrypted:
+		kind = replay.KindEncrypted
 	default:
 		it, err := replay.ParseDetailResult(det, ptr)
 		if err != nil {
@@ -222,17 +229,17 @@ func (d *StreamDecoder) detail(det gjson.Result, n int, key string, dst []replay
 		return append(dst, replay.Event{Kind: replay.EventReasoningEnd, Block: pos, Item: it}), nil
 	}
 	var index replay.Opt[int]
-	switch ix := det.Get("index"); ix.Type {
-	case gjson.Number:
+	switch ix := det.Get("index"); {
+	case ix.Type == gjson.Number:
 		index = replay.Some(int(ix.Int()))
-	case gjson.Null:
+	case ix.Exists() && ix.Type == gjson.Null:
 		index = replay.NullOf[int]()
 	}
 	var id replay.Opt[string]
-	switch v := det.Get("id"); v.Type {
-	case gjson.String:
+	switch v := det.Get("id"); {
+	case v.Type == gjson.String:
 		id = replay.Some(v.Str)
-	case gjson.Null:
+	case v.Exists() && v.Type == gjson.Null:
 		id = replay.NullOf[string]()
 	}
 	st := d.find(kind, index, id)
@@ -271,38 +278,38 @@ func (d *StreamDecoder) detail(det gjson.Result, n int, key string, dst []replay
 	case replay.KindEncrypted:
 		field = "data"
 	}
-	body := det.Get(field)
+	// Read string members raw: gjson would unescape (and allocate) them.
+	body := jsonw.RawMember(det.Raw, field)
 	switch {
-	case body.Type == gjson.String:
-		if body.Str != "" {
-			if err := d.checkSize(st.body.Len() + len(body.Str)); err != nil {
+	case isString(body):
+		if len(body) > 2 {
+			if err := d.checkSize(st.body.Len() + len(body)); err != nil {
 				return dst, err
 			}
 			start := st.body.Len()
-			st.body.WriteString(body.Str)
+			jsonw.WriteUnquoted(&st.body, body)
 			if kind != replay.KindEncrypted {
 				dst = append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: st.block, Item: st.item, Delta: st.body.String()[start:]})
 			}
 		}
-	case body.Exists() && body.Type != gjson.Null:
+	case body != "" && body != "null":
 		return dst, replay.Malformed(API, n, ptr+"/"+field, "expected a string")
 	}
 	if kind == replay.KindText {
-		switch sig := det.Get("signature"); sig.Type {
-		case gjson.String:
-			if err := d.checkSize(st.sig.Len() + len(sig.Str)); err != nil {
+		switch sig := jsonw.RawMember(det.Raw, "signature"); {
+		case sig == "":
+		case isString(sig):
+			if err := d.checkSize(st.sig.Len() + len(sig)); err != nil {
 				return dst, err
 			}
-			st.sig.WriteString(sig.Str)
+			jsonw.WriteUnquoted(&st.sig, sig)
 			st.sigP = replay.Present
-		case gjson.Null:
+		case sig == "null":
 			if st.sigP == replay.Absent {
 				st.sigP = replay.Null
 			}
 		default:
-			if sig.Exists() {
-				return dst, replay.Malformed(API, n, ptr+"/signature", "expected a string or null")
-			}
+			return dst, replay.Malformed(API, n, ptr+"/signature", "expected a string or null")
 		}
 	}
 	return dst, nil
@@ -330,7 +337,8 @@ func (d *StreamDecoder) find(kind replay.ItemKind, index replay.Opt[int], id rep
 	return nil
 }
 
-func (d *StreamDecoder) plain(text string, dst []replay.Event) ([]replay.Event, error) {
+// plain appends the JSON string literal raw to the plain reasoning item.
+func (d *StreamDecoder) plain(raw string, dst []replay.Event) ([]replay.Event, error) {
 	var st *itemState
 	if k := len(d.items); k > 0 && d.items[k-1].plain && d.items[k-1].block == len(d.turn.Blocks)-1 {
 		st = d.items[k-1]
@@ -344,15 +352,16 @@ func (d *StreamDecoder) plain(text string, dst []replay.Event) ([]replay.Event, 
 		d.items = append(d.items, st)
 		dst = append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: st.block, Item: st.item})
 	}
-	if err := d.checkSize(st.body.Len() + len(text)); err != nil {
+	if err := d.checkSize(st.body.Len() + len(raw)); err != nil {
 		return dst, err
 	}
 	start := st.body.Len()
-	st.body.WriteString(text)
+	jsonw.WriteUnquoted(&st.body, raw)
 	return append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: st.block, Item: st.item, Delta: st.body.String()[start:]}), nil
 }
 
-func (d *StreamDecoder) content(text string, dst []replay.Event) ([]replay.Event, error) {
+// content appends the JSON string literal raw to the open text block.
+func (d *StreamDecoder) content(raw string, dst []replay.Event) ([]replay.Event, error) {
 	if d.text == 0 {
 		pos, err := d.newBlock(&replay.Text{})
 		if err != nil {
@@ -362,12 +371,13 @@ func (d *StreamDecoder) content(text string, dst []replay.Event) ([]replay.Event
 		d.text = len(d.runs)
 	}
 	run := &d.runs[d.text-1]
-	if err := d.checkSize(run.end - run.start + len(text)); err != nil {
+	if err := d.checkSize(run.end - run.start + len(raw)); err != nil {
 		return dst, err
 	}
-	d.textB.WriteString(text)
+	start := d.textB.Len()
+	jsonw.WriteUnquoted(&d.textB, raw)
 	run.end = d.textB.Len()
-	return append(dst, replay.Event{Kind: replay.EventTextDelta, Block: run.pos, Delta: d.textB.String()[run.end-len(text):]}), nil
+	return append(dst, replay.Event{Kind: replay.EventTextDelta, Block: run.pos, Delta: d.textB.String()[start:]}), nil
 }
 
 func (d *StreamDecoder) toolCall(tc gjson.Result, n int, key string, dst []replay.Event) ([]replay.Event, error) {
@@ -405,13 +415,13 @@ func (d *StreamDecoder) toolCall(tc gjson.Result, n int, key string, dst []repla
 			call.Name = clone(tc.Get("function.name").Str)
 		}
 	}
-	if a := tc.Get("function.arguments"); a.Type == gjson.String && a.Str != "" {
+	if a := jsonw.RawMember(jsonw.RawMember(tc.Raw, "function"), "arguments"); isString(a) && len(a) > 2 {
 		b := d.argB[idx]
-		if err := d.checkSize(b.Len() + len(a.Str)); err != nil {
+		if err := d.checkSize(b.Len() + len(a)); err != nil {
 			return dst, err
 		}
 		start := b.Len()
-		b.WriteString(a.Str)
+		jsonw.WriteUnquoted(b, a)
 		dst = append(dst, replay.Event{Kind: replay.EventToolCallDelta, Block: d.tools[idx] - 1, Delta: b.String()[start:]})
 	}
 	return dst, nil
@@ -484,3 +494,5 @@ func (d *StreamDecoder) Finish() (*replay.Turn, error) {
 	t.Complete = true
 	return &t, nil
 }
+
+func isString(raw string) bool { return len(raw) >= 2 && raw[0] == '"' }
