@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
@@ -235,8 +236,8 @@ func appendOptString(dst []byte, k string, o Opt[string]) []byte {
 
 // UnmarshalItem reads the document form of one reasoning item.
 func UnmarshalItem(data []byte) (ReasoningItem, error) {
-	if !gjson.ValidBytes(data) {
-		return nil, &Error{Event: -1, Err: fmt.Errorf("%w: not valid JSON", ErrMalformed)}
+	if !validJSON(data) {
+		return nil, &Error{Event: -1, Err: fmt.Errorf("%w: not valid JSON (UTF-8)", ErrMalformed)}
 	}
 	return parseItem(gjson.ParseBytes(data), false, "")
 }
@@ -246,8 +247,8 @@ func UnmarshalItem(data []byte) (ReasoningItem, error) {
 // ones named like its own document members) are kept in Extra. A detail of
 // an unknown type becomes an [*Opaque] item. data must be valid JSON.
 func ParseDetail(data []byte) (ReasoningItem, error) {
-	if !gjson.ValidBytes(data) {
-		return nil, &Error{Event: -1, Err: fmt.Errorf("%w: not valid JSON", ErrMalformed)}
+	if !validJSON(data) {
+		return nil, &Error{Event: -1, Err: fmt.Errorf("%w: not valid JSON (UTF-8)", ErrMalformed)}
 	}
 	return parseItem(gjson.ParseBytes(data), true, "")
 }
@@ -258,6 +259,11 @@ func ParseDetail(data []byte) (ReasoningItem, error) {
 func ParseDetailResult(v gjson.Result, ptr string) (ReasoningItem, error) {
 	return parseItem(v, true, ptr)
 }
+
+// validJSON reports whether data is valid JSON text, which RFC 8259 requires
+// to be UTF-8: an id or signature with invalid bytes could not be kept
+// byte-exact, so such input is refused rather than altered.
+func validJSON(data []byte) bool { return utf8.Valid(data) && gjson.ValidBytes(data) }
 
 func docErr(ptr, format string, args ...any) error {
 	return &Error{Event: -1, Pointer: ptr, Err: fmt.Errorf("%w: %s", ErrMalformed, fmt.Sprintf(format, args...))}
@@ -457,8 +463,8 @@ func (t *Turn) UnmarshalJSON(data []byte) error {
 // UnmarshalTurn reads a turn document. Errors are *[Error] values whose
 // Pointer names the offending member.
 func UnmarshalTurn(data []byte) (*Turn, error) {
-	if !gjson.ValidBytes(data) {
-		return nil, docErr("", "a turn document must be valid JSON")
+	if !validJSON(data) {
+		return nil, docErr("", "a turn document must be valid JSON (and UTF-8)")
 	}
 	root := gjson.ParseBytes(data)
 	if !root.IsObject() {

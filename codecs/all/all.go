@@ -8,5 +8,6 @@ package all
 
 import (
 	_ "github.com/reasonreplay/replay/codecs/anthropic"
+	_ "github.com/reasonreplay/replay/codecs/openai"
 	_ "github.com/reasonreplay/replay/codecs/openrouter"
 )
