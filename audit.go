@@ -250,9 +250,10 @@ func (r *Registry) AuditReplay(h History, t Target) Report {
 	}
 	// The target contract's rules run before the cross-provider rules; a
 	// cross-provider violation is left out when a contract rule of the same
-	// concern already reported it (anthropic/foreign-signature covers
-	// replay/foreign-format on the same block, anthropic/prefix-mismatch
-	// covers replay/prefix-mismatch on the same turn).
+	// name (after the slash) already reported it on the same block
+	// (openai/foreign-format covers replay/foreign-format; so does
+	// anthropic/foreign-signature), or, for replay/prefix-mismatch, on the
+	// same turn.
 	type spot struct {
 		concern   string
 		turn, blk int
@@ -282,9 +283,10 @@ func (r *Registry) AuditReplay(h History, t Target) Report {
 		check := rule.Check
 		rule.Check = func(h *History, t *Target, report func(Violation)) {
 			check(h, t, func(v Violation) {
+				name := rule.ID[strings.IndexByte(rule.ID, '/')+1:]
 				switch {
-				case rule.ID == RuleForeignFormat && seen[spot{"foreign-signature", v.Turn, v.Block}],
-					rule.ID == RulePrefixMismatch && seen[spot{"prefix-mismatch", v.Turn, -2}]:
+				case seen[spot{name, v.Turn, v.Block}], rule.ID == RulePrefixMismatch && seen[spot{name, v.Turn, -2}],
+					rule.ID == RuleForeignFormat && seen[spot{"foreign-signature", v.Turn, v.Block}]:
 					return
 				}
 				report(v)

@@ -23,7 +23,8 @@ const (
 // incomplete turns are the core rules' business and are skipped here.
 func (c Codec) Contract() replay.ReplayContract {
 	return replay.ReplayContract{
-		API: API,
+		API:     API,
+		Accepts: []replay.Format{c.format()},
 		Summary: "Send every output item of the previous response back in `input`, in order, each reasoning item " +
 			"immediately followed by the item that followed it, with its original id. With store=false send the " +
 			"whole reasoning item with its encrypted_content, byte for byte; with store=true an item_reference " +
