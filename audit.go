@@ -175,10 +175,10 @@ var CoreRules = []Rule{
 	{
 		ID:       "replay/incomplete-turn",
 		Severity: SeverityDegrade,
-		Doc:      "A turn that did not complete (cut-off stream, provider error) is not replayed as it is.",
+		Doc:      "A turn that did not complete (cut-off stream, provider error) is not replayed with its reasoning.",
 		Check: func(h *History, _ *Target, report func(Violation)) {
 			for ti, t := range h.Turns {
-				if !t.Complete {
+				if !t.Complete && hasItems(t) {
 					report(Violation{Turn: ti, Block: -1,
 						Message: "the turn did not complete; its reasoning cannot be trusted for replay",
 						Fix:     "drop the turn's reasoning items (Carry does) or retry the request that produced it"})
@@ -217,6 +217,16 @@ var CoreRules = []Rule{
 			})
 		},
 	},
+}
+
+// hasItems reports whether t holds a reasoning item.
+func hasItems(t *Turn) bool {
+	for _, b := range t.Blocks {
+		if _, ok := b.(ReasoningItem); ok {
+			return true
+		}
+	}
+	return false
 }
 
 func forEachItem(h *History, fn func(ti, bi int, it ReasoningItem)) {
