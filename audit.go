@@ -34,8 +34,10 @@ type Target struct {
 	// Issuer is the identity (organisation / account / key pool) the
 	// request is sent with, when known.
 	Issuer string
-	// PrefixHash is the hash of the request prefix, when known, to compare
-	// with the turns' provenance.
+	// PrefixHash is the hash of the request as it stands before its latest
+	// assistant turn (see [PrefixHashBefore]), when known: the latest turn's
+	// recorded Provenance.PrefixHash must equal it on models that bind
+	// reasoning to the conversation.
 	PrefixHash string
 	// Tools reports whether tools are in play (declared, or tool calls in
 	// the history).

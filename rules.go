@@ -29,8 +29,10 @@ const (
 	predictClaudeSignature = "messages.1.content.0: Invalid `signature` in `thinking` block"
 	predictClaudeModified  = "`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. " +
 		"These blocks must remain as they were in the original response."
+	// The documented text (preserved-thinking page); an issue report quotes
+	// an older spelling, `prefix_mismatch_behavior`.
 	predictClaudeBound = "Invalid `signature` in `thinking` block. The block is bound to a different conversation. Remove the block, " +
-		"or set `thinking.block_binding.prefix_mismatch_behavior` to \"drop_block\"... The `system` prompt differs from the one this block was created with."
+		"or set `thinking.block_binding.mismatch_behavior` to \"drop_block\"."
 	predictGeminiForeign = "Corrupted thought signature."
 )
 

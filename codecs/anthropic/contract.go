@@ -375,12 +375,17 @@ func bindsPrefix(model string) bool {
 	return minor >= 1
 }
 
-// checkPrefix compares each turn's recorded prefix hash with the request's.
+// checkPrefix compares the latest turn's recorded prefix hash with the
+// request's: Target.PrefixHash is the hash of the request before that turn
+// (see replay.PrefixHashBefore), so earlier turns, produced under shorter
+// prefixes, are not compared with it.
 func checkPrefix(h *replay.History, t *replay.Target, report func(replay.Violation)) {
-	if t.PrefixHash == "" {
+	if t.PrefixHash == "" || len(h.Turns) == 0 {
 		return
 	}
-	for ti, tu := range h.Turns {
+	last := len(h.Turns) - 1
+	for ti, tu := range h.Turns[last:] {
+		ti += last
 		p := tu.Provenance.PrefixHash
 		if p == "" || p == t.PrefixHash {
 			continue

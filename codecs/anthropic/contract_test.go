@@ -201,3 +201,17 @@ func TestAuditReplayThroughRegistry(t *testing.T) {
 	// the Anthropic rules add nothing that duplicates them.
 	assert.Equal(t, []string{"replay/incomplete-turn", "replay/unfinished-item"}, rules)
 }
+
+func TestPrefixMismatchChecksOnlyTheLatestTurn(t *testing.T) {
+	older := toolTurn(t)
+	older.Provenance.PrefixHash = "sha256:earlier"
+	latest := toolTurn(t)
+	latest.Provenance.PrefixHash = "sha256:aaaa"
+	h := replay.History{Turns: []*replay.Turn{older, latest}}
+	tg := replay.Target{Model: "claude-fable-5-1", PrefixHash: "sha256:aaaa"}
+	assert.Empty(t, audit(t, "anthropic/prefix-mismatch", h, tg), "an earlier turn was produced under a shorter prefix")
+	tg.PrefixHash = "sha256:bbbb"
+	vs := audit(t, "anthropic/prefix-mismatch", h, tg)
+	require.Len(t, vs, 1)
+	assert.Equal(t, 1, vs[0].Turn)
+}
