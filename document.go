@@ -253,13 +253,6 @@ func ParseDetail(data []byte) (ReasoningItem, error) {
 	return parseItem(gjson.ParseBytes(data), true, "")
 }
 
-// ParseDetailResult is [ParseDetail] for a value already parsed with gjson.
-// Strings kept in the item are copied, so the item does not alias the input.
-// ptr locates the value in errors.
-func ParseDetailResult(v gjson.Result, ptr string) (ReasoningItem, error) {
-	return parseItem(v, true, ptr)
-}
-
 // validJSON reports whether data is valid JSON text, which RFC 8259 requires
 // to be UTF-8: an id or signature with invalid bytes could not be kept
 // byte-exact, so such input is refused rather than altered.
