@@ -113,15 +113,23 @@ func (c Codec) provenance(root gjson.Result) replay.Provenance {
 var toolCallKnown = []string{"index", "id", "type", "function"}
 
 // extraMembers returns the members of obj not in known, as one JSON object,
-// or nil.
+// or nil. A member repeated under the same name is kept once, the first
+// (the one gjson reads).
 func extraMembers(obj gjson.Result, known []string) []byte {
 	var out []byte
+	var seen []string
 	obj.ForEach(func(k, v gjson.Result) bool {
 		for _, name := range known {
 			if k.Str == name {
 				return true
 			}
 		}
+		for _, name := range seen {
+			if k.Str == name {
+				return true
+			}
+		}
+		seen = append(seen, k.Str)
 		if out == nil {
 			out = append(out, '{')
 		} else {
