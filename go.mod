@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/stretchr/testify v1.12.1
 	github.com/tidwall/gjson v1.20.0
+	github.com/tidwall/sjson v1.2.5
 )
 
 require (
