@@ -28,7 +28,7 @@ func (t *Turn) AppendJSON(dst []byte) []byte {
 	dst = append(dst, '{')
 	p := t.Provenance
 	for _, kv := range [...]struct{ k, v string }{
-		{"api", p.API}, {"provider", p.Provider}, {"model", p.Model},
+		{"api", p.API}, {"provider", p.Provider}, {"upstream", p.Upstream}, {"model", p.Model},
 		{"issuer", p.Issuer}, {"prefix_hash", p.PrefixHash},
 	} {
 		if kv.v != "" {
@@ -434,7 +434,7 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 			k   string
 			dst *string
 		}{
-			{"api", &t.Provenance.API}, {"provider", &t.Provenance.Provider},
+			{"api", &t.Provenance.API}, {"provider", &t.Provenance.Provider}, {"upstream", &t.Provenance.Upstream},
 			{"model", &t.Provenance.Model}, {"issuer", &t.Provenance.Issuer},
 			{"prefix_hash", &t.Provenance.PrefixHash},
 		} {

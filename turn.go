@@ -16,6 +16,10 @@ type Provenance struct {
 	// "vertex", "aistudio", "openrouter", "azure", "deepseek", ... Codecs
 	// fill it when the response says; callers may set it.
 	Provider string
+	// Upstream is the provider a gateway routed the request to, when the
+	// gateway says (OpenRouter's `provider`: "Google", "Amazon Bedrock").
+	// Gemini signatures are bound to the backend that minted them.
+	Upstream string
 	// Model is the model that produced the turn, as the response named it.
 	Model string
 	// Issuer is an optional identity of the account that minted the turn
