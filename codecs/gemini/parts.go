@@ -1,0 +1,576 @@
+package gemini
+
+import (
+	"strings"
+
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/gemsig"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// open says which block is open, i.e. may still grow.
+type open uint8
+
+const (
+	openNone open = iota
+	openThought
+	openText
+	openCall // a call streamed in partialArgs fragments
+)
+
+// partialArg is one reassembled argument of a streamed function call.
+type partialArg struct {
+	path string // sjson path
+	raw  string // JSON value text; for strings, the unescaped text so far
+	str  bool   // raw holds string content, written as a JSON string
+}
+
+// builder turns parts into blocks. The body and stream decoders share it,
+// so that a stream and its whole-body equivalent give the same turn.
+//
+// Every string the turn keeps is appended to buf and sliced out of it:
+// the builder never rewrites bytes it wrote, so the slices stay valid and
+// stream deltas cost no allocation.
+type builder struct {
+	blocks []replay.Block
+	buf    strings.Builder
+	lim    replay.Limits
+	emit   bool
+	ev     []replay.Event
+	event  int // frame number for errors, -1 for a body
+
+	open    open
+	start   int // offset in buf where the open block's text starts
+	thought *replay.ReasoningText
+	text    *replay.Text
+	call    *replay.ToolCall
+	callAt  int
+	args    []partialArg
+	scratch []byte
+}
+
+// keep copies s into buf and returns the kept copy.
+func (b *builder) keep(s string) string {
+	if s == "" {
+		return ""
+	}
+	i := b.buf.Len()
+	b.buf.WriteString(s)
+	return b.buf.String()[i:]
+}
+
+func (b *builder) add(bl replay.Block) (int, error) {
+	if len(b.blocks) >= b.lim.MaxBlocks {
+		return 0, &replay.LimitError{What: "block count", Limit: b.lim.MaxBlocks}
+	}
+	b.blocks = append(b.blocks, bl)
+	return len(b.blocks) - 1, nil
+}
+
+func (b *builder) size(n int) error {
+	if n > b.lim.MaxItem {
+		return &replay.LimitError{What: "item size", Limit: b.lim.MaxItem}
+	}
+	return nil
+}
+
+func (b *builder) push(e replay.Event) {
+	if b.emit {
+		b.ev = append(b.ev, e)
+	}
+}
+
+// close closes the open block.
+func (b *builder) close() error {
+	switch b.open {
+	case openThought:
+		b.push(replay.Event{Kind: replay.EventReasoningEnd, Block: len(b.blocks) - 1, Item: b.thought})
+	case openCall:
+		if err := b.finishCall(); err != nil {
+			return err
+		}
+	}
+	b.open, b.thought, b.text, b.call = openNone, nil, nil, nil
+	return nil
+}
+
+// unfinished marks the open block unfinished (the stream ended inside it).
+func (b *builder) unfinished() {
+	switch b.open {
+	case openThought:
+		b.thought.Unfinished = true
+	case openCall:
+		b.call.Unfinished = true
+	}
+	b.open = openNone
+}
+
+func (b *builder) malformed(ptr, format string, args ...any) error {
+	return replay.Malformed(API, b.event, ptr, format, args...)
+}
+
+// part decodes one part. ptr locates it for errors.
+func (b *builder) part(p gjson.Result, ptr func() string) error {
+	if !p.IsObject() {
+		return b.malformed(ptr(), "expected a part object")
+	}
+	var sig, text, fc gjson.Result
+	var thought bool
+	kind := ""
+	p.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "thoughtSignature":
+			sig = v
+		case "text":
+			text = v
+		case "thought":
+			thought = v.Type == gjson.True
+		case "functionCall":
+			fc = v
+		default:
+			if kind == "" {
+				kind = k.Str
+			}
+		}
+		return true
+	})
+	if sig.Exists() && sig.Type != gjson.String {
+		return b.malformed(ptr()+"/thoughtSignature", "expected a string signature")
+	}
+	if err := b.size(len(sig.Str)); err != nil {
+		return err
+	}
+	switch {
+	case fc.Exists():
+		if !fc.IsObject() {
+			return b.malformed(ptr()+"/functionCall", "expected an object")
+		}
+		return b.functionCall(p, fc, sig, ptr)
+	case text.Exists() && text.Type == gjson.String:
+		if thought {
+			return b.thoughtPart(p, text.Str, sig)
+		}
+		return b.textPart(p, text.Str, sig)
+	case text.Exists():
+		return b.malformed(ptr()+"/text", "expected a string")
+	}
+	return b.native(p, kind, sig)
+}
+
+// extra returns the members of obj other than skip..., as one JSON object
+// (nil when there are none).
+func (b *builder) extra(obj gjson.Result, skip ...string) []byte {
+	var out []byte
+	obj.ForEach(func(k, v gjson.Result) bool {
+		for _, s := range skip {
+			if k.Str == s {
+				return true
+			}
+		}
+		if out == nil {
+			out = append(out, '{')
+		} else {
+			out = append(out, ',')
+		}
+		out = append(out, k.Raw...)
+		out = append(out, ':')
+		out = append(out, v.Raw...)
+		return true
+	})
+	if out != nil {
+		out = append(out, '}')
+	}
+	return out
+}
+
+// bind adds the bound signature item for the next block.
+func (b *builder) bind(sig gjson.Result, id string) error {
+	if !sig.Exists() {
+		return nil
+	}
+	it := gemsig.Item(b.keep(sig.Str), id)
+	at, err := b.add(it)
+	if err != nil {
+		return err
+	}
+	b.push(replay.Event{Kind: replay.EventReasoningStart, Block: at, Item: it})
+	b.push(replay.Event{Kind: replay.EventReasoningEnd, Block: at, Item: it})
+	return nil
+}
+
+func (b *builder) thoughtPart(p gjson.Result, text string, sig gjson.Result) error {
+	hasExtra := hasOther(p, "text", "thought", "thoughtSignature")
+	if b.open == openThought && !sig.Exists() && !hasExtra &&
+		!b.thought.Signature.IsPresent() && b.thought.Extra == nil {
+		if err := b.size(b.buf.Len() - b.start + len(text)); err != nil {
+			return err
+		}
+		if text != "" {
+			i := b.buf.Len()
+			b.buf.WriteString(text)
+			all := b.buf.String()
+			b.thought.Text = all[b.start:]
+			b.push(replay.Event{Kind: replay.EventReasoningDelta, Block: len(b.blocks) - 1, Delta: all[i:]})
+		}
+		return nil
+	}
+	if err := b.close(); err != nil {
+		return err
+	}
+	if err := b.size(len(text)); err != nil {
+		return err
+	}
+	it := &replay.ReasoningText{}
+	it.Format = replay.FormatGoogleGemini
+	if sig.Exists() {
+		it.Signature = replay.Some(b.keep(sig.Str))
+	}
+	if hasExtra {
+		it.Extra = b.extra(p, "text", "thought", "thoughtSignature")
+	}
+	at, err := b.add(it)
+	if err != nil {
+		return err
+	}
+	b.start = b.buf.Len()
+	it.Text = b.keep(text)
+	b.open, b.thought = openThought, it
+	b.push(replay.Event{Kind: replay.EventReasoningStart, Block: at, Item: it})
+	if text != "" {
+		b.push(replay.Event{Kind: replay.EventReasoningDelta, Block: at, Delta: it.Text})
+	}
+	return nil
+}
+
+func (b *builder) textPart(p gjson.Result, text string, sig gjson.Result) error {
+	hasExtra := hasOther(p, "text", "thought", "thoughtSignature")
+	if !sig.Exists() && !hasExtra {
+		if b.open == openText && b.text.Extra == nil {
+			if text == "" {
+				return nil
+			}
+			if err := b.size(b.buf.Len() - b.start + len(text)); err != nil {
+				return err
+			}
+			i := b.buf.Len()
+			b.buf.WriteString(text)
+			all := b.buf.String()
+			b.text.Text = all[b.start:]
+			b.push(replay.Event{Kind: replay.EventTextDelta, Block: len(b.blocks) - 1, Delta: all[i:]})
+			return nil
+		}
+		if text == "" {
+			// An unsigned empty part carries nothing (streams close with
+			// one); it is not kept.
+			return nil
+		}
+	}
+	if err := b.close(); err != nil {
+		return err
+	}
+	if err := b.size(len(text)); err != nil {
+		return err
+	}
+	if err := b.bind(sig, ""); err != nil {
+		return err
+	}
+	t := &replay.Text{}
+	if hasExtra {
+		t.Extra = b.extra(p, "text", "thought", "thoughtSignature")
+	}
+	at, err := b.add(t)
+	if err != nil {
+		return err
+	}
+	b.start = b.buf.Len()
+	t.Text = b.keep(text)
+	b.open, b.text = openText, t
+	if text != "" {
+		b.push(replay.Event{Kind: replay.EventTextDelta, Block: at, Delta: t.Text})
+	}
+	return nil
+}
+
+func (b *builder) native(p gjson.Result, kind string, sig gjson.Result) error {
+	if err := b.close(); err != nil {
+		return err
+	}
+	if err := b.size(len(p.Raw)); err != nil {
+		return err
+	}
+	if err := b.bind(sig, ""); err != nil {
+		return err
+	}
+	kind = internKind(kind)
+	var raw []byte
+	if sig.Exists() {
+		raw = b.extra(p, "thoughtSignature")
+		if raw == nil {
+			raw = []byte("{}")
+		}
+	} else {
+		raw = []byte(p.Raw)
+	}
+	_, err := b.add(&replay.Native{Kind: kind, Raw: raw})
+	return err
+}
+
+// functionCall handles a functionCall part: a whole call, or a fragment of
+// a call streamed in partialArgs pieces.
+func (b *builder) functionCall(p, fc, sig gjson.Result, ptr func() string) error {
+	var name, id, args, partial gjson.Result
+	cont := false
+	fc.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "name":
+			name = v
+		case "id":
+			id = v
+		case "args":
+			args = v
+		case "partialArgs":
+			partial = v
+		case "willContinue":
+			cont = v.Type == gjson.True
+		}
+		return true
+	})
+	if name.Exists() && name.Type != gjson.String || id.Exists() && id.Type != gjson.String {
+		return b.malformed(ptr()+"/functionCall", "expected string name and id")
+	}
+	if args.Exists() && !args.IsObject() && args.Type != gjson.Null {
+		return b.malformed(ptr()+"/functionCall/args", "expected an object")
+	}
+	if partial.Exists() && !partial.IsArray() {
+		return b.malformed(ptr()+"/functionCall/partialArgs", "expected an array")
+	}
+	if !name.Exists() {
+		// A continuation fragment of the open streamed call.
+		if b.open != openCall {
+			return b.malformed(ptr()+"/functionCall", "a functionCall fragment without a name and no streamed call open")
+		}
+		if sig.Exists() {
+			return b.malformed(ptr()+"/thoughtSignature", "a signature on a continuation fragment of a streamed call")
+		}
+		if err := b.partialArgs(partial, ptr); err != nil {
+			return err
+		}
+		if !cont {
+			return b.close()
+		}
+		return nil
+	}
+	if err := b.close(); err != nil {
+		return err
+	}
+	if err := b.size(len(args.Raw)); err != nil {
+		return err
+	}
+	if err := b.bind(sig, id.Str); err != nil {
+		return err
+	}
+	c := &replay.ToolCall{Name: b.keep(name.Str), ID: b.keep(id.Str)}
+	if args.Exists() {
+		c.Arguments = b.keep(args.Raw)
+	}
+	c.Extra = b.callExtra(p, fc)
+	at, err := b.add(c)
+	if err != nil {
+		return err
+	}
+	b.push(replay.Event{Kind: replay.EventToolCallStart, Block: at, ID: c.ID, Name: c.Name})
+	if cont || partial.Exists() {
+		b.open, b.call, b.callAt, b.args = openCall, c, at, b.args[:0]
+		if err := b.partialArgs(partial, ptr); err != nil {
+			return err
+		}
+		if !cont {
+			return b.close()
+		}
+		return nil
+	}
+	if c.Arguments != "" {
+		b.push(replay.Event{Kind: replay.EventToolCallDelta, Block: at, Delta: c.Arguments})
+	}
+	b.push(replay.Event{Kind: replay.EventToolCallEnd, Block: at})
+	return nil
+}
+
+// callExtra keeps the unknown members of a functionCall part: the part's
+// own as members, the functionCall object's under "functionCall".
+func (b *builder) callExtra(p, fc gjson.Result) []byte {
+	inner := b.extra(fc, "name", "id", "args", "partialArgs", "willContinue")
+	outer := b.extra(p, "functionCall", "thoughtSignature")
+	if inner == nil {
+		return outer
+	}
+	out := append([]byte(nil), `{"functionCall":`...)
+	out = append(out, inner...)
+	out = jsonw.Members(out, outer)
+	return append(out, '}')
+}
+
+// partialArgs records streamed argument pieces of the open call.
+func (b *builder) partialArgs(list gjson.Result, ptr func() string) error {
+	var err error
+	list.ForEach(func(_, a gjson.Result) bool {
+		jp := a.Get("jsonPath")
+		if jp.Type != gjson.String {
+			err = b.malformed(ptr()+"/functionCall/partialArgs", "expected a jsonPath string")
+			return false
+		}
+		p, ok := sjsonPath(jp.Str)
+		if !ok {
+			err = b.malformed(ptr()+"/functionCall/partialArgs", "unsupported jsonPath %q", jp.Str)
+			return false
+		}
+		var raw string
+		str := false
+		switch {
+		case a.Get("stringValue").Exists():
+			raw, str = strings.Clone(a.Get("stringValue").Str), true
+		case a.Get("numberValue").Exists():
+			raw = strings.Clone(a.Get("numberValue").Raw)
+		case a.Get("boolValue").Exists():
+			raw = strings.Clone(a.Get("boolValue").Raw)
+		case a.Get("nullValue").Exists():
+			raw = "null"
+		default:
+			err = b.malformed(ptr()+"/functionCall/partialArgs", "expected a value in a partial argument")
+			return false
+		}
+		if n := len(b.args); str && n > 0 && b.args[n-1].str && b.args[n-1].path == p {
+			b.args[n-1].raw += raw
+			if err = b.size(len(b.args[n-1].raw)); err != nil {
+				return false
+			}
+			return true
+		}
+		b.args = append(b.args, partialArg{path: p, raw: raw, str: str})
+		return true
+	})
+	return err
+}
+
+// finishCall builds the streamed call's arguments and closes it.
+func (b *builder) finishCall() error {
+	c := b.call
+	if len(b.args) > 0 {
+		obj := append(b.scratch[:0], '{', '}')
+		var err error
+		for _, a := range b.args {
+			val := a.raw
+			if a.str {
+				val = string(jsonw.String(nil, a.raw))
+			}
+			if obj, err = sjson.SetRawBytes(obj, a.path, []byte(val)); err != nil {
+				return b.malformed("", "cannot rebuild streamed arguments: %v", err)
+			}
+		}
+		if err := b.size(len(obj)); err != nil {
+			return err
+		}
+		c.Arguments = b.keep(string(obj))
+		b.scratch = obj
+		b.push(replay.Event{Kind: replay.EventToolCallDelta, Block: b.callAt, Delta: c.Arguments})
+	}
+	b.args = b.args[:0]
+	b.push(replay.Event{Kind: replay.EventToolCallEnd, Block: b.callAt})
+	return nil
+}
+
+// sjsonPath converts a partialArgs jsonPath ("$.a.b[0]", "$['a b']") to an
+// sjson path.
+func sjsonPath(jp string) (string, bool) {
+	if !strings.HasPrefix(jp, "$") || len(jp) < 3 {
+		return "", false
+	}
+	var out []byte
+	seg := func(s string) {
+		if len(out) > 0 {
+			out = append(out, '.')
+		}
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c >= 0x80) {
+				out = append(out, '\\')
+			}
+			out = append(out, c)
+		}
+	}
+	s := jp[1:]
+	for s != "" {
+		switch {
+		case s[0] == '.':
+			s = s[1:]
+			n := strings.IndexAny(s, ".[")
+			if n < 0 {
+				n = len(s)
+			}
+			if n == 0 {
+				return "", false
+			}
+			seg(s[:n])
+			s = s[n:]
+		case strings.HasPrefix(s, "['"):
+			n := strings.Index(s, "']")
+			if n < 2 {
+				return "", false
+			}
+			seg(s[2:n])
+			s = s[n+2:]
+		case s[0] == '[':
+			n := strings.IndexByte(s, ']')
+			if n < 2 {
+				return "", false
+			}
+			for _, c := range s[1:n] {
+				if c < '0' || c > '9' {
+					return "", false
+				}
+			}
+			if len(out) > 0 {
+				out = append(out, '.')
+			}
+			out = append(out, s[1:n]...)
+			s = s[n+1:]
+		default:
+			return "", false
+		}
+	}
+	return string(out), true
+}
+
+func hasOther(p gjson.Result, known ...string) bool {
+	other := false
+	p.ForEach(func(k, _ gjson.Result) bool {
+		for _, s := range known {
+			if k.Str == s {
+				return true
+			}
+		}
+		other = true
+		return false
+	})
+	return other
+}
+
+// knownKinds are the part kinds of the Gemini API that are kept as Native
+// blocks; internKind returns the constant so that the kind does not alias
+// the frame and costs no allocation.
+var knownKinds = [...]string{"executableCode", "codeExecutionResult", "inlineData", "fileData",
+	"toolCall", "toolResponse", "functionResponse", "videoMetadata", "partMetadata", "mediaResolution"}
+
+func internKind(k string) string {
+	if k == "" {
+		return "part"
+	}
+	for _, s := range knownKinds {
+		if s == k {
+			return s
+		}
+	}
+	return strings.Clone(k)
+}
