@@ -368,10 +368,11 @@ func (b *builder) functionCall(p, fc, sig gjson.Result, ptr func() string) error
 	if err := b.size(len(args.Raw)); err != nil {
 		return err
 	}
-	if err := b.bind(sig, id.Str); err != nil {
+	cid := b.keep(id.Str)
+	if err := b.bind(sig, cid); err != nil {
 		return err
 	}
-	c := &replay.ToolCall{Name: b.keep(name.Str), ID: b.keep(id.Str)}
+	c := &replay.ToolCall{Name: b.keep(name.Str), ID: cid}
 	if args.Exists() {
 		c.Arguments = b.keep(args.Raw)
 	}
