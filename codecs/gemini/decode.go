@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/reasonreplay/replay"
@@ -15,15 +16,15 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	if !gjson.ValidBytes(body) {
 		return nil, replay.Malformed(API, -1, "", "expected a JSON object")
 	}
-	root := gjson.Parse(view(body))
-	if !root.IsObject() {
+	root := view(body)
+	if !isObject(root[skipSpace(root, 0):]) {
 		return nil, replay.Malformed(API, -1, "", "expected a JSON object")
 	}
 	r := responder{provider: c.Provider, candidate: c.Candidate}
 	r.b.lim = c.Limits.WithDefaults()
 	r.b.event = -1
 	t := &replay.Turn{Provenance: replay.Provenance{API: API}}
-	pe, err := r.response(root, t)
+	pe, err := r.response(root)
 	if err != nil {
 		return nil, err
 	}
@@ -68,92 +69,152 @@ func (r *responder) finishTurn(t *replay.Turn) {
 	}
 }
 
-// response reads one response object. It returns a provider error for an
-// error object or a blocked prompt.
-func (r *responder) response(root gjson.Result, t *replay.Turn) (*replay.ProviderError, error) {
-	var cands, usage, model, feedback, errObj gjson.Result
-	root.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
+// response reads one response object, the raw JSON text root. It returns
+// a provider error for an error object or a blocked prompt.
+func (r *responder) response(root string) (*replay.ProviderError, error) {
+	var usage, model, feedback, errObj string
+	var err error
+	pos := 0
+	object(root, 0, func(k string, vi int) int {
+		if err != nil {
+			return len(root)
+		}
+		switch k {
 		case "candidates":
-			cands = v
-		case "usageMetadata":
-			usage = v
-			if v.Get("trafficType").Exists() {
-				r.vertex = true
+			if root[vi] != '[' {
+				err = r.b.malformed("/candidates", "expected an array")
+				return len(root)
 			}
-		case "modelVersion":
-			model = v
-		case "promptFeedback":
-			feedback = v
-		case "error":
-			errObj = v
+			return array(root, vi, func(ci int) int {
+				if err != nil {
+					return len(root)
+				}
+				at := pos
+				pos++
+				e, ok := r.decodeCandidate(root, ci, at, &err)
+				if ok || err != nil {
+					return e
+				}
+				return -1
+			})
+		case "usageMetadata", "modelVersion", "promptFeedback", "error":
+			e := valueEnd(root, vi)
+			v := root[vi:e]
+			switch k {
+			case "usageMetadata":
+				usage = v
+			case "modelVersion":
+				model = v
+			case "promptFeedback":
+				feedback = v
+			case "error":
+				errObj = v
+			}
+			return e
 		case "createTime":
 			r.vertex = true
 		}
-		return true
+		return -1
 	})
-	if errObj.Exists() {
-		return providerError(errObj), nil
+	if err != nil {
+		return nil, err
 	}
-	if model.Type == gjson.String && model.Str != r.model {
-		r.model = string([]byte(model.Str))
+	if errObj != "" {
+		return providerError(gjson.Parse(errObj)), nil
 	}
-	if usage.IsObject() {
-		r.usage = append(r.usage[:0], usage.Raw...)
+	if isString(model) {
+		if m := model[1 : len(model)-1]; m != r.model {
+			r.model = gjson.Parse(model).String()
+		}
 	}
-	if cands.Exists() && !cands.IsArray() {
-		return nil, r.b.malformed("/candidates", "expected an array")
+	if isObject(usage) {
+		r.usage = append(r.usage[:0], usage...)
+		if !r.vertex && strings.Contains(usage, `"trafficType"`) {
+			r.vertex = true
+		}
 	}
-	var cand gjson.Result
-	pos := 0
-	cands.ForEach(func(_, v gjson.Result) bool {
-		i := pos
-		if x := v.Get("index"); x.Type == gjson.Number {
-			i = int(x.Int())
-		}
-		pos++
-		if i == r.candidate {
-			cand = v
-			return false
-		}
-		return true
-	})
-	if cand.Exists() {
-		if !cand.IsObject() {
-			return nil, r.b.malformed("/candidates", "expected candidate objects")
-		}
-		r.seenCandidate = true
-		parts := cand.Get("content.parts")
-		if parts.Exists() && !parts.IsArray() {
-			return nil, r.b.malformed("/candidates/"+strconv.Itoa(pos-1)+"/content/parts", "expected an array")
-		}
-		var err error
-		j := 0
-		parts.ForEach(func(_, p gjson.Result) bool {
-			err = r.b.part(p, func() string {
-				return "/candidates/" + strconv.Itoa(pos-1) + "/content/parts/" + strconv.Itoa(j)
-			})
-			j++
-			return err == nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		if fr := cand.Get("finishReason"); fr.Type == gjson.String && fr.Str != "" {
-			if fr.Str != r.finish {
-				r.finish = string([]byte(fr.Str))
+	if feedback != "" && !r.seenCandidate {
+		if br := gjson.Get(feedback, "blockReason"); br.Exists() {
+			pe := &replay.ProviderError{API: API, Type: string([]byte(br.String())), Code: "PROMPT_BLOCKED"}
+			pe.Message = "prompt blocked: " + pe.Type
+			if m := gjson.Get(feedback, "blockReasonMessage"); m.Type == gjson.String {
+				pe.Message = string([]byte(m.Str))
 			}
+			return pe, nil
 		}
-	}
-	if br := feedback.Get("blockReason"); br.Exists() && !r.seenCandidate {
-		pe := &replay.ProviderError{API: API, Type: string([]byte(br.Str)), Code: "PROMPT_BLOCKED"}
-		pe.Message = "prompt blocked: " + pe.Type
-		if m := feedback.Get("blockReasonMessage"); m.Type == gjson.String {
-			pe.Message = string([]byte(m.Str))
-		}
-		return pe, nil
 	}
 	return nil, nil
+}
+
+// decodeCandidate decodes the candidate at root[ci] (position at) when it is the
+// one asked for. It returns the candidate's end and whether it was.
+func (r *responder) decodeCandidate(root string, ci, at int, errp *error) (int, bool) {
+	if root[ci] != '{' {
+		*errp = r.b.malformed("/candidates/"+strconv.Itoa(at), "expected a candidate object")
+		return len(root), false
+	}
+	// The index member may come after the content: find it first.
+	idx := at
+	end := object(root, ci, func(k string, vi int) int {
+		if k == "index" {
+			e := valueEnd(root, vi)
+			if n, err := strconv.Atoi(root[vi:e]); err == nil {
+				idx = n
+			}
+			return e
+		}
+		return -1
+	})
+	if idx != r.candidate {
+		return end, false
+	}
+	r.seenCandidate = true
+	r.b.cand = at
+	var finish string
+	object(root, ci, func(k string, vi int) int {
+		if *errp != nil {
+			return len(root)
+		}
+		switch k {
+		case "finishReason":
+			e := valueEnd(root, vi)
+			finish = root[vi:e]
+			return e
+		case "content":
+			if root[vi] != '{' {
+				return -1
+			}
+			return object(root, vi, func(k string, pi int) int {
+				if k != "parts" || *errp != nil {
+					return -1
+				}
+				if root[pi] != '[' {
+					*errp = r.b.malformed("/candidates/"+strconv.Itoa(at)+"/content/parts", "expected an array")
+					return len(root)
+				}
+				r.b.pi = 0
+				return array(root, pi, func(vi int) int {
+					if *errp != nil {
+						return len(root)
+					}
+					e := valueEnd(root, vi)
+					*errp = r.b.part(root[vi:e])
+					r.b.pi++
+					return e
+				})
+			})
+		}
+		return -1
+	})
+	if *errp != nil {
+		return len(root), true
+	}
+	if isString(finish) && len(finish) > 2 {
+		if f := finish[1 : len(finish)-1]; f != r.finish {
+			r.finish = string([]byte(gjson.Parse(finish).String()))
+		}
+	}
+	return end, true
 }
 
 // providerError reads a Google error object

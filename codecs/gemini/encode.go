@@ -93,6 +93,10 @@ func (c Codec) EncodeReport(t *replay.Turn) ([]byte, []SentinelUse, error) {
 			}
 			out = append(out, '}')
 		case *replay.Text:
+			if bl.Text == "" && !hasSig && len(bl.Extra) == 0 {
+				out = out[:start] // an empty unsigned part carries nothing
+				continue
+			}
 			out = append(out, `{"text":`...)
 			out = jsonw.String(out, bl.Text)
 			out = jsonw.Members(out, bl.Extra)

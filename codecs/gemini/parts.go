@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/reasonreplay/replay"
@@ -40,6 +41,8 @@ type builder struct {
 	emit   bool
 	ev     []replay.Event
 	event  int // frame number for errors, -1 for a body
+	cand   int // position of the candidate, for error pointers
+	pi     int // position of the part, for error pointers
 
 	open    open
 	start   int // offset in buf where the open block's text starts
@@ -58,6 +61,13 @@ func (b *builder) keep(s string) string {
 	}
 	i := b.buf.Len()
 	b.buf.WriteString(s)
+	return b.buf.String()[i:]
+}
+
+// keepStr decodes the JSON string raw into buf and returns the kept text.
+func (b *builder) keepStr(raw string) string {
+	i := b.buf.Len()
+	appendUnescaped(&b.buf, raw)
 	return b.buf.String()[i:]
 }
 
@@ -111,61 +121,84 @@ func (b *builder) malformed(ptr, format string, args ...any) error {
 	return replay.Malformed(API, b.event, ptr, format, args...)
 }
 
-// part decodes one part. ptr locates it for errors.
-func (b *builder) part(p gjson.Result, ptr func() string) error {
-	if !p.IsObject() {
-		return b.malformed(ptr(), "expected a part object")
+// ptr locates the part being decoded.
+func (b *builder) ptr() string {
+	return "/candidates/" + strconv.Itoa(b.cand) + "/content/parts/" + strconv.Itoa(b.pi)
+}
+
+// partFields are the members of a part this codec reads.
+type partFields struct {
+	sig, text, fc string // raw JSON values, "" when absent
+	thought       bool
+	kind          string // first other member's key
+	others        int    // members other than text, thought, thoughtSignature, functionCall
+	n             int    // all members
+}
+
+// part decodes one part, the raw JSON text p.
+func (b *builder) part(p string) error {
+	if !isObject(p) {
+		return b.malformed(b.ptr(), "expected a part object")
 	}
-	var sig, text, fc gjson.Result
-	var thought bool
-	kind := ""
-	p.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
+	var f partFields
+	members(p, func(k, v string) bool {
+		f.n++
+		switch k {
 		case "thoughtSignature":
-			sig = v
+			f.sig = v
 		case "text":
-			text = v
+			f.text = v
 		case "thought":
-			thought = v.Type == gjson.True
-		case "functionCall":
-			fc = v
-		default:
-			if kind == "" {
-				kind = k.Str
+			f.thought = v == "true"
+			if v != "true" && v != "false" {
+				f.others++ // kept verbatim
 			}
+		case "functionCall":
+			f.fc = v
+		default:
+			if f.kind == "" {
+				f.kind = k
+			}
+			f.others++
 		}
 		return true
 	})
-	if sig.Exists() && sig.Type != gjson.String {
-		return b.malformed(ptr()+"/thoughtSignature", "expected a string signature")
-	}
-	if err := b.size(len(sig.Str)); err != nil {
-		return err
+	if f.sig != "" {
+		if !isString(f.sig) {
+			return b.malformed(b.ptr()+"/thoughtSignature", "expected a string signature")
+		}
+		if err := b.size(unescapedLen(f.sig)); err != nil {
+			return err
+		}
 	}
 	switch {
-	case fc.Exists():
-		if !fc.IsObject() {
-			return b.malformed(ptr()+"/functionCall", "expected an object")
+	case f.fc != "":
+		if !isObject(f.fc) {
+			return b.malformed(b.ptr()+"/functionCall", "expected an object")
 		}
-		return b.functionCall(p, fc, sig, ptr)
-	case text.Exists() && text.Type == gjson.String:
-		if thought {
-			return b.thoughtPart(p, text.Str, sig)
+		return b.functionCall(p, &f)
+	case isString(f.text):
+		if f.thought {
+			return b.thoughtPart(p, &f)
 		}
-		return b.textPart(p, text.Str, sig)
-	case text.Exists():
-		return b.malformed(ptr()+"/text", "expected a string")
+		return b.textPart(p, &f)
+	case f.text != "":
+		return b.malformed(b.ptr()+"/text", "expected a string")
 	}
-	return b.native(p, kind, sig)
+	return b.native(p, &f)
 }
 
-// extra returns the members of obj other than skip..., as one JSON object
-// (nil when there are none).
-func (b *builder) extra(obj gjson.Result, skip ...string) []byte {
+// textExtra reports whether a text part has members to keep besides its
+// text, thought flag and signature.
+func (f *partFields) textExtra() bool { return f.others > 0 }
+
+// extra returns the members of the object obj other than skip..., as one
+// JSON object (nil when there are none).
+func (b *builder) extra(obj string, skip ...string) []byte {
 	var out []byte
-	obj.ForEach(func(k, v gjson.Result) bool {
+	members(obj, func(k, v string) bool {
 		for _, s := range skip {
-			if k.Str == s {
+			if k == s {
 				return true
 			}
 		}
@@ -174,9 +207,10 @@ func (b *builder) extra(obj gjson.Result, skip ...string) []byte {
 		} else {
 			out = append(out, ',')
 		}
-		out = append(out, k.Raw...)
-		out = append(out, ':')
-		out = append(out, v.Raw...)
+		out = append(out, '"')
+		out = append(out, k...)
+		out = append(out, '"', ':')
+		out = append(out, v...)
 		return true
 	})
 	if out != nil {
@@ -186,11 +220,11 @@ func (b *builder) extra(obj gjson.Result, skip ...string) []byte {
 }
 
 // bind adds the bound signature item for the next block.
-func (b *builder) bind(sig gjson.Result, id string) error {
-	if !sig.Exists() {
+func (b *builder) bind(sigRaw string, id string) error {
+	if sigRaw == "" {
 		return nil
 	}
-	it := gemsig.Item(b.keep(sig.Str), id)
+	it := gemsig.Item(b.keepStr(sigRaw), id)
 	at, err := b.add(it)
 	if err != nil {
 		return err
@@ -200,34 +234,43 @@ func (b *builder) bind(sig gjson.Result, id string) error {
 	return nil
 }
 
-func (b *builder) thoughtPart(p gjson.Result, text string, sig gjson.Result) error {
-	hasExtra := hasOther(p, "text", "thought", "thoughtSignature")
-	if b.open == openThought && !sig.Exists() && !hasExtra &&
+// grow appends the JSON string raw to the open block's text and returns
+// the new text and the delta.
+func (b *builder) grow(raw string) (all, delta string, err error) {
+	if err := b.size(b.buf.Len() - b.start + unescapedLen(raw)); err != nil {
+		return "", "", err
+	}
+	i := b.buf.Len()
+	appendUnescaped(&b.buf, raw)
+	s := b.buf.String()
+	return s[b.start:], s[i:], nil
+}
+
+func (b *builder) thoughtPart(p string, f *partFields) error {
+	if b.open == openThought && f.sig == "" && !f.textExtra() &&
 		!b.thought.Signature.IsPresent() && b.thought.Extra == nil {
-		if err := b.size(b.buf.Len() - b.start + len(text)); err != nil {
+		all, delta, err := b.grow(f.text)
+		if err != nil {
 			return err
 		}
-		if text != "" {
-			i := b.buf.Len()
-			b.buf.WriteString(text)
-			all := b.buf.String()
-			b.thought.Text = all[b.start:]
-			b.push(replay.Event{Kind: replay.EventReasoningDelta, Block: len(b.blocks) - 1, Delta: all[i:]})
+		b.thought.Text = all
+		if delta != "" {
+			b.push(replay.Event{Kind: replay.EventReasoningDelta, Block: len(b.blocks) - 1, Delta: delta})
 		}
 		return nil
 	}
 	if err := b.close(); err != nil {
 		return err
 	}
-	if err := b.size(len(text)); err != nil {
+	if err := b.size(unescapedLen(f.text)); err != nil {
 		return err
 	}
 	it := &replay.ReasoningText{}
 	it.Format = replay.FormatGoogleGemini
-	if sig.Exists() {
-		it.Signature = replay.Some(b.keep(sig.Str))
+	if f.sig != "" {
+		it.Signature = replay.Some(b.keepStr(f.sig))
 	}
-	if hasExtra {
+	if f.textExtra() {
 		it.Extra = b.extra(p, "text", "thought", "thoughtSignature")
 	}
 	at, err := b.add(it)
@@ -235,33 +278,31 @@ func (b *builder) thoughtPart(p gjson.Result, text string, sig gjson.Result) err
 		return err
 	}
 	b.start = b.buf.Len()
-	it.Text = b.keep(text)
+	it.Text = b.keepStr(f.text)
 	b.open, b.thought = openThought, it
 	b.push(replay.Event{Kind: replay.EventReasoningStart, Block: at, Item: it})
-	if text != "" {
+	if it.Text != "" {
 		b.push(replay.Event{Kind: replay.EventReasoningDelta, Block: at, Delta: it.Text})
 	}
 	return nil
 }
 
-func (b *builder) textPart(p gjson.Result, text string, sig gjson.Result) error {
-	hasExtra := hasOther(p, "text", "thought", "thoughtSignature")
-	if !sig.Exists() && !hasExtra {
+func (b *builder) textPart(p string, f *partFields) error {
+	empty := f.text == `""`
+	if f.sig == "" && !f.textExtra() {
 		if b.open == openText && b.text.Extra == nil {
-			if text == "" {
+			if empty {
 				return nil
 			}
-			if err := b.size(b.buf.Len() - b.start + len(text)); err != nil {
+			all, delta, err := b.grow(f.text)
+			if err != nil {
 				return err
 			}
-			i := b.buf.Len()
-			b.buf.WriteString(text)
-			all := b.buf.String()
-			b.text.Text = all[b.start:]
-			b.push(replay.Event{Kind: replay.EventTextDelta, Block: len(b.blocks) - 1, Delta: all[i:]})
+			b.text.Text = all
+			b.push(replay.Event{Kind: replay.EventTextDelta, Block: len(b.blocks) - 1, Delta: delta})
 			return nil
 		}
-		if text == "" {
+		if empty {
 			// An unsigned empty part carries nothing (streams close with
 			// one); it is not kept.
 			return nil
@@ -270,14 +311,14 @@ func (b *builder) textPart(p gjson.Result, text string, sig gjson.Result) error 
 	if err := b.close(); err != nil {
 		return err
 	}
-	if err := b.size(len(text)); err != nil {
+	if err := b.size(unescapedLen(f.text)); err != nil {
 		return err
 	}
-	if err := b.bind(sig, ""); err != nil {
+	if err := b.bind(f.sig, ""); err != nil {
 		return err
 	}
 	t := &replay.Text{}
-	if hasExtra {
+	if f.textExtra() {
 		t.Extra = b.extra(p, "text", "thought", "thoughtSignature")
 	}
 	at, err := b.add(t)
@@ -285,33 +326,33 @@ func (b *builder) textPart(p gjson.Result, text string, sig gjson.Result) error 
 		return err
 	}
 	b.start = b.buf.Len()
-	t.Text = b.keep(text)
+	t.Text = b.keepStr(f.text)
 	b.open, b.text = openText, t
-	if text != "" {
+	if t.Text != "" {
 		b.push(replay.Event{Kind: replay.EventTextDelta, Block: at, Delta: t.Text})
 	}
 	return nil
 }
 
-func (b *builder) native(p gjson.Result, kind string, sig gjson.Result) error {
+func (b *builder) native(p string, f *partFields) error {
 	if err := b.close(); err != nil {
 		return err
 	}
-	if err := b.size(len(p.Raw)); err != nil {
+	if err := b.size(len(p)); err != nil {
 		return err
 	}
-	if err := b.bind(sig, ""); err != nil {
+	if err := b.bind(f.sig, ""); err != nil {
 		return err
 	}
-	kind = internKind(kind)
+	kind := internKind(f.kind)
 	var raw []byte
-	if sig.Exists() {
+	if f.sig != "" {
 		raw = b.extra(p, "thoughtSignature")
 		if raw == nil {
 			raw = []byte("{}")
 		}
 	} else {
-		raw = []byte(p.Raw)
+		raw = []byte(p)
 	}
 	_, err := b.add(&replay.Native{Kind: kind, Raw: raw})
 	return err
@@ -319,11 +360,11 @@ func (b *builder) native(p gjson.Result, kind string, sig gjson.Result) error {
 
 // functionCall handles a functionCall part: a whole call, or a fragment of
 // a call streamed in partialArgs pieces.
-func (b *builder) functionCall(p, fc, sig gjson.Result, ptr func() string) error {
-	var name, id, args, partial gjson.Result
-	cont := false
-	fc.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
+func (b *builder) functionCall(p string, f *partFields) error {
+	var name, id, args, partial string
+	cont, inner := false, false
+	members(f.fc, func(k, v string) bool {
+		switch k {
 		case "name":
 			name = v
 		case "id":
@@ -333,28 +374,33 @@ func (b *builder) functionCall(p, fc, sig gjson.Result, ptr func() string) error
 		case "partialArgs":
 			partial = v
 		case "willContinue":
-			cont = v.Type == gjson.True
+			cont = v == "true"
+		default:
+			inner = true
 		}
 		return true
 	})
-	if name.Exists() && name.Type != gjson.String || id.Exists() && id.Type != gjson.String {
-		return b.malformed(ptr()+"/functionCall", "expected string name and id")
+	if name != "" && !isString(name) || id != "" && !isString(id) {
+		return b.malformed(b.ptr()+"/functionCall", "expected string name and id")
 	}
-	if args.Exists() && !args.IsObject() && args.Type != gjson.Null {
-		return b.malformed(ptr()+"/functionCall/args", "expected an object")
+	if args == "null" {
+		args = ""
 	}
-	if partial.Exists() && !partial.IsArray() {
-		return b.malformed(ptr()+"/functionCall/partialArgs", "expected an array")
+	if args != "" && !isObject(args) {
+		return b.malformed(b.ptr()+"/functionCall/args", "expected an object")
 	}
-	if !name.Exists() {
+	if partial != "" && !isArray(partial) {
+		return b.malformed(b.ptr()+"/functionCall/partialArgs", "expected an array")
+	}
+	if name == "" {
 		// A continuation fragment of the open streamed call.
 		if b.open != openCall {
-			return b.malformed(ptr()+"/functionCall", "a functionCall fragment without a name and no streamed call open")
+			return b.malformed(b.ptr()+"/functionCall", "a functionCall fragment without a name and no streamed call open")
 		}
-		if sig.Exists() {
-			return b.malformed(ptr()+"/thoughtSignature", "a signature on a continuation fragment of a streamed call")
+		if f.sig != "" {
+			return b.malformed(b.ptr()+"/thoughtSignature", "a signature on a continuation fragment of a streamed call")
 		}
-		if err := b.partialArgs(partial, ptr); err != nil {
+		if err := b.partialArgs(partial); err != nil {
 			return err
 		}
 		if !cont {
@@ -365,26 +411,33 @@ func (b *builder) functionCall(p, fc, sig gjson.Result, ptr func() string) error
 	if err := b.close(); err != nil {
 		return err
 	}
-	if err := b.size(len(args.Raw)); err != nil {
+	if err := b.size(len(args)); err != nil {
 		return err
 	}
-	cid := b.keep(id.Str)
-	if err := b.bind(sig, cid); err != nil {
+	cid := ""
+	if id != "" {
+		cid = b.keepStr(id)
+	}
+	if err := b.bind(f.sig, cid); err != nil {
 		return err
 	}
-	c := &replay.ToolCall{Name: b.keep(name.Str), ID: cid}
-	if args.Exists() {
-		c.Arguments = b.keep(args.Raw)
+	c := &replay.ToolCall{Name: b.keepStr(name), ID: cid}
+	c.Arguments = b.keep(args)
+	outer := f.n - 1
+	if f.sig != "" {
+		outer--
 	}
-	c.Extra = b.callExtra(p, fc)
+	if inner || outer > 0 {
+		c.Extra = b.callExtra(p, f.fc)
+	}
 	at, err := b.add(c)
 	if err != nil {
 		return err
 	}
 	b.push(replay.Event{Kind: replay.EventToolCallStart, Block: at, ID: c.ID, Name: c.Name})
-	if cont || partial.Exists() {
+	if cont || partial != "" {
 		b.open, b.call, b.callAt, b.args = openCall, c, at, b.args[:0]
-		if err := b.partialArgs(partial, ptr); err != nil {
+		if err := b.partialArgs(partial); err != nil {
 			return err
 		}
 		if !cont {
@@ -401,7 +454,7 @@ func (b *builder) functionCall(p, fc, sig gjson.Result, ptr func() string) error
 
 // callExtra keeps the unknown members of a functionCall part: the part's
 // own as members, the functionCall object's under "functionCall".
-func (b *builder) callExtra(p, fc gjson.Result) []byte {
+func (b *builder) callExtra(p, fc string) []byte {
 	inner := b.extra(fc, "name", "id", "args", "partialArgs", "willContinue")
 	outer := b.extra(p, "functionCall", "thoughtSignature")
 	if inner == nil {
@@ -414,17 +467,18 @@ func (b *builder) callExtra(p, fc gjson.Result) []byte {
 }
 
 // partialArgs records streamed argument pieces of the open call.
-func (b *builder) partialArgs(list gjson.Result, ptr func() string) error {
+func (b *builder) partialArgs(list string) error {
 	var err error
-	list.ForEach(func(_, a gjson.Result) bool {
+	elements(list, func(v string) bool {
+		a := gjson.Parse(v)
 		jp := a.Get("jsonPath")
 		if jp.Type != gjson.String {
-			err = b.malformed(ptr()+"/functionCall/partialArgs", "expected a jsonPath string")
+			err = b.malformed(b.ptr()+"/functionCall/partialArgs", "expected a jsonPath string")
 			return false
 		}
 		p, ok := sjsonPath(jp.Str)
 		if !ok {
-			err = b.malformed(ptr()+"/functionCall/partialArgs", "unsupported jsonPath %q", jp.Str)
+			err = b.malformed(b.ptr()+"/functionCall/partialArgs", "unsupported jsonPath %q", jp.Str)
 			return false
 		}
 		var raw string
@@ -439,7 +493,7 @@ func (b *builder) partialArgs(list gjson.Result, ptr func() string) error {
 		case a.Get("nullValue").Exists():
 			raw = "null"
 		default:
-			err = b.malformed(ptr()+"/functionCall/partialArgs", "expected a value in a partial argument")
+			err = b.malformed(b.ptr()+"/functionCall/partialArgs", "expected a value in a partial argument")
 			return false
 		}
 		if n := len(b.args); str && n > 0 && b.args[n-1].str && b.args[n-1].path == p {
@@ -542,20 +596,6 @@ func sjsonPath(jp string) (string, bool) {
 		}
 	}
 	return string(out), true
-}
-
-func hasOther(p gjson.Result, known ...string) bool {
-	other := false
-	p.ForEach(func(k, _ gjson.Result) bool {
-		for _, s := range known {
-			if k.Str == s {
-				return true
-			}
-		}
-		other = true
-		return false
-	})
-	return other
 }
 
 // knownKinds are the part kinds of the Gemini API that are kept as Native

@@ -51,12 +51,12 @@ func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 		d.err = replay.Malformed(API, n, "", "expected a JSON GenerateContentResponse")
 		return dst, d.err
 	}
-	root := gjson.Parse(view(data))
-	if !root.IsObject() {
+	root := view(data)
+	if !isObject(root[skipSpace(root, 0):]) {
 		d.err = replay.Malformed(API, n, "", "expected a JSON object")
 		return dst, d.err
 	}
-	pe, err := d.r.response(root, nil)
+	pe, err := d.r.response(root)
 	if err != nil {
 		d.err = err
 		return b.ev, err
