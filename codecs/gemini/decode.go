@@ -1,8 +1,8 @@
 package gemini
 
 import (
+	"bytes"
 	"strconv"
-	"strings"
 	"unsafe"
 
 	"github.com/reasonreplay/replay"
@@ -54,9 +54,14 @@ type responder struct {
 	finish        string
 	usage         []byte
 	seenCandidate bool
+	parts         []partFields // the parts of the current event, transient
 }
 
 func (r *responder) finishTurn(t *replay.Turn) {
+	// Vertex reports usageMetadata.trafficType in every event.
+	if !r.vertex && bytes.Contains(r.usage, []byte(`"trafficType"`)) {
+		r.vertex = true
+	}
 	t.Blocks = r.b.blocks
 	t.Provenance.Model = r.model
 	t.Provenance.Provider = r.provider
@@ -129,9 +134,6 @@ func (r *responder) response(root string) (*replay.ProviderError, error) {
 	}
 	if isObject(usage) {
 		r.usage = append(r.usage[:0], usage...)
-		if !r.vertex && strings.Contains(usage, `"trafficType"`) {
-			r.vertex = true
-		}
 	}
 	if feedback != "" && !r.seenCandidate {
 		if br := gjson.Get(feedback, "blockReason"); br.Exists() {
@@ -146,36 +148,27 @@ func (r *responder) response(root string) (*replay.ProviderError, error) {
 	return nil, nil
 }
 
-// decodeCandidate decodes the candidate at root[ci] (position at) when it is the
-// one asked for. It returns the candidate's end and whether it was.
+// decodeCandidate decodes the candidate at root[ci] (position at) when it
+// is the one asked for. It returns the candidate's end and whether it was.
+// One pass delimits the parts and reads the index (which usually comes
+// after the content); the parts are decoded once the index is known.
 func (r *responder) decodeCandidate(root string, ci, at int, errp *error) (int, bool) {
 	if root[ci] != '{' {
 		*errp = r.b.malformed("/candidates/"+strconv.Itoa(at), "expected a candidate object")
 		return len(root), false
 	}
-	// The index member may come after the content: find it first.
 	idx := at
+	var finish string
+	r.parts = r.parts[:0]
+	partsBad := false
 	end := object(root, ci, func(k string, vi int) int {
-		if k == "index" {
+		switch k {
+		case "index":
 			e := valueEnd(root, vi)
 			if n, err := strconv.Atoi(root[vi:e]); err == nil {
 				idx = n
 			}
 			return e
-		}
-		return -1
-	})
-	if idx != r.candidate {
-		return end, false
-	}
-	r.seenCandidate = true
-	r.b.cand = at
-	var finish string
-	object(root, ci, func(k string, vi int) int {
-		if *errp != nil {
-			return len(root)
-		}
-		switch k {
 		case "finishReason":
 			e := valueEnd(root, vi)
 			finish = root[vi:e]
@@ -185,29 +178,36 @@ func (r *responder) decodeCandidate(root string, ci, at int, errp *error) (int, 
 				return -1
 			}
 			return object(root, vi, func(k string, pi int) int {
-				if k != "parts" || *errp != nil {
+				if k != "parts" {
 					return -1
 				}
 				if root[pi] != '[' {
-					*errp = r.b.malformed("/candidates/"+strconv.Itoa(at)+"/content/parts", "expected an array")
-					return len(root)
+					partsBad = true
+					return -1
 				}
-				r.b.pi = 0
 				return array(root, pi, func(vi int) int {
-					if *errp != nil {
-						return len(root)
-					}
-					e := valueEnd(root, vi)
-					*errp = r.b.part(root[vi:e])
-					r.b.pi++
+					f, e := scanPart(root, vi)
+					r.parts = append(r.parts, f)
 					return e
 				})
 			})
 		}
 		return -1
 	})
-	if *errp != nil {
-		return len(root), true
+	if idx != r.candidate {
+		return end, false
+	}
+	r.seenCandidate = true
+	r.b.cand = at
+	if partsBad {
+		*errp = r.b.malformed("/candidates/"+strconv.Itoa(at)+"/content/parts", "expected an array")
+		return end, true
+	}
+	for i := range r.parts {
+		r.b.pi = i
+		if *errp = r.b.fields(&r.parts[i]); *errp != nil {
+			return end, true
+		}
 	}
 	if isString(finish) && len(finish) > 2 {
 		if f := finish[1 : len(finish)-1]; f != r.finish {

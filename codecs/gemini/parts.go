@@ -54,11 +54,34 @@ type builder struct {
 	scratch []byte
 }
 
+// reserve makes room for n more bytes in buf without moving what it
+// holds: when buf is full it starts a new buffer, carrying over only the
+// open block's text (which must stay contiguous). Strings sliced out of
+// the old buffer stay valid.
+func (b *builder) reserve(n int) {
+	if b.buf.Cap()-b.buf.Len() >= n {
+		return
+	}
+	open := ""
+	if b.open == openThought || b.open == openText {
+		open = b.buf.String()[b.start:]
+	}
+	size := 2 * (len(open) + n)
+	if size < 32<<10 {
+		size = 32 << 10
+	}
+	b.buf = strings.Builder{}
+	b.buf.Grow(size)
+	b.buf.WriteString(open)
+	b.start = 0
+}
+
 // keep copies s into buf and returns the kept copy.
 func (b *builder) keep(s string) string {
 	if s == "" {
 		return ""
 	}
+	b.reserve(len(s))
 	i := b.buf.Len()
 	b.buf.WriteString(s)
 	return b.buf.String()[i:]
@@ -66,6 +89,7 @@ func (b *builder) keep(s string) string {
 
 // keepStr decodes the JSON string raw into buf and returns the kept text.
 func (b *builder) keepStr(raw string) string {
+	b.reserve(unescapedLen(raw))
 	i := b.buf.Len()
 	appendUnescaped(&b.buf, raw)
 	return b.buf.String()[i:]
@@ -133,16 +157,22 @@ type partFields struct {
 	kind          string // first other member's key
 	others        int    // members other than text, thought, thoughtSignature, functionCall
 	n             int    // all members
+	raw           string // the whole part
 }
 
-// part decodes one part, the raw JSON text p.
-func (b *builder) part(p string) error {
-	if !isObject(p) {
-		return b.malformed(b.ptr(), "expected a part object")
-	}
+// scanPart reads the members of the part that starts at s[i] and returns
+// its fields and its end.
+func scanPart(s string, i int) (partFields, int) {
 	var f partFields
-	members(p, func(k, v string) bool {
+	if s[i] != '{' {
+		e := valueEnd(s, i)
+		f.raw = s[i:e]
+		return f, e
+	}
+	e := object(s, i, func(k string, vi int) int {
 		f.n++
+		ve := valueEnd(s, vi)
+		v := s[vi:ve]
 		switch k {
 		case "thoughtSignature":
 			f.sig = v
@@ -161,8 +191,24 @@ func (b *builder) part(p string) error {
 			}
 			f.others++
 		}
-		return true
+		return ve
 	})
+	f.raw = s[i:e]
+	return f, e
+}
+
+// part decodes one part, the raw JSON text p.
+func (b *builder) part(p string) error {
+	f, _ := scanPart(p, 0)
+	return b.fields(&f)
+}
+
+// fields decodes one scanned part.
+func (b *builder) fields(f *partFields) error {
+	p := f.raw
+	if !isObject(p) {
+		return b.malformed(b.ptr(), "expected a part object")
+	}
 	if f.sig != "" {
 		if !isString(f.sig) {
 			return b.malformed(b.ptr()+"/thoughtSignature", "expected a string signature")
@@ -176,16 +222,16 @@ func (b *builder) part(p string) error {
 		if !isObject(f.fc) {
 			return b.malformed(b.ptr()+"/functionCall", "expected an object")
 		}
-		return b.functionCall(p, &f)
+		return b.functionCall(p, f)
 	case isString(f.text):
 		if f.thought {
-			return b.thoughtPart(p, &f)
+			return b.thoughtPart(p, f)
 		}
-		return b.textPart(p, &f)
+		return b.textPart(p, f)
 	case f.text != "":
 		return b.malformed(b.ptr()+"/text", "expected a string")
 	}
-	return b.native(p, &f)
+	return b.native(p, f)
 }
 
 // textExtra reports whether a text part has members to keep besides its
@@ -240,6 +286,7 @@ func (b *builder) grow(raw string) (all, delta string, err error) {
 	if err := b.size(b.buf.Len() - b.start + unescapedLen(raw)); err != nil {
 		return "", "", err
 	}
+	b.reserve(unescapedLen(raw))
 	i := b.buf.Len()
 	appendUnescaped(&b.buf, raw)
 	s := b.buf.String()
