@@ -6,6 +6,7 @@ require (
 	github.com/anthropics/anthropic-sdk-go v1.84.0
 	github.com/openai/openai-go/v3 v3.95.0
 	github.com/reasonreplay/replay v0.0.0
+	google.golang.org/genai v1.77.0
 )
 
 require (
