@@ -8,6 +8,7 @@ package all
 
 import (
 	_ "github.com/reasonreplay/replay/codecs/anthropic"
+	_ "github.com/reasonreplay/replay/codecs/chatcompat"
 	_ "github.com/reasonreplay/replay/codecs/openai"
 	_ "github.com/reasonreplay/replay/codecs/openrouter"
 )

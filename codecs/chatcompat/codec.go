@@ -1,0 +1,185 @@
+// Package chatcompat is the codec for hosts that speak OpenAI Chat
+// Completions with reasoning fields of their own: DeepSeek, xAI chat, Kimi
+// (Moonshot), Z.ai GLM, MiniMax, Qwen (DashScope), Groq, Gemini's
+// OpenAI-compatible endpoint, and self-hosted servers (vLLM, SGLang,
+// Ollama, llama.cpp, LM Studio, the Hugging Face router). It registers three
+// API names: "deepseek", "xai" and "openai-compatible"; a [Profile], picked
+// by [ProfileFor] from the provider and model, holds each host's rules.
+//
+// # Wire facts
+//
+// Reasoning arrives as `message.reasoning_content` (DeepSeek, Kimi, GLM,
+// Qwen, xAI grok-3-mini, llama.cpp, SGLang), `message.reasoning` (vLLM since
+// it renamed the field, Ollama's compat layer, Groq parsed), or
+// `message.reasoning_details[]` (MiniMax with reasoning_split); streams send
+// the same members on `choices[0].delta`. Some servers mirror one text in
+// two fields of one chunk: the decoder reads one field per chunk
+// (reasoning_details, else reasoning_content, else reasoning), so mirrored
+// text counts once while a token repeated in consecutive chunks ("ha",
+// "ha") is kept. MiniMax may send reasoning_details cumulatively: a fragment
+// that extends the text so far (8 bytes or more) adds only its new suffix.
+//
+// Many hosts leak reasoning into `content` as <think>…</think> (MiniMax by
+// design, Groq raw, servers without a reasoning parser); content goes
+// through package think, so visible text never holds a delimiter. Native
+// fields are authoritative: once a message has native reasoning, tagged
+// reasoning in its content is stripped but not kept a second time.
+// Reasoning taken from tags is marked with the extra member
+// `"source":"content"`.
+//
+// Tool calls are merged by `index` in streams (arguments concatenated). On
+// Gemini's OpenAI-compatible endpoint a tool call's
+// `extra_content.google.thought_signature` becomes a bound Gemini signature
+// item placed before the call (package internal/gemsig), and is written
+// back onto the same call.
+//
+// Replay depends on the host (see [Replay] and each profile's Source);
+// [Codec.Contract] returns the audit rules that check it.
+package chatcompat
+
+import (
+	"github.com/reasonreplay/replay"
+	"github.com/tidwall/gjson"
+)
+
+// API names registered by this package.
+const (
+	APIDeepSeek = "deepseek"
+	APIXAI      = "xai"
+	APIGeneric  = "openai-compatible"
+)
+
+// Codec is the chat-completions codec for one profile. Build it with
+// [New], or as a value with the fields set.
+type Codec struct {
+	// Name is the API name the codec reports ("openai-compatible" when
+	// empty).
+	Name string
+	// Profile holds the host's rules.
+	Profile Profile
+	// Model is the target model, when known.
+	Model string
+	// Status is the HTTP status of the response, when the caller passes
+	// it; it is recorded on a *replay.ProviderError decoded from an error
+	// body.
+	Status int
+	// Limits bound what the decoders accept; zero fields take defaults.
+	Limits replay.Limits
+}
+
+// New returns the codec for api ("deepseek", "xai", "openai-compatible")
+// with the profile for the provider and model.
+func New(api, provider, model string) Codec {
+	switch api {
+	case APIDeepSeek:
+		if provider == "" {
+			provider = "deepseek"
+		}
+		if model == "" {
+			model = "deepseek-chat"
+		}
+	case APIXAI:
+		if provider == "" {
+			provider = "xai"
+		}
+	}
+	return Codec{Name: api, Profile: ProfileFor(provider, model), Model: model}
+}
+
+func init() {
+	for _, e := range []replay.Entry{
+		{API: APIDeepSeek, Providers: []string{"deepseek"}, Models: []string{"deepseek-*"}},
+		{API: APIXAI, Providers: []string{"xai", "x.ai"}, Models: []string{"grok-3-mini*"}},
+		{API: APIGeneric, Providers: append([]string{"moonshot", "kimi", "zai", "z.ai", "zhipu", "minimax",
+			"dashscope", "alibaba", "qwen", "groq", "gemini-openai"}, GenericProviders...),
+			Models: []string{"kimi-*", "glm-*", "minimax-*", "qwen*", "qwq-*"}},
+	} {
+		api := e.API
+		e.New = func(provider, model string) replay.ReasoningCodec { return New(api, provider, model) }
+		replay.Default.MustRegister(e)
+	}
+}
+
+// API returns the codec's API name.
+func (c Codec) API() string {
+	if c.Name == "" {
+		return APIGeneric
+	}
+	return c.Name
+}
+
+// NewStream returns a fresh [StreamDecoder] for the codec's profile.
+func (c Codec) NewStream() replay.FrameDecoder {
+	return &StreamDecoder{API: c.API(), Profile: c.Profile, Limits: c.Limits, Status: c.Status}
+}
+
+// Decode reads a whole chat completion body: choices[0].message (its
+// reasoning field, content split by package think, tool calls) and
+// choices[0].finish_reason. Reasoning that is absent or empty gives no
+// reasoning item. An error body gives a *replay.ProviderError with the
+// codec's Status; a body without choices[0].message gives an error saying
+// the response structure is invalid.
+func (c Codec) Decode(body []byte) (*replay.Turn, error) {
+	api := c.API()
+	if !gjson.ValidBytes(body) {
+		return nil, replay.Malformed(api, -1, "", "expected a JSON chat completion body")
+	}
+	root := gjson.ParseBytes(body)
+	if !root.IsObject() {
+		return nil, replay.Malformed(api, -1, "", "expected a JSON object (a chat completion)")
+	}
+	if e := root.Get("error"); e.Exists() && e.Type != gjson.Null {
+		return nil, providerError(api, c.Status, e)
+	}
+	msg := root.Get("choices.0.message")
+	if !msg.IsObject() {
+		return nil, replay.Malformed(api, -1, "/choices/0/message", "invalid response structure: expected choices[0].message")
+	}
+	d := &StreamDecoder{API: api, Profile: c.Profile, Limits: c.Limits, Status: c.Status}
+	d.begin(root)
+	dst, err := d.delta(msg, -1, "/choices/0/message", nil)
+	if err != nil {
+		return nil, err
+	}
+	if fr := root.Get("choices.0.finish_reason"); fr.Type == gjson.String {
+		d.turn.FinishReason = fr.Str
+	}
+	if u := root.Get("usage"); u.IsObject() {
+		d.turn.Usage = []byte(u.Raw)
+	}
+	d.finished = true
+	_ = d.end(dst)
+	t, err := d.Finish()
+	if err != nil {
+		return nil, err
+	}
+	t.FinishReason = clone(t.FinishReason)
+	return t, nil
+}
+
+// providerError reads an `{"error":{...}}` object.
+func providerError(api string, status int, e gjson.Result) *replay.ProviderError {
+	pe := &replay.ProviderError{API: api, Status: status}
+	if e.Type == gjson.String {
+		pe.Message = clone(e.Str)
+		return pe
+	}
+	pe.Message = clone(e.Get("message").String())
+	pe.Type = clone(e.Get("type").String())
+	if code := e.Get("code"); code.Exists() && code.Type != gjson.Null {
+		pe.Code = clone(code.String())
+		if pe.Status == 0 && code.Type == gjson.Number {
+			if n := int(code.Int()); n >= 100 && n <= 599 {
+				pe.Status = n
+			}
+		}
+	}
+	return pe
+}
+
+func clone(s string) string {
+	if s == "" {
+		return ""
+	}
+	return string(append([]byte(nil), s...))
+}

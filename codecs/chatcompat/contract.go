@@ -1,0 +1,240 @@
+package chatcompat
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/reasonreplay/replay"
+	"github.com/tidwall/gjson"
+)
+
+// Exact error texts the hosts return (the message index is the position in
+// the request's messages array).
+const (
+	// DeepSeek V3.1/V3.2 thinking mode with tools (continuedev/continue
+	// #9606; hotovo/aider-desk #529).
+	errDeepSeekMissing = "Missing `reasoning_content` field in the assistant message at message index %s. For more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls"
+	// DeepSeek V4 (warpdotdev/warp #11587; anomalyco/opencode #24083).
+	errDeepSeekV4 = "The `reasoning_content` in the thinking mode must be passed back to the API."
+	// Kimi K2 thinking (bytedance/deer-flow #3043; mastra-ai/mastra #12592).
+	errKimiMissing = "thinking is enabled but reasoning_content is missing in assistant tool call message at index %s"
+)
+
+// Contract returns the profile's replay contract and the rules that check
+// it. Rules read the request body (History.Request, a chat completions
+// request with `messages`) when it is given, to find the member as it will
+// be sent; otherwise they check the turns, as [Codec.Encode] would write
+// them.
+func (c Codec) Contract() replay.ReplayContract {
+	p := c.Profile
+	rc := replay.ReplayContract{API: c.API()}
+	switch p.Replay {
+	case ReplayForbidden:
+		rc.Summary = "DeepSeek R1: never send reasoning_content back; the API rejects input messages that carry it (400)."
+		rc.Rules = []replay.Rule{ruleForbidden}
+	case ReplayToolLoop:
+		rc.Summary = "DeepSeek V3.1/V3.2 thinking mode: assistant messages inside the current tool loop carry their reasoning_content; older turns' reasoning may be dropped."
+		rc.Rules = []replay.Rule{ruleLoopMissing, ruleNull("deepseek/reasoning-content-null", errDeepSeekV4)}
+	case ReplayAllWithTools:
+		rc.Summary = "DeepSeek V4: when the request has tools, every earlier assistant message carries reasoning_content, \"\" where the turn had none (null fails)."
+		rc.Rules = []replay.Rule{ruleV4Missing, ruleNull("deepseek/reasoning-content-null", errDeepSeekV4)}
+	case ReplayToolCalls:
+		rc.Summary = "Kimi K2 thinking: assistant messages with tool calls carry their reasoning_content."
+		rc.Rules = []replay.Rule{ruleKimiMissing}
+	case ReplayAll:
+		rc.Summary = "GLM: send reasoning_content back with tool results (interleaved thinking) and, with clear_thinking:false, on every earlier turn, unmodified and in order. Missing reasoning degrades; no rejection is documented."
+	case ReplayRawContent:
+		rc.Summary = "MiniMax: send the assistant message back complete: content with its <think> block, or reasoning_details when reasoning_split was used."
+	default:
+		rc.Summary = "Stateless host: reasoning is not sent back (" + p.Name + ")."
+	}
+	rc.Summary += " Source: " + p.Source + "."
+	return rc
+}
+
+// assistant is one assistant message of a history: its turn, and its
+// request message when the request was given.
+type assistant struct {
+	turn  int
+	msg   gjson.Result // zero when no request
+	index int          // message index in the request, -1 when none
+	calls bool
+}
+
+// assistants lists the history's assistant messages, paired with the
+// request's assistant messages in order when the request has as many. It
+// also reports the position of the last user message (-1 when none) in
+// terms of assistants: the first assistant after it.
+func assistants(h *replay.History) (out []assistant, loopStart int) {
+	var msgs []gjson.Result
+	var idx []int
+	lastUser := -1
+	if len(h.Request) > 0 && gjson.ValidBytes(h.Request) {
+		gjson.GetBytes(h.Request, "messages").ForEach(func(k, m gjson.Result) bool {
+			switch m.Get("role").Str {
+			case "assistant":
+				msgs = append(msgs, m)
+				idx = append(idx, int(k.Int()))
+			case "user":
+				lastUser = len(msgs)
+			}
+			return true
+		})
+	}
+	useReq := len(msgs) > 0
+	if useReq {
+		for i, m := range msgs {
+			a := assistant{turn: -1, msg: m, index: idx[i], calls: len(m.Get("tool_calls").Array()) > 0}
+			if i < len(h.Turns) && len(msgs) == len(h.Turns) {
+				a.turn = i
+			}
+			out = append(out, a)
+		}
+		if lastUser < 0 {
+			lastUser = 0
+		}
+		return out, lastUser
+	}
+	// Turns only: the current tool loop is the run of trailing turns that
+	// end in tool calls.
+	loopStart = len(h.Turns)
+	for i, t := range h.Turns {
+		out = append(out, assistant{turn: i, index: -1, calls: len(t.ToolCalls()) > 0})
+	}
+	for loopStart > 0 && out[loopStart-1].calls {
+		loopStart--
+	}
+	return out, loopStart
+}
+
+// hasReasoning reports whether the message (or, without a request, the
+// turn) carries the reasoning field, and whether it is null.
+func hasReasoning(h *replay.History, a assistant) (present, null bool) {
+	if a.msg.Exists() {
+		v := a.msg.Get("reasoning_content")
+		return v.Exists() && v.Type != gjson.Null, v.Exists() && v.Type == gjson.Null
+	}
+	for _, b := range h.Turns[a.turn].Blocks {
+		if x, ok := b.(*replay.ReasoningText); ok && replay.Replayable(x) {
+			return true, false
+		}
+	}
+	return false, false
+}
+
+func where(a assistant) (turn int, ptr, index string) {
+	if a.index >= 0 {
+		return a.turn, "/messages/" + strconv.Itoa(a.index), strconv.Itoa(a.index)
+	}
+	return a.turn, "", "N"
+}
+
+var ruleForbidden = replay.Rule{
+	ID:       "deepseek/reasoning-content-forbidden",
+	Severity: replay.SeverityReject,
+	Doc:      "DeepSeek R1 rejects input messages that carry reasoning_content.",
+	Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
+		as, _ := assistants(h)
+		for _, a := range as {
+			if !a.msg.Exists() || !a.msg.Get("reasoning_content").Exists() {
+				continue
+			}
+			ti, ptr, _ := where(a)
+			report(replay.Violation{Turn: ti, Block: -1, Pointer: ptr + "/reasoning_content",
+				Message:   "reasoning_content on an assistant message sent to DeepSeek R1",
+				Predicted: "400 (DeepSeek documents a 400 for reasoning_content in input; exact text unconfirmed)",
+				Fix:       "remove reasoning_content from the assistant messages (Encode omits it for this profile)"})
+		}
+	},
+}
+
+var ruleLoopMissing = replay.Rule{
+	ID:       "deepseek/reasoning-content-missing",
+	Severity: replay.SeverityReject,
+	Doc:      "In thinking mode with tools, every assistant message of the current tool loop carries its reasoning_content.",
+	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
+		if !t.Tools {
+			return
+		}
+		as, loop := assistants(h)
+		for i := loop; i < len(as); i++ {
+			a := as[i]
+			if present, null := hasReasoning(h, a); present || null {
+				continue
+			}
+			ti, ptr, idx := where(a)
+			report(replay.Violation{Turn: ti, Block: -1, Pointer: ptr,
+				Message:   "an assistant message of the current tool loop has no reasoning_content",
+				Predicted: fmt.Sprintf(errDeepSeekMissing, idx),
+				Fix:       "send the turn's reasoning_content back as it was received"})
+		}
+	},
+}
+
+var ruleV4Missing = replay.Rule{
+	ID:       "deepseek/reasoning-content-missing",
+	Severity: replay.SeverityReject,
+	Doc:      "DeepSeek V4 with tools: every earlier assistant message carries reasoning_content (\"\" when the turn had none).",
+	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
+		if !t.Tools {
+			return
+		}
+		as, _ := assistants(h)
+		for _, a := range as {
+			if !a.msg.Exists() {
+				continue // Encode back-fills "" for every turn
+			}
+			if present, null := hasReasoning(h, a); present || null {
+				continue
+			}
+			ti, ptr, _ := where(a)
+			report(replay.Violation{Turn: ti, Block: -1, Pointer: ptr,
+				Message:   "an assistant message has no reasoning_content while the request has tools",
+				Predicted: errDeepSeekV4,
+				Fix:       "send reasoning_content on every assistant message: the turn's reasoning, or \"\" when it had none"})
+		}
+	},
+}
+
+func ruleNull(id, predicted string) replay.Rule {
+	return replay.Rule{
+		ID:       id,
+		Severity: replay.SeverityReject,
+		Doc:      "reasoning_content is a string (\"\" when there is none), never null.",
+		Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
+			as, _ := assistants(h)
+			for _, a := range as {
+				if _, null := hasReasoning(h, a); !null {
+					continue
+				}
+				ti, ptr, _ := where(a)
+				report(replay.Violation{Turn: ti, Block: -1, Pointer: ptr + "/reasoning_content",
+					Message:   "reasoning_content is null",
+					Predicted: predicted,
+					Fix:       "send \"\" (or the turn's reasoning) instead of null"})
+			}
+		},
+	}
+}
+
+var ruleKimiMissing = replay.Rule{
+	ID:       "kimi/reasoning-content-missing",
+	Severity: replay.SeverityReject,
+	Doc:      "With thinking on, every assistant message with tool calls carries its reasoning_content.",
+	Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
+		as, _ := assistants(h)
+		for _, a := range as {
+			if !a.calls {
+				continue
+			}
+			if present, _ := hasReasoning(h, a); present {
+				continue
+			}
+			ti, ptr, idx := where(a)
+			report(replay.Violation{Turn: ti, Block: -1, Pointer: ptr,
+				Message:   "an assistant tool-call message has no reasoning_content",
+				Predicted: fmt.Sprintf(errKimiMissing, idx),
+				Fix:       "send the turn's reasoning_content back on the tool-call message"})
+		}
+	},
+}

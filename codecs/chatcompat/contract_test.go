@@ -1,0 +1,86 @@
+package chatcompat
+
+import (
+	"testing"
+
+	"github.com/reasonreplay/replay"
+	"github.com/stretchr/testify/require"
+)
+
+func audit(c Codec, h replay.History, tg replay.Target) []replay.Violation {
+	return replay.Audit(h, tg, c.Contract().Rules).Violations
+}
+
+func TestRuleDeepSeekLoopMissing(t *testing.T) {
+	c := New(APIDeepSeek, "", "deepseek-chat")
+	tg := replay.Target{Tools: true, Thinking: true}
+	// trigger: the last turn (in the tool loop) lost its reasoning
+	h := replay.History{Turns: []*replay.Turn{turnWith("a", true, replay.FormatDeepSeek), turnWith("", true, "")}}
+	v := audit(c, h, tg)
+	require.Len(t, v, 1)
+	require.Equal(t, "deepseek/reasoning-content-missing", v[0].Rule)
+	require.Equal(t, 1, v[0].Turn)
+	require.Equal(t, "Missing `reasoning_content` field in the assistant message at message index N. For more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls", v[0].Predicted)
+	// with the request: the message index is known
+	h.Request = []byte(`{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":null,"reasoning_content":"a","tool_calls":[{"id":"c"}]},{"role":"tool","content":"r"},{"role":"assistant","content":null,"tool_calls":[{"id":"d"}]}]}`)
+	v = audit(c, h, tg)
+	require.Len(t, v, 1)
+	require.Equal(t, "/messages/3", v[0].Pointer)
+	require.Contains(t, v[0].Predicted, "at message index 3.")
+	// non-trigger: an older turn before the loop may lack it; or no tools
+	h = replay.History{Turns: []*replay.Turn{turnWith("", false, ""), turnWith("b", true, replay.FormatDeepSeek)}}
+	require.Empty(t, audit(c, h, tg))
+	h = replay.History{Turns: []*replay.Turn{turnWith("", true, "")}}
+	require.Empty(t, audit(c, h, replay.Target{}))
+}
+
+func TestRuleDeepSeekV4(t *testing.T) {
+	c := New(APIDeepSeek, "", "deepseek-v4-pro")
+	tg := replay.Target{Tools: true}
+	req := `{"tools":[{}],"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"hi"},{"role":"user","content":"q2"},{"role":"assistant","content":"x","reasoning_content":null}]}`
+	v := audit(c, replay.History{Request: []byte(req)}, tg)
+	require.Len(t, v, 2)
+	require.Equal(t, "deepseek/reasoning-content-missing", v[0].Rule)
+	require.Equal(t, "/messages/1", v[0].Pointer)
+	require.Equal(t, "The `reasoning_content` in the thinking mode must be passed back to the API.", v[0].Predicted)
+	require.Equal(t, "deepseek/reasoning-content-null", v[1].Rule)
+	require.Equal(t, "/messages/3/reasoning_content", v[1].Pointer)
+	// non-trigger: "" back-filled
+	ok := `{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"hi","reasoning_content":""}]}`
+	require.Empty(t, audit(c, replay.History{Request: []byte(ok)}, tg))
+	// and the encoder back-fills it for a turn without reasoning
+	msg, err := c.Encode(turnWith("", false, ""))
+	require.NoError(t, err)
+	require.Contains(t, string(msg), `"reasoning_content":""`)
+}
+
+func TestRuleDeepSeekForbidden(t *testing.T) {
+	c := New(APIDeepSeek, "deepseek", "deepseek-r1")
+	bad := `{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"4","reasoning_content":"2+2"}]}`
+	v := audit(c, replay.History{Request: []byte(bad)}, replay.Target{})
+	require.Len(t, v, 1)
+	require.Equal(t, "deepseek/reasoning-content-forbidden", v[0].Rule)
+	require.Equal(t, "/messages/1/reasoning_content", v[0].Pointer)
+	good := `{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"4"}]}`
+	require.Empty(t, audit(c, replay.History{Request: []byte(good)}, replay.Target{}))
+}
+
+func TestRuleKimiMissing(t *testing.T) {
+	c := New(APIGeneric, "moonshot", "kimi-k2-thinking")
+	h := replay.History{Turns: []*replay.Turn{turnWith("", true, ""), turnWith("", false, "")}}
+	v := audit(c, h, replay.Target{Thinking: true})
+	require.Len(t, v, 1)
+	require.Equal(t, "kimi/reasoning-content-missing", v[0].Rule)
+	require.Equal(t, 0, v[0].Turn)
+	require.Equal(t, "thinking is enabled but reasoning_content is missing in assistant tool call message at index N", v[0].Predicted)
+	h = replay.History{Turns: []*replay.Turn{turnWith("plan", true, replay.FormatKimi), turnWith("", false, "")}}
+	require.Empty(t, audit(c, h, replay.Target{Thinking: true}))
+}
+
+func TestContractSummaries(t *testing.T) {
+	for _, c := range []Codec{New(APIDeepSeek, "", ""), New(APIXAI, "", ""), New(APIGeneric, "zai", ""), New(APIGeneric, "minimax", "")} {
+		rc := c.Contract()
+		require.Equal(t, c.API(), rc.API)
+		require.Contains(t, rc.Summary, "Source: "+c.Profile.Source)
+	}
+}

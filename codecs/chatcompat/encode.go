@@ -1,0 +1,226 @@
+package chatcompat
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/gemsig"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// reasoningText returns the replayable reasoning text of t for the
+// profile's field (the items of the profile's format, joined in order), and
+// whether there was any.
+func (c Codec) reasoningText(t *replay.Turn) (string, bool) {
+	var b strings.Builder
+	any := false
+	for _, blk := range t.Blocks {
+		x, ok := blk.(*replay.ReasoningText)
+		if !ok || !replay.Replayable(x) || x.Format != c.Profile.Format {
+			continue
+		}
+		b.WriteString(x.Text)
+		any = true
+	}
+	return b.String(), any
+}
+
+// field returns the reasoning member to write for t: its name and JSON
+// value, or "" when the profile sends none.
+func (c Codec) field(t *replay.Turn) (name string, value []byte) {
+	p := c.Profile
+	text, ok := c.reasoningText(t)
+	switch p.Replay {
+	case ReplayToolLoop, ReplayToolCalls, ReplayAll:
+		if !ok {
+			return "", nil
+		}
+	case ReplayAllWithTools:
+		// V4 wants the key on every assistant turn when tools are in play;
+		// "" where the turn had none (null fails).
+	default:
+		return "", nil
+	}
+	return p.Field, jsonw.String(nil, text)
+}
+
+// content returns the content to write: the visible text, or for MiniMax
+// the raw form with each content-tag reasoning item back inside
+// <think>…</think> where it was.
+func (c Codec) content(t *replay.Turn) (string, bool) {
+	var b strings.Builder
+	has := false
+	for _, blk := range t.Blocks {
+		switch x := blk.(type) {
+		case *replay.Text:
+			b.WriteString(x.Text)
+			has = true
+		case *replay.ReasoningText:
+			if c.Profile.Replay == ReplayRawContent && fromContent(x) && replay.Replayable(x) {
+				b.WriteString("<think>")
+				b.WriteString(x.Text)
+				b.WriteString("</think>")
+				has = true
+			}
+		}
+	}
+	return b.String(), has
+}
+
+func fromContent(x *replay.ReasoningText) bool {
+	return len(x.Extra) > 0 && gjson.GetBytes(x.Extra, "source").Str == "content"
+}
+
+// details returns MiniMax's reasoning_details for reasoning that came in
+// reasoning_details (reasoning_split), or nil.
+func (c Codec) details(t *replay.Turn) []byte {
+	if c.Profile.Replay != ReplayRawContent {
+		return nil
+	}
+	var out []byte
+	for _, blk := range t.Blocks {
+		x, ok := blk.(*replay.ReasoningText)
+		if !ok || fromContent(x) || !replay.Replayable(x) {
+			continue
+		}
+		if out == nil {
+			out = append(out, '[')
+		} else {
+			out = append(out, ',')
+		}
+		out = append(out, `{"type":"reasoning.text","text":`...)
+		out = jsonw.String(out, x.Text)
+		out = append(out, '}')
+	}
+	if out != nil {
+		out = append(out, ']')
+	}
+	return out
+}
+
+// Encode writes the assistant message for the next request:
+//
+//	{"role":"assistant","content":...,"reasoning_content":...,"tool_calls":[...]}
+//
+// The reasoning member follows the profile's [Replay] rule: omitted where
+// the host forbids or ignores it, "" back-filled for DeepSeek V4, the
+// content with its <think> block (or reasoning_details) for MiniMax.
+// Gemini signatures go back onto their tool calls. content is null when the
+// turn has only tool calls.
+func (c Codec) Encode(t *replay.Turn) ([]byte, error) {
+	out := append([]byte(nil), `{"role":"assistant","content":`...)
+	text, has := c.content(t)
+	var calls []int
+	for i, b := range t.Blocks {
+		if _, ok := b.(*replay.ToolCall); ok {
+			calls = append(calls, i)
+		}
+	}
+	if !has && len(calls) > 0 {
+		out = append(out, "null"...)
+	} else {
+		out = jsonw.String(out, text)
+	}
+	if name, v := c.field(t); name != "" {
+		out = jsonw.Key(out, name)
+		out = append(out, v...)
+	}
+	if det := c.details(t); det != nil {
+		out = append(out, `,"reasoning_details":`...)
+		out = append(out, det...)
+	}
+	if len(calls) > 0 {
+		out = append(out, `,"tool_calls":[`...)
+		for k, i := range calls {
+			if k > 0 {
+				out = append(out, ',')
+			}
+			call, err := c.appendCall(nil, t.Blocks, i)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, call...)
+		}
+		out = append(out, ']')
+	}
+	return append(out, '}'), nil
+}
+
+func (c Codec) appendCall(out []byte, blocks []replay.Block, i int) ([]byte, error) {
+	tc := blocks[i].(*replay.ToolCall)
+	out = append(out, `{"id":`...)
+	out = jsonw.String(out, tc.ID)
+	out = append(out, `,"type":"function","function":{"name":`...)
+	out = jsonw.String(out, tc.Name)
+	out = append(out, `,"arguments":`...)
+	out = jsonw.String(out, tc.Arguments)
+	out = append(out, '}')
+	out = jsonw.Members(out, tc.Extra)
+	out = append(out, '}')
+	if sig, ok := gemsig.Bound(blocks, i); ok && replay.Replayable(sig) {
+		var err error
+		if out, err = gemsig.Write(out, sig.Data); err != nil {
+			return nil, fmt.Errorf("replay: %s: encode: %w", c.API(), err)
+		}
+	}
+	return out, nil
+}
+
+// Patch adds the turn's reasoning to an assistant message the caller built,
+// by the same rules as Encode: the profile's reasoning member, MiniMax's
+// raw content or reasoning_details, Gemini signatures on the tool calls of
+// the same id. Every other member is left as it was.
+func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
+	api := c.API()
+	if !gjson.ValidBytes(msg) || !gjson.ParseBytes(msg).IsObject() {
+		return nil, replay.Malformed(api, -1, "", "expected an assistant message object to patch")
+	}
+	out := append([]byte(nil), msg...)
+	var err error
+	if name, v := c.field(t); name != "" {
+		if out, err = sjson.SetRawBytes(out, name, v); err != nil {
+			return nil, fmt.Errorf("replay: %s: patch: %w", api, err)
+		}
+	}
+	if c.Profile.Replay == ReplayRawContent {
+		if text, has := c.content(t); has {
+			if out, err = sjson.SetBytes(out, "content", text); err != nil {
+				return nil, fmt.Errorf("replay: %s: patch: %w", api, err)
+			}
+		}
+		if det := c.details(t); det != nil {
+			if out, err = sjson.SetRawBytes(out, "reasoning_details", det); err != nil {
+				return nil, fmt.Errorf("replay: %s: patch: %w", api, err)
+			}
+		}
+	}
+	for i, b := range t.Blocks {
+		tc, ok := b.(*replay.ToolCall)
+		if !ok || tc.ID == "" {
+			continue
+		}
+		sig, ok := gemsig.Bound(t.Blocks, i)
+		if !ok || !replay.Replayable(sig) {
+			continue
+		}
+		k := -1
+		gjson.GetBytes(out, "tool_calls").ForEach(func(key, v gjson.Result) bool {
+			if v.Get("id").Str == tc.ID {
+				k = int(key.Int())
+				return false
+			}
+			return true
+		})
+		if k < 0 {
+			continue
+		}
+		p := fmt.Sprintf("tool_calls.%d.%s", k, gemsig.Path)
+		if out, err = sjson.SetBytes(out, p, sig.Data); err != nil {
+			return nil, fmt.Errorf("replay: %s: patch: %w", api, err)
+		}
+	}
+	return out, nil
+}

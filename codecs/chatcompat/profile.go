@@ -1,0 +1,187 @@
+package chatcompat
+
+import (
+	"path"
+	"strings"
+
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/think"
+)
+
+// Replay says when a host wants reasoning sent back on assistant messages.
+type Replay uint8
+
+const (
+	// ReplayNone: the host is stateless or ignores reasoning on input;
+	// nothing is sent (vLLM, SGLang, Ollama, llama.cpp, Groq, xAI chat,
+	// Qwen, LM Studio).
+	ReplayNone Replay = iota
+	// ReplayForbidden: sending reasoning_content is a 400 (DeepSeek R1,
+	// api-docs.deepseek.com/zh-cn/guides/reasoning_model).
+	ReplayForbidden
+	// ReplayToolLoop: assistant messages inside the current tool loop carry
+	// their reasoning_content; older ones may be dropped (DeepSeek V3.1/V3.2
+	// thinking mode; error text from continuedev/continue #9606).
+	ReplayToolLoop
+	// ReplayAllWithTools: when the request has tools, every earlier
+	// assistant message carries reasoning_content, "" where the turn had
+	// none; null fails (DeepSeek V4, api-docs.deepseek.com/guides/thinking_mode;
+	// NousResearch/hermes-agent #17400 for null).
+	ReplayAllWithTools
+	// ReplayToolCalls: assistant messages with tool calls carry their
+	// reasoning_content when thinking is on (Kimi K2 thinking,
+	// platform.moonshot.ai use-kimi-k2-thinking-model).
+	ReplayToolCalls
+	// ReplayAll: reasoning_content is sent back on every assistant message,
+	// unmodified and in order (Z.ai GLM interleaved and preserved thinking,
+	// docs.z.ai/guides/capabilities/thinking-mode).
+	ReplayAll
+	// ReplayRawContent: the assistant message goes back as it came: the
+	// <think> block inside content, or reasoning_details when the request
+	// used reasoning_split (MiniMax, platform.minimax.io text-openai-api).
+	ReplayRawContent
+)
+
+// Profile is what the codec knows about one host (or host and model
+// family): how it sends reasoning, and what it wants back.
+type Profile struct {
+	// Name identifies the profile, e.g. "deepseek-v4".
+	Name string
+	// Provider is recorded as the turn's provenance provider.
+	Provider string
+	// Format is the format of the reasoning items decoded for this host.
+	Format replay.Format
+	// Start is how reasoning tags in content are treated before the first
+	// tag (see think.Start). Hosts that parse reasoning themselves use
+	// think.StartVisible; raw self-hosted servers use think.StartAuto,
+	// released as soon as a native reasoning field shows up.
+	Start think.Start
+	// Replay is the host's replay rule.
+	Replay Replay
+	// Field is the assistant message member reasoning is written to
+	// ("reasoning_content"); empty when the host reads none.
+	Field string
+	// Source names the documentation or report the profile's rule comes
+	// from.
+	Source string
+}
+
+// The profiles. Each is selected by provider and model in [ProfileFor].
+var (
+	DeepSeekR1 = Profile{Name: "deepseek-r1", Provider: "deepseek", Format: replay.FormatDeepSeek,
+		Start: think.StartVisible, Replay: ReplayForbidden, Field: "reasoning_content",
+		Source: "api-docs.deepseek.com/zh-cn/guides/reasoning_model (reasoning_content in input -> 400)"}
+	DeepSeekV3 = Profile{Name: "deepseek-v3", Provider: "deepseek", Format: replay.FormatDeepSeek,
+		Start: think.StartVisible, Replay: ReplayToolLoop, Field: "reasoning_content",
+		Source: "DeepSeek thinking mode with tool calls, Dec 2025 (continuedev/continue #9606, #9831; official sample clears older reasoning)"}
+	DeepSeekV4 = Profile{Name: "deepseek-v4", Provider: "deepseek", Format: replay.FormatDeepSeek,
+		Start: think.StartVisible, Replay: ReplayAllWithTools, Field: "reasoning_content",
+		Source: "api-docs.deepseek.com/guides/thinking_mode (V4: all previous turns when tools are in the request)"}
+	XAIChat = Profile{Name: "xai", Provider: "xai", Format: replay.FormatXAIChat,
+		Start: think.StartVisible, Replay: ReplayNone,
+		Source: "docs.x.ai reasoning guide: Chat Completions has no input field for reasoning"}
+	Kimi = Profile{Name: "kimi", Provider: "moonshot", Format: replay.FormatKimi,
+		Start: think.StartVisible, Replay: ReplayToolCalls, Field: "reasoning_content",
+		Source: "platform.moonshot.ai/docs/guide/use-kimi-k2-thinking-model"}
+	GLM = Profile{Name: "glm", Provider: "zai", Format: replay.FormatGLM,
+		Start: think.StartVisible, Replay: ReplayAll, Field: "reasoning_content",
+		Source: "docs.z.ai/guides/capabilities/thinking-mode (interleaved; preserved with clear_thinking:false)"}
+	MiniMax = Profile{Name: "minimax", Provider: "minimax", Format: replay.FormatMiniMax,
+		Start: think.StartAuto, Replay: ReplayRawContent,
+		Source: "platform.minimax.io/docs/api-reference/text-openai-api (append the complete assistant message)"}
+	Qwen = Profile{Name: "qwen", Provider: "dashscope", Format: replay.FormatQwen,
+		Start: think.StartVisible, Replay: ReplayNone,
+		Source: "alibabacloud.com/help/en/model-studio/deep-thinking (no replay rule documented)"}
+	Groq = Profile{Name: "groq", Provider: "groq", Format: replay.FormatGroq,
+		Start: think.StartAuto, Replay: ReplayNone,
+		Source: "console.groq.com/docs/reasoning (reasoning_format raw|parsed|hidden)"}
+	GeminiOpenAI = Profile{Name: "gemini", Provider: "gemini-openai", Format: replay.FormatGoogleGemini,
+		Start: think.StartVisible, Replay: ReplayNone,
+		Source: "ai.google.dev/gemini-api/docs/thought-signatures (OpenAI compatibility: extra_content.google.thought_signature)"}
+	// Generic is any other OpenAI-compatible server: vLLM, SGLang, Ollama,
+	// llama.cpp, LM Studio, Hugging Face router. Stateless; reasoning may
+	// arrive as reasoning, reasoning_content or raw tags in content.
+	Generic = Profile{Name: "generic", Format: replay.FormatUnknown,
+		Start: think.StartAuto, Replay: ReplayNone,
+		Source: "docs.vllm.ai reasoning_outputs; docs.sglang.io separate_reasoning; ollama openai/openai.go; llama.cpp server README"}
+)
+
+// profileRule maps a provider or a model pattern to a profile.
+type profileRule struct {
+	providers []string
+	models    []string
+	profile   *Profile
+}
+
+var profileRules = []profileRule{
+	{providers: []string{"deepseek"}, models: []string{"deepseek-r1*"}, profile: &DeepSeekR1},
+	{providers: []string{"deepseek"}, models: []string{"deepseek-v4*"}, profile: &DeepSeekV4},
+	{providers: []string{"deepseek"}, models: []string{"deepseek-*"}, profile: &DeepSeekV3},
+	{providers: []string{"xai", "x.ai"}, models: []string{"grok-*"}, profile: &XAIChat},
+	{providers: []string{"moonshot", "kimi", "moonshotai"}, models: []string{"kimi-*", "*/kimi-*", "moonshot-*"}, profile: &Kimi},
+	{providers: []string{"zai", "z.ai", "zhipu", "bigmodel"}, models: []string{"glm-*", "*/glm-*"}, profile: &GLM},
+	{providers: []string{"minimax"}, models: []string{"minimax-*", "*/minimax-*"}, profile: &MiniMax},
+	{providers: []string{"dashscope", "alibaba", "qwen", "aliyun"}, models: []string{"qwen*", "qwq-*"}, profile: &Qwen},
+	{providers: []string{"groq"}, profile: &Groq},
+	{providers: []string{"gemini-openai", "google-openai"}, profile: &GeminiOpenAI},
+}
+
+// GenericProviders are the self-hosted servers and routers that get the
+// [Generic] profile.
+var GenericProviders = []string{"vllm", "sglang", "ollama", "llama.cpp", "llamacpp", "lmstudio",
+	"huggingface", "hf", "openai-compatible"}
+
+// ProfileFor picks the profile for a provider and model, in the order of
+// [replay.Registry.Resolve]: a rule that lists the provider and matches the
+// model; a rule that lists the provider; [Generic] for a self-hosted
+// server or router in [GenericProviders]; a rule that matches the model;
+// otherwise [Generic]. The provider name is recorded when the profile has
+// none.
+//
+// deepseek-reasoner and deepseek-chat get the V3 (tool loop) profile: both
+// names have been served by V3.2 since December 2025 (the R1 contract, never
+// send reasoning_content, applies to deepseek-r1* model names).
+func ProfileFor(provider, model string) Profile {
+	p, m := strings.ToLower(provider), strings.ToLower(model)
+	match := func(pats []string) bool {
+		for _, pat := range pats {
+			if ok, _ := path.Match(pat, m); ok && m != "" {
+				return true
+			}
+		}
+		return false
+	}
+	lists := func(ps []string) bool {
+		for _, x := range ps {
+			if x == p && p != "" {
+				return true
+			}
+		}
+		return false
+	}
+	pick := func(pr *Profile) Profile {
+		out := *pr
+		if p != "" && out.Provider == "" {
+			out.Provider = p
+		}
+		return out
+	}
+	for _, r := range profileRules {
+		if lists(r.providers) && match(r.models) {
+			return pick(r.profile)
+		}
+	}
+	for _, r := range profileRules {
+		if lists(r.providers) {
+			return pick(r.profile)
+		}
+	}
+	if !lists(GenericProviders) {
+		for _, r := range profileRules {
+			if match(r.models) {
+				return pick(r.profile)
+			}
+		}
+	}
+	return pick(&Generic)
+}

@@ -1,0 +1,396 @@
+package gemini
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/gemsig"
+	"github.com/tidwall/gjson"
+)
+
+// Rule ids of the Gemini contract.
+const (
+	RuleMissingSignature     = "gemini/missing-signature"
+	RuleInterleavedResponses = "gemini/interleaved-parallel-responses"
+	RuleForeignSignature     = "gemini/foreign-signature"
+	RuleBadBase64            = "gemini/bad-base64"
+	RuleSentinel             = "gemini/sentinel-signature"
+)
+
+// Contract returns what Gemini requires on replay. Gemini 3 and later
+// validate the current turn (everything after the last user message with
+// real content, not a bare function response): the first functionCall
+// part of every model step must carry its signature, parallel calls go
+// back all calls then all responses, and signatures must come from the
+// same backend and be valid base64. Gemini 2.5 and earlier accept replay
+// without signatures, and earlier turns are not checked.
+func (Codec) Contract() replay.ReplayContract {
+	return replay.ReplayContract{
+		API: API,
+		Summary: "Send each model turn back as {\"role\":\"model\",\"parts\":[...]} with every part in order and each " +
+			"thoughtSignature on the part it came on, as the exact string received. On Gemini 3 the first " +
+			"functionCall of every step of the current turn must be signed (else 400), parallel calls go back " +
+			"as all calls then all responses, and signatures are bound to the backend (AI Studio or Vertex) that " +
+			"minted them. Other signatures and thought parts may be dropped at a cost in quality only.",
+		Rules: []replay.Rule{ruleMissing, ruleInterleaved, ruleForeign, ruleBase64, ruleSentinel},
+	}
+}
+
+// Predicted error texts, as the Gemini API and Vertex AI word them.
+func predictMissing(t *replay.Target, name string, content int) string {
+	if backend(t.Provider) == "vertex" {
+		return "Unable to submit request because function call `" + name + "` in the " + strconv.Itoa(content) +
+			". content block is missing a `thought_signature`. Learn more: https://docs.cloud.google.com/vertex-ai/generative-ai/docs/thought-signatures"
+	}
+	return "Function call is missing a thought_signature in functionCall parts. This is required for tools to work " +
+		"correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:" +
+		name + "` , position " + strconv.Itoa(content) + ". Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details."
+}
+
+func predictForeign(t *replay.Target) string {
+	if backend(t.Provider) == "vertex" {
+		return "Unable to submit request because Thought signature is not valid.. Learn more: https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/gemini"
+	}
+	return "Corrupted thought signature."
+}
+
+func predictBase64(content, part int, sig string) string {
+	at := "contents[" + strconv.Itoa(content) + "].parts[" + strconv.Itoa(part) + "]"
+	if content < 0 {
+		at = "contents[?].parts[?]"
+	}
+	return "Invalid value at '" + at + ".thought_signature' (TYPE_BYTES), Base64 decoding failed for \"" + sig + "\""
+}
+
+// backend names the serving backend a provider name implies: "vertex",
+// "aistudio", or "" when it does not say.
+func backend(provider string) string {
+	switch strings.ToLower(provider) {
+	case "vertex", "vertex-ai", "vertexai", "google-vertex":
+		return "vertex"
+	case "aistudio", "ai-studio", "google-ai-studio", "gemini":
+		return "aistudio"
+	}
+	return ""
+}
+
+func targetModel(h *replay.History, t *replay.Target) string {
+	if t.Model != "" {
+		return t.Model
+	}
+	if n := len(h.Turns); n > 0 {
+		return h.Turns[n-1].Provenance.Model
+	}
+	return ""
+}
+
+// dummy reports whether sig is one of the documented validator-skipping
+// values (not base64, accepted as they are).
+func dummy(sig string) bool {
+	return sig == Sentinel || sig == "context_engineering_is_the_way_to_go"
+}
+
+// reqCall is a functionCall part of the request.
+type reqCall struct {
+	content, part int
+	name, id, sig string
+}
+
+// request is the part of a request body the rules read.
+type request struct {
+	steps   [][]reqCall // functionCall parts of each model content of the current turn
+	current int         // index of the first content of the current turn
+	sigs    []reqCall   // every signed part of the request (name empty for non-calls)
+}
+
+func parseRequest(body []byte) (request, bool) {
+	var r request
+	if len(body) == 0 || !gjson.ValidBytes(body) {
+		return r, false
+	}
+	contents := gjson.GetBytes(body, "contents")
+	if !contents.IsArray() {
+		return r, false
+	}
+	all := contents.Array()
+	for ci, c := range all {
+		if c.Get("role").String() != "user" {
+			continue
+		}
+		real := false
+		c.Get("parts").ForEach(func(_, p gjson.Result) bool {
+			if !p.Get("functionResponse").Exists() {
+				real = true
+				return false
+			}
+			return true
+		})
+		if real {
+			r.current = ci + 1
+		}
+	}
+	for ci, c := range all {
+		model := c.Get("role").String() == "model"
+		var step []reqCall
+		pi := 0
+		c.Get("parts").ForEach(func(_, p gjson.Result) bool {
+			fc := p.Get("functionCall")
+			sig := p.Get("thoughtSignature")
+			rc := reqCall{content: ci, part: pi, sig: sig.String()}
+			if fc.Exists() {
+				rc.name, rc.id = fc.Get("name").String(), fc.Get("id").String()
+				if model && ci >= r.current {
+					step = append(step, rc)
+				}
+			}
+			if sig.Exists() {
+				r.sigs = append(r.sigs, rc)
+			}
+			pi++
+			return true
+		})
+		if len(step) > 0 {
+			r.steps = append(r.steps, step)
+		}
+	}
+	return r, true
+}
+
+// interleaved returns the content indexes of model steps that hold a call
+// of a parallel batch sent apart from its first call: a turn of the
+// history has two or more calls, and the request puts them in different
+// model contents.
+func interleaved(h *replay.History, r request) map[int]bool {
+	bad := map[int]bool{}
+	var flat []reqCall
+	for _, s := range r.steps {
+		flat = append(flat, s...)
+	}
+	cur := 0
+	for _, t := range h.Turns {
+		calls := t.ToolCalls()
+		if len(calls) < 2 {
+			continue
+		}
+		first := -1
+		for _, c := range calls {
+			for j := cur; j < len(flat); j++ {
+				if c.ID != "" && flat[j].id == c.ID || c.ID == "" && flat[j].name == c.Name {
+					if first < 0 {
+						first = flat[j].content
+					} else if flat[j].content != first {
+						bad[flat[j].content] = true
+					}
+					cur = j + 1
+					break
+				}
+			}
+		}
+	}
+	return bad
+}
+
+var ruleMissing = replay.Rule{
+	ID:       RuleMissingSignature,
+	Severity: replay.SeverityReject,
+	Doc:      "Gemini 3: the first functionCall part of every model step in the current turn carries its thought signature.",
+	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
+		if !requiresSignatures(targetModel(h, t)) {
+			return
+		}
+		if r, ok := parseRequest(h.Request); ok {
+			skip := interleaved(h, r)
+			for _, s := range r.steps {
+				fc := s[0]
+				if fc.sig != "" || skip[fc.content] {
+					continue
+				}
+				report(replay.Violation{Turn: -1, Block: -1,
+					Pointer:   "/contents/" + strconv.Itoa(fc.content) + "/parts/" + strconv.Itoa(fc.part),
+					Message:   fmt.Sprintf("function call %q is the first call of a model step in the current turn and has no thoughtSignature", fc.name),
+					Predicted: predictMissing(t, fc.name, fc.content),
+					Fix:       "send the turn's signatures back (Encode or Patch the turn as decoded); for history the model did not produce, drop it or, as a last resort, allow the skip_thought_signature_validator sentinel"})
+			}
+			return
+		}
+		// Without the request: the trailing turns that end in tool calls
+		// are the current tool loop.
+		start := len(h.Turns)
+		for start > 0 && len(h.Turns[start-1].ToolCalls()) > 0 {
+			start--
+		}
+		for ti := start; ti < len(h.Turns); ti++ {
+			tu := h.Turns[ti]
+			for bi, b := range tu.Blocks {
+				c, ok := b.(*replay.ToolCall)
+				if !ok {
+					continue
+				}
+				if e, ok := gemsig.Bound(tu.Blocks, bi); ok && replay.Replayable(e) {
+					break
+				}
+				if signedByID(tu, c.ID) {
+					break
+				}
+				report(replay.Violation{Turn: ti, Block: bi,
+					Message:   fmt.Sprintf("function call %q is the first call of a model step in the current turn and has no thoughtSignature", c.Name),
+					Predicted: predictMissing(t, c.Name, contentIndex(ti)),
+					Fix:       "keep the signature the call came with; for history the model did not produce, drop it or, as a last resort, allow the skip_thought_signature_validator sentinel"})
+				break
+			}
+		}
+	},
+}
+
+// contentIndex guesses the contents[] index of the ti-th model turn when
+// the request is not given: user, model, user, model, ...
+func contentIndex(ti int) int { return 2*ti + 1 }
+
+func signedByID(t *replay.Turn, id string) bool {
+	if id == "" {
+		return false
+	}
+	for _, b := range t.Blocks {
+		if e, ok := b.(*replay.Encrypted); ok && e.Format == replay.FormatGoogleGemini &&
+			e.ID.Value() == id && replay.Replayable(e) {
+			return true
+		}
+	}
+	return false
+}
+
+var ruleInterleaved = replay.Rule{
+	ID:       RuleInterleavedResponses,
+	Severity: replay.SeverityReject,
+	Doc:      "Gemini 3: parallel function calls go back together, then all their responses (FC1, FC2, FR1, FR2), never interleaved.",
+	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
+		if !requiresSignatures(targetModel(h, t)) {
+			return
+		}
+		r, ok := parseRequest(h.Request)
+		if !ok {
+			return
+		}
+		bad := interleaved(h, r)
+		for _, s := range r.steps {
+			fc := s[0]
+			if !bad[fc.content] || fc.sig != "" {
+				continue
+			}
+			report(replay.Violation{Turn: -1, Block: -1,
+				Pointer:   "/contents/" + strconv.Itoa(fc.content) + "/parts/" + strconv.Itoa(fc.part),
+				Message:   fmt.Sprintf("function call %q belongs to a parallel batch but is sent in a model message of its own, after the response of an earlier call of the batch", fc.name),
+				Predicted: predictMissing(t, fc.name, fc.content),
+				Fix:       "send one model message with all the batch's calls (the first signed), then one user message with all the function responses"})
+		}
+	},
+}
+
+var ruleForeign = replay.Rule{
+	ID:       RuleForeignSignature,
+	Severity: replay.SeverityReject,
+	Doc:      "Gemini 3: a thought signature goes back only to the backend that minted it (AI Studio and Vertex do not share keys), and only Gemini signatures go in thoughtSignature.",
+	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
+		if !requiresSignatures(targetModel(h, t)) {
+			return
+		}
+		want := backend(t.Provider)
+		for ti, tu := range h.Turns {
+			got := backend(tu.Provenance.Provider)
+			for bi, b := range tu.Blocks {
+				e, ok := b.(*replay.Encrypted)
+				if !ok || !e.Attached || !replay.Replayable(e) || dummy(e.Data) {
+					continue
+				}
+				switch {
+				case e.Format != replay.FormatGoogleGemini && e.Format != "":
+					report(replay.Violation{Turn: ti, Block: bi,
+						Message:   fmt.Sprintf("a %s item is bound to a part as if it were a Gemini thought signature", e.Format),
+						Predicted: predictForeign(t),
+						Fix:       "drop items of other issuers; Gemini accepts only its own signatures"})
+				case want != "" && got != "" && want != got:
+					report(replay.Violation{Turn: ti, Block: bi,
+						Message:   fmt.Sprintf("the signature was minted by %s and the request goes to %s", got, want),
+						Predicted: predictForeign(t),
+						Fix:       "send the request to the backend that produced the turn, or drop the turn's signatures and start a new turn with a user message"})
+				}
+			}
+		}
+	},
+}
+
+var ruleBase64 = replay.Rule{
+	ID:       RuleBadBase64,
+	Severity: replay.SeverityReject,
+	Doc:      "Every thoughtSignature is valid standard base64 (or a documented dummy value), sent as the exact string received.",
+	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
+		if r, ok := parseRequest(h.Request); ok {
+			for _, s := range r.sigs {
+				if dummy(s.sig) || gemsig.ValidBase64(s.sig) {
+					continue
+				}
+				report(replay.Violation{Turn: -1, Block: -1,
+					Pointer:   "/contents/" + strconv.Itoa(s.content) + "/parts/" + strconv.Itoa(s.part) + "/thoughtSignature",
+					Message:   "the thoughtSignature is not valid base64",
+					Predicted: predictBase64(s.content, s.part, s.sig),
+					Fix:       "send the signature exactly as received: do not re-encode it (URL-safe alphabet), trim or truncate it"})
+			}
+			return
+		}
+		for ti, tu := range h.Turns {
+			for bi, b := range tu.Blocks {
+				sig := ""
+				switch x := b.(type) {
+				case *replay.Encrypted:
+					if x.Format != replay.FormatGoogleGemini || !replay.Replayable(x) {
+						continue
+					}
+					sig = x.Data
+				case *replay.ReasoningText:
+					if x.Format != replay.FormatGoogleGemini || !x.Signed() {
+						continue
+					}
+					sig = x.Signature.Value()
+				default:
+					continue
+				}
+				if dummy(sig) || gemsig.ValidBase64(sig) {
+					continue
+				}
+				report(replay.Violation{Turn: ti, Block: bi,
+					Message:   "the thought signature is not valid base64",
+					Predicted: predictBase64(-1, -1, sig),
+					Fix:       "keep the signature exactly as received: do not re-encode it (URL-safe alphabet), trim or truncate it"})
+			}
+		}
+	},
+}
+
+var ruleSentinel = replay.Rule{
+	ID:       RuleSentinel,
+	Severity: replay.SeverityDegrade,
+	Doc:      "The skip_thought_signature_validator sentinel passes validation but degrades the model; it is reported wherever it is sent.",
+	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
+		msg := "a function call carries the skip_thought_signature_validator sentinel instead of its signature"
+		fix := "send the call's real signature; the sentinel is a last resort for history the model did not produce"
+		if r, ok := parseRequest(h.Request); ok {
+			for _, s := range r.sigs {
+				if dummy(s.sig) {
+					report(replay.Violation{Turn: -1, Block: -1,
+						Pointer: "/contents/" + strconv.Itoa(s.content) + "/parts/" + strconv.Itoa(s.part) + "/thoughtSignature",
+						Message: msg, Fix: fix})
+				}
+			}
+			return
+		}
+		for ti, tu := range h.Turns {
+			for bi, b := range tu.Blocks {
+				if e, ok := gemsig.Is(b); ok && dummy(e.Data) {
+					report(replay.Violation{Turn: ti, Block: bi, Message: msg, Fix: fix})
+				}
+			}
+		}
+	},
+}

@@ -1,0 +1,124 @@
+package gemini
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/reasonreplay/replay"
+	"github.com/tidwall/gjson"
+)
+
+// StreamDecoder decodes a streamGenerateContent stream (SSE with alt=sse, or
+// one response per JSONL line). Its zero value is ready to use. Create one
+// per stream, with [Codec.NewStream] or directly.
+type StreamDecoder struct {
+	// Provider, Candidate and Limits are as in [Codec].
+	Provider  string
+	Candidate int
+	Limits    replay.Limits
+
+	r        responder
+	started  bool
+	n        int
+	err      error
+	perr     *replay.ProviderError
+	done     bool
+	finished bool
+}
+
+// Decode decodes one stream event: a whole GenerateContentResponse.
+func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
+	if d.err != nil {
+		return dst, d.err
+	}
+	if !d.started {
+		d.started = true
+		d.r.provider, d.r.candidate = d.Provider, d.Candidate
+		d.r.b.lim = d.Limits.WithDefaults()
+		d.r.b.emit = true
+	}
+	n := d.n
+	d.n++
+	b := &d.r.b
+	b.event = n
+	b.ev = dst
+	defer func() { b.ev = nil }()
+	data := f.Data
+	if len(trimSpace(data)) == 0 {
+		return dst, nil
+	}
+	if !gjson.ValidBytes(data) {
+		d.err = replay.Malformed(API, n, "", "expected a JSON GenerateContentResponse")
+		return dst, d.err
+	}
+	root := view(data)
+	if !isObject(root[skipSpace(root, 0):]) {
+		d.err = replay.Malformed(API, n, "", "expected a JSON object")
+		return dst, d.err
+	}
+	pe, err := d.r.response(root)
+	if err != nil {
+		d.err = err
+		return b.ev, err
+	}
+	if pe != nil {
+		d.perr = pe
+		d.err = pe
+		b.unfinished()
+		ev := append(b.ev, replay.Event{Kind: replay.EventError, Block: -1, Err: pe})
+		return ev, pe
+	}
+	if d.r.finish != "" {
+		if err := b.close(); err != nil {
+			d.err = err
+			return b.ev, err
+		}
+		if !d.done {
+			d.done = true
+			b.push(replay.Event{Kind: replay.EventDone, Block: -1})
+		}
+	}
+	return b.ev, nil
+}
+
+// Finish returns the turn. A stream without a finishReason on its
+// candidate returns the partial turn and an error wrapping
+// io.ErrUnexpectedEOF.
+func (d *StreamDecoder) Finish() (*replay.Turn, error) {
+	if d.finished {
+		return nil, fmt.Errorf("replay: %s: Finish called twice", API)
+	}
+	d.finished = true
+	t := &replay.Turn{Provenance: replay.Provenance{API: API}}
+	b := &d.r.b
+	if d.err == nil && d.done {
+		if err := b.close(); err != nil {
+			d.err = err
+		}
+	}
+	if d.err != nil || !d.done {
+		b.unfinished()
+	}
+	d.r.finishTurn(t)
+	switch {
+	case d.perr != nil:
+		t.Error = d.perr
+		return t, d.perr
+	case d.err != nil:
+		return t, d.err
+	case !d.done:
+		return t, &replay.Error{API: API, Event: d.n, Err: fmt.Errorf("stream ended before a finishReason: %w", io.ErrUnexpectedEOF)}
+	}
+	t.Complete = true
+	return t, nil
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
