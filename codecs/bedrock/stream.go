@@ -1,0 +1,437 @@
+package bedrock
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unsafe"
+
+	"github.com/reasonreplay/replay"
+	"github.com/tidwall/gjson"
+)
+
+// NewStream returns a decoder for ConverseStream events.
+func (c Codec) NewStream() replay.FrameDecoder {
+	return &Stream{Model: c.Model, Provider: c.Provider, Limits: c.Limits}
+}
+
+type openKind uint8
+
+const (
+	openText openKind = iota + 1
+	openReasoning
+	openRedacted
+	openTool
+)
+
+// open is a content block between its first event and contentBlockStop.
+type open struct {
+	cbi   int // contentBlockIndex
+	kind  openKind
+	block int // position in the turn's Blocks, -1 for an empty text block
+	text  strings.Builder
+	sig   strings.Builder
+	nsig  int // signature deltas seen
+	data  strings.Builder
+}
+
+// Stream is the ConverseStream decoder. The zero value is ready to use;
+// Model, Provider and Limits play the roles of the [Codec] fields.
+type Stream struct {
+	Model    string
+	Provider string
+	Limits   replay.Limits
+
+	lim     replay.Limits
+	init    bool
+	turn    replay.Turn
+	opens   []*open
+	free    []*open
+	n       int // frames seen
+	stopped bool
+	err     error
+	perr    *replay.ProviderError
+	done    bool
+}
+
+// exception events and the HTTP status each stands for.
+var exceptions = map[string]int{
+	"internalServerException":     500,
+	"modelStreamErrorException":   424,
+	"validationException":         400,
+	"throttlingException":         429,
+	"serviceUnavailableException": 503,
+}
+
+// Decode decodes one event.
+func (s *Stream) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
+	if s.err != nil {
+		return dst, s.err
+	}
+	if !s.init {
+		s.init = true
+		s.lim = s.Limits.WithDefaults()
+		s.turn.Provenance = Codec{Provider: s.Provider, Model: s.Model}.provenance()
+	}
+	n := s.n
+	s.n++
+	if s.done {
+		return dst, nil
+	}
+	if !gjson.ValidBytes(f.Data) {
+		s.err = replay.Malformed(API, n, "", "expected a JSON event")
+		return dst, s.err
+	}
+	// The frame is read in place (it is valid only during this call);
+	// everything kept is copied out of it.
+	data := gjson.Parse(unsafe.String(unsafe.SliceData(f.Data), len(f.Data)))
+	var typ string
+	var p gjson.Result
+	if len(f.Type) > 0 {
+		typ, p = unsafe.String(unsafe.SliceData(f.Type), len(f.Type)), data
+	} else {
+		if !data.IsObject() {
+			s.err = replay.Malformed(API, n, "", "expected an object {\"<eventType>\":{...}}")
+			return dst, s.err
+		}
+		members := 0
+		data.ForEach(func(k, v gjson.Result) bool {
+			typ, p = k.Str, v
+			members++
+			return members < 2
+		})
+		if members != 1 {
+			s.err = replay.Malformed(API, n, "", "expected exactly one member naming the event type")
+			return dst, s.err
+		}
+	}
+	var err error
+	dst, err = s.event(n, typ, p, dst)
+	if err != nil {
+		s.err = err
+	}
+	return dst, err
+}
+
+func (s *Stream) event(n int, typ string, p gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+	switch typ {
+	case "messageStart", "metadata", "messageStop", "contentBlockStart", "contentBlockDelta", "contentBlockStop":
+		if !p.IsObject() {
+			return dst, replay.Malformed(API, n, "", "expected %s to be an object", typ)
+		}
+	}
+	switch typ {
+	case "messageStart":
+		return dst, nil
+	case "metadata":
+		if u := p.Get("usage"); u.IsObject() {
+			s.turn.Usage = raw(u.Raw)
+		}
+		return dst, nil
+	case "messageStop":
+		if sr := p.Get("stopReason"); sr.Type == gjson.String {
+			s.turn.FinishReason = clone(sr.Str)
+		}
+		for len(s.opens) > 0 {
+			dst = s.close(s.opens[0], dst)
+		}
+		s.stopped = true
+		return append(dst, replay.Event{Kind: replay.EventDone, Block: -1}), nil
+	case "contentBlockStart", "contentBlockDelta", "contentBlockStop":
+	default:
+		if status, ok := exceptions[typ]; ok {
+			e := &replay.ProviderError{API: API, Status: status, Type: typ}
+			if m := p.Get("message"); m.Type == gjson.String {
+				e.Message = clone(m.Str)
+			}
+			if st := p.Get("originalStatusCode"); st.Type == gjson.Number {
+				e.Status = int(st.Int())
+			}
+			if om := p.Get("originalMessage"); om.Type == gjson.String {
+				e.Raw = clone(om.Str)
+			}
+			s.perr, s.done = e, true
+			s.turn.Error = e
+			return append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: e}), nil
+		}
+		return dst, nil // an event type this decoder does not know
+	}
+	if s.stopped {
+		return dst, replay.Malformed(API, n, "", "%s after messageStop", typ)
+	}
+	idx := p.Get("contentBlockIndex")
+	if idx.Type != gjson.Number || idx.Int() < 0 || float64(idx.Int()) != idx.Num {
+		return dst, replay.Malformed(API, n, "/contentBlockIndex", "expected a non-negative integer")
+	}
+	cbi := int(idx.Int())
+	o := s.find(cbi)
+	switch typ {
+	case "contentBlockStop":
+		if o != nil {
+			dst = s.close(o, dst)
+		}
+		return dst, nil
+	case "contentBlockStart":
+		if o != nil {
+			return dst, replay.Malformed(API, n, "/contentBlockIndex", "block %d started twice", cbi)
+		}
+		st := p.Get("start")
+		tu := st.Get("toolUse")
+		if !tu.IsObject() {
+			// Another start kind: kept verbatim, closed at once.
+			if err := s.grow(); err != nil {
+				return dst, err
+			}
+			s.turn.Blocks = append(s.turn.Blocks, &replay.Native{Kind: "contentBlockStart", Raw: raw(st.Raw)})
+			return dst, nil
+		}
+		id, name := tu.Get("toolUseId"), tu.Get("name")
+		if id.Type != gjson.String || name.Type != gjson.String {
+			return dst, replay.Malformed(API, n, "/start/toolUse", "expected string toolUseId and name")
+		}
+		if err := s.grow(); err != nil {
+			return dst, err
+		}
+		o = s.openAt(cbi, openTool)
+		call := &replay.ToolCall{ID: clone(id.Str), Name: clone(name.Str), Unfinished: true,
+			Extra: extra(tu, "toolUseId", "name")}
+		s.turn.Blocks = append(s.turn.Blocks, call)
+		return append(dst, replay.Event{Kind: replay.EventToolCallStart, Block: o.block, ID: call.ID, Name: call.Name}), nil
+	}
+	// contentBlockDelta
+	const ptr = "/delta"
+	d := p.Get("delta")
+	if !d.IsObject() {
+		return dst, replay.Malformed(API, n, ptr, "expected an object")
+	}
+	if x := d.Get("text"); x.Exists() {
+		if x.Type != gjson.String {
+			return dst, replay.Malformed(API, n, ptr+"/text", "expected a string")
+		}
+		if o == nil {
+			o = s.openAt(cbi, openText)
+		} else if o.kind != openText {
+			return dst, replay.Malformed(API, n, ptr+"/text", "text delta in a block of another kind")
+		}
+		if x.Str == "" {
+			return dst, nil
+		}
+		if o.block < 0 {
+			if err := s.grow(); err != nil {
+				return dst, err
+			}
+			o.block = len(s.turn.Blocks)
+			s.turn.Blocks = append(s.turn.Blocks, &replay.Text{})
+		}
+		delta, err := s.appendTo(&o.text, x.Str)
+		if err != nil {
+			return dst, err
+		}
+		return append(dst, replay.Event{Kind: replay.EventTextDelta, Block: o.block, Delta: delta}), nil
+	}
+	if rc := d.Get("reasoningContent"); rc.Exists() {
+		const ptr = "/delta/reasoningContent"
+		if !rc.IsObject() {
+			return dst, replay.Malformed(API, n, ptr, "expected an object")
+		}
+		text, sig, red := rc.Get("text"), rc.Get("signature"), rc.Get("redactedContent")
+		for _, v := range [...]gjson.Result{text, sig, red} {
+			if v.Exists() && v.Type != gjson.String {
+				return dst, replay.Malformed(API, n, ptr, "expected string members")
+			}
+		}
+		want := openReasoning
+		if red.Exists() {
+			want = openRedacted
+			if text.Exists() || sig.Exists() {
+				return dst, replay.Malformed(API, n, ptr, "redactedContent together with text or signature")
+			}
+		} else if !text.Exists() && !sig.Exists() {
+			return dst, replay.Malformed(API, n, ptr, "expected text, signature or redactedContent")
+		}
+		if o == nil {
+			if err := s.grow(); err != nil {
+				return dst, err
+			}
+			o = s.openAt(cbi, want)
+			var it replay.ReasoningItem
+			if want == openRedacted {
+				it = &replay.Encrypted{}
+			} else {
+				it = &replay.ReasoningText{}
+			}
+			m := it.Meta()
+			m.Index, m.Unfinished = replay.Some(cbi), true
+			m.Format = formatFor(s.Model, false)
+			s.turn.Blocks = append(s.turn.Blocks, it)
+			dst = append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: o.block, Item: it})
+		} else if o.kind != want {
+			return dst, replay.Malformed(API, n, ptr, "reasoning delta in a block of another kind")
+		}
+		it := s.turn.Blocks[o.block].(replay.ReasoningItem)
+		if red.Exists() {
+			if _, err := s.appendTo(&o.data, red.Str); err != nil {
+				return dst, err
+			}
+			return dst, nil
+		}
+		if sig.Exists() {
+			if _, err := s.appendTo(&o.sig, sig.Str); err != nil {
+				return dst, err
+			}
+			o.nsig++
+		}
+		if text.Str != "" {
+			delta, err := s.appendTo(&o.text, text.Str)
+			if err != nil {
+				return dst, err
+			}
+			dst = append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: o.block, Delta: delta, Item: it})
+		}
+		return dst, nil
+	}
+	if tu := d.Get("toolUse"); tu.Exists() {
+		in := tu.Get("input")
+		if in.Type != gjson.String {
+			return dst, replay.Malformed(API, n, ptr+"/toolUse/input", "expected a string")
+		}
+		if o == nil || o.kind != openTool {
+			return dst, replay.Malformed(API, n, ptr+"/toolUse", "toolUse delta without a toolUse contentBlockStart")
+		}
+		delta, err := s.appendTo(&o.text, in.Str)
+		if err != nil {
+			return dst, err
+		}
+		if delta == "" {
+			return dst, nil
+		}
+		return append(dst, replay.Event{Kind: replay.EventToolCallDelta, Block: o.block, Delta: delta}), nil
+	}
+	// Another delta kind (citation, image, ...): kept verbatim as its own
+	// block.
+	if err := s.grow(); err != nil {
+		return dst, err
+	}
+	s.turn.Blocks = append(s.turn.Blocks, &replay.Native{Kind: "contentBlockDelta", Raw: raw(d.Raw)})
+	return dst, nil
+}
+
+func (s *Stream) grow() error {
+	if len(s.turn.Blocks) >= s.lim.MaxBlocks {
+		return &replay.LimitError{What: "block count", Limit: s.lim.MaxBlocks}
+	}
+	return nil
+}
+
+// appendTo appends piece to b and returns the appended bytes as an
+// immutable string.
+func (s *Stream) appendTo(b *strings.Builder, piece string) (string, error) {
+	if b.Len()+len(piece) > s.lim.MaxItem {
+		return "", &replay.LimitError{What: "item size", Limit: s.lim.MaxItem}
+	}
+	k := b.Len()
+	b.WriteString(piece)
+	return b.String()[k:], nil
+}
+
+func (s *Stream) find(cbi int) *open {
+	for _, o := range s.opens {
+		if o.cbi == cbi {
+			return o
+		}
+	}
+	return nil
+}
+
+// openAt opens a block. Reasoning and tool blocks take the next position
+// in the turn; a text block gets one at its first non-empty delta.
+func (s *Stream) openAt(cbi int, kind openKind) *open {
+	var o *open
+	if k := len(s.free); k > 0 {
+		o, s.free = s.free[k-1], s.free[:k-1]
+	} else {
+		o = &open{}
+	}
+	o.cbi, o.kind, o.nsig = cbi, kind, 0
+	o.block = -1
+	if kind != openText {
+		o.block = len(s.turn.Blocks)
+	}
+	s.opens = append(s.opens, o)
+	return o
+}
+
+// close finishes o and removes it from the open list.
+func (s *Stream) close(o *open, dst []replay.Event) []replay.Event {
+	dst = s.finalize(o, dst, true)
+	for i, x := range s.opens {
+		if x == o {
+			s.opens = append(s.opens[:i], s.opens[i+1:]...)
+			break
+		}
+	}
+	o.text, o.sig, o.data = strings.Builder{}, strings.Builder{}, strings.Builder{}
+	s.free = append(s.free, o)
+	return dst
+}
+
+// finalize copies o's builders into its block; finished says whether the
+// block closed normally (events are emitted only then).
+func (s *Stream) finalize(o *open, dst []replay.Event, finished bool) []replay.Event {
+	if o.block < 0 {
+		return dst
+	}
+	switch b := s.turn.Blocks[o.block].(type) {
+	case *replay.Text:
+		b.Text = o.text.String()
+	case *replay.ReasoningText:
+		b.Text = o.text.String()
+		if o.nsig > 0 {
+			b.Signature = replay.Some(o.sig.String())
+		}
+		b.Format = formatFor(s.Model, b.Signed())
+		b.Unfinished = !finished
+		if finished {
+			dst = append(dst, replay.Event{Kind: replay.EventReasoningEnd, Block: o.block, Item: b})
+		}
+	case *replay.Encrypted:
+		b.Data = o.data.String()
+		b.Unfinished = !finished
+		if finished {
+			dst = append(dst, replay.Event{Kind: replay.EventReasoningEnd, Block: o.block, Item: b})
+		}
+	case *replay.ToolCall:
+		b.Arguments = o.text.String()
+		b.Unfinished = !finished
+		if finished {
+			dst = append(dst, replay.Event{Kind: replay.EventToolCallEnd, Block: o.block})
+		}
+	}
+	return dst
+}
+
+// Finish ends the stream and returns the turn.
+func (s *Stream) Finish() (*replay.Turn, error) {
+	if !s.init {
+		s.init = true
+		s.turn.Provenance = Codec{Provider: s.Provider, Model: s.Model}.provenance()
+	}
+	for _, o := range s.opens {
+		s.finalize(o, nil, false)
+	}
+	s.opens = nil
+	t := &s.turn
+	switch {
+	case s.err != nil:
+		t.MarkUnfinished()
+		return t, s.err
+	case s.perr != nil:
+		t.MarkUnfinished()
+		return t, s.perr
+	case !s.stopped:
+		t.MarkUnfinished()
+		return t, &replay.Error{API: API, Event: s.n, Err: fmt.Errorf("stream ended before messageStop: %w", io.ErrUnexpectedEOF)}
+	}
+	t.Complete = true
+	return t, nil
+}
