@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -49,7 +50,7 @@ func (t *Turn) AppendJSON(dst []byte) []byte {
 	}
 	if len(t.Usage) > 0 {
 		dst = jsonw.Key(dst, "usage")
-		dst = append(dst, t.Usage...)
+		dst = appendCompact(dst, t.Usage)
 	}
 	dst = jsonw.Key(dst, "blocks")
 	dst = append(dst, '[')
@@ -94,7 +95,7 @@ func appendBlock(dst []byte, b Block) []byte {
 			dst = jsonw.Key(dst, "id")
 			dst = jsonw.String(dst, b.ID)
 		}
-		dst = jsonw.Members(dst, b.Extra)
+		dst = jsonw.Members(dst, compact(b.Extra))
 		return append(dst, '}')
 	case *ToolCall:
 		dst = append(dst, `{"type":"tool_call","id":`...)
@@ -110,7 +111,7 @@ func appendBlock(dst []byte, b Block) []byte {
 		if b.Unfinished {
 			dst = append(dst, `,"unfinished":true`...)
 		}
-		dst = jsonw.Members(dst, b.Extra)
+		dst = jsonw.Members(dst, compact(b.Extra))
 		return append(dst, '}')
 	case *Native:
 		dst = append(dst, `{"type":"native","kind":`...)
@@ -119,7 +120,7 @@ func appendBlock(dst []byte, b Block) []byte {
 		if len(b.Raw) == 0 {
 			dst = append(dst, "null"...)
 		} else {
-			dst = append(dst, b.Raw...)
+			dst = appendCompact(dst, b.Raw)
 		}
 		if b.Unfinished {
 			dst = append(dst, `,"unfinished":true`...)
@@ -141,7 +142,10 @@ func AppendDetail(dst []byte, it ReasoningItem) []byte { return appendItem(dst, 
 
 func appendItem(dst []byte, it ReasoningItem, wire bool) []byte {
 	if o, ok := it.(*Opaque); ok {
-		return append(dst, o.Raw...)
+		if wire {
+			return append(dst, o.Raw...)
+		}
+		return appendCompact(dst, o.Raw)
 	}
 	m := it.Meta()
 	dst = append(dst, `{"type":`...)
@@ -180,8 +184,32 @@ func appendItem(dst []byte, it ReasoningItem, wire bool) []byte {
 			dst = append(dst, `,"attached":true`...)
 		}
 	}
-	dst = jsonw.Members(dst, m.Extra)
+	if wire {
+		dst = jsonw.Members(dst, m.Extra)
+	} else {
+		dst = jsonw.Members(dst, compact(m.Extra))
+	}
 	return append(dst, '}')
+}
+
+// appendCompact appends the JSON value raw without insignificant white
+// space, so that a document stays one line; string values are untouched.
+func appendCompact(dst []byte, raw []byte) []byte {
+	if bytes.IndexAny(raw, "\t\r\n") < 0 {
+		return append(dst, raw...)
+	}
+	buf := bytes.NewBuffer(dst)
+	if err := json.Compact(buf, raw); err != nil {
+		return append(dst, raw...)
+	}
+	return buf.Bytes()
+}
+
+func compact(raw []byte) []byte {
+	if bytes.IndexAny(raw, "\t\r\n") < 0 {
+		return raw
+	}
+	return appendCompact(nil, raw)
 }
 
 func appendOptString(dst []byte, k string, o Opt[string]) []byte {

@@ -90,15 +90,18 @@ func Members(dst []byte, obj []byte) []byte {
 		return dst
 	}
 	inner := obj[i+1 : j-1]
-	k := 0
-	for k < len(inner) && isSpace(inner[k]) {
+	k, e := 0, len(inner)
+	for k < e && isSpace(inner[k]) {
 		k++
 	}
-	if k == len(inner) {
+	for e > k && isSpace(inner[e-1]) {
+		e--
+	}
+	if k == e {
 		return dst
 	}
 	dst = Comma(dst)
-	return append(dst, inner[k:]...)
+	return append(dst, inner[k:e]...)
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
