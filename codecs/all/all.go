@@ -7,5 +7,7 @@
 package all
 
 import (
+	_ "github.com/reasonreplay/replay/codecs/bedrock"
+	_ "github.com/reasonreplay/replay/codecs/mistral"
 	_ "github.com/reasonreplay/replay/codecs/openrouter"
 )

@@ -140,7 +140,7 @@ func (s *Stream) event(n int, typ string, p gjson.Result, dst []replay.Event) ([
 	case "contentBlockStart", "contentBlockDelta", "contentBlockStop":
 	default:
 		if status, ok := exceptions[typ]; ok {
-			e := &replay.ProviderError{API: API, Status: status, Type: typ}
+			e := &replay.ProviderError{API: API, Status: status, Type: clone(typ)}
 			if m := p.Get("message"); m.Type == gjson.String {
 				e.Message = clone(m.Str)
 			}
