@@ -8,6 +8,7 @@ package all
 
 import (
 	_ "github.com/reasonreplay/replay/codecs/bedrock"
+	_ "github.com/reasonreplay/replay/codecs/cohere"
 	_ "github.com/reasonreplay/replay/codecs/mistral"
 	_ "github.com/reasonreplay/replay/codecs/openrouter"
 )
