@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 )
 
@@ -204,8 +205,8 @@ func (s *Stream) event(n int, typ string, p gjson.Result, dst []replay.Event) ([
 	if !d.IsObject() {
 		return dst, replay.Malformed(API, n, ptr, "expected an object")
 	}
-	if x := d.Get("text"); x.Exists() {
-		if x.Type != gjson.String {
+	if x := jsonw.RawMember(d.Raw, "text"); x != "" {
+		if x[0] != '"' {
 			return dst, replay.Malformed(API, n, ptr+"/text", "expected a string")
 		}
 		if o == nil {
@@ -213,7 +214,7 @@ func (s *Stream) event(n int, typ string, p gjson.Result, dst []replay.Event) ([
 		} else if o.kind != openText {
 			return dst, replay.Malformed(API, n, ptr+"/text", "text delta in a block of another kind")
 		}
-		if x.Str == "" {
+		if x == `""` {
 			return dst, nil
 		}
 		if o.block < 0 {
@@ -223,30 +224,33 @@ func (s *Stream) event(n int, typ string, p gjson.Result, dst []replay.Event) ([
 			o.block = len(s.turn.Blocks)
 			s.turn.Blocks = append(s.turn.Blocks, &replay.Text{})
 		}
-		delta, err := s.appendTo(&o.text, x.Str)
+		delta, err := s.appendTo(&o.text, x)
 		if err != nil {
 			return dst, err
 		}
+		if delta == "" {
+			return dst, nil
+		}
 		return append(dst, replay.Event{Kind: replay.EventTextDelta, Block: o.block, Delta: delta}), nil
 	}
-	if rc := d.Get("reasoningContent"); rc.Exists() {
+	if rc := jsonw.RawMember(d.Raw, "reasoningContent"); rc != "" {
 		const ptr = "/delta/reasoningContent"
-		if !rc.IsObject() {
+		if rc[0] != '{' {
 			return dst, replay.Malformed(API, n, ptr, "expected an object")
 		}
-		text, sig, red := rc.Get("text"), rc.Get("signature"), rc.Get("redactedContent")
-		for _, v := range [...]gjson.Result{text, sig, red} {
-			if v.Exists() && v.Type != gjson.String {
+		text, sig, red := jsonw.RawMember(rc, "text"), jsonw.RawMember(rc, "signature"), jsonw.RawMember(rc, "redactedContent")
+		for _, v := range [...]string{text, sig, red} {
+			if v != "" && v[0] != '"' {
 				return dst, replay.Malformed(API, n, ptr, "expected string members")
 			}
 		}
 		want := openReasoning
-		if red.Exists() {
+		if red != "" {
 			want = openRedacted
-			if text.Exists() || sig.Exists() {
+			if text != "" || sig != "" {
 				return dst, replay.Malformed(API, n, ptr, "redactedContent together with text or signature")
 			}
-		} else if !text.Exists() && !sig.Exists() {
+		} else if text == "" && sig == "" {
 			return dst, replay.Malformed(API, n, ptr, "expected text, signature or redactedContent")
 		}
 		if o == nil {
@@ -269,36 +273,38 @@ func (s *Stream) event(n int, typ string, p gjson.Result, dst []replay.Event) ([
 			return dst, replay.Malformed(API, n, ptr, "reasoning delta in a block of another kind")
 		}
 		it := s.turn.Blocks[o.block].(replay.ReasoningItem)
-		if red.Exists() {
-			if _, err := s.appendTo(&o.data, red.Str); err != nil {
+		if red != "" {
+			if _, err := s.appendTo(&o.data, red); err != nil {
 				return dst, err
 			}
 			return dst, nil
 		}
-		if sig.Exists() {
-			if _, err := s.appendTo(&o.sig, sig.Str); err != nil {
+		if sig != "" {
+			if _, err := s.appendTo(&o.sig, sig); err != nil {
 				return dst, err
 			}
 			o.nsig++
 		}
-		if text.Str != "" {
-			delta, err := s.appendTo(&o.text, text.Str)
+		if text != "" {
+			delta, err := s.appendTo(&o.text, text)
 			if err != nil {
 				return dst, err
 			}
-			dst = append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: o.block, Delta: delta, Item: it})
+			if delta != "" {
+				dst = append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: o.block, Delta: delta, Item: it})
+			}
 		}
 		return dst, nil
 	}
-	if tu := d.Get("toolUse"); tu.Exists() {
-		in := tu.Get("input")
-		if in.Type != gjson.String {
+	if tu := jsonw.RawMember(d.Raw, "toolUse"); tu != "" {
+		in := jsonw.RawMember(tu, "input")
+		if in == "" || in[0] != '"' {
 			return dst, replay.Malformed(API, n, ptr+"/toolUse/input", "expected a string")
 		}
 		if o == nil || o.kind != openTool {
 			return dst, replay.Malformed(API, n, ptr+"/toolUse", "toolUse delta without a toolUse contentBlockStart")
 		}
-		delta, err := s.appendTo(&o.text, in.Str)
+		delta, err := s.appendTo(&o.text, in)
 		if err != nil {
 			return dst, err
 		}
@@ -323,14 +329,18 @@ func (s *Stream) grow() error {
 	return nil
 }
 
-// appendTo appends piece to b and returns the appended bytes as an
+// appendTo appends the value of the JSON string literal lit to b (without
+// allocating beyond b's growth) and returns the appended bytes as an
 // immutable string.
-func (s *Stream) appendTo(b *strings.Builder, piece string) (string, error) {
-	if b.Len()+len(piece) > s.lim.MaxItem {
+func (s *Stream) appendTo(b *strings.Builder, lit string) (string, error) {
+	if b.Len()+len(lit)-2 > s.lim.MaxItem {
 		return "", &replay.LimitError{What: "item size", Limit: s.lim.MaxItem}
 	}
 	k := b.Len()
-	b.WriteString(piece)
+	jsonw.WriteUnquoted(b, lit)
+	if b.Len() > s.lim.MaxItem {
+		return "", &replay.LimitError{What: "item size", Limit: s.lim.MaxItem}
+	}
 	return b.String()[k:], nil
 }
 
