@@ -16,7 +16,7 @@ func longStream(n int) []byte {
 	var b bytes.Buffer
 	pre := `data: {"id":"0f3c","object":"chat.completion.chunk","created":1790000000,"model":"mistral-small-2603","choices":[{"index":0,"delta":`
 	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, "%s{\"content\":[{\"type\":\"thinking\",\"thinking\":[{\"type\":\"text\",\"text\":\"step %d: multiply by two, \"}],\"closed\":true}]},\"finish_reason\":null}],\"p\":\"abcdefgh\"}\n\n", pre, i)
+		fmt.Fprintf(&b, "%s{\"content\":[{\"type\":\"thinking\",\"thinking\":[{\"type\":\"text\",\"text\":\"step %d: \\\"double\\\" it,\\n \"}],\"closed\":true}]},\"finish_reason\":null}],\"p\":\"abcdefgh\"}\n\n", pre, i)
 	}
 	for i := 0; i < n; i++ {
 		fmt.Fprintf(&b, "%s{\"content\":\"word%d \"},\"finish_reason\":null}]}\n\n", pre, i)

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 )
 
@@ -117,15 +118,19 @@ func (s *Stream) chunk(n int, root gjson.Result, dst []replay.Event) ([]replay.E
 		return dst, replay.Malformed(API, n, "/choices/0/delta", "expected an object")
 	}
 	var err error
-	switch content := delta.Get("content"); {
-	case content.Type == gjson.String:
-		dst, err = s.textDelta(content.Str, dst)
-	case content.IsArray():
+	// String values are read raw and unquoted straight into the builders,
+	// so that an escaped delta costs no allocation.
+	switch raw := jsonw.RawMember(delta.Raw, "content"); {
+	case raw == "" || raw == "null":
+	case raw[0] == '"':
+		dst, err = s.textDelta(raw, dst)
+	case raw[0] == '[':
+		content := gjson.Parse(raw)
 		content.ForEach(func(_, ch gjson.Result) bool {
 			dst, err = s.contentChunk(n, ch, dst)
 			return err == nil
 		})
-	case content.Exists() && content.Type != gjson.Null:
+	default:
 		err = replay.Malformed(API, n, "/choices/0/delta/content", "expected a string, an array or null")
 	}
 	if err != nil {
@@ -156,18 +161,18 @@ func (s *Stream) chunk(n int, root gjson.Result, dst []replay.Event) ([]replay.E
 
 func (s *Stream) contentChunk(n int, ch gjson.Result, dst []replay.Event) ([]replay.Event, error) {
 	if ch.Type == gjson.String {
-		return s.textDelta(ch.Str, dst)
+		return s.textDelta(ch.Raw, dst)
 	}
 	if !ch.IsObject() {
 		return dst, replay.Malformed(API, n, "/choices/0/delta/content", "expected chunk objects")
 	}
 	switch ch.Get("type").String() {
 	case "text":
-		x := ch.Get("text")
-		if x.Type != gjson.String {
+		x := jsonw.RawMember(ch.Raw, "text")
+		if x == "" || x[0] != '"' {
 			return dst, replay.Malformed(API, n, "/choices/0/delta/content", "expected a string text")
 		}
-		return s.textDelta(x.Str, dst)
+		return s.textDelta(x, dst)
 	case "thinking":
 		th := ch.Get("thinking")
 		if !th.IsArray() && th.Type != gjson.String {
@@ -177,7 +182,8 @@ func (s *Stream) contentChunk(n int, ch gjson.Result, dst []replay.Event) ([]rep
 		if !textOnly {
 			textOnly = true
 			th.ForEach(func(_, p gjson.Result) bool {
-				textOnly = p.Get("type").String() == "text" && p.Get("text").Type == gjson.String
+				t := jsonw.RawMember(p.Raw, "text")
+				textOnly = p.Get("type").String() == "text" && t != "" && t[0] == '"'
 				return textOnly
 			})
 		}
@@ -199,7 +205,7 @@ func (s *Stream) contentChunk(n int, ch gjson.Result, dst []replay.Event) ([]rep
 		s.setExtra(it, ch)
 		var err error
 		emit := func(piece string) {
-			if piece == "" || err != nil {
+			if piece == `""` || err != nil {
 				return
 			}
 			var d string
@@ -208,10 +214,10 @@ func (s *Stream) contentChunk(n int, ch gjson.Result, dst []replay.Event) ([]rep
 			}
 		}
 		if th.Type == gjson.String {
-			emit(th.Str)
+			emit(th.Raw)
 		} else {
 			th.ForEach(func(_, p gjson.Result) bool {
-				emit(p.Get("text").Str)
+				emit(jsonw.RawMember(p.Raw, "text"))
 				return err == nil
 			})
 		}
@@ -261,8 +267,9 @@ func (s *Stream) setExtra(it *replay.ReasoningText, ch gjson.Result) {
 	}
 }
 
+// textDelta appends the JSON string literal piece to the text run.
 func (s *Stream) textDelta(piece string, dst []replay.Event) ([]replay.Event, error) {
-	if piece == "" {
+	if piece == `""` {
 		return dst, nil
 	}
 	dst = s.closeReasoning(dst)
@@ -307,20 +314,19 @@ func (s *Stream) toolDelta(n, k int, tc gjson.Result, dst []replay.Event) ([]rep
 		s.turn.Blocks = append(s.turn.Blocks, tcall)
 		dst = append(dst, replay.Event{Kind: replay.EventToolCallStart, Block: c.block, ID: tcall.ID, Name: tcall.Name})
 	}
-	args := fn.Get("arguments")
-	piece := ""
+	args := jsonw.RawMember(fn.Raw, "arguments")
+	var d string
+	var err error
 	switch {
-	case args.Type == gjson.String:
-		piece = args.Str
-	case args.IsObject():
-		piece = args.Raw
-	case args.Exists() && args.Type != gjson.Null:
+	case args == "" || args == "null" || args == `""`:
+		return dst, nil
+	case args[0] == '"':
+		d, err = s.appendTo(&c.args, args)
+	case args[0] == '{':
+		d, err = s.appendVerbatim(&c.args, args)
+	default:
 		return dst, replay.Malformed(API, n, "/choices/0/delta/tool_calls", "expected string arguments")
 	}
-	if piece == "" {
-		return dst, nil
-	}
-	d, err := s.appendTo(&c.args, piece)
 	if err != nil {
 		return dst, err
 	}
@@ -334,12 +340,27 @@ func (s *Stream) grow() error {
 	return nil
 }
 
-func (s *Stream) appendTo(b *strings.Builder, piece string) (string, error) {
-	if b.Len()+len(piece) > s.lim.MaxItem {
+// appendTo appends the value of the JSON string literal lit to b and
+// returns the appended bytes as an immutable string.
+func (s *Stream) appendTo(b *strings.Builder, lit string) (string, error) {
+	if b.Len()+len(lit)-2 > s.lim.MaxItem {
 		return "", &replay.LimitError{What: "item size", Limit: s.lim.MaxItem}
 	}
 	k := b.Len()
-	b.WriteString(piece)
+	jsonw.WriteUnquoted(b, lit)
+	if b.Len() > s.lim.MaxItem {
+		return "", &replay.LimitError{What: "item size", Limit: s.lim.MaxItem}
+	}
+	return b.String()[k:], nil
+}
+
+// appendVerbatim appends raw JSON text to b.
+func (s *Stream) appendVerbatim(b *strings.Builder, raw string) (string, error) {
+	if b.Len()+len(raw) > s.lim.MaxItem {
+		return "", &replay.LimitError{What: "item size", Limit: s.lim.MaxItem}
+	}
+	k := b.Len()
+	b.WriteString(raw)
 	return b.String()[k:], nil
 }
 
