@@ -102,6 +102,16 @@ func TestToolCallStream(t *testing.T) {
 	require.Equal(t, "TOOL_CALL", tu.FinishReason)
 }
 
+func TestDoneTerminator(t *testing.T) {
+	data := append(read(t, "thinking.sse"), "data: [DONE]\n\n"...)
+	res := codectest.SweepStream(t, cohere.Codec{Model: "command-a-reasoning-08-2025"}.NewStream, replay.StreamOptions{}, data)
+	require.NoError(t, res.Err)
+	require.Equal(t, string(stream(t, "thinking.sse").Document()), string(res.Document()))
+	// [DONE] alone does not complete a turn.
+	res = codectest.FeedPush(cohere.Codec{}.NewStream(), replay.StreamOptions{}, [][]byte{[]byte("data: [DONE]\n\n")})
+	require.ErrorIs(t, res.Err, io.ErrUnexpectedEOF)
+}
+
 func TestCutAndError(t *testing.T) {
 	res := stream(t, "cut-mid-thinking.jsonl")
 	require.ErrorIs(t, res.Err, io.ErrUnexpectedEOF)

@@ -1,6 +1,7 @@
 package cohere
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -61,6 +62,11 @@ func (s *Stream) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, err
 	n := s.n
 	s.n++
 	if s.done || s.perr != nil {
+		return dst, nil
+	}
+	if string(bytes.TrimSpace(f.Data)) == "[DONE]" {
+		// The SSE terminator cohere-go reads up to; message-end is what
+		// completes the turn.
 		return dst, nil
 	}
 	if !gjson.ValidBytes(f.Data) {
