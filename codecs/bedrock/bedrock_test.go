@@ -11,6 +11,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/bedrock"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/schema"
 	"github.com/stretchr/testify/require"
 )
 
@@ -62,6 +63,7 @@ func TestStreamFixtures(t *testing.T) {
 			codectest.Golden(t, filepath.Join(dir, "golden", golden+".turn.json"), res.Document())
 			ev := strings.Join(codectest.EventSummary(res.Events), "\n") + "\nerr: " + errString(res.Err) + "\n"
 			codectest.Golden(t, filepath.Join(dir, "golden", golden+".events.txt"), []byte(ev))
+			require.NoError(t, schema.Validate(schema.Turn, res.Turn.AppendJSON(nil)))
 			codectest.RoundTripDocument(t, res.Turn)
 		})
 	}
@@ -86,6 +88,7 @@ func TestBodyFixtures(t *testing.T) {
 			tu, err := bedrock.Codec{Model: modelFor(name)}.Decode(read(t, name))
 			require.NoError(t, err)
 			codectest.Golden(t, filepath.Join(dir, "golden", strings.TrimSuffix(name, ".json")+".body.turn.json"), codectest.Indent(tu.AppendJSON(nil)))
+			require.NoError(t, schema.Validate(schema.Turn, tu.AppendJSON(nil)))
 			codectest.RoundTripDocument(t, tu)
 		})
 	}

@@ -52,3 +52,33 @@ func FuzzStream(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecode feeds arbitrary bodies to Decode and re-decodes what Encode
+// writes: typed errors only, and an encoded turn always reads back.
+func FuzzDecode(f *testing.F) {
+	for _, name := range []string{"thinking.json", "thinking-tool-call.json", "error-body.json"} {
+		f.Add(read(f, name))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := cohere.Codec{}
+		tu, err := c.Decode(data)
+		if err != nil {
+			var pe *replay.ProviderError
+			var le *replay.LimitError
+			if !errors.Is(err, replay.ErrMalformed) && !errors.As(err, &pe) && !errors.As(err, &le) {
+				t.Fatalf("untyped error: %v", err)
+			}
+			return
+		}
+		enc, err := c.Encode(tu)
+		if err != nil {
+			if !errors.Is(err, replay.ErrMalformed) {
+				t.Fatalf("encode: %v", err)
+			}
+			return
+		}
+		if _, err := c.Decode([]byte(`{"message":` + string(enc) + `}`)); err != nil {
+			t.Fatalf("re-decode of %s: %v", enc, err)
+		}
+	})
+}

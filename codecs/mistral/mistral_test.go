@@ -13,6 +13,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/mistral"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/schema"
 	"github.com/stretchr/testify/require"
 )
 
@@ -53,6 +54,7 @@ func TestStreamFixtures(t *testing.T) {
 			codectest.Golden(t, filepath.Join(dir, "golden", base+".turn.json"), res.Document())
 			ev := strings.Join(codectest.EventSummary(res.Events), "\n") + "\nerr: " + fmt.Sprint(res.Err) + "\n"
 			codectest.Golden(t, filepath.Join(dir, "golden", base+".events.txt"), []byte(ev))
+			require.NoError(t, schema.Validate(schema.Turn, res.Turn.AppendJSON(nil)))
 			codectest.RoundTripDocument(t, res.Turn)
 		})
 	}
@@ -64,6 +66,7 @@ func TestBodyFixtures(t *testing.T) {
 			tu, err := mistral.Codec{}.Decode(read(t, name))
 			require.NoError(t, err)
 			codectest.Golden(t, filepath.Join(dir, "golden", strings.TrimSuffix(name, ".json")+".body.turn.json"), codectest.Indent(tu.AppendJSON(nil)))
+			require.NoError(t, schema.Validate(schema.Turn, tu.AppendJSON(nil)))
 			codectest.RoundTripDocument(t, tu)
 		})
 	}
