@@ -358,3 +358,18 @@ func TestErrorsAreTyped(t *testing.T) {
 	_, err := bedrock.Codec{}.Decode([]byte(`{`))
 	require.True(t, errors.Is(err, replay.ErrMalformed))
 }
+
+func TestStartKinds(t *testing.T) {
+	stream := `{"contentBlockStart":{"contentBlockIndex":0,"start":{}}}
+{"contentBlockDelta":{"contentBlockIndex":0,"delta":{"text":"a"}}}
+{"contentBlockStop":{"contentBlockIndex":0}}
+{"contentBlockStart":{"contentBlockIndex":1,"start":{"image":{"format":"png"}}}}
+{"contentBlockStop":{"contentBlockIndex":1}}
+{"messageStop":{"stopReason":"end_turn"}}
+`
+	res := codectest.SweepStream(t, bedrock.Codec{}.NewStream, replay.StreamOptions{Framing: replay.FramingJSONL}, []byte(stream))
+	require.NoError(t, res.Err)
+	require.Len(t, res.Turn.Blocks, 2)
+	require.Equal(t, "a", res.Turn.VisibleText())
+	require.Equal(t, `{"image":{"format":"png"}}`, string(res.Turn.Blocks[1].(*replay.Native).Raw))
+}

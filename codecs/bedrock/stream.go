@@ -179,6 +179,9 @@ func (s *Stream) event(n int, typ string, p gjson.Result, dst []replay.Event) ([
 		st := p.Get("start")
 		tu := st.Get("toolUse")
 		if !tu.IsObject() {
+			if !st.IsObject() || st.Raw == "{}" || st.Get("text").Exists() || st.Get("reasoningContent").Exists() {
+				return dst, nil // text and reasoning blocks open at their first delta
+			}
 			// Another start kind: kept verbatim, closed at once.
 			if err := s.grow(); err != nil {
 				return dst, err
