@@ -24,8 +24,10 @@
 //     contentBlockIndex. The decoder reads frames whose Type is the event
 //     type (the `:event-type` header of the AWS event stream) and frames
 //     without a type whose data is `{"<eventType>":{...}}` (JSON Lines of
-//     decoded events, the form SDKs log). The binary AWS event-stream
-//     framing itself is not decoded here.
+//     decoded events, the form SDKs log). [NewEventStreamReader] turns
+//     the binary AWS event stream of a ConverseStream HTTP body
+//     (`application/vnd.amazon.eventstream`) into those JSON Lines, checking
+//     every message's checksums.
 //
 // Formats: Converse responses do not name the model, so the format of an
 // item is chosen from the model the codec is built for ([Codec.Model], a

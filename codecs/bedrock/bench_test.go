@@ -61,3 +61,17 @@ func BenchmarkDecode(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEventStream decodes the same stream from the binary AWS event
+// stream encoding.
+func BenchmarkEventStream(b *testing.B) {
+	bin := toEventStream(b, longStream(2000))
+	c := bedrock.Codec{Model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0"}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(bin)))
+	for i := 0; i < b.N; i++ {
+		if _, err := replay.DecodeStream(bedrock.NewEventStreamReader(bytes.NewReader(bin)), c.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

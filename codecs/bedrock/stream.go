@@ -140,8 +140,12 @@ func (s *Stream) event(n int, typ string, p gjson.Result, dst []replay.Event) ([
 		return append(dst, replay.Event{Kind: replay.EventDone, Block: -1}), nil
 	case "contentBlockStart", "contentBlockDelta", "contentBlockStop":
 	default:
-		if status, ok := exceptions[typ]; ok {
+		status, ok := exceptions[typ]
+		if ok || strings.HasSuffix(typ, "Exception") || typ == "error" {
 			e := &replay.ProviderError{API: API, Status: status, Type: clone(typ)}
+			if typ == "error" {
+				e.Type = clone(p.Get("code").String())
+			}
 			if m := p.Get("message"); m.Type == gjson.String {
 				e.Message = clone(m.Str)
 			}
