@@ -8,7 +8,12 @@
 //     DeepSeek and gpt-oss do not) and `redactedContent` (a base64 string,
 //     kept byte-exact). A reasoningContent of any other shape is kept
 //     verbatim as a [replay.Opaque] item.
-//   - Text blocks are `{"text":...}`, client tool calls are
+//   - Text blocks are `{"text":...}`; the text of a model other than Claude
+//     is split at <think>-style tags with package think (Kimi K2 on Bedrock
+//     writes its reasoning into text as " <think> ... </think> answer"):
+//     the tagged runs become reasoning items in place, the tags leave the
+//     visible text ([Codec.KeepTags] turns this off).
+//   - Visible text blocks are `{"text":...}`, client tool calls are
 //     `{"toolUse":{"toolUseId","name","input"}}` (input is an object, kept as
 //     its JSON text). Any other content block (image, document,
 //     citationsContent, ...) is kept verbatim as a [replay.Native] block.
@@ -68,6 +73,12 @@ type Codec struct {
 	Model string
 	// Limits bound what the decoders accept; zero fields take defaults.
 	Limits replay.Limits
+	// KeepTags leaves <think>-style tags in visible text. By default the
+	// text of every model but Claude goes through package think: reasoning
+	// between tags (Kimi K2 on Bedrock writes " <think> ... </think>" into
+	// ordinary text) becomes a reasoning item of the model's format, in
+	// place, and the tags leave the visible text.
+	KeepTags bool
 }
 
 func init() {
@@ -145,6 +156,11 @@ func family(model string) string {
 	}
 	return ""
 }
+
+// splitsTags reports whether text blocks of model are split at
+// <think>-style tags: Claude's reasoning always comes in reasoningContent,
+// and its text is kept as it came.
+func splitsTags(model string, keep bool) bool { return !keep && !isClaude(model) }
 
 // isClaude reports whether model is an Anthropic model.
 func isClaude(model string) bool { return family(model) == "anthropic" }

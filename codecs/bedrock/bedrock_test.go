@@ -373,3 +373,52 @@ func TestStartKinds(t *testing.T) {
 	require.Equal(t, "a", res.Turn.VisibleText())
 	require.Equal(t, `{"image":{"format":"png"}}`, string(res.Turn.Blocks[1].(*replay.Native).Raw))
 }
+
+func TestThinkTags(t *testing.T) {
+	c := bedrock.Codec{Model: kimi}
+	res := codectest.SweepStream(t, c.NewStream, replay.StreamOptions{Framing: replay.FramingJSONL}, read(t, "kimi-think-tags.jsonl"))
+	require.NoError(t, res.Err)
+	require.Len(t, res.Turn.Blocks, 3)
+	require.Equal(t, " ", res.Turn.Blocks[0].(*replay.Text).Text)
+	rt := res.Turn.Blocks[1].(*replay.ReasoningText)
+	require.Equal(t, " The user asks which file holds the port; config.yaml sets it to 8080.", rt.Text)
+	require.Equal(t, replay.FormatKimi, rt.Format)
+	require.False(t, rt.Unfinished)
+	require.Equal(t, replay.Some(0), rt.Index)
+	require.Equal(t, " The port is `8080`, set in `config.yaml`.", res.Turn.Blocks[2].(*replay.Text).Text)
+	require.NotContains(t, res.Turn.VisibleText(), "think>")
+
+	// Never closed: everything after the opener is reasoning.
+	res = codectest.SweepStream(t, c.NewStream, replay.StreamOptions{Framing: replay.FramingJSONL}, read(t, "kimi-think-unclosed.jsonl"))
+	require.NoError(t, res.Err)
+	require.Equal(t, " ", res.Turn.VisibleText())
+	require.Equal(t, " I should read the file first.\n\n<function=read_file>\n<parameter=path>a.txt</parameter>\n</function>", res.Turn.Items()[0].(*replay.ReasoningText).Text)
+
+	// Whole body.
+	tu, err := c.Decode(read(t, "kimi-think-tags.json"))
+	require.NoError(t, err)
+	require.Equal(t, "Two apples plus three apples.", tu.Blocks[0].(*replay.ReasoningText).Text)
+	require.Equal(t, "\n\nFive apples.", tu.VisibleText())
+
+	// KeepTags, and Claude's text, are left as they came.
+	for _, c := range []bedrock.Codec{{Model: kimi, KeepTags: true}, {Model: claude}} {
+		tu, err := c.Decode(read(t, "kimi-think-tags.json"))
+		require.NoError(t, err)
+		require.Equal(t, "<think>Two apples plus three apples.</think>\n\nFive apples.", tu.VisibleText())
+		require.Empty(t, tu.Items())
+		res := codectest.FeedPush(c.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL}, [][]byte{read(t, "kimi-think-tags.jsonl")})
+		require.NoError(t, res.Err)
+		require.Equal(t, " <think> The user asks which file holds the port; config.yaml sets it to 8080.</think> The port is `8080`, set in `config.yaml`.", res.Turn.VisibleText())
+	}
+}
+
+func TestThinkTagsCut(t *testing.T) {
+	data := read(t, "kimi-think-tags.jsonl")
+	lines := strings.SplitAfter(string(data), "\n")
+	cut := strings.Join(lines[:4], "") // inside the reasoning run
+	res := codectest.SweepStream(t, bedrock.Codec{Model: kimi}.NewStream, replay.StreamOptions{Framing: replay.FramingJSONL}, []byte(cut))
+	require.ErrorIs(t, res.Err, io.ErrUnexpectedEOF)
+	rt := res.Turn.Items()[0].(*replay.ReasoningText)
+	require.True(t, rt.Unfinished)
+	require.False(t, replay.Replayable(rt))
+}

@@ -75,3 +75,17 @@ func BenchmarkEventStream(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStreamThinkTags decodes the same stream for a Kimi model, whose
+// text goes through the <think> splitter.
+func BenchmarkStreamThinkTags(b *testing.B) {
+	data := longStream(2000)
+	c := bedrock.Codec{Model: "moonshot.kimi-k2-thinking"}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for i := 0; i < b.N; i++ {
+		if _, err := replay.DecodeStream(bytes.NewReader(data), c.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

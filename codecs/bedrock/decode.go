@@ -3,8 +3,10 @@ package bedrock
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/think"
 	"github.com/tidwall/gjson"
 )
 
@@ -44,7 +46,13 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 		if err != nil {
 			return false
 		}
-		if blk != nil {
+		if x, ok := blk.(*replay.Text); ok && splitsTags(c.Model, c.KeepTags) {
+			t.Blocks = c.appendSplit(t.Blocks, x.Text, i)
+			if len(t.Blocks) > lim.MaxBlocks {
+				err = &replay.LimitError{What: "block count", Limit: lim.MaxBlocks}
+				return false
+			}
+		} else if blk != nil {
 			t.Blocks = append(t.Blocks, blk)
 		}
 		i++
@@ -190,3 +198,34 @@ func clone(s string) string {
 
 // raw copies a JSON text out of the input.
 func raw(s string) json.RawMessage { return json.RawMessage(append([]byte(nil), s...)) }
+
+// appendSplit appends text split at <think>-style tags: visible runs as
+// text blocks, tag-delimited runs as reasoning items of the model's format.
+func (c Codec) appendSplit(blocks []replay.Block, text string, i int) []replay.Block {
+	var sp think.Splitter
+	segs := sp.Close(sp.WriteString(nil, text))
+	var cur strings.Builder
+	reasoning := false
+	flush := func() {
+		if cur.Len() == 0 {
+			return
+		}
+		if reasoning {
+			it := &replay.ReasoningText{Text: cur.String()}
+			it.Format, it.Index = formatFor(c.Model, false), replay.Some(i)
+			blocks = append(blocks, it)
+		} else {
+			blocks = append(blocks, &replay.Text{Text: cur.String()})
+		}
+		cur = strings.Builder{}
+	}
+	for _, sg := range segs {
+		if sg.Reasoning != reasoning {
+			flush()
+			reasoning = sg.Reasoning
+		}
+		cur.Write(sg.Text)
+	}
+	flush()
+	return blocks
+}

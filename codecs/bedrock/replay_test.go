@@ -49,6 +49,8 @@ func TestRoundTrip(t *testing.T) {
 		{"claude-tool-use.jsonl", claude},
 		{"redacted-tool-use.jsonl", ""},
 		{"kimi-unsigned-tool-use.jsonl", kimi},
+		{"kimi-think-tags.jsonl", kimi},
+		{"kimi-think-tags.json", kimi},
 		{"claude-thinking.json", claude},
 		{"redacted-tool-use.json", ""},
 		{"qwen-unsigned.json", qwen},

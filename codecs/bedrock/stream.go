@@ -8,12 +8,13 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/think"
 	"github.com/tidwall/gjson"
 )
 
 // NewStream returns a decoder for ConverseStream events.
 func (c Codec) NewStream() replay.FrameDecoder {
-	return &Stream{Model: c.Model, Provider: c.Provider, Limits: c.Limits}
+	return &Stream{Model: c.Model, Provider: c.Provider, Limits: c.Limits, KeepTags: c.KeepTags}
 }
 
 type openKind uint8
@@ -34,6 +35,14 @@ type open struct {
 	sig   strings.Builder
 	nsig  int // signature deltas seen
 	data  strings.Builder
+
+	// A text block: its content is split into visible runs and
+	// tag-delimited reasoning runs, each its own turn block.
+	split think.Splitter
+	vis   int // block of the current visible run, or -1
+	visB  strings.Builder
+	rsn   int // block of the current reasoning run, or -1
+	rsnB  strings.Builder
 }
 
 // Stream is the ConverseStream decoder. The zero value is ready to use;
@@ -42,6 +51,9 @@ type Stream struct {
 	Model    string
 	Provider string
 	Limits   replay.Limits
+	// KeepTags leaves <think>-style tags in visible text (see
+	// [Codec.KeepTags]).
+	KeepTags bool
 
 	lim     replay.Limits
 	init    bool
@@ -53,6 +65,8 @@ type Stream struct {
 	err     error
 	perr    *replay.ProviderError
 	done    bool
+	split   bool // split tags out of text blocks
+	segs    []think.Segment
 }
 
 // exception events and the HTTP status each stands for.
@@ -72,6 +86,7 @@ func (s *Stream) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, err
 	if !s.init {
 		s.init = true
 		s.lim = s.Limits.WithDefaults()
+		s.split = splitsTags(s.Model, s.KeepTags)
 		s.turn.Provenance = Codec{Provider: s.Provider, Model: s.Model}.provenance()
 	}
 	n := s.n
@@ -224,21 +239,18 @@ func (s *Stream) event(n int, typ string, p gjson.Result, dst []replay.Event) ([
 		if x == `""` {
 			return dst, nil
 		}
-		if o.block < 0 {
-			if err := s.grow(); err != nil {
-				return dst, err
-			}
-			o.block = len(s.turn.Blocks)
-			s.turn.Blocks = append(s.turn.Blocks, &replay.Text{})
-		}
-		delta, err := s.appendTo(&o.text, x)
-		if err != nil {
+		// The raw content is kept in o.text; its new piece goes through
+		// the tag splitter into visible and reasoning runs.
+		piece, err := s.appendTo(&o.text, x)
+		if err != nil || piece == "" {
 			return dst, err
 		}
-		if delta == "" {
-			return dst, nil
+		if !s.split {
+			s.segs = append(s.segs[:0], think.Segment{Text: unsafe.Slice(unsafe.StringData(piece), len(piece))})
+		} else {
+			s.segs = o.split.WriteString(s.segs[:0], piece)
 		}
-		return append(dst, replay.Event{Kind: replay.EventTextDelta, Block: o.block, Delta: delta}), nil
+		return s.runs(o, s.segs, dst)
 	}
 	if rc := jsonw.RawMember(d.Raw, "reasoningContent"); rc != "" {
 		const ptr = "/delta/reasoningContent"
@@ -370,7 +382,8 @@ func (s *Stream) openAt(cbi int, kind openKind) *open {
 		o = &open{}
 	}
 	o.cbi, o.kind, o.nsig = cbi, kind, 0
-	o.block = -1
+	o.block, o.vis, o.rsn = -1, -1, -1
+	o.split.Reset()
 	if kind != openText {
 		o.block = len(s.turn.Blocks)
 	}
@@ -388,6 +401,7 @@ func (s *Stream) close(o *open, dst []replay.Event) []replay.Event {
 		}
 	}
 	o.text, o.sig, o.data = strings.Builder{}, strings.Builder{}, strings.Builder{}
+	o.visB, o.rsnB = strings.Builder{}, strings.Builder{}
 	s.free = append(s.free, o)
 	return dst
 }
@@ -395,6 +409,17 @@ func (s *Stream) close(o *open, dst []replay.Event) []replay.Event {
 // finalize copies o's builders into its block; finished says whether the
 // block closed normally (events are emitted only then).
 func (s *Stream) finalize(o *open, dst []replay.Event, finished bool) []replay.Event {
+	if o.kind == openText {
+		if s.split && finished {
+			s.segs = o.split.Close(s.segs[:0])
+			var err error
+			if dst, err = s.runs(o, s.segs, dst); err != nil && s.err == nil {
+				s.err = err
+			}
+		}
+		s.endVisible(o)
+		return s.endReasoning(o, dst, finished)
+	}
 	if o.block < 0 {
 		return dst
 	}
@@ -451,4 +476,75 @@ func (s *Stream) Finish() (*replay.Turn, error) {
 	}
 	t.Complete = true
 	return t, nil
+}
+
+// runs appends the segments of a text block to its visible and reasoning
+// runs, opening a new turn block at every change of kind.
+func (s *Stream) runs(o *open, segs []think.Segment, dst []replay.Event) ([]replay.Event, error) {
+	for _, sg := range segs {
+		if sg.Reasoning {
+			s.endVisible(o)
+			if o.rsn < 0 {
+				if err := s.grow(); err != nil {
+					return dst, err
+				}
+				it := &replay.ReasoningText{}
+				it.Format, it.Index, it.Unfinished = formatFor(s.Model, false), replay.Some(o.cbi), true
+				o.rsn = len(s.turn.Blocks)
+				s.turn.Blocks = append(s.turn.Blocks, it)
+				dst = append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: o.rsn, Item: it})
+			}
+			d, err := s.appendBytes(&o.rsnB, sg.Text)
+			if err != nil {
+				return dst, err
+			}
+			dst = append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: o.rsn, Delta: d, Item: s.turn.Blocks[o.rsn].(replay.ReasoningItem)})
+			continue
+		}
+		dst = s.endReasoning(o, dst, true)
+		if o.vis < 0 {
+			if err := s.grow(); err != nil {
+				return dst, err
+			}
+			o.vis = len(s.turn.Blocks)
+			s.turn.Blocks = append(s.turn.Blocks, &replay.Text{})
+		}
+		d, err := s.appendBytes(&o.visB, sg.Text)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, replay.Event{Kind: replay.EventTextDelta, Block: o.vis, Delta: d})
+	}
+	return dst, nil
+}
+
+func (s *Stream) appendBytes(b *strings.Builder, p []byte) (string, error) {
+	if b.Len()+len(p) > s.lim.MaxItem {
+		return "", &replay.LimitError{What: "item size", Limit: s.lim.MaxItem}
+	}
+	k := b.Len()
+	b.Write(p)
+	return b.String()[k:], nil
+}
+
+// endVisible closes the current visible run of o.
+func (s *Stream) endVisible(o *open) {
+	if o.vis >= 0 {
+		s.turn.Blocks[o.vis].(*replay.Text).Text = o.visB.String()
+		o.vis, o.visB = -1, strings.Builder{}
+	}
+}
+
+// endReasoning closes the current reasoning run of o.
+func (s *Stream) endReasoning(o *open, dst []replay.Event, finished bool) []replay.Event {
+	if o.rsn < 0 {
+		return dst
+	}
+	it := s.turn.Blocks[o.rsn].(*replay.ReasoningText)
+	it.Text, it.Unfinished = o.rsnB.String(), !finished
+	if finished {
+		dst = append(dst, replay.Event{Kind: replay.EventReasoningEnd, Block: o.rsn, Item: it})
+	}
+	o.rsn, o.rsnB = -1, strings.Builder{}
+	return dst
 }
