@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
 )
@@ -33,8 +34,10 @@ type Target struct {
 	// Issuer is the identity (organisation / account / key pool) the
 	// request is sent with, when known.
 	Issuer string
-	// PrefixHash is the hash of the request prefix, when known, to compare
-	// with the turns' provenance.
+	// PrefixHash is the hash of the request as it stands before its latest
+	// assistant turn (see [PrefixHashBefore]), when known: the latest turn's
+	// recorded Provenance.PrefixHash must equal it on models that bind
+	// reasoning to the conversation.
 	PrefixHash string
 	// Tools reports whether tools are in play (declared, or tool calls in
 	// the history).
@@ -55,6 +58,12 @@ type History struct {
 	// Request is the native request body, when the caller has it; rules
 	// that can locate a problem in it give a JSON Pointer.
 	Request []byte
+	// Pointers holds, when known, the JSON Pointer of each turn's element
+	// in Request ("/messages/3"; for an API whose turn spans several input
+	// items, the first of them), index for index with Turns. [AuditRequest]
+	// fills it. A violation of a turn whose rule gave no pointer gets the
+	// turn's pointer.
+	Pointers []string
 }
 
 // Violation is one problem found by an audit.
@@ -114,6 +123,13 @@ type ReplayContract struct {
 	Summary string
 	// Rules are the audit rules that check the contract.
 	Rules []Rule
+	// Accepts lists the formats the target accepts back as they are: items
+	// of these formats' families are replayed, items of any other format are
+	// foreign to it (see [Carry] and the replay/foreign-format rule). Nil
+	// means the target is a gateway that routes by model (OpenRouter): the
+	// accepted formats are then told from the model's vendor prefix
+	// ("anthropic/...", "google/...", "openai/...").
+	Accepts []Format
 }
 
 // Report is the result of an audit.
@@ -161,10 +177,10 @@ var CoreRules = []Rule{
 	{
 		ID:       "replay/incomplete-turn",
 		Severity: SeverityDegrade,
-		Doc:      "A turn that did not complete (cut-off stream, provider error) is not replayed as it is.",
+		Doc:      "A turn that did not complete (cut-off stream, provider error) is not replayed with its reasoning.",
 		Check: func(h *History, _ *Target, report func(Violation)) {
 			for ti, t := range h.Turns {
-				if !t.Complete {
+				if !t.Complete && hasItems(t) {
 					report(Violation{Turn: ti, Block: -1,
 						Message: "the turn did not complete; its reasoning cannot be trusted for replay",
 						Fix:     "drop the turn's reasoning items (Carry does) or retry the request that produced it"})
@@ -205,6 +221,16 @@ var CoreRules = []Rule{
 	},
 }
 
+// hasItems reports whether t holds a reasoning item.
+func hasItems(t *Turn) bool {
+	for _, b := range t.Blocks {
+		if _, ok := b.(ReasoningItem); ok {
+			return true
+		}
+	}
+	return false
+}
+
 func forEachItem(h *History, fn func(ti, bi int, it ReasoningItem)) {
 	for ti, t := range h.Turns {
 		for bi, b := range t.Blocks {
@@ -216,8 +242,11 @@ func forEachItem(h *History, fn func(ti, bi int, it ReasoningItem)) {
 }
 
 // AuditReplay checks a history against the contract of the target's API
-// (found in [Default] by t.API, or by t.Provider and t.Model) plus the
-// [CoreRules], and reports every violation.
+// (found in [Default] by t.API, or by t.Provider and t.Model), the
+// [CoreRules], and the cross-provider rules (foreign formats for the
+// formats the target accepts, ciphertext identity, prefix binding, altered
+// items: see [RuleForeignFormat] and the constants after it), and reports
+// every violation.
 func AuditReplay(h History, t Target) Report { return Default.AuditReplay(h, t) }
 
 // AuditReplay is the package-level [AuditReplay] on this registry.
@@ -231,8 +260,51 @@ func (r *Registry) AuditReplay(h History, t Target) Report {
 	} else {
 		c, err = r.Resolve(t.Provider, t.Model)
 	}
+	// The target contract's rules run before the cross-provider rules; a
+	// cross-provider violation is left out when a contract rule of the same
+	// name (after the slash) already reported it on the same block
+	// (openai/foreign-format covers replay/foreign-format; so does
+	// anthropic/foreign-signature), or, for replay/prefix-mismatch, on the
+	// same turn.
+	type spot struct {
+		concern   string
+		turn, blk int
+	}
+	var seen map[spot]bool
 	if err == nil {
-		rules = append(rules, c.Contract().Rules...)
+		for _, rule := range c.Contract().Rules {
+			rule := rule
+			concern := rule.ID[strings.IndexByte(rule.ID, '/')+1:]
+			check := rule.Check
+			rule.Check = func(h *History, t *Target, report func(Violation)) {
+				check(h, t, func(v Violation) {
+					if seen == nil {
+						seen = map[spot]bool{}
+					}
+					seen[spot{concern, v.Turn, v.Block}] = true
+					seen[spot{concern, v.Turn, -2}] = true
+					report(v)
+				})
+			}
+			rules = append(rules, rule)
+		}
+	}
+	accepts, gateway := r.accepts(t)
+	for _, rule := range crossRules(accepts, gateway) {
+		rule := rule
+		check := rule.Check
+		rule.Check = func(h *History, t *Target, report func(Violation)) {
+			check(h, t, func(v Violation) {
+				name := rule.ID[strings.IndexByte(rule.ID, '/')+1:]
+				switch {
+				case seen[spot{name, v.Turn, v.Block}], rule.ID == RulePrefixMismatch && seen[spot{name, v.Turn, -2}],
+					rule.ID == RuleForeignFormat && seen[spot{"foreign-signature", v.Turn, v.Block}]:
+					return
+				}
+				report(v)
+			})
+		}
+		rules = append(rules, rule)
 	}
 	return Audit(h, t, rules)
 }
@@ -252,6 +324,9 @@ func Audit(h History, t Target, rules []Rule) Report {
 		rule := rule
 		rule.Check(&h, &t, func(v Violation) {
 			v.Rule, v.Severity = rule.ID, rule.Severity
+			if v.Pointer == "" && v.Turn >= 0 && v.Turn < len(h.Pointers) {
+				v.Pointer = h.Pointers[v.Turn]
+			}
 			rep.Violations = append(rep.Violations, v)
 		})
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
@@ -183,6 +185,14 @@ func appendItem(dst []byte, it ReasoningItem, wire bool) []byte {
 		if m.Attached {
 			dst = append(dst, `,"attached":true`...)
 		}
+		if m.Display.IsPresent() {
+			dst = jsonw.Key(dst, "display")
+			dst = jsonw.String(dst, m.Display.Value())
+		}
+		if m.Digest != "" {
+			dst = jsonw.Key(dst, "digest")
+			dst = jsonw.String(dst, m.Digest)
+		}
 	}
 	if wire {
 		dst = jsonw.Members(dst, m.Extra)
@@ -226,8 +236,8 @@ func appendOptString(dst []byte, k string, o Opt[string]) []byte {
 
 // UnmarshalItem reads the document form of one reasoning item.
 func UnmarshalItem(data []byte) (ReasoningItem, error) {
-	if !gjson.ValidBytes(data) {
-		return nil, &Error{Event: -1, Err: fmt.Errorf("%w: not valid JSON", ErrMalformed)}
+	if !validJSON(data) {
+		return nil, &Error{Event: -1, Err: fmt.Errorf("%w: not valid JSON (UTF-8)", ErrMalformed)}
 	}
 	return parseItem(gjson.ParseBytes(data), false, "")
 }
@@ -237,18 +247,16 @@ func UnmarshalItem(data []byte) (ReasoningItem, error) {
 // ones named like its own document members) are kept in Extra. A detail of
 // an unknown type becomes an [*Opaque] item. data must be valid JSON.
 func ParseDetail(data []byte) (ReasoningItem, error) {
-	if !gjson.ValidBytes(data) {
-		return nil, &Error{Event: -1, Err: fmt.Errorf("%w: not valid JSON", ErrMalformed)}
+	if !validJSON(data) {
+		return nil, &Error{Event: -1, Err: fmt.Errorf("%w: not valid JSON (UTF-8)", ErrMalformed)}
 	}
 	return parseItem(gjson.ParseBytes(data), true, "")
 }
 
-// ParseDetailResult is [ParseDetail] for a value already parsed with gjson.
-// Strings kept in the item are copied, so the item does not alias the input.
-// ptr locates the value in errors.
-func ParseDetailResult(v gjson.Result, ptr string) (ReasoningItem, error) {
-	return parseItem(v, true, ptr)
-}
+// validJSON reports whether data is valid JSON text, which RFC 8259 requires
+// to be UTF-8: an id or signature with invalid bytes could not be kept
+// byte-exact, so such input is refused rather than altered.
+func validJSON(data []byte) bool { return utf8.Valid(data) && gjson.ValidBytes(data) }
 
 func docErr(ptr, format string, args ...any) error {
 	return &Error{Event: -1, Pointer: ptr, Err: fmt.Errorf("%w: %s", ErrMalformed, fmt.Sprintf(format, args...))}
@@ -286,6 +294,9 @@ func parseItem(v gjson.Result, wire bool, ptr string) (ReasoningItem, error) {
 	switch kind {
 	case KindText, KindSummary, KindEncrypted:
 	default:
+		if !strings.HasPrefix(typ.Str, "reasoning.") || len(typ.Str) == len("reasoning.") {
+			return nil, docErr(ptr+"/type", "a reasoning item's type must be reasoning.<kind>, not %q", typ.Str)
+		}
 		o := &Opaque{Type: clone(typ.Str), Raw: cloneBytes(v.Raw)}
 		if f := v.Get("format"); f.Type == gjson.String {
 			o.Format = Format(clone(f.Str))
@@ -372,6 +383,12 @@ func parseItem(v gjson.Result, wire bool, ptr string) (ReasoningItem, error) {
 				err = docErr(p, "attached must be a boolean")
 			}
 			meta.Attached = val.Type == gjson.True
+		case k == "display" && !wire:
+			var d string
+			str(&d)
+			meta.Display = Some(d)
+		case k == "digest" && !wire:
+			str(&meta.Digest)
 		default:
 			extra = appendMember(extra, key.Raw, val.Raw)
 		}
@@ -439,8 +456,8 @@ func (t *Turn) UnmarshalJSON(data []byte) error {
 // UnmarshalTurn reads a turn document. Errors are *[Error] values whose
 // Pointer names the offending member.
 func UnmarshalTurn(data []byte) (*Turn, error) {
-	if !gjson.ValidBytes(data) {
-		return nil, docErr("", "a turn document must be valid JSON")
+	if !validJSON(data) {
+		return nil, docErr("", "a turn document must be valid JSON (and UTF-8)")
 	}
 	root := gjson.ParseBytes(data)
 	if !root.IsObject() {

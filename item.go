@@ -59,6 +59,17 @@ type ItemMeta struct {
 	// does not know, as one JSON object in source order. They are written
 	// back verbatim after the known members. Nil when there are none.
 	Extra json.RawMessage
+	// Display is a copy of the item's text for display, set by [Redact]
+	// when the text itself may not be changed (it is signed, or the item is
+	// encrypted): show Display when present, and replay the item's own
+	// bytes. It is this library's own field, `display` in JSON, and is
+	// never sent to a provider.
+	Display Opt[string]
+	// Digest is the [ItemDigest] of the item's replay bytes, recorded by
+	// [Seal] when the turn is captured; the replay/altered-item audit rule
+	// reports an item whose bytes no longer match it. It is this library's
+	// own field, `digest` in JSON, and is never sent to a provider.
+	Digest string
 }
 
 // Meta returns m. It lets every item type satisfy [ReasoningItem].

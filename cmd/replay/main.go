@@ -6,6 +6,8 @@
 //
 //	replay decode   --api API [--stream [--framing sse|jsonl]] FILE|-
 //	replay encode   --api API FILE|-
+//	replay convert  --from API --to API [--stream [--framing sse|jsonl]] [flags] FILE|-
+//	replay audit    --api API [flags] [--request BODY.json] [HISTORY.json|-]
 //	replay validate FILE...
 //	replay demo
 //
@@ -23,6 +25,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	_ "github.com/reasonreplay/replay/codecs/all"
+	"github.com/reasonreplay/replay/codecs/openai"
 )
 
 // exitError carries an exit status.
@@ -55,8 +58,10 @@ func init() {
 	commands = []command{
 		{"decode", "--api API [--stream [--framing sse|jsonl]] [--provider P] [--model M] FILE|-",
 			"decode a response body or stream into a turn document", runDecode},
-		{"encode", "--api API [--stream ...] FILE|-",
+		{"encode", "--api API [--stream ...] [--stored] FILE|-",
 			"write a turn (a turn document, or a response to decode) as the next request's assistant message", runEncode},
+		{"convert", convertArgs, "carry a turn over to another API (policy table) and write its assistant message; notices on stderr", runConvert},
+		{"audit", auditArgs, "audit a history or a request body before sending; prints the report; exit 1 when the provider would reject it", runAudit},
 		{"validate", "FILE...", "validate turn, item and report documents against the schemas", runValidate},
 		{"demo", "", "decode embedded captures, show their reasoning items, and write them back", runDemo},
 	}
@@ -233,11 +238,12 @@ func runDecode(e *env, args []string) error {
 }
 
 func runEncode(e *env, args []string) error {
-	const a, s = "--api API [--stream ...] FILE|-", "Write a turn as the next request's assistant message (or input items). FILE is a turn document, or a response to decode"
+	const a, s = "--api API [--stream ...] [--stored] FILE|-", "Write a turn as the next request's assistant message (or input items). FILE is a turn document, or a response to decode"
 	fs := newFlags(e, "encode", a, s)
 	var f inputFlags
 	f.register(fs)
 	compact := fs.Bool("compact", false, "print the message on one line")
+	stored := fs.Bool("stored", false, "openai-responses: the response was stored (store: true), so reasoning items are sent as item_reference by id")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -263,6 +269,14 @@ func runEncode(e *env, args []string) error {
 	c, err := f.codec(data)
 	if err != nil {
 		return err
+	}
+	if *stored {
+		oc, ok := c.(openai.Codec)
+		if !ok {
+			return usageError("--stored applies to --api openai-responses only")
+		}
+		oc.Stored = true
+		c = oc
 	}
 	out, err := c.Encode(t)
 	if err != nil {

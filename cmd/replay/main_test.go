@@ -126,3 +126,20 @@ func TestDemo(t *testing.T) {
 	assert.Contains(t, out, "byte for byte: true")
 	assert.Contains(t, out, "0 violations")
 }
+
+func TestEncodeStored(t *testing.T) {
+	const f = "../../testdata/openai/summary-encrypted.json"
+	code, stateless, errOut := runCLI("", "encode", "--api", "openai-responses", f)
+	require.Equal(t, 0, code, errOut)
+	code, stored, errOut := runCLI("", "encode", "--api", "openai-responses", "--stored", f)
+	require.Equal(t, 0, code, errOut)
+	rs := gjson.Get(stateless, `#(type=="reasoning")`)
+	require.True(t, rs.Exists(), stateless)
+	assert.True(t, rs.Get("encrypted_content").Exists())
+	ref := gjson.Get(stored, `#(type=="item_reference")`)
+	require.True(t, ref.Exists(), stored)
+	assert.Equal(t, rs.Get("id").Str, ref.Get("id").Str)
+	code, _, errOut = runCLI("", "encode", "--api", "openrouter", "--stored", "../../testdata/openrouter/claude-message.json")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "--stored")
+}

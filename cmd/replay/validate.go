@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"embed"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/reasonreplay/replay"
@@ -54,81 +51,6 @@ func runValidate(e *env, args []string) error {
 	}
 	if bad > 0 {
 		return &exitError{code: 1, err: fmt.Errorf("%d of %d documents are not valid", bad, len(pos))}
-	}
-	return nil
-}
-
-//go:embed demodata
-var demoFS embed.FS
-
-func runDemo(e *env, args []string) error {
-	fs := newFlags(e, "demo", "", "Decode embedded captures, show their reasoning items, and write them back")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	w := e.stdout
-	const file = "demodata/openrouter-claude-tool-loop.sse"
-	data, err := demoFS.ReadFile(file)
-	if err != nil {
-		return err
-	}
-	codec, err := replay.Lookup("openrouter", "", "")
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(w, "replay demo: one assistant turn of a tool loop, captured from a stream and written back.")
-	fmt.Fprintln(w)
-
-	d := replay.NewDecoder(codec.NewStream(), replay.StreamOptions{})
-	if _, err := d.Write(data); err != nil {
-		return err
-	}
-	turn, err := d.Close()
-	if err != nil {
-		return err
-	}
-	events := 0
-	for _, ok := d.Next(); ok; _, ok = d.Next() {
-		events++
-	}
-	p := turn.Provenance
-	fmt.Fprintf(w, "1. Decode  %s stream (%s, %d bytes) -> %d events\n", p.API, strings.TrimPrefix(file, "demodata/"), len(data), events)
-	fmt.Fprintf(w, "   model %s via %s; complete=%v finish_reason=%s; %d blocks in provider order:\n", p.Model, p.Upstream, turn.Complete, turn.FinishReason, len(turn.Blocks))
-	for i, b := range turn.Blocks {
-		fmt.Fprintf(w, "   [%d] %s\n", i, describe(b))
-	}
-	fmt.Fprintln(w)
-
-	doc := turn.AppendJSON(nil)
-	if err := schema.Validate(schema.Turn, doc); err != nil {
-		return err
-	}
-	stored, err := replay.UnmarshalTurn(doc)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "2. Store   the turn document: %d bytes, valid against schema/turn.schema.json, read back.\n\n", len(doc))
-
-	msg, err := codec.Encode(stored)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(w, "3. Write back  the assistant message for the next request:")
-	for _, line := range strings.Split(strings.TrimRight(string(indent(msg)), "\n"), "\n") {
-		fmt.Fprintln(w, "   "+clip(line, 110))
-	}
-	same := true
-	for _, it := range stored.Items() {
-		if x, ok := it.(*replay.ReasoningText); ok {
-			same = same && bytes.Contains(msg, []byte(x.Signature.Value()))
-		}
-	}
-	fmt.Fprintf(w, "   every signature of the turn is in the message, byte for byte: %v\n\n", same)
-
-	rep := replay.AuditReplay(replay.History{Turns: []*replay.Turn{stored}}, replay.Target{API: "openrouter", Model: p.Model, Tools: true})
-	fmt.Fprintf(w, "4. Audit   before sending to %s %s: %d items, %d signed, %d violations.\n", "openrouter", p.Model, rep.Items, rep.Signed, len(rep.Violations))
-	for _, v := range rep.Violations {
-		fmt.Fprintf(w, "   %s [%s] %s\n", v.Rule, v.Severity, v.Message)
 	}
 	return nil
 }

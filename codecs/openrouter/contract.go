@@ -23,25 +23,31 @@ func (Codec) Contract() replay.ReplayContract {
 	}
 }
 
-// detailKey is the key OpenRouter de-duplicates reasoning_details by:
+// dedupKey is the key OpenRouter de-duplicates reasoning_details by:
 // summary -> summary; encrypted -> id, else data; text -> text, else
-// signature.
-func detailKey(it replay.ReasoningItem) string {
+// signature. It holds the item's own string, so building it allocates
+// nothing.
+type dedupKey struct {
+	field string
+	value string
+}
+
+func detailKey(it replay.ReasoningItem) (dedupKey, bool) {
 	switch it := it.(type) {
 	case *replay.Summary:
-		return "summary\x00" + it.Summary
+		return dedupKey{"summary", it.Summary}, true
 	case *replay.Encrypted:
 		if id := it.ID.Value(); id != "" {
-			return "encrypted-id\x00" + id
+			return dedupKey{"encrypted.id", id}, true
 		}
-		return "encrypted\x00" + it.Data
+		return dedupKey{"encrypted.data", it.Data}, true
 	case *replay.ReasoningText:
 		if it.Text != "" {
-			return "text\x00" + it.Text
+			return dedupKey{"text", it.Text}, true
 		}
-		return "signature\x00" + it.Signature.Value()
+		return dedupKey{"signature", it.Signature.Value()}, true
 	}
-	return ""
+	return dedupKey{}, false
 }
 
 var ruleDuplicate = replay.Rule{
@@ -49,15 +55,15 @@ var ruleDuplicate = replay.Rule{
 	Severity: replay.SeverityReject,
 	Doc:      "Each reasoning item is sent once across the whole history.",
 	Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
-		seen := map[string][2]int{}
+		seen := map[dedupKey][2]int{}
 		for ti, t := range h.Turns {
 			for bi, b := range t.Blocks {
 				it, ok := b.(replay.ReasoningItem)
 				if !ok || !replay.Replayable(it) {
 					continue
 				}
-				k := detailKey(it)
-				if k == "" {
+				k, ok := detailKey(it)
+				if !ok {
 					continue
 				}
 				if first, dup := seen[k]; dup {

@@ -34,7 +34,7 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 		i := 0
 		details.ForEach(func(_, d gjson.Result) bool {
 			var it replay.ReasoningItem
-			it, err = replay.ParseDetailResult(d, "/choices/0/message/reasoning_details/"+strconv.Itoa(i))
+			it, err = parseDetail(d.Raw, "/choices/0/message/reasoning_details/"+strconv.Itoa(i))
 			if err != nil {
 				return false
 			}
@@ -159,6 +159,17 @@ func providerError(e gjson.Result, provider string) *replay.ProviderError {
 		}
 	}
 	return detachErr(pe)
+}
+
+// parseDetail reads one reasoning_details entry (raw JSON) located at ptr.
+func parseDetail(raw, ptr string) (replay.ReasoningItem, error) {
+	it, err := replay.ParseDetail([]byte(raw))
+	if e, ok := err.(*replay.Error); ok {
+		c := *e
+		c.Pointer = ptr + e.Pointer
+		return nil, &c
+	}
+	return it, err
 }
 
 func withAPI(err error) error {

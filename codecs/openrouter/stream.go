@@ -217,7 +217,7 @@ func (d *StreamDecoder) detail(det gjson.Result, n int, key string, dst []replay
 	case replay.KindEncrypted:
 		kind = replay.KindEncrypted
 	default:
-		it, err := replay.ParseDetailResult(det, ptr)
+		it, err := parseDetail(det.Raw, ptr)
 		if err != nil {
 			return dst, withAPI(err)
 		}

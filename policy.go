@@ -1,0 +1,583 @@
+package replay
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Case is a situation the carry-over [Policy] decides on: how a block of a
+// stored turn relates to the target it is about to be sent to.
+type Case string
+
+// The cases of the carry-over table, in the order [Carry] tests them.
+const (
+	// CaseFailedTurn: the item's turn did not complete (cut-off stream,
+	// provider error, limit).
+	CaseFailedTurn Case = "failed-turn"
+	// CaseNotReplayable: the item is unfinished, or unsigned where its
+	// format signs its text, or encrypted without data.
+	CaseNotReplayable Case = "not-replayable"
+	// CaseForeignOpaque: a signature-only text, encrypted blob or opaque
+	// item of an issuer the target does not accept.
+	CaseForeignOpaque Case = "foreign-opaque"
+	// CaseForeignText: visible reasoning (text, summary) of an issuer the
+	// target does not accept.
+	CaseForeignText Case = "foreign-visible-text"
+	// CaseIdentityMismatch: ciphertext bound to the minting identity (OpenAI
+	// Responses family) whose turn's Issuer differs from the target's.
+	CaseIdentityMismatch Case = "identity-mismatch"
+	// CaseBackendMismatch: a Gemini signature minted on one backend (AI
+	// Studio or Vertex) going to the other.
+	CaseBackendMismatch Case = "backend-mismatch"
+	// CaseSameFamily: the target accepts the issuer, on another platform of
+	// the same family (a Claude signature from Anthropic going to Bedrock or
+	// Vertex).
+	CaseSameFamily Case = "same-family-other-platform"
+	// CaseSameIssuer: the target is the issuer (format, platform and, where
+	// known, identity), and the item is replayable.
+	CaseSameIssuer Case = "same-issuer"
+	// CaseUnsignedCall: the first function call of a turn going to Gemini 3
+	// carries no thought signature (history the model did not produce).
+	CaseUnsignedCall Case = "unsigned-call"
+)
+
+// Action is what [Carry] does with a block.
+type Action string
+
+// The actions of the carry-over table.
+const (
+	// Keep sends the item as it is.
+	Keep Action = "keep"
+	// ToText sends the item's visible text as plain, untagged assistant
+	// text (never wrapped in <think>) and drops its signature.
+	ToText Action = "to-text"
+	// Drop leaves the item out.
+	Drop Action = "drop"
+	// Sentinel writes Gemini's documented
+	// `skip_thought_signature_validator` value as the call's signature.
+	Sentinel Action = "sentinel"
+)
+
+// GeminiSentinel is the signature value Google documents for a function
+// call the model did not produce: it makes Gemini 3 skip signature
+// validation for that call, at a cost in quality.
+const GeminiSentinel = "skip_thought_signature_validator"
+
+// Policy maps each [Case] to the [Action] [Carry] takes. A case missing from
+// the map takes its default from [PolicyTable]. An action a case does not
+// allow (see PolicyRow.Allowed) is refused and the default is taken: no
+// override sends one issuer's signature or ciphertext to another.
+type Policy map[Case]Action
+
+// PolicyRow is one row of [PolicyTable].
+type PolicyRow struct {
+	// Case is the situation.
+	Case Case
+	// Default is the action [DefaultPolicy] takes.
+	Default Action
+	// Allowed lists the actions a [Policy] may choose; any other is refused.
+	Allowed []Action
+	// Doc says why, in one sentence.
+	Doc string
+}
+
+// PolicyTable is the declared carry-over table: per case, the default
+// action, the actions a caller may choose instead, and why. [Carry] tests
+// the cases in this order and takes the first that holds.
+var PolicyTable = []PolicyRow{
+	{CaseFailedTurn, Drop, []Action{Drop, ToText},
+		"A turn that did not complete is not trusted: its reasoning is dropped (OpenAI reasoning items with their follower's id), or shown as text when asked."},
+	{CaseNotReplayable, Drop, []Action{Drop, ToText},
+		"An unfinished or unsigned item cannot be replayed natively; a signature is never fabricated."},
+	{CaseForeignOpaque, Drop, []Action{Drop},
+		"A signature, ciphertext or opaque item is never sent to another issuer, whatever the policy says."},
+	{CaseForeignText, Drop, []Action{Drop, ToText},
+		"Another issuer's visible reasoning is dropped; to-text (opt-in) sends it as plain untagged text, since some models mimic tags."},
+	{CaseIdentityMismatch, Drop, []Action{Drop},
+		"OpenAI-family ciphertext is bound to the organisation that minted it; another identity cannot decrypt it."},
+	{CaseBackendMismatch, Drop, []Action{Drop, ToText},
+		"AI Studio and Vertex do not accept each other's Gemini signatures."},
+	{CaseSameFamily, Keep, []Action{Keep, Drop, ToText},
+		"Claude signatures are valid on Anthropic, Bedrock and Vertex alike."},
+	{CaseSameIssuer, Keep, []Action{Keep, Drop, ToText},
+		"The issuer accepts its own replayable items back as they are."},
+	{CaseUnsignedCall, Keep, []Action{Keep, Sentinel},
+		"An unsigned first function call is left as it is (the audit flags it on Gemini 3); sentinel (opt-in) writes the documented skip value."},
+}
+
+// DefaultPolicy returns a fresh copy of the default actions of
+// [PolicyTable], for the caller to change.
+func DefaultPolicy() Policy {
+	p := make(Policy, len(PolicyTable))
+	for _, r := range PolicyTable {
+		p[r.Case] = r.Default
+	}
+	return p
+}
+
+// action returns the action p takes for c, and a note when p's choice was
+// refused.
+func (p Policy) action(c Case) (Action, string) {
+	for _, r := range PolicyTable {
+		if r.Case != c {
+			continue
+		}
+		a, ok := p[c]
+		if !ok || a == "" {
+			return r.Default, ""
+		}
+		for _, x := range r.Allowed {
+			if x == a {
+				return a, ""
+			}
+		}
+		return r.Default, fmt.Sprintf(" (the policy's %q is not allowed for %s)", a, c)
+	}
+	return Drop, ""
+}
+
+// Notice reports one decision of [Carry] that loses or changes something.
+type Notice struct {
+	// Turn is the index of the turn in the history given to Carry.
+	Turn int
+	// Block is the index of the block in that turn, as given to Carry.
+	Block int
+	// Case is the situation found.
+	Case Case
+	// Action is what Carry did.
+	Action Action
+	// Reason says what was lost and why, in one sentence.
+	Reason string
+}
+
+// String renders the notice on one line.
+func (n Notice) String() string {
+	return fmt.Sprintf("turn %d block %d: %s -> %s: %s", n.Turn, n.Block, n.Case, n.Action, n.Reason)
+}
+
+// Carry prepares a stored history for a target: it returns a new history
+// (the input is never modified; the new turns share only immutable strings
+// and byte slices with it) in which every block has been decided by the
+// policy table, and a notice for every block lost or changed. A nil policy
+// is [DefaultPolicy]. The target's accepted formats come from its codec's
+// [ReplayContract] in [Default].
+//
+// Per reasoning item, the first case of [PolicyTable] that holds decides.
+// Besides reasoning items: a native block (a server-side tool element) goes
+// only to the API it came from; an unfinished tool call or native block is
+// dropped; ids and members that belong to the source API's wire shape
+// (OpenAI `msg_`/`fc_` item ids, extra members) are not carried to another
+// API. The parts of one provider item (blocks with the same id, e.g. an
+// OpenAI reasoning item's summaries and encrypted content) are kept or
+// dropped together, and when an OpenAI-family reasoning item is not sent
+// its following message or function call loses its original item id, so
+// that it is never sent without its reasoning item.
+func Carry(history []*Turn, target Target, policy Policy) ([]*Turn, []Notice) {
+	return Default.Carry(history, target, policy)
+}
+
+// Carry is the package-level [Carry] on this registry.
+func (r *Registry) Carry(history []*Turn, target Target, policy Policy) ([]*Turn, []Notice) {
+	if policy == nil {
+		policy = DefaultPolicy()
+	}
+	c := &carrier{target: target, policy: policy}
+	c.accepts, c.gateway = r.accepts(target)
+	c.sentinel = c.sentinelTarget()
+	out := make([]*Turn, len(history))
+	for ti, t := range history {
+		out[ti] = c.turn(ti, t)
+	}
+	return out, c.notices
+}
+
+// accepts returns the formats the target accepts and whether it is a
+// gateway (its codec declares none).
+func (r *Registry) accepts(t Target) ([]Format, bool) {
+	var c ReasoningCodec
+	var err error
+	if t.API != "" {
+		c, err = r.Lookup(t.API, t.Provider, t.Model)
+	} else {
+		c, err = r.Resolve(t.Provider, t.Model)
+	}
+	if err == nil {
+		if a := c.Contract().Accepts; a != nil {
+			return a, false
+		}
+	}
+	return vendorFormats(t.Model), true
+}
+
+// vendorFormats tells the formats a gateway model slug's vendor mints
+// ("anthropic/claude-sonnet-4.5" -> anthropic-claude-v1).
+func vendorFormats(model string) []Format {
+	m := strings.ToLower(model)
+	vendor, _, ok := strings.Cut(m, "/")
+	if !ok {
+		vendor = ""
+	}
+	switch {
+	case vendor == "anthropic" || strings.Contains(m, "claude"):
+		return []Format{FormatAnthropicClaude}
+	case vendor == "google" || strings.Contains(m, "gemini"):
+		return []Format{FormatGoogleGemini}
+	case vendor == "openai":
+		return []Format{FormatOpenAIResponses}
+	case vendor == "x-ai":
+		return []Format{FormatXAIResponses}
+	case vendor == "deepseek":
+		return []Format{FormatDeepSeek}
+	case vendor == "moonshotai":
+		return []Format{FormatKimi}
+	case vendor == "z-ai":
+		return []Format{FormatGLM}
+	case vendor == "minimax":
+		return []Format{FormatMiniMax}
+	case vendor == "qwen":
+		return []Format{FormatQwen}
+	case vendor == "mistralai":
+		return []Format{FormatMistral}
+	case vendor == "cohere":
+		return []Format{FormatCohere}
+	}
+	return nil
+}
+
+// responsesFamily reports whether f is an OpenAI Responses format: its
+// reasoning items pair with their following item, and their ciphertext is
+// bound to the minting organisation.
+func responsesFamily(f Format) bool {
+	switch f {
+	case FormatOpenAIResponses, FormatAzureOpenAIResponses, FormatBedrockOpenAIResponses,
+		FormatXAIResponses, FormatMetaResponses:
+		return true
+	}
+	return false
+}
+
+// geminiBackend names the Gemini backend a provider or gateway upstream
+// name implies: "vertex", "aistudio", or "" when it does not say.
+func geminiBackend(name string) string {
+	n := strings.ToLower(name)
+	switch {
+	case strings.Contains(n, "vertex"):
+		return "vertex"
+	case strings.Contains(n, "studio") || n == "gemini" || n == "google" || n == "aistudio":
+		return "aistudio"
+	}
+	return ""
+}
+
+type carrier struct {
+	target   Target
+	policy   Policy
+	accepts  []Format
+	gateway  bool
+	sentinel bool
+	notices  []Notice
+}
+
+func (c *carrier) note(ti, bi int, cs Case, a Action, reason string) {
+	c.notices = append(c.notices, Notice{Turn: ti, Block: bi, Case: cs, Action: a, Reason: reason})
+}
+
+// sentinelTarget reports whether the sentinel may be written: the policy
+// opts in and the target is a Gemini 3 model reached through an API that
+// declares it accepts Gemini signatures.
+func (c *carrier) sentinelTarget() bool {
+	if a, _ := c.policy.action(CaseUnsignedCall); a != Sentinel || c.gateway {
+		return false
+	}
+	if !strings.Contains(strings.ToLower(c.target.Model), "gemini-3") {
+		return false
+	}
+	for _, f := range c.accepts {
+		if f == FormatGoogleGemini {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *carrier) accepted(f Format) bool {
+	for _, a := range c.accepts {
+		if a.Family() == f.Family() {
+			return true
+		}
+	}
+	return false
+}
+
+func sameName(a, b string) bool { return a == "" || b == "" || strings.EqualFold(a, b) }
+
+// classify returns the case of a reasoning item of turn t.
+func (c *carrier) classify(t *Turn, it ReasoningItem) (Case, string) {
+	m := it.Meta()
+	p := t.Provenance
+	tg := c.target
+	if !t.Complete || t.Error != nil {
+		return CaseFailedTurn, "the turn did not complete"
+	}
+	if !Replayable(it) {
+		switch {
+		case m.Unfinished:
+			return CaseNotReplayable, "the item is unfinished"
+		default:
+			return CaseNotReplayable, fmt.Sprintf("the %s item lacks its signature or data", m.Format)
+		}
+	}
+	visible := visibleText(it) != ""
+	if m.Format == "" || m.Format == FormatUnknown {
+		// Unattributed reasoning belongs to the API and platform it came from.
+		if strings.EqualFold(p.API, tg.API) && sameName(p.Provider, tg.Provider) {
+			return CaseSameIssuer, ""
+		}
+		if visible && !signedOrOpaque(it) {
+			return CaseForeignText, fmt.Sprintf("unattributed reasoning from %s is not native to %s", p.API, tg.API)
+		}
+		return CaseForeignOpaque, fmt.Sprintf("an unattributed %s item from %s is never sent to %s", it.Kind(), p.API, tg.API)
+	}
+	if !c.accepted(m.Format) {
+		if visible {
+			return CaseForeignText, fmt.Sprintf("%s reasoning is foreign to %s", m.Format, describeTarget(tg))
+		}
+		return CaseForeignOpaque, fmt.Sprintf("a %s %s is never sent to %s", m.Format, opaqueName(it), describeTarget(tg))
+	}
+	if m.Format.Family() == FormatGoogleGemini.Family() {
+		from := geminiBackend(p.Upstream)
+		if from == "" {
+			from = geminiBackend(p.Provider)
+		}
+		if to := geminiBackend(tg.Provider); from != "" && to != "" && from != to {
+			return CaseBackendMismatch, fmt.Sprintf("the Gemini signature was minted on %s and the target is %s", from, to)
+		}
+	}
+	if responsesFamily(m.Format) && p.Issuer != "" && tg.Issuer != "" && p.Issuer != tg.Issuer {
+		if _, enc := it.(*Encrypted); enc {
+			return CaseIdentityMismatch, fmt.Sprintf("the ciphertext was minted by issuer %q and the target is %q", p.Issuer, tg.Issuer)
+		}
+	}
+	if !sameName(p.Provider, tg.Provider) && !c.gateway {
+		return CaseSameFamily, fmt.Sprintf("%s item from %s going to %s", m.Format, p.Provider, tg.Provider)
+	}
+	return CaseSameIssuer, ""
+}
+
+func describeTarget(t Target) string {
+	s := t.API
+	if t.Model != "" {
+		s += " " + t.Model
+	}
+	if s == "" {
+		return "the target"
+	}
+	return s
+}
+
+func opaqueName(it ReasoningItem) string {
+	switch it.(type) {
+	case *ReasoningText:
+		return "signature"
+	case *Encrypted:
+		return "ciphertext"
+	}
+	return "opaque item " + string(it.Kind())
+}
+
+// signedOrOpaque reports whether the item's worth is in bytes only its
+// issuer can read.
+func signedOrOpaque(it ReasoningItem) bool {
+	switch x := it.(type) {
+	case *ReasoningText:
+		return x.Text == ""
+	case *Summary:
+		return false
+	}
+	return true
+}
+
+// visibleText returns the text a reader can see in the item.
+func visibleText(it ReasoningItem) string {
+	switch x := it.(type) {
+	case *ReasoningText:
+		return x.Text
+	case *Summary:
+		return x.Summary
+	}
+	return ""
+}
+
+// decision is the fate of one block of a turn.
+type decision struct {
+	cs     Case
+	action Action
+	reason string
+}
+
+func (c *carrier) turn(ti int, t *Turn) *Turn {
+	nt := *t
+	nt.Blocks = make([]Block, 0, len(t.Blocks)+1)
+	ds := make([]decision, len(t.Blocks))
+	crossAPI := !strings.EqualFold(t.Provenance.API, c.target.API)
+	for bi, b := range t.Blocks {
+		it, ok := b.(ReasoningItem)
+		if !ok {
+			continue
+		}
+		cs, why := c.classify(t, it)
+		a, refused := c.policy.action(cs)
+		if a == ToText && visibleText(it) == "" {
+			a = Drop
+		}
+		ds[bi] = decision{cs, a, why + refused}
+	}
+	// The parts of one provider item go together: if any part is not kept,
+	// none is sent natively.
+	for i := 0; i < len(t.Blocks); {
+		j := groupEnd(t.Blocks, i)
+		lost := -1
+		for k := i; k < j; k++ {
+			if ds[k].action != Keep {
+				lost = k
+			}
+		}
+		if j-i > 1 && lost >= 0 {
+			for k := i; k < j; k++ {
+				if ds[k].action == Keep {
+					ds[k] = decision{ds[lost].cs, Drop, fmt.Sprintf("dropped with the other parts of item %q (%s)", t.Blocks[k].(ReasoningItem).Meta().ID.Value(), ds[lost].reason)}
+				}
+			}
+		}
+		// An OpenAI-family reasoning item that is not sent takes its
+		// follower's original item id with it.
+		if it, ok := t.Blocks[i].(ReasoningItem); ok && lost >= 0 && responsesFamily(it.Meta().Format) && j < len(t.Blocks) && isFollower(t.Blocks[j]) {
+			ds[j].reason = fmt.Sprintf("its reasoning item %q is not sent", it.Meta().ID.Value())
+			ds[j].cs = ds[lost].cs
+			ds[j].action = Drop
+		}
+		if j == i {
+			j++
+		}
+		i = j
+	}
+	signedCall := false
+	firstCall := true
+	for bi, b := range t.Blocks {
+		d := ds[bi]
+		switch x := b.(type) {
+		case ReasoningItem:
+			switch d.action {
+			case Keep:
+				nt.Blocks = append(nt.Blocks, cloneItem(x))
+				if x.Meta().Attached && x.Meta().Format == FormatGoogleGemini {
+					signedCall = true
+				}
+				continue
+			case ToText:
+				nt.Blocks = append(nt.Blocks, &Text{Text: visibleText(x) + "\n\n"})
+				c.note(ti, bi, d.cs, ToText, d.reason+"; sent as plain text, its signature and format dropped")
+			default:
+				c.note(ti, bi, d.cs, Drop, d.reason)
+			}
+			signedCall = false
+			continue
+		case *Text:
+			y := *x
+			if d.action == Drop && y.ID != "" {
+				c.note(ti, bi, d.cs, Drop, "the message's item id "+strconvQuote(y.ID)+" is not sent: "+d.reason)
+				y.ID = ""
+			}
+			if crossAPI {
+				y.ID, y.Extra = "", nil
+			}
+			nt.Blocks = append(nt.Blocks, &y)
+		case *ToolCall:
+			if x.Unfinished {
+				c.note(ti, bi, CaseNotReplayable, Drop, "the tool call "+strconvQuote(x.ID)+" is unfinished")
+				continue
+			}
+			y := *x
+			if d.action == Drop && y.ItemID != "" {
+				c.note(ti, bi, d.cs, Drop, "the function call's item id "+strconvQuote(y.ItemID)+" is not sent: "+d.reason)
+				y.ItemID = ""
+			}
+			if crossAPI {
+				y.ItemID, y.Extra = "", nil
+			}
+			if firstCall && c.sentinel && !signedCall {
+				nt.Blocks = append(nt.Blocks, &Encrypted{ItemMeta: ItemMeta{Format: FormatGoogleGemini, Attached: true}, Data: GeminiSentinel})
+				c.note(ti, bi, CaseUnsignedCall, Sentinel, "the function call "+strconvQuote(x.Name)+" has no thought signature; the documented skip value is sent")
+			}
+			firstCall = false
+			nt.Blocks = append(nt.Blocks, &y)
+		case *Native:
+			switch {
+			case x.Unfinished:
+				c.note(ti, bi, CaseNotReplayable, Drop, "the "+x.Kind+" element is unfinished")
+				continue
+			case crossAPI:
+				c.note(ti, bi, CaseForeignOpaque, Drop, "the "+x.Kind+" element belongs to "+t.Provenance.API+" and is never sent to "+c.target.API)
+				continue
+			}
+			y := *x
+			nt.Blocks = append(nt.Blocks, &y)
+		}
+		signedCall = false
+	}
+	return &nt
+}
+
+// groupEnd returns the end of the run of reasoning items starting at i that
+// share a non-empty id and format (the parts of one provider item), or i
+// when the block at i is not a reasoning item.
+func groupEnd(bs []Block, i int) int {
+	it, ok := bs[i].(ReasoningItem)
+	if !ok {
+		return i
+	}
+	id := it.Meta().ID.Value()
+	j := i + 1
+	if id == "" {
+		return j
+	}
+	for j < len(bs) {
+		nx, ok := bs[j].(ReasoningItem)
+		if !ok || nx.Meta().ID.Value() != id || nx.Meta().Format != it.Meta().Format {
+			break
+		}
+		j++
+	}
+	return j
+}
+
+// isFollower reports whether b can be the item that follows an OpenAI
+// reasoning item (a message or a function call).
+func isFollower(b Block) bool {
+	switch b.(type) {
+	case *Text, *ToolCall:
+		return true
+	}
+	return false
+}
+
+func strconvQuote(s string) string { return fmt.Sprintf("%q", s) }
+
+// cloneItem returns a shallow copy of it (strings and byte slices shared).
+func cloneItem(it ReasoningItem) ReasoningItem {
+	switch x := it.(type) {
+	case *ReasoningText:
+		y := *x
+		return &y
+	case *Summary:
+		y := *x
+		return &y
+	case *Encrypted:
+		y := *x
+		return &y
+	case *Opaque:
+		y := *x
+		return &y
+	}
+	panic("replay: unknown ReasoningItem type")
+}

@@ -1,0 +1,203 @@
+package replay_test
+
+import (
+	"testing"
+
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/schema"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func only(r replay.Report, id string) []replay.Violation {
+	var out []replay.Violation
+	for _, v := range r.Violations {
+		if v.Rule == id {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func TestRuleForeignFormat(t *testing.T) {
+	reg := policyRegistry(t)
+	claude := turnOf("anthropic", "anthropic", claudeText("plan", "RXFvS0JnZ0w="), &replay.Text{Text: "ok"})
+	gem := turnOf("gemini", "aistudio", &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: replay.FormatGoogleGemini, Attached: true}, Data: "Q2lTaWc="},
+		&replay.ToolCall{ID: "c", Name: "f", Arguments: "{}"})
+	oai := turnOf("openai-responses", "openai", &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: replay.FormatOpenAIResponses, ID: replay.Some("rs_1")}, Data: "gAAAAABoXYZ"},
+		&replay.Text{Text: "ok", ID: "msg_1"})
+
+	// Trigger: each strict target predicts its own error for a foreign signature.
+	for _, c := range []struct {
+		tg   replay.Target
+		hist *replay.Turn
+		want string
+	}{
+		{replay.Target{API: "anthropic", Provider: "anthropic"}, gem, "messages.1.content.0: Invalid `signature` in `thinking` block"},
+		{replay.Target{API: "gemini", Provider: "aistudio", Model: "gemini-3-pro-preview"}, claude, "Corrupted thought signature."},
+		{replay.Target{API: "openai-responses", Provider: "openai"}, oai2xai(oai), "The encrypted content gAAA... could not be verified. Reason: Encrypted content could not be decrypted or parsed."},
+		{replay.Target{API: "openrouter", Model: "openai/gpt-5"}, claude, ""},
+	} {
+		r := reg.AuditReplay(replay.History{Turns: []*replay.Turn{c.hist}}, c.tg)
+		vs := only(r, replay.RuleForeignFormat)
+		require.Len(t, vs, 1, "%+v", c.tg)
+		assert.Equal(t, c.want, vs[0].Predicted)
+		assert.Equal(t, replay.SeverityReject, vs[0].Severity)
+		assert.Equal(t, 0, vs[0].Block)
+		require.NoError(t, schema.Validate(schema.Report, r.AppendJSON(nil)))
+	}
+	// Non-trigger: the same items to their own issuers, a Claude family
+	// platform, a gateway routing to the issuer, and unsigned foreign text
+	// through a gateway (it only becomes reasoning text there).
+	for _, c := range []struct {
+		tg   replay.Target
+		hist *replay.Turn
+	}{
+		{replay.Target{API: "anthropic", Provider: "anthropic"}, claude},
+		{replay.Target{API: "anthropic", Provider: "bedrock"}, claude},
+		{replay.Target{API: "gemini", Provider: "aistudio"}, gem},
+		{replay.Target{API: "openai-responses", Provider: "openai"}, oai},
+		{replay.Target{API: "openrouter", Model: "anthropic/claude-opus-4.1"}, claude},
+		{replay.Target{API: "openrouter", Model: "some/unknown-model"}, claude},
+		{replay.Target{API: "openrouter", Model: "openai/gpt-5"}, turnOf("deepseek", "deepseek", &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: replay.FormatDeepSeek}, Text: "t"})},
+	} {
+		r := reg.AuditReplay(replay.History{Turns: []*replay.Turn{c.hist}}, c.tg)
+		assert.Empty(t, only(r, replay.RuleForeignFormat), "%+v", c.tg)
+	}
+	// After Carry, a foreign history audits clean.
+	out, _ := reg.Carry([]*replay.Turn{claude, gem, oai}, replay.Target{API: "anthropic", Provider: "anthropic"}, nil)
+	assert.True(t, reg.AuditReplay(replay.History{Turns: out}, replay.Target{API: "anthropic", Provider: "anthropic"}).Clean())
+}
+
+// oai2xai returns oai's turn with its encrypted item minted by xAI.
+func oai2xai(t *replay.Turn) *replay.Turn {
+	c := *t
+	e := *t.Blocks[0].(*replay.Encrypted)
+	e.Format = replay.FormatXAIResponses
+	c.Blocks = []replay.Block{&e, t.Blocks[1]}
+	return &c
+}
+
+func TestRuleIdentityMismatch(t *testing.T) {
+	reg := policyRegistry(t)
+	tu := turnOf("openai-responses", "openai", &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: replay.FormatOpenAIResponses, ID: replay.Some("rs_1")}, Data: "gAAAAABoXYZ"},
+		&replay.Text{Text: "ok", ID: "msg_1"})
+	tu.Provenance.Issuer = "org-a"
+	h := replay.History{Turns: []*replay.Turn{tu}}
+	r := reg.AuditReplay(h, replay.Target{API: "openai-responses", Issuer: "org-b"})
+	vs := only(r, replay.RuleIdentityMismatch)
+	require.Len(t, vs, 1)
+	assert.Equal(t, "The encrypted content gAAA... could not be verified. Reason: Encrypted content organization_id did not match the target organization.", vs[0].Predicted)
+	assert.True(t, r.Rejects())
+	for _, iss := range []string{"org-a", ""} {
+		assert.Empty(t, only(reg.AuditReplay(h, replay.Target{API: "openai-responses", Issuer: iss}), replay.RuleIdentityMismatch), iss)
+	}
+	tu.Provenance.Issuer = ""
+	assert.Empty(t, only(reg.AuditReplay(h, replay.Target{API: "openai-responses", Issuer: "org-b"}), replay.RuleIdentityMismatch), "unknown minting identity")
+}
+
+func TestRulePrefixMismatch(t *testing.T) {
+	reg := policyRegistry(t)
+	first := []byte(`{"model":"claude-sonnet-4-5","system":"You are terse.","tools":[{"name":"read"}],"messages":[{"role":"user","content":"hi"}]}`)
+	ph, err := replay.PrefixHash(first)
+	require.NoError(t, err)
+	tu := turnOf("anthropic", "anthropic", claudeText("plan", "RXFv"), &replay.ToolCall{ID: "toolu_1", Name: "read", Arguments: "{}"})
+	tu.Provenance.PrefixHash = ph
+	next := func(system string) []byte {
+		return []byte(`{"system":"` + system + `","max_tokens":2048,"messages":[{"content":"hi","role":"user"},` +
+			`{"role":"assistant","content":[]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1"}]}],` +
+			`"tools":[{"name":"read"}],"model":"claude-sonnet-4-5","stream":true}`)
+	}
+	tg := replay.Target{API: "anthropic", Provider: "anthropic"}
+
+	// With the request and the turn's pointer: checked against the prefix
+	// before the turn's own message.
+	h := replay.History{Turns: []*replay.Turn{tu}, Request: next("You are terse."), Pointers: []string{"/messages/1"}}
+	assert.Empty(t, only(reg.AuditReplay(h, tg), replay.RulePrefixMismatch))
+	h.Request = next("You are verbose.")
+	vs := only(reg.AuditReplay(h, tg), replay.RulePrefixMismatch)
+	require.Len(t, vs, 1)
+	assert.Equal(t, "/messages/1", vs[0].Pointer)
+	assert.Equal(t, replay.SeverityRisk, vs[0].Severity)
+	assert.Contains(t, vs[0].Predicted, "The block is bound to a different conversation.")
+
+	// Without a request: the latest turn against Target.PrefixHash.
+	h = replay.History{Turns: []*replay.Turn{tu}}
+	tg.PrefixHash = ph
+	assert.Empty(t, only(reg.AuditReplay(h, tg), replay.RulePrefixMismatch))
+	tg.PrefixHash = "sha256:" + string(make([]byte, 0)) + "00"
+	assert.Len(t, only(reg.AuditReplay(h, tg), replay.RulePrefixMismatch), 1)
+	// A turn with nothing bound is not checked.
+	plain := turnOf("anthropic", "anthropic", &replay.Text{Text: "x"})
+	plain.Provenance.PrefixHash = ph
+	assert.Empty(t, only(reg.AuditReplay(replay.History{Turns: []*replay.Turn{plain}}, tg), replay.RulePrefixMismatch))
+}
+
+func TestRuleAlteredItem(t *testing.T) {
+	reg := policyRegistry(t)
+	mk := func() *replay.Turn {
+		tu := turnOf("anthropic", "anthropic", claudeText("the key is sk-live-123", "RXFv"), &replay.Text{Text: "ok"})
+		replay.Seal(tu)
+		return tu
+	}
+	tg := replay.Target{API: "anthropic", Provider: "anthropic"}
+	tu := mk()
+	assert.Empty(t, only(reg.AuditReplay(replay.History{Turns: []*replay.Turn{tu}}, tg), replay.RuleAlteredItem))
+	// Redact keeps the replay bytes: still clean, with a display copy.
+	assert.True(t, replay.Redact(tu, maskKeys))
+	assert.Equal(t, "the key is sk-live-123", tu.Blocks[0].(*replay.ReasoningText).Text)
+	assert.Empty(t, only(reg.AuditReplay(replay.History{Turns: []*replay.Turn{tu}}, tg), replay.RuleAlteredItem))
+	// Masking the signed text in place is caught.
+	tu.Blocks[0].(*replay.ReasoningText).Text = "the key is [masked]"
+	earlier := mk()
+	earlier.Blocks[0].(*replay.ReasoningText).Text = "changed"
+	vs := only(reg.AuditReplay(replay.History{Turns: []*replay.Turn{earlier, tu}}, tg), replay.RuleAlteredItem)
+	require.Len(t, vs, 2)
+	assert.Equal(t, "messages.1.content.0: Invalid `signature` in `thinking` block", vs[0].Predicted)
+	assert.Equal(t, "`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.", vs[1].Predicted)
+}
+
+func maskKeys(s string) string {
+	const secret = "sk-live-123"
+	out := []byte(nil)
+	for i := 0; i < len(s); {
+		if len(s)-i >= len(secret) && s[i:i+len(secret)] == secret {
+			out = append(out, "[masked]"...)
+			i += len(secret)
+			continue
+		}
+		out = append(out, s[i])
+		i++
+	}
+	return string(out)
+}
+
+func TestRedact(t *testing.T) {
+	unsigned := &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: replay.FormatDeepSeek}, Text: "use sk-live-123"}
+	sum := &replay.Summary{ItemMeta: replay.ItemMeta{Format: replay.FormatOpenAIResponses}, Summary: "key sk-live-123"}
+	enc := &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: replay.FormatOpenAIResponses}, Data: "gAAAA"}
+	signed := claudeText("sk-live-123 again", "RXFv")
+	tu := turnOf("x", "", unsigned, sum, enc, signed, &replay.Text{Text: "answer sk-live-123"})
+	assert.True(t, replay.Redact(tu, maskKeys))
+	assert.Equal(t, "use [masked]", unsigned.Text)
+	assert.Empty(t, unsigned.Digest, "unsigned text is not sealed")
+	assert.Equal(t, "key [masked]", sum.Summary)
+	assert.Equal(t, "gAAAA", enc.Data)
+	assert.Equal(t, replay.ItemDigest(enc), enc.Digest)
+	assert.Equal(t, "sk-live-123 again", signed.Text)
+	assert.Equal(t, replay.Some("[masked] again"), signed.Display)
+	assert.Regexp(t, `^sha256:[0-9a-f]{64}$`, signed.Digest)
+	assert.Equal(t, "answer [masked]", tu.VisibleText())
+	assert.False(t, replay.Redact(tu, maskKeys), "nothing left to mask")
+
+	// The display copy and digest survive the document, are valid, and are
+	// never sent.
+	doc := tu.AppendJSON(nil)
+	require.NoError(t, schema.Validate(schema.Turn, doc), "%s", doc)
+	back, err := replay.UnmarshalTurn(doc)
+	require.NoError(t, err)
+	assert.Equal(t, tu.Blocks, back.Blocks)
+	wire := string(replay.AppendDetail(nil, signed))
+	assert.NotContains(t, wire, "display")
+	assert.NotContains(t, wire, "digest")
+}
