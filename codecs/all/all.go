@@ -8,7 +8,10 @@ package all
 
 import (
 	_ "github.com/reasonreplay/replay/codecs/anthropic"
+	_ "github.com/reasonreplay/replay/codecs/bedrock"
 	_ "github.com/reasonreplay/replay/codecs/chatcompat"
+	_ "github.com/reasonreplay/replay/codecs/cohere"
+	_ "github.com/reasonreplay/replay/codecs/mistral"
 	_ "github.com/reasonreplay/replay/codecs/openai"
 	_ "github.com/reasonreplay/replay/codecs/openrouter"
 )

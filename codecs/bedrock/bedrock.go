@@ -1,0 +1,186 @@
+// Package bedrock is the codec for the Amazon Bedrock Converse API
+// (Converse and ConverseStream), registered as "bedrock-converse".
+//
+// Wire facts it handles:
+//
+//   - Reasoning is a content block `{"reasoningContent":{...}}`, a union of
+//     `reasoningText {text, signature?}` (Claude signs it; Kimi, Qwen,
+//     DeepSeek and gpt-oss do not) and `redactedContent` (a base64 string,
+//     kept byte-exact). A reasoningContent of any other shape is kept
+//     verbatim as a [replay.Opaque] item.
+//   - Text blocks are `{"text":...}`; the text of a model other than Claude
+//     is split at <think>-style tags with package think (Kimi K2 on Bedrock
+//     writes its reasoning into text as " <think> ... </think> answer"):
+//     the tagged runs become reasoning items in place, the tags leave the
+//     visible text ([Codec.KeepTags] turns this off).
+//   - Visible text blocks are `{"text":...}`, client tool calls are
+//     `{"toolUse":{"toolUseId","name","input"}}` (input is an object, kept as
+//     its JSON text). Any other content block (image, document,
+//     citationsContent, ...) is kept verbatim as a [replay.Native] block.
+//   - ConverseStream sends `messageStart`, `contentBlockStart` (tool use
+//     only: reasoning and text blocks are opened by their first delta),
+//     `contentBlockDelta` (text | reasoningContent.text |
+//     reasoningContent.signature | reasoningContent.redactedContent |
+//     toolUse.input), `contentBlockStop`, `messageStop` (stopReason),
+//     `metadata` (usage), and the exception events
+//     (`internalServerException`, `modelStreamErrorException`,
+//     `validationException`, `throttlingException`,
+//     `serviceUnavailableException`). Deltas are routed by
+//     contentBlockIndex. The decoder reads frames whose Type is the event
+//     type (the `:event-type` header of the AWS event stream) and frames
+//     without a type whose data is `{"<eventType>":{...}}` (JSON Lines of
+//     decoded events, the form SDKs log). [NewEventStreamReader] turns
+//     the binary AWS event stream of a ConverseStream HTTP body
+//     (`application/vnd.amazon.eventstream`) into those JSON Lines, checking
+//     every message's checksums.
+//
+// Formats: Converse responses do not name the model, so the format of an
+// item is chosen from the model the codec is built for ([Codec.Model], a
+// Bedrock model id such as "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+// "moonshot.kimi-k2-thinking" or "qwen.qwen3-32b-v1:0"). Anthropic models
+// give [replay.FormatAnthropicClaude]: a Claude signature minted through
+// Converse is valid on Anthropic, Bedrock InvokeModel and Vertex alike.
+// Moonshot models give [replay.FormatKimi], Qwen models
+// [replay.FormatQwen], DeepSeek models [replay.FormatDeepSeek]: unsigned
+// text that only that model family may take back as its own. Any other
+// model (gpt-oss, Nova, an application inference profile ARN that hides
+// the vendor) gives [replay.FormatUnknown]. When the model is not known, a
+// signed reasoningText is Claude's (no other Bedrock model signs) and
+// everything else is [replay.FormatUnknown].
+//
+// Replay: the assistant message goes back with its reasoningContent blocks
+// in their original order and bytes; a Claude reasoningText needs its
+// signature, redactedContent goes back as it came, and no signature is
+// ever sent to a model that did not mint it (see [Codec.Contract]).
+package bedrock
+
+import (
+	"strings"
+
+	"github.com/reasonreplay/replay"
+)
+
+// API is the codec's API name.
+const API = "bedrock-converse"
+
+// Codec is the Bedrock Converse codec. The zero value is ready to use; set
+// Model to the Bedrock model id so that items get their issuer's format.
+type Codec struct {
+	// Provider is recorded in the turn's provenance; "" means "bedrock".
+	Provider string
+	// Model is the Bedrock model id (or inference profile id / ARN) the
+	// request named. It selects the format of decoded items.
+	Model string
+	// Limits bound what the decoders accept; zero fields take defaults.
+	Limits replay.Limits
+	// KeepTags leaves <think>-style tags in visible text. By default the
+	// text of every model but Claude goes through package think: reasoning
+	// between tags (Kimi K2 on Bedrock writes " <think> ... </think>" into
+	// ordinary text) becomes a reasoning item of the model's format, in
+	// place, and the tags leave the visible text.
+	KeepTags bool
+}
+
+func init() {
+	replay.Default.MustRegister(replay.Entry{
+		API:       API,
+		Providers: []string{"bedrock", "aws-bedrock", "amazon-bedrock"},
+		New: func(provider, model string) replay.ReasoningCodec {
+			return Codec{Provider: provider, Model: model}
+		},
+	})
+}
+
+// API returns "bedrock-converse".
+func (Codec) API() string { return API }
+
+func (c Codec) provenance() replay.Provenance {
+	p := c.Provider
+	if p == "" {
+		p = "bedrock"
+	}
+	return replay.Provenance{API: API, Provider: p, Model: c.Model}
+}
+
+// Vendor returns the model vendor named by a Bedrock model id: the segment
+// before the first dot, after an optional cross-region prefix ("us.",
+// "eu.", "apac.", "global.", ...) and after the last "/" of an ARN. It
+// returns "" when the id names no vendor (an application inference
+// profile, a bare model name).
+func Vendor(model string) string {
+	m := strings.ToLower(model)
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
+	}
+	first, rest, ok := strings.Cut(m, ".")
+	if !ok {
+		return ""
+	}
+	switch first {
+	case "us", "eu", "apac", "global", "jp", "au", "ca", "us-gov", "ap":
+		first, _, ok = strings.Cut(rest, ".")
+		if !ok {
+			return ""
+		}
+	}
+	return first
+}
+
+// family classifies a model: "anthropic", "moonshot", "qwen", "deepseek",
+// or "" when unknown. The vendor segment decides; a bare model name
+// without one is classified by its name.
+func family(model string) string {
+	switch v := Vendor(model); v {
+	case "anthropic":
+		return "anthropic"
+	case "moonshot", "moonshotai":
+		return "moonshot"
+	case "qwen":
+		return "qwen"
+	case "deepseek":
+		return "deepseek"
+	case "":
+	default:
+		return v
+	}
+	m := strings.ToLower(model)
+	switch {
+	case strings.Contains(m, "claude"):
+		return "anthropic"
+	case strings.Contains(m, "kimi"):
+		return "moonshot"
+	case strings.Contains(m, "qwen") || strings.Contains(m, "qwq"):
+		return "qwen"
+	case strings.Contains(m, "deepseek"):
+		return "deepseek"
+	}
+	return ""
+}
+
+// splitsTags reports whether text blocks of model are split at
+// <think>-style tags: Claude's reasoning always comes in reasoningContent,
+// and its text is kept as it came.
+func splitsTags(model string, keep bool) bool { return !keep && !isClaude(model) }
+
+// isClaude reports whether model is an Anthropic model.
+func isClaude(model string) bool { return family(model) == "anthropic" }
+
+// formatFor returns the format of an item minted by model; signed says
+// whether the item carries a signature, which only Claude mints.
+func formatFor(model string, signed bool) replay.Format {
+	switch family(model) {
+	case "anthropic":
+		return replay.FormatAnthropicClaude
+	case "moonshot":
+		return replay.FormatKimi
+	case "qwen":
+		return replay.FormatQwen
+	case "deepseek":
+		return replay.FormatDeepSeek
+	case "":
+		if signed {
+			return replay.FormatAnthropicClaude
+		}
+	}
+	return replay.FormatUnknown
+}

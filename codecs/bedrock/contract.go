@@ -1,0 +1,236 @@
+package bedrock
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/reasonreplay/replay"
+)
+
+// sent reports whether Encode writes b.
+func sent(b replay.Block) bool {
+	switch b := b.(type) {
+	case *replay.Summary:
+		return false
+	case replay.ReasoningItem:
+		return replay.Replayable(b)
+	case *replay.Text:
+		return b.Text != ""
+	case *replay.ToolCall:
+		return !b.Unfinished
+	case *replay.Native:
+		return !b.Unfinished && b.Kind != "contentBlockStart" && b.Kind != "contentBlockDelta"
+	}
+	return false
+}
+
+// contentIndex returns, for each block of t, its index in the encoded
+// content array, or -1 when it is not sent.
+func contentIndex(t *replay.Turn, bi int) int {
+	k := 0
+	for i, b := range t.Blocks {
+		if !sent(b) {
+			if i == bi {
+				return -1
+			}
+			continue
+		}
+		if i == bi {
+			return k
+		}
+		k++
+	}
+	return -1
+}
+
+const errPrefix = "ValidationException: The model returned the following errors: "
+
+var rules = []replay.Rule{
+	{
+		ID:       API + "/claude-signature",
+		Severity: replay.SeverityReject,
+		Doc:      "Reasoning text sent to a Claude model carries a non-empty signature; Claude rejects unsigned thinking, whoever minted the text.",
+		Check: func(h *replay.History, tg *replay.Target, report func(replay.Violation)) {
+			if !isClaude(tg.Model) {
+				return
+			}
+			for ti, t := range h.Turns {
+				for bi, b := range t.Blocks {
+					x, ok := b.(*replay.ReasoningText)
+					// Unsigned items of a signing format are the core
+					// rule's (replay/empty-signature) and are not sent.
+					if !ok || !sent(x) || x.Signed() || x.Format.SignsText() {
+						continue
+					}
+					report(replay.Violation{Turn: ti, Block: bi,
+						Message:   fmt.Sprintf("unsigned %s reasoning text would be sent to the Claude model %s", formatName(x.Format), tg.Model),
+						Predicted: errPrefix + "messages.N.content." + strconv.Itoa(contentIndex(t, bi)) + ".thinking.signature: Field required",
+						Fix:       "drop the item, or carry it over as plain text outside reasoningContent"})
+				}
+			}
+		},
+	},
+	{
+		ID:       API + "/foreign-signature",
+		Severity: replay.SeverityReject,
+		Doc:      "A Claude model takes back only signatures and redactedContent that Claude minted (on Anthropic, Bedrock or Vertex).",
+		Check: func(h *replay.History, tg *replay.Target, report func(replay.Violation)) {
+			if !isClaude(tg.Model) {
+				return
+			}
+			for ti, t := range h.Turns {
+				for bi, b := range t.Blocks {
+					it, ok := b.(replay.ReasoningItem)
+					if !ok || !sent(b) || it.Meta().Format.Family() == replay.FormatAnthropicClaude.Family() {
+						continue
+					}
+					pred := ""
+					switch x := it.(type) {
+					case *replay.ReasoningText:
+						if !x.Signed() {
+							continue
+						}
+						pred = "messages.N.content." + strconv.Itoa(contentIndex(t, bi)) + ": Invalid signature in thinking block"
+					case *replay.Encrypted:
+						if f := x.Format; f == "" || f == replay.FormatUnknown {
+							continue // issuer not known: cannot tell
+						}
+					default:
+						continue
+					}
+					report(replay.Violation{Turn: ti, Block: bi,
+						Message:   fmt.Sprintf("a %s signature or blob would be sent to the Claude model %s", formatName(it.Meta().Format), tg.Model),
+						Predicted: pred,
+						Fix:       "drop the item: a signature is valid only for the issuer that minted it"})
+				}
+			}
+		},
+	},
+	{
+		ID:       API + "/signature-non-claude",
+		Severity: replay.SeverityRisk,
+		Doc:      "No Claude signature or redactedContent is sent to a model that is not Claude.",
+		Check: func(h *replay.History, tg *replay.Target, report func(replay.Violation)) {
+			if tg.Model == "" || isClaude(tg.Model) {
+				return
+			}
+			for ti, t := range h.Turns {
+				for bi, b := range t.Blocks {
+					it, ok := b.(replay.ReasoningItem)
+					if !ok || !sent(b) || it.Meta().Format.Family() != replay.FormatAnthropicClaude.Family() {
+						continue
+					}
+					report(replay.Violation{Turn: ti, Block: bi,
+						Message: fmt.Sprintf("Claude reasoning would be sent to %s, which cannot verify it; Bedrock has answered replayed reasoning on non-Claude models with a ValidationException", tg.Model),
+						Fix:     "drop the item, or carry its text over as plain text"})
+				}
+			}
+		},
+	},
+	{
+		ID:       API + "/thinking-first",
+		Severity: replay.SeverityReject,
+		Doc:      "With Claude thinking enabled, the last assistant turn that calls a tool starts with its thinking or redacted block.",
+		Check: func(h *replay.History, tg *replay.Target, report func(replay.Violation)) {
+			if !tg.Thinking || !isClaude(tg.Model) || len(h.Turns) == 0 {
+				return
+			}
+			ti := len(h.Turns) - 1
+			t := h.Turns[ti]
+			if len(t.ToolCalls()) == 0 {
+				return
+			}
+			for bi, b := range t.Blocks {
+				if !sent(b) {
+					continue
+				}
+				found := ""
+				switch b := b.(type) {
+				case *replay.ReasoningText, *replay.Encrypted:
+					return
+				case *replay.Text:
+					found = "text"
+				case *replay.ToolCall:
+					found = "tool_use"
+				case *replay.Native:
+					found = b.Kind
+				default:
+					found = "content"
+				}
+				report(replay.Violation{Turn: ti, Block: bi,
+					Message:   "the assistant turn with the tool call does not start with its thinking block",
+					Predicted: errPrefix + "messages.N.content.0.type: Expected `thinking` or `redacted_thinking`, but found `" + found + "`. When `thinking` is enabled, a final `assistant` message must start with a thinking block",
+					Fix:       "replay the turn's reasoningContent blocks unmodified, first, as they came (Encode or Patch do)"})
+				return
+			}
+		},
+	},
+	{
+		ID:       API + "/empty-content",
+		Severity: replay.SeverityReject,
+		Doc:      "Every assistant turn sends at least one content block.",
+		Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
+			for ti, t := range h.Turns {
+				hasBlock := false
+				for _, b := range t.Blocks {
+					if sent(b) {
+						hasBlock = true
+						break
+					}
+				}
+				if !hasBlock {
+					report(replay.Violation{Turn: ti, Block: -1,
+						Message:   "the assistant turn has no content block left to send",
+						Predicted: "The content field in the Message object at messages.N is empty. Add a ContentBlock object to the content field and try again.",
+						Fix:       "drop the turn, or keep at least one text or toolUse block"})
+				}
+			}
+		},
+	},
+	{
+		ID:       API + "/reasoning-only",
+		Severity: replay.SeverityRisk,
+		Doc:      "An assistant turn of reasoning alone is taken as prefill, which the newest Claude models reject.",
+		Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
+			for ti, t := range h.Turns {
+				reasoning, other := false, false
+				for _, b := range t.Blocks {
+					if !sent(b) {
+						continue
+					}
+					if _, ok := b.(replay.ReasoningItem); ok {
+						reasoning = true
+					} else {
+						other = true
+					}
+				}
+				if reasoning && !other {
+					report(replay.Violation{Turn: ti, Block: -1,
+						Message:   "the assistant turn holds only reasoningContent",
+						Predicted: "This model does not support assistant message prefill. The conversation must end with a user message.",
+						Fix:       "drop the turn's reasoning, or the turn"})
+				}
+			}
+		},
+	},
+}
+
+func formatName(f replay.Format) string {
+	if f == "" {
+		return "unlabelled"
+	}
+	return string(f)
+}
+
+// Contract returns the Converse replay contract.
+func (Codec) Contract() replay.ReplayContract {
+	return replay.ReplayContract{
+		API: API,
+		Summary: "Send the assistant message back with its reasoningContent blocks unmodified and in order. " +
+			"A Claude reasoningText goes back with its text and signature, redactedContent as it came; Claude " +
+			"requires them on the turn that called a tool when thinking is on. No signature or blob is sent to a " +
+			"model that did not mint it; unsigned reasoning of other models (Kimi, Qwen, DeepSeek, gpt-oss) " +
+			"has no documented replay requirement and may be dropped.",
+		Rules: rules,
+	}
+}

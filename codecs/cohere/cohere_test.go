@@ -1,0 +1,292 @@
+package cohere_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs/cohere"
+	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/schema"
+	"github.com/stretchr/testify/require"
+)
+
+const dir = "../../testdata/cohere"
+
+func read(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	require.NoError(t, err)
+	return b
+}
+
+func optsFor(name string) replay.StreamOptions {
+	if strings.HasSuffix(name, ".sse") {
+		return replay.StreamOptions{}
+	}
+	return replay.StreamOptions{Framing: replay.FramingJSONL}
+}
+
+func stream(t testing.TB, name string) codectest.Result {
+	t.Helper()
+	c := cohere.Codec{Model: "command-a-reasoning-08-2025"}
+	return codectest.SweepStream(t, c.NewStream, optsFor(name), read(t, name))
+}
+
+func TestStreamFixtures(t *testing.T) {
+	var files []string
+	for _, pat := range []string{"*.jsonl", "*.sse"} {
+		m, err := filepath.Glob(filepath.Join(dir, pat))
+		require.NoError(t, err)
+		files = append(files, m...)
+	}
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		name := filepath.Base(f)
+		t.Run(name, func(t *testing.T) {
+			res := stream(t, name)
+			base := strings.ReplaceAll(name, ".", "-")
+			codectest.Golden(t, filepath.Join(dir, "golden", base+".turn.json"), res.Document())
+			ev := strings.Join(codectest.EventSummary(res.Events), "\n") + "\nerr: " + fmt.Sprint(res.Err) + "\n"
+			codectest.Golden(t, filepath.Join(dir, "golden", base+".events.txt"), []byte(ev))
+			require.NoError(t, schema.Validate(schema.Turn, res.Turn.AppendJSON(nil)))
+			codectest.RoundTripDocument(t, res.Turn)
+		})
+	}
+}
+
+func TestBodyFixtures(t *testing.T) {
+	for _, name := range []string{"thinking.json", "thinking-tool-call.json"} {
+		t.Run(name, func(t *testing.T) {
+			tu, err := cohere.Codec{}.Decode(read(t, name))
+			require.NoError(t, err)
+			codectest.Golden(t, filepath.Join(dir, "golden", strings.ReplaceAll(name, ".", "-")+".turn.json"), codectest.Indent(tu.AppendJSON(nil)))
+			require.NoError(t, schema.Validate(schema.Turn, tu.AppendJSON(nil)))
+			codectest.RoundTripDocument(t, tu)
+		})
+	}
+}
+
+func TestThinkingStream(t *testing.T) {
+	sse := stream(t, "thinking.sse")
+	jsonl := stream(t, "thinking.jsonl")
+	require.Equal(t, string(sse.Document()), string(jsonl.Document()), "SSE and JSONL give the same turn")
+	require.NoError(t, sse.Err)
+	tu := sse.Turn
+	require.Len(t, tu.Blocks, 2)
+	rt := tu.Blocks[0].(*replay.ReasoningText)
+	require.Equal(t, "A weekhas 7 days, so 3 weeks are 21 days; add 4 → 25.", rt.Text, "pieces joined exactly, nothing added")
+	require.Equal(t, replay.FormatCohere, rt.Format)
+	require.True(t, replay.Replayable(rt))
+	require.Equal(t, "That is **25 days**.", tu.VisibleText())
+	require.Equal(t, "COMPLETE", tu.FinishReason)
+	require.Equal(t, "command-a-reasoning-08-2025", tu.Provenance.Model)
+	require.JSONEq(t, `{"billed_units":{"input_tokens":9,"output_tokens":41},"tokens":{"input_tokens":820,"output_tokens":45}}`, string(tu.Usage))
+}
+
+func TestToolCallStream(t *testing.T) {
+	res := stream(t, "thinking-tool-call.jsonl")
+	require.NoError(t, res.Err)
+	tu := res.Turn
+	require.Equal(t, `I should look up the "opening hours" first.`, tu.Blocks[0].(*replay.ReasoningText).Text)
+	plan := tu.Blocks[1].(*replay.Native)
+	require.Equal(t, "tool_plan", plan.Kind)
+	require.Equal(t, `"I will check the museum's hours."`, string(plan.Raw))
+	calls := tu.ToolCalls()
+	require.Len(t, calls, 1)
+	require.Equal(t, "get_hours_q8w2e4r6t1y3", calls[0].ID)
+	require.Equal(t, `{"place": "Rijksmuseum"}`, calls[0].Arguments)
+	require.Equal(t, "TOOL_CALL", tu.FinishReason)
+}
+
+func TestDoneTerminator(t *testing.T) {
+	data := append(read(t, "thinking.sse"), "data: [DONE]\n\n"...)
+	res := codectest.SweepStream(t, cohere.Codec{Model: "command-a-reasoning-08-2025"}.NewStream, replay.StreamOptions{}, data)
+	require.NoError(t, res.Err)
+	require.Equal(t, string(stream(t, "thinking.sse").Document()), string(res.Document()))
+	// [DONE] alone does not complete a turn.
+	res = codectest.FeedPush(cohere.Codec{}.NewStream(), replay.StreamOptions{}, [][]byte{[]byte("data: [DONE]\n\n")})
+	require.ErrorIs(t, res.Err, io.ErrUnexpectedEOF)
+}
+
+func TestCutAndError(t *testing.T) {
+	res := stream(t, "cut-mid-thinking.jsonl")
+	require.ErrorIs(t, res.Err, io.ErrUnexpectedEOF)
+	rt := res.Turn.Blocks[0].(*replay.ReasoningText)
+	require.Equal(t, "Step one: read the question", rt.Text)
+	require.True(t, rt.Unfinished)
+	require.False(t, res.Turn.Complete)
+
+	res = stream(t, "stream-error.jsonl")
+	var pe *replay.ProviderError
+	require.ErrorAs(t, res.Err, &pe)
+	require.Equal(t, "internal server error, please try again", pe.Message)
+	require.False(t, res.Turn.Complete)
+	require.True(t, res.Turn.Blocks[0].(*replay.ReasoningText).Unfinished)
+
+	_, err := cohere.Codec{}.Decode(read(t, "error-body.json"))
+	require.ErrorAs(t, err, &pe)
+	require.Equal(t, "invalid request: model 'command-z' not found", pe.Message)
+}
+
+func TestMalformed(t *testing.T) {
+	for _, body := range []string{``, `[]`, `{"message":5}`, `{"message":{"content":[5]}}`,
+		`{"message":{"content":[{"type":"thinking","thinking":3}]}}`, `{"message":{"content":[],"tool_calls":[{"function":{}}]}}`} {
+		_, err := cohere.Codec{}.Decode([]byte(body))
+		require.ErrorIs(t, err, replay.ErrMalformed, body)
+	}
+	for _, s := range []string{"nope\n", `[1]` + "\n",
+		`{"type":"content-delta","index":0,"delta":{"message":{"content":{"text":"x"}}}}` + "\n",
+		`{"type":"content-start","index":-2}` + "\n",
+		`{"type":"content-start","index":0,"delta":{"message":{"content":{"type":"text","text":5}}}}` + "\n",
+		`{"type":"tool-call-start","index":0,"delta":{"message":{"tool_calls":{}}}}` + "\n",
+	} {
+		res := codectest.FeedPush(cohere.Codec{}.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL}, [][]byte{[]byte(s)})
+		require.ErrorIs(t, res.Err, replay.ErrMalformed, s)
+		require.False(t, res.Turn.Complete)
+	}
+}
+
+func TestLimits(t *testing.T) {
+	c := cohere.Codec{Limits: replay.Limits{MaxItem: 8}}
+	res := codectest.FeedPush(c.NewStream(), replay.StreamOptions{}, [][]byte{read(t, "thinking.sse")})
+	var le *replay.LimitError
+	require.ErrorAs(t, res.Err, &le)
+	_, err := c.Decode(read(t, "thinking.json"))
+	require.ErrorAs(t, err, &le)
+}
+
+func handles(tu *replay.Turn) []string {
+	var out []string
+	for _, b := range tu.Blocks {
+		switch b := b.(type) {
+		case *replay.ReasoningText:
+			out = append(out, fmt.Sprintf("thinking %q %s", b.Text, b.Format))
+		case *replay.Text:
+			out = append(out, fmt.Sprintf("text %q", b.Text))
+		case *replay.ToolCall:
+			out = append(out, fmt.Sprintf("call %s %s %s", b.ID, b.Name, b.Arguments))
+		case *replay.Native:
+			out = append(out, fmt.Sprintf("native %s %s", b.Kind, b.Raw))
+		}
+	}
+	return out
+}
+
+func TestRoundTrip(t *testing.T) {
+	for _, name := range []string{"thinking.sse", "thinking-tool-call.jsonl", "thinking.json", "thinking-tool-call.json"} {
+		t.Run(name, func(t *testing.T) {
+			c := cohere.Codec{}
+			var tu *replay.Turn
+			var err error
+			if strings.HasSuffix(name, ".json") {
+				tu, err = c.Decode(read(t, name))
+			} else {
+				tu, err = replay.DecodeStream(bytes.NewReader(read(t, name)), c.NewStream(), optsFor(name))
+			}
+			require.NoError(t, err)
+			enc, err := c.Encode(tu)
+			require.NoError(t, err)
+			back, err := c.Decode([]byte(`{"message":` + string(enc) + `}`))
+			require.NoError(t, err)
+			require.Equal(t, handles(tu), handles(back))
+		})
+	}
+	tu, err := cohere.Codec{}.Decode(read(t, "thinking-tool-call.json"))
+	require.NoError(t, err)
+	enc, err := cohere.Codec{}.Encode(tu)
+	require.NoError(t, err)
+	require.Equal(t, `{"role":"assistant","content":[{"type":"thinking","thinking":"Need the exchange rate."}],"tool_plan":"I will look up the EUR to USD rate.","tool_calls":[{"id":"fx_rate_k3j5h7g9","type":"function","function":{"name":"fx_rate","arguments":"{\"base\":\"EUR\",\"quote\":\"USD\"}"}}]}`, string(enc))
+}
+
+func TestCitationsVerbatim(t *testing.T) {
+	body := `{"message":{"role":"assistant","content":[{"type":"text","text":"Paris."}],"citations":[{"start":0,"end":5,"text":"Paris","sources":[{"type":"document","id":"doc:0"}]}]},"finish_reason":"COMPLETE"}`
+	tu, err := cohere.Codec{}.Decode([]byte(body))
+	require.NoError(t, err)
+	enc, err := cohere.Codec{}.Encode(tu)
+	require.NoError(t, err)
+	require.Equal(t, `{"role":"assistant","content":[{"type":"text","text":"Paris."}],"citations":[{"start":0,"end":5,"text":"Paris","sources":[{"type":"document","id":"doc:0"}]}]}`, string(enc))
+}
+
+func TestPatch(t *testing.T) {
+	c := cohere.Codec{}
+	tu, err := c.Decode(read(t, "thinking.json"))
+	require.NoError(t, err)
+	out, err := c.Patch([]byte(`{"role": "assistant", "content": "Soft rain on the roof\nwhispers through the sleeping town\npuddles hold the sky"}`), tu)
+	require.NoError(t, err)
+	require.Equal(t, `{"role": "assistant", "content": [{"type":"thinking","thinking":"The user asks for a haiku about rain; 5-7-5 syllables."},{"type":"text","text":"Soft rain on the roof\nwhispers through the sleeping town\npuddles hold the sky"}]}`, string(out))
+	again, err := c.Patch(out, tu)
+	require.NoError(t, err)
+	require.Equal(t, string(out), string(again))
+
+	tc, err := c.Decode(read(t, "thinking-tool-call.json"))
+	require.NoError(t, err)
+	out, err = c.Patch([]byte(`{"role":"assistant","tool_plan":"p","tool_calls":[]}`), tc)
+	require.NoError(t, err)
+	require.Equal(t, `{"role":"assistant","tool_plan":"p","tool_calls":[],"content":[{"type":"thinking","thinking":"Need the exchange rate."}]}`, string(out))
+	_, err = c.Patch([]byte(`{"content":{}}`), tc)
+	require.ErrorIs(t, err, replay.ErrMalformed)
+}
+
+func TestContract(t *testing.T) {
+	rules := cohere.Codec{}.Contract().Rules
+	audit := func(bs ...replay.Block) []string {
+		rep := replay.Audit(replay.History{Turns: []*replay.Turn{{Complete: true, Blocks: bs}}}, replay.Target{API: cohere.API}, rules)
+		var out []string
+		for _, v := range rep.Violations {
+			out = append(out, fmt.Sprintf("%s b%d", v.Rule, v.Block))
+		}
+		return out
+	}
+	own := &replay.ReasoningText{Text: "mine"}
+	own.Format = replay.FormatCohere
+	require.Empty(t, audit(own, &replay.Text{Text: "x"}))
+	sum := &replay.Summary{Summary: "s"}
+	sum.Format = replay.FormatOpenAIResponses
+	ds := &replay.ReasoningText{Text: "d"}
+	ds.Format = replay.FormatDeepSeek
+	require.Equal(t, []string{"cohere/inexpressible b0", "cohere/foreign-reasoning b1"}, audit(sum, ds))
+}
+
+func TestRegistered(t *testing.T) {
+	c, err := replay.Lookup("cohere", "", "command-a-reasoning-08-2025")
+	require.NoError(t, err)
+	require.Equal(t, cohere.Codec{Model: "command-a-reasoning-08-2025"}, c)
+	c, err = replay.Resolve("cohere", "")
+	require.NoError(t, err)
+	require.Equal(t, cohere.API, c.API())
+}
+
+func TestErrorsTyped(t *testing.T) {
+	_, err := cohere.Codec{}.Decode([]byte(`{`))
+	require.True(t, errors.Is(err, replay.ErrMalformed))
+}
+
+func Example() {
+	stream := `{"type":"message-start","delta":{"message":{"role":"assistant"}}}
+{"type":"content-start","index":0,"delta":{"message":{"content":{"type":"thinking","thinking":""}}}}
+{"type":"content-delta","index":0,"delta":{"message":{"content":{"thinking":"3 + 4 = 7."}}}}
+{"type":"content-end","index":0}
+{"type":"content-start","index":1,"delta":{"message":{"content":{"type":"text","text":""}}}}
+{"type":"content-delta","index":1,"delta":{"message":{"content":{"text":"7"}}}}
+{"type":"content-end","index":1}
+{"type":"message-end","delta":{"finish_reason":"COMPLETE"}}
+`
+	c := cohere.Codec{}
+	turn, err := replay.DecodeStream(strings.NewReader(stream), c.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL})
+	if err != nil {
+		panic(err)
+	}
+	msg, _ := c.Encode(turn)
+	fmt.Println(turn.Items()[0].Meta().Format)
+	fmt.Println(string(msg))
+	// Output:
+	// cohere-v1
+	// {"role":"assistant","content":[{"type":"thinking","thinking":"3 + 4 = 7."},{"type":"text","text":"7"}]}
+}

@@ -1,0 +1,212 @@
+package cohere
+
+import (
+	"strconv"
+
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/tidwall/gjson"
+)
+
+// Encode writes t as a v2 chat assistant message:
+// `{"role":"assistant","content":[...],"tool_plan":"...","tool_calls":[...],"citations":[...]}`.
+// Thinking blocks and text blocks keep their order in content; the tool
+// plan, tool calls and citations go in their own members. Signatures,
+// encrypted items and summaries have no Cohere field and are left out, as
+// are unfinished items and calls.
+func (c Codec) Encode(t *replay.Turn) ([]byte, error) {
+	dst := append([]byte(nil), `{"role":"assistant","content":[`...)
+	for i, b := range t.Blocks {
+		var err error
+		if dst, err = appendContent(dst, b, i); err != nil {
+			return nil, err
+		}
+	}
+	dst = append(dst, ']')
+	var calls, cites []byte
+	for i, b := range t.Blocks {
+		switch b := b.(type) {
+		case *replay.Native:
+			if b.Unfinished || !gjson.Valid(string(b.Raw)) {
+				if !b.Unfinished {
+					return nil, replay.Malformed(API, -1, "/blocks/"+strconv.Itoa(i), "native block is not valid JSON")
+				}
+				continue
+			}
+			switch b.Kind {
+			case "tool_plan":
+				dst = append(dst, `,"tool_plan":`...)
+				dst = append(dst, b.Raw...)
+			case "citation":
+				cites = append(jsonw.Comma(cites), b.Raw...)
+			case "citations":
+				if v := gjson.ParseBytes(b.Raw); v.IsArray() {
+					v.ForEach(func(_, x gjson.Result) bool {
+						cites = append(jsonw.Comma(cites), x.Raw...)
+						return true
+					})
+				}
+			}
+		case *replay.ToolCall:
+			if b.Unfinished {
+				continue
+			}
+			calls = jsonw.Comma(calls)
+			calls = append(calls, `{"id":`...)
+			calls = jsonw.String(calls, b.ID)
+			calls = append(calls, `,"type":"function","function":{"name":`...)
+			calls = jsonw.String(calls, b.Name)
+			calls = append(calls, `,"arguments":`...)
+			calls = jsonw.String(calls, b.Arguments)
+			calls = append(calls, "}}"...)
+		}
+	}
+	if len(calls) > 0 {
+		dst = append(dst, `,"tool_calls":[`...)
+		dst = append(append(dst, calls...), ']')
+	}
+	if len(cites) > 0 {
+		dst = append(dst, `,"citations":[`...)
+		dst = append(append(dst, cites...), ']')
+	}
+	return append(dst, '}'), nil
+}
+
+// appendContent appends the content block for b, or nothing.
+func appendContent(dst []byte, b replay.Block, i int) ([]byte, error) {
+	switch b := b.(type) {
+	case *replay.ReasoningText:
+		if !replay.Replayable(b) {
+			return dst, nil
+		}
+		dst = jsonw.Comma(dst)
+		dst = append(dst, `{"type":"thinking","thinking":`...)
+		dst = jsonw.String(dst, b.Text)
+		dst = jsonw.Members(dst, b.Extra)
+		dst = append(dst, '}')
+	case *replay.Text:
+		if b.Text == "" {
+			return dst, nil
+		}
+		dst = jsonw.Comma(dst)
+		dst = append(dst, `{"type":"text","text":`...)
+		dst = jsonw.String(dst, b.Text)
+		dst = append(dst, '}')
+	case *replay.Native:
+		switch b.Kind {
+		case "tool_plan", "citation", "citations", "content-start":
+			return dst, nil
+		}
+		if b.Unfinished {
+			return dst, nil
+		}
+		if !gjson.Valid(string(b.Raw)) {
+			return nil, replay.Malformed(API, -1, "/blocks/"+strconv.Itoa(i), "native block is not valid JSON")
+		}
+		dst = append(jsonw.Comma(dst), b.Raw...)
+	}
+	return dst, nil
+}
+
+// Patch adds t's thinking blocks to msg, an assistant message the caller
+// built, and changes nothing else. A string content becomes one text block
+// holding the same string. Thinking blocks already in msg are replaced.
+// Each item goes before the text block that followed it in t (matched by
+// rank among the text blocks); an item followed by no text goes at the end
+// of the content array.
+func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
+	if !gjson.ValidBytes(msg) {
+		return nil, replay.Malformed(API, -1, "", "expected a JSON message")
+	}
+	m := gjson.ParseBytes(msg)
+	if !m.IsObject() {
+		return nil, replay.Malformed(API, -1, "", "expected a message object")
+	}
+	content := m.Get("content")
+	type elem struct {
+		raw  string
+		text bool
+	}
+	var elems []elem
+	switch {
+	case content.Type == gjson.String:
+		if content.Str != "" {
+			elems = append(elems, elem{raw: `{"type":"text","text":` + content.Raw + `}`, text: true})
+		}
+	case content.IsArray():
+		content.ForEach(func(_, v gjson.Result) bool {
+			if v.Get("type").String() != "thinking" {
+				elems = append(elems, elem{raw: v.Raw, text: v.Get("type").String() == "text"})
+			}
+			return true
+		})
+	case !content.Exists() || content.Type == gjson.Null:
+	default:
+		return nil, replay.Malformed(API, -1, "/content", "expected a string, an array or null")
+	}
+	before := make([][]byte, len(elems)+1)
+	var pending []byte
+	rank := 0
+	for i, b := range t.Blocks {
+		switch b := b.(type) {
+		case *replay.ReasoningText:
+			var err error
+			if pending, err = appendContent(pending, b, i); err != nil {
+				return nil, err
+			}
+		case *replay.Text:
+			if b.Text == "" {
+				continue
+			}
+			r := rank
+			rank++
+			if len(pending) == 0 {
+				continue
+			}
+			k := 0
+			for j, e := range elems {
+				if !e.text {
+					continue
+				}
+				if k == r {
+					before[j] = append(jsonw.Comma(before[j]), pending...)
+					pending = nil
+					break
+				}
+				k++
+			}
+		}
+	}
+	if len(pending) > 0 {
+		before[len(elems)] = append(jsonw.Comma(before[len(elems)]), pending...)
+	}
+	arr := []byte{'['}
+	for j := 0; j <= len(elems); j++ {
+		if len(before[j]) > 0 {
+			arr = append(jsonw.Comma(arr), before[j]...)
+		}
+		if j < len(elems) {
+			arr = append(jsonw.Comma(arr), elems[j].raw...)
+		}
+	}
+	arr = append(arr, ']')
+	if !content.Exists() {
+		end := len(msg) - 1
+		for end > 0 && msg[end] != '}' {
+			end--
+		}
+		out := append([]byte(nil), msg[:end]...)
+		if len(m.Map()) > 0 {
+			out = append(out, ',')
+		}
+		out = append(append(out, `"content":`...), arr...)
+		return append(out, msg[end:]...), nil
+	}
+	endc := content.Index + len(content.Raw)
+	if content.Index <= 0 || endc > len(msg) || string(msg[content.Index:endc]) != content.Raw {
+		return nil, replay.Malformed(API, -1, "/content", "cannot locate the content member")
+	}
+	out := make([]byte, 0, len(msg)+len(arr))
+	out = append(append(out, msg[:content.Index]...), arr...)
+	return append(out, msg[endc:]...), nil
+}
