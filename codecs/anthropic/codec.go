@@ -13,12 +13,14 @@ import (
 // API is the codec's API name in the registry.
 const API = "anthropic"
 
-// entry is the codec's registration. Vertex and Bedrock also serve other
-// families (Gemini, Llama, Nova...): the Claude model patterns let a codec
-// that lists the same provider with its own patterns win for its models.
+// entry is the codec's registration. Vertex also serves Gemini: the Claude
+// model patterns let the Gemini codec, which lists vertex with its own
+// patterns, win for its models. The provider "bedrock" resolves to the
+// Bedrock Converse codec; Claude through Bedrock InvokeModel is this codec,
+// by name: replay.Lookup("anthropic", "bedrock", model).
 var entry = replay.Entry{
 	API:       API,
-	Providers: []string{"anthropic", "bedrock", "vertex"},
+	Providers: []string{"anthropic", "vertex"},
 	Models:    []string{"claude-*", "*claude*"},
 	New: func(provider, _ string) replay.ReasoningCodec {
 		return Codec{Provider: strings.ToLower(provider)}

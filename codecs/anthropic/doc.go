@@ -2,7 +2,9 @@
 // served by Amazon Bedrock (InvokeModel / InvokeModelWithResponseStream) and
 // Google Vertex AI (rawPredict / streamRawPredict), which use the same
 // message shape. It registers itself in [replay.Default] as "anthropic" for
-// the providers "anthropic", "bedrock" and "vertex" and Claude model names.
+// the providers "anthropic" and "vertex" and Claude model names. The provider
+// "bedrock" resolves to the Bedrock Converse codec; for InvokeModel, name this
+// codec: replay.Lookup("anthropic", "bedrock", model).
 //
 // # Wire facts
 //

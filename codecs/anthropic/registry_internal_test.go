@@ -24,7 +24,7 @@ func TestResolveVertexByModel(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, api, c.API(), model)
 	}
-	c, err := r.Resolve("bedrock", "us.anthropic.claude-sonnet-4-5-20250929-v1:0")
+	c, err := r.Lookup("anthropic", "bedrock", "us.anthropic.claude-sonnet-4-5-20250929-v1:0")
 	require.NoError(t, err)
 	require.Equal(t, Codec{Provider: "bedrock"}, c)
 }

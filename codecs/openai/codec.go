@@ -29,7 +29,7 @@ func init() {
 	replay.Default.MustRegister(replay.Entry{
 		API:       API,
 		Providers: []string{"openai", "azure", "azure-openai", "xai", "copilot", "github-copilot", "lmstudio"},
-		Models:    []string{"gpt-*", "o1*", "o3*", "o4*", "codex-*", "computer-use-*", "chatgpt-*"},
+		Models:    []string{"gpt-*", "o1*", "o3*", "o4*", "codex-*", "computer-use-*", "chatgpt-*", "grok-4*", "grok-code-*"},
 		New: func(provider, _ string) replay.ReasoningCodec {
 			return Codec{Provider: provider}
 		},
