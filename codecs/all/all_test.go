@@ -45,3 +45,43 @@ func TestEveryAPINameIsRegistered(t *testing.T) {
 		assert.Equal(t, api, c.API())
 	}
 }
+
+// TestAccepts: every codec but the gateway names the formats it takes back,
+// and Carry keeps a signed Claude item only for targets that accept it.
+func TestAccepts(t *testing.T) {
+	claude := &replay.Turn{Complete: true, Provenance: replay.Provenance{API: "anthropic", Provider: "anthropic", Model: "claude-sonnet-4-5"},
+		Blocks: []replay.Block{
+			&replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: replay.FormatAnthropicClaude}, Text: "think", Signature: replay.Some("RXFvQkNr")},
+			&replay.Text{Text: "answer"},
+		}}
+	for _, c := range []struct {
+		api, provider, model string
+		keeps                bool
+	}{
+		{"anthropic", "anthropic", "claude-opus-4-6", true},
+		{"bedrock-converse", "bedrock", "us.anthropic.claude-sonnet-4-5-20250929-v1:0", true},
+		{"bedrock-converse", "bedrock", "moonshot.kimi-k2-thinking", false},
+		{"openai-responses", "openai", "gpt-5", false},
+		{"deepseek", "deepseek", "deepseek-reasoner", false},
+		{"openai-compatible", "moonshot", "kimi-k2-thinking", false},
+		{"mistral", "mistral", "magistral-medium-latest", false},
+		{"cohere", "cohere", "command-a-reasoning-08-2025", false},
+		{"openrouter", "openrouter", "anthropic/claude-sonnet-4.5", true},
+		{"openrouter", "openrouter", "openai/gpt-5", false},
+	} {
+		codec, err := replay.Lookup(c.api, c.provider, c.model)
+		require.NoError(t, err)
+		if c.api != "openrouter" {
+			assert.NotEmpty(t, codec.Contract().Accepts, c.api)
+		}
+		out, _ := replay.Carry([]*replay.Turn{claude}, replay.Target{API: c.api, Provider: c.provider, Model: c.model}, replay.DefaultPolicy())
+		require.Len(t, out, 1)
+		kept := false
+		for _, it := range out[0].Items() {
+			if x, ok := it.(*replay.ReasoningText); ok && x.Signature.Value() == "RXFvQkNr" {
+				kept = true
+			}
+		}
+		assert.Equal(t, c.keeps, kept, "%s %s", c.api, c.model)
+	}
+}

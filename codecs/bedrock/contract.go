@@ -223,9 +223,13 @@ func formatName(f replay.Format) string {
 }
 
 // Contract returns the Converse replay contract.
-func (Codec) Contract() replay.ReplayContract {
+func (c Codec) Contract() replay.ReplayContract {
 	return replay.ReplayContract{
 		API: API,
+		// The model named decides whose items go back as they are: Claude
+		// signatures on Claude, each other family's unsigned text on its own
+		// family; with no model, Claude (the only issuer that signs here).
+		Accepts: []replay.Format{formatFor(c.Model, true)},
 		Summary: "Send the assistant message back with its reasoningContent blocks unmodified and in order. " +
 			"A Claude reasoningText goes back with its text and signature, redactedContent as it came; Claude " +
 			"requires them on the turn that called a tool when thinking is on. No signature or blob is sent to a " +

@@ -60,7 +60,8 @@ var rules = []replay.Rule{
 // Contract returns the Cohere replay contract.
 func (Codec) Contract() replay.ReplayContract {
 	return replay.ReplayContract{
-		API: API,
+		API:     API,
+		Accepts: []replay.Format{replay.FormatCohere},
 		Summary: "Send the assistant message back as it came: thinking blocks then text in content, with the " +
 			"tool_plan and tool_calls (Cohere's documented tool loop appends the response message whole). " +
 			"Cohere's reasoning is unsigned; no rejection for missing or altered thinking blocks is documented. " +

@@ -60,7 +60,8 @@ var rules = []replay.Rule{
 // Contract returns the Mistral replay contract.
 func (Codec) Contract() replay.ReplayContract {
 	return replay.ReplayContract{
-		API: API,
+		API:     API,
+		Accepts: []replay.Format{replay.FormatMistral},
 		Summary: "Send the assistant message back with its thinking chunks in the content array, in order, before " +
 			"the text (as Mistral's own SDKs do, with `closed` kept). Mistral's reasoning is unsigned; whether " +
 			"replaying it is required is not documented, and no rejection for a missing or altered thinking chunk " +
