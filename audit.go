@@ -133,11 +133,11 @@ type Report struct {
 }
 
 // Clean reports whether the audit found no violation.
-func (r *Report) Clean() bool { return len(r.Violations) == 0 }
+func (r Report) Clean() bool { return len(r.Violations) == 0 }
 
 // Rejects reports whether any violation will make the provider reject the
 // request.
-func (r *Report) Rejects() bool {
+func (r Report) Rejects() bool {
 	for _, v := range r.Violations {
 		if v.Severity == SeverityReject {
 			return true
@@ -147,7 +147,7 @@ func (r *Report) Rejects() bool {
 }
 
 // Err joins the violations into one error, or returns nil when clean.
-func (r *Report) Err() error {
+func (r Report) Err() error {
 	errs := make([]error, len(r.Violations))
 	for i, v := range r.Violations {
 		errs[i] = v

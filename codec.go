@@ -58,7 +58,9 @@ type Entry struct {
 	// "bedrock", "vertex"). Matched case-insensitively.
 	Providers []string
 	// Models are model name patterns in path.Match syntax ("claude-*",
-	// "*deepseek*"), matched case-insensitively.
+	// "*deepseek*"), matched case-insensitively against the model name and,
+	// for a gateway slug such as "anthropic/claude-sonnet-4.5", against the
+	// part after the last slash.
 	Models []string
 	// New returns the codec for a provider and model (either may be empty).
 	New func(provider, model string) ReasoningCodec
@@ -173,8 +175,13 @@ func (r *Registry) Resolve(provider, model string) (ReasoningCodec, error) {
 		if m == "" {
 			return false
 		}
+		base := m[strings.LastIndexByte(m, '/')+1:]
 		for _, pat := range e.Models {
-			if ok, _ := path.Match(strings.ToLower(pat), m); ok {
+			pat = strings.ToLower(pat)
+			if ok, _ := path.Match(pat, m); ok {
+				return true
+			}
+			if ok, _ := path.Match(pat, base); ok {
 				return true
 			}
 		}

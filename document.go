@@ -1,9 +1,12 @@
 package replay
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
@@ -49,7 +52,7 @@ func (t *Turn) AppendJSON(dst []byte) []byte {
 	}
 	if len(t.Usage) > 0 {
 		dst = jsonw.Key(dst, "usage")
-		dst = append(dst, t.Usage...)
+		dst = appendCompact(dst, t.Usage)
 	}
 	dst = jsonw.Key(dst, "blocks")
 	dst = append(dst, '[')
@@ -94,7 +97,7 @@ func appendBlock(dst []byte, b Block) []byte {
 			dst = jsonw.Key(dst, "id")
 			dst = jsonw.String(dst, b.ID)
 		}
-		dst = jsonw.Members(dst, b.Extra)
+		dst = jsonw.Members(dst, compact(b.Extra))
 		return append(dst, '}')
 	case *ToolCall:
 		dst = append(dst, `{"type":"tool_call","id":`...)
@@ -110,7 +113,7 @@ func appendBlock(dst []byte, b Block) []byte {
 		if b.Unfinished {
 			dst = append(dst, `,"unfinished":true`...)
 		}
-		dst = jsonw.Members(dst, b.Extra)
+		dst = jsonw.Members(dst, compact(b.Extra))
 		return append(dst, '}')
 	case *Native:
 		dst = append(dst, `{"type":"native","kind":`...)
@@ -119,7 +122,7 @@ func appendBlock(dst []byte, b Block) []byte {
 		if len(b.Raw) == 0 {
 			dst = append(dst, "null"...)
 		} else {
-			dst = append(dst, b.Raw...)
+			dst = appendCompact(dst, b.Raw)
 		}
 		if b.Unfinished {
 			dst = append(dst, `,"unfinished":true`...)
@@ -141,7 +144,10 @@ func AppendDetail(dst []byte, it ReasoningItem) []byte { return appendItem(dst, 
 
 func appendItem(dst []byte, it ReasoningItem, wire bool) []byte {
 	if o, ok := it.(*Opaque); ok {
-		return append(dst, o.Raw...)
+		if wire {
+			return append(dst, o.Raw...)
+		}
+		return appendCompact(dst, o.Raw)
 	}
 	m := it.Meta()
 	dst = append(dst, `{"type":`...)
@@ -180,8 +186,32 @@ func appendItem(dst []byte, it ReasoningItem, wire bool) []byte {
 			dst = append(dst, `,"attached":true`...)
 		}
 	}
-	dst = jsonw.Members(dst, m.Extra)
+	if wire {
+		dst = jsonw.Members(dst, m.Extra)
+	} else {
+		dst = jsonw.Members(dst, compact(m.Extra))
+	}
 	return append(dst, '}')
+}
+
+// appendCompact appends the JSON value raw without insignificant white
+// space, so that a document stays one line; string values are untouched.
+func appendCompact(dst []byte, raw []byte) []byte {
+	if bytes.IndexAny(raw, "\t\r\n") < 0 {
+		return append(dst, raw...)
+	}
+	buf := bytes.NewBuffer(dst)
+	if err := json.Compact(buf, raw); err != nil {
+		return append(dst, raw...)
+	}
+	return buf.Bytes()
+}
+
+func compact(raw []byte) []byte {
+	if bytes.IndexAny(raw, "\t\r\n") < 0 {
+		return raw
+	}
+	return appendCompact(nil, raw)
 }
 
 func appendOptString(dst []byte, k string, o Opt[string]) []byte {
@@ -198,8 +228,8 @@ func appendOptString(dst []byte, k string, o Opt[string]) []byte {
 
 // UnmarshalItem reads the document form of one reasoning item.
 func UnmarshalItem(data []byte) (ReasoningItem, error) {
-	if !gjson.ValidBytes(data) {
-		return nil, &Error{Event: -1, Err: fmt.Errorf("%w: not valid JSON", ErrMalformed)}
+	if !validJSON(data) {
+		return nil, &Error{Event: -1, Err: fmt.Errorf("%w: not valid JSON (UTF-8)", ErrMalformed)}
 	}
 	return parseItem(gjson.ParseBytes(data), false, "")
 }
@@ -209,8 +239,8 @@ func UnmarshalItem(data []byte) (ReasoningItem, error) {
 // ones named like its own document members) are kept in Extra. A detail of
 // an unknown type becomes an [*Opaque] item. data must be valid JSON.
 func ParseDetail(data []byte) (ReasoningItem, error) {
-	if !gjson.ValidBytes(data) {
-		return nil, &Error{Event: -1, Err: fmt.Errorf("%w: not valid JSON", ErrMalformed)}
+	if !validJSON(data) {
+		return nil, &Error{Event: -1, Err: fmt.Errorf("%w: not valid JSON (UTF-8)", ErrMalformed)}
 	}
 	return parseItem(gjson.ParseBytes(data), true, "")
 }
@@ -221,6 +251,11 @@ func ParseDetail(data []byte) (ReasoningItem, error) {
 func ParseDetailResult(v gjson.Result, ptr string) (ReasoningItem, error) {
 	return parseItem(v, true, ptr)
 }
+
+// validJSON reports whether data is valid JSON text, which RFC 8259 requires
+// to be UTF-8: an id or signature with invalid bytes could not be kept
+// byte-exact, so such input is refused rather than altered.
+func validJSON(data []byte) bool { return utf8.Valid(data) && gjson.ValidBytes(data) }
 
 func docErr(ptr, format string, args ...any) error {
 	return &Error{Event: -1, Pointer: ptr, Err: fmt.Errorf("%w: %s", ErrMalformed, fmt.Sprintf(format, args...))}
@@ -258,6 +293,9 @@ func parseItem(v gjson.Result, wire bool, ptr string) (ReasoningItem, error) {
 	switch kind {
 	case KindText, KindSummary, KindEncrypted:
 	default:
+		if !strings.HasPrefix(typ.Str, "reasoning.") || len(typ.Str) == len("reasoning.") {
+			return nil, docErr(ptr+"/type", "a reasoning item's type must be reasoning.<kind>, not %q", typ.Str)
+		}
 		o := &Opaque{Type: clone(typ.Str), Raw: cloneBytes(v.Raw)}
 		if f := v.Get("format"); f.Type == gjson.String {
 			o.Format = Format(clone(f.Str))
@@ -411,8 +449,8 @@ func (t *Turn) UnmarshalJSON(data []byte) error {
 // UnmarshalTurn reads a turn document. Errors are *[Error] values whose
 // Pointer names the offending member.
 func UnmarshalTurn(data []byte) (*Turn, error) {
-	if !gjson.ValidBytes(data) {
-		return nil, docErr("", "a turn document must be valid JSON")
+	if !validJSON(data) {
+		return nil, docErr("", "a turn document must be valid JSON (and UTF-8)")
 	}
 	root := gjson.ParseBytes(data)
 	if !root.IsObject() {

@@ -199,7 +199,7 @@ func TestGeminiCPURatio(t *testing.T) {
 		ours += cpuPerOp(200, func() { decodeReplay(t, stream) })
 		sdk += cpuPerOp(40, func() { decodeGenAI(t, stream) })
 		path += cpuPerOp(20, func() { decodeGenAIPath(t, stream) })
-		client += cpuPerOp(20, func() { decodeSDK(t, c) })
+		client += cpuPerOp(20, func() { decodeGenAIClient(t, c) })
 	}
 	t.Logf("CPU per decode of %d bytes: replay %v; json.Unmarshal into genai types %v (%.1fx); genai stream path %v (%.1fx); genai client over loopback %v (%.1fx)",
 		len(stream), ours/5, sdk/5, float64(sdk)/float64(ours), path/5, float64(path)/float64(ours), client/5, float64(client)/float64(ours))

@@ -26,11 +26,11 @@ func sdkServer(tb testing.TB, body []byte) (*genai.Client, func()) {
 	return c, srv.Close
 }
 
-// decodeSDK runs the SDK's own stream: GenerateContentStream against a
+// decodeGenAIClient runs the SDK's own stream: GenerateContentStream against a
 // local server, each chunk decoded by the SDK into a
 // GenerateContentResponse (its scanner, map decode, converter and struct
 // decode), plus one loopback HTTP round trip.
-func decodeSDK(tb testing.TB, c *genai.Client) int {
+func decodeGenAIClient(tb testing.TB, c *genai.Client) int {
 	n := 0
 	for r, err := range c.Models.GenerateContentStream(context.Background(), "gemini-3-flash-preview", genai.Text("hi"), nil) {
 		if err != nil {
@@ -47,6 +47,6 @@ func BenchmarkGeminiGenAIClient(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(stream)))
 	for b.Loop() {
-		decodeSDK(b, c)
+		decodeGenAIClient(b, c)
 	}
 }

@@ -3,6 +3,7 @@ package gemini
 import (
 	"bytes"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/reasonreplay/replay"
@@ -129,7 +130,7 @@ func (r *responder) response(root string) (*replay.ProviderError, error) {
 	}
 	if isString(model) {
 		if m := model[1 : len(model)-1]; m != r.model {
-			r.model = gjson.Parse(model).String()
+			r.model = strings.Clone(gjson.Parse(model).String())
 		}
 	}
 	if isObject(usage) {

@@ -1,6 +1,6 @@
 // Package jsonw appends JSON to byte slices without reflection. Strings are
-// escaped minimally (quote, backslash, control characters; invalid UTF-8
-// becomes U+FFFD) and HTML characters are left alone, so that base64
+// escaped minimally (quote, backslash, control characters; each invalid
+// UTF-8 byte becomes U+FFFD) and HTML characters are left alone, so that base64
 // signatures and ciphertexts come out exactly as they went in.
 package jsonw
 
@@ -41,8 +41,10 @@ func String(dst []byte, s string) []byte {
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
+			// Written as the character itself, so that reading the output
+			// back and writing it again gives the same bytes.
 			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
+			dst = append(dst, "\uFFFD"...)
 			i++
 			start = i
 			continue
@@ -90,15 +92,18 @@ func Members(dst []byte, obj []byte) []byte {
 		return dst
 	}
 	inner := obj[i+1 : j-1]
-	k := 0
-	for k < len(inner) && isSpace(inner[k]) {
+	k, e := 0, len(inner)
+	for k < e && isSpace(inner[k]) {
 		k++
 	}
-	if k == len(inner) {
+	for e > k && isSpace(inner[e-1]) {
+		e--
+	}
+	if k == e {
 		return dst
 	}
 	dst = Comma(dst)
-	return append(dst, inner[k:]...)
+	return append(dst, inner[k:e]...)
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -1,0 +1,29 @@
+package bench
+
+import (
+	"testing"
+
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs/openrouter"
+)
+
+func BenchmarkOpenRouterStream(b *testing.B) {
+	data, events := OpenRouterStream(2000)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		d := replay.NewDecoder(openrouter.Codec{}.NewStream(), replay.StreamOptions{})
+		for off := 0; off < len(data); off += 4096 {
+			if _, err := d.Write(data[off:min(off+4096, len(data))]); err != nil {
+				b.Fatal(err)
+			}
+			for _, ok := d.Next(); ok; _, ok = d.Next() {
+			}
+		}
+		turn, err := d.Close()
+		if err != nil || !replay.Replayable(turn.Items()[0]) {
+			b.Fatalf("turn not replayable: %v", err)
+		}
+	}
+	b.ReportMetric(float64(events), "events/op")
+}

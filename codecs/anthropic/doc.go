@@ -1,0 +1,51 @@
+// Package anthropic is the codec for the Anthropic Messages API, also as
+// served by Amazon Bedrock (InvokeModel / InvokeModelWithResponseStream) and
+// Google Vertex AI (rawPredict / streamRawPredict), which use the same
+// message shape. It registers itself in [replay.Default] as "anthropic" for
+// the providers "anthropic", "bedrock" and "vertex" and Claude model names.
+//
+// # Wire facts
+//
+// A response's content is an ordered array of blocks. `thinking` blocks
+// ({thinking, signature}) become [replay.ReasoningText] items of format
+// anthropic-claude-v1; the text may be empty (display "omitted") while the
+// signature still carries the reasoning, and such a block is replayable.
+// `redacted_thinking` blocks ({data}) become [replay.Encrypted] items.
+// `text` becomes [replay.Text] (citations kept in Extra), `tool_use`
+// becomes [replay.ToolCall] whose Arguments are the raw JSON text of
+// `input`. Server-side blocks (`server_tool_use`, `*_tool_result`,
+// `mcp_tool_use`, and any type added later) are kept verbatim as
+// [replay.Native] in their position. Unknown members of known blocks (a
+// tool_use `caller`) are kept and written back.
+//
+// In a stream, `content_block_start` opens a block at its `index`
+// (thinking opens with empty text and signature; redacted_thinking arrives
+// whole), `content_block_delta` events are routed by index — blocks may
+// interleave, and deltas of an open block may follow the start of a later
+// one — and `content_block_stop` closes it. `signature_delta` pieces are
+// appended to the block's signature, never substituted. The arguments of a
+// streamed tool_use are the concatenated `input_json_delta` pieces exactly
+// as sent; when there are none they are the start event's `input`
+// (Anthropic always sends `{}`), or `{}`. `ping` and unknown event types are
+// ignored; `error` events (overloaded_error, ...) end the stream with a
+// *[replay.ProviderError] and the partial turn. The event type is read from
+// the JSON `type`, so streams without `event:` lines and one-payload-per-line
+// (JSONL) captures decode alike; whitespace-padded JSON is accepted. A
+// Bedrock stream relayed as JSON lines `{"chunk":{"bytes":"<base64>"}}` is
+// unwrapped, and its exceptions (`throttlingException`, ...) become provider
+// errors; such turns record "bedrock" as their provider.
+//
+// A thinking block is replayable only when it was closed and carries a
+// non-empty signature. A stream cut before `message_stop` returns the
+// partial turn, every block marked unfinished (thinking cannot be partially
+// recovered), and an error wrapping io.ErrUnexpectedEOF.
+//
+// # Replay
+//
+// [Codec.Encode] writes `{"role":"assistant","content":[...]}` with every
+// block in its original order, thinking byte-exact (`"thinking":""` is
+// written when the text was empty: omitting the key is a 400).
+// [Codec.Patch] inserts the thinking blocks into a message the caller built.
+// [Codec.Contract] lists the rules the API enforces, which [replay.AuditReplay]
+// checks before a request is sent.
+package anthropic

@@ -1,0 +1,360 @@
+package openai
+
+import (
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// Kinds of output item a turn's blocks group into.
+const (
+	gReasoning = iota
+	gMessage
+	gCall
+	gNative
+)
+
+// group is one output item of a turn: a run of blocks [start, end).
+type group struct {
+	kind       int
+	start, end int
+	id         string // reasoning, message, call item or native item id
+}
+
+// groups cuts a turn's blocks into output items: consecutive reasoning
+// blocks with the same ID are one reasoning item (a Native "reasoning" is
+// one on its own), consecutive Text blocks with the same ID one message,
+// each ToolCall and other Native one item.
+func groups(t *replay.Turn) []group {
+	var out []group
+	bs := t.Blocks
+	for i := 0; i < len(bs); {
+		g := group{start: i}
+		switch b := bs[i].(type) {
+		case replay.ReasoningItem:
+			g.kind = gReasoning
+			id := b.Meta().ID
+			g.id = id.Value()
+			j := i + 1
+			for j < len(bs) {
+				n, ok := bs[j].(replay.ReasoningItem)
+				if !ok || n.Meta().ID != id {
+					break
+				}
+				j++
+			}
+			g.end = j
+		case *replay.Text:
+			g.kind, g.id = gMessage, b.ID
+			j := i + 1
+			for j < len(bs) {
+				n, ok := bs[j].(*replay.Text)
+				if !ok || n.ID != b.ID {
+					break
+				}
+				j++
+			}
+			g.end = j
+		case *replay.ToolCall:
+			g.kind, g.id, g.end = gCall, b.ItemID, i+1
+		case *replay.Native:
+			g.kind, g.end = gNative, i+1
+			if b.Kind == "reasoning" {
+				g.kind = gReasoning
+			}
+			g.id = gjson.GetBytes(b.Raw, "id").Str
+		}
+		out = append(out, g)
+		i = g.end
+	}
+	return out
+}
+
+// followerOK reports whether g can be recognised as the follower of a
+// reasoning item: it exists, is not reasoning, and carries its id.
+func followerOK(gs []group, i int) bool {
+	return i < len(gs) && gs[i].kind != gReasoning && gs[i].id != ""
+}
+
+// sendable reports whether the reasoning group g of t can be written back
+// in this mode, and the encrypted block when there is one.
+func (c Codec) sendable(t *replay.Turn, g group) bool {
+	if g.id == "" {
+		return false
+	}
+	hasData := false
+	for _, b := range t.Blocks[g.start:g.end] {
+		switch x := b.(type) {
+		case *replay.Native:
+			if x.Unfinished || !sameAPI(t) {
+				return false
+			}
+		case replay.ReasoningItem:
+			m := x.Meta()
+			if m.Unfinished || m.Format != c.format() {
+				return false
+			}
+			if _, ok := x.(*replay.Opaque); ok {
+				return false
+			}
+			if e, ok := x.(*replay.Encrypted); ok && e.Data != "" {
+				hasData = true
+			}
+		}
+	}
+	return c.Stored || hasData
+}
+
+func sameAPI(t *replay.Turn) bool { return t.Provenance.API == "" || t.Provenance.API == API }
+
+// Encode writes the turn as the next request's `input` items, a JSON array
+// in the turn's order. Each reasoning item is written immediately before
+// the item that followed it: whole (`id`, `summary`, `content` when it has
+// reasoning text, `encrypted_content`, unknown members) in stateless mode,
+// or as an `item_reference` when c.Stored. A reasoning item is left out
+// when it is unfinished, of another format than c's provider, without an
+// id, without a follower that carries its id, or (stateless) without
+// encrypted content; its follower is then written without its id, so
+// that OpenAI does not look for the missing reasoning. `status` is not
+// written on reasoning, message and function_call items; other items
+// (server tool calls) are written verbatim. Native blocks of another API
+// are left out.
+func (c Codec) Encode(t *replay.Turn) ([]byte, error) {
+	out := []byte{'['}
+	gs := groups(t)
+	strip := false
+	for i, g := range gs {
+		if g.kind == gReasoning {
+			if c.sendable(t, g) && followerOK(gs, i+1) {
+				out = jsonw.Comma(out)
+				out = c.appendReasoning(out, t, g)
+				strip = false
+			} else {
+				strip = true
+			}
+			continue
+		}
+		out = appendGroup(out, t, g, strip)
+		strip = false
+	}
+	return append(out, ']'), nil
+}
+
+// appendGroup writes a non-reasoning output item; strip leaves out its id.
+func appendGroup(out []byte, t *replay.Turn, g group, strip bool) []byte {
+	switch g.kind {
+	case gMessage:
+		out = jsonw.Comma(out)
+		first := t.Blocks[g.start].(*replay.Text)
+		out = append(out, `{"type":"message","role":"assistant"`...)
+		if first.ID != "" && !strip {
+			out = jsonw.Key(out, "id")
+			out = jsonw.String(out, first.ID)
+		}
+		out = jsonw.Key(out, "content")
+		out = append(out, '[')
+		for _, b := range t.Blocks[g.start:g.end] {
+			x := b.(*replay.Text)
+			out = jsonw.Comma(out)
+			out = append(out, `{"type":"output_text","text":`...)
+			out = jsonw.String(out, x.Text)
+			out = jsonw.Key(out, "annotations")
+			if a := gjson.GetBytes(x.Extra, "annotations"); a.Exists() {
+				out = append(out, a.Raw...)
+			} else {
+				out = append(out, "[]"...)
+			}
+			out = append(out, '}')
+		}
+		out = append(out, ']')
+		out = appendExtra(out, first.Extra, "annotations")
+		return append(out, '}')
+	case gCall:
+		x := t.Blocks[g.start].(*replay.ToolCall)
+		if x.Unfinished {
+			return out
+		}
+		custom := gjson.GetBytes(x.Extra, "item_type").Str == "custom_tool_call"
+		out = jsonw.Comma(out)
+		if custom {
+			out = append(out, `{"type":"custom_tool_call"`...)
+		} else {
+			out = append(out, `{"type":"function_call"`...)
+		}
+		if x.ItemID != "" && !strip {
+			out = jsonw.Key(out, "id")
+			out = jsonw.String(out, x.ItemID)
+		}
+		out = jsonw.Key(out, "call_id")
+		out = jsonw.String(out, x.ID)
+		out = jsonw.Key(out, "name")
+		out = jsonw.String(out, x.Name)
+		if custom {
+			out = jsonw.Key(out, "input")
+		} else {
+			out = jsonw.Key(out, "arguments")
+		}
+		out = jsonw.String(out, x.Arguments)
+		out = appendExtra(out, x.Extra, "item_type")
+		return append(out, '}')
+	case gNative:
+		x := t.Blocks[g.start].(*replay.Native)
+		if x.Unfinished || !sameAPI(t) || !gjson.ValidBytes(x.Raw) {
+			return out
+		}
+		raw := []byte(x.Raw)
+		if x.Kind == "message" {
+			raw, _ = sjson.DeleteBytes(append([]byte(nil), raw...), "status")
+		}
+		if strip && g.id != "" {
+			raw, _ = sjson.DeleteBytes(append([]byte(nil), raw...), "id")
+		}
+		out = jsonw.Comma(out)
+		return append(out, raw...)
+	}
+	return out
+}
+
+// appendExtra writes the members of extra except skip.
+func appendExtra(out []byte, extra []byte, skip string) []byte {
+	if len(extra) == 0 {
+		return out
+	}
+	gjson.ParseBytes(extra).ForEach(func(k, v gjson.Result) bool {
+		if k.Str != skip {
+			out = append(out, ',')
+			out = append(out, k.Raw...)
+			out = append(out, ':')
+			out = append(out, v.Raw...)
+		}
+		return true
+	})
+	return out
+}
+
+// appendReasoning writes one sendable reasoning item.
+func (c Codec) appendReasoning(out []byte, t *replay.Turn, g group) []byte {
+	if c.Stored {
+		out = append(out, `{"type":"item_reference","id":`...)
+		out = jsonw.String(out, g.id)
+		return append(out, '}')
+	}
+	out = append(out, `{"type":"reasoning","id":`...)
+	out = jsonw.String(out, g.id)
+	out = append(out, `,"summary":[`...)
+	var extra []byte
+	nText := 0
+	for i, b := range t.Blocks[g.start:g.end] {
+		it := b.(replay.ReasoningItem)
+		if i == 0 {
+			extra = it.Meta().Extra
+		}
+		switch x := it.(type) {
+		case *replay.Summary:
+			out = jsonw.Comma(out)
+			out = append(out, `{"type":"summary_text","text":`...)
+			out = jsonw.String(out, x.Summary)
+			out = append(out, '}')
+		case *replay.ReasoningText:
+			nText++
+		}
+	}
+	out = append(out, ']')
+	if nText > 0 {
+		out = append(out, `,"content":[`...)
+		for _, b := range t.Blocks[g.start:g.end] {
+			if x, ok := b.(*replay.ReasoningText); ok {
+				out = jsonw.Comma(out)
+				out = append(out, `{"type":"reasoning_text","text":`...)
+				out = jsonw.String(out, x.Text)
+				out = append(out, '}')
+			}
+		}
+		out = append(out, ']')
+	}
+	for _, b := range t.Blocks[g.start:g.end] {
+		if x, ok := b.(*replay.Encrypted); ok {
+			out = jsonw.Key(out, "encrypted_content")
+			out = jsonw.String(out, x.Data)
+			break
+		}
+	}
+	out = appendExtra(out, extra, "")
+	return append(out, '}')
+}
+
+// Patch inserts the turn's reasoning items into an `input` array the
+// caller built (msg is the array, or a request object with an `input`
+// array), each immediately before the item it preceded in the output: a
+// function_call matched by call_id (or item id), a message or other item
+// by its id. A reasoning item already in the array (same id, whole or as
+// an item_reference) is not added again; one whose follower is not in the
+// array, or that Encode would leave out, is not added. Every element of
+// the array is kept byte for byte.
+func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
+	if !gjson.ValidBytes(msg) {
+		return nil, replay.Malformed(API, -1, "", "expected an input array or a request object to patch")
+	}
+	root := gjson.ParseBytes(msg)
+	arr := root
+	if root.IsObject() {
+		arr = root.Get("input")
+		if !arr.IsArray() {
+			return nil, replay.Malformed(API, -1, "/input", "expected a request object with an input array")
+		}
+	} else if !arr.IsArray() {
+		return nil, replay.Malformed(API, -1, "", "expected an input array or a request object to patch")
+	}
+	type ins struct {
+		id, callID, itemID string
+		item               []byte
+	}
+	var pending []ins
+	gs := groups(t)
+	for i, g := range gs {
+		if g.kind != gReasoning || !c.sendable(t, g) || !followerOK(gs, i+1) {
+			continue
+		}
+		f := gs[i+1]
+		p := ins{id: g.id, itemID: f.id, item: c.appendReasoning(nil, t, g)}
+		if f.kind == gCall {
+			p.callID = t.Blocks[f.start].(*replay.ToolCall).ID
+		}
+		pending = append(pending, p)
+	}
+	present := map[string]bool{}
+	arr.ForEach(func(_, el gjson.Result) bool {
+		if ty := el.Get("type").Str; ty == "reasoning" || ty == "item_reference" {
+			present[el.Get("id").Str] = true
+		}
+		return true
+	})
+	out := []byte{'['}
+	arr.ForEach(func(_, el gjson.Result) bool {
+		id, callID := el.Get("id").Str, el.Get("call_id").Str
+		for k := range pending {
+			p := &pending[k]
+			if p.item == nil || present[p.id] {
+				continue
+			}
+			if (id != "" && id == p.itemID) || (callID != "" && callID == p.callID) {
+				out = jsonw.Comma(out)
+				out = append(out, p.item...)
+				present[p.id] = true
+			}
+		}
+		out = jsonw.Comma(out)
+		out = append(out, el.Raw...)
+		return true
+	})
+	out = append(out, ']')
+	if root.IsObject() {
+		res, err := sjson.SetRawBytes(append([]byte(nil), msg...), "input", out)
+		if err != nil {
+			return nil, replay.Malformed(API, -1, "/input", "cannot patch the input array: %v", err)
+		}
+		return res, nil
+	}
+	return out, nil
+}

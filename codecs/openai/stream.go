@@ -1,0 +1,780 @@
+package openai
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/reasonreplay/replay"
+	"github.com/tidwall/gjson"
+)
+
+// StreamDecoder decodes a Responses stream, one event's data at a time. The
+// zero value decodes OpenAI's stream with the default limits; it implements
+// [replay.FrameDecoder]. See the package documentation for the wire facts
+// it handles.
+type StreamDecoder struct {
+	// Limits bound event, item and block sizes; zero fields take defaults.
+	Limits replay.Limits
+	// Provider is the platform that served the stream (see [Codec.Provider]).
+	Provider string
+
+	started bool
+	lim     replay.Limits
+	format  replay.Format
+	turn    replay.Turn
+	blks    []*blk     // blocks in arrival order; events name their positions
+	outs    []*outItem // by output_index
+	seen    []uint64   // sequence numbers seen, as a bit set
+	seenMap map[int64]struct{}
+	nEvents int
+	err     error
+	ended   bool // a terminal event was decoded
+}
+
+// blk is one block under construction.
+type blk struct {
+	out     int   // output_index
+	key     int64 // order inside the output item
+	b       strings.Builder
+	block   replay.Block
+	dropped bool
+}
+
+// The order of an item's blocks: summaries, reasoning texts or message
+// parts, encrypted content.
+const (
+	keySummary   = 0
+	keyContent   = 1 << 32
+	keyEncrypted = 2 << 32
+)
+
+// outItem is one output item of the stream.
+type outItem struct {
+	typ    string
+	id     string // a message's id, from output_item.added
+	done   bool
+	blocks []int // positions in blks, in creation order
+	summ   []int // summary_index -> position + 1
+	cont   []int // content_index -> position + 1
+	enc    int   // position + 1 of the encrypted block
+	call   int   // position + 1 of the tool call or native block
+}
+
+// fields are the top-level members of one event that the decoder reads.
+type fields struct {
+	typ, seq, outIdx, sumIdx, contIdx, delta, text, item, part, response, args, input gjson.Result
+}
+
+func (d *StreamDecoder) start() {
+	d.started = true
+	d.lim = d.Limits.WithDefaults()
+	d.format = FormatFor(d.Provider)
+	p := d.Provider
+	if p == "" {
+		p = "openai"
+	}
+	d.turn.Provenance = replay.Provenance{API: API, Provider: p}
+}
+
+// Decode implements [replay.FrameDecoder].
+func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
+	if d.err != nil {
+		return dst, d.err
+	}
+	if !d.started {
+		d.start()
+	}
+	n := d.nEvents
+	d.nEvents++
+	data := trimSpace(f.Data)
+	if len(data) == 0 || string(data) == "[DONE]" {
+		return dst, nil
+	}
+	s := view(data)
+	if !gjson.Valid(s) {
+		d.err = replay.Malformed(API, n, "", "expected a JSON Responses stream event")
+		return dst, d.err
+	}
+	root := gjson.Parse(s)
+	if !root.IsObject() {
+		d.err = replay.Malformed(API, n, "", "expected a JSON Responses stream event object")
+		return dst, d.err
+	}
+	var fl fields
+	root.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "type":
+			fl.typ = v
+		case "sequence_number":
+			fl.seq = v
+		case "output_index":
+			fl.outIdx = v
+		case "summary_index":
+			fl.sumIdx = v
+		case "content_index":
+			fl.contIdx = v
+		case "delta":
+			fl.delta = v
+		case "text":
+			fl.text = v
+		case "item":
+			fl.item = v
+		case "part":
+			fl.part = v
+		case "response":
+			fl.response = v
+		case "arguments":
+			fl.args = v
+		case "input":
+			fl.input = v
+		}
+		return true
+	})
+	typ := fl.typ.Str
+	if typ == "" && len(f.Type) > 0 {
+		typ = view(f.Type)
+	}
+	if fl.seq.Type == gjson.Number && d.seenBefore(fl.seq.Int()) {
+		return dst, nil
+	}
+	if d.ended {
+		return dst, nil
+	}
+	var err error
+	dst, err = d.event(typ, &fl, root, n, dst)
+	if err != nil {
+		d.err = err
+		if pe, ok := err.(*replay.ProviderError); ok {
+			d.turn.Error = pe
+			dst = append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: pe})
+		}
+	}
+	return dst, err
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r' || b[len(b)-1] == '\n') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// seenBefore records a sequence number and reports whether it was seen.
+func (d *StreamDecoder) seenBefore(n int64) bool {
+	if n >= 0 && n < 1<<24 {
+		w, bit := n>>6, uint64(1)<<(n&63)
+		for int64(len(d.seen)) <= w {
+			d.seen = append(d.seen, 0)
+		}
+		if d.seen[w]&bit != 0 {
+			return true
+		}
+		d.seen[w] |= bit
+		return false
+	}
+	if d.seenMap == nil {
+		d.seenMap = map[int64]struct{}{}
+	}
+	if _, ok := d.seenMap[n]; ok {
+		return true
+	}
+	d.seenMap[n] = struct{}{}
+	return false
+}
+
+func (d *StreamDecoder) event(typ string, fl *fields, root gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
+	switch typ {
+	case "response.created", "response.in_progress", "response.queued":
+		d.model(fl.response)
+	case "response.output_item.added":
+		o, pos, err := d.out(fl, n, "")
+		if err != nil {
+			return dst, err
+		}
+		return d.added(o, pos, fl.item, n, dst)
+	case "response.reasoning_summary_part.added", "response.reasoning_summary_text.delta",
+		"response.reasoning_summary_text.done", "response.reasoning_summary_part.done":
+		o, pos, err := d.out(fl, n, "reasoning")
+		if err != nil {
+			return dst, err
+		}
+		if o.typ != "reasoning" {
+			return dst, nil
+		}
+		idx, err := index(fl.sumIdx, n, "/summary_index")
+		if err != nil {
+			return dst, err
+		}
+		return d.partEvent(o, pos, &o.summ, idx, keySummary, typ, fl, n, dst)
+	case "response.reasoning_text.delta", "response.reasoning_text.done":
+		o, pos, err := d.out(fl, n, "reasoning")
+		if err != nil {
+			return dst, err
+		}
+		if o.typ != "reasoning" {
+			return dst, nil
+		}
+		idx, err := index(fl.contIdx, n, "/content_index")
+		if err != nil {
+			return dst, err
+		}
+		return d.partEvent(o, pos, &o.cont, idx, keyContent, typ, fl, n, dst)
+	case "response.content_part.added", "response.content_part.done":
+		o, pos, err := d.out(fl, n, "")
+		if err != nil {
+			return dst, err
+		}
+		pt := fl.part.Get("type").Str
+		if o.typ == "" {
+			if pt == "reasoning_text" {
+				o.typ = "reasoning"
+			} else {
+				o.typ = "message"
+			}
+		}
+		if (o.typ == "reasoning" && pt == "reasoning_text") || (o.typ == "message" && pt == "output_text") {
+			idx, err := index(fl.contIdx, n, "/content_index")
+			if err != nil {
+				return dst, err
+			}
+			return d.partEvent(o, pos, &o.cont, idx, keyContent, typ, fl, n, dst)
+		}
+	case "response.output_text.delta", "response.output_text.done":
+		o, pos, err := d.out(fl, n, "message")
+		if err != nil {
+			return dst, err
+		}
+		if o.typ != "message" {
+			return dst, nil
+		}
+		idx, err := index(fl.contIdx, n, "/content_index")
+		if err != nil {
+			return dst, err
+		}
+		return d.partEvent(o, pos, &o.cont, idx, keyContent, typ, fl, n, dst)
+	case "response.function_call_arguments.delta", "response.function_call_arguments.done",
+		"response.custom_tool_call_input.delta", "response.custom_tool_call_input.done":
+		want := "function_call"
+		final := fl.args
+		if strings.HasPrefix(typ, "response.custom") {
+			want, final = "custom_tool_call", fl.input
+		}
+		o, pos, err := d.out(fl, n, want)
+		if err != nil {
+			return dst, err
+		}
+		if o.typ != "function_call" && o.typ != "custom_tool_call" {
+			return dst, nil
+		}
+		if o.call == 0 {
+			dst = d.openCall(o, pos, gjson.Result{}, dst)
+		}
+		b := d.blks[o.call-1]
+		if strings.HasSuffix(typ, ".delta") {
+			return d.appendDelta(b, o.call-1, replay.EventToolCallDelta, fl.delta, n, dst)
+		}
+		if final.Type == gjson.String {
+			return d.reconcile(b, o.call-1, replay.EventToolCallDelta, final.Str, dst)
+		}
+	case "response.output_item.done":
+		o, pos, err := d.out(fl, n, "")
+		if err != nil {
+			return dst, err
+		}
+		return d.itemDone(o, pos, fl.item, n, dst)
+	case "response.completed":
+		d.ended = true
+		d.model(fl.response)
+		dst, err := d.fillFrom(fl.response, n, dst)
+		if err != nil {
+			return dst, err
+		}
+		if u := fl.response.Get("usage"); u.IsObject() {
+			d.turn.Usage = []byte(u.Raw)
+		}
+		d.turn.Complete = true
+		d.turn.FinishReason = "completed"
+		return append(dst, replay.Event{Kind: replay.EventDone, Block: -1}), nil
+	case "response.incomplete", "response.failed":
+		d.ended = true
+		d.model(fl.response)
+		if u := fl.response.Get("usage"); u.IsObject() {
+			d.turn.Usage = []byte(u.Raw)
+		}
+		var t replay.Turn
+		err := finishStatus(&t, fl.response)
+		if err == nil {
+			err = &replay.ProviderError{API: API, Type: strings.TrimPrefix(typ, "response."), Message: "the stream ended with " + typ}
+		}
+		d.turn.FinishReason = t.FinishReason
+		return dst, err
+	case "error":
+		d.ended = true
+		e := root
+		if x := root.Get("error"); x.IsObject() {
+			e = x
+		}
+		return dst, providerError(e)
+	}
+	return dst, nil
+}
+
+func (d *StreamDecoder) model(resp gjson.Result) {
+	if m := resp.Get("model"); m.Type == gjson.String && d.turn.Provenance.Model == "" {
+		d.turn.Provenance.Model = clone(m.Str)
+	}
+}
+
+func index(v gjson.Result, n int, ptr string) (int, error) {
+	if !v.Exists() {
+		return 0, nil
+	}
+	if v.Type != gjson.Number || v.Num < 0 || v.Num != float64(int64(v.Num)) {
+		return 0, replay.Malformed(API, n, ptr, "expected a non-negative integer")
+	}
+	return int(v.Num), nil
+}
+
+// out returns the output item an event names, creating it (of type typ)
+// when the event is the first to name it.
+func (d *StreamDecoder) out(fl *fields, n int, typ string) (*outItem, int, error) {
+	pos, err := index(fl.outIdx, n, "/output_index")
+	if err != nil {
+		return nil, 0, err
+	}
+	if !fl.outIdx.Exists() {
+		return nil, 0, replay.Malformed(API, n, "/output_index", "expected an output_index")
+	}
+	if pos >= d.lim.MaxBlocks {
+		return nil, 0, &replay.LimitError{What: "block count", Limit: d.lim.MaxBlocks}
+	}
+	for len(d.outs) <= pos {
+		d.outs = append(d.outs, nil)
+	}
+	o := d.outs[pos]
+	if o == nil {
+		o = &outItem{typ: typ}
+		d.outs[pos] = o
+	}
+	return o, pos, nil
+}
+
+// newBlock adds a block of output item pos and returns its position.
+func (d *StreamDecoder) newBlock(o *outItem, pos int, key int64, b replay.Block) (int, error) {
+	if len(d.blks) >= d.lim.MaxBlocks {
+		return 0, &replay.LimitError{What: "block count", Limit: d.lim.MaxBlocks}
+	}
+	d.blks = append(d.blks, &blk{out: pos, key: key, block: b})
+	o.blocks = append(o.blocks, len(d.blks)-1)
+	return len(d.blks) - 1, nil
+}
+
+func (d *StreamDecoder) added(o *outItem, pos int, item gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
+	if !item.IsObject() {
+		return dst, replay.Malformed(API, n, "/item", "expected an output item object")
+	}
+	if o.typ == "" {
+		o.typ = clone(item.Get("type").Str)
+	}
+	switch o.typ {
+	case "reasoning", "message":
+		// Blocks open with their parts.
+		if o.typ == "message" {
+			o.id = clone(item.Get("id").Str)
+		}
+	case "function_call", "custom_tool_call":
+		if o.call == 0 {
+			return d.openCall(o, pos, item, dst), nil
+		}
+	default:
+		if o.call == 0 {
+			at, err := d.newBlock(o, pos, 0, &replay.Native{Kind: o.typ, Raw: []byte(item.Raw), Unfinished: true})
+			if err != nil {
+				return dst, err
+			}
+			o.call = at + 1
+		}
+	}
+	return dst, nil
+}
+
+func (d *StreamDecoder) openCall(o *outItem, pos int, item gjson.Result, dst []replay.Event) []replay.Event {
+	tc := &replay.ToolCall{ID: clone(item.Get("call_id").Str), Name: clone(item.Get("name").Str),
+		ItemID: clone(item.Get("id").Str), Unfinished: true}
+	at, err := d.newBlock(o, pos, 0, tc)
+	if err != nil {
+		d.err = err
+		return dst
+	}
+	o.call = at + 1
+	return append(dst, replay.Event{Kind: replay.EventToolCallStart, Block: at, ID: tc.ID, Name: tc.Name})
+}
+
+// part returns the position of part idx of o (a summary, reasoning text or
+// message text), creating the block when needed.
+func (d *StreamDecoder) part(o *outItem, pos int, parts *[]int, idx int, key int64, dst []replay.Event) (int, []replay.Event, error) {
+	if idx >= d.lim.MaxBlocks {
+		return 0, dst, &replay.LimitError{What: "block count", Limit: d.lim.MaxBlocks}
+	}
+	for len(*parts) <= idx {
+		*parts = append(*parts, 0)
+	}
+	if at := (*parts)[idx]; at > 0 {
+		return at - 1, dst, nil
+	}
+	var b replay.Block
+	meta := replay.ItemMeta{Format: d.format, Index: replay.Some(idx), Unfinished: true}
+	switch {
+	case o.typ == "message":
+		b = &replay.Text{ID: o.id}
+	case key == keySummary:
+		b = &replay.Summary{ItemMeta: meta}
+	default:
+		b = &replay.ReasoningText{ItemMeta: meta}
+	}
+	at, err := d.newBlock(o, pos, key+int64(idx), b)
+	if err != nil {
+		return 0, dst, err
+	}
+	(*parts)[idx] = at + 1
+	if it, ok := b.(replay.ReasoningItem); ok {
+		dst = append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: at, Item: it})
+	}
+	return at, dst, nil
+}
+
+func deltaKind(b replay.Block) replay.EventKind {
+	switch b.(type) {
+	case *replay.Text:
+		return replay.EventTextDelta
+	case *replay.ToolCall:
+		return replay.EventToolCallDelta
+	}
+	return replay.EventReasoningDelta
+}
+
+func (d *StreamDecoder) partEvent(o *outItem, pos int, parts *[]int, idx int, key int64, typ string, fl *fields, n int, dst []replay.Event) ([]replay.Event, error) {
+	at, dst, err := d.part(o, pos, parts, idx, key, dst)
+	if err != nil {
+		return dst, err
+	}
+	b := d.blks[at]
+	kind := deltaKind(b.block)
+	switch {
+	case strings.HasSuffix(typ, ".delta"):
+		return d.appendDelta(b, at, kind, fl.delta, n, dst)
+	case strings.HasSuffix(typ, "text.done"):
+		if fl.text.Type == gjson.String {
+			return d.reconcile(b, at, kind, fl.text.Str, dst)
+		}
+	case strings.HasSuffix(typ, "part.done"):
+		if t := fl.part.Get("text"); t.Type == gjson.String {
+			return d.reconcile(b, at, kind, t.Str, dst)
+		}
+	}
+	return dst, nil
+}
+
+func (d *StreamDecoder) appendDelta(b *blk, at int, kind replay.EventKind, delta gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
+	if delta.Type != gjson.String {
+		return dst, replay.Malformed(API, n, "/delta", "expected a string delta")
+	}
+	if delta.Str == "" {
+		return dst, nil
+	}
+	if b.b.Len()+len(delta.Str) > d.lim.MaxItem {
+		return dst, &replay.LimitError{What: "item size", Limit: d.lim.MaxItem}
+	}
+	start := b.b.Len()
+	b.b.WriteString(delta.Str)
+	return append(dst, replay.Event{Kind: kind, Block: at, Delta: b.b.String()[start:]}), nil
+}
+
+// reconcile makes the block's text the final text a `.done` event or item
+// gives: the missing tail is emitted as one more delta; a text that the
+// deltas do not lead to replaces them (the final text wins).
+func (d *StreamDecoder) reconcile(b *blk, at int, kind replay.EventKind, final string, dst []replay.Event) ([]replay.Event, error) {
+	if len(final) > d.lim.MaxItem {
+		return dst, &replay.LimitError{What: "item size", Limit: d.lim.MaxItem}
+	}
+	cur := b.b.String()
+	if cur == final {
+		return dst, nil
+	}
+	if strings.HasPrefix(final, cur) {
+		b.b.WriteString(final[len(cur):])
+		return append(dst, replay.Event{Kind: kind, Block: at, Delta: b.b.String()[len(cur):]}), nil
+	}
+	b.b.Reset()
+	b.b.WriteString(final)
+	return dst, nil
+}
+
+// itemDone takes the authoritative item of response.output_item.done.
+func (d *StreamDecoder) itemDone(o *outItem, pos int, item gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
+	if !item.IsObject() {
+		return dst, replay.Malformed(API, n, "/item", "expected an output item object")
+	}
+	if o.done {
+		return dst, nil
+	}
+	typ := item.Get("type").Str
+	if o.typ != typ {
+		// The item changed type since it was announced: what was built
+		// for the old type is dropped.
+		for _, at := range o.blocks {
+			d.blks[at].dropped = true
+		}
+		*o = outItem{typ: clone(typ)}
+	}
+	ptr := "/item"
+	var err error
+	switch typ {
+	case "reasoning":
+		var r reasoning
+		if err = r.read(item, ptr, d.lim); err != nil {
+			return dst, withEvent(err, n)
+		}
+		dst, err = d.reasoningDone(o, pos, &r, item, dst)
+	case "message":
+		var m message
+		if err = m.read(item, ptr, d.lim); err != nil {
+			return dst, withEvent(err, n)
+		}
+		dst, err = d.messageDone(o, pos, &m, item, dst)
+	case "function_call", "custom_tool_call":
+		var tc replay.ToolCall
+		if err = readCall(&tc, item, ptr, d.lim); err != nil {
+			return dst, withEvent(err, n)
+		}
+		if o.call == 0 {
+			dst = d.openCall(o, pos, item, dst)
+			if d.err != nil {
+				return dst, d.err
+			}
+		}
+		b := d.blks[o.call-1]
+		if dst, err = d.reconcile(b, o.call-1, replay.EventToolCallDelta, tc.Arguments, dst); err != nil {
+			return dst, err
+		}
+		*b.block.(*replay.ToolCall) = tc
+		dst = append(dst, replay.Event{Kind: replay.EventToolCallEnd, Block: o.call - 1, ID: tc.ID, Name: tc.Name})
+	default:
+		nat := &replay.Native{Kind: clone(typ), Raw: []byte(item.Raw), Unfinished: unfinishedStatus(item)}
+		if o.call == 0 {
+			at, err := d.newBlock(o, pos, 0, nat)
+			if err != nil {
+				return dst, err
+			}
+			o.call = at + 1
+		}
+		d.blks[o.call-1].block = nat
+	}
+	if err != nil {
+		return dst, err
+	}
+	o.done = true
+	return dst, nil
+}
+
+func withEvent(err error, n int) error {
+	if e, ok := err.(*replay.Error); ok {
+		e.Event = n
+	}
+	return err
+}
+
+func (d *StreamDecoder) reasoningDone(o *outItem, pos int, r *reasoning, item gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+	var err error
+	var at int
+	for i, s := range r.summaries {
+		if at, dst, err = d.part(o, pos, &o.summ, i, keySummary, dst); err != nil {
+			return dst, err
+		}
+		if dst, err = d.reconcile(d.blks[at], at, replay.EventReasoningDelta, s, dst); err != nil {
+			return dst, err
+		}
+	}
+	for i, s := range r.texts {
+		if at, dst, err = d.part(o, pos, &o.cont, i, keyContent, dst); err != nil {
+			return dst, err
+		}
+		if dst, err = d.reconcile(d.blks[at], at, replay.EventReasoningDelta, s, dst); err != nil {
+			return dst, err
+		}
+	}
+	if data, ok := r.enc.Get(); ok {
+		if o.enc == 0 {
+			enc := &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: d.format}}
+			if at, err = d.newBlock(o, pos, keyEncrypted, enc); err != nil {
+				return dst, err
+			}
+			o.enc = at + 1
+			dst = append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: at, Item: enc})
+		}
+		d.blks[o.enc-1].block.(*replay.Encrypted).Data = data
+	}
+	items := d.itemBlocks(o)
+	if len(items) == 0 {
+		at, err := d.newBlock(o, pos, 0, &replay.Native{Kind: "reasoning", Raw: []byte(item.Raw), Unfinished: r.unfinished})
+		if err != nil {
+			return dst, err
+		}
+		o.call = at + 1
+		return dst, nil
+	}
+	for i, at := range items {
+		b := d.blks[at]
+		it := b.block.(replay.ReasoningItem)
+		m := it.Meta()
+		m.ID = r.id
+		m.Unfinished = r.unfinished
+		if i == 0 && len(r.extra) > 0 {
+			m.Extra = wrap(r.extra)
+		}
+		switch x := it.(type) {
+		case *replay.Summary:
+			x.Summary = b.b.String()
+		case *replay.ReasoningText:
+			x.Text = b.b.String()
+		}
+		dst = append(dst, replay.Event{Kind: replay.EventReasoningEnd, Block: at, Item: it})
+	}
+	return dst, nil
+}
+
+// itemBlocks returns the positions of o's live blocks in item order.
+func (d *StreamDecoder) itemBlocks(o *outItem) []int {
+	var out []int
+	for _, at := range o.blocks {
+		if !d.blks[at].dropped {
+			out = append(out, at)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return d.blks[out[i]].key < d.blks[out[j]].key })
+	return out
+}
+
+func (d *StreamDecoder) messageDone(o *outItem, pos int, m *message, item gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+	if m.native {
+		for _, at := range o.blocks {
+			d.blks[at].dropped = true
+		}
+		at, err := d.newBlock(o, pos, 0, &replay.Native{Kind: "message", Raw: []byte(item.Raw), Unfinished: unfinishedStatus(item)})
+		if err != nil {
+			return dst, err
+		}
+		o.call = at + 1
+		return dst, nil
+	}
+	var err error
+	var at int
+	for i, s := range m.texts {
+		if at, dst, err = d.part(o, pos, &o.cont, i, keyContent, dst); err != nil {
+			return dst, err
+		}
+		b := d.blks[at]
+		if dst, err = d.reconcile(b, at, replay.EventTextDelta, s, dst); err != nil {
+			return dst, err
+		}
+		*b.block.(*replay.Text) = replay.Text{Text: b.b.String(), ID: m.id, Extra: m.extra(i)}
+	}
+	return dst, nil
+}
+
+// fillFrom takes, from the terminal response object, the items whose
+// output_item.done never came.
+func (d *StreamDecoder) fillFrom(resp gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
+	missing := false
+	for _, o := range d.outs {
+		if o == nil || !o.done {
+			missing = true
+			break
+		}
+	}
+	out := resp.Get("output")
+	if !missing && len(d.outs) >= int(out.Get("#").Int()) {
+		return dst, nil
+	}
+	var err error
+	i := 0
+	out.ForEach(func(_, item gjson.Result) bool {
+		if i >= d.lim.MaxBlocks {
+			err = &replay.LimitError{What: "block count", Limit: d.lim.MaxBlocks}
+			return false
+		}
+		for len(d.outs) <= i {
+			d.outs = append(d.outs, nil)
+		}
+		o := d.outs[i]
+		if o == nil {
+			o = &outItem{}
+			d.outs[i] = o
+		}
+		if !o.done {
+			dst, err = d.itemDone(o, i, item, n, dst)
+		}
+		i++
+		return err == nil
+	})
+	return dst, err
+}
+
+// Finish implements [replay.FrameDecoder]. The turn's blocks are in
+// output_index order; blocks of items that never finished are marked
+// unfinished.
+func (d *StreamDecoder) Finish() (*replay.Turn, error) {
+	if !d.started {
+		d.start()
+	}
+	t := d.turn
+	t.Blocks = make([]replay.Block, 0, len(d.blks))
+	for _, o := range d.outs {
+		if o == nil {
+			continue
+		}
+		for _, at := range d.itemBlocks(o) {
+			b := d.blks[at]
+			if !o.done {
+				markUnfinished(b)
+			}
+			t.Blocks = append(t.Blocks, b.block)
+		}
+	}
+	if d.err != nil {
+		t.Complete = false
+		return &t, d.err
+	}
+	if !d.ended {
+		t.Complete = false
+		return &t, &replay.Error{API: API, Event: d.nEvents, Err: fmt.Errorf("the stream ended before response.completed: %w", io.ErrUnexpectedEOF)}
+	}
+	return &t, nil
+}
+
+// markUnfinished copies the text built so far into an unfinished block
+// and marks it.
+func markUnfinished(b *blk) {
+	switch x := b.block.(type) {
+	case *replay.Summary:
+		x.Summary = b.b.String()
+		x.Unfinished = true
+	case *replay.ReasoningText:
+		x.Text = b.b.String()
+		x.Unfinished = true
+	case *replay.Encrypted:
+		x.Unfinished = true
+	case *replay.Text:
+		x.Text = b.b.String()
+	case *replay.ToolCall:
+		x.Arguments = b.b.String()
+		x.Unfinished = true
+	case *replay.Native:
+		x.Unfinished = true
+	}
+}

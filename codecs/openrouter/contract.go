@@ -1,0 +1,118 @@
+package openrouter
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/reasonreplay/replay"
+)
+
+// Contract returns what OpenRouter requires on replay: the reasoning_details
+// of each assistant message sent back unmodified and in order (the upstream
+// enforces its own contract behind it: Anthropic signatures, Gemini 3
+// signatures in tool loops, OpenAI encrypted items), and each item sent
+// once across the whole history.
+func (Codec) Contract() replay.ReplayContract {
+	return replay.ReplayContract{
+		API: API,
+		Summary: "Send each assistant message's reasoning_details back exactly as received, in the same order, " +
+			"and each item once across the history. It matters most in tool loops: Anthropic and Gemini 3 " +
+			"upstreams reject a continuation whose reasoning was dropped or changed. Reasoning of earlier turns " +
+			"may be dropped whole.",
+		Rules: []replay.Rule{ruleDuplicate, ruleGeminiUnsigned},
+	}
+}
+
+// detailKey is the key OpenRouter de-duplicates reasoning_details by:
+// summary -> summary; encrypted -> id, else data; text -> text, else
+// signature.
+func detailKey(it replay.ReasoningItem) string {
+	switch it := it.(type) {
+	case *replay.Summary:
+		return "summary\x00" + it.Summary
+	case *replay.Encrypted:
+		if id := it.ID.Value(); id != "" {
+			return "encrypted-id\x00" + id
+		}
+		return "encrypted\x00" + it.Data
+	case *replay.ReasoningText:
+		if it.Text != "" {
+			return "text\x00" + it.Text
+		}
+		return "signature\x00" + it.Signature.Value()
+	}
+	return ""
+}
+
+var ruleDuplicate = replay.Rule{
+	ID:       "openrouter/duplicate-item",
+	Severity: replay.SeverityReject,
+	Doc:      "Each reasoning item is sent once across the whole history.",
+	Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
+		seen := map[string][2]int{}
+		for ti, t := range h.Turns {
+			for bi, b := range t.Blocks {
+				it, ok := b.(replay.ReasoningItem)
+				if !ok || !replay.Replayable(it) {
+					continue
+				}
+				k := detailKey(it)
+				if k == "" {
+					continue
+				}
+				if first, dup := seen[k]; dup {
+					v := replay.Violation{Turn: ti, Block: bi,
+						Message: fmt.Sprintf("the same %s item was already sent at turn %d, block %d", it.Kind(), first[0], first[1]),
+						Fix:     "send each reasoning item once: keep it on the assistant message that produced it"}
+					if id := it.Meta().ID.Value(); id != "" {
+						v.Predicted = "Duplicate item found with id " + id + ". Remove duplicate items from your input and try again."
+					}
+					report(v)
+					continue
+				}
+				seen[k] = [2]int{ti, bi}
+			}
+		}
+	},
+}
+
+// isGemini3 reports whether an OpenRouter model slug names a Gemini 3 model.
+func isGemini3(model string) bool {
+	return strings.Contains(strings.ToLower(model), "gemini-3")
+}
+
+var ruleGeminiUnsigned = replay.Rule{
+	ID:       "openrouter/gemini-reasoning-missing",
+	Severity: replay.SeverityReject,
+	Doc:      "A Gemini 3 tool call in the current tool loop is sent with the google-gemini-v1 encrypted item OpenRouter gave it.",
+	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
+		if len(h.Turns) == 0 || !isGemini3(t.Model) {
+			return
+		}
+		ti := len(h.Turns) - 1
+		last := h.Turns[ti]
+		signed := map[string]bool{}
+		anySig := false
+		for _, b := range last.Blocks {
+			if e, ok := b.(*replay.Encrypted); ok && e.Format == replay.FormatGoogleGemini && replay.Replayable(e) {
+				signed[e.ID.Value()] = true
+				anySig = true
+			}
+		}
+		for bi, b := range last.Blocks {
+			c, ok := b.(*replay.ToolCall)
+			if !ok {
+				continue
+			}
+			if signed[c.ID] || (anySig && c.ID == "") {
+				return
+			}
+			report(replay.Violation{Turn: ti, Block: bi,
+				Message: fmt.Sprintf("the tool call %q of the current tool loop has no Gemini reasoning detail", c.ID),
+				Predicted: "Gemini models require OpenRouter reasoning details to be preserved in each request. " +
+					"Please refer to our docs: https://openrouter.ai/docs/use-cases/reasoning-tokens#preserving-reasoning-blocks.",
+				Fix: "send the assistant message's reasoning_details back unmodified (the reasoning.encrypted item whose id is the tool call id)"})
+			return
+		}
+	},
+}

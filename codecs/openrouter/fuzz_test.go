@@ -1,0 +1,96 @@
+package openrouter_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs/openrouter"
+	"github.com/reasonreplay/replay/internal/codectest"
+)
+
+// FuzzStream feeds arbitrary bytes as an SSE stream: the decoder never
+// panics, the same bytes split in two give the same turn, a complete turn
+// has no unfinished block, and its document reads back identically.
+func FuzzStream(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.sse"))
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err == nil {
+			f.Add(b, uint16(len(b)/2))
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, cut uint16) {
+		whole := codectest.FeedPush(newFD(), replay.StreamOptions{}, [][]byte{data})
+		c := int(cut)
+		if c > len(data) {
+			c = len(data)
+		}
+		split := codectest.FeedPush(newFD(), replay.StreamOptions{}, [][]byte{data[:c], data[c:]})
+		a, b := whole.Turn.AppendJSON(nil), split.Turn.AppendJSON(nil)
+		if !bytes.Equal(a, b) {
+			t.Fatalf("split at %d changed the turn:\n%s\n%s", c, a, b)
+		}
+		if (whole.Err == nil) != whole.Turn.Complete {
+			t.Fatalf("complete=%v with err=%v", whole.Turn.Complete, whole.Err)
+		}
+		if whole.Err != nil {
+			for _, it := range whole.Turn.Items() {
+				if replay.Replayable(it) {
+					t.Fatalf("an item of a failed stream is replayable: %s", replay.MarshalItem(it))
+				}
+			}
+		}
+		back, err := replay.UnmarshalTurn(a)
+		if err != nil {
+			t.Fatalf("document does not read back: %v\n%s", err, a)
+		}
+		if got := back.AppendJSON(nil); !bytes.Equal(got, a) {
+			t.Fatalf("document round trip differs:\n%s\n%s", a, got)
+		}
+	})
+}
+
+// FuzzDecode feeds arbitrary bodies: no panic, and a decoded turn encodes
+// to a message whose reasoning decodes back to the same replayable items.
+func FuzzDecode(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		c := openrouter.Codec{}
+		tu, err := c.Decode(body)
+		if err != nil {
+			return
+		}
+		msg, err := c.Encode(tu)
+		if err != nil {
+			t.Fatalf("encode: %v", err)
+		}
+		again, err := c.Decode(append(append([]byte(`{"choices":[{"message":`), msg...), `}]}`...))
+		if err != nil {
+			t.Fatalf("re-decode of %s: %v", msg, err)
+		}
+		var want [][]byte
+		for _, it := range tu.Items() {
+			if replay.Replayable(it) {
+				want = append(want, replay.AppendDetail(nil, it))
+			}
+		}
+		got := again.Items()
+		if len(got) != len(want) {
+			t.Fatalf("%d items back, want %d\n%s", len(got), len(want), msg)
+		}
+		for i := range got {
+			if g := replay.AppendDetail(nil, got[i]); !bytes.Equal(g, want[i]) {
+				t.Fatalf("item %d changed:\n%s\n%s", i, want[i], g)
+			}
+		}
+	})
+}

@@ -1,0 +1,498 @@
+package openrouter
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/tidwall/gjson"
+)
+
+// StreamDecoder decodes an OpenRouter chat completion stream, one SSE data
+// payload at a time. The zero value is ready to use; it implements
+// [replay.FrameDecoder].
+//
+// reasoning_details fragments are merged into whole items: a fragment joins
+// the most recent item of the same type when their `index` agrees and their
+// ids do not conflict (an index alone is not unique: OpenAI upstreams send a
+// summary and an encrypted item both at index 0). Text, summary, signature
+// and data pieces are appended. The plain `delta.reasoning` string is read
+// only when a chunk has no reasoning_details, so reasoning mirrored in both
+// counts once, while a token repeated in consecutive chunks is kept.
+// Unknown detail types are kept verbatim, one item per fragment. Unknown
+// members of a detail are kept from the fragment that opened the item.
+type StreamDecoder struct {
+	// Limits bound item size and block count; zero fields take defaults.
+	Limits replay.Limits
+	// Provider, when set, is recorded as the turn's provider instead of
+	// "openrouter".
+	Provider string
+
+	turn     replay.Turn
+	items    []*itemState
+	tools    []int // tool call index -> block position + 1
+	text     int   // index + 1 in runs of the open visible text run, 0 if none
+	textB    strings.Builder
+	runs     []textRun
+	nEvents  int
+	err      error
+	started  bool
+	finished bool
+	ended    bool // item end events emitted
+	argB     []*strings.Builder
+}
+
+// textRun is one visible text block: its position, and its bytes in the
+// shared text builder, whose string never changes once written.
+type textRun struct{ pos, start, end int }
+
+type itemState struct {
+	block  int
+	kind   replay.ItemKind
+	index  replay.Opt[int]
+	id     replay.Opt[string]
+	plain  bool // built from the plain `reasoning` string
+	body   strings.Builder
+	sig    strings.Builder
+	sigP   replay.Presence
+	format replay.Format
+	extra  []byte
+	item   replay.ReasoningItem
+}
+
+var doneMarker = []byte("[DONE]")
+
+// Decode implements [replay.FrameDecoder].
+func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
+	if d.err != nil {
+		return dst, d.err
+	}
+	n := d.nEvents
+	d.nEvents++
+	data := bytes.TrimSpace(f.Data)
+	if bytes.Equal(data, doneMarker) {
+		d.finished = true
+		return d.end(dst), nil
+	}
+	if len(data) == 0 {
+		return dst, nil
+	}
+	s := view(data)
+	if !gjson.Valid(s) {
+		d.err = replay.Malformed(API, n, "", "expected a JSON chat completion chunk")
+		return dst, d.err
+	}
+	if !d.started {
+		d.started = true
+		d.turn.Provenance = replay.Provenance{API: API, Provider: "openrouter",
+			Model: clone(gjson.Get(s, "model").Str), Upstream: clone(gjson.Get(s, "provider").Str)}
+		if d.Provider != "" {
+			d.turn.Provenance.Provider = d.Provider
+		}
+	}
+	if e := gjson.Get(s, "error"); e.Exists() && e.Type != gjson.Null {
+		pe := providerError(e, gjson.Get(s, "provider").Str)
+		if fr := gjson.Get(s, "choices.0.finish_reason"); fr.Type == gjson.String {
+			d.turn.FinishReason = clone(fr.Str)
+		}
+		return d.fail(dst, pe)
+	}
+	if u := gjson.Get(s, "usage"); u.IsObject() {
+		d.turn.Usage = append(d.turn.Usage[:0], u.Raw...)
+	}
+	choice := gjson.Get(s, "choices.0")
+	if !choice.Exists() {
+		return dst, nil // a usage-only or empty chunk
+	}
+	if !choice.IsObject() {
+		d.err = replay.Malformed(API, n, "/choices/0", "expected a choice object")
+		return dst, d.err
+	}
+	delta := choice.Get("delta")
+	var err error
+	if dst, err = d.decodeDelta(delta, n, dst); err != nil {
+		d.err = err
+		return dst, err
+	}
+	if fr := choice.Get("finish_reason"); fr.Type == gjson.String {
+		d.turn.FinishReason = clone(fr.Str)
+		if fr.Str == "error" {
+			return d.fail(dst, &replay.ProviderError{API: API, Message: "the stream ended with finish_reason \"error\""})
+		}
+		d.finished = true
+		dst = d.end(dst)
+	}
+	return dst, nil
+}
+
+func (d *StreamDecoder) fail(dst []replay.Event, pe *replay.ProviderError) ([]replay.Event, error) {
+	d.turn.Error = pe
+	d.err = pe
+	return append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: pe}), pe
+}
+
+func (d *StreamDecoder) decodeDelta(delta gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
+	if !delta.Exists() || delta.Type == gjson.Null {
+		return dst, nil
+	}
+	if !delta.IsObject() {
+		return dst, replay.Malformed(API, n, "/choices/0/delta", "expected a delta object")
+	}
+	var err error
+	details := delta.Get("reasoning_details")
+	hasDetails := false
+	if details.IsArray() {
+		details.ForEach(func(k, det gjson.Result) bool {
+			hasDetails = true
+			dst, err = d.detail(det, n, k.Raw, dst)
+			return err == nil
+		})
+		if err != nil {
+			return dst, err
+		}
+	}
+	if !hasDetails {
+		r := jsonw.RawMember(delta.Raw, "reasoning")
+		if !isString(r) || len(r) <= 2 {
+			r = jsonw.RawMember(delta.Raw, "reasoning_content")
+		}
+		if isString(r) && len(r) > 2 {
+			if dst, err = d.plain(r, dst); err != nil {
+				return dst, err
+			}
+		}
+	}
+	if c := jsonw.RawMember(delta.Raw, "content"); isString(c) && len(c) > 2 {
+		if dst, err = d.content(c, dst); err != nil {
+			return dst, err
+		}
+	}
+	if tcs := delta.Get("tool_calls"); tcs.IsArray() {
+		tcs.ForEach(func(k, tc gjson.Result) bool {
+			dst, err = d.toolCall(tc, n, k.Raw, dst)
+			return err == nil
+		})
+	}
+	return dst, err
+}
+
+func (d *StreamDecoder) limits() replay.Limits { return d.Limits.WithDefaults() }
+
+func (d *StreamDecoder) newBlock(b replay.Block) (int, error) {
+	if len(d.turn.Blocks) >= d.limits().MaxBlocks {
+		return 0, &replay.LimitError{What: "block count", Limit: d.limits().MaxBlocks}
+	}
+	d.turn.Blocks = append(d.turn.Blocks, b)
+	d.text = 0
+	return len(d.turn.Blocks) - 1, nil
+}
+
+func (d *StreamDecoder) checkSize(n int) error {
+	if max := d.limits().MaxItem; n > max {
+		return &replay.LimitError{What: "item size", Limit: max}
+	}
+	return nil
+}
+
+// detail merges one reasoning_details fragment.
+func (d *StreamDecoder) detail(det gjson.Result, n int, key string, dst []replay.Event) ([]replay.Event, error) {
+	ptr := "/choices/0/delta/reasoning_details/" + key
+	if !det.IsObject() {
+		return dst, replay.Malformed(API, n, ptr, "expected a reasoning detail object")
+	}
+	typ := det.Get("type")
+	if typ.Type != gjson.String {
+		return dst, replay.Malformed(API, n, ptr+"/type", "expected a string type")
+	}
+	// typ.Str aliases the frame: keep the package constant, never the string.
+	var kind replay.ItemKind
+	switch replay.ItemKind(typ.Str) {
+	case replay.KindText:
+		kind = replay.KindText
+	case replay.KindSummary:
+		kind = replay.KindSummary
+	case replay.KindEncrypted:
+		kind = replay.KindEncrypted
+	default:
+		it, err := replay.ParseDetailResult(det, ptr)
+		if err != nil {
+			return dst, withAPI(err)
+		}
+		pos, err := d.newBlock(it)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: pos, Item: it})
+		return append(dst, replay.Event{Kind: replay.EventReasoningEnd, Block: pos, Item: it}), nil
+	}
+	var index replay.Opt[int]
+	switch ix := det.Get("index"); {
+	case ix.Type == gjson.Number:
+		index = replay.Some(int(ix.Int()))
+	case ix.Exists() && ix.Type == gjson.Null:
+		index = replay.NullOf[int]()
+	}
+	var id replay.Opt[string]
+	switch v := det.Get("id"); {
+	case v.Type == gjson.String:
+		id = replay.Some(v.Str)
+	case v.Exists() && v.Type == gjson.Null:
+		id = replay.NullOf[string]()
+	}
+	st := d.find(kind, index, id)
+	var err error
+	if st == nil {
+		st = &itemState{kind: kind, index: index}
+		if id.IsPresent() {
+			st.id = replay.Some(clone(id.Value()))
+		} else {
+			st.id = id
+		}
+		st.extra = extraMembers(det, detailKnown)
+		switch kind {
+		case replay.KindText:
+			st.item = &replay.ReasoningText{}
+		case replay.KindSummary:
+			st.item = &replay.Summary{}
+		default:
+			st.item = &replay.Encrypted{}
+		}
+		if st.block, err = d.newBlock(st.item); err != nil {
+			return dst, err
+		}
+		d.items = append(d.items, st)
+		dst = append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: st.block, Item: st.item})
+	} else if !st.id.IsPresent() && id.IsPresent() {
+		st.id = replay.Some(clone(id.Value()))
+	}
+	if f := det.Get("format"); f.Type == gjson.String && st.format == "" {
+		st.format = replay.Format(clone(f.Str))
+	}
+	field := "text"
+	switch kind {
+	case replay.KindSummary:
+		field = "summary"
+	case replay.KindEncrypted:
+		field = "data"
+	}
+	// Read string members raw: gjson would unescape (and allocate) them.
+	body := jsonw.RawMember(det.Raw, field)
+	switch {
+	case isString(body):
+		if len(body) > 2 {
+			if err := d.checkSize(st.body.Len() + len(body)); err != nil {
+				return dst, err
+			}
+			start := st.body.Len()
+			jsonw.WriteUnquoted(&st.body, body)
+			if kind != replay.KindEncrypted {
+				dst = append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: st.block, Item: st.item, Delta: st.body.String()[start:]})
+			}
+		}
+	case body != "" && body != "null":
+		return dst, replay.Malformed(API, n, ptr+"/"+field, "expected a string")
+	}
+	if kind == replay.KindText {
+		switch sig := jsonw.RawMember(det.Raw, "signature"); {
+		case sig == "":
+		case isString(sig):
+			if err := d.checkSize(st.sig.Len() + len(sig)); err != nil {
+				return dst, err
+			}
+			jsonw.WriteUnquoted(&st.sig, sig)
+			st.sigP = replay.Present
+		case sig == "null":
+			if st.sigP == replay.Absent {
+				st.sigP = replay.Null
+			}
+		default:
+			return dst, replay.Malformed(API, n, ptr+"/signature", "expected a string or null")
+		}
+	}
+	return dst, nil
+}
+
+var detailKnown = []string{"type", "text", "summary", "data", "signature", "id", "format", "index"}
+
+// find returns the item a fragment of this type, index and id merges into.
+func (d *StreamDecoder) find(kind replay.ItemKind, index replay.Opt[int], id replay.Opt[string]) *itemState {
+	for i := len(d.items) - 1; i >= 0; i-- {
+		st := d.items[i]
+		if st.kind != kind || st.plain {
+			continue
+		}
+		if st.index != index {
+			return nil
+		}
+		if a, ok := st.id.Get(); ok && a != "" {
+			if b, ok := id.Get(); ok && b != "" && a != b {
+				return nil
+			}
+		}
+		return st
+	}
+	return nil
+}
+
+// plain appends the JSON string literal raw to the plain reasoning item.
+func (d *StreamDecoder) plain(raw string, dst []replay.Event) ([]replay.Event, error) {
+	var st *itemState
+	if k := len(d.items); k > 0 && d.items[k-1].plain && d.items[k-1].block == len(d.turn.Blocks)-1 {
+		st = d.items[k-1]
+	}
+	if st == nil {
+		st = &itemState{kind: replay.KindText, plain: true, item: &replay.ReasoningText{}}
+		var err error
+		if st.block, err = d.newBlock(st.item); err != nil {
+			return dst, err
+		}
+		d.items = append(d.items, st)
+		dst = append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: st.block, Item: st.item})
+	}
+	if err := d.checkSize(st.body.Len() + len(raw)); err != nil {
+		return dst, err
+	}
+	start := st.body.Len()
+	jsonw.WriteUnquoted(&st.body, raw)
+	return append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: st.block, Item: st.item, Delta: st.body.String()[start:]}), nil
+}
+
+// content appends the JSON string literal raw to the open text block.
+func (d *StreamDecoder) content(raw string, dst []replay.Event) ([]replay.Event, error) {
+	if d.text == 0 {
+		pos, err := d.newBlock(&replay.Text{})
+		if err != nil {
+			return dst, err
+		}
+		d.runs = append(d.runs, textRun{pos: pos, start: d.textB.Len(), end: d.textB.Len()})
+		d.text = len(d.runs)
+	}
+	run := &d.runs[d.text-1]
+	if err := d.checkSize(run.end - run.start + len(raw)); err != nil {
+		return dst, err
+	}
+	start := d.textB.Len()
+	jsonw.WriteUnquoted(&d.textB, raw)
+	run.end = d.textB.Len()
+	return append(dst, replay.Event{Kind: replay.EventTextDelta, Block: run.pos, Delta: d.textB.String()[start:]}), nil
+}
+
+func (d *StreamDecoder) toolCall(tc gjson.Result, n int, key string, dst []replay.Event) ([]replay.Event, error) {
+	ptr := "/choices/0/delta/tool_calls/" + key
+	if !tc.IsObject() {
+		return dst, replay.Malformed(API, n, ptr, "expected a tool call object")
+	}
+	idx := 0
+	if ix := tc.Get("index"); ix.Type == gjson.Number {
+		idx = int(ix.Int())
+	}
+	if idx < 0 || idx >= d.limits().MaxBlocks {
+		return dst, replay.Malformed(API, n, ptr+"/index", "tool call index %d out of range", idx)
+	}
+	for len(d.tools) <= idx {
+		d.tools = append(d.tools, 0)
+		d.argB = append(d.argB, nil)
+	}
+	var call *replay.ToolCall
+	if d.tools[idx] == 0 {
+		call = &replay.ToolCall{ID: clone(tc.Get("id").Str), Name: clone(tc.Get("function.name").Str), Extra: extraMembers(tc, toolCallKnown)}
+		pos, err := d.newBlock(call)
+		if err != nil {
+			return dst, err
+		}
+		d.tools[idx] = pos + 1
+		d.argB[idx] = &strings.Builder{}
+		dst = append(dst, replay.Event{Kind: replay.EventToolCallStart, Block: pos, ID: call.ID, Name: call.Name})
+	} else {
+		call = d.turn.Blocks[d.tools[idx]-1].(*replay.ToolCall)
+		if call.ID == "" {
+			call.ID = clone(tc.Get("id").Str)
+		}
+		if call.Name == "" {
+			call.Name = clone(tc.Get("function.name").Str)
+		}
+	}
+	if a := jsonw.RawMember(jsonw.RawMember(tc.Raw, "function"), "arguments"); isString(a) && len(a) > 2 {
+		b := d.argB[idx]
+		if err := d.checkSize(b.Len() + len(a)); err != nil {
+			return dst, err
+		}
+		start := b.Len()
+		jsonw.WriteUnquoted(b, a)
+		dst = append(dst, replay.Event{Kind: replay.EventToolCallDelta, Block: d.tools[idx] - 1, Delta: b.String()[start:]})
+	}
+	return dst, nil
+}
+
+// end emits the end events of every open item and call, once.
+func (d *StreamDecoder) end(dst []replay.Event) []replay.Event {
+	if d.ended {
+		return dst
+	}
+	d.ended = true
+	d.materialize()
+	for _, st := range d.items {
+		dst = append(dst, replay.Event{Kind: replay.EventReasoningEnd, Block: st.block, Item: st.item})
+	}
+	for _, pos := range d.tools {
+		if pos > 0 {
+			dst = append(dst, replay.Event{Kind: replay.EventToolCallEnd, Block: pos - 1})
+		}
+	}
+	return append(dst, replay.Event{Kind: replay.EventDone, Block: -1})
+}
+
+// materialize writes the builders' contents into the turn's blocks.
+func (d *StreamDecoder) materialize() {
+	for _, st := range d.items {
+		m := st.item.Meta()
+		m.Format, m.ID, m.Index = st.format, st.id, st.index
+		if len(st.extra) > 0 {
+			m.Extra = st.extra
+		}
+		switch it := st.item.(type) {
+		case *replay.ReasoningText:
+			it.Text = st.body.String()
+			switch st.sigP {
+			case replay.Present:
+				it.Signature = replay.Some(st.sig.String())
+			case replay.Null:
+				it.Signature = replay.NullOf[string]()
+			}
+		case *replay.Summary:
+			it.Summary = st.body.String()
+		case *replay.Encrypted:
+			it.Data = st.body.String()
+		}
+	}
+	for i, pos := range d.tools {
+		if pos > 0 {
+			d.turn.Blocks[pos-1].(*replay.ToolCall).Arguments = d.argB[i].String()
+		}
+	}
+	all := d.textB.String()
+	for _, r := range d.runs {
+		d.turn.Blocks[r.pos].(*replay.Text).Text = all[r.start:r.end]
+	}
+}
+
+// Finish implements [replay.FrameDecoder].
+func (d *StreamDecoder) Finish() (*replay.Turn, error) {
+	d.materialize()
+	t := d.turn
+	switch {
+	case d.err != nil:
+		t.MarkUnfinished()
+		return &t, d.err
+	case !d.finished:
+		t.MarkUnfinished()
+		return &t, &replay.Error{API: API, Event: d.nEvents, Err: fmt.Errorf("stream ended before finish_reason or [DONE]: %w", io.ErrUnexpectedEOF)}
+	}
+	t.Complete = true
+	return &t, nil
+}
+
+func isString(raw string) bool { return len(raw) >= 2 && raw[0] == '"' }

@@ -1,0 +1,89 @@
+// Package replay captures the reasoning of one assistant turn from an LLM
+// provider, stores it, writes it back into the next request in the shape
+// the provider accepts, and says before a request is sent whether the
+// provider will reject it.
+//
+// Reasoning models hand back more than text. Anthropic signs each thinking
+// block; OpenAI Responses returns reasoning items with encrypted content that
+// must be paired with the item after them; Gemini 3 binds a thought
+// signature to a specific part; DeepSeek, Kimi and GLM want
+// reasoning_content back in tool loops; OpenRouter normalises all of them
+// into reasoning_details. Get one detail wrong and the next request fails
+// with a 400, or reasoning is silently lost. This package keeps every such
+// detail byte-exact and in order.
+//
+// # Vocabulary
+//
+//   - item: one reasoning element, a [ReasoningItem]: reasoning text with
+//     an optional signature ([*ReasoningText]), a provider-written summary
+//     ([*Summary]), an opaque blob ([*Encrypted]), or an element this library
+//     does not understand, kept verbatim ([*Opaque]).
+//   - format: the issuer of an item ([Format]), spelled as OpenRouter spells
+//     it ("anthropic-claude-v1", "openai-responses-v1", ...). An open set.
+//   - turn: one assistant turn ([Turn]): its [Block]s (items, visible
+//     [*Text], client [*ToolCall]s, other [*Native] elements) in the order
+//     the provider produced them, where it came from ([Provenance]), and
+//     whether it completed.
+//   - decode: a provider response (a body, or a stream) becomes a turn.
+//     encode: a turn becomes the provider's request shape for the next
+//     request. audit: a history and a target become a [Report].
+//   - codec: the translator for one wire API ([ReasoningCodec]), found by
+//     name ([Lookup]) or by provider and model ([Resolve]). The codecs live
+//     in the packages under codecs/ and register themselves when imported;
+//     import codecs/all for all of them.
+//
+// # Presence
+//
+// An absent signature, a null signature and an empty signature are three
+// different facts, kept apart by [Opt]. An empty signature is never
+// "signed". Signatures, encrypted data, ids and signed text are never
+// trimmed, re-encoded or normalised.
+//
+// # Streams
+//
+// A codec's stream decoder is a [FrameDecoder]: a push state machine with a
+// ready zero value, fed one framed event at a time. The core frames bytes
+// (Server-Sent Events per the WHATWG specification, or JSON Lines) and
+// offers two forms over it:
+//
+//	// pull: over an io.Reader, with sticky errors
+//	s := replay.NewStream(resp.Body, codec.NewStream(), replay.StreamOptions{})
+//	for s.Next() {
+//		ev := s.Event() // reasoning/text/tool-call deltas, done, error
+//	}
+//	turn, err := s.Turn()
+//
+//	// push: bytes as they arrive, split anywhere
+//	d := replay.NewDecoder(codec.NewStream(), replay.StreamOptions{})
+//	d.Write(chunk)          // any number of times
+//	ev, ok := d.Next()      // drain events after each write
+//	turn, err := d.Close()
+//
+// Feeding a stream whole, line by line, byte by byte or in random pieces
+// gives the same turn. A stream that ends early, a reader error (a canceled
+// request: errors.Is(err, context.Canceled) holds) or a provider error event
+// returns the partial turn, marked incomplete, with its unfinished items
+// never [Replayable].
+//
+// # The replay contract
+//
+// Each codec declares what its provider requires on replay
+// ([ReplayContract]) as audit rules. [AuditReplay] checks a history against
+// the target's rules and the [CoreRules], and reports every violation with
+// a stable rule id, a severity, where it is, the provider error it
+// predicts, and the fix.
+//
+// # Documents
+//
+// A turn serialises to a versioned JSON document ([Turn.AppendJSON],
+// [UnmarshalTurn]) whose reasoning blocks use OpenRouter's reasoning_details
+// members; package schema publishes its JSON Schema.
+//
+// # Errors
+//
+// Decoders return a *[ProviderError] for errors the provider reported, an
+// *[Error] (located by API, event and JSON Pointer, wrapping [ErrMalformed]
+// and friends) for input of the wrong shape, and a *[LimitError] when input
+// exceeds [Limits]. Error text is not API: match with errors.Is and
+// errors.As.
+package replay

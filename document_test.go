@@ -1,0 +1,74 @@
+package replay_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/reasonreplay/replay"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func sampleTurn() *replay.Turn {
+	return &replay.Turn{
+		Provenance: replay.Provenance{API: "anthropic", Provider: "bedrock", Model: "claude-sonnet-4-5", Issuer: "acct-1", PrefixHash: "sha256:ab"},
+		Complete:   true, FinishReason: "tool_use",
+		Usage: json.RawMessage(`{"input_tokens":10}`),
+		Blocks: []replay.Block{
+			&replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: replay.FormatAnthropicClaude, Index: replay.Some(0)}, Text: "think", Signature: replay.Some("EqQBCkYIBxgCKkB/+==")},
+			&replay.Encrypted{ItemMeta: replay.ItemMeta{Format: replay.FormatAnthropicClaude, Index: replay.Some(1)}, Data: "EmwKAhgB"},
+			&replay.Text{Text: "Checking.", ID: "msg_1", Extra: json.RawMessage(`{"phase":"commentary"}`)},
+			&replay.ToolCall{ID: "toolu_1", Name: "get", Arguments: `{"q":"x"}`, ItemID: "fc_1"},
+			&replay.Native{Kind: "server_tool_use", Raw: json.RawMessage(`{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}}`)},
+			&replay.Encrypted{ItemMeta: replay.ItemMeta{Format: replay.FormatGoogleGemini, Attached: true}, Data: "CiQB"},
+		},
+	}
+}
+
+func TestTurnDocumentRoundTrip(t *testing.T) {
+	tu := sampleTurn()
+	doc, err := json.Marshal(tu)
+	require.NoError(t, err)
+	var back replay.Turn
+	require.NoError(t, json.Unmarshal(doc, &back))
+	assert.Equal(t, tu.Provenance, back.Provenance)
+	require.Len(t, back.Blocks, len(tu.Blocks))
+	again, _ := json.Marshal(&back)
+	assert.Equal(t, string(doc), string(again))
+	assert.Equal(t, "EqQBCkYIBxgCKkB/+==", back.Blocks[0].(*replay.ReasoningText).Signature.Value())
+	assert.True(t, back.Blocks[5].(replay.ReasoningItem).Meta().Attached)
+	assert.Equal(t, "Checking.", back.VisibleText())
+	assert.Len(t, back.ToolCalls(), 1)
+	assert.Len(t, back.Items(), 3)
+}
+
+func TestTurnDocumentErrorsNameTheMember(t *testing.T) {
+	for _, c := range []struct{ json, pointer string }{
+		{`{"complete":true,"blocks":[]}`, "/version"},
+		{`{"version":1,"complete":"yes","blocks":[]}`, "/complete"},
+		{`{"version":1,"complete":true}`, "/blocks"},
+		{`{"version":1,"complete":true,"blocks":[{"type":"banana"}]}`, "/blocks/0/type"},
+		{`{"version":1,"complete":true,"blocks":[{"type":"text","text":"a"},{"type":"reasoning.encrypted"}]}`, "/blocks/1/data"},
+		{`{"version":1,"complete":true,"blocks":[{"type":"reasoning.text","text":"a","signature":["x"]}]}`, "/blocks/0/signature"},
+		{`{"version":1,"complete":true,"blocks":[{"type":"tool_call","id":1}]}`, "/blocks/0/id"},
+		{`{"version":1,"complete":true,"blocks":[{"type":"native","kind":"x"}]}`, "/blocks/0/raw"},
+		{`{"version":1,"complete":true,"provenance":{"model":3},"blocks":[]}`, "/provenance/model"},
+	} {
+		_, err := replay.UnmarshalTurn([]byte(c.json))
+		var e *replay.Error
+		require.ErrorAs(t, err, &e, c.json)
+		assert.Equal(t, c.pointer, e.Pointer, c.json)
+	}
+	_, err := replay.UnmarshalTurn([]byte(`{"version":2,"complete":true,"blocks":[]}`))
+	assert.ErrorIs(t, err, replay.ErrVersion)
+}
+
+func TestMarkUnfinished(t *testing.T) {
+	tu := sampleTurn()
+	tu.MarkUnfinished()
+	assert.False(t, tu.Complete)
+	for _, it := range tu.Items() {
+		assert.False(t, replay.Replayable(it))
+	}
+	assert.True(t, tu.ToolCalls()[0].Unfinished)
+}

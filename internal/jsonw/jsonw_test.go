@@ -1,0 +1,89 @@
+package jsonw
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestStringMatchesEncodingJSON(t *testing.T) {
+	for _, s := range []string{"", "plain", `q"uo\te`, "tab\tnl\ncr\r", "\x00\x1f", "<html>&amp;", "Zürich — ✓", "a+b/c==", "\u2028"} {
+		got := String(nil, s)
+		var back string
+		require.NoError(t, json.Unmarshal(got, &back), "%q -> %s", s, got)
+		assert.Equal(t, s, back)
+	}
+	// HTML characters are not escaped; invalid UTF-8 becomes U+FFFD.
+	assert.Equal(t, `"<a>&"`, string(String(nil, "<a>&")))
+	assert.Equal(t, "\"x\uFFFDy\"", string(String(nil, "x\xffy")))
+}
+
+func TestWriteUnquotedMatchesEncodingJSON(t *testing.T) {
+	for _, raw := range []string{`""`, `"plain"`, `"a\"b\\c\/d"`, `"\b\f\n\r\t"`, `"\u00fc\u2014"`, `"\ud83d\ude00 smile"`,
+		`"lone \ud83d high"`, `"lone \ude00 low"`, `"\ud83d\u0041"`, `"mix \\u0041 \u0041"`} {
+		var b strings.Builder
+		require.True(t, WriteUnquoted(&b, raw))
+		var want string
+		require.NoError(t, json.Unmarshal([]byte(raw), &want))
+		assert.Equal(t, want, b.String(), raw)
+	}
+	var b strings.Builder
+	assert.False(t, WriteUnquoted(&b, `abc`))
+	assert.False(t, WriteUnquoted(&b, `"`))
+}
+
+func FuzzWriteUnquoted(f *testing.F) {
+	f.Add(`"a\u00e9\n\ud83d\ude00"`)
+	f.Add(`"\\\"\/"`)
+	f.Fuzz(func(t *testing.T, s string) {
+		raw := string(String(nil, s))
+		var b strings.Builder
+		if !WriteUnquoted(&b, raw) {
+			t.Fatalf("not a literal: %s", raw)
+		}
+		want := s
+		if !utf8.ValidString(s) {
+			want = strings.ToValidUTF8(s, "\ufffd")
+			// String replaces each invalid byte, ToValidUTF8 each run.
+			var w strings.Builder
+			for i := 0; i < len(s); {
+				r, n := utf8.DecodeRuneInString(s[i:])
+				w.WriteRune(r)
+				i += n
+			}
+			want = w.String()
+		}
+		if b.String() != want {
+			t.Fatalf("round trip %q -> %s -> %q", s, raw, b.String())
+		}
+	})
+}
+
+func TestMembers(t *testing.T) {
+	assert.Equal(t, `{"a":1,"b":2`, string(Members([]byte(`{"a":1`), []byte(` { "b":2 } `))))
+	assert.Equal(t, `{`, string(Members([]byte(`{`), []byte(`{ }`))))
+	assert.Equal(t, `{"x":[1]`, string(Members([]byte(`{`), []byte(`{"x":[1]}`))))
+	assert.Equal(t, `{`, string(Members([]byte(`{`), nil)))
+}
+
+func TestRawMember(t *testing.T) {
+	obj := `{ "a" : "x\"y" , "te\u0078t": "t\n" ,"n":[1,{"a":"}"}],"o":{"b":"]"},"num":-1.5e3,"z":null }`
+	assert.Equal(t, `"x\"y"`, RawMember(obj, "a"))
+	assert.Equal(t, `"t\n"`, RawMember(obj, "text"))
+	assert.Equal(t, `[1,{"a":"}"}]`, RawMember(obj, "n"))
+	assert.Equal(t, `{"b":"]"}`, RawMember(obj, "o"))
+	assert.Equal(t, `-1.5e3`, RawMember(obj, "num"))
+	assert.Equal(t, `null`, RawMember(obj, "z"))
+	assert.Equal(t, ``, RawMember(obj, "missing"))
+	assert.Equal(t, ``, RawMember(`[1]`, "a"))
+	assert.Equal(t, ``, RawMember(`{}`, "a"))
+	// No allocation when member names carry no escapes.
+	plain := `{"type":"reasoning.text","text":"a \"quoted\" \u00e9 word","index":0}`
+	assert.Equal(t, `"a \"quoted\" \u00e9 word"`, RawMember(plain, "text"))
+	allocs := testing.AllocsPerRun(100, func() { _ = RawMember(plain, "index") })
+	assert.Zero(t, allocs)
+}

@@ -1,0 +1,114 @@
+package jsonw
+
+import "strings"
+
+// RawMember returns the raw JSON text of the member key of the JSON object
+// obj (which must be valid JSON, as after gjson.Valid), or "" when obj is not
+// an object or has no such member. Unlike gjson's Get it never unescapes a
+// string value, so it does not allocate: pair it with WriteUnquoted to copy a
+// string's value straight into a builder. Member names written with escapes
+// are compared by their value (which allocates; plain names do not).
+func RawMember(obj, key string) string {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return ""
+	}
+	i++
+	for {
+		i = skipSpace(obj, i)
+		if i >= len(obj) || obj[i] != '"' {
+			return ""
+		}
+		kEnd := skipString(obj, i)
+		if kEnd < 0 {
+			return ""
+		}
+		k := obj[i:kEnd]
+		i = skipSpace(obj, kEnd)
+		if i >= len(obj) || obj[i] != ':' {
+			return ""
+		}
+		i = skipSpace(obj, i+1)
+		vEnd := skipValue(obj, i)
+		if vEnd < 0 {
+			return ""
+		}
+		if keyEquals(k, key) {
+			return obj[i:vEnd]
+		}
+		i = skipSpace(obj, vEnd)
+		if i >= len(obj) || obj[i] != ',' {
+			return ""
+		}
+		i++
+	}
+}
+
+func keyEquals(raw, key string) bool {
+	if len(raw) == len(key)+2 && raw[1:len(raw)-1] == key {
+		return true
+	}
+	if strings.IndexByte(raw, '\\') < 0 {
+		return false
+	}
+	var b strings.Builder
+	WriteUnquoted(&b, raw)
+	return b.String() == key
+}
+
+func skipSpace(s string, i int) int {
+	for i < len(s) && isSpace(s[i]) {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the string literal starting at i, or
+// -1.
+func skipString(s string, i int) int {
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// skipValue returns the index after the JSON value starting at i, or -1.
+func skipValue(s string, i int) int {
+	if i >= len(s) {
+		return -1
+	}
+	switch s[i] {
+	case '"':
+		return skipString(s, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(s); j++ {
+			switch s[j] {
+			case '"':
+				j = skipString(s, j)
+				if j < 0 {
+					return -1
+				}
+				j--
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(s) && s[j] != ',' && s[j] != '}' && s[j] != ']' && !isSpace(s[j]) {
+		j++
+	}
+	return j
+}

@@ -1,0 +1,222 @@
+package replay_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/reasonreplay/replay"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/tidwall/gjson"
+)
+
+var samples = []string{"", "plain", "Zürich — ✓", "a+b/c==", `quote " and \ back`, "line\nbreak\ttab", "<html>&", "\u2028", "😀"}
+
+func randString(r *rand.Rand) string {
+	if r.Intn(3) == 0 {
+		b := make([]byte, r.Intn(40))
+		const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="
+		for i := range b {
+			b[i] = alphabet[r.Intn(len(alphabet))]
+		}
+		return string(b)
+	}
+	return samples[r.Intn(len(samples))]
+}
+
+func randOptString(r *rand.Rand) replay.Opt[string] {
+	switch r.Intn(3) {
+	case 0:
+		return replay.Opt[string]{}
+	case 1:
+		return replay.NullOf[string]()
+	}
+	return replay.Some(randString(r))
+}
+
+func randMeta(r *rand.Rand) replay.ItemMeta {
+	formats := []replay.Format{"", replay.FormatAnthropicClaude, replay.FormatOpenAIResponses, replay.FormatGoogleGemini, "vendor-future-v7", replay.FormatUnknown}
+	m := replay.ItemMeta{Format: formats[r.Intn(len(formats))], ID: randOptString(r)}
+	switch r.Intn(3) {
+	case 1:
+		m.Index = replay.NullOf[int]()
+	case 2:
+		m.Index = replay.Some(r.Intn(1000) - 5)
+	}
+	m.Unfinished = r.Intn(4) == 0
+	m.Attached = r.Intn(4) == 0
+	if r.Intn(2) == 0 {
+		m.Extra = json.RawMessage(fmt.Sprintf(`{"x_%d":{"nested":[1,"%s",null]},"y":true}`, r.Intn(9), "v"))
+	}
+	return m
+}
+
+func randItem(r *rand.Rand) replay.ReasoningItem {
+	m := randMeta(r)
+	switch r.Intn(4) {
+	case 0:
+		return &replay.ReasoningText{ItemMeta: m, Text: randString(r), Signature: randOptString(r)}
+	case 1:
+		return &replay.Summary{ItemMeta: m, Summary: randString(r)}
+	case 2:
+		return &replay.Encrypted{ItemMeta: m, Data: randString(r)}
+	}
+	raw := fmt.Sprintf(`{"type":"reasoning.server_tool_call","id":"srv_%d","payload":{"q":"%s"}}`, r.Intn(100), "x")
+	it, err := replay.ParseDetail([]byte(raw))
+	if err != nil {
+		panic(err)
+	}
+	return it
+}
+
+// TestItemRoundTripProperty: for generated items, document form and wire
+// form read back to items with the same fields, and write again
+// byte-identically.
+func TestItemRoundTripProperty(t *testing.T) {
+	r := rand.New(rand.NewSource(42))
+	for i := 0; i < 5000; i++ {
+		it := randItem(r)
+		doc := replay.MarshalItem(it)
+		require.True(t, gjson.ValidBytes(doc), "%s", doc)
+		back, err := replay.UnmarshalItem(doc)
+		require.NoError(t, err, "%s", doc)
+		require.Equal(t, string(doc), string(replay.MarshalItem(back)))
+		assertSameItem(t, it, back, true)
+
+		wire := replay.AppendDetail(nil, it)
+		fromWire, err := replay.ParseDetail(wire)
+		require.NoError(t, err, "%s", wire)
+		require.Equal(t, string(wire), string(replay.AppendDetail(nil, fromWire)))
+		assertSameItem(t, it, fromWire, false)
+		assert.False(t, fromWire.Meta().Unfinished, "the wire form never carries library members")
+	}
+}
+
+func assertSameItem(t *testing.T, a, b replay.ReasoningItem, libraryMembers bool) {
+	t.Helper()
+	require.IsType(t, a, b)
+	ma, mb := a.Meta(), b.Meta()
+	assert.Equal(t, ma.Format, mb.Format)
+	assert.Equal(t, ma.ID, mb.ID)
+	if _, opaque := a.(*replay.Opaque); !opaque {
+		assert.Equal(t, ma.Index, mb.Index)
+		assert.Equal(t, string(ma.Extra), string(mb.Extra))
+		if libraryMembers {
+			assert.Equal(t, ma.Unfinished, mb.Unfinished)
+			assert.Equal(t, ma.Attached, mb.Attached)
+		}
+	}
+	switch a := a.(type) {
+	case *replay.ReasoningText:
+		assert.Equal(t, a.Text, b.(*replay.ReasoningText).Text)
+		assert.Equal(t, a.Signature, b.(*replay.ReasoningText).Signature)
+	case *replay.Summary:
+		assert.Equal(t, a.Summary, b.(*replay.Summary).Summary)
+	case *replay.Encrypted:
+		assert.Equal(t, a.Data, b.(*replay.Encrypted).Data)
+	case *replay.Opaque:
+		assert.Equal(t, string(a.Raw), string(b.(*replay.Opaque).Raw))
+	}
+}
+
+func TestSignaturePresence(t *testing.T) {
+	for _, c := range []struct {
+		json   string
+		p      replay.Presence
+		signed bool
+	}{
+		{`{"type":"reasoning.text","text":"t","format":"anthropic-claude-v1"}`, replay.Absent, false},
+		{`{"type":"reasoning.text","text":"t","signature":null,"format":"anthropic-claude-v1"}`, replay.Null, false},
+		{`{"type":"reasoning.text","text":"t","signature":"","format":"anthropic-claude-v1"}`, replay.Present, false},
+		{`{"type":"reasoning.text","text":"t","signature":"c2ln","format":"anthropic-claude-v1"}`, replay.Present, true},
+	} {
+		it, err := replay.ParseDetail([]byte(c.json))
+		require.NoError(t, err)
+		x := it.(*replay.ReasoningText)
+		assert.Equal(t, c.p, x.Signature.Presence(), c.json)
+		assert.Equal(t, c.signed, x.Signed(), c.json)
+		assert.Equal(t, c.signed, replay.Replayable(x), "an Anthropic text item is replayable only when signed: %s", c.json)
+		// The presence survives the round trip.
+		assert.JSONEq(t, c.json, string(replay.AppendDetail(nil, x)))
+	}
+}
+
+func TestReplayable(t *testing.T) {
+	cases := []struct {
+		it   replay.ReasoningItem
+		want bool
+	}{
+		{&replay.ReasoningText{Text: "plain", ItemMeta: replay.ItemMeta{Format: replay.FormatDeepSeek}}, true},
+		{&replay.ReasoningText{Text: "plain", ItemMeta: replay.ItemMeta{Format: replay.FormatGoogleGemini}}, false},
+		{&replay.ReasoningText{Text: "s", Signature: replay.Some("x"), ItemMeta: replay.ItemMeta{Format: replay.FormatAnthropicClaude, Unfinished: true}}, false},
+		{&replay.Summary{Summary: "s"}, true},
+		{&replay.Encrypted{Data: ""}, false},
+		{&replay.Encrypted{Data: "blob"}, true},
+		{&replay.Opaque{Type: "reasoning.x", Raw: json.RawMessage(`{"type":"reasoning.x"}`)}, true},
+	}
+	for i, c := range cases {
+		assert.Equal(t, c.want, replay.Replayable(c.it), "case %d", i)
+	}
+}
+
+func TestUnmarshalItemErrorsNameTheMember(t *testing.T) {
+	for _, c := range []struct{ json, pointer string }{
+		{`{"type":"reasoning.encrypted","format":"x"}`, "/data"},
+		{`{"type":"reasoning.text","text":"t","signature":5}`, "/signature"},
+		{`{"type":"reasoning.summary"}`, "/summary"},
+		{`{"type":7}`, "/type"},
+		{`{"type":"reasoning.text","text":"t","index":1.5}`, "/index"},
+		{`{"type":"reasoning.text","text":"t","unfinished":"yes"}`, "/unfinished"},
+		{`{"type":"reasoning.text","text":"a","text":"b"}`, "/text"},
+	} {
+		_, err := replay.UnmarshalItem([]byte(c.json))
+		var e *replay.Error
+		require.ErrorAs(t, err, &e, c.json)
+		assert.Equal(t, c.pointer, e.Pointer, c.json)
+		assert.ErrorIs(t, err, replay.ErrMalformed)
+	}
+	_, err := replay.UnmarshalItem([]byte(`{`))
+	assert.ErrorIs(t, err, replay.ErrMalformed)
+}
+
+// FuzzItemJSON: any input either fails with a typed error or reads into an
+// item whose document form is stable, and whose signature, data and id
+// values are those of the input.
+func FuzzItemJSON(f *testing.F) {
+	r := rand.New(rand.NewSource(1))
+	for i := 0; i < 20; i++ {
+		f.Add(replay.MarshalItem(randItem(r)))
+	}
+	f.Add([]byte(`{"type":"reasoning.text","text":"\u00e9","signature":"\/x","id":null,"index":null,"extra":{"a":[]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		it, err := replay.UnmarshalItem(data)
+		if err != nil {
+			var e *replay.Error
+			if !errors.As(err, &e) || !errors.Is(err, replay.ErrMalformed) {
+				t.Fatalf("untyped error %v", err)
+			}
+			return
+		}
+		doc := replay.MarshalItem(it)
+		back, err := replay.UnmarshalItem(doc)
+		if err != nil {
+			t.Fatalf("own output does not read back: %v\n%s", err, doc)
+		}
+		if again := replay.MarshalItem(back); !bytes.Equal(again, doc) {
+			t.Fatalf("unstable:\n%s\n%s", doc, again)
+		}
+		in := gjson.ParseBytes(data)
+		for _, k := range []string{"signature", "data", "id"} {
+			v := in.Get(gjson.Escape(k))
+			if v.Type == gjson.String {
+				if got := gjson.GetBytes(doc, k); got.Str != v.Str {
+					t.Fatalf("%s changed: %q -> %q", k, v.Str, got.Str)
+				}
+			}
+		}
+	})
+}

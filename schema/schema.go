@@ -1,0 +1,166 @@
+// Package schema publishes the JSON Schemas (draft 2020-12) of the documents
+// this module reads and writes, and validates documents against them.
+//
+//   - item.schema.json: one reasoning item (OpenRouter's reasoning_details
+//     members plus `unfinished` and `attached`);
+//   - turn.schema.json: the turn document that `replay decode` prints;
+//   - report.schema.json: the audit report.
+//
+// The schema files are embedded in [Files].
+package schema
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/tidwall/gjson"
+)
+
+// Files holds the schema files.
+//
+//go:embed *.schema.json
+var Files embed.FS
+
+// Kind names a document kind.
+type Kind string
+
+// The document kinds.
+const (
+	Item   Kind = "item"
+	Turn   Kind = "turn"
+	Report Kind = "report"
+)
+
+const base = "https://github.com/reasonreplay/replay/schema/"
+
+// File returns the schema file name of k.
+func (k Kind) File() string { return string(k) + ".schema.json" }
+
+var (
+	once     sync.Once
+	compiled map[Kind]*jsonschema.Schema
+	initErr  error
+)
+
+func load() {
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	for _, k := range []Kind{Item, Turn, Report} {
+		b, err := Files.ReadFile(k.File())
+		if err != nil {
+			initErr = err
+			return
+		}
+		if err := c.AddResource(base+k.File(), bytes.NewReader(b)); err != nil {
+			initErr = err
+			return
+		}
+	}
+	compiled = map[Kind]*jsonschema.Schema{}
+	for _, k := range []Kind{Item, Turn, Report} {
+		s, err := c.Compile(base + k.File())
+		if err != nil {
+			initErr = err
+			return
+		}
+		compiled[k] = s
+	}
+}
+
+// Problem is one reason a document is invalid: where (a JSON Pointer into
+// the document) and what.
+type Problem struct {
+	Pointer string
+	Message string
+}
+
+// Error lists why a document does not validate. The text is not API.
+type Error struct {
+	Kind     Kind
+	Problems []Problem
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "schema: not a valid %s document", e.Kind)
+	for _, p := range e.Problems {
+		ptr := p.Pointer
+		if ptr == "" {
+			ptr = "/"
+		}
+		fmt.Fprintf(&b, "\n  %s: %s", ptr, p.Message)
+	}
+	return b.String()
+}
+
+// Validate checks doc against the schema of kind. It returns nil, or an
+// *Error naming each offending member by JSON Pointer.
+func Validate(kind Kind, doc []byte) error {
+	once.Do(load)
+	if initErr != nil {
+		return fmt.Errorf("schema: loading the schemas: %w", initErr)
+	}
+	s, ok := compiled[kind]
+	if !ok {
+		return fmt.Errorf("schema: unknown kind %q", kind)
+	}
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	if err == nil && dec.More() {
+		err = errors.New("more than one JSON value")
+	}
+	if err != nil {
+		return &Error{Kind: kind, Problems: []Problem{{Message: "not valid JSON: " + err.Error()}}}
+	}
+	err = s.Validate(v)
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	out := &Error{Kind: kind}
+	seen := map[Problem]bool{}
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			p := Problem{Pointer: e.InstanceLocation, Message: e.Message}
+			if !seen[p] {
+				seen[p] = true
+				out.Problems = append(out.Problems, p)
+			}
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.SliceStable(out.Problems, func(i, j int) bool { return out.Problems[i].Pointer < out.Problems[j].Pointer })
+	return out
+}
+
+// Detect tells the kind of a document from its shape: a `blocks` array
+// makes a turn, a `violations` array a report, a `reasoning.*` type an item.
+func Detect(doc []byte) (Kind, bool) {
+	if !gjson.ValidBytes(doc) {
+		return "", false
+	}
+	r := gjson.ParseBytes(doc)
+	switch {
+	case r.Get("blocks").Exists():
+		return Turn, true
+	case r.Get("violations").Exists():
+		return Report, true
+	case strings.HasPrefix(r.Get("type").String(), "reasoning."):
+		return Item, true
+	}
+	return "", false
+}
