@@ -72,9 +72,9 @@ const Sentinel = gemsig.Sentinel
 // Codec is the Gemini codec. The zero value is ready to use.
 type Codec struct {
 	// Provider is recorded as the provenance provider of decoded turns
-	// ("aistudio", "vertex", "google"). When empty, a response that shows
-	// Vertex markers (`createTime`, `usageMetadata.trafficType`) is
-	// recorded as "vertex".
+	// ("aistudio", "vertex", "google"). When it is empty or does not name
+	// a backend ("google", "gemini"), a response that shows Vertex markers
+	// (`createTime`, `usageMetadata.trafficType`) is recorded as "vertex".
 	Provider string
 	// Candidate is the candidate to decode (matched by its `index`,
 	// else by position). Default 0.
