@@ -21,7 +21,7 @@
 // format [replay.FormatGoogleGemini] with Attached set, placed immediately
 // before the block of its part (ID = the function call id when the call has
 // one). A `thought: true` text part becomes a [*replay.ReasoningText] whose
-// Signature is the part's signature, if any. Functional calls become
+// Signature is the part's signature, if any. Function calls become
 // [*replay.ToolCall] (Arguments = the `args` object's JSON text), visible
 // text [*replay.Text], and every other part a [*replay.Native] whose Raw is
 // the part without its signature. A signed empty-text part stays a part:
@@ -90,7 +90,7 @@ type Codec struct {
 	Limits replay.Limits
 }
 
-// Providers are the provider names the codec registers for.
+// providers are the provider names the codec registers for.
 var providers = []string{"gemini", "google", "aistudio", "vertex"}
 
 func init() {
