@@ -205,11 +205,12 @@ var CoreRules = []Rule{
 	{
 		ID:       "replay/empty-signature",
 		Severity: SeverityReject,
-		Doc:      "Reasoning text of an issuer that signs its text is sent only with a non-empty signature.",
+		Doc: "Claude reasoning text is sent only with a non-empty signature. (Gemini thought text is not checked: " +
+			"thought summaries are unsigned by design, and the Gemini codec's own rules check its signatures.)",
 		Check: func(h *History, _ *Target, report func(Violation)) {
 			forEachItem(h, func(ti, bi int, it ReasoningItem) {
 				x, ok := it.(*ReasoningText)
-				if !ok || x.Unfinished || !x.Format.SignsText() || x.Signed() {
+				if !ok || x.Unfinished || x.Format.Family() != FormatAnthropicClaude.Family() || x.Signed() {
 					return
 				}
 				report(Violation{Turn: ti, Block: bi,

@@ -81,3 +81,10 @@ type contractStub struct {
 func (c contractStub) Contract() replay.ReplayContract {
 	return replay.ReplayContract{API: c.api, Rules: []replay.Rule{c.rule}}
 }
+
+// Gemini thought summaries are unsigned by design: not an empty-signature
+// violation.
+func TestEmptySignatureIgnoresGeminiThoughts(t *testing.T) {
+	th := &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: replay.FormatGoogleGemini}, Text: "**Planning**"}
+	assert.Empty(t, ruleIDs(coreAudit(&replay.Turn{Complete: true, Blocks: []replay.Block{th}})))
+}

@@ -256,7 +256,7 @@ func ParseDetail(data []byte) (ReasoningItem, error) {
 // validJSON reports whether data is valid JSON text, which RFC 8259 requires
 // to be UTF-8: an id or signature with invalid bytes could not be kept
 // byte-exact, so such input is refused rather than altered.
-func validJSON(data []byte) bool { return utf8.Valid(data) && gjson.ValidBytes(data) }
+func validJSON(data []byte) bool { return utf8.Valid(data) && jsonw.ValidBytes(data) }
 
 func docErr(ptr, format string, args ...any) error {
 	return &Error{Event: -1, Pointer: ptr, Err: fmt.Errorf("%w: %s", ErrMalformed, fmt.Sprintf(format, args...))}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"io"
 	"strings"
 
@@ -100,7 +101,7 @@ func (d *StreamDecoder) decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 	if len(data) == 0 || string(data) == "[DONE]" {
 		return dst, nil
 	}
-	if !gjson.ValidBytes(data) {
+	if !jsonw.ValidBytes(data) {
 		return dst, d.malformed("", "expected one JSON object per event")
 	}
 	s := bytesString(data)
@@ -126,7 +127,7 @@ func (d *StreamDecoder) decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 				return dst, d.malformed("/chunk/bytes", "expected base64: %v", err)
 			}
 			inner := bytes.TrimSpace(d.buf[:m])
-			if !gjson.ValidBytes(inner) {
+			if !jsonw.ValidBytes(inner) {
 				return dst, d.malformed("/chunk/bytes", "expected a base64-encoded JSON event")
 			}
 			d.bedrock = true

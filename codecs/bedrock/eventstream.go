@@ -10,7 +10,6 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
-	"github.com/tidwall/gjson"
 )
 
 // MaxEventStreamMessage is the largest AWS event-stream message
@@ -174,7 +173,7 @@ func (e *eventStreamReader) line(key string, payload []byte) error {
 	if len(payload) == 0 {
 		payload = []byte("{}")
 	}
-	if !gjson.ValidBytes(payload) {
+	if !jsonw.ValidBytes(payload) {
 		return e.fail("the %s payload is not JSON", key)
 	}
 	e.out = append(e.out, '{')

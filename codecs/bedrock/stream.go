@@ -94,7 +94,7 @@ func (s *Stream) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, err
 	if s.done {
 		return dst, nil
 	}
-	if !gjson.ValidBytes(f.Data) {
+	if !jsonw.ValidBytes(f.Data) {
 		s.err = replay.Malformed(API, n, "", "expected a JSON event")
 		return dst, s.err
 	}

@@ -111,7 +111,7 @@ func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 	if len(data) == 0 {
 		return dst, nil
 	}
-	if !gjson.ValidBytes(data) {
+	if !jsonw.ValidBytes(data) {
 		d.err = replay.Malformed(d.api(), n, "", "expected a JSON chat completion chunk")
 		return dst, d.err
 	}

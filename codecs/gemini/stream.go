@@ -2,10 +2,10 @@ package gemini
 
 import (
 	"fmt"
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"io"
 
 	"github.com/reasonreplay/replay"
-	"github.com/tidwall/gjson"
 )
 
 // StreamDecoder decodes a streamGenerateContent stream (SSE with alt=sse, or
@@ -48,7 +48,7 @@ func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 		// Gemini sends no [DONE]; some gateways add one.
 		return dst, nil
 	}
-	if !gjson.ValidBytes(data) {
+	if !jsonw.ValidBytes(data) {
 		d.err = replay.Malformed(API, n, "", "expected a JSON GenerateContentResponse")
 		return dst, d.err
 	}

@@ -68,7 +68,7 @@ func (s *Stream) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, err
 	if string(bytes.TrimSpace(f.Data)) == "[DONE]" {
 		return dst, nil
 	}
-	if !gjson.ValidBytes(f.Data) {
+	if !jsonw.ValidBytes(f.Data) {
 		s.err = replay.Malformed(API, n, "", "expected a JSON chunk")
 		return dst, s.err
 	}

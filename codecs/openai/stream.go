@@ -2,6 +2,7 @@ package openai
 
 import (
 	"fmt"
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"io"
 	"sort"
 	"strings"
@@ -93,7 +94,7 @@ func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 		return dst, nil
 	}
 	s := view(data)
-	if !gjson.Valid(s) {
+	if !jsonw.Valid(s) {
 		d.err = replay.Malformed(API, n, "", "expected a JSON Responses stream event")
 		return dst, d.err
 	}

@@ -81,7 +81,7 @@ func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 		return dst, nil
 	}
 	s := view(data)
-	if !gjson.Valid(s) {
+	if !jsonw.Valid(s) {
 		d.err = replay.Malformed(API, n, "", "expected a JSON chat completion chunk")
 		return dst, d.err
 	}

@@ -1,0 +1,224 @@
+package jsonw
+
+import (
+	"encoding/binary"
+	"strings"
+	"unsafe"
+)
+
+// maxDepth bounds nesting, so that hostile input cannot exhaust the stack.
+const maxDepth = 10000
+
+// Valid reports whether s is one valid JSON value (RFC 8259), surrounded by
+// optional white space. It accepts exactly what encoding/json.Valid accepts
+// (like it, it does not check that strings are valid UTF-8). Strings are
+// scanned with IndexByte and an eight-bytes-at-a-time control check:
+// reasoning payloads are mostly long strings, and validation runs once on
+// every stream event.
+func Valid(s string) bool {
+	i, ok := value(s, skipSpace(s, 0), 0)
+	return ok && skipSpace(s, i) == len(s)
+}
+
+// ValidBytes is Valid for a byte slice.
+func ValidBytes(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	return Valid(unsafe.String(&b[0], len(b)))
+}
+
+func value(s string, i, depth int) (int, bool) {
+	if i >= len(s) {
+		return i, false
+	}
+	switch c := s[i]; {
+	case c == '"':
+		return validString(s, i+1)
+	case c == '{':
+		if depth >= maxDepth {
+			return i, false
+		}
+		i = skipSpace(s, i+1)
+		if i < len(s) && s[i] == '}' {
+			return i + 1, true
+		}
+		for {
+			if i >= len(s) || s[i] != '"' {
+				return i, false
+			}
+			var ok bool
+			if i, ok = validString(s, i+1); !ok {
+				return i, false
+			}
+			i = skipSpace(s, i)
+			if i >= len(s) || s[i] != ':' {
+				return i, false
+			}
+			if i, ok = value(s, skipSpace(s, i+1), depth+1); !ok {
+				return i, false
+			}
+			i = skipSpace(s, i)
+			if i >= len(s) {
+				return i, false
+			}
+			switch s[i] {
+			case ',':
+				i = skipSpace(s, i+1)
+			case '}':
+				return i + 1, true
+			default:
+				return i, false
+			}
+		}
+	case c == '[':
+		if depth >= maxDepth {
+			return i, false
+		}
+		i = skipSpace(s, i+1)
+		if i < len(s) && s[i] == ']' {
+			return i + 1, true
+		}
+		for {
+			var ok bool
+			if i, ok = value(s, i, depth+1); !ok {
+				return i, false
+			}
+			i = skipSpace(s, i)
+			if i >= len(s) {
+				return i, false
+			}
+			switch s[i] {
+			case ',':
+				i = skipSpace(s, i+1)
+			case ']':
+				return i + 1, true
+			default:
+				return i, false
+			}
+		}
+	case c == 't':
+		return literal(s, i, "true")
+	case c == 'f':
+		return literal(s, i, "false")
+	case c == 'n':
+		return literal(s, i, "null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return number(s, i)
+	}
+	return i, false
+}
+
+func literal(s string, i int, lit string) (int, bool) {
+	if len(s)-i >= len(lit) && s[i:i+len(lit)] == lit {
+		return i + len(lit), true
+	}
+	return i, false
+}
+
+func number(s string, i int) (int, bool) {
+	if s[i] == '-' {
+		i++
+	}
+	if i >= len(s) {
+		return i, false
+	}
+	if s[i] == '0' {
+		i++
+	} else if s[i] >= '1' && s[i] <= '9' {
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	} else {
+		return i, false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		j := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == j {
+			return i, false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		j := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == j {
+			return i, false
+		}
+	}
+	return i, true
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// hasControl reports whether s holds a byte below 0x20, testing eight bytes
+// at a time.
+func hasControl(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+		if (x-0x20*lsb)&^x&msb != 0 {
+			return true
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] < 0x20 {
+			return true
+		}
+	}
+	return false
+}
+
+// validString validates a string's contents from i (just after the opening
+// quote) and returns the index after the closing quote. The next quote and
+// the next backslash are found with IndexByte; the quote found is reused
+// across escapes, so the scan stays linear.
+func validString(s string, i int) (int, bool) {
+	q := -1 // index of the next unescaped-looking quote at or after i
+	for {
+		if q < i {
+			k := strings.IndexByte(s[i:], '"')
+			if k < 0 {
+				return len(s), false
+			}
+			q = i + k
+		}
+		end := q
+		if b := strings.IndexByte(s[i:q], '\\'); b >= 0 {
+			end = i + b
+		}
+		if hasControl(s[i:end]) {
+			return i, false
+		}
+		if end == q {
+			return q + 1, true
+		}
+		// An escape at end.
+		if end+1 >= len(s) {
+			return end, false
+		}
+		switch s[end+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			i = end + 2
+		case 'u':
+			if _, ok := hex4(s[end+2:]); !ok {
+				return end, false
+			}
+			i = end + 6
+		default:
+			return end, false
+		}
+	}
+}
