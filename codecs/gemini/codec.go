@@ -21,7 +21,7 @@
 // format [replay.FormatGoogleGemini] with Attached set, placed immediately
 // before the block of its part (ID = the function call id when the call has
 // one). A `thought: true` text part becomes a [*replay.ReasoningText] whose
-// Signature is the part's signature, if any. Functional calls become
+// Signature is the part's signature, if any. Function calls become
 // [*replay.ToolCall] (Arguments = the `args` object's JSON text), visible
 // text [*replay.Text], and every other part a [*replay.Native] whose Raw is
 // the part without its signature. A signed empty-text part stays a part:
@@ -72,9 +72,9 @@ const Sentinel = gemsig.Sentinel
 // Codec is the Gemini codec. The zero value is ready to use.
 type Codec struct {
 	// Provider is recorded as the provenance provider of decoded turns
-	// ("aistudio", "vertex", "google"). When empty, a response that shows
-	// Vertex markers (`createTime`, `usageMetadata.trafficType`) is
-	// recorded as "vertex".
+	// ("aistudio", "vertex", "google"). When it is empty or does not name
+	// a backend ("google", "gemini"), a response that shows Vertex markers
+	// (`createTime`, `usageMetadata.trafficType`) is recorded as "vertex".
 	Provider string
 	// Candidate is the candidate to decode (matched by its `index`,
 	// else by position). Default 0.
@@ -90,7 +90,7 @@ type Codec struct {
 	Limits replay.Limits
 }
 
-// Providers are the provider names the codec registers for.
+// providers are the provider names the codec registers for.
 var providers = []string{"gemini", "google", "aistudio", "vertex"}
 
 func init() {

@@ -66,7 +66,7 @@ func (r *responder) finishTurn(t *replay.Turn) {
 	t.Blocks = r.b.blocks
 	t.Provenance.Model = r.model
 	t.Provenance.Provider = r.provider
-	if r.provider == "" && r.vertex {
+	if r.vertex && (r.provider == "" || r.provider == "google" || r.provider == "gemini") {
 		t.Provenance.Provider = "vertex"
 	}
 	t.FinishReason = r.finish

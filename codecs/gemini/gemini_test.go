@@ -478,3 +478,14 @@ func TestFinishTwice(t *testing.T) {
 	_, err = d.Finish()
 	assert.Error(t, err)
 }
+
+func TestGatewayDoneAndProvider(t *testing.T) {
+	data := "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]},\"finishReason\":\"STOP\"}],\"usageMetadata\":{\"trafficType\":\"ON_DEMAND\"}}\n\ndata: [DONE]\n\n"
+	res := codectest.SweepStream(t, Codec{Provider: "google"}.NewStream, replay.StreamOptions{}, []byte(data))
+	require.NoError(t, res.Err)
+	assert.Equal(t, "ok", res.Turn.VisibleText())
+	assert.Equal(t, "vertex", res.Turn.Provenance.Provider)
+	tu, err := Codec{Provider: "aistudio"}.Decode([]byte(`{"candidates":[{"content":{"parts":[{"text":"ok"}]}}],"createTime":"2026-01-01T00:00:00Z"}`))
+	require.NoError(t, err)
+	assert.Equal(t, "aistudio", tu.Provenance.Provider, "an explicit backend is kept")
+}

@@ -44,7 +44,8 @@ func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 	b.ev = dst
 	defer func() { b.ev = nil }()
 	data := f.Data
-	if len(trimSpace(data)) == 0 {
+	if t := trimSpace(data); len(t) == 0 || string(t) == "[DONE]" {
+		// Gemini sends no [DONE]; some gateways add one.
 		return dst, nil
 	}
 	if !gjson.ValidBytes(data) {
