@@ -28,7 +28,8 @@ const (
 // without signatures, and earlier turns are not checked.
 func (Codec) Contract() replay.ReplayContract {
 	return replay.ReplayContract{
-		API: API,
+		API:     API,
+		Accepts: []replay.Format{replay.FormatGoogleGemini},
 		Summary: "Send each model turn back as {\"role\":\"model\",\"parts\":[...]} with every part in order and each " +
 			"thoughtSignature on the part it came on, as the exact string received. On Gemini 3 the first " +
 			"functionCall of every step of the current turn must be signed (else 400), parallel calls go back " +

@@ -1,0 +1,121 @@
+package bedrock_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs/bedrock"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// converseRequest builds a Converse request (CLI input form, with modelId)
+// whose assistant messages are the response messages of two fixtures:
+// a signed Claude answer, then a Claude tool turn (redactedContent, toolUse).
+func converseRequest(t *testing.T, model string) []byte {
+	t.Helper()
+	answer := gjson.GetBytes(read(t, "claude-thinking.json"), "output.message").Raw
+	tool := gjson.GetBytes(read(t, "redacted-tool-use.json"), "output.message").Raw
+	require.NotEmpty(t, answer)
+	require.NotEmpty(t, tool)
+	return []byte(`{"modelId":"` + model + `","additionalModelRequestFields":{"thinking":{"type":"enabled","budget_tokens":2048}},` +
+		`"toolConfig":{"tools":[{"toolSpec":{"name":"lookup_order","inputSchema":{"json":{"type":"object"}}}}]},"messages":[` +
+		`{"role":"user","content":[{"text":"What is the capital of France?"}]},` + answer + `,` +
+		`{"role":"user","content":[{"text":"And my order A-1042?"}]},` + tool + `,` +
+		`{"role":"user","content":[{"toolResult":{"toolUseId":"call_0b5f2a7e9c3d41d8","content":[{"text":"shipped"}]}}]}]}`)
+}
+
+func TestAuditRequest(t *testing.T) {
+	body := converseRequest(t, claude)
+	r, err := replay.AuditRequest(bedrock.API, body)
+	require.NoError(t, err)
+	assert.True(t, r.Clean(), "%v", r.Err())
+	assert.Equal(t, 2, r.Turns)
+	assert.Equal(t, 2, r.Items)
+	assert.Equal(t, 1, r.Signed)
+	assert.Equal(t, map[replay.Format]int{replay.FormatAnthropicClaude: 2}, r.Formats)
+	assert.Equal(t, claude, r.Target.Model)
+	assert.True(t, r.Target.Thinking)
+	assert.True(t, r.Target.Tools)
+
+	h, tg, err := bedrock.Codec{}.DecodeRequest(body)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"/messages/1", "/messages/3"}, h.Pointers)
+	assert.Equal(t, claude, tg.Model)
+	sig := gjson.GetBytes(read(t, "claude-thinking.json"), "output.message.content.0.reasoningContent.reasoningText.signature").String()
+	require.IsType(t, &replay.ReasoningText{}, h.Turns[0].Blocks[0])
+	assert.Equal(t, replay.Some(sig), h.Turns[0].Blocks[0].(*replay.ReasoningText).Signature)
+	data := gjson.GetBytes(read(t, "redacted-tool-use.json"), "output.message.content.0.reasoningContent.redactedContent").String()
+	require.IsType(t, &replay.Encrypted{}, h.Turns[1].Blocks[0])
+	assert.Equal(t, data, h.Turns[1].Blocks[0].(*replay.Encrypted).Data)
+	assert.Equal(t, "call_0b5f2a7e9c3d41d8", h.Turns[1].Blocks[1].(*replay.ToolCall).ID)
+
+	// The request builder dropped the redactedContent of the tool turn.
+	broken, err := sjson.DeleteBytes(body, "messages.3.content.0")
+	require.NoError(t, err)
+	r, err = replay.AuditRequest(bedrock.API, broken)
+	require.NoError(t, err)
+	require.Len(t, r.Violations, 1)
+	v := r.Violations[0]
+	assert.Equal(t, bedrock.API+"/thinking-first", v.Rule)
+	assert.Equal(t, "/messages/3", v.Pointer)
+	assert.Equal(t, "ValidationException: The model returned the following errors: messages.N.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block", v.Predicted)
+	assert.True(t, r.Rejects())
+
+	// Without thinking on, the same history is accepted.
+	off, err := sjson.DeleteBytes(broken, "additionalModelRequestFields")
+	require.NoError(t, err)
+	r, err = replay.AuditRequest(bedrock.API, off)
+	require.NoError(t, err)
+	assert.True(t, r.Clean(), "%v", r.Err())
+
+	// An assistant message with every block removed.
+	empty, err := sjson.SetRawBytes(body, "messages.1.content", []byte(`[]`))
+	require.NoError(t, err)
+	r, err = replay.AuditRequest(bedrock.API, empty)
+	require.NoError(t, err)
+	require.Len(t, r.Violations, 1)
+	assert.Equal(t, bedrock.API+"/empty-content", r.Violations[0].Rule)
+	assert.Equal(t, "/messages/1", r.Violations[0].Pointer)
+}
+
+func TestAuditRequestModel(t *testing.T) {
+	// The HTTP body names no model: a Qwen turn then reads as unknown
+	// reasoning, and no Claude rule applies.
+	qwenMsg := gjson.GetBytes(read(t, "qwen-unsigned.json"), "output.message").Raw
+	body := []byte(`{"messages":[{"role":"user","content":[{"text":"Hi"}]},` + qwenMsg + `]}`)
+	r, err := replay.AuditRequest(bedrock.API, body)
+	require.NoError(t, err)
+	assert.True(t, r.Clean(), "%v", r.Err())
+	assert.Equal(t, map[replay.Format]int{replay.FormatUnknown: 1}, r.Formats)
+
+	// The codec's model, when set, wins over the body's.
+	h, tg, err := bedrock.Codec{Model: qwen}.DecodeRequest(body)
+	require.NoError(t, err)
+	assert.Equal(t, qwen, tg.Model)
+	assert.Equal(t, replay.FormatQwen, h.Turns[0].Blocks[0].(*replay.ReasoningText).Format)
+
+	// Kimi writes its reasoning in <think> tags: split as in responses.
+	kimiMsg := gjson.GetBytes(read(t, "kimi-think-tags.json"), "output.message").Raw
+	h, _, err = bedrock.Codec{}.DecodeRequest([]byte(`{"modelId":"` + kimi + `","messages":[` + kimiMsg + `]}`))
+	require.NoError(t, err)
+	require.Len(t, h.Turns[0].Blocks, 2)
+	rt := h.Turns[0].Blocks[0].(*replay.ReasoningText)
+	assert.Equal(t, replay.FormatKimi, rt.Format)
+	assert.Equal(t, "Two apples plus three apples.", rt.Text)
+}
+
+func TestAuditRequestErrors(t *testing.T) {
+	for _, body := range []string{`not json`, `[]`, `{"contents":[]}`,
+		`{"messages":[{"role":"assistant","content":"a string"}]}`,
+		`{"messages":[{"role":"assistant"}]}`} {
+		_, err := replay.AuditRequest(bedrock.API, []byte(body))
+		assert.True(t, errors.Is(err, replay.ErrMalformed), "%s: %v", body, err)
+	}
+	_, err := replay.AuditRequest(bedrock.API, []byte(`{"messages":[{"role":"user","content":[]},{"role":"assistant","content":[{"reasoningContent":{"reasoningText":{"text":5}}}]}]}`))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "/messages/1: ")
+}

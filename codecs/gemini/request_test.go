@@ -1,0 +1,99 @@
+package gemini
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/reasonreplay/replay"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/tidwall/sjson"
+)
+
+// generateRequest builds a generateContent request whose model content is
+// a fixture's turn as Encode writes it back (a parallel batch of three
+// calls, the first signed; the unsigned thought part is not replayable and
+// is left out), followed by the three function responses.
+func generateRequest(t *testing.T, model string) []byte {
+	t.Helper()
+	tu, err := Codec{}.Decode(read(t, "body-parallel-calls.json"))
+	require.NoError(t, err)
+	enc, err := Codec{}.Encode(tu)
+	require.NoError(t, err)
+	content := string(enc)
+	return []byte(`{"model":"` + model + `","generationConfig":{"thinkingConfig":{"includeThoughts":true}},` +
+		`"tools":[{"functionDeclarations":[{"name":"get_weather"},{"name":"get_time"}]}],"contents":[` +
+		`{"role":"user","parts":[{"text":"Weather in Lyon and Oslo, and the time?"}]},` + content + `,` +
+		`{"role":"user","parts":[{"functionResponse":{"name":"get_weather","id":"w1lyon00","response":{"t":12}}},` +
+		`{"functionResponse":{"name":"get_weather","id":"w2oslo00","response":{"t":3}}},` +
+		`{"functionResponse":{"name":"get_time","response":{"now":"10:00"}}}]}]}`)
+}
+
+func TestAuditRequest(t *testing.T) {
+	body := generateRequest(t, "gemini-3-flash-preview")
+	r, err := replay.AuditRequest(API, body)
+	require.NoError(t, err)
+	assert.True(t, r.Clean(), "%v", r.Err())
+	assert.Equal(t, 1, r.Turns)
+	assert.Equal(t, map[replay.Format]int{replay.FormatGoogleGemini: 1}, r.Formats)
+	assert.Equal(t, "gemini-3-flash-preview", r.Target.Model)
+	assert.True(t, r.Target.Thinking)
+	assert.True(t, r.Target.Tools)
+
+	h, _, err := Codec{}.DecodeRequest(body)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"/contents/1"}, h.Pointers)
+	tu := h.Turns[0]
+	assert.Equal(t, "gemini-3-flash-preview", tu.Provenance.Model)
+	require.Len(t, tu.Blocks, 4)
+	sig := tu.Blocks[0].(*replay.Encrypted)
+	assert.True(t, sig.Attached)
+	assert.Equal(t, "Es8FCswFAXLIUGFyYWxsZWxGaXJzdFNpZ25lZA==", sig.Data)
+	assert.Equal(t, "w1lyon00", tu.Blocks[1].(*replay.ToolCall).ID)
+	assert.Equal(t, "w2oslo00", tu.Blocks[2].(*replay.ToolCall).ID)
+	assert.Equal(t, "get_time", tu.Blocks[3].(*replay.ToolCall).Name)
+
+	// The request builder dropped the signature of the batch's first call.
+	broken, err := sjson.DeleteBytes(body, "contents.1.parts.0.thoughtSignature")
+	require.NoError(t, err)
+	r, err = replay.AuditRequest(API, broken)
+	require.NoError(t, err)
+	require.Len(t, r.Violations, 1)
+	v := r.Violations[0]
+	assert.Equal(t, RuleMissingSignature, v.Rule)
+	assert.Equal(t, "/contents/1/parts/0", v.Pointer)
+	assert.Equal(t, predictMissing(&replay.Target{}, "get_weather", 1), v.Predicted)
+	assert.True(t, r.Rejects())
+
+	// An unsigned thought part sent back is not replayable (core rule).
+	thought, err := sjson.SetRawBytes(body, "contents.1.parts.-1", []byte(`{"text":"Both cities.","thought":true}`))
+	require.NoError(t, err)
+	r, err = replay.AuditRequest(API, thought)
+	require.NoError(t, err)
+	require.Len(t, r.Violations, 1)
+	assert.Equal(t, "replay/empty-signature", r.Violations[0].Rule)
+
+	// Gemini 2.5 does not validate signatures: the same request is clean.
+	old, err := sjson.SetBytes(broken, "model", "gemini-2.5-flash")
+	require.NoError(t, err)
+	r, err = replay.AuditRequest(API, old)
+	require.NoError(t, err)
+	assert.True(t, r.Clean(), "%v", r.Err())
+
+	// A signature re-encoded with the URL-safe alphabet.
+	urlsafe, err := sjson.SetBytes(body, "contents.1.parts.0.thoughtSignature", "Es8FCswFAXLIUGFyYWxsZWxGaXJzdFNpZ25lZA_-")
+	require.NoError(t, err)
+	r, err = replay.AuditRequest(API, urlsafe)
+	require.NoError(t, err)
+	require.Len(t, r.Violations, 1)
+	assert.Equal(t, RuleBadBase64, r.Violations[0].Rule)
+	assert.Equal(t, "/contents/1/parts/0/thoughtSignature", r.Violations[0].Pointer)
+}
+
+func TestAuditRequestErrors(t *testing.T) {
+	for _, body := range []string{`not json`, `[]`, `{"messages":[]}`,
+		`{"contents":[{"role":"model","parts":5}]}`} {
+		_, err := replay.AuditRequest(API, []byte(body))
+		assert.True(t, errors.Is(err, replay.ErrMalformed), "%s: %v", body, err)
+	}
+}
