@@ -186,6 +186,20 @@ func hasControl(s string) bool {
 // the next backslash are found with IndexByte; the quote found is reused
 // across escapes, so the scan stays linear.
 func validString(s string, i int) (int, bool) {
+	// Most strings of a payload are short (member names, enum values): a
+	// plain loop ends them before IndexByte's call would pay off.
+	for j := i; j < len(s) && j < i+24; j++ {
+		c := s[j]
+		if c == '"' {
+			return j + 1, true
+		}
+		if c < 0x20 {
+			return j, false
+		}
+		if c == '\\' {
+			break
+		}
+	}
 	q := -1 // index of the next unescaped-looking quote at or after i
 	for {
 		if q < i {
