@@ -43,7 +43,7 @@ func runAudit(e *env, args []string) error {
 		}
 	}
 	if len(pos) == 0 {
-		if rep, err = replay.AuditRequest(t.API, body); err != nil {
+		if rep, err = auditRequest(t, body); err != nil {
 			return err
 		}
 	} else {
@@ -108,4 +108,39 @@ func readHistory(data []byte) ([]*replay.Turn, error) {
 		return true
 	})
 	return out, err
+}
+
+// auditRequest is replay.AuditRequest with the target facts given on the
+// command line taking precedence over what the body says: a Bedrock or
+// Gemini body does not name its model (it is in the URL).
+func auditRequest(flags replay.Target, body []byte) (replay.Report, error) {
+	model := flags.Model
+	if model == "" && gjson.ValidBytes(body) {
+		model = gjson.GetBytes(body, "model").String()
+	}
+	c, err := replay.Lookup(flags.API, flags.Provider, model)
+	if err != nil {
+		return replay.Report{}, err
+	}
+	h, t, err := replay.DecodeRequest(c, body)
+	if err != nil {
+		return replay.Report{}, err
+	}
+	t.API = c.API()
+	if flags.Provider != "" {
+		t.Provider = flags.Provider
+	}
+	if flags.Model != "" {
+		t.Model = flags.Model
+	}
+	if flags.Issuer != "" {
+		t.Issuer = flags.Issuer
+	}
+	if flags.PrefixHash != "" {
+		t.PrefixHash = flags.PrefixHash
+	}
+	t.Tools = t.Tools || flags.Tools
+	t.Store = t.Store || flags.Store
+	t.Thinking = t.Thinking || flags.Thinking
+	return replay.AuditReplay(h, t), nil
 }

@@ -143,3 +143,45 @@ func TestEncodeStored(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "--stored")
 }
+
+// replay audit --request alone takes the target's model from --model when
+// the body does not name it (Gemini and Bedrock bodies keep it in the URL).
+func TestAuditRequestModelFlag(t *testing.T) {
+	code, msg, errOut := runCLI("", "encode", "--api", "gemini", "../../testdata/gemini/body-parallel-calls.json")
+	require.Equal(t, 0, code, errOut)
+	require.True(t, gjson.Get(msg, "parts.#(functionCall).thoughtSignature").Exists(), msg)
+	body := `{"contents":[{"role":"user","parts":[{"text":"Weather in two cities?"}]},` + msg + `]}`
+	// Drop the signature of the first function call.
+	var stripped strings.Builder
+	parts := gjson.Get(msg, "parts").Array()
+	stripped.WriteString(`{"role":"model","parts":[`)
+	dropped := false
+	for i, p := range parts {
+		if i > 0 {
+			stripped.WriteString(",")
+		}
+		if !dropped && p.Get("functionCall").Exists() {
+			stripped.WriteString(`{"functionCall":` + p.Get("functionCall").Raw + `}`)
+			dropped = true
+			continue
+		}
+		stripped.WriteString(p.Raw)
+	}
+	stripped.WriteString(`]}`)
+	broken := `{"contents":[{"role":"user","parts":[{"text":"Weather in two cities?"}]},` + stripped.String() + `]}`
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "good.json"), filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(good, []byte(body), 0o644))
+	require.NoError(t, os.WriteFile(bad, []byte(broken), 0o644))
+
+	code, out, errOut := runCLI("", "audit", "--api", "gemini", "--model", "gemini-3-pro-preview", "--tools", "--request", good)
+	assert.Equal(t, 0, code, errOut)
+	assert.True(t, gjson.Get(out, "clean").Bool(), out)
+	code, out, _ = runCLI("", "audit", "--api", "gemini", "--model", "gemini-3-pro-preview", "--tools", "--request", bad)
+	assert.Equal(t, 1, code)
+	assert.Equal(t, "gemini/missing-signature", gjson.Get(out, "violations.0.rule").String(), out)
+	require.NoError(t, schema.Validate(schema.Report, []byte(out)))
+	// Without the model, Gemini 3's rule cannot know it applies.
+	code, _, _ = runCLI("", "audit", "--api", "gemini", "--request", bad)
+	assert.Equal(t, 0, code)
+}
