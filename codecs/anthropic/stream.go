@@ -563,28 +563,8 @@ func (d *StreamDecoder) Finish() (*replay.Turn, error) {
 	return t, nil
 }
 
-// extraMembers returns the members of obj other than the named ones, as one
-// JSON object in source order (copied), or nil when there are none.
+// extraMembers returns the members of obj not in known, as one JSON object in
+// source order (a repeated name kept once), or nil.
 func extraMembers(obj gjson.Result, known ...string) []byte {
-	var out []byte
-	obj.ForEach(func(k, v gjson.Result) bool {
-		for _, n := range known {
-			if k.Str == n {
-				return true
-			}
-		}
-		if out == nil {
-			out = append(out, '{')
-		} else {
-			out = append(out, ',')
-		}
-		out = append(out, k.Raw...)
-		out = append(out, ':')
-		out = append(out, v.Raw...)
-		return true
-	})
-	if out != nil {
-		out = append(out, '}')
-	}
-	return out
+	return jsonw.ExtraMembers(obj.Raw, known...)
 }

@@ -375,30 +375,10 @@ func (d *StreamDecoder) toolCall(tc gjson.Result, n int, ptr string, pos int, ds
 	return dst, nil
 }
 
-// extraMembers returns the members of obj not in known, as one JSON object,
-// or nil.
+// extraMembers returns the members of obj not in known, as one JSON object in
+// source order (a repeated name kept once), or nil.
 func extraMembers(obj gjson.Result, known []string) []byte {
-	var out []byte
-	obj.ForEach(func(k, v gjson.Result) bool {
-		for _, name := range known {
-			if k.Str == name {
-				return true
-			}
-		}
-		if out == nil {
-			out = append(out, '{')
-		} else {
-			out = append(out, ',')
-		}
-		out = append(out, k.Raw...)
-		out = append(out, ':')
-		out = append(out, v.Raw...)
-		return true
-	})
-	if out != nil {
-		out = append(out, '}')
-	}
-	return out
+	return jsonw.ExtraMembers(obj.Raw, known...)
 }
 
 // end flushes the splitter and emits the end events, once.

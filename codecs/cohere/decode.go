@@ -143,30 +143,10 @@ func block(b gjson.Result, ptr string, lim replay.Limits) (replay.Block, error) 
 	return &replay.Native{Kind: clone(kind), Raw: raw(b.Raw)}, nil
 }
 
-// extra returns the members of obj other than known, as one JSON object in
-// source order, or nil.
+// extra returns the members of obj not in known, as one JSON object in
+// source order (a repeated name kept once), or nil.
 func extra(obj gjson.Result, known ...string) json.RawMessage {
-	var out []byte
-	obj.ForEach(func(k, v gjson.Result) bool {
-		for _, n := range known {
-			if k.Str == n {
-				return true
-			}
-		}
-		if out == nil {
-			out = append(out, '{')
-		} else {
-			out = append(out, ',')
-		}
-		out = append(out, k.Raw...)
-		out = append(out, ':')
-		out = append(out, v.Raw...)
-		return true
-	})
-	if out == nil {
-		return nil
-	}
-	return append(out, '}')
+	return jsonw.ExtraMembers(obj.Raw, known...)
 }
 
 func clone(s string) string {

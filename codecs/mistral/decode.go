@@ -2,6 +2,7 @@ package mistral
 
 import (
 	"encoding/json"
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"strconv"
 	"strings"
 
@@ -213,30 +214,10 @@ func toolCall(tc gjson.Result, ptr string, lim replay.Limits) (*replay.ToolCall,
 	return &replay.ToolCall{ID: clone(tc.Get("id").String()), Name: clone(name.Str), Arguments: a}, nil
 }
 
-// extra returns the members of obj other than known, as one JSON object in
-// source order, or nil.
+// extra returns the members of obj not in known, as one JSON object in
+// source order (a repeated name kept once), or nil.
 func extra(obj gjson.Result, known ...string) json.RawMessage {
-	var out []byte
-	obj.ForEach(func(k, v gjson.Result) bool {
-		for _, n := range known {
-			if k.Str == n {
-				return true
-			}
-		}
-		if out == nil {
-			out = append(out, '{')
-		} else {
-			out = append(out, ',')
-		}
-		out = append(out, k.Raw...)
-		out = append(out, ':')
-		out = append(out, v.Raw...)
-		return true
-	})
-	if out == nil {
-		return nil
-	}
-	return append(out, '}')
+	return jsonw.ExtraMembers(obj.Raw, known...)
 }
 
 func clone(s string) string {

@@ -1,6 +1,7 @@
 package openrouter
 
 import (
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"strconv"
 	"unsafe"
 
@@ -112,38 +113,10 @@ func (c Codec) provenance(root gjson.Result) replay.Provenance {
 // toolCallKnown lists the tool call members the decoder reads itself.
 var toolCallKnown = []string{"index", "id", "type", "function"}
 
-// extraMembers returns the members of obj not in known, as one JSON object,
-// or nil. A member repeated under the same name is kept once, the first
-// (the one gjson reads).
+// extraMembers returns the members of obj not in known, as one JSON object in
+// source order (a repeated name kept once), or nil.
 func extraMembers(obj gjson.Result, known []string) []byte {
-	var out []byte
-	var seen []string
-	obj.ForEach(func(k, v gjson.Result) bool {
-		for _, name := range known {
-			if k.Str == name {
-				return true
-			}
-		}
-		for _, name := range seen {
-			if k.Str == name {
-				return true
-			}
-		}
-		seen = append(seen, k.Str)
-		if out == nil {
-			out = append(out, '{')
-		} else {
-			out = append(out, ',')
-		}
-		out = append(out, k.Raw...)
-		out = append(out, ':')
-		out = append(out, v.Raw...)
-		return true
-	})
-	if out != nil {
-		out = append(out, '}')
-	}
-	return out
+	return jsonw.ExtraMembers(obj.Raw, known...)
 }
 
 // providerError reads an OpenRouter error object.

@@ -87,3 +87,12 @@ func TestRawMember(t *testing.T) {
 	allocs := testing.AllocsPerRun(100, func() { _ = RawMember(plain, "index") })
 	assert.Zero(t, allocs)
 }
+
+func TestExtraMembers(t *testing.T) {
+	obj := `{"type":"text", "text":"hi", "x": {"a":[1,"}"]}, "y":null, "x":2, "\u0078":3, "z" : "q"}`
+	assert.Equal(t, `{"x":{"a":[1,"}"]},"y":null,"z":"q"}`, string(ExtraMembers(obj, "type", "text")))
+	assert.Nil(t, ExtraMembers(`{"type":"text"}`, "type"))
+	assert.Nil(t, ExtraMembers(`[1]`))
+	assert.Nil(t, ExtraMembers(`{}`))
+	assert.True(t, json.Valid(ExtraMembers(obj)))
+}

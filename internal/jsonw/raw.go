@@ -112,3 +112,84 @@ func skipValue(s string, i int) int {
 	}
 	return j
 }
+
+// ExtraMembers returns the members of the JSON object obj (valid JSON)
+// whose names are not in known, as one JSON object in source order, or nil
+// when there are none. A name repeated in obj is kept once, the first (the
+// one gjson reads), so that the result never holds a duplicate. The result
+// does not alias obj.
+func ExtraMembers(obj string, known ...string) []byte {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return nil
+	}
+	i++
+	var out []byte
+	var seen []string // raw names kept so far
+	for {
+		i = skipSpace(obj, i)
+		if i >= len(obj) || obj[i] != '"' {
+			break
+		}
+		kEnd := skipString(obj, i)
+		if kEnd < 0 {
+			break
+		}
+		k := obj[i:kEnd]
+		i = skipSpace(obj, kEnd)
+		if i >= len(obj) || obj[i] != ':' {
+			break
+		}
+		i = skipSpace(obj, i+1)
+		vEnd := skipValue(obj, i)
+		if vEnd < 0 {
+			break
+		}
+		keep := true
+		for _, n := range known {
+			if keyEquals(k, n) {
+				keep = false
+				break
+			}
+		}
+		for _, s := range seen {
+			if keep && sameName(s, k) {
+				keep = false
+			}
+		}
+		if keep {
+			if out == nil {
+				out = append(out, '{')
+			} else {
+				out = append(out, ',')
+			}
+			out = append(out, k...)
+			out = append(out, ':')
+			out = append(out, obj[i:vEnd]...)
+			seen = append(seen, k)
+		}
+		i = skipSpace(obj, vEnd)
+		if i >= len(obj) || obj[i] != ',' {
+			break
+		}
+		i++
+	}
+	if out == nil {
+		return nil
+	}
+	return append(out, '}')
+}
+
+// sameName reports whether two raw member names name the same member.
+func sameName(a, b string) bool {
+	if a == b {
+		return true
+	}
+	if strings.IndexByte(a, '\\') < 0 && strings.IndexByte(b, '\\') < 0 {
+		return false
+	}
+	var x, y strings.Builder
+	WriteUnquoted(&x, a)
+	WriteUnquoted(&y, b)
+	return x.String() == y.String()
+}
