@@ -59,7 +59,7 @@ func bodyErr(ptr, format string, args ...any) error {
 // An error body (`{"type":"error","error":{...}}`) returns a turn carrying
 // the *[replay.ProviderError] and the error itself.
 func (c Codec) Decode(body []byte) (*replay.Turn, error) {
-	if !gjson.ValidBytes(body) {
+	if !jsonw.ValidBytes(body) {
 		return nil, bodyErr("", "expected a JSON response body")
 	}
 	lim := c.Limits.WithDefaults()

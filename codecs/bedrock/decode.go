@@ -14,7 +14,7 @@ import (
 // Decode reads a whole Converse response body. An error body
 // (`{"message":...}` without `output`) returns a *replay.ProviderError.
 func (c Codec) Decode(body []byte) (*replay.Turn, error) {
-	if !gjson.ValidBytes(body) {
+	if !jsonw.ValidBytes(body) {
 		return nil, replay.Malformed(API, -1, "", "expected a JSON Converse response")
 	}
 	root := gjson.ParseBytes(body)

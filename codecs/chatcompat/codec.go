@@ -39,6 +39,7 @@ package chatcompat
 
 import (
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 )
 
@@ -121,7 +122,7 @@ func (c Codec) NewStream() replay.FrameDecoder {
 // the response structure is invalid.
 func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	api := c.API()
-	if !gjson.ValidBytes(body) {
+	if !jsonw.ValidBytes(body) {
 		return nil, replay.Malformed(api, -1, "", "expected a JSON chat completion body")
 	}
 	root := gjson.ParseBytes(body)

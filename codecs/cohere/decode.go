@@ -12,7 +12,7 @@ import (
 // Decode reads a whole v2 chat response. An error body (`{"message":"..."}`
 // with a string message) returns a *replay.ProviderError.
 func (c Codec) Decode(body []byte) (*replay.Turn, error) {
-	if !gjson.ValidBytes(body) {
+	if !jsonw.ValidBytes(body) {
 		return nil, replay.Malformed(API, -1, "", "expected a JSON chat response")
 	}
 	root := gjson.ParseBytes(body)

@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"bytes"
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -14,7 +15,7 @@ import (
 // (`{"error":{...}}`) or a prompt blocked by promptFeedback returns a
 // *[replay.ProviderError] with the turn.
 func (c Codec) Decode(body []byte) (*replay.Turn, error) {
-	if !gjson.ValidBytes(body) {
+	if !jsonw.ValidBytes(body) {
 		return nil, replay.Malformed(API, -1, "", "expected a JSON object")
 	}
 	root := view(body)

@@ -13,7 +13,7 @@ import (
 // Decode reads a whole chat completion body (the first choice). An error
 // body returns a *replay.ProviderError.
 func (c Codec) Decode(body []byte) (*replay.Turn, error) {
-	if !gjson.ValidBytes(body) {
+	if !jsonw.ValidBytes(body) {
 		return nil, replay.Malformed(API, -1, "", "expected a JSON chat completion")
 	}
 	root := gjson.ParseBytes(body)

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"strconv"
 
 	"github.com/reasonreplay/replay"
@@ -14,7 +15,7 @@ import (
 // *[replay.ProviderError]; the turn's output items whose own status is
 // `incomplete` or `in_progress` are marked unfinished.
 func (c Codec) Decode(body []byte) (*replay.Turn, error) {
-	if !gjson.ValidBytes(body) {
+	if !jsonw.ValidBytes(body) {
 		return nil, replay.Malformed(API, -1, "", "expected a JSON response object")
 	}
 	root := gjson.ParseBytes(body)

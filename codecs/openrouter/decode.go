@@ -15,7 +15,7 @@ import (
 // choices[0].finish_reason. An `{"error": {...}}` body returns a
 // *replay.ProviderError.
 func (c Codec) Decode(body []byte) (*replay.Turn, error) {
-	if !gjson.ValidBytes(body) {
+	if !jsonw.ValidBytes(body) {
 		return nil, replay.Malformed(API, -1, "", "expected a JSON chat completion body")
 	}
 	root := gjson.ParseBytes(body)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/reasonreplay/replay"
@@ -65,6 +66,19 @@ type itemState struct {
 
 var doneMarker = []byte("[DONE]")
 
+// Member names read from each object, in one pass per object (see
+// jsonw.RawMembers): gjson's path lookups would rescan the chunk for each.
+var (
+	topKeys    = []string{"model", "provider", "error", "usage", "choices"}
+	choiceKeys = []string{"delta", "finish_reason"}
+	deltaKeys  = []string{"reasoning_details", "reasoning", "reasoning_content", "content", "tool_calls"}
+	// detailKnown: the members of a detail the decoder reads itself; the
+	// order is the order of the values in detail.
+	detailKnown = []string{"type", "text", "summary", "data", "signature", "id", "format", "index"}
+	callKeys    = []string{"index", "id", "function"}
+	funcKeys    = []string{"name", "arguments"}
+)
+
 // Decode implements [replay.FrameDecoder].
 func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
 	if d.err != nil {
@@ -85,41 +99,46 @@ func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 		d.err = replay.Malformed(API, n, "", "expected a JSON chat completion chunk")
 		return dst, d.err
 	}
+	var top [5]string
+	if !jsonw.RawMembers(s, topKeys, top[:]) {
+		d.err = replay.Malformed(API, n, "", "expected a JSON object (a chat completion chunk)")
+		return dst, d.err
+	}
 	if !d.started {
 		d.started = true
 		d.turn.Provenance = replay.Provenance{API: API, Provider: "openrouter",
-			Model: clone(gjson.Get(s, "model").Str), Upstream: clone(gjson.Get(s, "provider").Str)}
+			Model: stringValue(top[0]), Upstream: stringValue(top[1])}
 		if d.Provider != "" {
 			d.turn.Provenance.Provider = d.Provider
 		}
 	}
-	if e := gjson.Get(s, "error"); e.Exists() && e.Type != gjson.Null {
-		pe := providerError(e, gjson.Get(s, "provider").Str)
+	if e := top[2]; e != "" && e != "null" {
+		pe := providerError(gjson.Parse(e), stringValue(top[1]))
 		if fr := gjson.Get(s, "choices.0.finish_reason"); fr.Type == gjson.String {
 			d.turn.FinishReason = clone(fr.Str)
 		}
 		return d.fail(dst, pe)
 	}
-	if u := gjson.Get(s, "usage"); u.IsObject() {
-		d.turn.Usage = append(d.turn.Usage[:0], u.Raw...)
+	if u := top[3]; len(u) > 0 && u[0] == '{' {
+		d.turn.Usage = append(d.turn.Usage[:0], u...)
 	}
-	choice := gjson.Get(s, "choices.0")
-	if !choice.Exists() {
+	choice, _, ok := jsonw.NextElem(top[4], 0)
+	if !ok {
 		return dst, nil // a usage-only or empty chunk
 	}
-	if !choice.IsObject() {
+	var ch [2]string
+	if !jsonw.RawMembers(choice, choiceKeys, ch[:]) {
 		d.err = replay.Malformed(API, n, "/choices/0", "expected a choice object")
 		return dst, d.err
 	}
-	delta := choice.Get("delta")
 	var err error
-	if dst, err = d.decodeDelta(delta, n, dst); err != nil {
+	if dst, err = d.decodeDelta(ch[0], n, dst); err != nil {
 		d.err = err
 		return dst, err
 	}
-	if fr := choice.Get("finish_reason"); fr.Type == gjson.String {
-		d.turn.FinishReason = clone(fr.Str)
-		if fr.Str == "error" {
+	if fr := ch[1]; isString(fr) {
+		d.turn.FinishReason = stringValue(fr)
+		if d.turn.FinishReason == "error" {
 			return d.fail(dst, &replay.ProviderError{API: API, Message: "the stream ended with finish_reason \"error\""})
 		}
 		d.finished = true
@@ -134,30 +153,28 @@ func (d *StreamDecoder) fail(dst []replay.Event, pe *replay.ProviderError) ([]re
 	return append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: pe}), pe
 }
 
-func (d *StreamDecoder) decodeDelta(delta gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
-	if !delta.Exists() || delta.Type == gjson.Null {
+func (d *StreamDecoder) decodeDelta(delta string, n int, dst []replay.Event) ([]replay.Event, error) {
+	if delta == "" || delta == "null" {
 		return dst, nil
 	}
-	if !delta.IsObject() {
+	var dv [5]string
+	if !jsonw.RawMembers(delta, deltaKeys, dv[:]) {
 		return dst, replay.Malformed(API, n, "/choices/0/delta", "expected a delta object")
 	}
 	var err error
-	details := delta.Get("reasoning_details")
 	hasDetails := false
-	if details.IsArray() {
-		details.ForEach(func(k, det gjson.Result) bool {
-			hasDetails = true
-			dst, err = d.detail(det, n, k.Raw, dst)
-			return err == nil
-		})
-		if err != nil {
+	k := 0
+	for det, pos, ok := jsonw.NextElem(dv[0], 0); ok; det, pos, ok = jsonw.NextElem(dv[0], pos) {
+		hasDetails = true
+		if dst, err = d.detail(det, n, k, dst); err != nil {
 			return dst, err
 		}
+		k++
 	}
 	if !hasDetails {
-		r := jsonw.RawMember(delta.Raw, "reasoning")
+		r := dv[1]
 		if !isString(r) || len(r) <= 2 {
-			r = jsonw.RawMember(delta.Raw, "reasoning_content")
+			r = dv[2]
 		}
 		if isString(r) && len(r) > 2 {
 			if dst, err = d.plain(r, dst); err != nil {
@@ -165,18 +182,19 @@ func (d *StreamDecoder) decodeDelta(delta gjson.Result, n int, dst []replay.Even
 			}
 		}
 	}
-	if c := jsonw.RawMember(delta.Raw, "content"); isString(c) && len(c) > 2 {
+	if c := dv[3]; isString(c) && len(c) > 2 {
 		if dst, err = d.content(c, dst); err != nil {
 			return dst, err
 		}
 	}
-	if tcs := delta.Get("tool_calls"); tcs.IsArray() {
-		tcs.ForEach(func(k, tc gjson.Result) bool {
-			dst, err = d.toolCall(tc, n, k.Raw, dst)
-			return err == nil
-		})
+	k = 0
+	for tc, pos, ok := jsonw.NextElem(dv[4], 0); ok; tc, pos, ok = jsonw.NextElem(dv[4], pos) {
+		if dst, err = d.toolCall(tc, n, k, dst); err != nil {
+			return dst, err
+		}
+		k++
 	}
-	return dst, err
+	return dst, nil
 }
 
 func (d *StreamDecoder) limits() replay.Limits { return d.Limits.WithDefaults() }
@@ -197,27 +215,29 @@ func (d *StreamDecoder) checkSize(n int) error {
 	return nil
 }
 
-// detail merges one reasoning_details fragment.
-func (d *StreamDecoder) detail(det gjson.Result, n int, key string, dst []replay.Event) ([]replay.Event, error) {
-	ptr := "/choices/0/delta/reasoning_details/" + key
-	if !det.IsObject() {
-		return dst, replay.Malformed(API, n, ptr, "expected a reasoning detail object")
+func detailPtr(k int) string { return "/choices/0/delta/reasoning_details/" + strconv.Itoa(k) }
+
+// detail merges one reasoning_details fragment (raw JSON, a view of the
+// frame: nothing of it is kept without a copy).
+func (d *StreamDecoder) detail(det string, n, k int, dst []replay.Event) ([]replay.Event, error) {
+	var dv [8]string // in detailKnown order
+	if !jsonw.RawMembers(det, detailKnown, dv[:]) {
+		return dst, replay.Malformed(API, n, detailPtr(k), "expected a reasoning detail object")
 	}
-	typ := det.Get("type")
-	if typ.Type != gjson.String {
-		return dst, replay.Malformed(API, n, ptr+"/type", "expected a string type")
+	typ := dv[0]
+	if !isString(typ) {
+		return dst, replay.Malformed(API, n, detailPtr(k)+"/type", "expected a string type")
 	}
-	// typ.Str aliases the frame: keep the package constant, never the string.
 	var kind replay.ItemKind
-	switch replay.ItemKind(typ.Str) {
-	case replay.KindText:
+	switch {
+	case jsonw.StringEquals(typ, string(replay.KindText)):
 		kind = replay.KindText
-	case replay.KindSummary:
+	case jsonw.StringEquals(typ, string(replay.KindSummary)):
 		kind = replay.KindSummary
-	case replay.KindEncrypted:
+	case jsonw.StringEquals(typ, string(replay.KindEncrypted)):
 		kind = replay.KindEncrypted
 	default:
-		it, err := parseDetail(det.Raw, ptr)
+		it, err := parseDetail(det, detailPtr(k))
 		if err != nil {
 			return dst, withAPI(err)
 		}
@@ -229,17 +249,21 @@ func (d *StreamDecoder) detail(det gjson.Result, n int, key string, dst []replay
 		return append(dst, replay.Event{Kind: replay.EventReasoningEnd, Block: pos, Item: it}), nil
 	}
 	var index replay.Opt[int]
-	switch ix := det.Get("index"); {
-	case ix.Type == gjson.Number:
-		index = replay.Some(int(ix.Int()))
-	case ix.Exists() && ix.Type == gjson.Null:
+	switch ix := dv[7]; {
+	case ix == "null":
 		index = replay.NullOf[int]()
+	case ix != "":
+		v, err := strconv.Atoi(ix)
+		if err != nil {
+			return dst, replay.Malformed(API, n, detailPtr(k)+"/index", "expected an integer index")
+		}
+		index = replay.Some(v)
 	}
 	var id replay.Opt[string]
-	switch v := det.Get("id"); {
-	case v.Type == gjson.String:
-		id = replay.Some(v.Str)
-	case v.Exists() && v.Type == gjson.Null:
+	switch v := dv[5]; {
+	case isString(v):
+		id = replay.Some(transient(v)) // a view of the frame when it has no escapes
+	case v == "null":
 		id = replay.NullOf[string]()
 	}
 	st := d.find(kind, index, id)
@@ -251,7 +275,7 @@ func (d *StreamDecoder) detail(det gjson.Result, n int, key string, dst []replay
 		} else {
 			st.id = id
 		}
-		st.extra = extraMembers(det, detailKnown)
+		st.extra = jsonw.ExtraMembers(det, detailKnown...)
 		switch kind {
 		case replay.KindText:
 			st.item = &replay.ReasoningText{}
@@ -268,18 +292,16 @@ func (d *StreamDecoder) detail(det gjson.Result, n int, key string, dst []replay
 	} else if !st.id.IsPresent() && id.IsPresent() {
 		st.id = replay.Some(clone(id.Value()))
 	}
-	if f := det.Get("format"); f.Type == gjson.String && st.format == "" {
-		st.format = replay.Format(clone(f.Str))
+	if f := dv[6]; isString(f) && st.format == "" {
+		st.format = replay.Format(stringValue(f))
 	}
-	field := "text"
+	field, body := "text", dv[1]
 	switch kind {
 	case replay.KindSummary:
-		field = "summary"
+		field, body = "summary", dv[2]
 	case replay.KindEncrypted:
-		field = "data"
+		field, body = "data", dv[3]
 	}
-	// Read string members raw: gjson would unescape (and allocate) them.
-	body := jsonw.RawMember(det.Raw, field)
 	switch {
 	case isString(body):
 		if len(body) > 2 {
@@ -293,10 +315,10 @@ func (d *StreamDecoder) detail(det gjson.Result, n int, key string, dst []replay
 			}
 		}
 	case body != "" && body != "null":
-		return dst, replay.Malformed(API, n, ptr+"/"+field, "expected a string")
+		return dst, replay.Malformed(API, n, detailPtr(k)+"/"+field, "expected a string")
 	}
 	if kind == replay.KindText {
-		switch sig := jsonw.RawMember(det.Raw, "signature"); {
+		switch sig := dv[4]; {
 		case sig == "":
 		case isString(sig):
 			if err := d.checkSize(st.sig.Len() + len(sig)); err != nil {
@@ -309,13 +331,11 @@ func (d *StreamDecoder) detail(det gjson.Result, n int, key string, dst []replay
 				st.sigP = replay.Null
 			}
 		default:
-			return dst, replay.Malformed(API, n, ptr+"/signature", "expected a string or null")
+			return dst, replay.Malformed(API, n, detailPtr(k)+"/signature", "expected a string or null")
 		}
 	}
 	return dst, nil
 }
-
-var detailKnown = []string{"type", "text", "summary", "data", "signature", "id", "format", "index"}
 
 // find returns the item a fragment of this type, index and id merges into.
 func (d *StreamDecoder) find(kind replay.ItemKind, index replay.Opt[int], id replay.Opt[string]) *itemState {
@@ -380,17 +400,24 @@ func (d *StreamDecoder) content(raw string, dst []replay.Event) ([]replay.Event,
 	return append(dst, replay.Event{Kind: replay.EventTextDelta, Block: run.pos, Delta: d.textB.String()[start:]}), nil
 }
 
-func (d *StreamDecoder) toolCall(tc gjson.Result, n int, key string, dst []replay.Event) ([]replay.Event, error) {
-	ptr := "/choices/0/delta/tool_calls/" + key
-	if !tc.IsObject() {
-		return dst, replay.Malformed(API, n, ptr, "expected a tool call object")
+func (d *StreamDecoder) toolCall(tc string, n, k int, dst []replay.Event) ([]replay.Event, error) {
+	ptr := func() string { return "/choices/0/delta/tool_calls/" + strconv.Itoa(k) }
+	var tv [3]string
+	if !jsonw.RawMembers(tc, callKeys, tv[:]) {
+		return dst, replay.Malformed(API, n, ptr(), "expected a tool call object")
 	}
+	var fv [2]string
+	jsonw.RawMembers(tv[2], funcKeys, fv[:])
 	idx := 0
-	if ix := tc.Get("index"); ix.Type == gjson.Number {
-		idx = int(ix.Int())
+	if tv[0] != "" && tv[0] != "null" {
+		v, err := strconv.Atoi(tv[0])
+		if err != nil {
+			return dst, replay.Malformed(API, n, ptr()+"/index", "expected an integer index")
+		}
+		idx = v
 	}
 	if idx < 0 || idx >= d.limits().MaxBlocks {
-		return dst, replay.Malformed(API, n, ptr+"/index", "tool call index %d out of range", idx)
+		return dst, replay.Malformed(API, n, ptr()+"/index", "tool call index %d out of range", idx)
 	}
 	for len(d.tools) <= idx {
 		d.tools = append(d.tools, 0)
@@ -398,7 +425,7 @@ func (d *StreamDecoder) toolCall(tc gjson.Result, n int, key string, dst []repla
 	}
 	var call *replay.ToolCall
 	if d.tools[idx] == 0 {
-		call = &replay.ToolCall{ID: clone(tc.Get("id").Str), Name: clone(tc.Get("function.name").Str), Extra: extraMembers(tc, toolCallKnown)}
+		call = &replay.ToolCall{ID: stringValue(tv[1]), Name: stringValue(fv[0]), Extra: jsonw.ExtraMembers(tc, toolCallKnown...)}
 		pos, err := d.newBlock(call)
 		if err != nil {
 			return dst, err
@@ -409,13 +436,13 @@ func (d *StreamDecoder) toolCall(tc gjson.Result, n int, key string, dst []repla
 	} else {
 		call = d.turn.Blocks[d.tools[idx]-1].(*replay.ToolCall)
 		if call.ID == "" {
-			call.ID = clone(tc.Get("id").Str)
+			call.ID = stringValue(tv[1])
 		}
 		if call.Name == "" {
-			call.Name = clone(tc.Get("function.name").Str)
+			call.Name = stringValue(fv[0])
 		}
 	}
-	if a := jsonw.RawMember(jsonw.RawMember(tc.Raw, "function"), "arguments"); isString(a) && len(a) > 2 {
+	if a := fv[1]; isString(a) && len(a) > 2 {
 		b := d.argB[idx]
 		if err := d.checkSize(b.Len() + len(a)); err != nil {
 			return dst, err
@@ -496,3 +523,23 @@ func (d *StreamDecoder) Finish() (*replay.Turn, error) {
 }
 
 func isString(raw string) bool { return len(raw) >= 2 && raw[0] == '"' }
+
+// stringValue returns the value of the JSON string literal raw as a new
+// string ("" when raw is not a string).
+func stringValue(raw string) string {
+	if !isString(raw) || len(raw) == 2 {
+		return ""
+	}
+	var b strings.Builder
+	jsonw.WriteUnquoted(&b, raw)
+	return b.String()
+}
+
+// transient returns the value of the JSON string literal raw, as a view of
+// raw when it has no escapes: valid only while raw is.
+func transient(raw string) string {
+	if v := raw[1 : len(raw)-1]; strings.IndexByte(v, '\\') < 0 {
+		return v
+	}
+	return stringValue(raw)
+}

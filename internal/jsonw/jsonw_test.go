@@ -96,3 +96,24 @@ func TestExtraMembers(t *testing.T) {
 	assert.Nil(t, ExtraMembers(`{}`))
 	assert.True(t, json.Valid(ExtraMembers(obj)))
 }
+
+func TestRawMembersAndNextElem(t *testing.T) {
+	obj := `{"a":1, "b" : {"x":"}"}, "c":[1,2], "a":9, "d":"s"}`
+	vals := make([]string, 4)
+	assert.True(t, RawMembers(obj, []string{"a", "b", "d", "zz"}, vals))
+	assert.Equal(t, []string{"1", `{"x":"}"}`, `"s"`, ""}, vals)
+	assert.False(t, RawMembers(`[1]`, []string{"a"}, vals[:1]))
+	assert.Equal(t, "", vals[0])
+	allocs := testing.AllocsPerRun(100, func() { RawMembers(obj, []string{"a", "b", "d", "zz"}, vals) })
+	assert.Zero(t, allocs)
+
+	var got []string
+	for e, p, ok := NextElem(` [ 1, {"a":[2,3]} ,"x" ] `, 0); ok; e, p, ok = NextElem(` [ 1, {"a":[2,3]} ,"x" ] `, p) {
+		got = append(got, e)
+	}
+	assert.Equal(t, []string{"1", `{"a":[2,3]}`, `"x"`}, got)
+	_, _, ok := NextElem(`[]`, 0)
+	assert.False(t, ok)
+	_, _, ok = NextElem(`{}`, 0)
+	assert.False(t, ok)
+}

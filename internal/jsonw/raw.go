@@ -193,3 +193,83 @@ func sameName(a, b string) bool {
 	WriteUnquoted(&y, b)
 	return x.String() == y.String()
 }
+
+// RawMembers reads the object obj (valid JSON) once and sets vals[k] to the
+// raw text of member keys[k], or "" when obj has no such member (the first
+// occurrence wins). It reports false when obj is not an object. It does not
+// allocate when member names carry no escapes.
+func RawMembers(obj string, keys []string, vals []string) bool {
+	for k := range vals {
+		vals[k] = ""
+	}
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return false
+	}
+	i++
+	for {
+		i = skipSpace(obj, i)
+		if i >= len(obj) || obj[i] != '"' {
+			return true
+		}
+		kEnd := skipString(obj, i)
+		if kEnd < 0 {
+			return true
+		}
+		k := obj[i:kEnd]
+		i = skipSpace(obj, kEnd)
+		if i >= len(obj) || obj[i] != ':' {
+			return true
+		}
+		i = skipSpace(obj, i+1)
+		vEnd := skipValue(obj, i)
+		if vEnd < 0 {
+			return true
+		}
+		for n, key := range keys {
+			if vals[n] == "" && keyEquals(k, key) {
+				vals[n] = obj[i:vEnd]
+				break
+			}
+		}
+		i = skipSpace(obj, vEnd)
+		if i >= len(obj) || obj[i] != ',' {
+			return true
+		}
+		i++
+	}
+}
+
+// NextElem iterates over the elements of the array arr (valid JSON): start
+// with pos 0; each call returns the next element's raw text and the pos for
+// the next call, or ok false when there are no more (or arr is not an
+// array).
+func NextElem(arr string, pos int) (elem string, next int, ok bool) {
+	i := pos
+	if i == 0 {
+		i = skipSpace(arr, 0)
+		if i >= len(arr) || arr[i] != '[' {
+			return "", len(arr), false
+		}
+		i++
+	}
+	i = skipSpace(arr, i)
+	if i >= len(arr) || arr[i] == ']' {
+		return "", len(arr), false
+	}
+	end := skipValue(arr, i)
+	if end < 0 {
+		return "", len(arr), false
+	}
+	elem = arr[i:end]
+	j := skipSpace(arr, end)
+	if j < len(arr) && arr[j] == ',' {
+		j++
+	}
+	return elem, j, true
+}
+
+// StringEquals reports whether the JSON string literal raw has the value s.
+func StringEquals(raw, s string) bool {
+	return len(raw) >= 2 && raw[0] == '"' && keyEquals(raw, s)
+}

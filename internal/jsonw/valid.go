@@ -3,6 +3,7 @@ package jsonw
 import (
 	"encoding/binary"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -10,12 +11,16 @@ import (
 const maxDepth = 10000
 
 // Valid reports whether s is one valid JSON value (RFC 8259), surrounded by
-// optional white space. It accepts exactly what encoding/json.Valid accepts
-// (like it, it does not check that strings are valid UTF-8). Strings are
+// optional white space, in UTF-8 as the RFC requires: it accepts exactly
+// what encoding/json.Valid accepts when s is valid UTF-8, and refuses
+// invalid UTF-8, which could not be kept byte-exact through a document. Strings are
 // scanned with IndexByte and an eight-bytes-at-a-time control check:
 // reasoning payloads are mostly long strings, and validation runs once on
 // every stream event.
 func Valid(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
 	i, ok := value(s, skipSpace(s, 0), 0)
 	return ok && skipSpace(s, i) == len(s)
 }

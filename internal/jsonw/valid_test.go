@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -15,13 +16,14 @@ var validCases = []string{
 	// invalid
 	``, ` `, `{`, `[1,]`, `{"a":1,}`, `01`, `1.`, `1e`, `-`, `+1`, `.5`, `"unterminated`, `"ctl ` + "\x01" + `"`, `"bad \x"`,
 	`"bad \u12g4"`, `{"a" 1}`, `{1:2}`, `[1 2]`, `tru`, `nul`, `{"a":1}}`, `[] []`, "\"tab\tinside\"", `"` + strings.Repeat("q", 15) + "\n" + `"`,
-	"\"\xff\xfe invalid utf-8 accepted like encoding/json\"",
+	"\"\xff\xfe invalid utf-8\"",
 }
 
 func TestValidMatchesEncodingJSON(t *testing.T) {
 	for _, c := range validCases {
-		assert.Equal(t, json.Valid([]byte(c)), Valid(c), "%q", c)
+		assert.Equal(t, json.Valid([]byte(c)) && utf8.ValidString(c), Valid(c), "%q", c)
 	}
+	assert.False(t, Valid("\"\xff\""), "invalid UTF-8 is refused")
 	assert.False(t, Valid(strings.Repeat("[", maxDepth+1)+strings.Repeat("]", maxDepth+1)))
 	assert.True(t, Valid(strings.Repeat("[", 100)+strings.Repeat("]", 100)))
 	assert.False(t, ValidBytes(nil))
@@ -35,7 +37,7 @@ func FuzzValid(f *testing.F) {
 		if strings.Count(s, "[")+strings.Count(s, "{") > 1000 {
 			return // encoding/json has no depth limit of ours to compare with
 		}
-		if got, want := Valid(s), json.Valid([]byte(s)); got != want {
+		if got, want := Valid(s), json.Valid([]byte(s)) && utf8.ValidString(s); got != want {
 			t.Fatalf("Valid(%q) = %v, encoding/json says %v", s, got, want)
 		}
 	})
