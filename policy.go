@@ -342,7 +342,7 @@ func (c *carrier) classify(t *Turn, it ReasoningItem) (Case, string) {
 		if visible {
 			return CaseForeignText, fmt.Sprintf("%s reasoning is foreign to %s", m.Format, describeTarget(tg))
 		}
-		return CaseForeignOpaque, fmt.Sprintf("a %s %s is never sent to %s", m.Format, opaqueName(it), describeTarget(tg))
+		return CaseForeignOpaque, fmt.Sprintf("%s of issuer %s is never sent to %s", opaqueName(it), m.Format, describeTarget(tg))
 	}
 	if m.Format.Family() == FormatGoogleGemini.Family() {
 		from := geminiBackend(p.Upstream)

@@ -89,7 +89,7 @@ func crossRules(accepts []Format, gateway bool) []Rule {
 							continue
 						}
 						v := Violation{Turn: ti, Block: bi,
-							Message: fmt.Sprintf("a %s %s item is sent to %s, which does not accept that issuer", m.Format, it.Kind(), describeTarget(*t)),
+							Message: fmt.Sprintf("%s item of issuer %s is sent to %s, which does not accept that issuer", it.Kind(), m.Format, describeTarget(*t)),
 							Fix:     "carry the history to the target with Carry: it drops foreign signatures and ciphertext, and turns visible reasoning into plain text when asked"}
 						if signedOrOpaque(it) || signedText(it) {
 							v.Predicted = predictForeign(accepts, it)
