@@ -18,6 +18,9 @@
 // text counts once while a token repeated in consecutive chunks ("ha",
 // "ha") is kept. MiniMax may send reasoning_details cumulatively: a fragment
 // that extends the text so far (8 bytes or more) adds only its new suffix.
+// A surrogate pair whose halves arrive in two consecutive deltas of one
+// field ("\ud83c" then "\udf0a", from hosts that cut text by UTF-16 code
+// units) is joined into one character; an unpaired half is U+FFFD.
 //
 // Many hosts leak reasoning into `content` as <think>…</think> (MiniMax by
 // design, Groq raw, servers without a reasoning parser); content goes

@@ -46,6 +46,7 @@ type StreamDecoder struct {
 	runs  []textRun
 	tools []int // tool call index -> block position + 1
 	argB  []*strings.Builder
+	carry carry // a held high surrogate (see surrogate.go)
 }
 
 const (
@@ -172,7 +173,9 @@ func (d *StreamDecoder) delta(delta gjson.Result, n int, ptr string, dst []repla
 			}
 			if t := det.Get("text"); t.Type == gjson.String && t.Str != "" {
 				read = true
-				dst, err = d.nativeText(t.Str, true, dst)
+				if dst, err = d.settle(chNone, 0, dst); err == nil {
+					dst, err = d.nativeText(t.Str, true, dst)
+				}
 			}
 			return err == nil
 		})
@@ -183,7 +186,11 @@ func (d *StreamDecoder) delta(delta gjson.Result, n int, ptr string, dst []repla
 	if !read {
 		for _, name := range [...]string{"reasoning_content", "reasoning"} {
 			if r := delta.Get(name); r.Type == gjson.String && r.Str != "" {
-				if dst, err = d.nativeText(r.Str, false, dst); err != nil {
+				var s string
+				if s, dst, err = d.join16(chNative, 0, r.Raw, r.Str, dst); err == nil {
+					dst, err = d.nativeText(s, false, dst)
+				}
+				if err != nil {
 					return dst, err
 				}
 				break
@@ -192,7 +199,11 @@ func (d *StreamDecoder) delta(delta gjson.Result, n int, ptr string, dst []repla
 	}
 	switch c := delta.Get("content"); {
 	case c.Type == gjson.String && c.Str != "":
-		if dst, err = d.content(c.Str, dst); err != nil {
+		var s string
+		if s, dst, err = d.join16(chContent, 0, c.Raw, c.Str, dst); err == nil && s != "" {
+			dst, err = d.content(s, dst)
+		}
+		if err != nil {
 			return dst, err
 		}
 	case c.Exists() && c.Type != gjson.String && c.Type != gjson.Null:
@@ -267,6 +278,9 @@ func (d *StreamDecoder) nativeText(s string, cumulative bool, dst []replay.Event
 			return dst, err
 		}
 	}
+	if s == "" {
+		return dst, nil // only half of a surrogate pair so far
+	}
 	return d.reasoning(s, curNative, cumulative, dst)
 }
 
@@ -321,6 +335,10 @@ func (d *StreamDecoder) toolCall(tc gjson.Result, n int, ptr string, pos int, ds
 	if idx < 0 || idx >= d.limits().MaxBlocks {
 		return dst, replay.Malformed(d.api(), n, ptr+"/index", "tool call index %d out of range", idx)
 	}
+	var err error
+	if dst, err = d.settle(chArgs, idx, dst); err != nil {
+		return dst, err
+	}
 	for len(d.tools) <= idx {
 		d.tools = append(d.tools, 0)
 		d.argB = append(d.argB, nil)
@@ -364,6 +382,16 @@ func (d *StreamDecoder) toolCall(tc gjson.Result, n int, ptr string, pos int, ds
 		}
 	}
 	if a := jsonw.RawMember(jsonw.RawMember(tc.Raw, "function"), "arguments"); len(a) > 2 && a[0] == '"' {
+		if d.carry.hi != 0 || highTail(a) != 0 {
+			// a surrogate half held or to hold: decode, then join
+			var tmp strings.Builder
+			jsonw.WriteUnquoted(&tmp, a)
+			s, dst, err := d.join16(chArgs, idx, a, tmp.String(), dst)
+			if err != nil {
+				return dst, err
+			}
+			return d.writeArgs(idx, s, dst)
+		}
 		b := d.argB[idx]
 		if err := d.checkSize(b.Len() + len(a)); err != nil {
 			return dst, err
@@ -373,6 +401,20 @@ func (d *StreamDecoder) toolCall(tc gjson.Result, n int, ptr string, pos int, ds
 		dst = append(dst, replay.Event{Kind: replay.EventToolCallDelta, Block: d.tools[idx] - 1, Delta: b.String()[start:]})
 	}
 	return dst, nil
+}
+
+// writeArgs appends decoded argument text to tool call idx.
+func (d *StreamDecoder) writeArgs(idx int, s string, dst []replay.Event) ([]replay.Event, error) {
+	if s == "" {
+		return dst, nil
+	}
+	b := d.argB[idx]
+	if err := d.checkSize(b.Len() + len(s)); err != nil {
+		return dst, err
+	}
+	start := b.Len()
+	b.WriteString(s)
+	return append(dst, replay.Event{Kind: replay.EventToolCallDelta, Block: d.tools[idx] - 1, Delta: b.String()[start:]}), nil
 }
 
 // extraMembers returns the members of obj not in known, as one JSON object in
@@ -387,8 +429,12 @@ func (d *StreamDecoder) end(dst []replay.Event) []replay.Event {
 		return dst
 	}
 	d.ended = true
-	d.segs = d.split.Close(d.segs[:0])
 	var err error
+	if dst, err = d.settle(chNone, 0, dst); err != nil {
+		d.err = err
+		return dst
+	}
+	d.segs = d.split.Close(d.segs[:0])
 	if dst, err = d.segments(dst); err != nil {
 		d.err = err
 		return dst
@@ -425,6 +471,7 @@ func (d *StreamDecoder) Finish() (*replay.Turn, error) {
 	d.init()
 	if !d.ended && d.err == nil {
 		// flush what the splitter holds so the partial turn has it
+		_, _ = d.settle(chNone, 0, nil)
 		d.segs = d.split.Close(d.segs[:0])
 		_, _ = d.segments(nil)
 	}

@@ -1,0 +1,133 @@
+package chatcompat
+
+import (
+	"strings"
+	"unicode/utf16"
+
+	"github.com/reasonreplay/replay"
+)
+
+// A host that cuts text by UTF-16 code units (JavaScript string slicing,
+// as in Node gateways) may send the two halves of a surrogate pair in two
+// consecutive deltas of one channel: "\ud83c" then "\udf0a" for U+1F30A.
+// Each half alone decodes to U+FFFD, so the decoder holds a high half that
+// ends a fragment and joins it with a low half that starts the next
+// fragment of the same channel. A half with no partner (the next fragment
+// of the channel does not start with a low half, another channel speaks
+// first, or the message ends) stays U+FFFD, as it would without the hold.
+
+// channels of text the decoder accumulates
+const (
+	chNone = iota
+	chNative
+	chContent
+	chArgs
+)
+
+// carry is a held high surrogate and the channel it belongs to.
+type carry struct {
+	ch, idx int
+	hi      rune
+}
+
+const replacement = "\uFFFD"
+
+func hexRune(s string) rune {
+	var r rune
+	for i := 0; i < 4; i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+// lowLead returns the low surrogate escaped at the start of the JSON
+// string raw, or 0.
+func lowLead(raw string) rune {
+	if len(raw) < 8 || raw[1] != '\\' || raw[2] != 'u' {
+		return 0
+	}
+	if r := hexRune(raw[3:7]); r >= 0xDC00 && r <= 0xDFFF {
+		return r
+	}
+	return 0
+}
+
+// highTail returns the high surrogate escaped at the end of the JSON
+// string raw, or 0.
+func highTail(raw string) rune {
+	n := len(raw) - 1 // the closing quote
+	if n < 7 || raw[n] != '"' || raw[n-6] != '\\' || raw[n-5] != 'u' {
+		return 0
+	}
+	r := hexRune(raw[n-4 : n])
+	if r < 0xD800 || r > 0xDBFF {
+		return 0
+	}
+	// the backslash starts an escape only after an even run of others
+	k := 0
+	for i := n - 6; i >= 1 && raw[i] == '\\'; i-- {
+		k++
+	}
+	if k%2 == 0 {
+		return 0
+	}
+	return r
+}
+
+// settle writes a held high half out as U+FFFD unless it belongs to the
+// channel (ch, idx) about to be written.
+func (d *StreamDecoder) settle(ch, idx int, dst []replay.Event) ([]replay.Event, error) {
+	c := d.carry
+	if c.hi == 0 || (c.ch == ch && c.idx == idx) {
+		return dst, nil
+	}
+	d.carry = carry{}
+	switch c.ch {
+	case chNative:
+		return d.reasoning(replacement, curNative, false, dst)
+	case chContent:
+		return d.content(replacement, dst)
+	case chArgs:
+		return d.writeArgs(c.idx, replacement, dst)
+	}
+	return dst, nil
+}
+
+// join16 returns the text to write for a fragment of channel (ch, idx),
+// raw as sent and s decoded: a held high half joined with a leading low
+// half, and a trailing high half held back.
+func (d *StreamDecoder) join16(ch, idx int, raw, s string, dst []replay.Event) (string, []replay.Event, error) {
+	var err error
+	if dst, err = d.settle(ch, idx, dst); err != nil {
+		return s, dst, err
+	}
+	prefix := ""
+	if d.carry.hi != 0 {
+		if lo := lowLead(raw); lo != 0 && strings.HasPrefix(s, replacement) {
+			prefix = string(utf16.DecodeRune(d.carry.hi, lo))
+			s = s[len(replacement):]
+		} else {
+			prefix = replacement
+		}
+		d.carry = carry{}
+	}
+	if hi := highTail(raw); hi != 0 && strings.HasSuffix(s, replacement) {
+		d.carry = carry{ch: ch, idx: idx, hi: hi}
+		s = s[:len(s)-len(replacement)]
+	}
+	if prefix != "" {
+		s = prefix + s
+	}
+	return s, dst, nil
+}
