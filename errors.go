@@ -45,6 +45,7 @@ type Error struct {
 	Err error
 }
 
+// Error renders the location and the cause. The text is not API.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("replay: ")
@@ -101,6 +102,7 @@ type ProviderError struct {
 	Raw string
 }
 
+// Error renders the provider's error. The text is not API.
 func (e *ProviderError) Error() string {
 	var b strings.Builder
 	b.WriteString("replay: ")
@@ -142,6 +144,7 @@ type LimitError struct {
 	Limit int
 }
 
+// Error names the limit that was exceeded.
 func (e *LimitError) Error() string {
 	return "replay: " + e.What + " exceeds the limit of " + strconv.Itoa(e.Limit)
 }

@@ -87,6 +87,7 @@ type Error struct {
 	Problems []Problem
 }
 
+// Error lists the problems, one a line. The text is not API.
 func (e *Error) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "schema: not a valid %s document", e.Kind)
