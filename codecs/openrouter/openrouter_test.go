@@ -374,3 +374,41 @@ func TestEncodeContentShapes(t *testing.T) {
 	var v map[string]any
 	require.NoError(t, json.Unmarshal(out, &v))
 }
+
+// joinedValue decodes the JSON string fragments at path of every chunk as
+// one string, the way the text reads when the fragments are put together
+// before decoding: the oracle for surrogate halves split across deltas.
+func joinedValue(t *testing.T, cs []gjson.Result, path string) string {
+	t.Helper()
+	var raw strings.Builder
+	for _, c := range cs {
+		vals := []gjson.Result{c.Get(path)}
+		if vals[0].IsArray() {
+			vals = vals[0].Array()
+		}
+		for _, v := range vals {
+			if v.Type == gjson.String {
+				raw.WriteString(v.Raw[1 : len(v.Raw)-1])
+			}
+		}
+	}
+	var s string
+	require.NoError(t, json.Unmarshal([]byte(`"`+raw.String()+`"`), &s))
+	return s
+}
+
+func TestStreamSurrogateHalvesAcrossDeltas(t *testing.T) {
+	data := read(t, "split-surrogates.sse")
+	cs := chunks(t, data)
+	res := sweep(t, "split-surrogates.sse")
+	require.NoError(t, res.Err)
+	th := res.Turn.Blocks[0].(*replay.ReasoningText)
+	assert.Equal(t, joinedValue(t, cs, "choices.0.delta.reasoning_details.#.text"), th.Text)
+	assert.Equal(t, "Surf report: waves 🌊 tall; a lone \uFFFD half stays.", th.Text)
+	assert.Equal(t, joinedValue(t, cs, "choices.0.delta.content"), res.Turn.VisibleText())
+	assert.Equal(t, "Go surfing 🏄 today.", res.Turn.VisibleText())
+	// Arguments are JSON text: their escapes are text, kept as sent.
+	call := res.Turn.ToolCalls()[0]
+	assert.Equal(t, `{"note":"\ud83c\udf0a ok"}`, call.Arguments)
+	assert.Equal(t, "RXFvQ2tnSUJFQUFZQWlvPQ==", th.Signature.Value())
+}

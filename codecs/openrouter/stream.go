@@ -37,6 +37,7 @@ type StreamDecoder struct {
 	tools    []int // tool call index -> block position + 1
 	text     int   // index + 1 in runs of the open visible text run, 0 if none
 	textB    strings.Builder
+	textHi   rune // a high surrogate half held at the end of the open run
 	runs     []textRun
 	nEvents  int
 	err      error
@@ -44,6 +45,7 @@ type StreamDecoder struct {
 	finished bool
 	ended    bool // item end events emitted
 	argB     []*strings.Builder
+	argHi    []rune
 }
 
 // textRun is one visible text block: its position, and its bytes in the
@@ -57,6 +59,7 @@ type itemState struct {
 	id     replay.Opt[string]
 	plain  bool // built from the plain `reasoning` string
 	body   strings.Builder
+	hi     rune // a high surrogate half held at the end of body
 	sig    strings.Builder
 	sigP   replay.Presence
 	format replay.Format
@@ -309,7 +312,7 @@ func (d *StreamDecoder) detail(det string, n, k int, dst []replay.Event) ([]repl
 				return dst, err
 			}
 			start := st.body.Len()
-			jsonw.WriteUnquoted(&st.body, body)
+			jsonw.WriteUnquotedJoin(&st.body, body, &st.hi)
 			if kind != replay.KindEncrypted {
 				dst = append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: st.block, Item: st.item, Delta: st.body.String()[start:]})
 			}
@@ -376,13 +379,14 @@ func (d *StreamDecoder) plain(raw string, dst []replay.Event) ([]replay.Event, e
 		return dst, err
 	}
 	start := st.body.Len()
-	jsonw.WriteUnquoted(&st.body, raw)
+	jsonw.WriteUnquotedJoin(&st.body, raw, &st.hi)
 	return append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: st.block, Item: st.item, Delta: st.body.String()[start:]}), nil
 }
 
 // content appends the JSON string literal raw to the open text block.
 func (d *StreamDecoder) content(raw string, dst []replay.Event) ([]replay.Event, error) {
 	if d.text == 0 {
+		d.closeRun()
 		pos, err := d.newBlock(&replay.Text{})
 		if err != nil {
 			return dst, err
@@ -395,7 +399,7 @@ func (d *StreamDecoder) content(raw string, dst []replay.Event) ([]replay.Event,
 		return dst, err
 	}
 	start := d.textB.Len()
-	jsonw.WriteUnquoted(&d.textB, raw)
+	jsonw.WriteUnquotedJoin(&d.textB, raw, &d.textHi)
 	run.end = d.textB.Len()
 	return append(dst, replay.Event{Kind: replay.EventTextDelta, Block: run.pos, Delta: d.textB.String()[start:]}), nil
 }
@@ -422,6 +426,7 @@ func (d *StreamDecoder) toolCall(tc string, n, k int, dst []replay.Event) ([]rep
 	for len(d.tools) <= idx {
 		d.tools = append(d.tools, 0)
 		d.argB = append(d.argB, nil)
+		d.argHi = append(d.argHi, 0)
 	}
 	var call *replay.ToolCall
 	if d.tools[idx] == 0 {
@@ -448,7 +453,7 @@ func (d *StreamDecoder) toolCall(tc string, n, k int, dst []replay.Event) ([]rep
 			return dst, err
 		}
 		start := b.Len()
-		jsonw.WriteUnquoted(b, a)
+		jsonw.WriteUnquotedJoin(b, a, &d.argHi[idx])
 		dst = append(dst, replay.Event{Kind: replay.EventToolCallDelta, Block: d.tools[idx] - 1, Delta: b.String()[start:]})
 	}
 	return dst, nil
@@ -472,9 +477,26 @@ func (d *StreamDecoder) end(dst []replay.Event) []replay.Event {
 	return append(dst, replay.Event{Kind: replay.EventDone, Block: -1})
 }
 
-// materialize writes the builders' contents into the turn's blocks.
+// closeRun ends the open visible text run: a surrogate half held at its end
+// has no partner and is written as U+FFFD.
+func (d *StreamDecoder) closeRun() {
+	if d.textHi != 0 && len(d.runs) > 0 {
+		jsonw.FlushHalf(&d.textB, &d.textHi)
+		d.runs[len(d.runs)-1].end = d.textB.Len()
+	}
+}
+
+// materialize writes the builders' contents into the turn's blocks; a
+// surrogate half still held has no partner and becomes U+FFFD.
 func (d *StreamDecoder) materialize() {
+	d.closeRun()
+	for i, b := range d.argB {
+		if b != nil {
+			jsonw.FlushHalf(b, &d.argHi[i])
+		}
+	}
 	for _, st := range d.items {
+		jsonw.FlushHalf(&st.body, &st.hi)
 		m := st.item.Meta()
 		m.Format, m.ID, m.Index = st.format, st.id, st.index
 		if len(st.extra) > 0 {

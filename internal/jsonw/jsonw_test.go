@@ -117,3 +117,27 @@ func TestRawMembersAndNextElem(t *testing.T) {
 	_, _, ok = NextElem(`{}`, 0)
 	assert.False(t, ok)
 }
+
+func TestWriteUnquotedJoin(t *testing.T) {
+	cases := []struct {
+		frags []string
+		want  string
+	}{
+		{[]string{`"wave \ud83c"`, `"\udf0a here"`}, "wave 🌊 here"},
+		{[]string{`"\ud83c"`, `"\udf0a"`}, "🌊"},
+		{[]string{`"a\ud83c"`, `"b"`}, "a\uFFFDb"},
+		{[]string{`"a\ud83c"`}, "a\uFFFD"},
+		{[]string{`"x\\ud83c"`, `"\udf0a"`}, `x\ud83c` + "\uFFFD"},
+		{[]string{`"\ud83c\udf0a"`, `"ok"`}, "🌊ok"},
+		{[]string{`"plain"`, `"text"`}, "plaintext"},
+	}
+	for _, c := range cases {
+		var b strings.Builder
+		var hi rune
+		for _, f := range c.frags {
+			require.True(t, WriteUnquotedJoin(&b, f, &hi), f)
+		}
+		FlushHalf(&b, &hi)
+		assert.Equal(t, c.want, b.String(), "%q", c.frags)
+	}
+}

@@ -99,3 +99,67 @@ func hex4(s string) (rune, bool) {
 	}
 	return r, true
 }
+
+// WriteUnquotedJoin is WriteUnquoted for a string that continues the
+// previous fragment of the same text. A host that cuts text by UTF-16 code
+// units (JavaScript string slicing) may send the two halves of a surrogate
+// pair in two fragments, "\ud83c" then "\udf0a"; decoded one by one, each
+// half would become U+FFFD. *hi carries a high half that ended the
+// previous fragment (0 for none): it is joined with a low half that starts
+// raw, or written as U+FFFD; a high half that ends raw is held in *hi
+// instead of being written. Call FlushHalf when the text ends.
+func WriteUnquotedJoin(b *strings.Builder, raw string, hi *rune) bool {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return false
+	}
+	if *hi != 0 {
+		if lo, ok := leadingLow(raw); ok {
+			b.WriteRune(utf16.DecodeRune(*hi, lo))
+			raw = `"` + raw[7:] // the rest, after the low half's escape
+		} else {
+			b.WriteRune(utf8.RuneError)
+		}
+		*hi = 0
+	}
+	if h, ok := trailingHigh(raw); ok {
+		*hi = h
+		return WriteUnquoted(b, raw[:len(raw)-7]+`"`)
+	}
+	return WriteUnquoted(b, raw)
+}
+
+// FlushHalf writes a held high half as U+FFFD, as a lone half decodes.
+func FlushHalf(b *strings.Builder, hi *rune) {
+	if *hi != 0 {
+		b.WriteRune(utf8.RuneError)
+		*hi = 0
+	}
+}
+
+// leadingLow returns the low surrogate escaped first in the literal raw.
+func leadingLow(raw string) (rune, bool) {
+	if len(raw) < 8 || raw[1] != '\\' || raw[2] != 'u' {
+		return 0, false
+	}
+	r, ok := hex4(raw[3:])
+	return r, ok && r >= 0xDC00 && r <= 0xDFFF
+}
+
+// trailingHigh returns the high surrogate escaped last in the literal raw,
+// when that escape really is one (an odd run of backslashes before it) and
+// it is not the second half of a pair.
+func trailingHigh(raw string) (rune, bool) {
+	n := len(raw) - 1 // the closing quote
+	if n < 7 || raw[n-6] != '\\' || raw[n-5] != 'u' {
+		return 0, false
+	}
+	r, ok := hex4(raw[n-4 : n])
+	if !ok || r < 0xD800 || r > 0xDBFF {
+		return 0, false
+	}
+	k := 0
+	for i := n - 6; i >= 1 && raw[i] == '\\'; i-- {
+		k++
+	}
+	return r, k%2 == 1
+}
