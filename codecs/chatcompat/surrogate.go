@@ -5,6 +5,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
 )
 
 // A host that cuts text by UTF-16 code units (JavaScript string slicing,
@@ -32,32 +33,10 @@ type carry struct {
 
 const replacement = "\uFFFD"
 
-func hexRune(s string) rune {
-	var r rune
-	for i := 0; i < 4; i++ {
-		c := s[i]
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return -1
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
-}
-
 // lowLead returns the low surrogate escaped at the start of the JSON
 // string raw, or 0.
 func lowLead(raw string) rune {
-	if len(raw) < 8 || raw[1] != '\\' || raw[2] != 'u' {
-		return 0
-	}
-	if r := hexRune(raw[3:7]); r >= 0xDC00 && r <= 0xDFFF {
+	if r, ok := jsonw.LeadingLow(raw); ok {
 		return r
 	}
 	return 0
@@ -66,23 +45,10 @@ func lowLead(raw string) rune {
 // highTail returns the high surrogate escaped at the end of the JSON
 // string raw, or 0.
 func highTail(raw string) rune {
-	n := len(raw) - 1 // the closing quote
-	if n < 7 || raw[n] != '"' || raw[n-6] != '\\' || raw[n-5] != 'u' {
-		return 0
+	if r, ok := jsonw.TrailingHigh(raw); ok {
+		return r
 	}
-	r := hexRune(raw[n-4 : n])
-	if r < 0xD800 || r > 0xDBFF {
-		return 0
-	}
-	// the backslash starts an escape only after an even run of others
-	k := 0
-	for i := n - 6; i >= 1 && raw[i] == '\\'; i-- {
-		k++
-	}
-	if k%2 == 0 {
-		return 0
-	}
-	return r
+	return 0
 }
 
 // settle writes a held high half out as U+FFFD unless it belongs to the

@@ -113,7 +113,7 @@ func WriteUnquotedJoin(b *strings.Builder, raw string, hi *rune) bool {
 		return false
 	}
 	if *hi != 0 {
-		if lo, ok := leadingLow(raw); ok {
+		if lo, ok := LeadingLow(raw); ok {
 			b.WriteRune(utf16.DecodeRune(*hi, lo))
 			raw = `"` + raw[7:] // the rest, after the low half's escape
 		} else {
@@ -121,7 +121,7 @@ func WriteUnquotedJoin(b *strings.Builder, raw string, hi *rune) bool {
 		}
 		*hi = 0
 	}
-	if h, ok := trailingHigh(raw); ok {
+	if h, ok := TrailingHigh(raw); ok {
 		*hi = h
 		return WriteUnquoted(b, raw[:len(raw)-7]+`"`)
 	}
@@ -136,8 +136,9 @@ func FlushHalf(b *strings.Builder, hi *rune) {
 	}
 }
 
-// leadingLow returns the low surrogate escaped first in the literal raw.
-func leadingLow(raw string) (rune, bool) {
+// LeadingLow returns the low surrogate escaped first in the JSON string
+// literal raw, if it starts with one.
+func LeadingLow(raw string) (rune, bool) {
 	if len(raw) < 8 || raw[1] != '\\' || raw[2] != 'u' {
 		return 0, false
 	}
@@ -145,10 +146,10 @@ func leadingLow(raw string) (rune, bool) {
 	return r, ok && r >= 0xDC00 && r <= 0xDFFF
 }
 
-// trailingHigh returns the high surrogate escaped last in the literal raw,
-// when that escape really is one (an odd run of backslashes before it) and
-// it is not the second half of a pair.
-func trailingHigh(raw string) (rune, bool) {
+// TrailingHigh returns the high surrogate escaped last in the JSON string
+// literal raw, when that escape really is one (an odd run of backslashes
+// before it).
+func TrailingHigh(raw string) (rune, bool) {
 	n := len(raw) - 1 // the closing quote
 	if n < 7 || raw[n-6] != '\\' || raw[n-5] != 'u' {
 		return 0, false
