@@ -97,7 +97,7 @@ func appendBlock(dst []byte, b Block) []byte {
 			dst = jsonw.Key(dst, "id")
 			dst = jsonw.String(dst, b.ID)
 		}
-		dst = jsonw.Members(dst, compact(b.Extra))
+		dst = appendExtra(dst, b.Extra, textNames)
 		return append(dst, '}')
 	case *ToolCall:
 		dst = append(dst, `{"type":"tool_call","id":`...)
@@ -113,7 +113,7 @@ func appendBlock(dst []byte, b Block) []byte {
 		if b.Unfinished {
 			dst = append(dst, `,"unfinished":true`...)
 		}
-		dst = jsonw.Members(dst, compact(b.Extra))
+		dst = appendExtra(dst, b.Extra, toolCallNames)
 		return append(dst, '}')
 	case *Native:
 		dst = append(dst, `{"type":"native","kind":`...)
@@ -197,9 +197,34 @@ func appendItem(dst []byte, it ReasoningItem, wire bool) []byte {
 	if wire {
 		dst = jsonw.Members(dst, m.Extra)
 	} else {
-		dst = jsonw.Members(dst, compact(m.Extra))
+		dst = appendExtra(dst, m.Extra, itemNames)
 	}
 	return append(dst, '}')
+}
+
+// The member names of each block kind in the document form, and "extra",
+// where a provider's own member of one of these names is written instead
+// of beside it (so that the document never holds a name twice).
+var (
+	itemNames     = []string{"type", "text", "summary", "data", "signature", "id", "format", "index", "unfinished", "attached", "display", "digest", "extra"}
+	textNames     = []string{"type", "text", "id", "extra"}
+	toolCallNames = []string{"type", "id", "name", "arguments", "item_id", "unfinished", "extra"}
+)
+
+// appendExtra writes a block's extra members in the document form: beside
+// the block's own members, except those whose names the document uses,
+// which go in one "extra" object.
+func appendExtra(dst, extra []byte, names []string) []byte {
+	if len(extra) == 0 {
+		return dst
+	}
+	plain, taken := jsonw.SplitMembers(compact(extra), names...)
+	dst = jsonw.Members(dst, plain)
+	if taken != nil {
+		dst = jsonw.Key(dst, "extra")
+		dst = append(dst, taken...)
+	}
+	return dst
 }
 
 // appendCompact appends the JSON value raw without insignificant white
@@ -389,6 +414,8 @@ func parseItem(v gjson.Result, wire bool, ptr string) (ReasoningItem, error) {
 			meta.Display = Some(d)
 		case k == "digest" && !wire:
 			str(&meta.Digest)
+		case k == "extra" && !wire:
+			extra, err = unpackExtra(extra, val, p, itemNames)
 		default:
 			extra = appendMember(extra, key.Raw, val.Raw)
 		}
@@ -417,6 +444,27 @@ func parseItem(v gjson.Result, wire bool, ptr string) (ReasoningItem, error) {
 		enc.ItemMeta = meta
 		return enc, nil
 	}
+}
+
+// unpackExtra adds the members of a document's "extra" object (provider
+// members named like the document's own) to extra. Only such names may be
+// there: any other would stand beside the block's members.
+func unpackExtra(extra []byte, v gjson.Result, ptr string, names []string) ([]byte, error) {
+	if !v.IsObject() {
+		return extra, docErr(ptr, "extra must be an object")
+	}
+	var err error
+	v.ForEach(func(k, val gjson.Result) bool {
+		for _, n := range names {
+			if k.Str == n {
+				extra = appendMember(extra, k.Raw, val.Raw)
+				return true
+			}
+		}
+		err = docErr(ptr+"/"+escapePointer(k.Str), "extra holds only members named like the document's own (%q is not)", k.Str)
+		return false
+	})
+	return extra, err
 }
 
 func appendMember(dst []byte, rawKey, rawVal string) []byte {
@@ -594,6 +642,10 @@ func parseBlock(b gjson.Result, ptr string) (Block, error) {
 					return false
 				}
 				x.ID = clone(val.Str)
+			case "extra":
+				if extra, err = unpackExtra(extra, val, ptr+"/extra", textNames); err != nil {
+					return false
+				}
 			default:
 				extra = appendMember(extra, key.Raw, val.Raw)
 			}
@@ -637,6 +689,10 @@ func parseBlock(b gjson.Result, ptr string) (Block, error) {
 					return false
 				}
 				x.Unfinished = val.Type == gjson.True
+			case "extra":
+				if extra, err = unpackExtra(extra, val, p, toolCallNames); err != nil {
+					return false
+				}
 			default:
 				extra = appendMember(extra, key.Raw, val.Raw)
 			}

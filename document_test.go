@@ -72,3 +72,36 @@ func TestMarkUnfinished(t *testing.T) {
 	}
 	assert.True(t, tu.ToolCalls()[0].Unfinished)
 }
+
+// A provider member named like one of the document's own members goes in
+// the document's "extra" object, reads back, and goes out on the wire
+// beside the others.
+func TestExtraMembersNamedLikeTheDocuments(t *testing.T) {
+	it, err := replay.ParseDetail([]byte(`{"type":"reasoning.text","text":"t","signature":"c2ln","unfinished":"by provider","digest":7,"x":1,"format":"anthropic-claude-v1"}`))
+	require.NoError(t, err)
+	doc := replay.MarshalItem(it)
+	assert.Equal(t, `{"type":"reasoning.text","text":"t","signature":"c2ln","format":"anthropic-claude-v1","x":1,"extra":{"unfinished":"by provider","digest":7}}`, string(doc))
+	back, err := replay.UnmarshalItem(doc)
+	require.NoError(t, err)
+	assert.False(t, back.Meta().Unfinished)
+	assert.Equal(t, string(doc), string(replay.MarshalItem(back)))
+	assert.JSONEq(t, `{"type":"reasoning.text","text":"t","signature":"c2ln","format":"anthropic-claude-v1","x":1,"unfinished":"by provider","digest":7}`, string(replay.AppendDetail(nil, back)))
+
+	tu := &replay.Turn{Complete: true, Blocks: []replay.Block{
+		&replay.Text{Text: "hi", Extra: json.RawMessage(`{"id":"part-7","phase":"final"}`)},
+		&replay.ToolCall{ID: "c1", Name: "f", Arguments: "{}", Extra: json.RawMessage(`{"name":"shadow","kind":"custom"}`)},
+	}}
+	doc = tu.AppendJSON(nil)
+	assert.Contains(t, string(doc), `{"type":"text","text":"hi","phase":"final","extra":{"id":"part-7"}}`)
+	assert.Contains(t, string(doc), `"kind":"custom","extra":{"name":"shadow"}`)
+	again, err := replay.UnmarshalTurn(doc)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"id":"part-7","phase":"final"}`, string(again.Blocks[0].(*replay.Text).Extra))
+	assert.Equal(t, "", again.Blocks[0].(*replay.Text).ID)
+	assert.Equal(t, string(doc), string(again.AppendJSON(nil)))
+
+	_, err = replay.UnmarshalTurn([]byte(`{"version":1,"complete":true,"blocks":[{"type":"text","text":"a","extra":{"phase":"x"}}]}`))
+	var e *replay.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, "/blocks/0/extra/phase", e.Pointer)
+}

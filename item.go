@@ -57,7 +57,11 @@ type ItemMeta struct {
 	Attached bool
 	// Extra holds the members of the item's JSON object that this library
 	// does not know, as one JSON object in source order. They are written
-	// back verbatim after the known members. Nil when there are none.
+	// back verbatim after the known members. Nil when there are none. In
+	// the turn document, a member named like one of the document's own
+	// (`unfinished`, `display`, ...) is written in an `extra` object
+	// instead, so that no name appears twice; on the wire it stands beside
+	// the others again.
 	Extra json.RawMessage
 	// Display is a copy of the item's text for display, set by [Redact]
 	// when the text itself may not be changed (it is signed, or the item is
