@@ -2,8 +2,10 @@ package jsonw
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
@@ -140,4 +142,53 @@ func TestWriteUnquotedJoin(t *testing.T) {
 		FlushHalf(&b, &hi)
 		assert.Equal(t, c.want, b.String(), "%q", c.frags)
 	}
+}
+
+// escape16 writes s as a JSON string body with every non-ASCII character as
+// \u escapes (surrogate pairs beyond the BMP), the way a UTF-16 host may,
+// and returns the pieces: one per escape or character.
+func escape16(s string) []string {
+	var pieces []string
+	for _, r := range s {
+		switch {
+		case r < 0x80:
+			pieces = append(pieces, string(String(nil, string(r)))[1:len(string(String(nil, string(r))))-1])
+		case r > 0xFFFF:
+			a, b := utf16.EncodeRune(r)
+			pieces = append(pieces, fmt.Sprintf(`\u%04x`, a), fmt.Sprintf(`\u%04x`, b))
+		default:
+			pieces = append(pieces, fmt.Sprintf(`\u%04x`, r))
+		}
+	}
+	return pieces
+}
+
+// FuzzWriteUnquotedJoin: a valid string sent as UTF-16 escapes and cut
+// between any two escapes (so surrogate pairs may be split) reads back
+// whole.
+func FuzzWriteUnquotedJoin(f *testing.F) {
+	f.Add("surf 🌊 and 🏄 — ok", uint64(0x5a5a))
+	f.Add("𝄞𝄞", uint64(1))
+	f.Fuzz(func(t *testing.T, s string, cuts uint64) {
+		if !utf8.ValidString(s) {
+			return
+		}
+		pieces := escape16(s)
+		var b strings.Builder
+		var hi rune
+		frag := `"`
+		for i, p := range pieces {
+			frag += p
+			if cuts>>(uint(i)%64)&1 == 1 || i == len(pieces)-1 {
+				if !WriteUnquotedJoin(&b, frag+`"`, &hi) {
+					t.Fatalf("not a literal: %s", frag)
+				}
+				frag = `"`
+			}
+		}
+		FlushHalf(&b, &hi)
+		if b.String() != s {
+			t.Fatalf("%q came back as %q", s, b.String())
+		}
+	})
 }
