@@ -110,7 +110,7 @@ func prefixHashes(body []byte, cuts []int) ([]string, error) {
 		}
 		return true
 	})
-	sort.SliceStable(members, func(i, j int) bool { return members[i].key < members[j].key })
+	members = lastWins(members)
 	conv := -1
 	if len(cuts) > 0 {
 		for _, name := range conversationMembers {
@@ -194,8 +194,23 @@ type member struct {
 	val gjson.Result
 }
 
+// lastWins sorts members by key and keeps, of a name repeated in one
+// object, the last: what encoding/json, JavaScript and Python read, and so
+// what a provider sees.
+func lastWins(ms []member) []member {
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i].key < ms[j].key })
+	out := ms[:0]
+	for i, m := range ms {
+		if i+1 < len(ms) && ms[i+1].key == m.key {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
 // appendCanonical appends v in canonical form: object members sorted by
-// key (stable for duplicates), no white space, strings re-escaped
+// key (of a repeated name, the last), no white space, strings re-escaped
 // minimally from their unescaped value, numbers and literals as written.
 func appendCanonical(dst []byte, v gjson.Result) []byte {
 	switch {
@@ -205,7 +220,7 @@ func appendCanonical(dst []byte, v gjson.Result) []byte {
 			ms = append(ms, member{k.Str, e})
 			return true
 		})
-		sort.SliceStable(ms, func(i, j int) bool { return ms[i].key < ms[j].key })
+		ms = lastWins(ms)
 		dst = append(dst, '{')
 		for i, m := range ms {
 			if i > 0 {
