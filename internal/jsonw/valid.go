@@ -163,6 +163,16 @@ func number(s string, i int) (int, bool) {
 	return i, true
 }
 
+// stop marks the bytes a string scan must look at: the quote, the
+// backslash and the control characters.
+var stop = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
 const (
 	lsb = 0x0101010101010101
 	msb = 0x8080808080808080
@@ -192,18 +202,18 @@ func hasControl(s string) bool {
 // across escapes, so the scan stays linear.
 func validString(s string, i int) (int, bool) {
 	// Most strings of a payload are short (member names, enum values): a
-	// plain loop ends them before IndexByte's call would pay off.
-	for j := i; j < len(s) && j < i+24; j++ {
-		c := s[j]
-		if c == '"' {
-			return j + 1, true
+	// table-driven loop ends them before IndexByte's call would pay off.
+	for j := i; j < len(s) && j < i+32; j++ {
+		if !stop[s[j]] {
+			continue
 		}
-		if c < 0x20 {
+		switch c := s[j]; {
+		case c == '"':
+			return j + 1, true
+		case c < 0x20:
 			return j, false
 		}
-		if c == '\\' {
-			break
-		}
+		break // a backslash: the general loop handles escapes
 	}
 	q := -1 // index of the next unescaped-looking quote at or after i
 	for {
