@@ -1,6 +1,7 @@
 package cohere
 
 import (
+	"github.com/reasonreplay/replay/internal/contentpatch"
 	"strconv"
 
 	"github.com/reasonreplay/replay"
@@ -115,98 +116,17 @@ func appendContent(dst []byte, b replay.Block, i int) ([]byte, error) {
 // rank among the text blocks); an item followed by no text goes at the end
 // of the content array.
 func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
-	if !gjson.ValidBytes(msg) {
-		return nil, replay.Malformed(API, -1, "", "expected a JSON message")
-	}
-	m := gjson.ParseBytes(msg)
-	if !m.IsObject() {
-		return nil, replay.Malformed(API, -1, "", "expected a message object")
-	}
-	content := m.Get("content")
-	type elem struct {
-		raw  string
-		text bool
-	}
-	var elems []elem
-	switch {
-	case content.Type == gjson.String:
-		if content.Str != "" {
-			elems = append(elems, elem{raw: `{"type":"text","text":` + content.Raw + `}`, text: true})
+	return patchSpec.Patch(msg, t)
+}
+
+var patchSpec = contentpatch.Spec{
+	API:       API,
+	Reasoning: "thinking",
+	IsText:    func(v gjson.Result) bool { return v.Get("type").String() == "text" },
+	Append: func(dst []byte, b replay.Block, i int) ([]byte, error) {
+		if _, ok := b.(*replay.ReasoningText); !ok {
+			return dst, nil
 		}
-	case content.IsArray():
-		content.ForEach(func(_, v gjson.Result) bool {
-			if v.Get("type").String() != "thinking" {
-				elems = append(elems, elem{raw: v.Raw, text: v.Get("type").String() == "text"})
-			}
-			return true
-		})
-	case !content.Exists() || content.Type == gjson.Null:
-	default:
-		return nil, replay.Malformed(API, -1, "/content", "expected a string, an array or null")
-	}
-	before := make([][]byte, len(elems)+1)
-	var pending []byte
-	rank := 0
-	for i, b := range t.Blocks {
-		switch b := b.(type) {
-		case *replay.ReasoningText:
-			var err error
-			if pending, err = appendContent(pending, b, i); err != nil {
-				return nil, err
-			}
-		case *replay.Text:
-			if b.Text == "" {
-				continue
-			}
-			r := rank
-			rank++
-			if len(pending) == 0 {
-				continue
-			}
-			k := 0
-			for j, e := range elems {
-				if !e.text {
-					continue
-				}
-				if k == r {
-					before[j] = append(jsonw.Comma(before[j]), pending...)
-					pending = nil
-					break
-				}
-				k++
-			}
-		}
-	}
-	if len(pending) > 0 {
-		before[len(elems)] = append(jsonw.Comma(before[len(elems)]), pending...)
-	}
-	arr := []byte{'['}
-	for j := 0; j <= len(elems); j++ {
-		if len(before[j]) > 0 {
-			arr = append(jsonw.Comma(arr), before[j]...)
-		}
-		if j < len(elems) {
-			arr = append(jsonw.Comma(arr), elems[j].raw...)
-		}
-	}
-	arr = append(arr, ']')
-	if !content.Exists() {
-		end := len(msg) - 1
-		for end > 0 && msg[end] != '}' {
-			end--
-		}
-		out := append([]byte(nil), msg[:end]...)
-		if len(m.Map()) > 0 {
-			out = append(out, ',')
-		}
-		out = append(append(out, `"content":`...), arr...)
-		return append(out, msg[end:]...), nil
-	}
-	endc := content.Index + len(content.Raw)
-	if content.Index <= 0 || endc > len(msg) || string(msg[content.Index:endc]) != content.Raw {
-		return nil, replay.Malformed(API, -1, "/content", "cannot locate the content member")
-	}
-	out := make([]byte, 0, len(msg)+len(arr))
-	out = append(append(out, msg[:content.Index]...), arr...)
-	return append(out, msg[endc:]...), nil
+		return appendContent(dst, b, i)
+	},
 }

@@ -1,6 +1,7 @@
 package mistral
 
 import (
+	"github.com/reasonreplay/replay/internal/contentpatch"
 	"strconv"
 
 	"github.com/reasonreplay/replay"
@@ -106,105 +107,19 @@ func appendChunk(dst []byte, b replay.Block, i int) ([]byte, error) {
 // rank among the text chunks); an item followed by no text (only tool
 // calls, or nothing) goes at the end of the content array.
 func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
-	if !gjson.ValidBytes(msg) {
-		return nil, replay.Malformed(API, -1, "", "expected a JSON message")
-	}
-	m := gjson.ParseBytes(msg)
-	if !m.IsObject() {
-		return nil, replay.Malformed(API, -1, "", "expected a message object")
-	}
-	content := m.Get("content")
-	type elem struct {
-		raw  string
-		text bool
-	}
-	var elems []elem
-	switch {
-	case content.Type == gjson.String:
-		if content.Str != "" {
-			elems = append(elems, elem{raw: `{"type":"text","text":` + content.Raw + `}`, text: true})
-		}
-	case content.IsArray():
-		content.ForEach(func(_, v gjson.Result) bool {
-			switch v.Get("type").String() {
-			case "thinking":
-			case "text":
-				elems = append(elems, elem{raw: v.Raw, text: true})
-			default:
-				elems = append(elems, elem{raw: v.Raw, text: v.Type == gjson.String})
-			}
-			return true
-		})
-	case !content.Exists() || content.Type == gjson.Null:
-	default:
-		return nil, replay.Malformed(API, -1, "/content", "expected a string, an array or null")
-	}
-	before := make([][]byte, len(elems)+1)
-	var pending []byte
-	rank := 0
-	for i, b := range t.Blocks {
-		switch b := b.(type) {
+	return patchSpec.Patch(msg, t)
+}
+
+var patchSpec = contentpatch.Spec{
+	API:       API,
+	Reasoning: "thinking",
+	// A plain string chunk is text too.
+	IsText: func(v gjson.Result) bool { return v.Get("type").String() == "text" || v.Type == gjson.String },
+	Append: func(dst []byte, b replay.Block, i int) ([]byte, error) {
+		switch b.(type) {
 		case *replay.ReasoningText, *replay.Opaque:
-			var err error
-			if pending, err = appendChunk(pending, b, i); err != nil {
-				return nil, err
-			}
-		case *replay.Text:
-			if b.Text == "" {
-				continue
-			}
-			r := rank
-			rank++
-			if len(pending) == 0 {
-				continue
-			}
-			k := 0
-			for j, e := range elems {
-				if !e.text {
-					continue
-				}
-				if k == r {
-					before[j] = append(jsonw.Comma(before[j]), pending...)
-					pending = nil
-					break
-				}
-				k++
-			}
+			return appendChunk(dst, b, i)
 		}
-	}
-	if len(pending) > 0 {
-		before[len(elems)] = append(jsonw.Comma(before[len(elems)]), pending...)
-	}
-	arr := []byte{'['}
-	for j := 0; j <= len(elems); j++ {
-		if len(before[j]) > 0 {
-			arr = append(jsonw.Comma(arr), before[j]...)
-		}
-		if j < len(elems) {
-			arr = append(jsonw.Comma(arr), elems[j].raw...)
-		}
-	}
-	arr = append(arr, ']')
-	if !content.Exists() {
-		// Add the member at the end of the object.
-		end := len(msg) - 1
-		for end > 0 && msg[end] != '}' {
-			end--
-		}
-		out := append([]byte(nil), msg[:end]...)
-		if len(m.Map()) > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, `"content":`...)
-		out = append(out, arr...)
-		return append(out, msg[end:]...), nil
-	}
-	endc := content.Index + len(content.Raw)
-	if content.Index <= 0 || endc > len(msg) || string(msg[content.Index:endc]) != content.Raw {
-		return nil, replay.Malformed(API, -1, "/content", "cannot locate the content member")
-	}
-	out := make([]byte, 0, len(msg)+len(arr))
-	out = append(out, msg[:content.Index]...)
-	out = append(out, arr...)
-	return append(out, msg[endc:]...), nil
+		return dst, nil
+	},
 }

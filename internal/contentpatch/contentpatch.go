@@ -1,0 +1,131 @@
+// Package contentpatch splices reasoning elements into the content array of
+// an assistant message a caller built, for APIs whose reasoning travels in
+// that array beside the text (Mistral thinking chunks, Cohere thinking
+// blocks), changing nothing else in the message.
+package contentpatch
+
+import (
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/tidwall/gjson"
+)
+
+// Spec says how one API's content array is read and written.
+type Spec struct {
+	// API names the codec in errors.
+	API string
+	// Reasoning is the `type` of the API's reasoning elements; those already
+	// in the message are replaced.
+	Reasoning string
+	// IsText reports whether a content element is text: reasoning goes
+	// before the text element that followed it in the turn.
+	IsText func(v gjson.Result) bool
+	// Append writes block i of the turn to dst when it is reasoning the API
+	// carries, and returns dst unchanged otherwise. Text blocks are not
+	// passed to it.
+	Append func(dst []byte, b replay.Block, i int) ([]byte, error)
+}
+
+type elem struct {
+	raw  string
+	text bool
+}
+
+// Patch adds t's reasoning to msg. A string content becomes one text
+// element holding the same string. Each reasoning element goes before the
+// text element that followed it in t (matched by rank among the text
+// elements); one followed by no text goes at the end of the array.
+func (s Spec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
+	if !gjson.ValidBytes(msg) {
+		return nil, replay.Malformed(s.API, -1, "", "expected a JSON message")
+	}
+	m := gjson.ParseBytes(msg)
+	if !m.IsObject() {
+		return nil, replay.Malformed(s.API, -1, "", "expected a message object")
+	}
+	content := m.Get("content")
+	var elems []elem
+	switch {
+	case content.Type == gjson.String:
+		if content.Str != "" {
+			elems = append(elems, elem{raw: `{"type":"text","text":` + content.Raw + `}`, text: true})
+		}
+	case content.IsArray():
+		content.ForEach(func(_, v gjson.Result) bool {
+			if v.Get("type").String() != s.Reasoning {
+				elems = append(elems, elem{raw: v.Raw, text: s.IsText(v)})
+			}
+			return true
+		})
+	case !content.Exists() || content.Type == gjson.Null:
+	default:
+		return nil, replay.Malformed(s.API, -1, "/content", "expected a string, an array or null")
+	}
+	before := make([][]byte, len(elems)+1)
+	var pending []byte
+	rank := 0
+	for i, b := range t.Blocks {
+		if x, ok := b.(*replay.Text); ok {
+			if x.Text == "" {
+				continue
+			}
+			r := rank
+			rank++
+			if len(pending) == 0 {
+				continue
+			}
+			k := 0
+			for j, e := range elems {
+				if !e.text {
+					continue
+				}
+				if k == r {
+					before[j] = append(jsonw.Comma(before[j]), pending...)
+					pending = nil
+					break
+				}
+				k++
+			}
+			continue
+		}
+		var err error
+		if pending, err = s.Append(pending, b, i); err != nil {
+			return nil, err
+		}
+	}
+	if len(pending) > 0 {
+		before[len(elems)] = append(jsonw.Comma(before[len(elems)]), pending...)
+	}
+	arr := []byte{'['}
+	for j := 0; j <= len(elems); j++ {
+		if len(before[j]) > 0 {
+			arr = append(jsonw.Comma(arr), before[j]...)
+		}
+		if j < len(elems) {
+			arr = append(jsonw.Comma(arr), elems[j].raw...)
+		}
+	}
+	arr = append(arr, ']')
+	if !content.Exists() {
+		// Add the member at the end of the object.
+		end := len(msg) - 1
+		for end > 0 && msg[end] != '}' {
+			end--
+		}
+		out := append([]byte(nil), msg[:end]...)
+		if len(m.Map()) > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, `"content":`...)
+		out = append(out, arr...)
+		return append(out, msg[end:]...), nil
+	}
+	endc := content.Index + len(content.Raw)
+	if content.Index <= 0 || endc > len(msg) || string(msg[content.Index:endc]) != content.Raw {
+		return nil, replay.Malformed(s.API, -1, "/content", "cannot locate the content member")
+	}
+	out := make([]byte, 0, len(msg)+len(arr))
+	out = append(out, msg[:content.Index]...)
+	out = append(out, arr...)
+	return append(out, msg[endc:]...), nil
+}
