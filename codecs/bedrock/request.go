@@ -1,8 +1,7 @@
 package bedrock
 
 import (
-	"fmt"
-	"strconv"
+	"github.com/reasonreplay/replay/internal/reqread"
 
 	"github.com/reasonreplay/replay"
 	"github.com/tidwall/gjson"
@@ -37,34 +36,14 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 		Tools: len(root.Get("toolConfig.tools").Array()) > 0,
 		Thinking: amrf.Get("thinking.type").String() == "enabled" ||
 			amrf.Get("reasoning_config.type").String() == "enabled"}
-	var err error
-	i := -1
-	msgs.ForEach(func(_, m gjson.Result) bool {
-		i++
-		if m.Get("role").String() != "assistant" {
-			return true
-		}
-		ptr := "/messages/" + strconv.Itoa(i)
-		content := m.Get("content")
-		resp := make([]byte, 0, len(content.Raw)+80)
-		resp = append(resp, `{"stopReason":"end_turn","output":{"message":{"role":"assistant","content":`...)
-		if content.Exists() {
-			resp = append(resp, content.Raw...)
+	err := reqread.Conversation(&h, &t, msgs, "/messages", "assistant", func(dst []byte, m gjson.Result) []byte {
+		dst = append(dst, `{"stopReason":"end_turn","output":{"message":{"role":"assistant","content":`...)
+		if content := m.Get("content"); content.Exists() {
+			dst = append(dst, content.Raw...)
 		} else {
-			resp = append(resp, "null"...)
+			dst = append(dst, "null"...)
 		}
-		resp = append(resp, "}}}"...)
-		var tu *replay.Turn
-		if tu, err = c.Decode(resp); err != nil {
-			err = fmt.Errorf("%s: %w", ptr, err)
-			return false
-		}
-		if len(tu.ToolCalls()) > 0 {
-			t.Tools = true
-		}
-		h.Turns = append(h.Turns, tu)
-		h.Pointers = append(h.Pointers, ptr)
-		return true
-	})
+		return append(dst, "}}}"...)
+	}, c.Decode)
 	return h, t, err
 }

@@ -1,8 +1,7 @@
 package cohere
 
 import (
-	"fmt"
-	"strconv"
+	"github.com/reasonreplay/replay/internal/reqread"
 
 	"github.com/reasonreplay/replay"
 	"github.com/tidwall/gjson"
@@ -32,29 +31,10 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 	t := replay.Target{API: API, Provider: c.Provider, Model: c.Model,
 		Tools:    len(root.Get("tools").Array()) > 0,
 		Thinking: root.Get("thinking.type").String() == "enabled"}
-	var err error
-	i := -1
-	msgs.ForEach(func(_, m gjson.Result) bool {
-		i++
-		if m.Get("role").String() != "assistant" {
-			return true
-		}
-		ptr := "/messages/" + strconv.Itoa(i)
-		resp := make([]byte, 0, len(m.Raw)+40)
-		resp = append(resp, `{"finish_reason":"COMPLETE","message":`...)
-		resp = append(resp, m.Raw...)
-		resp = append(resp, '}')
-		var tu *replay.Turn
-		if tu, err = c.Decode(resp); err != nil {
-			err = fmt.Errorf("%s: %w", ptr, err)
-			return false
-		}
-		if len(tu.ToolCalls()) > 0 {
-			t.Tools = true
-		}
-		h.Turns = append(h.Turns, tu)
-		h.Pointers = append(h.Pointers, ptr)
-		return true
-	})
+	err := reqread.Conversation(&h, &t, msgs, "/messages", "assistant", func(dst []byte, m gjson.Result) []byte {
+		dst = append(dst, `{"finish_reason":"COMPLETE","message":`...)
+		dst = append(dst, m.Raw...)
+		return append(dst, '}')
+	}, c.Decode)
 	return h, t, err
 }

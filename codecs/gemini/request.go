@@ -1,8 +1,7 @@
 package gemini
 
 import (
-	"fmt"
-	"strconv"
+	"github.com/reasonreplay/replay/internal/reqread"
 
 	"github.com/reasonreplay/replay"
 	"github.com/tidwall/gjson"
@@ -35,34 +34,15 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 		Tools:    len(root.Get("tools").Array()) > 0,
 		Thinking: tc.IsObject() && (!tc.Get("thinkingBudget").Exists() || tc.Get("thinkingBudget").Int() != 0)}
 	c.Candidate = 0
-	var err error
-	i := -1
-	contents.ForEach(func(_, m gjson.Result) bool {
-		i++
-		if m.Get("role").String() != "model" {
-			return true
-		}
-		ptr := "/contents/" + strconv.Itoa(i)
-		resp := make([]byte, 0, len(m.Raw)+80)
-		resp = append(resp, `{"candidates":[{"index":0,"finishReason":"STOP","content":`...)
-		resp = append(resp, m.Raw...)
-		resp = append(resp, "}]"...)
+	err := reqread.Conversation(&h, &t, contents, "/contents", "model", func(dst []byte, m gjson.Result) []byte {
+		dst = append(dst, `{"candidates":[{"index":0,"finishReason":"STOP","content":`...)
+		dst = append(dst, m.Raw...)
+		dst = append(dst, "}]"...)
 		if model.Type == gjson.String {
-			resp = append(resp, `,"modelVersion":`...)
-			resp = append(resp, model.Raw...)
+			dst = append(dst, `,"modelVersion":`...)
+			dst = append(dst, model.Raw...)
 		}
-		resp = append(resp, '}')
-		var tu *replay.Turn
-		if tu, err = c.Decode(resp); err != nil {
-			err = fmt.Errorf("%s: %w", ptr, err)
-			return false
-		}
-		if len(tu.ToolCalls()) > 0 {
-			t.Tools = true
-		}
-		h.Turns = append(h.Turns, tu)
-		h.Pointers = append(h.Pointers, ptr)
-		return true
-	})
+		return append(dst, '}')
+	}, c.Decode)
 	return h, t, err
 }
