@@ -138,15 +138,44 @@ func (e *ProviderError) Error() string {
 // LimitError reports that input exceeded a configured limit. The decoder
 // stops at the limit; the turn so far is returned, marked incomplete.
 type LimitError struct {
-	// What names the limit: "event size", "item size", "block count".
+	// What names the limit: "event size", "item size", "block count",
+	// "turn size".
 	What string
 	// Limit is the configured maximum.
 	Limit int
+	// API is the codec's API name, when a codec found it.
+	API string
+	// Event is the 0-based number of the stream event being decoded, or -1
+	// for a whole body (and for an event too large to be framed, whose
+	// number is Event as well when known).
+	Event int
+	// Block is the position in the turn of the block that exceeded the
+	// limit, or -1.
+	Block int
 }
 
-// Error names the limit that was exceeded.
+// Error names the limit that was exceeded and where.
 func (e *LimitError) Error() string {
-	return "replay: " + e.What + " exceeds the limit of " + strconv.Itoa(e.Limit)
+	var b strings.Builder
+	b.WriteString("replay: ")
+	if e.API != "" {
+		b.WriteString(e.API)
+		b.WriteString(": ")
+	}
+	if e.Event >= 0 {
+		b.WriteString("event ")
+		b.WriteString(strconv.Itoa(e.Event))
+		b.WriteString(": ")
+	}
+	if e.Block >= 0 {
+		b.WriteString("block ")
+		b.WriteString(strconv.Itoa(e.Block))
+		b.WriteString(": ")
+	}
+	b.WriteString(e.What)
+	b.WriteString(" exceeds the limit of ")
+	b.WriteString(strconv.Itoa(e.Limit))
+	return b.String()
 }
 
 // Limits bound what a decoder accepts from untrusted input. A zero field
@@ -161,6 +190,9 @@ type Limits struct {
 	MaxItem int
 	// MaxBlocks is the largest number of blocks in one turn. Default 100000.
 	MaxBlocks int
+	// MaxTurn is the largest total of bytes a decoder keeps for one turn
+	// (every text, signature, blob, id and argument string). Default 256 MiB.
+	MaxTurn int
 }
 
 // Default limits.
@@ -168,6 +200,7 @@ const (
 	DefaultMaxEvent  = 16 << 20
 	DefaultMaxItem   = 64 << 20
 	DefaultMaxBlocks = 100000
+	DefaultMaxTurn   = 256 << 20
 )
 
 // WithDefaults returns l with every zero field set to its default.
@@ -180,6 +213,9 @@ func (l Limits) WithDefaults() Limits {
 	}
 	if l.MaxBlocks <= 0 {
 		l.MaxBlocks = DefaultMaxBlocks
+	}
+	if l.MaxTurn <= 0 {
+		l.MaxTurn = DefaultMaxTurn
 	}
 	return l
 }

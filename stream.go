@@ -110,6 +110,15 @@ type FrameDecoder interface {
 	Finish() (*Turn, error)
 }
 
+// LimitSetter is implemented by a [FrameDecoder] that bounds what it keeps
+// (every decoder of this module does). [NewDecoder] and [NewStream] call
+// SetLimits with [StreamOptions].Limits before the first frame; its
+// non-zero fields replace the decoder's own (its codec's Limits), the zero
+// fields keep them.
+type LimitSetter interface {
+	SetLimits(Limits)
+}
+
 // Framing selects how a byte stream is cut into frames.
 type Framing uint8
 
@@ -161,6 +170,7 @@ type Decoder struct {
 // the frames with fd.
 func NewDecoder(fd FrameDecoder, opts StreamOptions) *Decoder {
 	d := &Decoder{fd: fd}
+	setLimits(fd, opts.Limits)
 	lim := opts.Limits.WithDefaults()
 	d.parser = sse.NewParser(opts.Framing.mode(), lim.MaxEvent, d.frame)
 	return d
@@ -175,6 +185,13 @@ func (d *Decoder) frame(ev sse.Event) error {
 	clobber(ev.Type, ev.Data)
 	d.n++
 	return err
+}
+
+// setLimits hands the caller's limits to fd when it takes them.
+func setLimits(fd FrameDecoder, l Limits) {
+	if ls, ok := fd.(LimitSetter); ok && l != (Limits{}) {
+		ls.SetLimits(l)
+	}
 }
 
 // clobber zeroes a frame's bytes once its decoder has returned. A frame is
@@ -234,7 +251,7 @@ func (d *Decoder) Close() (*Turn, error) {
 func framingErr(err error) error {
 	var le *sse.LimitError
 	if errors.As(err, &le) {
-		return &LimitError{What: "event size", Limit: le.Limit}
+		return &LimitError{What: "event size", Limit: le.Limit, Event: -1, Block: -1}
 	}
 	return err
 }
@@ -265,6 +282,7 @@ type Stream struct {
 
 // NewStream returns a pull decoder reading r.
 func NewStream(r io.Reader, fd FrameDecoder, opts StreamOptions) *Stream {
+	setLimits(fd, opts.Limits)
 	lim := opts.Limits.WithDefaults()
 	return &Stream{fd: fd, r: sse.NewReader(r, opts.Framing.mode(), lim.MaxEvent)}
 }

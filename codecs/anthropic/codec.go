@@ -89,11 +89,11 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	i := 0
 	content.ForEach(func(_, cb gjson.Result) bool {
 		if i >= lim.MaxBlocks {
-			err = &replay.LimitError{What: "block count", Limit: lim.MaxBlocks}
+			err = &replay.LimitError{What: "block count", Limit: lim.MaxBlocks, Event: -1, Block: -1}
 			return false
 		}
 		if len(cb.Raw) > lim.MaxItem {
-			err = &replay.LimitError{What: "item size", Limit: lim.MaxItem}
+			err = &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
 			return false
 		}
 		var b replay.Block

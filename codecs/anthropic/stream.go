@@ -242,7 +242,7 @@ func (d *StreamDecoder) index(s string) (int, error) {
 		return 0, d.malformed("/index", "expected a non-negative integer block index")
 	}
 	if ix.Num >= float64(d.limits().MaxBlocks) {
-		return 0, &replay.LimitError{What: "block count", Limit: d.limits().MaxBlocks}
+		return 0, &replay.LimitError{What: "block count", Limit: d.limits().MaxBlocks, Event: -1, Block: -1}
 	}
 	return int(ix.Num), nil
 }
@@ -271,7 +271,7 @@ func (d *StreamDecoder) start(s string, dst []replay.Event) ([]replay.Event, err
 		return dst, d.malformed("/index", "block %d started twice", i)
 	}
 	if len(d.turn.Blocks) >= d.limits().MaxBlocks {
-		return dst, &replay.LimitError{What: "block count", Limit: d.limits().MaxBlocks}
+		return dst, &replay.LimitError{What: "block count", Limit: d.limits().MaxBlocks, Event: -1, Block: -1}
 	}
 	cb := gjson.Get(s, "content_block")
 	ctype := cb.Get("type")
@@ -308,7 +308,7 @@ func (d *StreamDecoder) start(s string, dst []replay.Event) ([]replay.Event, err
 			return dst, d.malformed("/content_block/data", "expected the redacted_thinking data string")
 		}
 		if len(data.Raw) > d.limits().MaxItem {
-			return dst, &replay.LimitError{What: "item size", Limit: d.limits().MaxItem}
+			return dst, &replay.LimitError{What: "item size", Limit: d.limits().MaxItem, Event: -1, Block: -1}
 		}
 		b.enc = &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: replay.FormatAnthropicClaude, Index: replay.Some(i)},
 			Data: strings.Clone(data.Str)}
@@ -377,7 +377,7 @@ func (d *StreamDecoder) delta(s string, dst []replay.Event) ([]replay.Event, err
 	grow := func(sb *strings.Builder, v gjson.Result) (int, error) {
 		old := sb.Len()
 		if old+len(v.Raw) > d.limits().MaxItem {
-			return old, &replay.LimitError{What: "item size", Limit: d.limits().MaxItem}
+			return old, &replay.LimitError{What: "item size", Limit: d.limits().MaxItem, Event: -1, Block: -1}
 		}
 		writeStr(sb, v)
 		return old, nil

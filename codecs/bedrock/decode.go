@@ -39,7 +39,7 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	content.ForEach(func(_, b gjson.Result) bool {
 		ptr := "/output/message/content/" + strconv.Itoa(i)
 		if i >= lim.MaxBlocks {
-			err = &replay.LimitError{What: "block count", Limit: lim.MaxBlocks}
+			err = &replay.LimitError{What: "block count", Limit: lim.MaxBlocks, Event: -1, Block: -1}
 			return false
 		}
 		var blk replay.Block
@@ -50,7 +50,7 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 		if x, ok := blk.(*replay.Text); ok && splitsTags(c.Model, c.KeepTags) {
 			t.Blocks = c.appendSplit(t.Blocks, x.Text, i)
 			if len(t.Blocks) > lim.MaxBlocks {
-				err = &replay.LimitError{What: "block count", Limit: lim.MaxBlocks}
+				err = &replay.LimitError{What: "block count", Limit: lim.MaxBlocks, Event: -1, Block: -1}
 				return false
 			}
 		} else if blk != nil {
@@ -93,7 +93,7 @@ func (c Codec) block(b gjson.Result, i int, ptr string, lim replay.Limits) (repl
 			return nil, replay.Malformed(API, -1, ptr+"/text", "expected a string")
 		}
 		if len(x.Str) > lim.MaxItem {
-			return nil, &replay.LimitError{What: "item size", Limit: lim.MaxItem}
+			return nil, &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
 		}
 		if x.Str == "" {
 			return nil, nil
@@ -113,7 +113,7 @@ func (c Codec) block(b gjson.Result, i int, ptr string, lim replay.Limits) (repl
 			args = in.Raw
 		}
 		if len(args) > lim.MaxItem {
-			return nil, &replay.LimitError{What: "item size", Limit: lim.MaxItem}
+			return nil, &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
 		}
 		return &replay.ToolCall{ID: clone(id.Str), Name: clone(name.Str), Arguments: clone(args),
 			Extra: extra(tu, "toolUseId", "name", "input")}, nil
@@ -134,7 +134,7 @@ func (c Codec) reasoning(b, rc gjson.Result, i int, ptr string, lim replay.Limit
 		}
 		it := &replay.ReasoningText{Text: clone(text.Str)}
 		if len(text.Str) > lim.MaxItem {
-			return nil, &replay.LimitError{What: "item size", Limit: lim.MaxItem}
+			return nil, &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
 		}
 		switch s := rt.Get("signature"); {
 		case s.Type == gjson.String:
@@ -150,7 +150,7 @@ func (c Codec) reasoning(b, rc gjson.Result, i int, ptr string, lim replay.Limit
 		return it, nil
 	case rd.Type == gjson.String && !rt.Exists():
 		if len(rd.Str) > lim.MaxItem {
-			return nil, &replay.LimitError{What: "item size", Limit: lim.MaxItem}
+			return nil, &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
 		}
 		it := &replay.Encrypted{Data: clone(rd.Str)}
 		it.Format = formatFor(c.Model, false)

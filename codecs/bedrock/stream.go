@@ -343,7 +343,7 @@ func (s *Stream) event(n int, typ string, p gjson.Result, dst []replay.Event) ([
 
 func (s *Stream) grow() error {
 	if len(s.turn.Blocks) >= s.lim.MaxBlocks {
-		return &replay.LimitError{What: "block count", Limit: s.lim.MaxBlocks}
+		return &replay.LimitError{What: "block count", Limit: s.lim.MaxBlocks, Event: -1, Block: -1}
 	}
 	return nil
 }
@@ -353,12 +353,12 @@ func (s *Stream) grow() error {
 // immutable string.
 func (s *Stream) appendTo(b *strings.Builder, lit string) (string, error) {
 	if b.Len()+len(lit)-2 > s.lim.MaxItem {
-		return "", &replay.LimitError{What: "item size", Limit: s.lim.MaxItem}
+		return "", &replay.LimitError{What: "item size", Limit: s.lim.MaxItem, Event: -1, Block: -1}
 	}
 	k := b.Len()
 	jsonw.WriteUnquoted(b, lit)
 	if b.Len() > s.lim.MaxItem {
-		return "", &replay.LimitError{What: "item size", Limit: s.lim.MaxItem}
+		return "", &replay.LimitError{What: "item size", Limit: s.lim.MaxItem, Event: -1, Block: -1}
 	}
 	return b.String()[k:], nil
 }
@@ -520,7 +520,7 @@ func (s *Stream) runs(o *open, segs []think.Segment, dst []replay.Event) ([]repl
 
 func (s *Stream) appendBytes(b *strings.Builder, p []byte) (string, error) {
 	if b.Len()+len(p) > s.lim.MaxItem {
-		return "", &replay.LimitError{What: "item size", Limit: s.lim.MaxItem}
+		return "", &replay.LimitError{What: "item size", Limit: s.lim.MaxItem, Event: -1, Block: -1}
 	}
 	k := b.Len()
 	b.Write(p)

@@ -224,7 +224,7 @@ func (d *StreamDecoder) limits() replay.Limits { return d.Limits.WithDefaults() 
 
 func (d *StreamDecoder) newBlock(b replay.Block, kind int) (int, error) {
 	if len(d.turn.Blocks) >= d.limits().MaxBlocks {
-		return 0, &replay.LimitError{What: "block count", Limit: d.limits().MaxBlocks}
+		return 0, &replay.LimitError{What: "block count", Limit: d.limits().MaxBlocks, Event: -1, Block: -1}
 	}
 	d.turn.Blocks = append(d.turn.Blocks, b)
 	d.cur = kind
@@ -233,7 +233,7 @@ func (d *StreamDecoder) newBlock(b replay.Block, kind int) (int, error) {
 
 func (d *StreamDecoder) checkSize(n int) error {
 	if max := d.limits().MaxItem; n > max {
-		return &replay.LimitError{What: "item size", Limit: max}
+		return &replay.LimitError{What: "item size", Limit: max, Event: -1, Block: -1}
 	}
 	return nil
 }

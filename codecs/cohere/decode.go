@@ -30,7 +30,7 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	t := &replay.Turn{Complete: true, Provenance: c.provenance()}
 	add := func(b replay.Block) error {
 		if len(t.Blocks) >= lim.MaxBlocks {
-			return &replay.LimitError{What: "block count", Limit: lim.MaxBlocks}
+			return &replay.LimitError{What: "block count", Limit: lim.MaxBlocks, Event: -1, Block: -1}
 		}
 		t.Blocks = append(t.Blocks, b)
 		return nil
@@ -82,7 +82,7 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 				a = args.Raw
 			}
 			if len(a) > lim.MaxItem {
-				err = &replay.LimitError{What: "item size", Limit: lim.MaxItem}
+				err = &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
 				return false
 			}
 			err = add(&replay.ToolCall{ID: clone(tc.Get("id").String()), Name: clone(name.Str), Arguments: clone(a)})
@@ -117,7 +117,7 @@ func block(b gjson.Result, ptr string, lim replay.Limits) (replay.Block, error) 
 			return nil, replay.Malformed(API, -1, ptr+"/thinking", "expected a string")
 		}
 		if len(x.Str) > lim.MaxItem {
-			return nil, &replay.LimitError{What: "item size", Limit: lim.MaxItem}
+			return nil, &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
 		}
 		it := &replay.ReasoningText{Text: clone(x.Str)}
 		it.Format = replay.FormatCohere
@@ -129,7 +129,7 @@ func block(b gjson.Result, ptr string, lim replay.Limits) (replay.Block, error) 
 			return nil, replay.Malformed(API, -1, ptr+"/text", "expected a string")
 		}
 		if len(x.Str) > lim.MaxItem {
-			return nil, &replay.LimitError{What: "item size", Limit: lim.MaxItem}
+			return nil, &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
 		}
 		if x.Str == "" {
 			return nil, nil

@@ -173,7 +173,7 @@ func (s *Stream) event(n int, typ string, ev gjson.Result, dst []replay.Event) (
 			s.turn.Blocks = append(s.turn.Blocks, &replay.Native{Kind: "tool_plan", Unfinished: true})
 		}
 		if s.planB.Len()+len(r) > s.lim.MaxItem {
-			return dst, &replay.LimitError{What: "item size", Limit: s.lim.MaxItem}
+			return dst, &replay.LimitError{What: "item size", Limit: s.lim.MaxItem, Event: -1, Block: -1}
 		}
 		jsonw.WriteUnquoted(&s.planB, r)
 		return dst, nil
@@ -270,7 +270,7 @@ func (s *Stream) piece(o *open, r string, dst []replay.Event) ([]replay.Event, e
 		return dst, replay.Malformed(API, s.n-1, "/delta/message", "expected a string")
 	}
 	if o.b.Len()+len(r) > s.lim.MaxItem {
-		return dst, &replay.LimitError{What: "item size", Limit: s.lim.MaxItem}
+		return dst, &replay.LimitError{What: "item size", Limit: s.lim.MaxItem, Event: -1, Block: -1}
 	}
 	k := o.b.Len()
 	jsonw.WriteUnquoted(&o.b, r)
@@ -297,7 +297,7 @@ func (s *Stream) piece(o *open, r string, dst []replay.Event) ([]replay.Event, e
 
 func (s *Stream) grow() error {
 	if len(s.turn.Blocks) >= s.lim.MaxBlocks {
-		return &replay.LimitError{What: "block count", Limit: s.lim.MaxBlocks}
+		return &replay.LimitError{What: "block count", Limit: s.lim.MaxBlocks, Event: -1, Block: -1}
 	}
 	return nil
 }

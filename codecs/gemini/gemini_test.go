@@ -322,7 +322,7 @@ func TestLimits(t *testing.T) {
 	_, err := Codec{Limits: replay.Limits{MaxBlocks: 2}}.Decode(body)
 	var le *replay.LimitError
 	require.ErrorAs(t, err, &le)
-	assert.Equal(t, replay.LimitError{What: "block count", Limit: 2}, *le)
+	assert.Equal(t, replay.LimitError{What: "block count", Limit: 2, Event: -1, Block: -1}, *le)
 	_, err = Codec{Limits: replay.Limits{MaxItem: 3}}.Decode([]byte(`{"candidates":[{"content":{"parts":[{"text":"abcd"}]}}]}`))
 	require.ErrorAs(t, err, &le)
 	assert.Equal(t, "item size", le.What)

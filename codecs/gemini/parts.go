@@ -97,7 +97,7 @@ func (b *builder) keepStr(raw string) string {
 
 func (b *builder) add(bl replay.Block) (int, error) {
 	if len(b.blocks) >= b.lim.MaxBlocks {
-		return 0, &replay.LimitError{What: "block count", Limit: b.lim.MaxBlocks}
+		return 0, &replay.LimitError{What: "block count", Limit: b.lim.MaxBlocks, Event: -1, Block: -1}
 	}
 	b.blocks = append(b.blocks, bl)
 	return len(b.blocks) - 1, nil
@@ -105,7 +105,7 @@ func (b *builder) add(bl replay.Block) (int, error) {
 
 func (b *builder) size(n int) error {
 	if n > b.lim.MaxItem {
-		return &replay.LimitError{What: "item size", Limit: b.lim.MaxItem}
+		return &replay.LimitError{What: "item size", Limit: b.lim.MaxItem, Event: -1, Block: -1}
 	}
 	return nil
 }

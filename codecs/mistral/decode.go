@@ -35,7 +35,7 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	t := &replay.Turn{Complete: true, Provenance: replay.Provenance{API: API, Provider: c.provider(), Model: clone(root.Get("model").String())}}
 	add := func(b replay.Block) error {
 		if len(t.Blocks) >= lim.MaxBlocks {
-			return &replay.LimitError{What: "block count", Limit: lim.MaxBlocks}
+			return &replay.LimitError{What: "block count", Limit: lim.MaxBlocks, Event: -1, Block: -1}
 		}
 		t.Blocks = append(t.Blocks, b)
 		return nil
@@ -44,7 +44,7 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	switch content := msg.Get("content"); {
 	case content.Type == gjson.String:
 		if len(content.Str) > lim.MaxItem {
-			return nil, &replay.LimitError{What: "item size", Limit: lim.MaxItem}
+			return nil, &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
 		}
 		if content.Str != "" {
 			if err := add(&replay.Text{Text: clone(content.Str)}); err != nil {
@@ -133,7 +133,7 @@ func chunk(ch gjson.Result, ptr string, lim replay.Limits) (replay.Block, error)
 			return nil, replay.Malformed(API, -1, ptr+"/text", "expected a string")
 		}
 		if len(x.Str) > lim.MaxItem {
-			return nil, &replay.LimitError{What: "item size", Limit: lim.MaxItem}
+			return nil, &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
 		}
 		if x.Str == "" {
 			return nil, nil
@@ -183,7 +183,7 @@ func thinkingText(ch gjson.Result, ptr string, lim replay.Limits) (string, bool,
 		return true
 	})
 	if b.Len() > lim.MaxItem {
-		return "", false, &replay.LimitError{What: "item size", Limit: lim.MaxItem}
+		return "", false, &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
 	}
 	return b.String(), ok, nil
 }
@@ -209,7 +209,7 @@ func toolCall(tc gjson.Result, ptr string, lim replay.Limits) (*replay.ToolCall,
 		return nil, replay.Malformed(API, -1, ptr+"/function/arguments", "expected a string or an object")
 	}
 	if len(a) > lim.MaxItem {
-		return nil, &replay.LimitError{What: "item size", Limit: lim.MaxItem}
+		return nil, &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
 	}
 	return &replay.ToolCall{ID: clone(tc.Get("id").String()), Name: clone(name.Str), Arguments: a}, nil
 }

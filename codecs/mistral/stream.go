@@ -335,7 +335,7 @@ func (s *Stream) toolDelta(n, k int, tc gjson.Result, dst []replay.Event) ([]rep
 
 func (s *Stream) grow() error {
 	if len(s.turn.Blocks) >= s.lim.MaxBlocks {
-		return &replay.LimitError{What: "block count", Limit: s.lim.MaxBlocks}
+		return &replay.LimitError{What: "block count", Limit: s.lim.MaxBlocks, Event: -1, Block: -1}
 	}
 	return nil
 }
@@ -344,12 +344,12 @@ func (s *Stream) grow() error {
 // returns the appended bytes as an immutable string.
 func (s *Stream) appendTo(b *strings.Builder, lit string) (string, error) {
 	if b.Len()+len(lit)-2 > s.lim.MaxItem {
-		return "", &replay.LimitError{What: "item size", Limit: s.lim.MaxItem}
+		return "", &replay.LimitError{What: "item size", Limit: s.lim.MaxItem, Event: -1, Block: -1}
 	}
 	k := b.Len()
 	jsonw.WriteUnquoted(b, lit)
 	if b.Len() > s.lim.MaxItem {
-		return "", &replay.LimitError{What: "item size", Limit: s.lim.MaxItem}
+		return "", &replay.LimitError{What: "item size", Limit: s.lim.MaxItem, Event: -1, Block: -1}
 	}
 	return b.String()[k:], nil
 }
@@ -357,7 +357,7 @@ func (s *Stream) appendTo(b *strings.Builder, lit string) (string, error) {
 // appendVerbatim appends raw JSON text to b.
 func (s *Stream) appendVerbatim(b *strings.Builder, raw string) (string, error) {
 	if b.Len()+len(raw) > s.lim.MaxItem {
-		return "", &replay.LimitError{What: "item size", Limit: s.lim.MaxItem}
+		return "", &replay.LimitError{What: "item size", Limit: s.lim.MaxItem, Event: -1, Block: -1}
 	}
 	k := b.Len()
 	b.WriteString(raw)

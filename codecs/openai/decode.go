@@ -140,7 +140,7 @@ func appendItem(dst []replay.Block, item gjson.Result, f replay.Format, pos int,
 		dst = append(dst, &replay.Native{Kind: clone(typ.Str), Raw: []byte(item.Raw), Unfinished: unfinishedStatus(item)})
 	}
 	if len(dst) > lim.MaxBlocks {
-		return dst, &replay.LimitError{What: "block count", Limit: lim.MaxBlocks}
+		return dst, &replay.LimitError{What: "block count", Limit: lim.MaxBlocks, Event: -1, Block: -1}
 	}
 	return dst, nil
 }
@@ -189,7 +189,7 @@ func (r *reasoning) read(item gjson.Result, ptr string, lim replay.Limits) error
 			switch v.Type {
 			case gjson.String:
 				if len(v.Str) > lim.MaxItem {
-					err = &replay.LimitError{What: "item size", Limit: lim.MaxItem}
+					err = &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
 					return false
 				}
 				r.enc = replay.Some(clone(v.Str))
@@ -225,7 +225,7 @@ func readParts(v gjson.Result, ptr string, lim replay.Limits) ([]string, error) 
 			return false
 		}
 		if len(t.Str) > lim.MaxItem {
-			err = &replay.LimitError{What: "item size", Limit: lim.MaxItem}
+			err = &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
 			return false
 		}
 		out = append(out, clone(t.Str))
@@ -296,7 +296,7 @@ func (m *message) read(item gjson.Result, ptr string, lim replay.Limits) error {
 					return false
 				}
 				if len(t.Str) > lim.MaxItem {
-					err = &replay.LimitError{What: "item size", Limit: lim.MaxItem}
+					err = &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
 					return false
 				}
 				m.texts = append(m.texts, clone(t.Str))
@@ -344,7 +344,7 @@ func readCall(tc *replay.ToolCall, item gjson.Result, ptr string, lim replay.Lim
 				return
 			}
 			if len(v.Str) > lim.MaxItem {
-				err = &replay.LimitError{What: "item size", Limit: lim.MaxItem}
+				err = &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
 				return
 			}
 			*dst = clone(v.Str)

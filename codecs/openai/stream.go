@@ -352,7 +352,7 @@ func (d *StreamDecoder) out(fl *fields, n int, typ string) (*outItem, int, error
 		return nil, 0, replay.Malformed(API, n, "/output_index", "expected an output_index")
 	}
 	if pos >= d.lim.MaxBlocks {
-		return nil, 0, &replay.LimitError{What: "block count", Limit: d.lim.MaxBlocks}
+		return nil, 0, &replay.LimitError{What: "block count", Limit: d.lim.MaxBlocks, Event: -1, Block: -1}
 	}
 	for len(d.outs) <= pos {
 		d.outs = append(d.outs, nil)
@@ -368,7 +368,7 @@ func (d *StreamDecoder) out(fl *fields, n int, typ string) (*outItem, int, error
 // newBlock adds a block of output item pos and returns its position.
 func (d *StreamDecoder) newBlock(o *outItem, pos int, key int64, b replay.Block) (int, error) {
 	if len(d.blks) >= d.lim.MaxBlocks {
-		return 0, &replay.LimitError{What: "block count", Limit: d.lim.MaxBlocks}
+		return 0, &replay.LimitError{What: "block count", Limit: d.lim.MaxBlocks, Event: -1, Block: -1}
 	}
 	d.blks = append(d.blks, &blk{out: pos, key: key, block: b})
 	o.blocks = append(o.blocks, len(d.blks)-1)
@@ -420,7 +420,7 @@ func (d *StreamDecoder) openCall(o *outItem, pos int, item gjson.Result, dst []r
 // message text), creating the block when needed.
 func (d *StreamDecoder) part(o *outItem, pos int, parts *[]int, idx int, key int64, dst []replay.Event) (int, []replay.Event, error) {
 	if idx >= d.lim.MaxBlocks {
-		return 0, dst, &replay.LimitError{What: "block count", Limit: d.lim.MaxBlocks}
+		return 0, dst, &replay.LimitError{What: "block count", Limit: d.lim.MaxBlocks, Event: -1, Block: -1}
 	}
 	for len(*parts) <= idx {
 		*parts = append(*parts, 0)
@@ -489,7 +489,7 @@ func (d *StreamDecoder) appendDelta(b *blk, at int, kind replay.EventKind, delta
 		return dst, nil
 	}
 	if b.b.Len()+len(delta.Str) > d.lim.MaxItem {
-		return dst, &replay.LimitError{What: "item size", Limit: d.lim.MaxItem}
+		return dst, &replay.LimitError{What: "item size", Limit: d.lim.MaxItem, Event: -1, Block: -1}
 	}
 	start := b.b.Len()
 	b.b.WriteString(delta.Str)
@@ -501,7 +501,7 @@ func (d *StreamDecoder) appendDelta(b *blk, at int, kind replay.EventKind, delta
 // deltas do not lead to replaces them (the final text wins).
 func (d *StreamDecoder) reconcile(b *blk, at int, kind replay.EventKind, final string, dst []replay.Event) ([]replay.Event, error) {
 	if len(final) > d.lim.MaxItem {
-		return dst, &replay.LimitError{What: "item size", Limit: d.lim.MaxItem}
+		return dst, &replay.LimitError{What: "item size", Limit: d.lim.MaxItem, Event: -1, Block: -1}
 	}
 	cur := b.b.String()
 	if cur == final {
@@ -706,7 +706,7 @@ func (d *StreamDecoder) fillFrom(resp gjson.Result, n int, dst []replay.Event) (
 	i := 0
 	out.ForEach(func(_, item gjson.Result) bool {
 		if i >= d.lim.MaxBlocks {
-			err = &replay.LimitError{What: "block count", Limit: d.lim.MaxBlocks}
+			err = &replay.LimitError{What: "block count", Limit: d.lim.MaxBlocks, Event: -1, Block: -1}
 			return false
 		}
 		for len(d.outs) <= i {

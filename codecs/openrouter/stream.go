@@ -204,7 +204,7 @@ func (d *StreamDecoder) limits() replay.Limits { return d.Limits.WithDefaults() 
 
 func (d *StreamDecoder) newBlock(b replay.Block) (int, error) {
 	if len(d.turn.Blocks) >= d.limits().MaxBlocks {
-		return 0, &replay.LimitError{What: "block count", Limit: d.limits().MaxBlocks}
+		return 0, &replay.LimitError{What: "block count", Limit: d.limits().MaxBlocks, Event: -1, Block: -1}
 	}
 	d.turn.Blocks = append(d.turn.Blocks, b)
 	d.text = 0
@@ -213,7 +213,7 @@ func (d *StreamDecoder) newBlock(b replay.Block) (int, error) {
 
 func (d *StreamDecoder) checkSize(n int) error {
 	if max := d.limits().MaxItem; n > max {
-		return &replay.LimitError{What: "item size", Limit: max}
+		return &replay.LimitError{What: "item size", Limit: max, Event: -1, Block: -1}
 	}
 	return nil
 }

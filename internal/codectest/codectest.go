@@ -251,3 +251,76 @@ func RoundTripDocument(t testing.TB, tu *replay.Turn) {
 	require.NoError(t, err)
 	require.Equal(t, string(doc), string(back.AppendJSON(nil)), "document round trip")
 }
+
+// LimitCase is one limit a codec's decoders must honour: the limits to set,
+// and the What of the *replay.LimitError expected.
+type LimitCase struct {
+	Name   string
+	Limits replay.Limits
+	What   string
+}
+
+// TightLimits returns the cases [SweepLimits] and [CheckBodyLimits] run:
+// one byte per item, one block per turn, one byte per turn and (for
+// streams) eight bytes per event. A fixture meant for them has a block
+// with more than one byte of text and more than one block.
+func TightLimits() []LimitCase {
+	return []LimitCase{
+		{"MaxItem", replay.Limits{MaxItem: 1}, "item size"},
+		{"MaxBlocks", replay.Limits{MaxBlocks: 1}, "block count"},
+		{"MaxTurn", replay.Limits{MaxTurn: 1}, ""},
+		{"MaxEvent", replay.Limits{MaxEvent: 8}, "event size"},
+	}
+}
+
+// SweepLimits feeds data with each of [TightLimits] set through
+// StreamOptions, every way [Splits] cuts it, push and pull, and requires a
+// *replay.LimitError of the expected kind every time, with the same text
+// however the bytes were split, and a partial turn marked incomplete. The
+// MaxTurn case accepts an item-size error too (a one-byte turn is hit by
+// whichever check runs first, the same one every time).
+func SweepLimits(t testing.TB, newFD func() replay.FrameDecoder, framing replay.Framing, data []byte) {
+	t.Helper()
+	for _, lc := range TightLimits() {
+		opts := replay.StreamOptions{Framing: framing, Limits: lc.Limits}
+		want := FeedPush(newFD(), opts, [][]byte{data})
+		requireLimit(t, lc, want.Err, "whole")
+		require.False(t, want.Turn.Complete, "%s: a turn cut by a limit is not complete", lc.Name)
+		for _, sp := range Splits(data) {
+			for _, form := range []string{"push", "pull"} {
+				var got Result
+				if form == "push" {
+					got = FeedPush(newFD(), opts, sp.Chunks)
+				} else {
+					got = FeedPull(newFD(), opts, sp.Chunks)
+				}
+				require.Equal(t, errText(want.Err), errText(got.Err), "%s %s/%s: the limit error differs from the whole feed", lc.Name, form, sp.Name)
+			}
+		}
+	}
+}
+
+// CheckBodyLimits decodes a body with each of [TightLimits] but MaxEvent
+// set on a codec made by newCodec, and requires a *replay.LimitError of the
+// expected kind.
+func CheckBodyLimits(t testing.TB, newCodec func(replay.Limits) replay.ReasoningCodec, body []byte) {
+	t.Helper()
+	for _, lc := range TightLimits() {
+		if lc.What == "event size" {
+			continue
+		}
+		_, err := newCodec(lc.Limits).Decode(body)
+		requireLimit(t, lc, err, "body")
+	}
+}
+
+func requireLimit(t testing.TB, lc LimitCase, err error, where string) {
+	t.Helper()
+	var le *replay.LimitError
+	require.True(t, errors.As(err, &le), "%s %s: want a *replay.LimitError, got %v", lc.Name, where, err)
+	if lc.What != "" {
+		require.Equal(t, lc.What, le.What, "%s %s: %v", lc.Name, where, err)
+	} else {
+		require.Contains(t, []string{"turn size", "item size"}, le.What, "%s %s: %v", lc.Name, where, err)
+	}
+}
