@@ -154,7 +154,7 @@ func (p *Parser) feed(b []byte) (int, bool) {
 			i = k
 		}
 		if i < 0 {
-			if len(p.line)+len(rest) > p.max {
+			if len(p.line)+len(rest) > p.maxLine() {
 				p.err = &LimitError{Limit: p.max}
 				return len(b), false
 			}
@@ -162,11 +162,13 @@ func (p *Parser) feed(b []byte) (int, bool) {
 			return len(b), false
 		}
 		line := rest[:i]
+		// The bound holds for a line written whole as for one that arrives
+		// in pieces, so that where the bytes were split never decides it.
+		if len(p.line)+len(line) > p.maxLine() {
+			p.err = &LimitError{Limit: p.max}
+			return len(b), false
+		}
 		if len(p.line) > 0 {
-			if len(p.line)+len(line) > p.max {
-				p.err = &LimitError{Limit: p.max}
-				return len(b), false
-			}
 			p.line = append(p.line, line...)
 			line = p.line
 		}
@@ -184,6 +186,20 @@ func (p *Parser) feed(b []byte) (int, bool) {
 		}
 	}
 	return used, false
+}
+
+// lineSlack is how far an SSE line may exceed the limit: the field name,
+// its colon and space ("event: "), so that the limit bounds the value.
+const lineSlack = 8
+
+// maxLine is the longest line kept: the limit itself in JSON Lines, where a
+// line is the event, and the limit plus lineSlack in SSE, where the data
+// value is then bounded by the limit on its own.
+func (p *Parser) maxLine() int {
+	if p.mode == JSONL {
+		return p.max
+	}
+	return p.max + lineSlack
 }
 
 // processLine handles one complete line and reports whether it completed an

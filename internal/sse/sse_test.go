@@ -134,9 +134,16 @@ func TestLimit(t *testing.T) {
 	var le *LimitError
 	require.ErrorAs(t, err, &le)
 	assert.Equal(t, 8, le.Limit)
-	_, err = push(t, SSE, 8, "data: 0123", "\ndata: 456\n\n")
+	_, err = push(t, SSE, 8, "data: 01234", "\ndata: 4567\n\n")
 	require.ErrorAs(t, err, &le)
 	_, err = pull(SSE, 8, "data: 0", "123456789\n\n")
+	require.ErrorAs(t, err, &le)
+	// A line written whole is bounded as one written in pieces.
+	_, err = push(t, JSONL, 8, "0123456789\n")
+	require.ErrorAs(t, err, &le)
+	_, err = push(t, SSE, 8, "event: 0123456789abcdef\n\n")
+	require.ErrorAs(t, err, &le)
+	_, err = push(t, SSE, 8, ": 0123456789abcdef\n\n")
 	require.ErrorAs(t, err, &le)
 	got, err := push(t, SSE, 8, "data: 01234567\n\n")
 	require.NoError(t, err)
