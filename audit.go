@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
 )
@@ -31,9 +30,9 @@ type Target struct {
 	Provider string
 	// Model is the model the request names.
 	Model string
-	// Issuer is the identity (organisation / account / key pool) the
+	// Account is the identity (organisation, account or key pool) the
 	// request is sent with, when known.
-	Issuer string
+	Account string
 	// PrefixHash is the hash of the request as it stands before its latest
 	// assistant turn (see [PrefixHashBefore]), when known: the latest turn's
 	// recorded Provenance.PrefixHash must equal it on models that bind
@@ -70,7 +69,9 @@ type History struct {
 type Violation struct {
 	// Rule is the stable rule id, e.g. "anthropic/thinking-first".
 	Rule string
-	// Severity grades the consequence.
+	// Severity grades the consequence. A rule's check may set it when the
+	// consequence depends on the case (who enforces it); else the rule's
+	// own severity is taken.
 	Severity Severity
 	// Turn is the index in History.Turns, or -1.
 	Turn int
@@ -113,6 +114,12 @@ type Rule struct {
 	// found. It must be linear in the size of the history. Check need not
 	// fill Rule and Severity: they are taken from the Rule.
 	Check func(h *History, t *Target, report func(Violation))
+	// Covers lists the ids of cross-provider rules ([RuleForeignFormat],
+	// ...) whose violation on a block this rule reports more precisely for
+	// its target: when this rule reports a block, theirs on the same block
+	// is left out. Declared by id, so renaming a rule never changes what is
+	// reported silently.
+	Covers []string
 }
 
 // ReplayContract says what an API requires when reasoning is sent back.
@@ -125,11 +132,43 @@ type ReplayContract struct {
 	Rules []Rule
 	// Accepts lists the formats the target accepts back as they are: items
 	// of these formats' families are replayed, items of any other format are
-	// foreign to it (see [Carry] and the replay/foreign-format rule). Nil
-	// means the target is a gateway that routes by model (OpenRouter): the
-	// accepted formats are then told from the model's vendor prefix
-	// ("anthropic/...", "google/...", "openai/...").
+	// foreign to it (see [Carry] and the replay/foreign-format rule).
 	Accepts []Format
+	// Gateway reports that the target routes by model to several issuers
+	// (OpenRouter): Accepts are then the formats of the model's vendor, nil
+	// when the model does not say, and the platform of a turn is not
+	// compared with the target's.
+	Gateway bool
+	// Placeholder, when the target documents one, is the item written as
+	// the signature of a function call that has none when the policy asks
+	// for [Sentinel] (Gemini 3's skip value). Carry writes a copy.
+	Placeholder ReasoningItem
+}
+
+// Refusal is why a target refuses an item, for [FormatTraits].Refuse.
+type Refusal uint8
+
+// The refusals a contract predicts an error for.
+const (
+	// RefuseForeign: the item's format is not one the target accepts.
+	RefuseForeign Refusal = iota + 1
+	// RefuseAltered: the item's replay bytes changed since capture.
+	RefuseAltered
+	// RefuseAccount: the item's ciphertext was minted by another account.
+	RefuseAccount
+)
+
+// predict returns the error the target answers an item it refuses with:
+// the first that the issuers it accepts declare ([FormatTraits].Refuse).
+func (rc *ReplayContract) predict(why Refusal, it ReasoningItem, latest bool) string {
+	for _, f := range rc.Accepts {
+		if tr, _ := f.Traits(); tr.Refuse != nil {
+			if s := tr.Refuse(why, it, latest); s != "" {
+				return s
+			}
+		}
+	}
+	return ""
 }
 
 // Report is the result of an audit.
@@ -171,11 +210,11 @@ func (r Report) Err() error {
 	return errors.Join(errs...)
 }
 
-// CoreRules are the rules that hold for every API: they are checked by
-// every audit, before the target codec's own rules.
-var CoreRules = []Rule{
+// coreRules are the rules that hold for every API. Not a variable: a
+// caller must not be able to remove one from every audit.
+var coreRules = [...]Rule{
 	{
-		ID:       "replay/incomplete-turn",
+		ID:       RuleIncompleteTurn,
 		Severity: SeverityDegrade,
 		Doc:      "A turn that did not complete (cut-off stream, provider error) is not replayed with its reasoning.",
 		Check: func(h *History, _ *Target, report func(Violation)) {
@@ -189,7 +228,7 @@ var CoreRules = []Rule{
 		},
 	},
 	{
-		ID:       "replay/unfinished-item",
+		ID:       RuleUnfinishedItem,
 		Severity: SeverityReject,
 		Doc:      "An unfinished reasoning item (its stream ended before it closed) is never sent.",
 		Check: func(h *History, _ *Target, report func(Violation)) {
@@ -203,23 +242,45 @@ var CoreRules = []Rule{
 		},
 	},
 	{
-		ID:       "replay/empty-signature",
+		ID:       RuleEmptySignature,
 		Severity: SeverityReject,
-		Doc: "Claude reasoning text is sent only with a non-empty signature. (Gemini thought text is not checked: " +
-			"thought summaries are unsigned by design, and the Gemini codec's own rules check its signatures.)",
+		Doc: "Reasoning text of an issuer that rejects unsigned text ([FormatTraits].RejectsUnsignedText) is sent only " +
+			"with a non-empty signature. (Issuers whose unsigned summaries are valid by design are checked by their own codec's rules.)",
 		Check: func(h *History, _ *Target, report func(Violation)) {
 			forEachItem(h, func(ti, bi int, it ReasoningItem) {
 				x, ok := it.(*ReasoningText)
-				if !ok || x.Unfinished || x.Format.Family() != FormatAnthropicClaude.Family() || x.Signed() {
+				if !ok || x.Unfinished || x.Signed() {
+					return
+				}
+				tr, _ := x.Format.Traits()
+				if !tr.RejectsUnsignedText {
 					return
 				}
 				report(Violation{Turn: ti, Block: bi,
 					Message:   fmt.Sprintf("%s reasoning text without a signature (%s)", x.Format, x.Signature.Presence()),
-					Predicted: "Invalid signature in thinking block",
+					Predicted: tr.UnsignedTextError,
 					Fix:       "drop the unsigned item; never send reasoning text of a signing issuer without its signature"})
 			})
 		},
 	},
+}
+
+// The ids of the core rules.
+const (
+	// RuleIncompleteTurn: a turn that did not complete is sent with its
+	// reasoning.
+	RuleIncompleteTurn = "replay/incomplete-turn"
+	// RuleUnfinishedItem: an unfinished item is sent.
+	RuleUnfinishedItem = "replay/unfinished-item"
+	// RuleEmptySignature: reasoning text of an issuer that rejects unsigned
+	// text is sent without a signature.
+	RuleEmptySignature = "replay/empty-signature"
+)
+
+// CoreRules returns the rules that hold for every API: every audit checks
+// them before the target codec's own rules. The result is a copy.
+func CoreRules() []Rule {
+	return append([]Rule(nil), coreRules[:]...)
 }
 
 // hasItems reports whether t holds a reasoning item.
@@ -245,64 +306,46 @@ func forEachItem(h *History, fn func(ti, bi int, it ReasoningItem)) {
 // AuditReplay checks a history against the contract of the target's API
 // (found in [Default] by t.API, or by t.Provider and t.Model), the
 // [CoreRules], and the cross-provider rules (foreign formats for the
-// formats the target accepts, ciphertext identity, prefix binding, altered
-// items: see [RuleForeignFormat] and the constants after it), and reports
-// every violation.
+// formats the target accepts, ciphertext account, altered items: see
+// [RuleForeignFormat] and the constants after it), and reports every
+// violation.
 func AuditReplay(h History, t Target) Report { return Default.AuditReplay(h, t) }
 
 // AuditReplay is the package-level [AuditReplay] on this registry.
 func (r *Registry) AuditReplay(h History, t Target) Report {
-	var rules []Rule
-	rules = append(rules, CoreRules...)
-	var c ReasoningCodec
-	var err error
-	if t.API != "" {
-		c, err = r.Lookup(t.API, t.Provider, t.Model)
-	} else {
-		c, err = r.Resolve(t.Provider, t.Model)
-	}
-	// The target contract's rules run before the cross-provider rules; a
-	// cross-provider violation is left out when a contract rule of the same
-	// name (after the slash) already reported it on the same block
-	// (openai/foreign-format covers replay/foreign-format; so does
-	// anthropic/foreign-signature), or, for replay/prefix-mismatch, on the
-	// same turn.
+	rc, _ := r.contract(t)
+	rules := CoreRules()
+	// A contract rule that covers a cross-provider rule ([Rule].Covers)
+	// reports the same block more precisely: the cross-provider violation
+	// on a block it reported is left out.
 	type spot struct {
-		concern   string
+		rule       string
 		turn, blk int
 	}
-	var seen map[spot]bool
-	if err == nil {
-		for _, rule := range c.Contract().Rules {
-			rule := rule
-			concern := rule.ID[strings.IndexByte(rule.ID, '/')+1:]
-			check := rule.Check
-			rule.Check = func(h *History, t *Target, report func(Violation)) {
-				check(h, t, func(v Violation) {
-					if seen == nil {
-						seen = map[spot]bool{}
-					}
-					seen[spot{concern, v.Turn, v.Block}] = true
-					seen[spot{concern, v.Turn, -2}] = true
-					report(v)
-				})
-			}
+	covered := map[spot]bool{}
+	for _, rule := range rc.Rules {
+		if len(rule.Covers) == 0 {
 			rules = append(rules, rule)
+			continue
 		}
-	}
-	accepts, gateway := r.accepts(t)
-	for _, rule := range crossRules(accepts, gateway) {
-		rule := rule
-		check := rule.Check
+		check, covers := rule.Check, rule.Covers
 		rule.Check = func(h *History, t *Target, report func(Violation)) {
 			check(h, t, func(v Violation) {
-				name := rule.ID[strings.IndexByte(rule.ID, '/')+1:]
-				switch {
-				case seen[spot{name, v.Turn, v.Block}], rule.ID == RulePrefixMismatch && seen[spot{name, v.Turn, -2}],
-					rule.ID == RuleForeignFormat && seen[spot{"foreign-signature", v.Turn, v.Block}]:
-					return
+				for _, id := range covers {
+					covered[spot{id, v.Turn, v.Block}] = true
 				}
 				report(v)
+			})
+		}
+		rules = append(rules, rule)
+	}
+	for _, rule := range crossRules(rc) {
+		id, check := rule.ID, rule.Check
+		rule.Check = func(h *History, t *Target, report func(Violation)) {
+			check(h, t, func(v Violation) {
+				if !covered[spot{id, v.Turn, v.Block}] {
+					report(v)
+				}
 			})
 		}
 		rules = append(rules, rule)
@@ -324,7 +367,10 @@ func Audit(h History, t Target, rules []Rule) Report {
 	for _, rule := range rules {
 		rule := rule
 		rule.Check(&h, &t, func(v Violation) {
-			v.Rule, v.Severity = rule.ID, rule.Severity
+			v.Rule = rule.ID
+			if v.Severity == "" {
+				v.Severity = rule.Severity
+			}
 			if v.Pointer == "" && v.Turn >= 0 && v.Turn < len(h.Pointers) {
 				v.Pointer = h.Pointers[v.Turn]
 			}
@@ -355,7 +401,7 @@ func (r *Report) AppendJSON(dst []byte) []byte {
 	t := r.Target
 	for _, kv := range [...]struct{ k, v string }{
 		{"api", t.API}, {"provider", t.Provider}, {"model", t.Model},
-		{"issuer", t.Issuer}, {"prefix_hash", t.PrefixHash},
+		{"account", t.Account}, {"prefix_hash", t.PrefixHash},
 	} {
 		if kv.v != "" {
 			dst = jsonw.Key(dst, kv.k)

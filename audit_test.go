@@ -4,13 +4,14 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func coreAudit(turns ...*replay.Turn) replay.Report {
-	return replay.Audit(replay.History{Turns: turns}, replay.Target{API: "anthropic"}, replay.CoreRules)
+	return replay.Audit(replay.History{Turns: turns}, replay.Target{API: "anthropic"}, replay.CoreRules())
 }
 
 func ruleIDs(r replay.Report) []string {
@@ -22,7 +23,7 @@ func ruleIDs(r replay.Report) []string {
 }
 
 func signedText(sig replay.Opt[string]) *replay.ReasoningText {
-	return &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: replay.FormatAnthropicClaude}, Text: "t", Signature: sig}
+	return &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: formats.AnthropicClaude}, Text: "t", Signature: sig}
 }
 
 func TestCoreRules(t *testing.T) {
@@ -41,7 +42,7 @@ func TestCoreRules(t *testing.T) {
 		assert.Equal(t, "Invalid signature in thinking block", r.Violations[0].Predicted)
 		assert.Zero(t, r.Signed, "an empty signature is not signed")
 	}
-	unsignedOK := &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: replay.FormatDeepSeek}, Text: "t"}
+	unsignedOK := &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: formats.DeepSeek}, Text: "t"}
 	assert.True(t, coreAudit(&replay.Turn{Complete: true, Blocks: []replay.Block{unsignedOK}}).Clean())
 
 	// unfinished-item and incomplete-turn.
@@ -85,6 +86,6 @@ func (c contractStub) Contract() replay.ReplayContract {
 // Gemini thought summaries are unsigned by design: not an empty-signature
 // violation.
 func TestEmptySignatureIgnoresGeminiThoughts(t *testing.T) {
-	th := &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: replay.FormatGoogleGemini}, Text: "**Planning**"}
+	th := &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: formats.GoogleGemini}, Text: "**Planning**"}
 	assert.Empty(t, ruleIDs(coreAudit(&replay.Turn{Complete: true, Blocks: []replay.Block{th}})))
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	_ "github.com/reasonreplay/replay/codecs/all"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -54,7 +55,7 @@ func nativeFamilies(t replay.Target) []string {
 		t.API == "bedrock-converse" && strings.Contains(t.Model, "claude"):
 		return []string{"anthropic"}
 	case t.API == "openrouter" && strings.HasPrefix(t.Model, "openai/"), t.API == "openai-responses":
-		return []string{string(replay.FormatOpenAIResponses)}
+		return []string{string(formats.OpenAIResponses)}
 	case t.API == "gemini":
 		return []string{"google"}
 	}

@@ -5,22 +5,23 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func sampleTurn() *replay.Turn {
 	return &replay.Turn{
-		Provenance: replay.Provenance{API: "anthropic", Provider: "bedrock", Model: "claude-sonnet-4-5", Issuer: "acct-1", PrefixHash: "sha256:ab"},
+		Provenance: replay.Provenance{API: "anthropic", Provider: "bedrock", Model: "claude-sonnet-4-5", Account: "acct-1", PrefixHash: "sha256:ab"},
 		Complete:   true, FinishReason: "tool_use",
 		Usage: json.RawMessage(`{"input_tokens":10}`),
 		Blocks: []replay.Block{
-			&replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: replay.FormatAnthropicClaude, Index: replay.Some(0)}, Text: "think", Signature: replay.Some("EqQBCkYIBxgCKkB/+==")},
-			&replay.Encrypted{ItemMeta: replay.ItemMeta{Format: replay.FormatAnthropicClaude, Index: replay.Some(1)}, Data: "EmwKAhgB"},
+			&replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: formats.AnthropicClaude, Index: replay.Some(0)}, Text: "think", Signature: replay.Some("EqQBCkYIBxgCKkB/+==")},
+			&replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.AnthropicClaude, Index: replay.Some(1)}, Data: "EmwKAhgB"},
 			&replay.Text{Text: "Checking.", ID: "msg_1", Extra: json.RawMessage(`{"phase":"commentary"}`)},
 			&replay.ToolCall{ID: "toolu_1", Name: "get", Arguments: `{"q":"x"}`, ItemID: "fc_1"},
 			&replay.Native{Kind: "server_tool_use", Raw: json.RawMessage(`{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}}`)},
-			&replay.Encrypted{ItemMeta: replay.ItemMeta{Format: replay.FormatGoogleGemini, Attached: true}, Data: "CiQB"},
+			&replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.GoogleGemini, Attached: true}, Data: "CiQB"},
 		},
 	}
 }
@@ -77,7 +78,7 @@ func TestMarkUnfinished(t *testing.T) {
 // the document's "extra" object, reads back, and goes out on the wire
 // beside the others.
 func TestExtraMembersNamedLikeTheDocuments(t *testing.T) {
-	it, err := replay.ParseDetail([]byte(`{"type":"reasoning.text","text":"t","signature":"c2ln","unfinished":"by provider","digest":7,"x":1,"format":"anthropic-claude-v1"}`))
+	it, err := replay.UnmarshalItemWire([]byte(`{"type":"reasoning.text","text":"t","signature":"c2ln","unfinished":"by provider","digest":7,"x":1,"format":"anthropic-claude-v1"}`))
 	require.NoError(t, err)
 	doc := replay.MarshalItem(it)
 	assert.Equal(t, `{"type":"reasoning.text","text":"t","signature":"c2ln","format":"anthropic-claude-v1","x":1,"extra":{"unfinished":"by provider","digest":7}}`, string(doc))
@@ -85,7 +86,7 @@ func TestExtraMembersNamedLikeTheDocuments(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, back.Meta().Unfinished)
 	assert.Equal(t, string(doc), string(replay.MarshalItem(back)))
-	assert.JSONEq(t, `{"type":"reasoning.text","text":"t","signature":"c2ln","format":"anthropic-claude-v1","x":1,"unfinished":"by provider","digest":7}`, string(replay.AppendDetail(nil, back)))
+	assert.JSONEq(t, `{"type":"reasoning.text","text":"t","signature":"c2ln","format":"anthropic-claude-v1","x":1,"unfinished":"by provider","digest":7}`, string(replay.AppendItemWire(nil, back)))
 
 	tu := &replay.Turn{Complete: true, Blocks: []replay.Block{
 		&replay.Text{Text: "hi", Extra: json.RawMessage(`{"id":"part-7","phase":"final"}`)},

@@ -19,10 +19,6 @@ var (
 	ErrUnknownAPI = errors.New("unknown API")
 	// ErrDuplicate means a codec is already registered under the name.
 	ErrDuplicate = errors.New("duplicate registration")
-	// ErrNotReplayable means a turn or item cannot be written back as it is
-	// (unfinished, unsigned where a signature is required, or from an
-	// errored turn).
-	ErrNotReplayable = errors.New("not replayable")
 	// ErrVersion means a turn document has a version this library does not
 	// read.
 	ErrVersion = errors.New("unsupported document version")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	_ "github.com/reasonreplay/replay/codecs/all"
+	"github.com/reasonreplay/replay/formats"
 )
 
 // Decode a streamed turn, store it as a document, read it back, audit it
@@ -53,7 +54,7 @@ data: [DONE]
 // only a non-empty signature signs.
 func ExampleOpt() {
 	for _, sig := range []replay.Opt[string]{{}, replay.NullOf[string](), replay.Some(""), replay.Some("c2ln")} {
-		t := &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: replay.FormatAnthropicClaude}, Signature: sig}
+		t := &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: formats.AnthropicClaude}, Signature: sig}
 		fmt.Println(sig.Presence(), t.Signed(), replay.Replayable(t))
 	}
 	// Output:

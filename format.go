@@ -1,78 +1,142 @@
 package replay
 
-// Format names the issuer of a reasoning item: which provider minted it and in
-// which wire dialect. It is spelled as OpenRouter spells the `format` field of
-// its reasoning_details, and it is an open set: a string this library does not
-// know is kept as it came and written back unchanged, never rewritten.
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// Format names the issuer of a reasoning item: which provider minted it and
+// in which wire dialect ("anthropic-claude-v1", "openai-responses-v1", ...),
+// spelled as OpenRouter spells the `format` field of its reasoning_details.
+// It is an open set: a string this library does not know is kept as it came
+// and written back unchanged, never rewritten.
 //
 // The empty Format means the source said nothing; it is written back as
-// absent. [FormatUnknown] is the explicit "unknown" that OpenRouter sends.
+// absent. [FormatUnknown] is the explicit "unknown" that a host sends (or a
+// codec sets) for reasoning with no known issuer.
+//
+// What a format requires on replay (a signature on its text, ciphertext
+// bound to an account, ...) is declared by the codec package that mints it,
+// with [RegisterFormat]; the constants live in package formats.
 type Format string
 
-// Formats documented by OpenRouter for reasoning_details.
-const (
-	FormatUnknown                Format = "unknown"
-	FormatOpenAIResponses        Format = "openai-responses-v1"
-	FormatAzureOpenAIResponses   Format = "azure-openai-responses-v1"
-	FormatBedrockOpenAIResponses Format = "bedrock-openai-responses-v1"
-	FormatXAIResponses           Format = "xai-responses-v1"
-	FormatMetaResponses          Format = "meta-responses-v1"
-	FormatAnthropicClaude        Format = "anthropic-claude-v1"
-	FormatGoogleGemini           Format = "google-gemini-v1"
-)
+// FormatUnknown is the explicit "unknown" format: reasoning whose issuer is
+// not known. It belongs to the API and platform it came from.
+const FormatUnknown Format = "unknown"
 
-// Formats this library mints for issuers that OpenRouter does not name. They
-// tag the plain reasoning text of OpenAI-compatible chat hosts (the
-// `reasoning_content` / `reasoning` fields and <think> blocks), of Mistral's
-// thinking chunks and of Cohere's thinking content, so that policy and audit
-// can tell the issuers apart. Reasoning from a self-hosted server (vLLM,
-// SGLang, Ollama, llama.cpp, LM Studio) or a host with no replay contract of
-// its own is tagged [FormatUnknown].
-const (
-	FormatDeepSeek Format = "deepseek-v1"      // DeepSeek reasoning_content
-	FormatKimi     Format = "moonshot-kimi-v1" // Moonshot Kimi reasoning_content
-	FormatGLM      Format = "zai-glm-v1"       // Z.ai / Zhipu GLM reasoning_content
-	FormatMiniMax  Format = "minimax-v1"       // MiniMax <think> content or reasoning_details
-	FormatQwen     Format = "qwen-v1"          // Alibaba Qwen (DashScope) reasoning_content
-	FormatXAIChat  Format = "xai-chat-v1"      // xAI chat completions reasoning_content
-	FormatGroq     Format = "groq-v1"          // Groq parsed reasoning
-	FormatMistral  Format = "mistral-v1"       // Mistral thinking content chunks
-	FormatCohere   Format = "cohere-v1"        // Cohere v2 thinking content
-)
+// FormatTraits are the replay facts of one format.
+type FormatTraits struct {
+	// SignsText: the issuer signs its reasoning text, so a text item of
+	// this format is replayable only with a non-empty signature.
+	SignsText bool
+	// RejectsUnsignedText: the issuer answers reasoning text sent back
+	// without a signature with an error (the replay/empty-signature rule
+	// checks it; UnsignedTextError is the error it predicts).
+	RejectsUnsignedText bool
+	// UnsignedTextError is the provider error predicted for unsigned text.
+	UnsignedTextError string
+	// Family groups formats whose signatures and ciphertext are accepted by
+	// each other's targets. Empty means the format is its own family.
+	Family string
+	// AccountBound: the issuer binds its ciphertext to the account that
+	// minted it ([Provenance].Account), so another account cannot decrypt
+	// it.
+	AccountBound bool
+	// PairsWithFollower: a reasoning item of this format must be sent with
+	// the item that follows it; when the item is not sent, the follower's
+	// own item id is not sent either.
+	PairsWithFollower bool
+	// Refuse returns the error the issuer's API answers an item it refuses
+	// with (why; latest: the item is in the history's latest turn), or ""
+	// when it is not known. The audit predicts it for a target that
+	// accepts this format. Nil predicts nothing.
+	Refuse func(why Refusal, it ReasoningItem, latest bool) string
+	// Domain names the key domain that validates the format's signatures
+	// for a provider or gateway upstream name ("" when the name does not
+	// say). An item minted in one domain is not accepted in another. Nil
+	// means one domain everywhere.
+	Domain func(provider string) string
+}
 
-// Known reports whether f is one of the constants above.
-func (f Format) Known() bool {
-	switch f {
-	case FormatUnknown, FormatOpenAIResponses, FormatAzureOpenAIResponses,
-		FormatBedrockOpenAIResponses, FormatXAIResponses, FormatMetaResponses,
-		FormatAnthropicClaude, FormatGoogleGemini,
-		FormatDeepSeek, FormatKimi, FormatGLM, FormatMiniMax, FormatQwen,
-		FormatXAIChat, FormatGroq, FormatMistral, FormatCohere:
-		return true
+var formatTraits atomic.Pointer[map[Format]FormatTraits]
+var formatMu sync.Mutex
+
+// RegisterFormat declares the traits of f. Codec packages call it in their
+// init functions for the formats they mint. Registering a format twice
+// panics.
+func RegisterFormat(f Format, t FormatTraits) {
+	formatMu.Lock()
+	defer formatMu.Unlock()
+	old := formatTraits.Load()
+	next := map[Format]FormatTraits{}
+	if old != nil {
+		if _, dup := (*old)[f]; dup {
+			panic(fmt.Sprintf("replay: format %q registered twice", f))
+		}
+		for k, v := range *old {
+			next[k] = v
+		}
 	}
-	return false
+	next[f] = t
+	formatTraits.Store(&next)
 }
 
-// SignsText reports whether the issuer signs its reasoning text, so that a
-// text item of this format is replayable only with a non-empty signature.
-// Anthropic rejects an unsigned thinking block ("Invalid signature in
-// thinking block"); Gemini ignores or rejects thought text that lost its
-// signature.
+// Traits returns the registered traits of f, and whether f is registered.
+// An unregistered format has no traits: it signs nothing, binds nothing and
+// is its own family.
+func (f Format) Traits() (FormatTraits, bool) {
+	m := formatTraits.Load()
+	if m == nil {
+		return FormatTraits{}, false
+	}
+	t, ok := (*m)[f]
+	return t, ok
+}
+
+// Known reports whether f is registered (see [RegisterFormat]), or is
+// [FormatUnknown].
+func (f Format) Known() bool {
+	_, ok := f.Traits()
+	return ok || f == FormatUnknown
+}
+
+// SignsText reports whether the issuer signs its reasoning text (see
+// [FormatTraits].SignsText).
 func (f Format) SignsText() bool {
-	return f == FormatAnthropicClaude || f == FormatGoogleGemini
+	t, _ := f.Traits()
+	return t.SignsText
 }
 
-// Family groups formats whose signatures and ciphertexts are interchangeable
-// across platforms. Claude signatures are valid on Anthropic, Bedrock and
-// Vertex alike, so they form one family; the OpenAI Responses formats of
-// different hosts do not share keys and each is its own family. Unknown
-// formats are their own family.
+// AccountBound reports whether the issuer binds its ciphertext to the
+// minting account (see [FormatTraits].AccountBound).
+func (f Format) AccountBound() bool {
+	t, _ := f.Traits()
+	return t.AccountBound
+}
+
+// PairsWithFollower reports whether a reasoning item of f must be sent
+// with the item that follows it.
+func (f Format) PairsWithFollower() bool {
+	t, _ := f.Traits()
+	return t.PairsWithFollower
+}
+
+// Family returns the format's family: formats of one family accept each
+// other's items. A format with no declared family is its own.
 func (f Format) Family() string {
-	switch f {
-	case FormatAnthropicClaude:
-		return "anthropic"
-	case FormatGoogleGemini:
-		return "google"
+	if t, _ := f.Traits(); t.Family != "" {
+		return t.Family
 	}
 	return string(f)
+}
+
+// Domain returns the key domain that validates f's signatures for a
+// provider name, or "" when f has one domain everywhere or the name does
+// not say.
+func (f Format) Domain(provider string) string {
+	if t, _ := f.Traits(); t.Domain != nil {
+		return t.Domain(provider)
+	}
+	return ""
 }

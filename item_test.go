@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
@@ -39,7 +40,7 @@ func randOptString(r *rand.Rand) replay.Opt[string] {
 }
 
 func randMeta(r *rand.Rand) replay.ItemMeta {
-	formats := []replay.Format{"", replay.FormatAnthropicClaude, replay.FormatOpenAIResponses, replay.FormatGoogleGemini, "vendor-future-v7", replay.FormatUnknown}
+	formats := []replay.Format{"", formats.AnthropicClaude, formats.OpenAIResponses, formats.GoogleGemini, "vendor-future-v7", replay.FormatUnknown}
 	m := replay.ItemMeta{Format: formats[r.Intn(len(formats))], ID: randOptString(r)}
 	switch r.Intn(3) {
 	case 1:
@@ -70,7 +71,7 @@ func randItem(r *rand.Rand) replay.ReasoningItem {
 		return &replay.Encrypted{ItemMeta: m, Data: randString(r)}
 	}
 	raw := fmt.Sprintf(`{"type":"reasoning.server_tool_call","id":"srv_%d","payload":{"q":"%s"}}`, r.Intn(100), "x")
-	it, err := replay.ParseDetail([]byte(raw))
+	it, err := replay.UnmarshalItemWire([]byte(raw))
 	if err != nil {
 		panic(err)
 	}
@@ -91,10 +92,10 @@ func TestItemRoundTripProperty(t *testing.T) {
 		require.Equal(t, string(doc), string(replay.MarshalItem(back)))
 		assertSameItem(t, it, back, true)
 
-		wire := replay.AppendDetail(nil, it)
-		fromWire, err := replay.ParseDetail(wire)
+		wire := replay.AppendItemWire(nil, it)
+		fromWire, err := replay.UnmarshalItemWire(wire)
 		require.NoError(t, err, "%s", wire)
-		require.Equal(t, string(wire), string(replay.AppendDetail(nil, fromWire)))
+		require.Equal(t, string(wire), string(replay.AppendItemWire(nil, fromWire)))
 		assertSameItem(t, it, fromWire, false)
 		assert.False(t, fromWire.Meta().Unfinished, "the wire form never carries library members")
 	}
@@ -142,14 +143,14 @@ func TestSignaturePresence(t *testing.T) {
 		{`{"type":"reasoning.text","text":"t","signature":"","format":"anthropic-claude-v1"}`, replay.Present, false},
 		{`{"type":"reasoning.text","text":"t","signature":"c2ln","format":"anthropic-claude-v1"}`, replay.Present, true},
 	} {
-		it, err := replay.ParseDetail([]byte(c.json))
+		it, err := replay.UnmarshalItemWire([]byte(c.json))
 		require.NoError(t, err)
 		x := it.(*replay.ReasoningText)
 		assert.Equal(t, c.p, x.Signature.Presence(), c.json)
 		assert.Equal(t, c.signed, x.Signed(), c.json)
 		assert.Equal(t, c.signed, replay.Replayable(x), "an Anthropic text item is replayable only when signed: %s", c.json)
 		// The presence survives the round trip.
-		assert.JSONEq(t, c.json, string(replay.AppendDetail(nil, x)))
+		assert.JSONEq(t, c.json, string(replay.AppendItemWire(nil, x)))
 	}
 }
 
@@ -158,9 +159,9 @@ func TestReplayable(t *testing.T) {
 		it   replay.ReasoningItem
 		want bool
 	}{
-		{&replay.ReasoningText{Text: "plain", ItemMeta: replay.ItemMeta{Format: replay.FormatDeepSeek}}, true},
-		{&replay.ReasoningText{Text: "plain", ItemMeta: replay.ItemMeta{Format: replay.FormatGoogleGemini}}, false},
-		{&replay.ReasoningText{Text: "s", Signature: replay.Some("x"), ItemMeta: replay.ItemMeta{Format: replay.FormatAnthropicClaude, Unfinished: true}}, false},
+		{&replay.ReasoningText{Text: "plain", ItemMeta: replay.ItemMeta{Format: formats.DeepSeek}}, true},
+		{&replay.ReasoningText{Text: "plain", ItemMeta: replay.ItemMeta{Format: formats.GoogleGemini}}, false},
+		{&replay.ReasoningText{Text: "s", Signature: replay.Some("x"), ItemMeta: replay.ItemMeta{Format: formats.AnthropicClaude, Unfinished: true}}, false},
 		{&replay.Summary{Summary: "s"}, true},
 		{&replay.Encrypted{Data: ""}, false},
 		{&replay.Encrypted{Data: "blob"}, true},

@@ -23,21 +23,24 @@ const (
 	// CaseForeignText: visible reasoning (text, summary) of an issuer the
 	// target does not accept.
 	CaseForeignText Case = "foreign-visible-text"
-	// CaseIdentityMismatch: ciphertext bound to the minting identity (OpenAI
-	// Responses family) whose turn's Issuer differs from the target's.
+	// CaseIdentityMismatch: ciphertext of an account-bound format
+	// ([Format.AccountBound]) whose turn's Account differs from the
+	// target's.
 	CaseIdentityMismatch Case = "identity-mismatch"
-	// CaseBackendMismatch: a Gemini signature minted on one backend (AI
-	// Studio or Vertex) going to the other.
+	// CaseBackendMismatch: a signature minted in one key domain of its
+	// format ([Format.Domain], e.g. one of two backends of a model family)
+	// going to another.
 	CaseBackendMismatch Case = "backend-mismatch"
 	// CaseSameFamily: the target accepts the issuer, on another platform of
-	// the same family (a Claude signature from Anthropic going to Bedrock or
-	// Vertex).
+	// the same family (one vendor's signature going to a cloud platform
+	// that serves the same models).
 	CaseSameFamily Case = "same-family-other-platform"
 	// CaseSameIssuer: the target is the issuer (format, platform and, where
-	// known, identity), and the item is replayable.
+	// known, account), and the item is replayable.
 	CaseSameIssuer Case = "same-issuer"
-	// CaseUnsignedCall: the first function call of a turn going to Gemini 3
-	// carries no thought signature (history the model did not produce).
+	// CaseUnsignedCall: the first function call of a turn carries no
+	// signature and the target documents a placeholder for such calls
+	// ([ReplayContract].Placeholder): history the model did not produce.
 	CaseUnsignedCall Case = "unsigned-call"
 )
 
@@ -53,15 +56,10 @@ const (
 	ToText Action = "to-text"
 	// Drop leaves the item out.
 	Drop Action = "drop"
-	// Sentinel writes Gemini's documented
-	// `skip_thought_signature_validator` value as the call's signature.
+	// Sentinel writes the target's documented placeholder signature
+	// ([ReplayContract].Placeholder) on an unsigned function call.
 	Sentinel Action = "sentinel"
 )
-
-// GeminiSentinel is the signature value Google documents for a function
-// call the model did not produce: it makes Gemini 3 skip signature
-// validation for that call, at a cost in quality.
-const GeminiSentinel = "skip_thought_signature_validator"
 
 // Policy maps each [Case] to the [Action] [Carry] takes. A case missing from
 // the map takes its default from [PolicyTable]. An action a case does not
@@ -81,10 +79,10 @@ type PolicyRow struct {
 	Doc string
 }
 
-// PolicyTable is the declared carry-over table: per case, the default
-// action, the actions a caller may choose instead, and why. [Carry] tests
-// the cases in this order and takes the first that holds.
-var PolicyTable = []PolicyRow{
+// policyTable is the declared carry-over table. It is not exported as a
+// variable: a caller who could append Keep to a row would defeat "never
+// send a foreign signature". [PolicyTable] returns a copy.
+var policyTable = [...]PolicyRow{
 	{CaseFailedTurn, Drop, []Action{Drop, ToText},
 		"A turn that did not complete is not trusted: its reasoning is dropped (OpenAI reasoning items with their follower's id), or shown as text when asked."},
 	{CaseNotReplayable, Drop, []Action{Drop, ToText},
@@ -94,22 +92,35 @@ var PolicyTable = []PolicyRow{
 	{CaseForeignText, Drop, []Action{Drop, ToText},
 		"Another issuer's visible reasoning is dropped; to-text (opt-in) sends it as plain untagged text, since some models mimic tags."},
 	{CaseIdentityMismatch, Drop, []Action{Drop},
-		"OpenAI-family ciphertext is bound to the organisation that minted it; another identity cannot decrypt it."},
+		"Account-bound ciphertext (OpenAI Responses) is bound to the organisation that minted it; another account cannot decrypt it."},
 	{CaseBackendMismatch, Drop, []Action{Drop, ToText},
-		"AI Studio and Vertex do not accept each other's Gemini signatures."},
+		"A signature minted in one key domain is not accepted in another (AI Studio and Vertex, for Gemini)."},
 	{CaseSameFamily, Keep, []Action{Keep, Drop, ToText},
-		"Claude signatures are valid on Anthropic, Bedrock and Vertex alike."},
+		"A family's signatures are valid on every platform that serves its models (Claude on Anthropic, Bedrock and Vertex)."},
 	{CaseSameIssuer, Keep, []Action{Keep, Drop, ToText},
 		"The issuer accepts its own replayable items back as they are."},
 	{CaseUnsignedCall, Keep, []Action{Keep, Sentinel},
-		"An unsigned first function call is left as it is (the audit flags it on Gemini 3); sentinel (opt-in) writes the documented skip value."},
+		"An unsigned first function call is left as it is (the audit flags it where the target requires signatures); sentinel (opt-in) writes the target's documented placeholder."},
+}
+
+// PolicyTable returns the declared carry-over table: per case, the default
+// action, the actions a caller may choose instead, and why. [Carry] tests
+// the cases in this order and takes the first that holds. The result is a
+// copy: changing it changes nothing.
+func PolicyTable() []PolicyRow {
+	out := make([]PolicyRow, len(policyTable))
+	for i, r := range policyTable {
+		r.Allowed = append([]Action(nil), r.Allowed...)
+		out[i] = r
+	}
+	return out
 }
 
 // DefaultPolicy returns a fresh copy of the default actions of
 // [PolicyTable], for the caller to change.
 func DefaultPolicy() Policy {
-	p := make(Policy, len(PolicyTable))
-	for _, r := range PolicyTable {
+	p := make(Policy, len(policyTable))
+	for _, r := range policyTable {
 		p[r.Case] = r.Default
 	}
 	return p
@@ -118,7 +129,7 @@ func DefaultPolicy() Policy {
 // action returns the action p takes for c, and a note when p's choice was
 // refused.
 func (p Policy) action(c Case) (Action, string) {
-	for _, r := range PolicyTable {
+	for _, r := range policyTable {
 		if r.Case != c {
 			continue
 		}
@@ -159,7 +170,7 @@ func (n Notice) String() string {
 // (the input is never modified; the new turns share only immutable strings
 // and byte slices with it) in which every block has been decided by the
 // policy table, and a notice for every block lost or changed. A nil policy
-// is [DefaultPolicy]. The target's accepted formats come from its codec's
+// is [DefaultPolicy]. What the target accepts comes from its codec's
 // [ReplayContract] in [Default].
 //
 // Per reasoning item, the first case of [PolicyTable] that holds decides.
@@ -169,9 +180,10 @@ func (n Notice) String() string {
 // (OpenAI `msg_`/`fc_` item ids, extra members) are not carried to another
 // API. The parts of one provider item (blocks with the same id, e.g. an
 // OpenAI reasoning item's summaries and encrypted content) are kept or
-// dropped together, and when an OpenAI-family reasoning item is not sent
-// its following message or function call loses its original item id, so
-// that it is never sent without its reasoning item.
+// dropped together, and when a reasoning item whose format pairs with its
+// follower ([Format.PairsWithFollower]) is not sent, its following message
+// or function call loses its original item id, so that it is never sent
+// without its reasoning item.
 func Carry(history []*Turn, target Target, policy Policy) ([]*Turn, []Notice) {
 	return Default.Carry(history, target, policy)
 }
@@ -182,7 +194,7 @@ func (r *Registry) Carry(history []*Turn, target Target, policy Policy) ([]*Turn
 		policy = DefaultPolicy()
 	}
 	c := &carrier{target: target, policy: policy}
-	c.accepts, c.gateway = r.accepts(target)
+	c.contract, _ = r.contract(target)
 	c.sentinel = c.sentinelTarget()
 	out := make([]*Turn, len(history))
 	for ti, t := range history {
@@ -191,9 +203,9 @@ func (r *Registry) Carry(history []*Turn, target Target, policy Policy) ([]*Turn
 	return out, c.notices
 }
 
-// accepts returns the formats the target accepts and whether it is a
-// gateway (its codec declares none).
-func (r *Registry) accepts(t Target) ([]Format, bool) {
+// contract returns the replay contract of the target's codec, found once:
+// by name when the target names its API, else by provider and model.
+func (r *Registry) contract(t Target) (ReplayContract, bool) {
 	var c ReasoningCodec
 	var err error
 	if t.API != "" {
@@ -201,79 +213,16 @@ func (r *Registry) accepts(t Target) ([]Format, bool) {
 	} else {
 		c, err = r.Resolve(t.Provider, t.Model)
 	}
-	if err == nil {
-		if a := c.Contract().Accepts; a != nil {
-			return a, false
-		}
+	if err != nil {
+		return ReplayContract{}, false
 	}
-	return vendorFormats(t.Model), true
-}
-
-// vendorFormats tells the formats a gateway model slug's vendor mints
-// ("anthropic/claude-sonnet-4.5" -> anthropic-claude-v1).
-func vendorFormats(model string) []Format {
-	m := strings.ToLower(model)
-	vendor, _, ok := strings.Cut(m, "/")
-	if !ok {
-		vendor = ""
-	}
-	switch {
-	case vendor == "anthropic" || strings.Contains(m, "claude"):
-		return []Format{FormatAnthropicClaude}
-	case vendor == "google" || strings.Contains(m, "gemini"):
-		return []Format{FormatGoogleGemini}
-	case vendor == "openai":
-		return []Format{FormatOpenAIResponses}
-	case vendor == "x-ai":
-		return []Format{FormatXAIResponses}
-	case vendor == "deepseek":
-		return []Format{FormatDeepSeek}
-	case vendor == "moonshotai":
-		return []Format{FormatKimi}
-	case vendor == "z-ai":
-		return []Format{FormatGLM}
-	case vendor == "minimax":
-		return []Format{FormatMiniMax}
-	case vendor == "qwen":
-		return []Format{FormatQwen}
-	case vendor == "mistralai":
-		return []Format{FormatMistral}
-	case vendor == "cohere":
-		return []Format{FormatCohere}
-	}
-	return nil
-}
-
-// responsesFamily reports whether f is an OpenAI Responses format: its
-// reasoning items pair with their following item, and their ciphertext is
-// bound to the minting organisation.
-func responsesFamily(f Format) bool {
-	switch f {
-	case FormatOpenAIResponses, FormatAzureOpenAIResponses, FormatBedrockOpenAIResponses,
-		FormatXAIResponses, FormatMetaResponses:
-		return true
-	}
-	return false
-}
-
-// geminiBackend names the Gemini backend a provider or gateway upstream
-// name implies: "vertex", "aistudio", or "" when it does not say.
-func geminiBackend(name string) string {
-	n := strings.ToLower(name)
-	switch {
-	case strings.Contains(n, "vertex"):
-		return "vertex"
-	case strings.Contains(n, "studio") || n == "gemini" || n == "google" || n == "aistudio":
-		return "aistudio"
-	}
-	return ""
+	return c.Contract(), true
 }
 
 type carrier struct {
 	target   Target
 	policy   Policy
-	accepts  []Format
-	gateway  bool
+	contract ReplayContract
 	sentinel bool
 	notices  []Notice
 }
@@ -282,26 +231,19 @@ func (c *carrier) note(ti, bi int, cs Case, a Action, reason string) {
 	c.notices = append(c.notices, Notice{Turn: ti, Block: bi, Case: cs, Action: a, Reason: reason})
 }
 
-// sentinelTarget reports whether the sentinel may be written: the policy
-// opts in and the target is a Gemini 3 model reached through an API that
-// declares it accepts Gemini signatures.
+// sentinelTarget reports whether the placeholder may be written: the
+// policy opts in and the target documents one.
 func (c *carrier) sentinelTarget() bool {
-	if a, _ := c.policy.action(CaseUnsignedCall); a != Sentinel || c.gateway {
-		return false
-	}
-	if !strings.Contains(strings.ToLower(c.target.Model), "gemini-3") {
-		return false
-	}
-	for _, f := range c.accepts {
-		if f == FormatGoogleGemini {
-			return true
-		}
-	}
-	return false
+	a, _ := c.policy.action(CaseUnsignedCall)
+	return a == Sentinel && c.contract.Placeholder != nil
 }
 
-func (c *carrier) accepted(f Format) bool {
-	for _, a := range c.accepts {
+func (c *carrier) accepted(f Format) bool { return c.contract.accepts(f) }
+
+// accepts reports whether the contract's target accepts items of f's
+// family.
+func (rc *ReplayContract) accepts(f Format) bool {
+	for _, a := range rc.Accepts {
 		if a.Family() == f.Family() {
 			return true
 		}
@@ -344,21 +286,19 @@ func (c *carrier) classify(t *Turn, it ReasoningItem) (Case, string) {
 		}
 		return CaseForeignOpaque, fmt.Sprintf("%s of issuer %s is never sent to %s", opaqueName(it), m.Format, describeTarget(tg))
 	}
-	if m.Format.Family() == FormatGoogleGemini.Family() {
-		from := geminiBackend(p.Upstream)
-		if from == "" {
-			from = geminiBackend(p.Provider)
-		}
-		if to := geminiBackend(tg.Provider); from != "" && to != "" && from != to {
-			return CaseBackendMismatch, fmt.Sprintf("the Gemini signature was minted on %s and the target is %s", from, to)
-		}
+	from := m.Format.Domain(p.Upstream)
+	if from == "" {
+		from = m.Format.Domain(p.Provider)
 	}
-	if responsesFamily(m.Format) && p.Issuer != "" && tg.Issuer != "" && p.Issuer != tg.Issuer {
+	if to := m.Format.Domain(tg.Provider); from != "" && to != "" && from != to {
+		return CaseBackendMismatch, fmt.Sprintf("the %s signature was minted on %s and the target is %s", m.Format, from, to)
+	}
+	if m.Format.AccountBound() && p.Account != "" && tg.Account != "" && p.Account != tg.Account {
 		if _, enc := it.(*Encrypted); enc {
-			return CaseIdentityMismatch, fmt.Sprintf("the ciphertext was minted by issuer %q and the target is %q", p.Issuer, tg.Issuer)
+			return CaseIdentityMismatch, fmt.Sprintf("the ciphertext was minted by account %q and the target is %q", p.Account, tg.Account)
 		}
 	}
-	if !sameName(p.Provider, tg.Provider) && !c.gateway {
+	if !sameName(p.Provider, tg.Provider) && !c.contract.Gateway {
 		return CaseSameFamily, fmt.Sprintf("%s item from %s going to %s", m.Format, p.Provider, tg.Provider)
 	}
 	return CaseSameIssuer, ""
@@ -451,7 +391,7 @@ func (c *carrier) turn(ti int, t *Turn) *Turn {
 		}
 		// An OpenAI-family reasoning item that is not sent takes its
 		// follower's original item id with it.
-		if it, ok := t.Blocks[i].(ReasoningItem); ok && lost >= 0 && responsesFamily(it.Meta().Format) && j < len(t.Blocks) && isFollower(t.Blocks[j]) {
+		if it, ok := t.Blocks[i].(ReasoningItem); ok && lost >= 0 && it.Meta().Format.PairsWithFollower() && j < len(t.Blocks) && isFollower(t.Blocks[j]) {
 			ds[j].reason = fmt.Sprintf("its reasoning item %q is not sent", it.Meta().ID.Value())
 			ds[j].cs = ds[lost].cs
 			ds[j].action = Drop
@@ -470,7 +410,7 @@ func (c *carrier) turn(ti int, t *Turn) *Turn {
 			switch d.action {
 			case Keep:
 				nt.Blocks = append(nt.Blocks, cloneItem(x))
-				if x.Meta().Attached && x.Meta().Format == FormatGoogleGemini {
+				if x.Meta().Attached {
 					signedCall = true
 				}
 				continue
@@ -506,8 +446,8 @@ func (c *carrier) turn(ti int, t *Turn) *Turn {
 				y.ItemID, y.Extra = "", nil
 			}
 			if firstCall && c.sentinel && !signedCall {
-				nt.Blocks = append(nt.Blocks, &Encrypted{ItemMeta: ItemMeta{Format: FormatGoogleGemini, Attached: true}, Data: GeminiSentinel})
-				c.note(ti, bi, CaseUnsignedCall, Sentinel, "the function call "+strconvQuote(x.Name)+" has no thought signature; the documented skip value is sent")
+				nt.Blocks = append(nt.Blocks, cloneItem(c.contract.Placeholder))
+				c.note(ti, bi, CaseUnsignedCall, Sentinel, "the function call "+strconvQuote(x.Name)+" has no signature; the target's documented placeholder is sent")
 			}
 			firstCall = false
 			nt.Blocks = append(nt.Blocks, &y)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	_ "github.com/reasonreplay/replay/codecs/all"
+	"github.com/reasonreplay/replay/formats"
 )
 
 // Carry a turn captured from Claude through OpenRouter to an OpenAI model:
@@ -15,7 +16,7 @@ func ExampleCarry() {
 		Provenance: replay.Provenance{API: "openrouter", Provider: "openrouter", Model: "anthropic/claude-sonnet-4.5"},
 		Complete:   true,
 		Blocks: []replay.Block{
-			&replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: replay.FormatAnthropicClaude},
+			&replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: formats.AnthropicClaude},
 				Text: "The user wants the capital.", Signature: replay.Some("RXFvS0JnZ0w=")},
 			&replay.Text{Text: "Paris."},
 		},
@@ -42,15 +43,15 @@ func ExampleCarry() {
 // OpenAI organisation and is about to be sent under another.
 func ExampleAuditReplay() {
 	turn := &replay.Turn{
-		Provenance: replay.Provenance{API: "openrouter", Issuer: "org-a"},
+		Provenance: replay.Provenance{API: "openrouter", Account: "org-a"},
 		Complete:   true,
 		Blocks: []replay.Block{
-			&replay.Encrypted{ItemMeta: replay.ItemMeta{Format: replay.FormatOpenAIResponses, ID: replay.Some("rs_01")}, Data: "gAAAAABoRmFrZQ=="},
+			&replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.OpenAIResponses, ID: replay.Some("rs_01")}, Data: "gAAAAABoRmFrZQ=="},
 			&replay.Text{Text: "Done."},
 		},
 	}
 	rep := replay.AuditReplay(replay.History{Turns: []*replay.Turn{turn}},
-		replay.Target{API: "openrouter", Model: "openai/gpt-5", Issuer: "org-b"})
+		replay.Target{API: "openrouter", Model: "openai/gpt-5", Account: "org-b"})
 	fmt.Println(rep.Items, "item,", len(rep.Violations), "violation; rejects:", rep.Rejects())
 	for _, v := range rep.Violations {
 		fmt.Println(v.Rule, v.Severity)

@@ -5,18 +5,41 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // accepting is a stub codec whose contract declares the formats it accepts.
+// A gateway stub accepts the formats of the model's vendor; the gemini stub
+// documents the placeholder signature for Gemini 3 models.
 type accepting struct {
 	stub
 	accepts []replay.Format
 }
 
+// stubSentinel is the placeholder the gemini stub documents.
+const stubSentinel = "skip_thought_signature_validator"
+
 func (a accepting) Contract() replay.ReplayContract {
-	return replay.ReplayContract{API: a.api, Accepts: a.accepts}
+	rc := replay.ReplayContract{API: a.api, Accepts: a.accepts}
+	switch a.api {
+	case "openrouter":
+		rc.Gateway = true
+		switch vendor, _, _ := strings.Cut(a.model, "/"); vendor {
+		case "anthropic":
+			rc.Accepts = []replay.Format{formats.AnthropicClaude}
+		case "openai":
+			rc.Accepts = []replay.Format{formats.OpenAIResponses}
+		case "google":
+			rc.Accepts = []replay.Format{formats.GoogleGemini}
+		}
+	case "gemini":
+		if strings.Contains(a.model, "gemini-3") {
+			rc.Placeholder = &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.GoogleGemini, Attached: true}, Data: stubSentinel}
+		}
+	}
+	return rc
 }
 
 // policyRegistry registers stub codecs for the APIs the policy tests use.
@@ -27,15 +50,15 @@ func policyRegistry(t testing.TB) *replay.Registry {
 			New: func(p, m string) replay.ReasoningCodec { return accepting{stub{api, p, m}, accepts} }}))
 	}
 	add("openrouter", []string{"openrouter"}) // a gateway: accepts nothing declared
-	add("anthropic", []string{"anthropic", "bedrock"}, replay.FormatAnthropicClaude)
-	add("gemini", []string{"aistudio", "vertex"}, replay.FormatGoogleGemini)
-	add("openai-responses", []string{"openai"}, replay.FormatOpenAIResponses)
-	add("deepseek", []string{"deepseek"}, replay.FormatDeepSeek)
+	add("anthropic", []string{"anthropic", "bedrock"}, formats.AnthropicClaude)
+	add("gemini", []string{"aistudio", "vertex"}, formats.GoogleGemini)
+	add("openai-responses", []string{"openai"}, formats.OpenAIResponses)
+	add("deepseek", []string{"deepseek"}, formats.DeepSeek)
 	return r
 }
 
 func claudeText(text, sig string) *replay.ReasoningText {
-	return &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: replay.FormatAnthropicClaude}, Text: text, Signature: replay.Some(sig)}
+	return &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: formats.AnthropicClaude}, Text: text, Signature: replay.Some(sig)}
 }
 
 func turnOf(api, provider string, blocks ...replay.Block) *replay.Turn {
@@ -62,7 +85,7 @@ func scenarios() map[replay.Case]func() scenario {
 				replay.Target{API: "anthropic", Provider: "anthropic"}, "no signature came"}
 		},
 		replay.CaseForeignOpaque: func() scenario {
-			red := &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: replay.FormatAnthropicClaude}, Data: "RURBVEE="}
+			red := &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.AnthropicClaude}, Data: "RURBVEE="}
 			return scenario{[]*replay.Turn{turnOf("anthropic", "anthropic", red, &replay.Text{Text: "ok"})},
 				replay.Target{API: "gemini", Provider: "aistudio", Model: "gemini-3-pro-preview"}, ""}
 		},
@@ -71,13 +94,13 @@ func scenarios() map[replay.Case]func() scenario {
 				replay.Target{API: "openai-responses", Provider: "openai", Model: "gpt-5"}, "weigh both options"}
 		},
 		replay.CaseIdentityMismatch: func() scenario {
-			enc := &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: replay.FormatOpenAIResponses}, Data: "gAAAAABo-org-a"}
+			enc := &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.OpenAIResponses}, Data: "gAAAAABo-org-a"}
 			tu := turnOf("openai-responses", "openai", enc, &replay.Text{Text: "ok"})
-			tu.Provenance.Issuer = "org-a"
-			return scenario{[]*replay.Turn{tu}, replay.Target{API: "openai-responses", Provider: "openai", Issuer: "org-b"}, ""}
+			tu.Provenance.Account = "org-a"
+			return scenario{[]*replay.Turn{tu}, replay.Target{API: "openai-responses", Provider: "openai", Account: "org-b"}, ""}
 		},
 		replay.CaseBackendMismatch: func() scenario {
-			th := &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: replay.FormatGoogleGemini}, Text: "check the units", Signature: replay.Some("Q2lS")}
+			th := &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: formats.GoogleGemini}, Text: "check the units", Signature: replay.Some("Q2lS")}
 			return scenario{[]*replay.Turn{turnOf("gemini", "aistudio", th, &replay.Text{Text: "ok"})},
 				replay.Target{API: "gemini", Provider: "vertex", Model: "gemini-3-pro-preview"}, "check the units"}
 		},
@@ -111,8 +134,8 @@ func allowed(row replay.PolicyRow, a replay.Action) bool {
 func TestPolicyTableCells(t *testing.T) {
 	reg := policyRegistry(t)
 	sc := scenarios()
-	require.Len(t, sc, len(replay.PolicyTable), "a scenario per case")
-	for _, row := range replay.PolicyTable {
+	require.Len(t, sc, len(replay.PolicyTable()), "a scenario per case")
+	for _, row := range replay.PolicyTable() {
 		for _, a := range []replay.Action{replay.Keep, replay.ToText, replay.Drop, replay.Sentinel} {
 			row, a := row, a
 			t.Run(string(row.Case)+"/"+string(a), func(t *testing.T) {
@@ -167,7 +190,7 @@ func checkCall(t *testing.T, out *replay.Turn, notes []replay.Notice, want repla
 	t.Helper()
 	if want == replay.Sentinel {
 		require.Len(t, out.Blocks, 2)
-		assert.Equal(t, &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: replay.FormatGoogleGemini, Attached: true}, Data: replay.GeminiSentinel}, out.Blocks[0])
+		assert.Equal(t, &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.GoogleGemini, Attached: true}, Data: stubSentinel}, out.Blocks[0])
 		require.Len(t, notes, 1)
 		assert.Equal(t, replay.Notice{Turn: 0, Block: 0, Case: replay.CaseUnsignedCall, Action: replay.Sentinel, Reason: notes[0].Reason}, notes[0])
 		return
@@ -187,7 +210,7 @@ func docs(ts []*replay.Turn) []string {
 
 func TestPolicyTableIsComplete(t *testing.T) {
 	seen := map[replay.Case]bool{}
-	for _, r := range replay.PolicyTable {
+	for _, r := range replay.PolicyTable() {
 		assert.False(t, seen[r.Case], "one row per case")
 		seen[r.Case] = true
 		assert.True(t, allowed(r, r.Default), "%s: the default is allowed", r.Case)
@@ -195,7 +218,7 @@ func TestPolicyTableIsComplete(t *testing.T) {
 	}
 	// Never send another issuer's signature or ciphertext: only drop is
 	// allowed where that would happen.
-	for _, r := range replay.PolicyTable {
+	for _, r := range replay.PolicyTable() {
 		if r.Case == replay.CaseForeignOpaque || r.Case == replay.CaseIdentityMismatch {
 			assert.Equal(t, []replay.Action{replay.Drop}, r.Allowed)
 		}
@@ -208,26 +231,26 @@ func TestPolicyTableIsComplete(t *testing.T) {
 func TestCarryOpenAIReasoningGoesWithItsFollower(t *testing.T) {
 	reg := policyRegistry(t)
 	rs := func() []replay.Block {
-		meta := replay.ItemMeta{Format: replay.FormatOpenAIResponses, ID: replay.Some("rs_01")}
+		meta := replay.ItemMeta{Format: formats.OpenAIResponses, ID: replay.Some("rs_01")}
 		return []replay.Block{
 			&replay.Summary{ItemMeta: meta, Summary: "Compare the two plans."},
 			&replay.Encrypted{ItemMeta: meta, Data: "gAAAAABo-minted-by-a"},
 			&replay.ToolCall{ID: "call_1", ItemID: "fc_01", Name: "plan", Arguments: "{}"},
-			&replay.Summary{ItemMeta: replay.ItemMeta{Format: replay.FormatOpenAIResponses, ID: replay.Some("rs_02")}, Summary: "Answer."},
+			&replay.Summary{ItemMeta: replay.ItemMeta{Format: formats.OpenAIResponses, ID: replay.Some("rs_02")}, Summary: "Answer."},
 			&replay.Text{Text: "Done.", ID: "msg_02"},
 		}
 	}
 	tu := turnOf("openai-responses", "openai", rs()...)
-	tu.Provenance.Issuer = "org-a"
+	tu.Provenance.Account = "org-a"
 
 	// Same issuer: everything kept, ids included.
-	out, notes := reg.Carry([]*replay.Turn{tu}, replay.Target{API: "openai-responses", Provider: "openai", Issuer: "org-a"}, nil)
+	out, notes := reg.Carry([]*replay.Turn{tu}, replay.Target{API: "openai-responses", Provider: "openai", Account: "org-a"}, nil)
 	assert.Empty(t, notes)
 	assert.Equal(t, rs(), out[0].Blocks)
 
 	// Another organisation: the ciphertext cannot go, so the whole rs_01
 	// item goes (its summary too) and fc_01 loses its id; rs_02 stays.
-	out, notes = reg.Carry([]*replay.Turn{tu}, replay.Target{API: "openai-responses", Provider: "openai", Issuer: "org-b"}, nil)
+	out, notes = reg.Carry([]*replay.Turn{tu}, replay.Target{API: "openai-responses", Provider: "openai", Account: "org-b"}, nil)
 	want := rs()[2:]
 	want[0] = &replay.ToolCall{ID: "call_1", Name: "plan", Arguments: "{}"}
 	assert.Equal(t, want, out[0].Blocks)
@@ -277,7 +300,7 @@ func TestCarrySentinelOnlyForGemini3(t *testing.T) {
 	reg := policyRegistry(t)
 	call := &replay.ToolCall{ID: "c1", Name: "f", Arguments: "{}"}
 	signed := turnOf("gemini", "aistudio",
-		&replay.Encrypted{ItemMeta: replay.ItemMeta{Format: replay.FormatGoogleGemini, Attached: true}, Data: "Q2lT"}, call,
+		&replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.GoogleGemini, Attached: true}, Data: "Q2lT"}, call,
 		&replay.ToolCall{ID: "c2", Name: "g", Arguments: "{}"})
 	pol := replay.Policy{replay.CaseUnsignedCall: replay.Sentinel}
 	out, notes := reg.Carry([]*replay.Turn{signed}, replay.Target{API: "gemini", Provider: "aistudio", Model: "gemini-3-flash"}, pol)

@@ -248,16 +248,3 @@ func appendCanonical(dst []byte, v gjson.Result) []byte {
 	}
 	return append(dst, v.Raw...)
 }
-
-// gjsonKey escapes the path characters of a member name for gjson.Get.
-func gjsonKey(k string) string {
-	var b []byte
-	for i := 0; i < len(k); i++ {
-		switch k[i] {
-		case '.', '*', '?', '|', '#', '@', '\\', '!', '=', '<', '>', '%':
-			b = append(b, '\\')
-		}
-		b = append(b, k[i])
-	}
-	return string(b)
-}

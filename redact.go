@@ -6,10 +6,10 @@ import (
 )
 
 // ItemDigest returns "sha256:<hex>" of the item's replay bytes: its wire
-// form as [AppendDetail] writes it (text, signature, data, id, format,
+// form as [AppendItemWire] writes it (text, signature, data, id, format,
 // index and unknown members; not this library's own members).
 func ItemDigest(it ReasoningItem) string {
-	sum := sha256.Sum256(AppendDetail(nil, it))
+	sum := sha256.Sum256(AppendItemWire(nil, it))
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 

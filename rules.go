@@ -13,8 +13,8 @@ import (
 const (
 	// RuleForeignFormat: an item the target does not accept is sent to it.
 	RuleForeignFormat = "replay/foreign-format"
-	// RuleIdentityMismatch: OpenAI-family ciphertext minted by another
-	// issuer identity is sent.
+	// RuleIdentityMismatch: account-bound ciphertext minted by another
+	// account is sent.
 	RuleIdentityMismatch = "replay/identity-mismatch"
 	// RulePrefixMismatch: a signed Claude item bound to a request prefix is
 	// sent after a prefix that hashes differently.
@@ -23,44 +23,9 @@ const (
 	RuleAlteredItem = "replay/altered-item"
 )
 
-// Provider error texts the cross-provider rules predict (from the research
-// notes' failure catalogue).
-const (
-	predictClaudeSignature = "messages.1.content.0: Invalid `signature` in `thinking` block"
-	predictClaudeModified  = "`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. " +
-		"These blocks must remain as they were in the original response."
-	// The documented text (preserved-thinking page); an issue report quotes
-	// an older spelling, `prefix_mismatch_behavior`.
-	predictClaudeBound = "Invalid `signature` in `thinking` block. The block is bound to a different conversation. Remove the block, " +
-		"or set `thinking.block_binding.mismatch_behavior` to \"drop_block\"."
-	predictGeminiForeign = "Corrupted thought signature."
-)
-
-func predictCiphertext(data, reason string) string {
-	return "The encrypted content " + data[:min(len(data), 4)] + "... could not be verified. Reason: " + reason
-}
-
-// predictForeign returns the error a target family answers a foreign
-// signed or encrypted item with, or "".
-func predictForeign(accepts []Format, it ReasoningItem) string {
-	for _, f := range accepts {
-		switch {
-		case f.Family() == FormatAnthropicClaude.Family():
-			return predictClaudeSignature
-		case f == FormatGoogleGemini:
-			return predictGeminiForeign
-		case responsesFamily(f):
-			if e, ok := it.(*Encrypted); ok {
-				return predictCiphertext(e.Data, "Encrypted content could not be decrypted or parsed.")
-			}
-		}
-	}
-	return ""
-}
-
-// crossRules are the cross-provider rules for a target that accepts the
-// given formats (gateway: told from the model slug, nil when unknown).
-func crossRules(accepts []Format, gateway bool) []Rule {
+// crossRules are the cross-provider rules for the target's contract.
+func crossRules(rc ReplayContract) []Rule {
+	accepts, gateway := rc.Accepts, rc.Gateway
 	return []Rule{
 		{
 			ID:       RuleForeignFormat,
@@ -71,7 +36,7 @@ func crossRules(accepts []Format, gateway bool) []Rule {
 				if gateway && accepts == nil {
 					return
 				}
-				c := carrier{target: *t, accepts: accepts, gateway: gateway}
+				c := carrier{target: *t, contract: rc}
 				for ti, tu := range h.Turns {
 					for bi, b := range tu.Blocks {
 						it, ok := b.(ReasoningItem)
@@ -92,7 +57,7 @@ func crossRules(accepts []Format, gateway bool) []Rule {
 							Message: fmt.Sprintf("%s item of issuer %s is sent to %s, which does not accept that issuer", it.Kind(), m.Format, describeTarget(*t)),
 							Fix:     "carry the history to the target with Carry: it drops foreign signatures and ciphertext, and turns visible reasoning into plain text when asked"}
 						if signedOrOpaque(it) || signedText(it) {
-							v.Predicted = predictForeign(accepts, it)
+							v.Predicted = rc.predict(RefuseForeign, it, ti == len(h.Turns)-1)
 						}
 						report(v)
 					}
@@ -102,25 +67,25 @@ func crossRules(accepts []Format, gateway bool) []Rule {
 		{
 			ID:       RuleIdentityMismatch,
 			Severity: SeverityReject,
-			Doc:      "OpenAI-family encrypted reasoning is sent only with the identity (organisation, account, key pool) that minted it.",
+			Doc:      "Account-bound encrypted reasoning is sent only with the account (organisation, key pool) that minted it.",
 			Check: func(h *History, t *Target, report func(Violation)) {
-				if t.Issuer == "" {
+				if t.Account == "" {
 					return
 				}
 				for ti, tu := range h.Turns {
-					iss := tu.Provenance.Issuer
-					if iss == "" || iss == t.Issuer {
+					acct := tu.Provenance.Account
+					if acct == "" || acct == t.Account {
 						continue
 					}
 					for bi, b := range tu.Blocks {
 						e, ok := b.(*Encrypted)
-						if !ok || !responsesFamily(e.Format) || !Replayable(e) {
+						if !ok || !e.Format.AccountBound() || !Replayable(e) {
 							continue
 						}
 						report(Violation{Turn: ti, Block: bi,
-							Message:   fmt.Sprintf("the %s ciphertext was minted by issuer %q and the request is sent as %q", e.Format, iss, t.Issuer),
-							Predicted: predictCiphertext(e.Data, "Encrypted content organization_id did not match the target organization."),
-							Fix:       "drop the encrypted reasoning of turns minted by another identity (Carry does), or send with the minting identity"})
+							Message:   fmt.Sprintf("the %s ciphertext was minted by account %q and the request is sent as %q", e.Format, acct, t.Account),
+							Predicted: rc.predict(RefuseAccount, e, ti == len(h.Turns)-1),
+							Fix:       "drop the encrypted reasoning of turns minted by another account (Carry does), or send with the minting account"})
 					}
 				}
 			},
@@ -136,7 +101,9 @@ func crossRules(accepts []Format, gateway bool) []Rule {
 			ID:       RuleAlteredItem,
 			Severity: SeverityReject,
 			Doc:      "An item sealed at capture ([Seal]) is sent with the replay bytes it was captured with.",
-			Check:    checkAltered,
+			Check: func(h *History, _ *Target, report func(Violation)) {
+				checkAltered(h, rc, report)
+			},
 		},
 	}
 }
@@ -151,7 +118,7 @@ func signedText(it ReasoningItem) bool {
 func boundItem(t *Turn) int {
 	for bi, b := range t.Blocks {
 		it, ok := b.(ReasoningItem)
-		if !ok || it.Meta().Format.Family() != FormatAnthropicClaude.Family() || !Replayable(it) {
+		if !ok || it.Meta().Format.Family() != "anthropic" || !Replayable(it) {
 			continue
 		}
 		if _, isSum := it.(*Summary); isSum {
@@ -204,7 +171,7 @@ func reportPrefix(h *History, ti int, got string, report func(Violation)) {
 	}
 	report(Violation{Turn: ti, Block: boundItem(tu),
 		Message:   fmt.Sprintf("the turn's signatures are bound to prefix %s and are sent after prefix %s", clipHash(tu.Provenance.PrefixHash), clipHash(got)),
-		Predicted: predictClaudeBound,
+		Predicted: "Invalid `signature` in `thinking` block. The block is bound to a different conversation.",
 		Fix:       "send the turn after the system prompt, tools and messages it was produced with, or drop its thinking blocks (or set thinking.block_binding.prefix_mismatch_behavior to \"drop_block\")"})
 }
 
@@ -215,7 +182,7 @@ func clipHash(s string) string {
 	return s
 }
 
-func checkAltered(h *History, _ *Target, report func(Violation)) {
+func checkAltered(h *History, rc ReplayContract, report func(Violation)) {
 	var buf []byte
 	var hexd [64]byte
 	last := len(h.Turns) - 1
@@ -229,7 +196,7 @@ func checkAltered(h *History, _ *Target, report func(Violation)) {
 			if want == "" {
 				continue
 			}
-			buf = AppendDetail(buf[:0], it)
+			buf = AppendItemWire(buf[:0], it)
 			sum := sha256.Sum256(buf)
 			hex.Encode(hexd[:], sum[:])
 			if len(want) == 7+64 && want[:7] == "sha256:" && want[7:] == string(hexd[:]) {
@@ -238,18 +205,7 @@ func checkAltered(h *History, _ *Target, report func(Violation)) {
 			v := Violation{Turn: ti, Block: bi,
 				Message: fmt.Sprintf("the %s %s item's replay bytes changed since capture", it.Meta().Format, it.Kind()),
 				Fix:     "restore the item as captured (redact with Redact, which masks a display copy and keeps the replay bytes), or drop it"}
-			switch f := it.Meta().Format; {
-			case f.Family() == FormatAnthropicClaude.Family() && ti == last:
-				v.Predicted = predictClaudeModified
-			case f.Family() == FormatAnthropicClaude.Family():
-				v.Predicted = predictClaudeSignature
-			case f == FormatGoogleGemini:
-				v.Predicted = predictGeminiForeign
-			case responsesFamily(f):
-				if e, ok := it.(*Encrypted); ok {
-					v.Predicted = predictCiphertext(e.Data, "Encrypted content could not be decrypted or parsed.")
-				}
-			}
+			v.Predicted = rc.predict(RefuseAltered, it, ti == last)
 			report(v)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,9 +23,9 @@ func only(r replay.Report, id string) []replay.Violation {
 func TestRuleForeignFormat(t *testing.T) {
 	reg := policyRegistry(t)
 	claude := turnOf("anthropic", "anthropic", claudeText("plan", "RXFvS0JnZ0w="), &replay.Text{Text: "ok"})
-	gem := turnOf("gemini", "aistudio", &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: replay.FormatGoogleGemini, Attached: true}, Data: "Q2lTaWc="},
+	gem := turnOf("gemini", "aistudio", &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.GoogleGemini, Attached: true}, Data: "Q2lTaWc="},
 		&replay.ToolCall{ID: "c", Name: "f", Arguments: "{}"})
-	oai := turnOf("openai-responses", "openai", &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: replay.FormatOpenAIResponses, ID: replay.Some("rs_1")}, Data: "gAAAAABoXYZ"},
+	oai := turnOf("openai-responses", "openai", &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.OpenAIResponses, ID: replay.Some("rs_1")}, Data: "gAAAAABoXYZ"},
 		&replay.Text{Text: "ok", ID: "msg_1"})
 
 	// Trigger: each strict target predicts its own error for a foreign signature.
@@ -59,7 +60,7 @@ func TestRuleForeignFormat(t *testing.T) {
 		{replay.Target{API: "openai-responses", Provider: "openai"}, oai},
 		{replay.Target{API: "openrouter", Model: "anthropic/claude-opus-4.1"}, claude},
 		{replay.Target{API: "openrouter", Model: "some/unknown-model"}, claude},
-		{replay.Target{API: "openrouter", Model: "openai/gpt-5"}, turnOf("deepseek", "deepseek", &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: replay.FormatDeepSeek}, Text: "t"})},
+		{replay.Target{API: "openrouter", Model: "openai/gpt-5"}, turnOf("deepseek", "deepseek", &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: formats.DeepSeek}, Text: "t"})},
 	} {
 		r := reg.AuditReplay(replay.History{Turns: []*replay.Turn{c.hist}}, c.tg)
 		assert.Empty(t, only(r, replay.RuleForeignFormat), "%+v", c.tg)
@@ -73,27 +74,27 @@ func TestRuleForeignFormat(t *testing.T) {
 func oai2xai(t *replay.Turn) *replay.Turn {
 	c := *t
 	e := *t.Blocks[0].(*replay.Encrypted)
-	e.Format = replay.FormatXAIResponses
+	e.Format = formats.XAIResponses
 	c.Blocks = []replay.Block{&e, t.Blocks[1]}
 	return &c
 }
 
 func TestRuleIdentityMismatch(t *testing.T) {
 	reg := policyRegistry(t)
-	tu := turnOf("openai-responses", "openai", &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: replay.FormatOpenAIResponses, ID: replay.Some("rs_1")}, Data: "gAAAAABoXYZ"},
+	tu := turnOf("openai-responses", "openai", &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.OpenAIResponses, ID: replay.Some("rs_1")}, Data: "gAAAAABoXYZ"},
 		&replay.Text{Text: "ok", ID: "msg_1"})
-	tu.Provenance.Issuer = "org-a"
+	tu.Provenance.Account = "org-a"
 	h := replay.History{Turns: []*replay.Turn{tu}}
-	r := reg.AuditReplay(h, replay.Target{API: "openai-responses", Issuer: "org-b"})
+	r := reg.AuditReplay(h, replay.Target{API: "openai-responses", Account: "org-b"})
 	vs := only(r, replay.RuleIdentityMismatch)
 	require.Len(t, vs, 1)
 	assert.Equal(t, "The encrypted content gAAA... could not be verified. Reason: Encrypted content organization_id did not match the target organization.", vs[0].Predicted)
 	assert.True(t, r.Rejects())
 	for _, iss := range []string{"org-a", ""} {
-		assert.Empty(t, only(reg.AuditReplay(h, replay.Target{API: "openai-responses", Issuer: iss}), replay.RuleIdentityMismatch), iss)
+		assert.Empty(t, only(reg.AuditReplay(h, replay.Target{API: "openai-responses", Account: iss}), replay.RuleIdentityMismatch), iss)
 	}
-	tu.Provenance.Issuer = ""
-	assert.Empty(t, only(reg.AuditReplay(h, replay.Target{API: "openai-responses", Issuer: "org-b"}), replay.RuleIdentityMismatch), "unknown minting identity")
+	tu.Provenance.Account = ""
+	assert.Empty(t, only(reg.AuditReplay(h, replay.Target{API: "openai-responses", Account: "org-b"}), replay.RuleIdentityMismatch), "unknown minting identity")
 }
 
 func TestRulePrefixMismatch(t *testing.T) {
@@ -173,9 +174,9 @@ func maskKeys(s string) string {
 }
 
 func TestRedact(t *testing.T) {
-	unsigned := &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: replay.FormatDeepSeek}, Text: "use sk-live-123"}
-	sum := &replay.Summary{ItemMeta: replay.ItemMeta{Format: replay.FormatOpenAIResponses}, Summary: "key sk-live-123"}
-	enc := &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: replay.FormatOpenAIResponses}, Data: "gAAAA"}
+	unsigned := &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: formats.DeepSeek}, Text: "use sk-live-123"}
+	sum := &replay.Summary{ItemMeta: replay.ItemMeta{Format: formats.OpenAIResponses}, Summary: "key sk-live-123"}
+	enc := &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.OpenAIResponses}, Data: "gAAAA"}
 	signed := claudeText("sk-live-123 again", "RXFv")
 	tu := turnOf("x", "", unsigned, sum, enc, signed, &replay.Text{Text: "answer sk-live-123"})
 	assert.True(t, replay.Redact(tu, maskKeys))
@@ -197,7 +198,7 @@ func TestRedact(t *testing.T) {
 	back, err := replay.UnmarshalTurn(doc)
 	require.NoError(t, err)
 	assert.Equal(t, tu.Blocks, back.Blocks)
-	wire := string(replay.AppendDetail(nil, signed))
+	wire := string(replay.AppendItemWire(nil, signed))
 	assert.NotContains(t, wire, "display")
 	assert.NotContains(t, wire, "digest")
 }

@@ -163,7 +163,6 @@ type Decoder struct {
 	events []Event
 	head   int
 	err    error
-	n      int
 }
 
 // NewDecoder returns a push decoder that frames bytes per opts and decodes
@@ -183,7 +182,6 @@ func (d *Decoder) frame(ev sse.Event) error {
 	var err error
 	d.events, err = d.fd.Decode(Frame{Type: ev.Type, Data: ev.Data}, d.events)
 	clobber(ev.Type, ev.Data)
-	d.n++
 	return err
 }
 
@@ -269,15 +267,14 @@ func framingErr(err error) error {
 // connection) ends the stream and is returned wrapped by Turn, so
 // errors.Is(err, context.Canceled) still holds.
 type Stream struct {
-	fd      FrameDecoder
-	r       *sse.Reader
-	events  []Event
-	head    int
-	ev      Event
-	err     error
-	turn    *Turn
-	done    bool
-	nframes int
+	fd     FrameDecoder
+	r      *sse.Reader
+	events []Event
+	head   int
+	ev     Event
+	err    error
+	turn   *Turn
+	done   bool
 }
 
 // NewStream returns a pull decoder reading r.
@@ -314,7 +311,6 @@ func (s *Stream) Next() bool {
 		var err error
 		s.events, err = s.fd.Decode(Frame{Type: ev.Type, Data: ev.Data}, s.events)
 		clobber(ev.Type, ev.Data)
-		s.nframes++
 		if err != nil {
 			s.err = err
 		}

@@ -17,18 +17,19 @@ type Provenance struct {
 	// fill it when the response says; callers may set it.
 	Provider string
 	// Upstream is the provider a gateway routed the request to, when the
-	// gateway says (OpenRouter's `provider`: "Google", "Amazon Bedrock").
-	// Gemini signatures are bound to the backend that minted them.
+	// gateway says (OpenRouter's `provider`: "Google", "Amazon Bedrock"):
+	// some signatures are bound to the backend that minted them
+	// ([Format.Domain]).
 	Upstream string
 	// Model is the model that produced the turn, as the response named it.
 	Model string
-	// Issuer is an optional identity of the account that minted the turn
-	// (organisation, account or key-pool id): OpenAI ciphertext is bound to
-	// the minting organisation. Supplied by the caller.
-	Issuer string
+	// Account is an optional identity of the account that minted the turn
+	// (organisation, account or key-pool id): account-bound ciphertext
+	// ([Format.AccountBound]) is valid only for it. Supplied by the caller.
+	Account string
 	// PrefixHash is an optional hash of the request prefix (system prompt,
-	// tools, earlier messages) that produced the turn: newer Anthropic
-	// signatures are bound to it. Supplied by the caller.
+	// tools, earlier messages) that produced the turn: some issuers bind
+	// their signatures to it. Supplied by the caller.
 	PrefixHash string
 }
 

@@ -8,7 +8,7 @@ import (
 )
 
 const (
-	auditArgs    = "--api API [--provider P] [--model M] [--issuer I] [--tools] [--store] [--thinking] [--request BODY.json] [HISTORY.json|-]"
+	auditArgs    = "--api API [--provider P] [--model M] [--account A] [--tools] [--store] [--thinking] [--request BODY.json] [HISTORY.json|-]"
 	auditSummary = "Audit a history (a turn document, or a JSON array of them) before it is sent, or a native request body with --request alone, and print the report JSON. Exit status: 0 when no violation would make the provider reject the request, 1 when there are reject violations, 2 on a usage error"
 )
 
@@ -18,7 +18,7 @@ func runAudit(e *env, args []string) error {
 	fs.StringVar(&t.API, "api", "", "the API the history is about to be sent to (required)")
 	fs.StringVar(&t.Provider, "provider", "", "the target platform (anthropic, bedrock, vertex, aistudio, ...)")
 	fs.StringVar(&t.Model, "model", "", "the target model")
-	fs.StringVar(&t.Issuer, "issuer", "", "the identity (organisation, account) the request is sent with")
+	fs.StringVar(&t.Account, "account", "", "the identity (organisation, account) the request is sent with")
 	fs.StringVar(&t.PrefixHash, "prefix-hash", "", "the prefix hash the latest turn is sent after")
 	fs.BoolVar(&t.Tools, "tools", false, "tools are in play")
 	fs.BoolVar(&t.Store, "store", false, "the provider stores responses (OpenAI store: true)")
@@ -133,8 +133,8 @@ func auditRequest(flags replay.Target, body []byte) (replay.Report, error) {
 	if flags.Model != "" {
 		t.Model = flags.Model
 	}
-	if flags.Issuer != "" {
-		t.Issuer = flags.Issuer
+	if flags.Account != "" {
+		t.Account = flags.Account
 	}
 	if flags.PrefixHash != "" {
 		t.PrefixHash = flags.PrefixHash

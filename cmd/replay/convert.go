@@ -19,8 +19,8 @@ func runConvert(e *env, args []string) error {
 	to := fs.String("to", "", "the API to write for (required)")
 	toProvider := fs.String("to-provider", "", "the target platform (anthropic, bedrock, vertex, aistudio, ...)")
 	toModel := fs.String("to-model", "", "the target model")
-	issuer := fs.String("issuer", "", "the identity (organisation, account) the turn was minted under")
-	toIssuer := fs.String("to-issuer", "", "the identity the next request is sent with")
+	account := fs.String("account", "", "the account (organisation, key pool) the turn was minted under")
+	toAccount := fs.String("to-account", "", "the account the next request is sent with")
 	toText := fs.Bool("to-text", false, "send another issuer's visible reasoning as plain, untagged text instead of dropping it")
 	sentinel := fs.Bool("sentinel", false, "Gemini 3 targets: write the documented skip_thought_signature_validator value on an unsigned first function call")
 	compact := fs.Bool("compact", false, "print the message on one line")
@@ -42,10 +42,10 @@ func runConvert(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *issuer != "" {
-		t.Provenance.Issuer = *issuer
+	if *account != "" {
+		t.Provenance.Account = *account
 	}
-	target := replay.Target{API: *to, Provider: *toProvider, Model: *toModel, Issuer: *toIssuer, Tools: len(t.ToolCalls()) > 0}
+	target := replay.Target{API: *to, Provider: *toProvider, Model: *toModel, Account: *toAccount, Tools: len(t.ToolCalls()) > 0}
 	tf := inputFlags{api: *to, provider: *toProvider, model: *toModel}
 	codec, err := tf.codec(nil)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	_ "github.com/reasonreplay/replay/codecs/all"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -51,7 +52,7 @@ func TestEveryAPINameIsRegistered(t *testing.T) {
 func TestAccepts(t *testing.T) {
 	claude := &replay.Turn{Complete: true, Provenance: replay.Provenance{API: "anthropic", Provider: "anthropic", Model: "claude-sonnet-4-5"},
 		Blocks: []replay.Block{
-			&replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: replay.FormatAnthropicClaude}, Text: "think", Signature: replay.Some("RXFvQkNr")},
+			&replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: formats.AnthropicClaude}, Text: "think", Signature: replay.Some("RXFvQkNr")},
 			&replay.Text{Text: "answer"},
 		}}
 	for _, c := range []struct {

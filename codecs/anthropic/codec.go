@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -139,7 +140,7 @@ func bodyBlock(cb gjson.Result, i int) (replay.Block, error) {
 		if err != nil {
 			return nil, err
 		}
-		it := &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: replay.FormatAnthropicClaude, Index: replay.Some(i),
+		it := &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: formats.AnthropicClaude, Index: replay.Some(i),
 			Extra: extraMembers(cb, "type", "thinking", "signature")}, Text: text}
 		switch sg := cb.Get("signature"); sg.Type {
 		case gjson.String:
@@ -157,7 +158,7 @@ func bodyBlock(cb gjson.Result, i int) (replay.Block, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: replay.FormatAnthropicClaude, Index: replay.Some(i),
+		return &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.AnthropicClaude, Index: replay.Some(i),
 			Extra: extraMembers(cb, "type", "data")}, Data: data}, nil
 	case "text":
 		text, err := str("text", true)

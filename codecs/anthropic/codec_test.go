@@ -9,6 +9,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/anthropic"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/reasonreplay/replay/schema"
 	"github.com/stretchr/testify/assert"
@@ -221,9 +222,9 @@ func TestRoundTrip(t *testing.T) {
 
 func TestEncodeLeavesOutForeignAndBrokenItems(t *testing.T) {
 	tu := &replay.Turn{Provenance: replay.Provenance{API: "openai-responses"}, Blocks: []replay.Block{
-		&replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: replay.FormatGoogleGemini}, Text: "t", Signature: replay.Some("gsig")},
-		&replay.Encrypted{ItemMeta: replay.ItemMeta{Format: replay.FormatOpenAIResponses}, Data: "gAAAA"},
-		&replay.Summary{ItemMeta: replay.ItemMeta{Format: replay.FormatOpenAIResponses}, Summary: "s"},
+		&replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: formats.GoogleGemini}, Text: "t", Signature: replay.Some("gsig")},
+		&replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.OpenAIResponses}, Data: "gAAAA"},
+		&replay.Summary{ItemMeta: replay.ItemMeta{Format: formats.OpenAIResponses}, Summary: "s"},
 		&replay.Native{Kind: "web_search_call", Raw: []byte(`{"type":"web_search_call"}`)},
 		&replay.Text{Text: "hi", Extra: []byte(`{"phase":"final"}`)},
 		&replay.ToolCall{ID: "call_1", Name: "f", Arguments: ""},

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/tidwall/gjson"
 )
 
@@ -31,7 +32,7 @@ func at(path, msg string) string {
 func (Codec) Contract() replay.ReplayContract {
 	return replay.ReplayContract{
 		API:     API,
-		Accepts: []replay.Format{replay.FormatAnthropicClaude},
+		Accepts: []replay.Format{formats.AnthropicClaude},
 		Summary: "Send every thinking and redacted_thinking block of the in-progress tool turn (the assistant " +
 			"message whose tool_use the last user message answers) back unchanged, in its original position, " +
 			"with its signature or data byte-exact; with manual (enabled) thinking that message must start " +
@@ -49,10 +50,10 @@ func (Codec) Contract() replay.ReplayContract {
 			{ID: "anthropic/missing-signature", Severity: replay.SeverityReject,
 				Doc:   "Every thinking block in the request has a `thinking` member and a non-empty `signature`; every redacted_thinking block has `data`.",
 				Check: checkRequestSignatures},
-			{ID: "anthropic/foreign-signature", Severity: replay.SeverityReject,
+			{ID: "anthropic/foreign-signature", Severity: replay.SeverityReject, Covers: []string{replay.RuleForeignFormat},
 				Doc:   "Signed reasoning and encrypted blobs sent to Claude were minted by Claude (format anthropic-claude-v1).",
 				Check: checkForeign},
-			{ID: "anthropic/prefix-mismatch", Severity: replay.SeverityReject,
+			{ID: "anthropic/prefix-mismatch", Severity: replay.SeverityReject, Covers: []string{replay.RulePrefixMismatch},
 				Doc:   "On models that bind thinking blocks to their conversation, a replayed turn's prefix hash equals the request's.",
 				Check: checkPrefix},
 		},

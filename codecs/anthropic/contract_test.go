@@ -7,6 +7,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/anthropic"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -55,7 +56,7 @@ func TestThinkingFirstFromTurns(t *testing.T) {
 
 	// An unsigned first thinking block is left out when sent: same 400.
 	unsigned := &replay.Turn{Complete: true, Blocks: []replay.Block{
-		&replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: replay.FormatAnthropicClaude}, Text: "x", Signature: replay.Some("")},
+		&replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: formats.AnthropicClaude}, Text: "x", Signature: replay.Some("")},
 		&replay.ToolCall{ID: "toolu_1", Name: "f", Arguments: "{}"}}}
 	vs = audit(t, "anthropic/thinking-first", replay.History{Turns: []*replay.Turn{unsigned}}, replay.Target{Thinking: true})
 	require.Len(t, vs, 1)
@@ -155,9 +156,9 @@ func TestMissingSignatureInRequest(t *testing.T) {
 func TestForeignSignature(t *testing.T) {
 	assert.Empty(t, audit(t, "anthropic/foreign-signature", replay.History{Turns: []*replay.Turn{toolTurn(t)}}, replay.Target{}))
 	foreign := &replay.Turn{Blocks: []replay.Block{
-		&replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: replay.FormatDeepSeek}, Text: "unsigned text is fine"},
-		&replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: replay.FormatGoogleGemini}, Text: "t", Signature: replay.Some("CiQB")},
-		&replay.Encrypted{ItemMeta: replay.ItemMeta{Format: replay.FormatOpenAIResponses}, Data: "gAAAAB"},
+		&replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: formats.DeepSeek}, Text: "unsigned text is fine"},
+		&replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: formats.GoogleGemini}, Text: "t", Signature: replay.Some("CiQB")},
+		&replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.OpenAIResponses}, Data: "gAAAAB"},
 	}}
 	vs := audit(t, "anthropic/foreign-signature", replay.History{Turns: []*replay.Turn{foreign}}, replay.Target{})
 	require.Len(t, vs, 2)

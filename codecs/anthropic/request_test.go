@@ -6,6 +6,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	_ "github.com/reasonreplay/replay/codecs/anthropic"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -48,7 +49,7 @@ func TestAuditRequest(t *testing.T) {
 
 func TestForeignReportedOnce(t *testing.T) {
 	tu := &replay.Turn{Provenance: replay.Provenance{API: "gemini", Provider: "aistudio"}, Complete: true, Blocks: []replay.Block{
-		&replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: replay.FormatGoogleGemini}, Text: "t", Signature: replay.Some("Q2lT")},
+		&replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: formats.GoogleGemini}, Text: "t", Signature: replay.Some("Q2lT")},
 		&replay.Text{Text: "ok"}}}
 	r := replay.AuditReplay(replay.History{Turns: []*replay.Turn{tu}}, replay.Target{API: "anthropic", Provider: "anthropic"})
 	var ids []string

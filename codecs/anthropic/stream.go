@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
-	"github.com/reasonreplay/replay/internal/jsonw"
 	"io"
 	"strings"
+
+	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/internal/jsonw"
 
 	"github.com/reasonreplay/replay"
 	"github.com/tidwall/gjson"
@@ -282,7 +284,7 @@ func (d *StreamDecoder) start(s string, dst []replay.Event) ([]replay.Event, err
 	switch ctype.Str {
 	case "thinking":
 		b.kind = kindThinking
-		b.think = &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: replay.FormatAnthropicClaude, Index: replay.Some(i)}}
+		b.think = &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: formats.AnthropicClaude, Index: replay.Some(i)}}
 		t := cb.Get("thinking")
 		if t.Exists() && t.Type != gjson.String {
 			return dst, d.malformed("/content_block/thinking", "expected a string")
@@ -310,7 +312,7 @@ func (d *StreamDecoder) start(s string, dst []replay.Event) ([]replay.Event, err
 		if len(data.Raw) > d.limits().MaxItem {
 			return dst, &replay.LimitError{What: "item size", Limit: d.limits().MaxItem, Event: -1, Block: -1}
 		}
-		b.enc = &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: replay.FormatAnthropicClaude, Index: replay.Some(i)},
+		b.enc = &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.AnthropicClaude, Index: replay.Some(i)},
 			Data: strings.Clone(data.Str)}
 		b.enc.Extra = extraMembers(cb, "type", "data")
 		d.turn.Blocks = append(d.turn.Blocks, b.enc)

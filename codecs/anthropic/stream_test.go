@@ -13,6 +13,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/anthropic"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/reasonreplay/replay/schema"
 	"github.com/stretchr/testify/assert"
@@ -98,7 +99,7 @@ func checkAgainstOracle(t *testing.T, tu *replay.Turn, ref []*refBlock) {
 			assert.Equal(t, r.Text, b.Text, "block %d text", i)
 			assert.Equal(t, r.Sig, b.Signature.Value(), "block %d signature", i)
 			assert.Equal(t, r.SigPresent, b.Signature.IsPresent(), "block %d signature presence", i)
-			assert.Equal(t, replay.FormatAnthropicClaude, b.Format)
+			assert.Equal(t, formats.AnthropicClaude, b.Format)
 			assert.Equal(t, replay.Some(i), b.Index)
 			assert.Equal(t, !r.Stopped || !tu.Complete, b.Unfinished, "block %d unfinished", i)
 		case *replay.Encrypted:

@@ -38,10 +38,10 @@
 // item is chosen from the model the codec is built for ([Codec.Model], a
 // Bedrock model id such as "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
 // "moonshot.kimi-k2-thinking" or "qwen.qwen3-32b-v1:0"). Anthropic models
-// give [replay.FormatAnthropicClaude]: a Claude signature minted through
+// give [formats.AnthropicClaude]: a Claude signature minted through
 // Converse is valid on Anthropic, Bedrock InvokeModel and Vertex alike.
-// Moonshot models give [replay.FormatKimi], Qwen models
-// [replay.FormatQwen], DeepSeek models [replay.FormatDeepSeek]: unsigned
+// Moonshot models give [formats.Kimi], Qwen models
+// [formats.Qwen], DeepSeek models [formats.DeepSeek]: unsigned
 // text that only that model family may take back as its own. Any other
 // model (gpt-oss, Nova, an application inference profile ARN that hides
 // the vendor) gives [replay.FormatUnknown]. When the model is not known, a
@@ -58,6 +58,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 )
 
 // API is the codec's API name.
@@ -170,16 +171,16 @@ func isClaude(model string) bool { return family(model) == "anthropic" }
 func formatFor(model string, signed bool) replay.Format {
 	switch family(model) {
 	case "anthropic":
-		return replay.FormatAnthropicClaude
+		return formats.AnthropicClaude
 	case "moonshot":
-		return replay.FormatKimi
+		return formats.Kimi
 	case "qwen":
-		return replay.FormatQwen
+		return formats.Qwen
 	case "deepseek":
-		return replay.FormatDeepSeek
+		return formats.DeepSeek
 	case "":
 		if signed {
-			return replay.FormatAnthropicClaude
+			return formats.AnthropicClaude
 		}
 	}
 	return replay.FormatUnknown

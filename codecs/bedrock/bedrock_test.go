@@ -10,6 +10,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/bedrock"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/reasonreplay/replay/schema"
 	"github.com/stretchr/testify/require"
@@ -116,7 +117,7 @@ func TestClaudeStreamExact(t *testing.T) {
 	whole := body.Blocks[0].(*replay.ReasoningText)
 	require.Equal(t, whole.Signature, rt.Signature, "the streamed signature equals the one the body fixture carries")
 	require.Len(t, rt.Signature.Value(), 322)
-	require.Equal(t, replay.FormatAnthropicClaude, rt.Format)
+	require.Equal(t, formats.AnthropicClaude, rt.Format)
 	require.Equal(t, replay.Some(0), rt.Index)
 	require.True(t, replay.Replayable(rt))
 	require.Equal(t, "After six hours **22 litres** remain in the tank.", tu.VisibleText())
@@ -159,7 +160,7 @@ func TestKimiUnsigned(t *testing.T) {
 	// Empty text blocks leave nothing in the turn.
 	require.Len(t, res.Turn.Blocks, 2)
 	rt := res.Turn.Blocks[0].(*replay.ReasoningText)
-	require.Equal(t, replay.FormatKimi, rt.Format)
+	require.Equal(t, formats.Kimi, rt.Format)
 	require.Equal(t, replay.Absent, rt.Signature.Presence())
 	require.Equal(t, replay.Some(1), rt.Index)
 	require.True(t, replay.Replayable(rt), "unsigned Kimi text needs no signature")
@@ -210,7 +211,7 @@ func TestDecodeBodies(t *testing.T) {
 	require.NoError(t, err)
 	rt := tu.Blocks[0].(*replay.ReasoningText)
 	require.Equal(t, "\nThe user just wants a greeting back.\n", rt.Text, "text kept without trimming")
-	require.Equal(t, replay.FormatQwen, rt.Format)
+	require.Equal(t, formats.Qwen, rt.Format)
 	require.Equal(t, "\n\nHello!", tu.VisibleText())
 
 	tu, err = bedrock.Codec{}.Decode(read(t, "redacted-tool-use.json"))
@@ -222,7 +223,7 @@ func TestDecodeBodies(t *testing.T) {
 	tu, err = bedrock.Codec{}.Decode(read(t, "claude-thinking.json"))
 	require.NoError(t, err)
 	rt = tu.Blocks[0].(*replay.ReasoningText)
-	require.Equal(t, replay.FormatAnthropicClaude, rt.Format)
+	require.Equal(t, formats.AnthropicClaude, rt.Format)
 	require.True(t, strings.HasPrefix(rt.Signature.Value(), sigPrefix1))
 
 	_, err = bedrock.Codec{}.Decode(read(t, "error-validation.json"))
@@ -325,15 +326,15 @@ func TestVendor(t *testing.T) {
 func TestFormatPerModel(t *testing.T) {
 	body := []byte(`{"output":{"message":{"content":[{"reasoningContent":{"reasoningText":{"text":"t"}}},{"text":"x"}]}}}`)
 	for model, want := range map[string]replay.Format{
-		claude:                        replay.FormatAnthropicClaude,
-		kimi:                          replay.FormatKimi,
-		"moonshotai.kimi-k2.5":        replay.FormatKimi,
-		qwen:                          replay.FormatQwen,
-		"us.deepseek.r1-v1:0":         replay.FormatDeepSeek,
+		claude:                        formats.AnthropicClaude,
+		kimi:                          formats.Kimi,
+		"moonshotai.kimi-k2.5":        formats.Kimi,
+		qwen:                          formats.Qwen,
+		"us.deepseek.r1-v1:0":         formats.DeepSeek,
 		"openai.gpt-oss-120b-1:0":     replay.FormatUnknown,
 		"us.amazon.nova-premier-v1:0": replay.FormatUnknown,
 		"":                            replay.FormatUnknown,
-		"claude-opus-4-5":             replay.FormatAnthropicClaude,
+		"claude-opus-4-5":             formats.AnthropicClaude,
 	} {
 		tu, err := bedrock.Codec{Model: model}.Decode(body)
 		require.NoError(t, err)
@@ -382,7 +383,7 @@ func TestThinkTags(t *testing.T) {
 	require.Equal(t, " ", res.Turn.Blocks[0].(*replay.Text).Text)
 	rt := res.Turn.Blocks[1].(*replay.ReasoningText)
 	require.Equal(t, " The user asks which file holds the port; config.yaml sets it to 8080.", rt.Text)
-	require.Equal(t, replay.FormatKimi, rt.Format)
+	require.Equal(t, formats.Kimi, rt.Format)
 	require.False(t, rt.Unfinished)
 	require.Equal(t, replay.Some(0), rt.Index)
 	require.Equal(t, " The port is `8080`, set in `config.yaml`.", res.Turn.Blocks[2].(*replay.Text).Text)

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 )
 
 // sent reports whether Encode writes b.
@@ -72,6 +73,7 @@ var rules = []replay.Rule{
 	},
 	{
 		ID:       API + "/foreign-signature",
+		Covers:   []string{replay.RuleForeignFormat},
 		Severity: replay.SeverityReject,
 		Doc:      "A Claude model takes back only signatures and redactedContent that Claude minted (on Anthropic, Bedrock or Vertex).",
 		Check: func(h *replay.History, tg *replay.Target, report func(replay.Violation)) {
@@ -81,7 +83,7 @@ var rules = []replay.Rule{
 			for ti, t := range h.Turns {
 				for bi, b := range t.Blocks {
 					it, ok := b.(replay.ReasoningItem)
-					if !ok || !sent(b) || it.Meta().Format.Family() == replay.FormatAnthropicClaude.Family() {
+					if !ok || !sent(b) || it.Meta().Format.Family() == formats.AnthropicClaude.Family() {
 						continue
 					}
 					pred := ""
@@ -117,7 +119,7 @@ var rules = []replay.Rule{
 			for ti, t := range h.Turns {
 				for bi, b := range t.Blocks {
 					it, ok := b.(replay.ReasoningItem)
-					if !ok || !sent(b) || it.Meta().Format.Family() != replay.FormatAnthropicClaude.Family() {
+					if !ok || !sent(b) || it.Meta().Format.Family() != formats.AnthropicClaude.Family() {
 						continue
 					}
 					report(replay.Violation{Turn: ti, Block: bi,

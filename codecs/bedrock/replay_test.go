@@ -10,6 +10,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/bedrock"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/stretchr/testify/require"
 )
@@ -92,13 +93,13 @@ func TestEncodeShape(t *testing.T) {
 
 func TestEncodeLeavesOut(t *testing.T) {
 	unsigned := &replay.ReasoningText{Text: "claude text without signature"}
-	unsigned.Format = replay.FormatAnthropicClaude
+	unsigned.Format = formats.AnthropicClaude
 	empty := &replay.ReasoningText{Text: "x", Signature: replay.Some("")}
-	empty.Format = replay.FormatAnthropicClaude
+	empty.Format = formats.AnthropicClaude
 	sum := &replay.Summary{Summary: "a summary"}
-	sum.Format = replay.FormatOpenAIResponses
+	sum.Format = formats.OpenAIResponses
 	null := &replay.ReasoningText{Text: "kimi", Signature: replay.NullOf[string]()}
-	null.Format = replay.FormatKimi
+	null.Format = formats.Kimi
 	tu := &replay.Turn{Complete: true, Blocks: []replay.Block{unsigned, empty, sum, null, &replay.Text{},
 		&replay.ToolCall{ID: "a", Name: "f", Arguments: `{"x":`, Unfinished: true}, &replay.Text{Text: "ok"}}}
 	enc, err := bedrock.Codec{}.Encode(tu)
@@ -175,9 +176,9 @@ func text(s string, f replay.Format, sig replay.Opt[string]) *replay.ReasoningTe
 }
 
 func TestContract(t *testing.T) {
-	signed := text("claude thought", replay.FormatAnthropicClaude, replay.Some("EqSIG"))
-	kimiText := text("kimi thought", replay.FormatKimi, replay.Opt[string]{})
-	gemini := text("", replay.FormatGoogleGemini, replay.Some("CiQGEMINI"))
+	signed := text("claude thought", formats.AnthropicClaude, replay.Some("EqSIG"))
+	kimiText := text("kimi thought", formats.Kimi, replay.Opt[string]{})
+	gemini := text("", formats.GoogleGemini, replay.Some("CiQGEMINI"))
 	novaBlob := &replay.Encrypted{Data: "cnNu"}
 	novaBlob.Format = replay.Format("amazon-nova-v1")
 	unknownBlob := &replay.Encrypted{Data: "cnNu"}
@@ -222,7 +223,7 @@ func TestContract(t *testing.T) {
 	require.Empty(t, audit([]*replay.Turn{turn(say, call)}, noThinking))
 
 	// empty-content and reasoning-only.
-	unfinished := text("cut", replay.FormatAnthropicClaude, replay.Opt[string]{})
+	unfinished := text("cut", formats.AnthropicClaude, replay.Opt[string]{})
 	unfinished.Unfinished = true
 	require.Equal(t, []string{
 		"bedrock-converse/empty-content t0 b-1 The content field in the Message object at messages.N is empty. Add a ContentBlock object to the content field and try again.",
@@ -233,7 +234,7 @@ func TestContract(t *testing.T) {
 }
 
 func TestAuditThroughRegistry(t *testing.T) {
-	kimiText := text("kimi thought", replay.FormatKimi, replay.Opt[string]{})
+	kimiText := text("kimi thought", formats.Kimi, replay.Opt[string]{})
 	rep := replay.AuditReplay(replay.History{Turns: []*replay.Turn{{Complete: true, Blocks: []replay.Block{kimiText, &replay.Text{Text: "x"}}}}},
 		replay.Target{API: "bedrock-converse", Model: claude})
 	require.True(t, rep.Rejects())

@@ -6,6 +6,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/bedrock"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
@@ -36,7 +37,7 @@ func TestAuditRequest(t *testing.T) {
 	assert.Equal(t, 2, r.Turns)
 	assert.Equal(t, 2, r.Items)
 	assert.Equal(t, 1, r.Signed)
-	assert.Equal(t, map[replay.Format]int{replay.FormatAnthropicClaude: 2}, r.Formats)
+	assert.Equal(t, map[replay.Format]int{formats.AnthropicClaude: 2}, r.Formats)
 	assert.Equal(t, claude, r.Target.Model)
 	assert.True(t, r.Target.Thinking)
 	assert.True(t, r.Target.Tools)
@@ -96,7 +97,7 @@ func TestAuditRequestModel(t *testing.T) {
 	h, tg, err := bedrock.Codec{Model: qwen}.DecodeRequest(body)
 	require.NoError(t, err)
 	assert.Equal(t, qwen, tg.Model)
-	assert.Equal(t, replay.FormatQwen, h.Turns[0].Blocks[0].(*replay.ReasoningText).Format)
+	assert.Equal(t, formats.Qwen, h.Turns[0].Blocks[0].(*replay.ReasoningText).Format)
 
 	// Kimi writes its reasoning in <think> tags: split as in responses.
 	kimiMsg := gjson.GetBytes(read(t, "kimi-think-tags.json"), "output.message").Raw
@@ -104,7 +105,7 @@ func TestAuditRequestModel(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, h.Turns[0].Blocks, 2)
 	rt := h.Turns[0].Blocks[0].(*replay.ReasoningText)
-	assert.Equal(t, replay.FormatKimi, rt.Format)
+	assert.Equal(t, formats.Kimi, rt.Format)
 	assert.Equal(t, "Two apples plus three apples.", rt.Text)
 }
 

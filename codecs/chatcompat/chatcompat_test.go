@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/stretchr/testify/require"
 )
@@ -34,7 +35,7 @@ func TestDecodeDeepSeekToolCall(t *testing.T) {
 	require.Len(t, tu.Blocks, 2, "empty content gives no text block")
 	r := tu.Blocks[0].(*replay.ReasoningText)
 	require.Equal(t, "The user wants the tide table for Brest. I will call the tides tool.", r.Text)
-	require.Equal(t, replay.FormatDeepSeek, r.Format)
+	require.Equal(t, formats.DeepSeek, r.Format)
 	call := tu.Blocks[1].(*replay.ToolCall)
 	require.Equal(t, "call_00_Qm7TzPx2Lk9", call.ID)
 	require.Equal(t, `{"port": "Brest"}`, call.Arguments)
@@ -163,12 +164,12 @@ func TestEncodeProfiles(t *testing.T) {
 		turn *replay.Turn
 		want string
 	}{
-		{New(APIDeepSeek, "deepseek", "deepseek-r1"), turnWith("why", false, replay.FormatDeepSeek), `{"role":"assistant","content":"done"}`},
+		{New(APIDeepSeek, "deepseek", "deepseek-r1"), turnWith("why", false, formats.DeepSeek), `{"role":"assistant","content":"done"}`},
 		{New(APIDeepSeek, "", "deepseek-v4-pro"), plain, `{"role":"assistant","content":"done","reasoning_content":""}`},
 		{New(APIDeepSeek, "", "deepseek-chat"), plain, `{"role":"assistant","content":"done"}`},
-		{New(APIGeneric, "moonshot", "kimi-k2-thinking"), turnWith("plan", true, replay.FormatKimi), `{"role":"assistant","content":null,"reasoning_content":"plan","tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]}`},
+		{New(APIGeneric, "moonshot", "kimi-k2-thinking"), turnWith("plan", true, formats.Kimi), `{"role":"assistant","content":null,"reasoning_content":"plan","tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]}`},
 		{New(APIGeneric, "vllm", ""), turnWith("plan", false, replay.FormatUnknown), `{"role":"assistant","content":"done"}`},
-		{New(APIXAI, "", "grok-3-mini"), turnWith("plan", false, replay.FormatXAIChat), `{"role":"assistant","content":"done"}`},
+		{New(APIXAI, "", "grok-3-mini"), turnWith("plan", false, formats.XAIChat), `{"role":"assistant","content":"done"}`},
 	} {
 		got, err := tc.c.Encode(tc.turn)
 		require.NoError(t, err)

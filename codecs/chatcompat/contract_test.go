@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/stretchr/testify/require"
 )
 
@@ -15,7 +16,7 @@ func TestRuleDeepSeekLoopMissing(t *testing.T) {
 	c := New(APIDeepSeek, "", "deepseek-chat")
 	tg := replay.Target{Tools: true, Thinking: true}
 	// trigger: the last turn (in the tool loop) lost its reasoning
-	h := replay.History{Turns: []*replay.Turn{turnWith("a", true, replay.FormatDeepSeek), turnWith("", true, "")}}
+	h := replay.History{Turns: []*replay.Turn{turnWith("a", true, formats.DeepSeek), turnWith("", true, "")}}
 	v := audit(c, h, tg)
 	require.Len(t, v, 1)
 	require.Equal(t, "deepseek/reasoning-content-missing", v[0].Rule)
@@ -28,7 +29,7 @@ func TestRuleDeepSeekLoopMissing(t *testing.T) {
 	require.Equal(t, "/messages/3", v[0].Pointer)
 	require.Contains(t, v[0].Predicted, "at message index 3.")
 	// non-trigger: an older turn before the loop may lack it; or no tools
-	h = replay.History{Turns: []*replay.Turn{turnWith("", false, ""), turnWith("b", true, replay.FormatDeepSeek)}}
+	h = replay.History{Turns: []*replay.Turn{turnWith("", false, ""), turnWith("b", true, formats.DeepSeek)}}
 	require.Empty(t, audit(c, h, tg))
 	h = replay.History{Turns: []*replay.Turn{turnWith("", true, "")}}
 	require.Empty(t, audit(c, h, replay.Target{}))
@@ -73,7 +74,7 @@ func TestRuleKimiMissing(t *testing.T) {
 	require.Equal(t, "kimi/reasoning-content-missing", v[0].Rule)
 	require.Equal(t, 0, v[0].Turn)
 	require.Equal(t, "thinking is enabled but reasoning_content is missing in assistant tool call message at index N", v[0].Predicted)
-	h = replay.History{Turns: []*replay.Turn{turnWith("plan", true, replay.FormatKimi), turnWith("", false, "")}}
+	h = replay.History{Turns: []*replay.Turn{turnWith("plan", true, formats.Kimi), turnWith("", false, "")}}
 	require.Empty(t, audit(c, h, replay.Target{Thinking: true}))
 }
 

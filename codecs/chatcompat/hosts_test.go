@@ -10,6 +10,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/reasonreplay/replay/schema"
 	"github.com/stretchr/testify/require"
@@ -284,13 +285,13 @@ func requireCalls(t *testing.T, tu *replay.Turn, w wire) {
 
 func TestHostXAIGrok3Mini(t *testing.T) {
 	res, c, w := sweepHost(t, hostCase{file: "xai-grok-3-mini.sse", api: APIXAI, provider: "xai", model: "grok-3-mini",
-		profile: "xai", format: replay.FormatXAIChat})
+		profile: "xai", format: formats.XAIChat})
 	tu := res.Turn
 	require.Equal(t, "reasoning text", shape(tu))
 	r := tu.Blocks[0].(*replay.ReasoningText)
 	require.Equal(t, w.reasoningContent, r.Text)
 	require.Equal(t, "Two trains close at 60+40 = 100 km/h; 250 km → 2.5 h.\n", r.Text)
-	require.Equal(t, replay.FormatXAIChat, r.Format)
+	require.Equal(t, formats.XAIChat, r.Format)
 	require.False(t, r.Signature.IsPresent(), "xAI chat reasoning is unsigned")
 	require.Equal(t, w.content, tu.VisibleText())
 	require.Equal(t, "They meet after **2.5 hours**.", tu.VisibleText())
@@ -301,7 +302,7 @@ func TestHostXAIGrok3Mini(t *testing.T) {
 
 func TestHostQwenDashScope(t *testing.T) {
 	res, c, w := sweepHost(t, hostCase{file: "qwen-dashscope.sse", api: APIGeneric, provider: "dashscope", model: "qwen-plus",
-		profile: "qwen", format: replay.FormatQwen})
+		profile: "qwen", format: formats.Qwen})
 	tu := res.Turn
 	require.Equal(t, "reasoning text", shape(tu), "the empty first reasoning_content opens nothing")
 	require.Equal(t, w.reasoningContent, tu.Blocks[0].(*replay.ReasoningText).Text)
@@ -318,7 +319,7 @@ func TestHostQwenDashScope(t *testing.T) {
 
 func TestHostGLMToolCalls(t *testing.T) {
 	res, c, w := sweepHost(t, hostCase{file: "glm-tool-calls.sse", api: APIGeneric, provider: "zai", model: "glm-4.7",
-		profile: "glm", format: replay.FormatGLM})
+		profile: "glm", format: formats.GLM})
 	tu := res.Turn
 	require.Equal(t, "reasoning text call:call_-8123605514721870115 call:call_-8123605514721870116", shape(tu))
 	r := tu.Blocks[0].(*replay.ReasoningText)
@@ -337,7 +338,7 @@ func TestHostGLMToolCalls(t *testing.T) {
 
 func TestHostKimiK2ThinkingTools(t *testing.T) {
 	res, c, w := sweepHost(t, hostCase{file: "kimi-k2-thinking-tools.sse", api: APIGeneric, provider: "moonshot", model: "kimi-k2-thinking",
-		profile: "kimi", format: replay.FormatKimi})
+		profile: "kimi", format: formats.Kimi})
 	tu := res.Turn
 	require.Equal(t, "reasoning call:functions.surf_report:0 call:functions.tides:1", shape(tu), "empty content opens no text block")
 	r := tu.Blocks[0].(*replay.ReasoningText)
@@ -371,7 +372,7 @@ func TestHostKimiK2ThinkingTools(t *testing.T) {
 
 func TestHostMiniMaxThinkContent(t *testing.T) {
 	res, c, w := sweepHost(t, hostCase{file: "minimax-think-content.sse", api: APIGeneric, provider: "minimax", model: "MiniMax-M2.5",
-		profile: "minimax", format: replay.FormatMiniMax})
+		profile: "minimax", format: formats.MiniMax})
 	tu := res.Turn
 	require.Equal(t, "reasoning text", shape(tu))
 	// Independent split of the wire content: one block at the start.
@@ -398,7 +399,7 @@ func TestHostMiniMaxThinkContent(t *testing.T) {
 
 func TestHostMiniMaxReasoningDetails(t *testing.T) {
 	res, c, w := sweepHost(t, hostCase{file: "minimax-reasoning-details.sse", api: APIGeneric, provider: "minimax", model: "MiniMax-M2.5",
-		profile: "minimax", format: replay.FormatMiniMax})
+		profile: "minimax", format: formats.MiniMax})
 	tu := res.Turn
 	require.Equal(t, "reasoning text", shape(tu))
 	// The fragments are cumulative snapshots: each extends the previous one.
@@ -420,7 +421,7 @@ func TestHostMiniMaxReasoningDetails(t *testing.T) {
 
 func TestHostGroqReasoning(t *testing.T) {
 	res, c, w := sweepHost(t, hostCase{file: "groq-reasoning.sse", api: APIGeneric, provider: "groq", model: "qwen/qwen3-32b",
-		profile: "groq", format: replay.FormatGroq})
+		profile: "groq", format: formats.Groq})
 	tu := res.Turn
 	require.Equal(t, "reasoning text", shape(tu))
 	require.Equal(t, w.reasoning, tu.Blocks[0].(*replay.ReasoningText).Text)

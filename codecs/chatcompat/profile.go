@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/think"
 )
 
@@ -68,34 +69,34 @@ type Profile struct {
 
 // The profiles. Each is selected by provider and model in [ProfileFor].
 var (
-	DeepSeekR1 = Profile{Name: "deepseek-r1", Provider: "deepseek", Format: replay.FormatDeepSeek,
+	DeepSeekR1 = Profile{Name: "deepseek-r1", Provider: "deepseek", Format: formats.DeepSeek,
 		Start: think.StartVisible, Replay: ReplayForbidden, Field: "reasoning_content",
 		Source: "api-docs.deepseek.com/zh-cn/guides/reasoning_model (reasoning_content in input -> 400)"}
-	DeepSeekV3 = Profile{Name: "deepseek-v3", Provider: "deepseek", Format: replay.FormatDeepSeek,
+	DeepSeekV3 = Profile{Name: "deepseek-v3", Provider: "deepseek", Format: formats.DeepSeek,
 		Start: think.StartVisible, Replay: ReplayToolLoop, Field: "reasoning_content",
 		Source: "DeepSeek thinking mode with tool calls, Dec 2025 (continuedev/continue #9606, #9831; official sample clears older reasoning)"}
-	DeepSeekV4 = Profile{Name: "deepseek-v4", Provider: "deepseek", Format: replay.FormatDeepSeek,
+	DeepSeekV4 = Profile{Name: "deepseek-v4", Provider: "deepseek", Format: formats.DeepSeek,
 		Start: think.StartVisible, Replay: ReplayAllWithTools, Field: "reasoning_content",
 		Source: "api-docs.deepseek.com/guides/thinking_mode (V4: all previous turns when tools are in the request)"}
-	XAIChat = Profile{Name: "xai", Provider: "xai", Format: replay.FormatXAIChat,
+	XAIChat = Profile{Name: "xai", Provider: "xai", Format: formats.XAIChat,
 		Start: think.StartVisible, Replay: ReplayNone,
 		Source: "docs.x.ai reasoning guide: Chat Completions has no input field for reasoning"}
-	Kimi = Profile{Name: "kimi", Provider: "moonshot", Format: replay.FormatKimi,
+	Kimi = Profile{Name: "kimi", Provider: "moonshot", Format: formats.Kimi,
 		Start: think.StartVisible, Replay: ReplayToolCalls, Field: "reasoning_content",
 		Source: "platform.moonshot.ai/docs/guide/use-kimi-k2-thinking-model"}
-	GLM = Profile{Name: "glm", Provider: "zai", Format: replay.FormatGLM,
+	GLM = Profile{Name: "glm", Provider: "zai", Format: formats.GLM,
 		Start: think.StartVisible, Replay: ReplayAll, Field: "reasoning_content",
 		Source: "docs.z.ai/guides/capabilities/thinking-mode (interleaved; preserved with clear_thinking:false)"}
-	MiniMax = Profile{Name: "minimax", Provider: "minimax", Format: replay.FormatMiniMax,
+	MiniMax = Profile{Name: "minimax", Provider: "minimax", Format: formats.MiniMax,
 		Start: think.StartAuto, Replay: ReplayRawContent,
 		Source: "platform.minimax.io/docs/api-reference/text-openai-api (append the complete assistant message)"}
-	Qwen = Profile{Name: "qwen", Provider: "dashscope", Format: replay.FormatQwen,
+	Qwen = Profile{Name: "qwen", Provider: "dashscope", Format: formats.Qwen,
 		Start: think.StartVisible, Replay: ReplayNone,
 		Source: "alibabacloud.com/help/en/model-studio/deep-thinking (no replay rule documented)"}
-	Groq = Profile{Name: "groq", Provider: "groq", Format: replay.FormatGroq,
+	Groq = Profile{Name: "groq", Provider: "groq", Format: formats.Groq,
 		Start: think.StartAuto, Replay: ReplayNone,
 		Source: "console.groq.com/docs/reasoning (reasoning_format raw|parsed|hidden)"}
-	GeminiOpenAI = Profile{Name: "gemini", Provider: "gemini-openai", Format: replay.FormatGoogleGemini,
+	GeminiOpenAI = Profile{Name: "gemini", Provider: "gemini-openai", Format: formats.GoogleGemini,
 		Start: think.StartVisible, Replay: ReplayNone,
 		Source: "ai.google.dev/gemini-api/docs/thought-signatures (OpenAI compatibility: extra_content.google.thought_signature)"}
 	// Generic is any other OpenAI-compatible server: vLLM, SGLang, Ollama,

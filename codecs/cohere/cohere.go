@@ -6,7 +6,7 @@
 //   - `message.content` is an array of blocks; reasoning arrives in
 //     `{"type":"thinking","thinking":"..."}` blocks before the
 //     `{"type":"text","text":"..."}` answer. A thinking block becomes one
-//     [replay.ReasoningText] of format [replay.FormatCohere] (unsigned);
+//     [replay.ReasoningText] of format [formats.Cohere] (unsigned);
 //     other members of the block are kept in Extra. Blocks of other types
 //     are kept verbatim ([replay.Native]).
 //   - Tool use adds `message.tool_plan` (the model's plan, a string; kept

@@ -12,6 +12,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/cohere"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/reasonreplay/replay/schema"
 	"github.com/stretchr/testify/require"
@@ -82,7 +83,7 @@ func TestThinkingStream(t *testing.T) {
 	require.Len(t, tu.Blocks, 2)
 	rt := tu.Blocks[0].(*replay.ReasoningText)
 	require.Equal(t, "A weekhas 7 days, so 3 weeks are 21 days; add 4 → 25.", rt.Text, "pieces joined exactly, nothing added")
-	require.Equal(t, replay.FormatCohere, rt.Format)
+	require.Equal(t, formats.Cohere, rt.Format)
 	require.True(t, replay.Replayable(rt))
 	require.Equal(t, "That is **25 days**.", tu.VisibleText())
 	require.Equal(t, "COMPLETE", tu.FinishReason)
@@ -245,12 +246,12 @@ func TestContract(t *testing.T) {
 		return out
 	}
 	own := &replay.ReasoningText{Text: "mine"}
-	own.Format = replay.FormatCohere
+	own.Format = formats.Cohere
 	require.Empty(t, audit(own, &replay.Text{Text: "x"}))
 	sum := &replay.Summary{Summary: "s"}
-	sum.Format = replay.FormatOpenAIResponses
+	sum.Format = formats.OpenAIResponses
 	ds := &replay.ReasoningText{Text: "d"}
-	ds.Format = replay.FormatDeepSeek
+	ds.Format = formats.DeepSeek
 	require.Equal(t, []string{"cohere/inexpressible b0", "cohere/foreign-reasoning b1"}, audit(sum, ds))
 }
 

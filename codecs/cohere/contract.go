@@ -2,16 +2,17 @@ package cohere
 
 import (
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/plainrules"
 )
 
-var rules = plainrules.Rules(API, "Cohere", replay.FormatCohere, "thinking block")
+var rules = plainrules.Rules(API, "Cohere", formats.Cohere, "thinking block")
 
 // Contract returns the Cohere replay contract.
 func (Codec) Contract() replay.ReplayContract {
 	return replay.ReplayContract{
 		API:     API,
-		Accepts: []replay.Format{replay.FormatCohere},
+		Accepts: []replay.Format{formats.Cohere},
 		Summary: "Send the assistant message back as it came: thinking blocks then text in content, with the " +
 			"tool_plan and tool_calls (Cohere's documented tool loop appends the response message whole). " +
 			"Cohere's reasoning is unsigned; no rejection for missing or altered thinking blocks is documented. " +

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 )
@@ -120,7 +121,7 @@ func block(b gjson.Result, ptr string, lim replay.Limits) (replay.Block, error) 
 			return nil, &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
 		}
 		it := &replay.ReasoningText{Text: clone(x.Str)}
-		it.Format = replay.FormatCohere
+		it.Format = formats.Cohere
 		it.Extra = extra(b, "type", "thinking")
 		return it, nil
 	case "text":

@@ -6,6 +6,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/cohere"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
@@ -34,7 +35,7 @@ func TestAuditRequest(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, r.Clean(), "%v", r.Err())
 	assert.Equal(t, 2, r.Turns)
-	assert.Equal(t, map[replay.Format]int{replay.FormatCohere: 2}, r.Formats)
+	assert.Equal(t, map[replay.Format]int{formats.Cohere: 2}, r.Formats)
 	assert.Equal(t, "command-a-reasoning-08-2025", r.Target.Model)
 	assert.True(t, r.Target.Thinking)
 	assert.True(t, r.Target.Tools)
@@ -72,11 +73,11 @@ func TestAuditRequestCannotSeeIssuer(t *testing.T) {
 	h, _, err := cohere.Codec{}.DecodeRequest(body)
 	require.NoError(t, err)
 	rt := h.Turns[1].Blocks[0].(*replay.ReasoningText)
-	assert.Equal(t, replay.FormatCohere, rt.Format)
+	assert.Equal(t, formats.Cohere, rt.Format)
 	assert.Equal(t, `{"signature":"RXFvS0JnZ0w="}`, string(rt.Extra))
 
 	claude := &replay.Turn{Complete: true, Provenance: replay.Provenance{API: "anthropic"}, Blocks: []replay.Block{
-		&replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: replay.FormatAnthropicClaude}, Text: "Need the exchange rate.", Signature: replay.Some("RXFvS0JnZ0w=")},
+		&replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: formats.AnthropicClaude}, Text: "Need the exchange rate.", Signature: replay.Some("RXFvS0JnZ0w=")},
 		&replay.ToolCall{ID: "fx_rate_k3j5h7g9", Name: "fx_rate", Arguments: `{}`}}}
 	r = replay.AuditReplay(replay.History{Turns: []*replay.Turn{claude}, Request: body, Pointers: []string{"/messages/3"}},
 		replay.Target{API: cohere.API, Model: "command-a-reasoning-08-2025"})

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 )
@@ -118,7 +119,7 @@ func (s *Stream) event(n int, typ string, ev gjson.Result, dst []replay.Event) (
 			}
 			o.think, o.block = true, len(s.turn.Blocks)
 			it := &replay.ReasoningText{}
-			it.Format, it.Unfinished = replay.FormatCohere, true
+			it.Format, it.Unfinished = formats.Cohere, true
 			s.turn.Blocks = append(s.turn.Blocks, it)
 			s.opens = append(s.opens, o)
 			dst = append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: o.block, Item: it})

@@ -18,7 +18,7 @@
 // # Binding
 //
 // A signature on a non-thought part becomes a [*replay.Encrypted] item of
-// format [replay.FormatGoogleGemini] with Attached set, placed immediately
+// format [formats.GoogleGemini] with Attached set, placed immediately
 // before the block of its part (ID = the function call id when the call has
 // one). A `thought: true` text part becomes a [*replay.ReasoningText] whose
 // Signature is the part's signature, if any. Function calls become
@@ -88,6 +88,10 @@ type Codec struct {
 	Sentinel bool
 	// Limits bound what the decoders accept.
 	Limits replay.Limits
+	// Model is the model requests are sent to, when known: on Gemini 3 and
+	// later the contract documents [Sentinel] as the placeholder signature
+	// of an unsigned function call.
+	Model string
 }
 
 // providers are the provider names the codec registers for.
@@ -98,8 +102,8 @@ func init() {
 		API:       API,
 		Providers: providers,
 		Models:    []string{"gemini-*", "*gemini*", "gemma-*"},
-		New: func(provider, _ string) replay.ReasoningCodec {
-			return Codec{Provider: provider}
+		New: func(provider, model string) replay.ReasoningCodec {
+			return Codec{Provider: provider, Model: model}
 		},
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/tidwall/gjson"
 )
@@ -26,10 +27,18 @@ const (
 // back all calls then all responses, and signatures must come from the
 // same backend and be valid base64. Gemini 2.5 and earlier accept replay
 // without signatures, and earlier turns are not checked.
-func (Codec) Contract() replay.ReplayContract {
+//
+// For a Gemini 3 or later model the contract's Placeholder is [Sentinel],
+// attached to the call it precedes.
+func (c Codec) Contract() replay.ReplayContract {
+	var placeholder replay.ReasoningItem
+	if requiresSignatures(c.Model) {
+		placeholder = &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.GoogleGemini, Attached: true}, Data: Sentinel}
+	}
 	return replay.ReplayContract{
-		API:     API,
-		Accepts: []replay.Format{replay.FormatGoogleGemini},
+		API:         API,
+		Placeholder: placeholder,
+		Accepts:     []replay.Format{formats.GoogleGemini},
 		Summary: "Send each model turn back as {\"role\":\"model\",\"parts\":[...]} with every part in order and each " +
 			"thoughtSignature on the part it came on, as the exact string received. On Gemini 3 the first " +
 			"functionCall of every step of the current turn must be signed (else 400), parallel calls go back " +
@@ -254,7 +263,7 @@ func signedByID(t *replay.Turn, id string) bool {
 		return false
 	}
 	for _, b := range t.Blocks {
-		if e, ok := b.(*replay.Encrypted); ok && e.Format == replay.FormatGoogleGemini &&
+		if e, ok := b.(*replay.Encrypted); ok && e.Format == formats.GoogleGemini &&
 			e.ID.Value() == id && replay.Replayable(e) {
 			return true
 		}
@@ -291,6 +300,7 @@ var ruleInterleaved = replay.Rule{
 
 var ruleForeign = replay.Rule{
 	ID:       RuleForeignSignature,
+	Covers:   []string{replay.RuleForeignFormat},
 	Severity: replay.SeverityReject,
 	Doc:      "Gemini 3: a thought signature goes back only to the backend that minted it (AI Studio and Vertex do not share keys), and only Gemini signatures go in thoughtSignature.",
 	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
@@ -306,7 +316,7 @@ var ruleForeign = replay.Rule{
 					continue
 				}
 				switch {
-				case e.Format != replay.FormatGoogleGemini && e.Format != "":
+				case e.Format != formats.GoogleGemini && e.Format != "":
 					report(replay.Violation{Turn: ti, Block: bi,
 						Message:   fmt.Sprintf("a %s item is bound to a part as if it were a Gemini thought signature", e.Format),
 						Predicted: predictForeign(t),
@@ -345,12 +355,12 @@ var ruleBase64 = replay.Rule{
 				sig := ""
 				switch x := b.(type) {
 				case *replay.Encrypted:
-					if x.Format != replay.FormatGoogleGemini || !replay.Replayable(x) {
+					if x.Format != formats.GoogleGemini || !replay.Replayable(x) {
 						continue
 					}
 					sig = x.Data
 				case *replay.ReasoningText:
-					if x.Format != replay.FormatGoogleGemini || !x.Signed() {
+					if x.Format != formats.GoogleGemini || !x.Signed() {
 						continue
 					}
 					sig = x.Signature.Value()

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -24,7 +25,7 @@ func only(vs []replay.Violation, rule string) []replay.Violation {
 
 func sigItem(data string) *replay.Encrypted {
 	e := &replay.Encrypted{Data: data}
-	e.Format, e.Attached = replay.FormatGoogleGemini, true
+	e.Format, e.Attached = formats.GoogleGemini, true
 	return e
 }
 
@@ -83,7 +84,7 @@ func TestRuleMissingSignatureTurns(t *testing.T) {
 
 	// Not triggered: 2.5 target, or the signature relayed by id.
 	assert.Empty(t, only(audit(h, replay.Target{Model: "gemini-2.5-pro"}), RuleMissingSignature))
-	relayed := &replay.Encrypted{Data: "QQ==", ItemMeta: replay.ItemMeta{Format: replay.FormatGoogleGemini, ID: replay.Some("c1")}}
+	relayed := &replay.Encrypted{Data: "QQ==", ItemMeta: replay.ItemMeta{Format: formats.GoogleGemini, ID: replay.Some("c1")}}
 	h.Turns[3] = &replay.Turn{Complete: true, Blocks: []replay.Block{relayed, &replay.ToolCall{ID: "c1", Name: "c"}}}
 	assert.Empty(t, only(audit(h, replay.Target{Model: "gemini-3-flash-preview"}), RuleMissingSignature))
 }
@@ -130,7 +131,7 @@ func TestRuleForeignSignature(t *testing.T) {
 	assert.Equal(t, "Unable to submit request because Thought signature is not valid.. Learn more: https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/gemini", vs[0].Predicted)
 
 	claude := &replay.Encrypted{Data: "RXJVQ2xhdWRl"}
-	claude.Format, claude.Attached = replay.FormatAnthropicClaude, true
+	claude.Format, claude.Attached = formats.AnthropicClaude, true
 	h = replay.History{Turns: []*replay.Turn{{Complete: true, Blocks: []replay.Block{claude, &replay.ToolCall{Name: "f"}}}}}
 	require.Len(t, only(audit(h, replay.Target{Model: "gemini-3-pro-preview"}), RuleForeignSignature), 1)
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
@@ -43,7 +44,7 @@ func (c Codec) EncodeReport(t *replay.Turn) ([]byte, []SentinelUse, error) {
 	byID := map[string]string{}
 	for _, bl := range t.Blocks {
 		e, ok := bl.(*replay.Encrypted)
-		if !ok || e.Attached || e.Format != replay.FormatGoogleGemini || !replay.Replayable(e) {
+		if !ok || e.Attached || e.Format != formats.GoogleGemini || !replay.Replayable(e) {
 			continue
 		}
 		if id := e.ID.Value(); id != "" {
@@ -69,7 +70,7 @@ func (c Codec) EncodeReport(t *replay.Turn) ([]byte, []SentinelUse, error) {
 					continue // written on the next block's part
 				}
 			}
-			if bl.Format != replay.FormatGoogleGemini || !replay.Replayable(bl) || (!bl.Attached && byID[bl.ID.Value()] != "") {
+			if bl.Format != formats.GoogleGemini || !replay.Replayable(bl) || (!bl.Attached && byID[bl.ID.Value()] != "") {
 				out = out[:start]
 				continue
 			}
@@ -79,7 +80,7 @@ func (c Codec) EncodeReport(t *replay.Turn) ([]byte, []SentinelUse, error) {
 			out = jsonw.String(out, bl.Data)
 			out = append(out, '}')
 		case *replay.ReasoningText:
-			if bl.Format != replay.FormatGoogleGemini || !replay.Replayable(bl) {
+			if bl.Format != formats.GoogleGemini || !replay.Replayable(bl) {
 				out = out[:start]
 				continue
 			}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -147,7 +148,7 @@ func TestParallelCallsFirstSigned(t *testing.T) {
 	assert.False(t, th.Signature.IsPresent())
 	sig := tu.Blocks[1].(*replay.Encrypted)
 	assert.Equal(t, "EqQBCqEBAR/+Tm9ydGhTZWFUaWRlU2lnbmF0dXJlT25l+/8=", sig.Data)
-	assert.Equal(t, replay.FormatGoogleGemini, sig.Format)
+	assert.Equal(t, formats.GoogleGemini, sig.Format)
 	assert.True(t, sig.Attached)
 	assert.Equal(t, replay.Some("k3v9q1ab"), sig.ID)
 	c1, c2 := tu.Blocks[2].(*replay.ToolCall), tu.Blocks[3].(*replay.ToolCall)
@@ -342,11 +343,11 @@ func TestLimits(t *testing.T) {
 
 func TestEncodeSkipsWhatCannotReplay(t *testing.T) {
 	unfinished := &replay.Encrypted{Data: "VW5maW5pc2hlZA=="}
-	unfinished.Format, unfinished.Attached, unfinished.Unfinished = replay.FormatGoogleGemini, true, true
+	unfinished.Format, unfinished.Attached, unfinished.Unfinished = formats.GoogleGemini, true, true
 	foreign := &replay.ReasoningText{Text: "claude thinking", Signature: replay.Some("c2ln")}
-	foreign.Format = replay.FormatAnthropicClaude
+	foreign.Format = formats.AnthropicClaude
 	relayed := &replay.Encrypted{Data: "UmVsYXllZEJ5SWQ="} // OpenRouter-style: not attached, names the call
-	relayed.Format, relayed.ID = replay.FormatGoogleGemini, replay.Some("call-7")
+	relayed.Format, relayed.ID = formats.GoogleGemini, replay.Some("call-7")
 	tu := &replay.Turn{Complete: true, Blocks: []replay.Block{
 		foreign,
 		unfinished, &replay.Text{Text: "hi"},
@@ -445,7 +446,7 @@ func TestRegistry(t *testing.T) {
 		assert.Equal(t, "gemini", c.API(), pm)
 	}
 	c, _ = replay.Lookup("gemini", "vertex", "gemini-3-pro")
-	assert.Equal(t, Codec{Provider: "vertex"}, c)
+	assert.Equal(t, Codec{Provider: "vertex", Model: "gemini-3-pro"}, c)
 }
 
 func TestRequiresSignatures(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
@@ -313,7 +314,7 @@ func (b *builder) thoughtPart(p string, f *partFields) error {
 		return err
 	}
 	it := &replay.ReasoningText{}
-	it.Format = replay.FormatGoogleGemini
+	it.Format = formats.GoogleGemini
 	if f.sig != "" {
 		it.Signature = replay.Some(b.keepStr(f.sig))
 	}

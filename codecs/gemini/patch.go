@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
@@ -65,7 +66,7 @@ func (c Codec) PatchReport(msg []byte, t *replay.Turn) ([]byte, []SentinelUse, e
 				trailing = append(trailing, s.sig)
 			}
 		case *replay.ReasoningText:
-			if bl.Format == replay.FormatGoogleGemini && replay.Replayable(bl) {
+			if bl.Format == formats.GoogleGemini && replay.Replayable(bl) {
 				s.sig = bl.Signature.Value()
 				thoughts = append(thoughts, s)
 			}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/sjson"
@@ -35,7 +36,7 @@ func TestAuditRequest(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, r.Clean(), "%v", r.Err())
 	assert.Equal(t, 1, r.Turns)
-	assert.Equal(t, map[replay.Format]int{replay.FormatGoogleGemini: 1}, r.Formats)
+	assert.Equal(t, map[replay.Format]int{formats.GoogleGemini: 1}, r.Formats)
 	assert.Equal(t, "gemini-3-flash-preview", r.Target.Model)
 	assert.True(t, r.Target.Thinking)
 	assert.True(t, r.Target.Tools)

@@ -2,16 +2,17 @@ package mistral
 
 import (
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/plainrules"
 )
 
-var rules = plainrules.Rules(API, "Mistral", replay.FormatMistral, "thinking chunk")
+var rules = plainrules.Rules(API, "Mistral", formats.Mistral, "thinking chunk")
 
 // Contract returns the Mistral replay contract.
 func (Codec) Contract() replay.ReplayContract {
 	return replay.ReplayContract{
 		API:     API,
-		Accepts: []replay.Format{replay.FormatMistral},
+		Accepts: []replay.Format{formats.Mistral},
 		Summary: "Send the assistant message back with its thinking chunks in the content array, in order, before " +
 			"the text (as Mistral's own SDKs do, with `closed` kept). Mistral's reasoning is unsigned; whether " +
 			"replaying it is required is not documented, and no rejection for a missing or altered thinking chunk " +

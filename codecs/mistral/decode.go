@@ -2,9 +2,11 @@ package mistral
 
 import (
 	"encoding/json"
-	"github.com/reasonreplay/replay/internal/jsonw"
 	"strconv"
 	"strings"
+
+	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/internal/jsonw"
 
 	"github.com/reasonreplay/replay"
 	"github.com/tidwall/gjson"
@@ -146,11 +148,11 @@ func chunk(ch gjson.Result, ptr string, lim replay.Limits) (replay.Block, error)
 		}
 		if !ok {
 			o := &replay.Opaque{Type: "thinking", Raw: raw(ch.Raw)}
-			o.Format = replay.FormatMistral
+			o.Format = formats.Mistral
 			return o, nil
 		}
 		it := &replay.ReasoningText{Text: text}
-		it.Format = replay.FormatMistral
+		it.Format = formats.Mistral
 		it.Extra = extra(ch, "type", "thinking")
 		return it, nil
 	}

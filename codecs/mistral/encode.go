@@ -1,8 +1,10 @@
 package mistral
 
 import (
-	"github.com/reasonreplay/replay/internal/contentpatch"
 	"strconv"
+
+	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/internal/contentpatch"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
@@ -71,7 +73,7 @@ func appendChunk(dst []byte, b replay.Block, i int) ([]byte, error) {
 		dst = jsonw.Members(dst, b.Extra)
 		dst = append(dst, '}')
 	case *replay.Opaque:
-		if b.Unfinished || b.Format != replay.FormatMistral {
+		if b.Unfinished || b.Format != formats.Mistral {
 			return dst, nil
 		}
 		if !gjson.Valid(string(b.Raw)) {

@@ -8,7 +8,7 @@
 //     `{"type":"thinking","thinking":[{"type":"text","text":...}],"closed":true}`
 //     then `{"type":"text","text":...}`. Without it, content is a plain
 //     string. A thinking chunk becomes one [replay.ReasoningText] of format
-//     [replay.FormatMistral] (its inner text parts joined, nothing added);
+//     [formats.Mistral] (its inner text parts joined, nothing added);
 //     its other members (`closed`) are kept in Extra and written back. A
 //     thinking chunk with inner parts that are not text, and any chunk of
 //     another type, is kept verbatim ([replay.Opaque], [replay.Native]).

@@ -12,6 +12,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/mistral"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/reasonreplay/replay/schema"
 	"github.com/stretchr/testify/require"
@@ -80,7 +81,7 @@ func TestMagistralStream(t *testing.T) {
 	require.Len(t, tu.Blocks, 2)
 	rt := tu.Blocks[0].(*replay.ReasoningText)
 	require.Equal(t, "A train leaves at 9:40 and the trip takes 2 h 35 min, so it arrives at 12:15.", rt.Text)
-	require.Equal(t, replay.FormatMistral, rt.Format)
+	require.Equal(t, formats.Mistral, rt.Format)
 	require.Equal(t, replay.Absent, rt.Signature.Presence())
 	require.Nil(t, rt.Extra)
 	require.True(t, replay.Replayable(rt))
@@ -279,15 +280,15 @@ func TestContract(t *testing.T) {
 		return out
 	}
 	own := &replay.ReasoningText{Text: "mine"}
-	own.Format = replay.FormatMistral
+	own.Format = formats.Mistral
 	require.Empty(t, audit(own, &replay.Text{Text: "x"}))
 
 	claude := &replay.ReasoningText{Text: "t", Signature: replay.Some("EqSIG")}
-	claude.Format = replay.FormatAnthropicClaude
+	claude.Format = formats.AnthropicClaude
 	enc := &replay.Encrypted{Data: "gAAAA"}
-	enc.Format = replay.FormatOpenAIResponses
+	enc.Format = formats.OpenAIResponses
 	kimi := &replay.ReasoningText{Text: "k"}
-	kimi.Format = replay.FormatKimi
+	kimi.Format = formats.Kimi
 	require.Equal(t, []string{
 		"mistral/inexpressible b0", "mistral/foreign-reasoning b0",
 		"mistral/inexpressible b1",

@@ -6,6 +6,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/mistral"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
@@ -38,7 +39,7 @@ func TestAuditRequest(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, r.Clean(), "%v", r.Err())
 	assert.Equal(t, 2, r.Turns)
-	assert.Equal(t, map[replay.Format]int{replay.FormatMistral: 2}, r.Formats)
+	assert.Equal(t, map[replay.Format]int{formats.Mistral: 2}, r.Formats)
 	assert.Equal(t, "magistral-medium-2509", r.Target.Model)
 	assert.True(t, r.Target.Tools)
 
@@ -65,10 +66,10 @@ func TestAuditRequestCannotSeeIssuer(t *testing.T) {
 	r, err := replay.AuditRequest(mistral.API, body)
 	require.NoError(t, err)
 	assert.True(t, r.Clean(), "%v", r.Err())
-	assert.Equal(t, map[replay.Format]int{replay.FormatMistral: 2}, r.Formats)
+	assert.Equal(t, map[replay.Format]int{formats.Mistral: 2}, r.Formats)
 
 	claude := &replay.Turn{Complete: true, Provenance: replay.Provenance{API: "anthropic"}, Blocks: []replay.Block{
-		&replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: replay.FormatAnthropicClaude}, Text: "Oslo forecast.", Signature: replay.Some("RXFvS0JnZ0w=")},
+		&replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: formats.AnthropicClaude}, Text: "Oslo forecast.", Signature: replay.Some("RXFvS0JnZ0w=")},
 		&replay.ToolCall{ID: "k2P9sVw3T", Name: "forecast", Arguments: `{}`}}}
 	r = replay.AuditReplay(replay.History{Turns: []*replay.Turn{claude}, Request: body, Pointers: []string{"/messages/3"}},
 		replay.Target{API: mistral.API, Model: "magistral-medium-2509"})

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 )
@@ -196,7 +197,7 @@ func (s *Stream) contentChunk(n int, ch gjson.Result, dst []replay.Event) ([]rep
 				return dst, err
 			}
 			it := &replay.ReasoningText{}
-			it.Format, it.Unfinished = replay.FormatMistral, true
+			it.Format, it.Unfinished = formats.Mistral, true
 			s.reason = len(s.turn.Blocks)
 			s.turn.Blocks = append(s.turn.Blocks, it)
 			dst = append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: s.reason, Item: it})

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 )
 
 // API is the codec's API name.
@@ -46,15 +47,15 @@ func init() {
 func FormatFor(provider string) replay.Format {
 	switch strings.ToLower(provider) {
 	case "", "openai", "copilot", "github", "github-copilot", "github copilot":
-		return replay.FormatOpenAIResponses
+		return formats.OpenAIResponses
 	case "azure", "azure-openai":
-		return replay.FormatAzureOpenAIResponses
+		return formats.AzureOpenAIResponses
 	case "xai", "x-ai", "grok":
-		return replay.FormatXAIResponses
+		return formats.XAIResponses
 	case "bedrock", "amazon-bedrock":
-		return replay.FormatBedrockOpenAIResponses
+		return formats.BedrockOpenAIResponses
 	case "meta":
-		return replay.FormatMetaResponses
+		return formats.MetaResponses
 	}
 	return replay.FormatUnknown
 }

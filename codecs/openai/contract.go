@@ -42,7 +42,7 @@ func (c Codec) Contract() replay.ReplayContract {
 			{ID: RuleEncryptedAltered, Severity: replay.SeverityReject,
 				Doc:   "Encrypted content is sent byte-exact with its original id, to the organisation that minted it.",
 				Check: checkAltered},
-			{ID: RuleForeignFormat, Severity: replay.SeverityReject,
+			{ID: RuleForeignFormat, Severity: replay.SeverityReject, Covers: []string{replay.RuleForeignFormat},
 				Doc:   "Reasoning items are sent only to the host whose format minted them (xAI items are not OpenAI items).",
 				Check: checkForeign},
 		},
@@ -277,12 +277,12 @@ func checkStoreFalse(h *replay.History, t *replay.Target, report func(replay.Vio
 func checkAltered(h *replay.History, t *replay.Target, report func(replay.Violation)) {
 	pairs := historyPairs(h)
 	for _, p := range pairs {
-		iss := h.Turns[p.turn].Provenance.Issuer
-		if p.data == "" || t.Issuer == "" || iss == "" || iss == t.Issuer {
+		iss := h.Turns[p.turn].Provenance.Account
+		if p.data == "" || t.Account == "" || iss == "" || iss == t.Account {
 			continue
 		}
 		report(replay.Violation{Turn: p.turn, Block: p.block,
-			Message: "the encrypted content was minted by issuer " + strconv.Quote(iss) + ", the request is sent as " + strconv.Quote(t.Issuer),
+			Message: "the encrypted content was minted by issuer " + strconv.Quote(iss) + ", the request is sent as " + strconv.Quote(t.Account),
 			Predicted: "The encrypted content for item " + p.g.id + " could not be verified. " +
 				"Reason: Encrypted content organization_id did not match the target organization.",
 			Fix: "drop the reasoning item and send its follower without its id, or send the request with the minting organisation"})

@@ -5,6 +5,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/openai"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/stretchr/testify/require"
 )
 
@@ -81,7 +82,7 @@ func TestContractRules(t *testing.T) {
 			predicted: "The encrypted content for item " + rsID + " could not be verified. Reason: Encrypted content organization_id did not match the target organization.",
 			trigger:   replay.History{Turns: []*replay.Turn{withIssuer(openaiTurn, "org-A")}},
 			clean:     replay.History{Turns: []*replay.Turn{withIssuer(openaiTurn, "org-B")}},
-			tg:        replay.Target{Issuer: "org-B"},
+			tg:        replay.Target{Account: "org-B"},
 		},
 		{
 			rule:      openai.RuleForeignFormat,
@@ -109,7 +110,7 @@ func TestContractRules(t *testing.T) {
 
 func withIssuer(t *replay.Turn, iss string) *replay.Turn {
 	c := *t
-	c.Provenance.Issuer = iss
+	c.Provenance.Account = iss
 	return &c
 }
 
@@ -122,6 +123,6 @@ func TestRegistry(t *testing.T) {
 	c, err := replay.Lookup(openai.API, "azure", "")
 	require.NoError(t, err)
 	require.Equal(t, openai.Codec{Provider: "azure"}, c)
-	require.Equal(t, replay.FormatAzureOpenAIResponses, openai.FormatFor("azure"))
+	require.Equal(t, formats.AzureOpenAIResponses, openai.FormatFor("azure"))
 	require.Equal(t, replay.FormatUnknown, openai.FormatFor("lmstudio"))
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/openai"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/stretchr/testify/require"
 )
@@ -48,7 +49,7 @@ func TestDecodeBodyServerTools(t *testing.T) {
 			kinds = append(kinds, "native:"+x.Kind)
 		case replay.ReasoningItem:
 			kinds = append(kinds, string(x.Kind())+":"+x.Meta().ID.Value())
-			require.Equal(t, replay.FormatAzureOpenAIResponses, x.Meta().Format)
+			require.Equal(t, formats.AzureOpenAIResponses, x.Meta().Format)
 		case *replay.Text:
 			kinds = append(kinds, "text:"+x.ID)
 		case *replay.ToolCall:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/openai"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/stretchr/testify/require"
 )
@@ -64,7 +65,7 @@ func TestStreamSummaryEncrypted(t *testing.T) {
 	require.Equal(t, encDone, enc.Data)
 	for _, it := range []replay.ReasoningItem{s0, s1, enc} {
 		require.Equal(t, rsID, it.Meta().ID.Value())
-		require.Equal(t, replay.FormatOpenAIResponses, it.Meta().Format)
+		require.Equal(t, formats.OpenAIResponses, it.Meta().Format)
 		require.True(t, replay.Replayable(it))
 	}
 	require.Equal(t, finalText, txt.Text)
@@ -93,7 +94,7 @@ func TestStreamTwoReasoningCallsXAI(t *testing.T) {
 	c0 := tu.Blocks[1].(*replay.ToolCall)
 	e1 := tu.Blocks[2].(*replay.Encrypted)
 	c1 := tu.Blocks[3].(*replay.ToolCall)
-	require.Equal(t, replay.FormatXAIResponses, e0.Format)
+	require.Equal(t, formats.XAIResponses, e0.Format)
 	require.Equal(t, "rs_5d1e9f0a-1111-4a2b-9c3d-000000000001_us-east-1", e0.ID.Value())
 	require.Equal(t, "eXhBSS1ibG9iLW9uZS1mb3ItdGVzdHMtb25seS0xMjM0NTY3ODkw", e0.Data)
 	require.Equal(t, "eXhBSS1ibG9iLXR3by1mb3ItdGVzdHMtb25seS0wOTg3NjU0MzIx", e1.Data)

@@ -39,17 +39,21 @@ type Codec struct {
 	// turns instead of "openrouter" (for OpenAI-compatible hosts read with
 	// this codec).
 	Provider string
+	// Model is the model slug requests are sent with, when known
+	// ("anthropic/claude-sonnet-4.5"); the contract accepts its vendor's
+	// formats.
+	Model string
 }
 
 func init() {
 	replay.Default.MustRegister(replay.Entry{
 		API:       API,
 		Providers: []string{"openrouter"},
-		New: func(provider, _ string) replay.ReasoningCodec {
-			if provider == "" || provider == "openrouter" {
-				return Codec{}
+		New: func(provider, model string) replay.ReasoningCodec {
+			if provider == "openrouter" {
+				provider = ""
 			}
-			return Codec{Provider: provider}
+			return Codec{Provider: provider, Model: model}
 		},
 	})
 }
@@ -129,7 +133,7 @@ func appendDetails(dst []byte, t *replay.Turn) []byte {
 		} else {
 			dst = append(dst, ',')
 		}
-		dst = replay.AppendDetail(dst, it)
+		dst = replay.AppendItemWire(dst, it)
 		n++
 	}
 	if n > 0 {

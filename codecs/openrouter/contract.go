@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 )
 
 // Contract returns what OpenRouter requires on replay: the reasoning_details
@@ -12,15 +13,53 @@ import (
 // enforces its own contract behind it: Anthropic signatures, Gemini 3
 // signatures in tool loops, OpenAI encrypted items), and each item sent
 // once across the whole history.
-func (Codec) Contract() replay.ReplayContract {
+//
+// OpenRouter is a gateway: the formats it accepts back are those of the
+// model's vendor, told from the slug ("anthropic/claude-sonnet-4.5" ->
+// anthropic-claude-v1), none when the codec was built without a model.
+func (c Codec) Contract() replay.ReplayContract {
 	return replay.ReplayContract{
-		API: API,
+		API:     API,
+		Gateway: true,
+		Accepts: vendorFormats(c.Model),
 		Summary: "Send each assistant message's reasoning_details back exactly as received, in the same order, " +
 			"and each item once across the history. It matters most in tool loops: Anthropic and Gemini 3 " +
 			"upstreams reject a continuation whose reasoning was dropped or changed. Reasoning of earlier turns " +
 			"may be dropped whole.",
 		Rules: []replay.Rule{ruleDuplicate, ruleGeminiUnsigned},
 	}
+}
+
+// vendorFormats tells the formats a gateway model slug's vendor mints
+// ("anthropic/claude-sonnet-4.5" -> anthropic-claude-v1), nil when the slug
+// does not say.
+func vendorFormats(model string) []replay.Format {
+	m := strings.ToLower(model)
+	vendor, _, ok := strings.Cut(m, "/")
+	if !ok {
+		vendor = ""
+	}
+	switch {
+	case vendor == "anthropic" || strings.Contains(m, "claude"):
+		return []replay.Format{formats.AnthropicClaude}
+	case vendor == "google" || strings.Contains(m, "gemini"):
+		return []replay.Format{formats.GoogleGemini}
+	case vendor == "openai":
+		return []replay.Format{formats.OpenAIResponses}
+	case vendor == "x-ai":
+		return []replay.Format{formats.XAIResponses}
+	}
+	if f, ok := vendorFormat[vendor]; ok {
+		return []replay.Format{f}
+	}
+	return nil
+}
+
+// vendorFormat maps the other vendor prefixes of OpenRouter model slugs to
+// the format of their reasoning.
+var vendorFormat = map[string]replay.Format{
+	"deepseek": formats.DeepSeek, "moonshotai": formats.Kimi, "z-ai": formats.GLM, "minimax": formats.MiniMax,
+	"qwen": formats.Qwen, "mistralai": formats.Mistral, "cohere": formats.Cohere,
 }
 
 // dedupKey is the key OpenRouter de-duplicates reasoning_details by:
@@ -100,7 +139,7 @@ var ruleGeminiUnsigned = replay.Rule{
 		signed := map[string]bool{}
 		anySig := false
 		for _, b := range last.Blocks {
-			if e, ok := b.(*replay.Encrypted); ok && e.Format == replay.FormatGoogleGemini && replay.Replayable(e) {
+			if e, ok := b.(*replay.Encrypted); ok && e.Format == formats.GoogleGemini && replay.Replayable(e) {
 				signed[e.ID.Value()] = true
 				anySig = true
 			}

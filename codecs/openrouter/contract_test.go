@@ -5,6 +5,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/openrouter"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -22,7 +23,7 @@ func rules(r replay.Report) []string {
 }
 
 func encItem(id, data string) *replay.Encrypted {
-	return &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: replay.FormatOpenAIResponses, ID: replay.Some(id)}, Data: data}
+	return &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.OpenAIResponses, ID: replay.Some(id)}, Data: data}
 }
 
 func TestRuleDuplicateItem(t *testing.T) {
@@ -43,7 +44,7 @@ func TestRuleDuplicateItem(t *testing.T) {
 
 func TestRuleGeminiReasoningMissing(t *testing.T) {
 	call := &replay.ToolCall{ID: "tool_a", Name: "f", Arguments: "{}"}
-	sig := &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: replay.FormatGoogleGemini, ID: replay.Some("tool_a")}, Data: "CiQBsig"}
+	sig := &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.GoogleGemini, ID: replay.Some("tool_a")}, Data: "CiQBsig"}
 	target := replay.Target{API: "openrouter", Model: "google/gemini-3-pro-preview", Tools: true}
 
 	signed := &replay.Turn{Complete: true, Blocks: []replay.Block{sig, call}}

@@ -144,7 +144,7 @@ func providerError(e gjson.Result, provider string) *replay.ProviderError {
 
 // parseDetail reads one reasoning_details entry (raw JSON) located at ptr.
 func parseDetail(raw, ptr string) (replay.ReasoningItem, error) {
-	it, err := replay.ParseDetail([]byte(raw))
+	it, err := replay.UnmarshalItemWire([]byte(raw))
 	if e, ok := err.(*replay.Error); ok {
 		c := *e
 		c.Pointer = ptr + e.Pointer

@@ -80,7 +80,7 @@ func FuzzDecode(f *testing.F) {
 		var want [][]byte
 		for _, it := range tu.Items() {
 			if replay.Replayable(it) {
-				want = append(want, replay.AppendDetail(nil, it))
+				want = append(want, replay.AppendItemWire(nil, it))
 			}
 		}
 		got := again.Items()
@@ -88,7 +88,7 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("%d items back, want %d\n%s", len(got), len(want), msg)
 		}
 		for i := range got {
-			if g := replay.AppendDetail(nil, got[i]); !bytes.Equal(g, want[i]) {
+			if g := replay.AppendItemWire(nil, got[i]); !bytes.Equal(g, want[i]) {
 				t.Fatalf("item %d changed:\n%s\n%s", i, want[i], g)
 			}
 		}

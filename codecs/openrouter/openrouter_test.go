@@ -12,6 +12,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/openrouter"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/reasonreplay/replay/schema"
 	"github.com/stretchr/testify/assert"
@@ -86,7 +87,7 @@ func TestStreamAnthropicUpstream(t *testing.T) {
 	assert.Equal(t, concat(cs, "choices.0.delta.reasoning"), th.Text)
 	assert.Equal(t, concat(cs, "choices.0.delta.reasoning_details.#.signature"), th.Signature.Value())
 	assert.Equal(t, replay.Present, th.Signature.Presence())
-	assert.Equal(t, replay.FormatAnthropicClaude, th.Format)
+	assert.Equal(t, formats.AnthropicClaude, th.Format)
 	assert.Equal(t, replay.Some(0), th.Index)
 	assert.Equal(t, replay.Absent, th.ID.Presence())
 	assert.True(t, replay.Replayable(th))
@@ -124,7 +125,7 @@ func TestStreamOpenAIUpstream(t *testing.T) {
 	assert.Equal(t, concat(cs, "choices.0.delta.reasoning_details.#.summary"), sum.Summary)
 	assert.Equal(t, concat(cs, "choices.0.delta.reasoning_details.#.data"), enc.Data)
 	assert.Equal(t, concat(cs, "choices.0.delta.reasoning_details.#.id"), enc.ID.Value())
-	assert.Equal(t, replay.FormatOpenAIResponses, enc.Format)
+	assert.Equal(t, formats.OpenAIResponses, enc.Format)
 	assert.Equal(t, "Use merge sort when you need stability.", tu.VisibleText())
 }
 

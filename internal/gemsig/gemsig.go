@@ -6,7 +6,7 @@
 // The binding model: a Gemini thought signature that sits on a non-thought
 // part (a function call, visible text, an empty final text part, a server
 // tool part) becomes an [*replay.Encrypted] item with Format
-// [replay.FormatGoogleGemini], Data = the signature string exactly as it
+// [formats.GoogleGemini], Data = the signature string exactly as it
 // came, and Attached = true, placed immediately before the block of that
 // part. Its ID is the function call id when the call has one. An encoder
 // asks [Bound] for the signature of the block it is writing and puts it back
@@ -29,6 +29,7 @@ import (
 	"fmt"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -63,7 +64,7 @@ func Read(call gjson.Result) (sig string, ok bool, err error) {
 // (then the item has no ID).
 func Item(sig, callID string) *replay.Encrypted {
 	e := &replay.Encrypted{Data: sig}
-	e.Format = replay.FormatGoogleGemini
+	e.Format = formats.GoogleGemini
 	e.Attached = true
 	if callID != "" {
 		e.ID = replay.Some(callID)
@@ -72,10 +73,10 @@ func Item(sig, callID string) *replay.Encrypted {
 }
 
 // Is reports whether b is a bound Gemini signature: an attached encrypted
-// item of format [replay.FormatGoogleGemini].
+// item of format [formats.GoogleGemini].
 func Is(b replay.Block) (*replay.Encrypted, bool) {
 	e, ok := b.(*replay.Encrypted)
-	if !ok || !e.Attached || e.Format != replay.FormatGoogleGemini {
+	if !ok || !e.Attached || e.Format != formats.GoogleGemini {
 		return nil, false
 	}
 	return e, true

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
@@ -54,7 +55,7 @@ func TestReadCopies(t *testing.T) {
 func TestItemAndBound(t *testing.T) {
 	it := Item("U2lnQQ==", "g1bmv6il")
 	assert.Equal(t, "U2lnQQ==", it.Data)
-	assert.Equal(t, replay.FormatGoogleGemini, it.Format)
+	assert.Equal(t, formats.GoogleGemini, it.Format)
 	assert.True(t, it.Attached)
 	id, ok := it.ID.Get()
 	assert.True(t, ok)
@@ -64,7 +65,7 @@ func TestItemAndBound(t *testing.T) {
 	call := &replay.ToolCall{ID: "g1bmv6il", Name: "get_weather", Arguments: `{"city":"Lyon"}`}
 	second := &replay.ToolCall{Name: "get_weather", Arguments: `{"city":"Oslo"}`}
 	loose := &replay.Encrypted{Data: "T3RoZXI="} // not attached
-	loose.Format = replay.FormatGoogleGemini
+	loose.Format = formats.GoogleGemini
 	blocks := []replay.Block{it, call, second, loose, &replay.Text{Text: "done"}}
 
 	got, ok := Bound(blocks, 1)
@@ -83,7 +84,7 @@ func TestItemAndBound(t *testing.T) {
 	assert.False(t, ok)
 	// Another issuer's attached item is not a Gemini binding.
 	foreign := &replay.Encrypted{Data: "QQ=="}
-	foreign.Format = replay.FormatAnthropicClaude
+	foreign.Format = formats.AnthropicClaude
 	foreign.Attached = true
 	_, ok = Is(foreign)
 	assert.False(t, ok)

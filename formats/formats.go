@@ -1,0 +1,121 @@
+// Package formats names the issuers of reasoning items ([replay.Format]
+// values) and declares what each requires on replay, so that the root
+// package decides by declared traits and never by provider name.
+//
+// The formats OpenRouter documents for reasoning_details are spelled as it
+// spells them. The others are minted by this module for issuers OpenRouter
+// does not name: the plain reasoning text of OpenAI-compatible chat hosts
+// (`reasoning_content` / `reasoning` fields and <think> blocks), Mistral's
+// thinking chunks and Cohere's thinking content. Reasoning from a
+// self-hosted server (vLLM, SGLang, Ollama, llama.cpp, LM Studio) or a host
+// with no replay contract of its own is tagged [replay.FormatUnknown].
+//
+// Every codec package imports this one, so the traits are registered
+// whenever any codec is.
+package formats
+
+import (
+	"strings"
+
+	"github.com/reasonreplay/replay"
+)
+
+// Formats documented by OpenRouter for reasoning_details.
+const (
+	OpenAIResponses        replay.Format = "openai-responses-v1"
+	AzureOpenAIResponses   replay.Format = "azure-openai-responses-v1"
+	BedrockOpenAIResponses replay.Format = "bedrock-openai-responses-v1"
+	XAIResponses           replay.Format = "xai-responses-v1"
+	MetaResponses          replay.Format = "meta-responses-v1"
+	AnthropicClaude        replay.Format = "anthropic-claude-v1"
+	GoogleGemini           replay.Format = "google-gemini-v1"
+)
+
+// Formats this module mints.
+const (
+	DeepSeek Format = "deepseek-v1"      // DeepSeek reasoning_content
+	Kimi     Format = "moonshot-kimi-v1" // Moonshot Kimi reasoning_content
+	GLM      Format = "zai-glm-v1"       // Z.ai / Zhipu GLM reasoning_content
+	MiniMax  Format = "minimax-v1"       // MiniMax <think> content or reasoning_details
+	Qwen     Format = "qwen-v1"          // Alibaba Qwen (DashScope) reasoning_content
+	XAIChat  Format = "xai-chat-v1"      // xAI chat completions reasoning_content
+	Groq     Format = "groq-v1"          // Groq parsed reasoning
+	Mistral  Format = "mistral-v1"       // Mistral thinking content chunks
+	Cohere   Format = "cohere-v1"        // Cohere v2 thinking content
+)
+
+// Format is [replay.Format], for the constants above.
+type Format = replay.Format
+
+// The provider errors the issuers answer a refused item with (from the
+// failure catalogue of the research notes).
+const (
+	claudeUnsigned  = "Invalid signature in thinking block"
+	claudeSignature = "messages.1.content.0: Invalid `signature` in `thinking` block"
+	claudeModified  = "`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. " +
+		"These blocks must remain as they were in the original response."
+	geminiCorrupted = "Corrupted thought signature."
+)
+
+// claudeRefuse: Anthropic answers a foreign or altered signature with the
+// signature error, and an altered block of the latest turn with the
+// immutability error.
+func claudeRefuse(why replay.Refusal, _ replay.ReasoningItem, latest bool) string {
+	if why == replay.RefuseAltered && latest {
+		return claudeModified
+	}
+	return claudeSignature
+}
+
+func geminiRefuse(replay.Refusal, replay.ReasoningItem, bool) string { return geminiCorrupted }
+
+// responsesRefuse: OpenAI Responses cannot decrypt foreign or altered
+// ciphertext, nor ciphertext of another organisation.
+func responsesRefuse(why replay.Refusal, it replay.ReasoningItem, _ bool) string {
+	e, ok := it.(*replay.Encrypted)
+	if !ok {
+		return ""
+	}
+	reason := "Encrypted content could not be decrypted or parsed."
+	if why == replay.RefuseAccount {
+		reason = "Encrypted content organization_id did not match the target organization."
+	}
+	return "The encrypted content " + e.Data[:min(len(e.Data), 4)] + "... could not be verified. Reason: " + reason
+}
+
+func init() {
+	// Claude signatures are valid on Anthropic, Bedrock and Vertex alike:
+	// one family. Anthropic rejects an unsigned thinking block.
+	replay.RegisterFormat(AnthropicClaude, replay.FormatTraits{
+		SignsText: true, RejectsUnsignedText: true, UnsignedTextError: claudeUnsigned, Family: "anthropic",
+		Refuse: claudeRefuse,
+	})
+	// Gemini signs its thought text; thought summaries are unsigned by
+	// design, so unsigned text is not rejected. AI Studio and Vertex do not
+	// accept each other's signatures.
+	replay.RegisterFormat(GoogleGemini, replay.FormatTraits{
+		SignsText: true, Family: "google", Domain: geminiDomain, Refuse: geminiRefuse,
+	})
+	// The OpenAI Responses formats pair a reasoning item with the item after
+	// it, and bind ciphertext to the minting organisation. The hosts do not
+	// share keys: each is its own family.
+	for _, f := range []Format{OpenAIResponses, AzureOpenAIResponses, BedrockOpenAIResponses, XAIResponses, MetaResponses} {
+		replay.RegisterFormat(f, replay.FormatTraits{AccountBound: true, PairsWithFollower: true, Refuse: responsesRefuse})
+	}
+	for _, f := range []Format{DeepSeek, Kimi, GLM, MiniMax, Qwen, XAIChat, Groq, Mistral, Cohere} {
+		replay.RegisterFormat(f, replay.FormatTraits{})
+	}
+}
+
+// geminiDomain names the Gemini backend a provider or gateway upstream name
+// implies: "vertex", "aistudio", or "" when it does not say.
+func geminiDomain(name string) string {
+	n := strings.ToLower(name)
+	switch {
+	case strings.Contains(n, "vertex"):
+		return "vertex"
+	case strings.Contains(n, "studio") || n == "gemini" || n == "google" || n == "aistudio":
+		return "aistudio"
+	}
+	return ""
+}
