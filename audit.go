@@ -319,7 +319,7 @@ func (r *Registry) AuditReplay(h History, t Target) Report {
 	// reports the same block more precisely: the cross-provider violation
 	// on a block it reported is left out.
 	type spot struct {
-		rule       string
+		rule      string
 		turn, blk int
 	}
 	covered := map[spot]bool{}

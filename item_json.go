@@ -380,4 +380,3 @@ func escapePointer(k string) string {
 	}
 	return string(out)
 }
-
