@@ -196,144 +196,194 @@ func parseItem(v gjson.Result, wire bool, ptr string) (ReasoningItem, error) {
 	if typ.Type != gjson.String {
 		return nil, docErr(ptr+"/type", "a reasoning item needs a string type")
 	}
-	var (
-		meta  ItemMeta
-		extra []byte
-		text  = &ReasoningText{}
-		sum   = &Summary{}
-		enc   = &Encrypted{}
-		kind  = ItemKind(typ.Str)
-		err   error
-		found = map[string]bool{}
-	)
+	kind := ItemKind(typ.Str)
 	switch kind {
 	case KindText, KindSummary, KindEncrypted:
 	default:
-		if !strings.HasPrefix(typ.Str, "reasoning.") || len(typ.Str) == len("reasoning.") {
-			return nil, docErr(ptr+"/type", "a reasoning item's type must be reasoning.<kind>, not %q", typ.Str)
-		}
-		o := &Opaque{Type: clone(typ.Str), Raw: cloneBytes(v.Raw)}
-		if f := v.Get("format"); f.Type == gjson.String {
-			o.Format = Format(clone(f.Str))
-		}
-		if id := v.Get("id"); id.Type == gjson.String {
-			o.ID = Some(clone(id.Str))
-		}
-		if ix := v.Get("index"); ix.Type == gjson.Number {
-			o.Index = Some(int(ix.Int()))
-		}
-		return o, nil
+		return parseOpaque(v, typ.Str, ptr)
 	}
+	r := itemReader{kind: kind, wire: wire, found: map[string]bool{}}
+	var err error
 	v.ForEach(func(key, val gjson.Result) bool {
-		k := key.Str
-		p := ptr + "/" + escapePointer(k)
-		if found[k] {
-			err = docErr(p, "duplicate member %q", k)
-			return false
-		}
-		found[k] = true
-		str := func(dst *string) {
-			if val.Type != gjson.String {
-				err = docErr(p, "%s must be a string", k)
-				return
-			}
-			*dst = clone(val.Str)
-		}
-		optStr := func(dst *Opt[string]) {
-			switch val.Type {
-			case gjson.String:
-				*dst = Some(clone(val.Str))
-			case gjson.Null:
-				*dst = NullOf[string]()
-			default:
-				err = docErr(p, "%s must be a string or null", k)
-			}
-		}
-		switch {
-		case k == "type":
-		case k == "format":
-			switch val.Type {
-			case gjson.String:
-				meta.Format = Format(clone(val.Str))
-			case gjson.Null:
-				// A null format says nothing; keep it verbatim.
-				extra = appendMember(extra, key.Raw, val.Raw)
-			default:
-				err = docErr(p, "format must be a string")
-			}
-		case k == "id":
-			optStr(&meta.ID)
-		case k == "index":
-			switch val.Type {
-			case gjson.Number:
-				n, perr := strconv.Atoi(val.Raw)
-				if perr != nil {
-					err = docErr(p, "index must be an integer")
-					return false
-				}
-				meta.Index = Some(n)
-			case gjson.Null:
-				meta.Index = NullOf[int]()
-			default:
-				err = docErr(p, "index must be an integer or null")
-			}
-		case k == "text" && kind == KindText:
-			if val.Type == gjson.Null && wire {
-				return true
-			}
-			str(&text.Text)
-		case k == "signature" && kind == KindText:
-			optStr(&text.Signature)
-		case k == "summary" && kind == KindSummary:
-			str(&sum.Summary)
-		case k == "data" && kind == KindEncrypted:
-			str(&enc.Data)
-		case k == "unfinished" && !wire:
-			if val.Type != gjson.True && val.Type != gjson.False {
-				err = docErr(p, "unfinished must be a boolean")
-			}
-			meta.Unfinished = val.Type == gjson.True
-		case k == "attached" && !wire:
-			if val.Type != gjson.True && val.Type != gjson.False {
-				err = docErr(p, "attached must be a boolean")
-			}
-			meta.Attached = val.Type == gjson.True
-		case k == "display" && !wire:
-			var d string
-			str(&d)
-			meta.Display = Some(d)
-		case k == "digest" && !wire:
-			str(&meta.Digest)
-		case k == "extra" && !wire:
-			extra, err = unpackExtra(extra, val, p, itemNames)
-		default:
-			extra = appendMember(extra, key.Raw, val.Raw)
-		}
+		err = r.member(key, val, ptr+"/"+escapePointer(key.Str))
 		return err == nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if kind == KindEncrypted && !found["data"] {
+	return r.item(ptr)
+}
+
+// parseOpaque reads an item of a type this library does not know: kept
+// whole, with its common members read for convenience.
+func parseOpaque(v gjson.Result, typ, ptr string) (ReasoningItem, error) {
+	if !strings.HasPrefix(typ, "reasoning.") || len(typ) == len("reasoning.") {
+		return nil, docErr(ptr+"/type", "a reasoning item's type must be reasoning.<kind>, not %q", typ)
+	}
+	o := &Opaque{Type: clone(typ), Raw: cloneBytes(v.Raw)}
+	if f := v.Get("format"); f.Type == gjson.String {
+		o.Format = Format(clone(f.Str))
+	}
+	if id := v.Get("id"); id.Type == gjson.String {
+		o.ID = Some(clone(id.Str))
+	}
+	if ix := v.Get("index"); ix.Type == gjson.Number {
+		o.Index = Some(int(ix.Int()))
+	}
+	return o, nil
+}
+
+// itemReader collects the members of one text, summary or encrypted item.
+type itemReader struct {
+	kind  ItemKind
+	wire  bool
+	meta  ItemMeta
+	extra []byte
+	found map[string]bool
+	// The kind's own members.
+	text, summary, data string
+	signature           Opt[string]
+}
+
+// member reads one member of the item object; p is its pointer.
+func (r *itemReader) member(key, val gjson.Result, p string) error {
+	k := key.Str
+	if r.found[k] {
+		return docErr(p, "duplicate member %q", k)
+	}
+	r.found[k] = true
+	switch {
+	case k == "type":
+		return nil
+	case k == "format":
+		return r.format(key, val, p)
+	case k == "id":
+		return readOptString(&r.meta.ID, val, p, k)
+	case k == "index":
+		return readIndex(&r.meta.Index, val, p)
+	case k == "text" && r.kind == KindText:
+		if val.Type == gjson.Null && r.wire {
+			return nil
+		}
+		return readString(&r.text, val, p, k)
+	case k == "signature" && r.kind == KindText:
+		return readOptString(&r.signature, val, p, k)
+	case k == "summary" && r.kind == KindSummary:
+		return readString(&r.summary, val, p, k)
+	case k == "data" && r.kind == KindEncrypted:
+		return readString(&r.data, val, p, k)
+	case !r.wire && isLibraryMember(k):
+		return r.library(k, val, p)
+	}
+	r.extra = appendMember(r.extra, key.Raw, val.Raw)
+	return nil
+}
+
+func (r *itemReader) format(key, val gjson.Result, p string) error {
+	switch val.Type {
+	case gjson.String:
+		r.meta.Format = Format(clone(val.Str))
+	case gjson.Null:
+		// A null format says nothing; keep it verbatim.
+		r.extra = appendMember(r.extra, key.Raw, val.Raw)
+	default:
+		return docErr(p, "format must be a string")
+	}
+	return nil
+}
+
+// isLibraryMember reports whether k is one of this library's own members
+// of the document form.
+func isLibraryMember(k string) bool {
+	switch k {
+	case "unfinished", "attached", "display", "digest", "extra":
+		return true
+	}
+	return false
+}
+
+// library reads one of this library's own members (document form only).
+func (r *itemReader) library(k string, val gjson.Result, p string) error {
+	switch k {
+	case "unfinished":
+		return readBool(&r.meta.Unfinished, val, p, k)
+	case "attached":
+		return readBool(&r.meta.Attached, val, p, k)
+	case "display":
+		var d string
+		err := readString(&d, val, p, k)
+		r.meta.Display = Some(d)
+		return err
+	case "digest":
+		return readString(&r.meta.Digest, val, p, k)
+	}
+	var err error
+	r.extra, err = unpackExtra(r.extra, val, p, itemNames)
+	return err
+}
+
+// item checks the kind's required members and builds the item.
+func (r *itemReader) item(ptr string) (ReasoningItem, error) {
+	if r.kind == KindEncrypted && !r.found["data"] {
 		return nil, docErr(ptr+"/data", "a reasoning.encrypted item needs data")
 	}
-	if kind == KindSummary && !found["summary"] {
+	if r.kind == KindSummary && !r.found["summary"] {
 		return nil, docErr(ptr+"/summary", "a reasoning.summary item needs summary")
 	}
-	if len(extra) > 0 {
-		meta.Extra = append(append([]byte{'{'}, extra...), '}')
+	if len(r.extra) > 0 {
+		r.meta.Extra = append(append([]byte{'{'}, r.extra...), '}')
 	}
-	switch kind {
+	switch r.kind {
 	case KindText:
-		text.ItemMeta = meta
-		return text, nil
+		return &ReasoningText{ItemMeta: r.meta, Text: r.text, Signature: r.signature}, nil
 	case KindSummary:
-		sum.ItemMeta = meta
-		return sum, nil
-	default:
-		enc.ItemMeta = meta
-		return enc, nil
+		return &Summary{ItemMeta: r.meta, Summary: r.summary}, nil
 	}
+	return &Encrypted{ItemMeta: r.meta, Data: r.data}, nil
+}
+
+func readString(dst *string, val gjson.Result, p, k string) error {
+	if val.Type != gjson.String {
+		return docErr(p, "%s must be a string", k)
+	}
+	*dst = clone(val.Str)
+	return nil
+}
+
+func readOptString(dst *Opt[string], val gjson.Result, p, k string) error {
+	switch val.Type {
+	case gjson.String:
+		*dst = Some(clone(val.Str))
+	case gjson.Null:
+		*dst = NullOf[string]()
+	default:
+		return docErr(p, "%s must be a string or null", k)
+	}
+	return nil
+}
+
+func readBool(dst *bool, val gjson.Result, p, k string) error {
+	if val.Type != gjson.True && val.Type != gjson.False {
+		return docErr(p, "%s must be a boolean", k)
+	}
+	*dst = val.Type == gjson.True
+	return nil
+}
+
+func readIndex(dst *Opt[int], val gjson.Result, p string) error {
+	switch val.Type {
+	case gjson.Number:
+		n, err := strconv.Atoi(val.Raw)
+		if err != nil {
+			return docErr(p, "index must be an integer")
+		}
+		*dst = Some(n)
+	case gjson.Null:
+		*dst = NullOf[int]()
+	default:
+		return docErr(p, "index must be an integer or null")
+	}
+	return nil
 }
 
 // unpackExtra adds the members of a document's "extra" object (provider

@@ -356,10 +356,15 @@ type decision struct {
 }
 
 func (c *carrier) turn(ti int, t *Turn) *Turn {
-	nt := *t
-	nt.Blocks = make([]Block, 0, len(t.Blocks)+1)
+	ds := c.decide(t)
+	c.keepPartsTogether(t, ds)
+	return c.emit(ti, t, ds)
+}
+
+// decide classifies every reasoning item of t and takes the policy's
+// action for its case.
+func (c *carrier) decide(t *Turn) []decision {
 	ds := make([]decision, len(t.Blocks))
-	crossAPI := !strings.EqualFold(t.Provenance.API, c.target.API)
 	for bi, b := range t.Blocks {
 		it, ok := b.(ReasoningItem)
 		if !ok {
@@ -372,8 +377,14 @@ func (c *carrier) turn(ti int, t *Turn) *Turn {
 		}
 		ds[bi] = decision{cs, a, why + refused}
 	}
-	// The parts of one provider item go together: if any part is not kept,
-	// none is sent natively.
+	return ds
+}
+
+// keepPartsTogether makes the parts of one provider item share one fate:
+// if any part is not kept, none is sent natively. A reasoning item that
+// pairs with its follower and is not sent takes the follower's original
+// item id with it.
+func (c *carrier) keepPartsTogether(t *Turn, ds []decision) {
 	for i := 0; i < len(t.Blocks); {
 		j := groupEnd(t.Blocks, i)
 		lost := -1
@@ -389,8 +400,6 @@ func (c *carrier) turn(ti int, t *Turn) *Turn {
 				}
 			}
 		}
-		// An OpenAI-family reasoning item that is not sent takes its
-		// follower's original item id with it.
 		if it, ok := t.Blocks[i].(ReasoningItem); ok && lost >= 0 && it.Meta().Format.PairsWithFollower() && j < len(t.Blocks) && isFollower(t.Blocks[j]) {
 			ds[j].reason = fmt.Sprintf("its reasoning item %q is not sent", it.Meta().ID.Value())
 			ds[j].cs = ds[lost].cs
@@ -401,71 +410,97 @@ func (c *carrier) turn(ti int, t *Turn) *Turn {
 		}
 		i = j
 	}
-	signedCall := false
-	firstCall := true
+}
+
+// emitState is what emit carries from one block to the next.
+type emitState struct {
+	crossAPI   bool
+	signedCall bool // the previous block is a kept item attached to what follows
+	firstCall  bool
+}
+
+// emit builds the carried turn from t and the decisions, noting every
+// loss.
+func (c *carrier) emit(ti int, t *Turn, ds []decision) *Turn {
+	nt := *t
+	nt.Blocks = make([]Block, 0, len(t.Blocks)+1)
+	st := emitState{crossAPI: !strings.EqualFold(t.Provenance.API, c.target.API), firstCall: true}
 	for bi, b := range t.Blocks {
 		d := ds[bi]
+		signed := false
 		switch x := b.(type) {
 		case ReasoningItem:
-			switch d.action {
-			case Keep:
-				nt.Blocks = append(nt.Blocks, cloneItem(x))
-				if x.Meta().Attached {
-					signedCall = true
-				}
-				continue
-			case ToText:
-				nt.Blocks = append(nt.Blocks, &Text{Text: visibleText(x) + "\n\n"})
-				c.note(ti, bi, d.cs, ToText, d.reason+"; sent as plain text, its signature and format dropped")
-			default:
-				c.note(ti, bi, d.cs, Drop, d.reason)
-			}
-			signedCall = false
-			continue
+			nt.Blocks, signed = c.emitItem(ti, bi, nt.Blocks, x, d)
 		case *Text:
-			y := *x
-			if d.action == Drop && y.ID != "" {
-				c.note(ti, bi, d.cs, Drop, "the message's item id "+strconvQuote(y.ID)+" is not sent: "+d.reason)
-				y.ID = ""
-			}
-			if crossAPI {
-				y.ID, y.Extra = "", nil
-			}
-			nt.Blocks = append(nt.Blocks, &y)
+			nt.Blocks = append(nt.Blocks, c.emitText(ti, bi, x, d, st))
 		case *ToolCall:
-			if x.Unfinished {
-				c.note(ti, bi, CaseNotReplayable, Drop, "the tool call "+strconvQuote(x.ID)+" is unfinished")
-				continue
-			}
-			y := *x
-			if d.action == Drop && y.ItemID != "" {
-				c.note(ti, bi, d.cs, Drop, "the function call's item id "+strconvQuote(y.ItemID)+" is not sent: "+d.reason)
-				y.ItemID = ""
-			}
-			if crossAPI {
-				y.ItemID, y.Extra = "", nil
-			}
-			if firstCall && c.sentinel && !signedCall {
-				nt.Blocks = append(nt.Blocks, cloneItem(c.contract.Placeholder))
-				c.note(ti, bi, CaseUnsignedCall, Sentinel, "the function call "+strconvQuote(x.Name)+" has no signature; the target's documented placeholder is sent")
-			}
-			firstCall = false
-			nt.Blocks = append(nt.Blocks, &y)
+			nt.Blocks = c.emitCall(ti, bi, nt.Blocks, x, d, &st)
 		case *Native:
-			switch {
-			case x.Unfinished:
-				c.note(ti, bi, CaseNotReplayable, Drop, "the "+x.Kind+" element is unfinished")
-				continue
-			case crossAPI:
-				c.note(ti, bi, CaseForeignOpaque, Drop, "the "+x.Kind+" element belongs to "+t.Provenance.API+" and is never sent to "+c.target.API)
-				continue
-			}
-			y := *x
-			nt.Blocks = append(nt.Blocks, &y)
+			nt.Blocks = c.emitNative(ti, bi, nt.Blocks, x, t.Provenance.API, st)
 		}
-		signedCall = false
+		st.signedCall = signed
 	}
 	return &nt
+}
+
+// emitItem appends the item as its decision says and reports whether it
+// was kept attached to the block that follows.
+func (c *carrier) emitItem(ti, bi int, out []Block, x ReasoningItem, d decision) ([]Block, bool) {
+	switch d.action {
+	case Keep:
+		return append(out, cloneItem(x)), x.Meta().Attached
+	case ToText:
+		c.note(ti, bi, d.cs, ToText, d.reason+"; sent as plain text, its signature and format dropped")
+		return append(out, &Text{Text: visibleText(x) + "\n\n"}), false
+	}
+	c.note(ti, bi, d.cs, Drop, d.reason)
+	return out, false
+}
+
+func (c *carrier) emitText(ti, bi int, x *Text, d decision, st emitState) *Text {
+	y := *x
+	if d.action == Drop && y.ID != "" {
+		c.note(ti, bi, d.cs, Drop, "the message's item id "+strconvQuote(y.ID)+" is not sent: "+d.reason)
+		y.ID = ""
+	}
+	if st.crossAPI {
+		y.ID, y.Extra = "", nil
+	}
+	return &y
+}
+
+func (c *carrier) emitCall(ti, bi int, out []Block, x *ToolCall, d decision, st *emitState) []Block {
+	if x.Unfinished {
+		c.note(ti, bi, CaseNotReplayable, Drop, "the tool call "+strconvQuote(x.ID)+" is unfinished")
+		return out
+	}
+	y := *x
+	if d.action == Drop && y.ItemID != "" {
+		c.note(ti, bi, d.cs, Drop, "the function call's item id "+strconvQuote(y.ItemID)+" is not sent: "+d.reason)
+		y.ItemID = ""
+	}
+	if st.crossAPI {
+		y.ItemID, y.Extra = "", nil
+	}
+	if st.firstCall && c.sentinel && !st.signedCall {
+		out = append(out, cloneItem(c.contract.Placeholder))
+		c.note(ti, bi, CaseUnsignedCall, Sentinel, "the function call "+strconvQuote(x.Name)+" has no signature; the target's documented placeholder is sent")
+	}
+	st.firstCall = false
+	return append(out, &y)
+}
+
+func (c *carrier) emitNative(ti, bi int, out []Block, x *Native, api string, st emitState) []Block {
+	switch {
+	case x.Unfinished:
+		c.note(ti, bi, CaseNotReplayable, Drop, "the "+x.Kind+" element is unfinished")
+		return out
+	case st.crossAPI:
+		c.note(ti, bi, CaseForeignOpaque, Drop, "the "+x.Kind+" element belongs to "+api+" and is never sent to "+c.target.API)
+		return out
+	}
+	y := *x
+	return append(out, &y)
 }
 
 // groupEnd returns the end of the run of reasoning items starting at i that
