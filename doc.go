@@ -14,12 +14,30 @@
 //
 // # Vocabulary
 //
+// One word per idea, used the same way in every identifier and document:
+//
+//   - api: a wire API, named as its codec is ("anthropic",
+//     "openai-responses", "openrouter", "gemini", ...): the shape of the
+//     bytes. [Provenance].API, [Target].API, [ReasoningCodec].API.
+//   - provider: the platform that serves an API ("anthropic", "bedrock",
+//     "vertex", "azure", "deepseek", ...). One API can be served by several
+//     providers, and one provider can serve several APIs.
+//   - upstream: the provider a gateway routed a request to, when the
+//     gateway says ([Provenance].Upstream).
+//   - model: the model a request names or a response reports.
+//   - format: the issuer of a reasoning item, the provider and dialect that
+//     minted it ([Format], "anthropic-claude-v1", "openai-responses-v1",
+//     ...), spelled as OpenRouter spells it; an open set. "Issuer" in prose
+//     means the format's owner. What a format requires on replay is declared
+//     by its codec ([FormatTraits], [RegisterFormat]); the constants are in
+//     package formats.
+//   - account: the identity a request is sent with and a turn was minted
+//     under (an organisation, account or key pool): [Provenance].Account,
+//     [Target].Account. Account-bound ciphertext is valid only for it.
 //   - item: one reasoning element, a [ReasoningItem]: reasoning text with
 //     an optional signature ([*ReasoningText]), a provider-written summary
 //     ([*Summary]), an opaque blob ([*Encrypted]), or an element this library
 //     does not understand, kept verbatim ([*Opaque]).
-//   - format: the issuer of an item ([Format]), spelled as OpenRouter spells
-//     it ("anthropic-claude-v1", "openai-responses-v1", ...). An open set.
 //   - turn: one assistant turn ([Turn]): its [Block]s (items, visible
 //     [*Text], client [*ToolCall]s, other [*Native] elements) in the order
 //     the provider produced them, where it came from ([Provenance]), and
@@ -30,8 +48,13 @@
 //   - codec: the translator for one wire API ([ReasoningCodec]), found by
 //     name ([Lookup]) or by provider and model ([Resolve]). The codecs live
 //     in the packages under codecs/ and register themselves when imported;
-//     import codecs/all for all of them.
-//
+//     import codecs/all for all of them. The root package knows no provider:
+//     what it needs to know of one, it asks the codec's [ReplayContract] or
+//     the format's [FormatTraits].
+//   - stream decoder: a codec's [FrameDecoder] (each codec's type is named
+//     StreamDecoder); [Decoder] is the push form over bytes and [Stream]
+//     the pull form over an io.Reader.
+
 // # Presence
 //
 // An absent signature, a null signature and an empty signature are three
