@@ -139,8 +139,8 @@ func (t *Turn) UnmarshalJSON(data []byte) error {
 // UnmarshalTurn reads a turn document. Errors are *[Error] values whose
 // Pointer names the offending member.
 func UnmarshalTurn(data []byte) (*Turn, error) {
-	if !validJSON(data) {
-		return nil, docErr("", "a turn document must be valid JSON (and UTF-8)")
+	if err := checkJSON(data, "a turn document"); err != nil {
+		return nil, err
 	}
 	root := gjson.ParseBytes(data)
 	if !root.IsObject() {
@@ -150,7 +150,7 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 	if !ver.Exists() {
 		return nil, docErr("/version", "a turn document needs a version")
 	}
-	if ver.Type != gjson.Number || ver.Raw != strconv.Itoa(DocumentVersion) {
+	if v, ok := jsonInt(ver.Raw); ver.Type != gjson.Number || !ok || v != DocumentVersion {
 		return nil, &Error{Event: -1, Pointer: "/version", Err: fmt.Errorf("%w: %s (this library reads %d)", ErrVersion, ver.Raw, DocumentVersion)}
 	}
 	t := &Turn{}
@@ -158,22 +158,8 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 		if !p.IsObject() {
 			return nil, docErr("/provenance", "provenance must be an object")
 		}
-		for _, f := range [...]struct {
-			k   string
-			dst *string
-		}{
-			{"api", &t.Provenance.API}, {"provider", &t.Provenance.Provider}, {"upstream", &t.Provenance.Upstream},
-			{"model", &t.Provenance.Model}, {"account", &t.Provenance.Account},
-			{"prefix_hash", &t.Provenance.PrefixHash},
-		} {
-			v := p.Get(f.k)
-			if !v.Exists() {
-				continue
-			}
-			if v.Type != gjson.String {
-				return nil, docErr("/provenance/"+f.k, "%s must be a string", f.k)
-			}
-			*f.dst = clone(v.Str)
+		if err := parseProvenance(p, &t.Provenance); err != nil {
+			return nil, err
 		}
 	}
 	c := root.Get("complete")
@@ -219,16 +205,41 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 	return t, nil
 }
 
+// parseProvenance reads the provenance object: its members are all
+// strings, and no other member is allowed (the schema says so too).
+func parseProvenance(p gjson.Result, dst *Provenance) error {
+	fields := map[string]*string{
+		"api": &dst.API, "provider": &dst.Provider, "upstream": &dst.Upstream,
+		"model": &dst.Model, "account": &dst.Account, "prefix_hash": &dst.PrefixHash,
+	}
+	var err error
+	p.ForEach(func(k, v gjson.Result) bool {
+		ptr := "/provenance/" + escapePointer(k.Str)
+		f, ok := fields[k.Str]
+		switch {
+		case !ok:
+			err = docErr(ptr, "provenance has no member %q", k.Str)
+		case v.Type != gjson.String:
+			err = docErr(ptr, "%s must be a string", k.Str)
+		default:
+			*f = clone(v.Str)
+		}
+		return err == nil
+	})
+	return err
+}
+
 func parseProviderError(e gjson.Result) (*ProviderError, error) {
 	if !e.IsObject() {
 		return nil, docErr("/error", "error must be an object")
 	}
 	pe := &ProviderError{}
 	if s := e.Get("status"); s.Exists() {
-		if s.Type != gjson.Number {
-			return nil, docErr("/error/status", "status must be a number")
+		n, ok := jsonInt(s.Raw)
+		if s.Type != gjson.Number || !ok {
+			return nil, docErr("/error/status", "status must be an integer")
 		}
-		pe.Status = int(s.Int())
+		pe.Status = n
 	}
 	for _, f := range [...]struct {
 		k   string
@@ -335,6 +346,11 @@ func parseBlock(b gjson.Result, ptr string) (Block, error) {
 		})
 		if err != nil {
 			return nil, err
+		}
+		for _, k := range [...]string{"id", "name", "arguments"} {
+			if !b.Get(k).Exists() {
+				return nil, docErr(ptr+"/"+k, "a tool_call block needs %s", k)
+			}
 		}
 		x.Extra = wrapObject(extra)
 		return x, nil

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
@@ -151,8 +151,8 @@ func appendOptString(dst []byte, k string, o Opt[string]) []byte {
 
 // UnmarshalItem reads the document form of one reasoning item.
 func UnmarshalItem(data []byte) (ReasoningItem, error) {
-	if !validJSON(data) {
-		return nil, &Error{Event: -1, Err: fmt.Errorf("%w: not valid JSON (UTF-8)", ErrMalformed)}
+	if err := checkJSON(data, "a reasoning item"); err != nil {
+		return nil, err
 	}
 	return parseItem(gjson.ParseBytes(data), false, "")
 }
@@ -162,16 +162,28 @@ func UnmarshalItem(data []byte) (ReasoningItem, error) {
 // ones named like its own document members) are kept in Extra. A detail of
 // an unknown type becomes an [*Opaque] item. data must be valid JSON.
 func UnmarshalItemWire(data []byte) (ReasoningItem, error) {
-	if !validJSON(data) {
-		return nil, &Error{Event: -1, Err: fmt.Errorf("%w: not valid JSON (UTF-8)", ErrMalformed)}
+	if err := checkJSON(data, "a reasoning item"); err != nil {
+		return nil, err
 	}
 	return parseItem(gjson.ParseBytes(data), true, "")
 }
 
-// validJSON reports whether data is valid JSON text, which RFC 8259 requires
-// to be UTF-8: an id or signature with invalid bytes could not be kept
-// byte-exact, so such input is refused rather than altered.
-func validJSON(data []byte) bool { return utf8.Valid(data) && jsonw.ValidBytes(data) }
+// checkJSON refuses data unless it is valid JSON text (see jsonw.Valid):
+// UTF-8, as RFC 8259 requires (an id or signature with invalid bytes could
+// not be kept byte-exact), nested within the depth limit, with no member
+// name repeated in its object. The error says why, and names a repeated
+// member by its pointer; what names the document kind.
+func checkJSON(data []byte, what string) error {
+	if jsonw.ValidBytes(data) {
+		return nil
+	}
+	why := jsonw.Explain(string(data))
+	ptr := ""
+	if i := strings.Index(why, "/"); i >= 0 && strings.HasPrefix(why, "the member name at ") {
+		ptr = why[len("the member name at "):strings.Index(why, " repeats")]
+	}
+	return &Error{Event: -1, Pointer: ptr, Err: fmt.Errorf("%w: %s must be valid JSON: %s", ErrMalformed, what, why)}
+}
 
 func docErr(ptr, format string, args ...any) error {
 	return &Error{Event: -1, Pointer: ptr, Err: fmt.Errorf("%w: %s", ErrMalformed, fmt.Sprintf(format, args...))}
@@ -217,8 +229,8 @@ func parseItem(v gjson.Result, wire bool, ptr string) (ReasoningItem, error) {
 // parseOpaque reads an item of a type this library does not know: kept
 // whole, with its common members read for convenience.
 func parseOpaque(v gjson.Result, typ, ptr string) (ReasoningItem, error) {
-	if !strings.HasPrefix(typ, "reasoning.") || len(typ) == len("reasoning.") {
-		return nil, docErr(ptr+"/type", "a reasoning item's type must be reasoning.<kind>, not %q", typ)
+	if !validItemType(typ) {
+		return nil, docErr(ptr+"/type", "a reasoning item's type must be reasoning.<kind> (letters, digits, _ . -), not %q", typ)
 	}
 	o := &Opaque{Type: clone(typ), Raw: cloneBytes(v.Raw)}
 	if f := v.Get("format"); f.Type == gjson.String {
@@ -231,6 +243,22 @@ func parseOpaque(v gjson.Result, typ, ptr string) (ReasoningItem, error) {
 		o.Index = Some(int(ix.Int()))
 	}
 	return o, nil
+}
+
+// validItemType reports whether typ is "reasoning." followed by one or
+// more ASCII letters, digits, '_', '.' or '-' (the schema's pattern).
+func validItemType(typ string) bool {
+	kind, ok := strings.CutPrefix(typ, "reasoning.")
+	if !ok || kind == "" {
+		return false
+	}
+	for i := 0; i < len(kind); i++ {
+		c := kind[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // itemReader collects the members of one text, summary or encrypted item.
@@ -315,7 +343,13 @@ func (r *itemReader) library(k string, val gjson.Result, p string) error {
 		r.meta.Display = Some(d)
 		return err
 	case "digest":
-		return readString(&r.meta.Digest, val, p, k)
+		if err := readString(&r.meta.Digest, val, p, k); err != nil {
+			return err
+		}
+		if !validDigest(r.meta.Digest) {
+			return docErr(p, "digest must be sha256: and 64 lowercase hex digits")
+		}
+		return nil
 	}
 	var err error
 	r.extra, err = unpackExtra(r.extra, val, p, itemNames)
@@ -326,6 +360,9 @@ func (r *itemReader) library(k string, val gjson.Result, p string) error {
 func (r *itemReader) item(ptr string) (ReasoningItem, error) {
 	if r.kind == KindEncrypted && !r.found["data"] {
 		return nil, docErr(ptr+"/data", "a reasoning.encrypted item needs data")
+	}
+	if r.kind == KindText && !r.wire && !r.found["text"] {
+		return nil, docErr(ptr+"/text", "a reasoning.text item needs text")
 	}
 	if r.kind == KindSummary && !r.found["summary"] {
 		return nil, docErr(ptr+"/summary", "a reasoning.summary item needs summary")
@@ -370,11 +407,14 @@ func readBool(dst *bool, val gjson.Result, p, k string) error {
 	return nil
 }
 
+// readIndex reads an index: an integer, written as JSON allows (1, 1.0,
+// 1e2), or null. JSON Schema's "integer" is any number with no fraction,
+// and the library reads what the schema accepts.
 func readIndex(dst *Opt[int], val gjson.Result, p string) error {
 	switch val.Type {
 	case gjson.Number:
-		n, err := strconv.Atoi(val.Raw)
-		if err != nil {
+		n, ok := jsonInt(val.Raw)
+		if !ok {
 			return docErr(p, "index must be an integer")
 		}
 		*dst = Some(n)
@@ -384,6 +424,33 @@ func readIndex(dst *Opt[int], val gjson.Result, p string) error {
 		return docErr(p, "index must be an integer or null")
 	}
 	return nil
+}
+
+// jsonInt reads a JSON number that has no fraction (1, -2, 1.0, 1e2) and
+// fits an int32 either way.
+func jsonInt(raw string) (int, bool) {
+	if n, err := strconv.Atoi(raw); err == nil {
+		return n, n >= math.MinInt32 && n <= math.MaxInt32
+	}
+	f, err := strconv.ParseFloat(raw, 64)
+	if err != nil || f != math.Trunc(f) || f < math.MinInt32 || f > math.MaxInt32 {
+		return 0, false
+	}
+	return int(f), true
+}
+
+// validDigest reports whether d is a digest this library writes:
+// "sha256:" and 64 lowercase hex digits.
+func validDigest(d string) bool {
+	if len(d) != len("sha256:")+64 || d[:7] != "sha256:" {
+		return false
+	}
+	for i := 7; i < len(d); i++ {
+		if c := d[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // unpackExtra adds the members of a document's "extra" object (provider

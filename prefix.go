@@ -96,8 +96,8 @@ func prefixHash(body []byte, cut int) (string, error) {
 // one pass over the body: the hash state after the elements before a cut
 // is saved and finished with the members that follow the conversation.
 func prefixHashes(body []byte, cuts []int) ([]string, error) {
-	if !gjson.ValidBytes(body) {
-		return nil, Malformed("", -1, "", "expected a JSON request body")
+	if err := checkJSON(body, "a request body"); err != nil {
+		return nil, err
 	}
 	root := gjson.ParseBytes(body)
 	if !root.IsObject() {
@@ -110,7 +110,7 @@ func prefixHashes(body []byte, cuts []int) ([]string, error) {
 		}
 		return true
 	})
-	members = lastWins(members)
+	members = sortMembers(members)
 	conv := -1
 	if len(cuts) > 0 {
 		for _, name := range conversationMembers {
@@ -194,23 +194,16 @@ type member struct {
 	val gjson.Result
 }
 
-// lastWins sorts members by key and keeps, of a name repeated in one
-// object, the last: what encoding/json, JavaScript and Python read, and so
-// what a provider sees.
-func lastWins(ms []member) []member {
-	sort.SliceStable(ms, func(i, j int) bool { return ms[i].key < ms[j].key })
-	out := ms[:0]
-	for i, m := range ms {
-		if i+1 < len(ms) && ms[i+1].key == m.key {
-			continue
-		}
-		out = append(out, m)
-	}
-	return out
+// sortMembers sorts members by key. A body with a name repeated in one
+// object is refused before it is read (see checkJSON), so the keys are
+// unique.
+func sortMembers(ms []member) []member {
+	sort.Slice(ms, func(i, j int) bool { return ms[i].key < ms[j].key })
+	return ms
 }
 
 // appendCanonical appends v in canonical form: object members sorted by
-// key (of a repeated name, the last), no white space, strings re-escaped
+// key, no white space, strings re-escaped
 // minimally from their unescaped value, numbers and literals as written.
 func appendCanonical(dst []byte, v gjson.Result) []byte {
 	switch {
@@ -220,7 +213,7 @@ func appendCanonical(dst []byte, v gjson.Result) []byte {
 			ms = append(ms, member{k.Str, e})
 			return true
 		})
-		ms = lastWins(ms)
+		ms = sortMembers(ms)
 		dst = append(dst, '{')
 		for i, m := range ms {
 			if i > 0 {

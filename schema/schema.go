@@ -20,6 +20,8 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 )
 
@@ -103,7 +105,54 @@ func (e *Error) Error() string {
 
 // Validate checks doc against the schema of kind. It returns nil, or an
 // *Error naming each offending member by JSON Pointer.
+//
+// Turn and item documents are validated in two stages. The library's own
+// reader ([replay.UnmarshalTurn], [replay.UnmarshalItem]) decides, in one
+// linear pass with memory close to the document's size: it accepts exactly
+// the documents the published schema accepts (a property the tests fuzz),
+// and besides refuses what JSON Schema cannot see (a member name repeated in
+// one object, nesting deeper than the library reads). Only a document it
+// refuses is run through the JSON Schema validator, to list every problem
+// by pointer. Reports are small and go through the JSON Schema validator.
 func Validate(kind Kind, doc []byte) error {
+	var read func([]byte) error
+	switch kind {
+	case Turn:
+		read = func(b []byte) error { _, err := replay.UnmarshalTurn(b); return err }
+	case Item:
+		read = func(b []byte) error { _, err := replay.UnmarshalItem(b); return err }
+	case Report:
+		return ValidateSchema(kind, doc)
+	default:
+		return fmt.Errorf("schema: unknown kind %q", kind)
+	}
+	rerr := read(doc)
+	if rerr == nil {
+		return nil
+	}
+	err := ValidateSchema(kind, doc)
+	var se *Error
+	if errors.As(err, &se) {
+		return se
+	}
+	if err != nil {
+		return err
+	}
+	// The schema cannot see what the reader refused: say the reader's
+	// reason at its pointer.
+	p := Problem{Message: rerr.Error()}
+	var re *replay.Error
+	if errors.As(rerr, &re) {
+		p = Problem{Pointer: re.Pointer, Message: re.Err.Error()}
+	}
+	return &Error{Kind: kind, Problems: []Problem{p}}
+}
+
+// ValidateSchema checks doc against the JSON Schema of kind alone, with the
+// JSON Schema validator (the published schema's semantics, at its speed:
+// the document is decoded into a tree first). [Validate] is the one to
+// call; this is for comparing the schema with the library.
+func ValidateSchema(kind Kind, doc []byte) error {
 	once.Do(load)
 	if initErr != nil {
 		return fmt.Errorf("schema: loading the schemas: %w", initErr)
@@ -111,6 +160,10 @@ func Validate(kind Kind, doc []byte) error {
 	s, ok := compiled[kind]
 	if !ok {
 		return fmt.Errorf("schema: unknown kind %q", kind)
+	}
+	if why := jsonw.Explain(string(doc)); why != "" && strings.HasPrefix(why, "JSON nested") {
+		// encoding/json would recurse as deep as the input goes.
+		return &Error{Kind: kind, Problems: []Problem{{Message: "not valid JSON: " + why}}}
 	}
 	dec := json.NewDecoder(bytes.NewReader(doc))
 	dec.UseNumber()
@@ -151,7 +204,7 @@ func Validate(kind Kind, doc []byte) error {
 // Detect tells the kind of a document from its shape: a `blocks` array
 // makes a turn, a `violations` array a report, a `reasoning.*` type an item.
 func Detect(doc []byte) (Kind, bool) {
-	if !gjson.ValidBytes(doc) {
+	if !jsonw.ValidBytes(doc) {
 		return "", false
 	}
 	r := gjson.ParseBytes(doc)

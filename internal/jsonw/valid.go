@@ -11,9 +11,15 @@ import (
 const maxDepth = 10000
 
 // Valid reports whether s is one valid JSON value (RFC 8259), surrounded by
-// optional white space, in UTF-8 as the RFC requires: it accepts exactly
-// what encoding/json.Valid accepts when s is valid UTF-8, and refuses
-// invalid UTF-8, which could not be kept byte-exact through a document. Strings are
+// optional white space, in UTF-8 as the RFC requires, nested at most
+// maxDepth deep, with no object member name repeated in its object: it
+// accepts exactly what encoding/json.Valid accepts when s is valid UTF-8,
+// shallow enough and free of repeated names. It refuses invalid UTF-8,
+// which could not be kept byte-exact through a document, and repeated
+// names, because parsers disagree on which of two members counts (gjson
+// reads the first, most servers the last): input whose meaning depends on
+// the reader is refused rather than read one way here and the other way by
+// the provider. Strings are
 // scanned with IndexByte and an eight-bytes-at-a-time control check:
 // reasoning payloads are mostly long strings, and validation runs once on
 // every stream event.
@@ -48,13 +54,18 @@ func value(s string, i, depth int) (int, bool) {
 		if i < len(s) && s[i] == '}' {
 			return i + 1, true
 		}
+		var names memberNames
 		for {
 			if i >= len(s) || s[i] != '"' {
 				return i, false
 			}
+			start := i
 			var ok bool
 			if i, ok = validString(s, i+1); !ok {
 				return i, false
+			}
+			if names.repeated(s[start:i]) {
+				return start, false
 			}
 			i = skipSpace(s, i)
 			if i >= len(s) || s[i] != ':' {
@@ -250,4 +261,48 @@ func validString(s string, i int) (int, bool) {
 			return end, false
 		}
 	}
+}
+
+// memberNames records the names of one object's members to find a repeated
+// one. The first few are compared in place with no allocation; a large
+// object switches to a set, so that many members cost linear time.
+type memberNames struct {
+	small [8]string
+	n     int
+	set   map[string]struct{}
+}
+
+// repeated records the raw name (a string literal with its quotes) and
+// reports whether the object already has a member of that name. Names are
+// compared decoded, so "a" and "\u0061" are the same name.
+func (m *memberNames) repeated(raw string) bool {
+	name := raw[1 : len(raw)-1]
+	if strings.IndexByte(name, '\\') >= 0 {
+		var b strings.Builder
+		WriteUnquoted(&b, raw)
+		name = b.String()
+	}
+	if m.set != nil {
+		if _, ok := m.set[name]; ok {
+			return true
+		}
+		m.set[name] = struct{}{}
+		return false
+	}
+	for _, k := range m.small[:m.n] {
+		if k == name {
+			return true
+		}
+	}
+	if m.n < len(m.small) {
+		m.small[m.n] = name
+		m.n++
+		return false
+	}
+	m.set = make(map[string]struct{}, 2*len(m.small))
+	for _, k := range m.small {
+		m.set[k] = struct{}{}
+	}
+	m.set[name] = struct{}{}
+	return false
 }

@@ -2,6 +2,7 @@ package jsonw
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -37,10 +38,64 @@ func FuzzValid(f *testing.F) {
 		if strings.Count(s, "[")+strings.Count(s, "{") > 1000 {
 			return // encoding/json has no depth limit of ours to compare with
 		}
-		if got, want := Valid(s), json.Valid([]byte(s)) && utf8.ValidString(s); got != want {
+		want := json.Valid([]byte(s)) && utf8.ValidString(s) && !repeatsName(s)
+		if got := Valid(s); got != want {
 			t.Fatalf("Valid(%q) = %v, encoding/json says %v", s, got, want)
 		}
+		if want {
+			_, dup := Duplicate(s)
+			if dup {
+				t.Fatalf("Duplicate(%q) finds a repeated name in valid JSON", s)
+			}
+		}
 	})
+}
+
+// repeatsName is the oracle for repeated member names: encoding/json's
+// token stream, with one set of names per open object.
+func repeatsName(s string) bool {
+	dec := json.NewDecoder(strings.NewReader(s))
+	type frame struct {
+		object bool
+		names  map[string]bool
+		key    bool // the next string token is a member name
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		top := (*frame)(nil)
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{', '[':
+				if top != nil && top.object {
+					top.key = true
+				}
+				stack = append(stack, &frame{object: v == '{', names: map[string]bool{}, key: v == '{'})
+			default:
+				stack = stack[:len(stack)-1]
+			}
+			continue
+		case string:
+			if top != nil && top.object && top.key {
+				if top.names[v] {
+					return true
+				}
+				top.names[v] = true
+				top.key = false
+				continue
+			}
+		}
+		if top != nil && top.object {
+			top.key = true
+		}
+	}
 }
 
 func BenchmarkValid(b *testing.B) {
@@ -51,5 +106,23 @@ func BenchmarkValid(b *testing.B) {
 		if !Valid(doc) {
 			b.Fatal("invalid")
 		}
+	}
+}
+
+func TestValidRefusesRepeatedNames(t *testing.T) {
+	for _, s := range []string{`{"a":1,"a":2}`, `{"signature":"REAL","signature":""}`, `{"a":1,"\u0061":1}`, `[{"x":{"k":1,"b":2,"k":3}}]`} {
+		if Valid(s) {
+			t.Errorf("Valid(%q) = true, want false: a member name repeats", s)
+		}
+		if !repeatsName(s) {
+			t.Errorf("oracle misses the repeated name in %q", s)
+		}
+	}
+	many := `{"k0":0`
+	for i := 1; i < 40; i++ {
+		many += `,"k` + strconv.Itoa(i) + `":0`
+	}
+	if !Valid(many+"}") || Valid(many+`,"k33":1}`) {
+		t.Error("a large object's names are checked through the set")
 	}
 }
