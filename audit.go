@@ -162,7 +162,7 @@ const (
 // the first that the issuers it accepts declare ([FormatTraits].Refuse).
 func (rc *ReplayContract) predict(why Refusal, it ReasoningItem, latest bool) string {
 	for _, f := range rc.Accepts {
-		if tr, _ := f.Traits(); tr.Refuse != nil {
+		if tr := f.Traits(); tr.Refuse != nil {
 			if s := tr.Refuse(why, it, latest); s != "" {
 				return s
 			}
@@ -252,7 +252,7 @@ var coreRules = [...]Rule{
 				if !ok || x.Unfinished || x.Signed() {
 					return
 				}
-				tr, _ := x.Format.Traits()
+				tr := x.Format.Traits()
 				if !tr.RejectsUnsignedText {
 					return
 				}

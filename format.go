@@ -82,10 +82,14 @@ func RegisterFormat(f Format, t FormatTraits) {
 	formatTraits.Store(&next)
 }
 
-// Traits returns the registered traits of f, and whether f is registered.
-// An unregistered format has no traits: it signs nothing, binds nothing and
-// is its own family.
-func (f Format) Traits() (FormatTraits, bool) {
+// Traits returns the registered traits of f. An unregistered format has
+// none: it signs nothing, binds nothing and is its own family.
+func (f Format) Traits() FormatTraits {
+	t, _ := f.lookup()
+	return t
+}
+
+func (f Format) lookup() (FormatTraits, bool) {
 	m := formatTraits.Load()
 	if m == nil {
 		return FormatTraits{}, false
@@ -97,45 +101,24 @@ func (f Format) Traits() (FormatTraits, bool) {
 // Known reports whether f is registered (see [RegisterFormat]), or is
 // [FormatUnknown].
 func (f Format) Known() bool {
-	_, ok := f.Traits()
+	_, ok := f.lookup()
 	return ok || f == FormatUnknown
-}
-
-// SignsText reports whether the issuer signs its reasoning text (see
-// [FormatTraits].SignsText).
-func (f Format) SignsText() bool {
-	t, _ := f.Traits()
-	return t.SignsText
-}
-
-// AccountBound reports whether the issuer binds its ciphertext to the
-// minting account (see [FormatTraits].AccountBound).
-func (f Format) AccountBound() bool {
-	t, _ := f.Traits()
-	return t.AccountBound
-}
-
-// PairsWithFollower reports whether a reasoning item of f must be sent
-// with the item that follows it.
-func (f Format) PairsWithFollower() bool {
-	t, _ := f.Traits()
-	return t.PairsWithFollower
 }
 
 // Family returns the format's family: formats of one family accept each
 // other's items. A format with no declared family is its own.
 func (f Format) Family() string {
-	if t, _ := f.Traits(); t.Family != "" {
+	if t := f.Traits(); t.Family != "" {
 		return t.Family
 	}
 	return string(f)
 }
 
-// Domain returns the key domain that validates f's signatures for a
+// domain returns the key domain that validates f's signatures for a
 // provider name, or "" when f has one domain everywhere or the name does
 // not say.
-func (f Format) Domain(provider string) string {
-	if t, _ := f.Traits(); t.Domain != nil {
+func (f Format) domain(provider string) string {
+	if t := f.Traits(); t.Domain != nil {
 		return t.Domain(provider)
 	}
 	return ""

@@ -197,7 +197,7 @@ func (t *ReasoningText) Signed() bool { return t.Signature.Value() != "" }
 
 // Replayable reports whether it can be sent back to its issuer as it is:
 // it was finished, and it carries what its format requires. A text item of a
-// format that signs its text ([Format.SignsText]) needs a non-empty
+// format that signs its text ([FormatTraits].SignsText) needs a non-empty
 // signature; an encrypted item needs non-empty data. Replayable says nothing
 // about whether the target accepts the issuer: that is [Carry]'s and
 // [AuditReplay]'s business.
@@ -208,7 +208,7 @@ func Replayable(it ReasoningItem) bool {
 	}
 	switch it := it.(type) {
 	case *ReasoningText:
-		return !m.Format.SignsText() || it.Signed()
+		return !m.Format.Traits().SignsText || it.Signed()
 	case *Summary:
 		return true
 	case *Encrypted:

@@ -23,9 +23,6 @@ import (
 // `digest`.
 func MarshalItem(it ReasoningItem) []byte { return appendItem(nil, it, false) }
 
-// AppendItem appends the document form of it to dst.
-func AppendItem(dst []byte, it ReasoningItem) []byte { return appendItem(dst, it, false) }
-
 // AppendItemWire appends the wire form of it: the item's replay bytes, one
 // reasoning_details entry exactly as its issuer sent it (known members,
 // then unknown members verbatim), without this library's own members. An

@@ -24,11 +24,11 @@ const (
 	// target does not accept.
 	CaseForeignText Case = "foreign-visible-text"
 	// CaseIdentityMismatch: ciphertext of an account-bound format
-	// ([Format.AccountBound]) whose turn's Account differs from the
+	// ([FormatTraits].AccountBound) whose turn's Account differs from the
 	// target's.
 	CaseIdentityMismatch Case = "identity-mismatch"
 	// CaseBackendMismatch: a signature minted in one key domain of its
-	// format ([Format.Domain], e.g. one of two backends of a model family)
+	// format ([FormatTraits].Domain, e.g. one of two backends of a model family)
 	// going to another.
 	CaseBackendMismatch Case = "backend-mismatch"
 	// CaseSameFamily: the target accepts the issuer, on another platform of
@@ -181,7 +181,7 @@ func (n Notice) String() string {
 // API. The parts of one provider item (blocks with the same id, e.g. an
 // OpenAI reasoning item's summaries and encrypted content) are kept or
 // dropped together, and when a reasoning item whose format pairs with its
-// follower ([Format.PairsWithFollower]) is not sent, its following message
+// follower ([FormatTraits].PairsWithFollower) is not sent, its following message
 // or function call loses its original item id, so that it is never sent
 // without its reasoning item.
 func Carry(history []*Turn, target Target, policy Policy) ([]*Turn, []Notice) {
@@ -286,14 +286,14 @@ func (c *carrier) classify(t *Turn, it ReasoningItem) (Case, string) {
 		}
 		return CaseForeignOpaque, fmt.Sprintf("%s of issuer %s is never sent to %s", opaqueName(it), m.Format, describeTarget(tg))
 	}
-	from := m.Format.Domain(p.Upstream)
+	from := m.Format.domain(p.Upstream)
 	if from == "" {
-		from = m.Format.Domain(p.Provider)
+		from = m.Format.domain(p.Provider)
 	}
-	if to := m.Format.Domain(tg.Provider); from != "" && to != "" && from != to {
+	if to := m.Format.domain(tg.Provider); from != "" && to != "" && from != to {
 		return CaseBackendMismatch, fmt.Sprintf("the %s signature was minted on %s and the target is %s", m.Format, from, to)
 	}
-	if m.Format.AccountBound() && p.Account != "" && tg.Account != "" && p.Account != tg.Account {
+	if m.Format.Traits().AccountBound && p.Account != "" && tg.Account != "" && p.Account != tg.Account {
 		if _, enc := it.(*Encrypted); enc {
 			return CaseIdentityMismatch, fmt.Sprintf("the ciphertext was minted by account %q and the target is %q", p.Account, tg.Account)
 		}
@@ -400,7 +400,7 @@ func (c *carrier) keepPartsTogether(t *Turn, ds []decision) {
 				}
 			}
 		}
-		if it, ok := t.Blocks[i].(ReasoningItem); ok && lost >= 0 && it.Meta().Format.PairsWithFollower() && j < len(t.Blocks) && isFollower(t.Blocks[j]) {
+		if it, ok := t.Blocks[i].(ReasoningItem); ok && lost >= 0 && it.Meta().Format.Traits().PairsWithFollower && j < len(t.Blocks) && isFollower(t.Blocks[j]) {
 			ds[j].reason = fmt.Sprintf("its reasoning item %q is not sent", it.Meta().ID.Value())
 			ds[j].cs = ds[lost].cs
 			ds[j].action = Drop

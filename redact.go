@@ -18,9 +18,9 @@ func ItemDigest(it ReasoningItem) string {
 func mustKeepBytes(it ReasoningItem) bool {
 	switch x := it.(type) {
 	case *ReasoningText:
-		return x.Signature.IsPresent() || x.Format.SignsText()
+		return x.Signature.IsPresent() || x.Format.Traits().SignsText
 	case *Summary:
-		return x.Format.SignsText()
+		return x.Format.Traits().SignsText
 	}
 	return true
 }

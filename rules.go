@@ -79,7 +79,7 @@ func crossRules(rc ReplayContract) []Rule {
 					}
 					for bi, b := range tu.Blocks {
 						e, ok := b.(*Encrypted)
-						if !ok || !e.Format.AccountBound() || !Replayable(e) {
+						if !ok || !e.Format.Traits().AccountBound || !Replayable(e) {
 							continue
 						}
 						report(Violation{Turn: ti, Block: bi,

@@ -19,13 +19,13 @@ type Provenance struct {
 	// Upstream is the provider a gateway routed the request to, when the
 	// gateway says (OpenRouter's `provider`: "Google", "Amazon Bedrock"):
 	// some signatures are bound to the backend that minted them
-	// ([Format.Domain]).
+	// ([FormatTraits].Domain).
 	Upstream string
 	// Model is the model that produced the turn, as the response named it.
 	Model string
 	// Account is an optional identity of the account that minted the turn
 	// (organisation, account or key-pool id): account-bound ciphertext
-	// ([Format.AccountBound]) is valid only for it. Supplied by the caller.
+	// ([FormatTraits].AccountBound) is valid only for it. Supplied by the caller.
 	Account string
 	// PrefixHash is an optional hash of the request prefix (system prompt,
 	// tools, earlier messages) that produced the turn: some issuers bind

@@ -60,7 +60,7 @@ var rules = []replay.Rule{
 					x, ok := b.(*replay.ReasoningText)
 					// Unsigned items of a signing format are the core
 					// rule's (replay/empty-signature) and are not sent.
-					if !ok || !sent(x) || x.Signed() || x.Format.SignsText() {
+					if !ok || !sent(x) || x.Signed() || x.Format.Traits().SignsText {
 						continue
 					}
 					report(replay.Violation{Turn: ti, Block: bi,
