@@ -3,8 +3,6 @@ package mistral
 import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/chatstream"
-	"github.com/reasonreplay/replay/internal/kit"
-	"github.com/tidwall/gjson"
 )
 
 // DecodeRequest reads the assistant messages of a chat completions request
@@ -15,8 +13,5 @@ import (
 // `reasoning_effort`). The last assistant message is incomplete when one
 // of its tool calls lacks an id, a name or arguments.
 func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error) {
-	return chatstream.ReadRequest(API, body, func(msg gjson.Result, ptr string) (*replay.Turn, error) {
-		b := kit.NewBudget(API, c.Limits, -1)
-		return c.readMessage(msg, ptr, &b)
-	})
+	return chatstream.ReadRequestWithin(API, c.Limits, body, c.readMessage)
 }

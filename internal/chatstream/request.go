@@ -6,6 +6,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
 
@@ -13,6 +14,18 @@ import (
 // Pointer ptr) natively into a turn, with the same reader as the codec's
 // body Decode.
 type ReadMessage func(msg gjson.Result, ptr string) (*replay.Turn, error)
+
+// ReadMessageWithin is a ReadMessage that keeps what the budget allows.
+type ReadMessageWithin func(msg gjson.Result, ptr string, b *kit.Budget) (*replay.Turn, error)
+
+// ReadRequestWithin is ReadRequest with a fresh budget of lim for each
+// message.
+func ReadRequestWithin(api string, lim replay.Limits, body []byte, read ReadMessageWithin) (replay.History, replay.Target, error) {
+	return ReadRequest(api, body, func(msg gjson.Result, ptr string) (*replay.Turn, error) {
+		b := kit.NewBudget(api, lim, -1)
+		return read(msg, ptr, &b)
+	})
+}
 
 // ReadRequest reads a chat-completions request body: every `messages[i]`
 // with role "assistant" is read by read, in order, into History (with
