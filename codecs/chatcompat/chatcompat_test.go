@@ -61,11 +61,11 @@ func TestDecodeNoReasoning(t *testing.T) {
 
 func TestDecodeErrors(t *testing.T) {
 	c := New(APIDeepSeek, "", "")
-	c.Status = 429
 	_, err := c.Decode(fixture(t, "error-429.json"))
 	var pe *replay.ProviderError
 	require.ErrorAs(t, err, &pe)
-	require.Equal(t, replay.ProviderError{API: "deepseek", Status: 429, Type: "rate_limit_error", Code: "rate_limit_exceeded", Message: "Rate limit reached for requests"}, *pe)
+	// The HTTP status is the caller's: the codec is stateless.
+	require.Equal(t, replay.ProviderError{API: "deepseek", Type: "rate_limit_error", Code: "rate_limit_exceeded", Message: "Rate limit reached for requests"}, *pe)
 
 	_, err = c.Decode(fixture(t, "no-message.json"))
 	require.ErrorIs(t, err, replay.ErrMalformed)
@@ -103,7 +103,6 @@ func TestStreamCloserOnly(t *testing.T) {
 
 func TestStreamMidstreamError(t *testing.T) {
 	c := New(APIDeepSeek, "", "deepseek-v4-flash")
-	c.Status = 200
 	res := codectest.SweepStream(t, c.NewStream, replay.StreamOptions{}, fixture(t, "midstream-error.sse"))
 	var pe *replay.ProviderError
 	require.ErrorAs(t, res.Err, &pe)

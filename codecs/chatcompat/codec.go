@@ -42,8 +42,6 @@ package chatcompat
 
 import (
 	"github.com/reasonreplay/replay"
-	"github.com/reasonreplay/replay/internal/jsonw"
-	"github.com/tidwall/gjson"
 )
 
 // API names registered by this package.
@@ -63,11 +61,7 @@ type Codec struct {
 	Profile Profile
 	// Model is the target model, when known.
 	Model string
-	// Status is the HTTP status of the response, when the caller passes
-	// it; it is recorded on a *replay.ProviderError decoded from an error
-	// body.
-	Status int
-	// Limits bound what the decoders accept; zero fields take defaults.
+	// Limits bound what the decoders keep; zero fields take defaults.
 	Limits replay.Limits
 }
 
@@ -95,7 +89,7 @@ func init() {
 		{API: APIDeepSeek, Providers: []string{"deepseek"}, Models: []string{"deepseek-*"}},
 		{API: APIXAI, Providers: []string{"xai", "x.ai"}, Models: []string{"grok-3-mini*"}},
 		{API: APIGeneric, Providers: append([]string{"moonshot", "kimi", "zai", "z.ai", "zhipu", "minimax",
-			"dashscope", "alibaba", "qwen", "groq", "gemini-openai"}, GenericProviders...),
+			"dashscope", "alibaba", "qwen", "groq", "gemini-openai"}, genericProviders...),
 			Models: []string{"kimi-*", "glm-*", "minimax-*", "qwen*", "qwq-*"}},
 	} {
 		api := e.API
@@ -114,76 +108,5 @@ func (c Codec) API() string {
 
 // NewStream returns a fresh [StreamDecoder] for the codec's profile.
 func (c Codec) NewStream() replay.FrameDecoder {
-	return &StreamDecoder{API: c.API(), Profile: c.Profile, Limits: c.Limits, Status: c.Status}
-}
-
-// Decode reads a whole chat completion body: choices[0].message (its
-// reasoning field, content split by package think, tool calls) and
-// choices[0].finish_reason. Reasoning that is absent or empty gives no
-// reasoning item. An error body gives a *replay.ProviderError with the
-// codec's Status; a body without choices[0].message gives an error saying
-// the response structure is invalid.
-func (c Codec) Decode(body []byte) (*replay.Turn, error) {
-	api := c.API()
-	if !jsonw.ValidBytes(body) {
-		return nil, replay.Malformed(api, -1, "", "expected a JSON chat completion body")
-	}
-	root := gjson.ParseBytes(body)
-	if !root.IsObject() {
-		return nil, replay.Malformed(api, -1, "", "expected a JSON object (a chat completion)")
-	}
-	if e := root.Get("error"); e.Exists() && e.Type != gjson.Null {
-		return nil, providerError(api, c.Status, e)
-	}
-	msg := root.Get("choices.0.message")
-	if !msg.IsObject() {
-		return nil, replay.Malformed(api, -1, "/choices/0/message", "invalid response structure: expected choices[0].message")
-	}
-	d := &StreamDecoder{API: api, Profile: c.Profile, Limits: c.Limits, Status: c.Status}
-	d.begin(root)
-	dst, err := d.delta(msg, -1, "/choices/0/message", nil)
-	if err != nil {
-		return nil, err
-	}
-	if fr := root.Get("choices.0.finish_reason"); fr.Type == gjson.String {
-		d.turn.FinishReason = fr.Str
-	}
-	if u := root.Get("usage"); u.IsObject() {
-		d.turn.Usage = []byte(u.Raw)
-	}
-	d.finished = true
-	_ = d.end(dst)
-	t, err := d.Finish()
-	if err != nil {
-		return nil, err
-	}
-	t.FinishReason = clone(t.FinishReason)
-	return t, nil
-}
-
-// providerError reads an `{"error":{...}}` object.
-func providerError(api string, status int, e gjson.Result) *replay.ProviderError {
-	pe := &replay.ProviderError{API: api, Status: status}
-	if e.Type == gjson.String {
-		pe.Message = clone(e.Str)
-		return pe
-	}
-	pe.Message = clone(e.Get("message").String())
-	pe.Type = clone(e.Get("type").String())
-	if code := e.Get("code"); code.Exists() && code.Type != gjson.Null {
-		pe.Code = clone(code.String())
-		if pe.Status == 0 && code.Type == gjson.Number {
-			if n := int(code.Int()); n >= 100 && n <= 599 {
-				pe.Status = n
-			}
-		}
-	}
-	return pe
-}
-
-func clone(s string) string {
-	if s == "" {
-		return ""
-	}
-	return string(append([]byte(nil), s...))
+	return &StreamDecoder{API: c.API(), Profile: c.Profile, Limits: c.Limits}
 }

@@ -8,6 +8,18 @@ import (
 	"github.com/tidwall/gjson"
 )
 
+// Rule ids of the chat hosts' contracts.
+const (
+	// RuleDeepSeekForbidden: reasoning_content sent to DeepSeek R1.
+	RuleDeepSeekForbidden = "deepseek/reasoning-content-forbidden"
+	// RuleDeepSeekMissing: reasoning_content missing where DeepSeek V3.x
+	// (tool loop) or V4 (tools in the request) requires it.
+	RuleDeepSeekMissing = "deepseek/reasoning-content-missing"
+	// RuleKimiMissing: reasoning_content missing on a Kimi thinking tool
+	// call message.
+	RuleKimiMissing = "kimi/reasoning-content-missing"
+)
+
 // Exact error texts the hosts return (the message index is the position in
 // the request's messages array).
 const (
@@ -130,7 +142,7 @@ func where(a assistant) (turn int, ptr, index string) {
 }
 
 var ruleForbidden = replay.Rule{
-	ID:       "deepseek/reasoning-content-forbidden",
+	ID:       RuleDeepSeekForbidden,
 	Severity: replay.SeverityReject,
 	Doc:      "DeepSeek R1 rejects input messages that carry reasoning_content.",
 	Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
@@ -149,7 +161,7 @@ var ruleForbidden = replay.Rule{
 }
 
 var ruleLoopMissing = replay.Rule{
-	ID:       "deepseek/reasoning-content-missing",
+	ID:       RuleDeepSeekMissing,
 	Severity: replay.SeverityReject,
 	Doc:      "In thinking mode with tools, every assistant message of the current tool loop carries its reasoning_content.",
 	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
@@ -172,7 +184,7 @@ var ruleLoopMissing = replay.Rule{
 }
 
 var ruleV4Missing = replay.Rule{
-	ID:       "deepseek/reasoning-content-missing",
+	ID:       RuleDeepSeekMissing,
 	Severity: replay.SeverityReject,
 	Doc:      "DeepSeek V4 with tools: every earlier assistant message carries reasoning_content (\"\" when the turn had none).",
 	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
@@ -218,7 +230,7 @@ func ruleNull(id, predicted string) replay.Rule {
 }
 
 var ruleKimiMissing = replay.Rule{
-	ID:       "kimi/reasoning-content-missing",
+	ID:       RuleKimiMissing,
 	Severity: replay.SeverityReject,
 	Doc:      "With thinking on, every assistant message with tool calls carries its reasoning_content.",
 	Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {

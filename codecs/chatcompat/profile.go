@@ -67,42 +67,44 @@ type Profile struct {
 	Source string
 }
 
-// The profiles. Each is selected by provider and model in [ProfileFor].
+// The profiles. Each is selected by provider and model in [ProfileFor];
+// [Profiles] returns copies. They are not exported as variables: a
+// profile decides what is sent back to a host, so callers get copies.
 var (
-	DeepSeekR1 = Profile{Name: "deepseek-r1", Provider: "deepseek", Format: formats.DeepSeek,
+	deepSeekR1 = Profile{Name: "deepseek-r1", Provider: "deepseek", Format: formats.DeepSeek,
 		Start: think.StartVisible, Replay: ReplayForbidden, Field: "reasoning_content",
 		Source: "api-docs.deepseek.com/zh-cn/guides/reasoning_model (reasoning_content in input -> 400)"}
-	DeepSeekV3 = Profile{Name: "deepseek-v3", Provider: "deepseek", Format: formats.DeepSeek,
+	deepSeekV3 = Profile{Name: "deepseek-v3", Provider: "deepseek", Format: formats.DeepSeek,
 		Start: think.StartVisible, Replay: ReplayToolLoop, Field: "reasoning_content",
 		Source: "DeepSeek thinking mode with tool calls, Dec 2025 (continuedev/continue #9606, #9831; official sample clears older reasoning)"}
-	DeepSeekV4 = Profile{Name: "deepseek-v4", Provider: "deepseek", Format: formats.DeepSeek,
+	deepSeekV4 = Profile{Name: "deepseek-v4", Provider: "deepseek", Format: formats.DeepSeek,
 		Start: think.StartVisible, Replay: ReplayAllWithTools, Field: "reasoning_content",
 		Source: "api-docs.deepseek.com/guides/thinking_mode (V4: all previous turns when tools are in the request)"}
-	XAIChat = Profile{Name: "xai", Provider: "xai", Format: formats.XAIChat,
+	xaiChat = Profile{Name: "xai", Provider: "xai", Format: formats.XAIChat,
 		Start: think.StartVisible, Replay: ReplayNone,
 		Source: "docs.x.ai reasoning guide: Chat Completions has no input field for reasoning"}
-	Kimi = Profile{Name: "kimi", Provider: "moonshot", Format: formats.Kimi,
+	kimi = Profile{Name: "kimi", Provider: "moonshot", Format: formats.Kimi,
 		Start: think.StartVisible, Replay: ReplayToolCalls, Field: "reasoning_content",
 		Source: "platform.moonshot.ai/docs/guide/use-kimi-k2-thinking-model"}
-	GLM = Profile{Name: "glm", Provider: "zai", Format: formats.GLM,
+	glm = Profile{Name: "glm", Provider: "zai", Format: formats.GLM,
 		Start: think.StartVisible, Replay: ReplayAll, Field: "reasoning_content",
 		Source: "docs.z.ai/guides/capabilities/thinking-mode (interleaved; preserved with clear_thinking:false)"}
-	MiniMax = Profile{Name: "minimax", Provider: "minimax", Format: formats.MiniMax,
+	miniMax = Profile{Name: "minimax", Provider: "minimax", Format: formats.MiniMax,
 		Start: think.StartAuto, Replay: ReplayRawContent,
 		Source: "platform.minimax.io/docs/api-reference/text-openai-api (append the complete assistant message)"}
-	Qwen = Profile{Name: "qwen", Provider: "dashscope", Format: formats.Qwen,
+	qwen = Profile{Name: "qwen", Provider: "dashscope", Format: formats.Qwen,
 		Start: think.StartVisible, Replay: ReplayNone,
 		Source: "alibabacloud.com/help/en/model-studio/deep-thinking (no replay rule documented)"}
-	Groq = Profile{Name: "groq", Provider: "groq", Format: formats.Groq,
+	groq = Profile{Name: "groq", Provider: "groq", Format: formats.Groq,
 		Start: think.StartAuto, Replay: ReplayNone,
 		Source: "console.groq.com/docs/reasoning (reasoning_format raw|parsed|hidden)"}
-	GeminiOpenAI = Profile{Name: "gemini", Provider: "gemini-openai", Format: formats.GoogleGemini,
+	geminiOpenAI = Profile{Name: "gemini", Provider: "gemini-openai", Format: formats.GoogleGemini,
 		Start: think.StartVisible, Replay: ReplayNone,
 		Source: "ai.google.dev/gemini-api/docs/thought-signatures (OpenAI compatibility: extra_content.google.thought_signature)"}
-	// Generic is any other OpenAI-compatible server: vLLM, SGLang, Ollama,
+	// generic is any other OpenAI-compatible server: vLLM, SGLang, Ollama,
 	// llama.cpp, LM Studio, Hugging Face router. Stateless; reasoning may
 	// arrive as reasoning, reasoning_content or raw tags in content.
-	Generic = Profile{Name: "generic", Format: replay.FormatUnknown,
+	generic = Profile{Name: "generic", Format: replay.FormatUnknown,
 		Start: think.StartAuto, Replay: ReplayNone,
 		Source: "docs.vllm.ai reasoning_outputs; docs.sglang.io separate_reasoning; ollama openai/openai.go; llama.cpp server README"}
 )
@@ -115,28 +117,29 @@ type profileRule struct {
 }
 
 var profileRules = []profileRule{
-	{providers: []string{"deepseek"}, models: []string{"deepseek-r1*"}, profile: &DeepSeekR1},
-	{providers: []string{"deepseek"}, models: []string{"deepseek-v4*"}, profile: &DeepSeekV4},
-	{providers: []string{"deepseek"}, models: []string{"deepseek-*"}, profile: &DeepSeekV3},
-	{providers: []string{"xai", "x.ai"}, models: []string{"grok-*"}, profile: &XAIChat},
-	{providers: []string{"moonshot", "kimi", "moonshotai"}, models: []string{"kimi-*", "*/kimi-*", "moonshot-*"}, profile: &Kimi},
-	{providers: []string{"zai", "z.ai", "zhipu", "bigmodel"}, models: []string{"glm-*", "*/glm-*"}, profile: &GLM},
-	{providers: []string{"minimax"}, models: []string{"minimax-*", "*/minimax-*"}, profile: &MiniMax},
-	{providers: []string{"dashscope", "alibaba", "qwen", "aliyun"}, models: []string{"qwen*", "qwq-*"}, profile: &Qwen},
-	{providers: []string{"groq"}, profile: &Groq},
-	{providers: []string{"gemini-openai", "google-openai"}, profile: &GeminiOpenAI},
+	{providers: []string{"deepseek"}, models: []string{"deepseek-r1*"}, profile: &deepSeekR1},
+	{providers: []string{"deepseek"}, models: []string{"deepseek-v4*"}, profile: &deepSeekV4},
+	{providers: []string{"deepseek"}, models: []string{"deepseek-*"}, profile: &deepSeekV3},
+	{providers: []string{"xai", "x.ai"}, models: []string{"grok-*"}, profile: &xaiChat},
+	{providers: []string{"moonshot", "kimi", "moonshotai"}, models: []string{"kimi-*", "*/kimi-*", "moonshot-*"}, profile: &kimi},
+	{providers: []string{"zai", "z.ai", "zhipu", "bigmodel"}, models: []string{"glm-*", "*/glm-*"}, profile: &glm},
+	{providers: []string{"minimax"}, models: []string{"minimax-*", "*/minimax-*"}, profile: &miniMax},
+	{providers: []string{"dashscope", "alibaba", "qwen", "aliyun"}, models: []string{"qwen*", "qwq-*"}, profile: &qwen},
+	{providers: []string{"groq"}, profile: &groq},
+	{providers: []string{"gemini-openai", "google-openai"}, profile: &geminiOpenAI},
 }
 
-// GenericProviders are the self-hosted servers and routers that get the
-// [Generic] profile.
-var GenericProviders = []string{"vllm", "sglang", "ollama", "llama.cpp", "llamacpp", "lmstudio",
+// genericProviders are the self-hosted servers and routers that get the
+// generic profile.
+var genericProviders = []string{"vllm", "sglang", "ollama", "llama.cpp", "llamacpp", "lmstudio",
 	"huggingface", "hf", "openai-compatible"}
 
 // ProfileFor picks the profile for a provider and model, in the order of
 // [replay.Registry.Resolve]: a rule that lists the provider and matches the
-// model; a rule that lists the provider; [Generic] for a self-hosted
-// server or router in [GenericProviders]; a rule that matches the model;
-// otherwise [Generic]. The provider name is recorded when the profile has
+// model; a rule that lists the provider; the generic profile for a
+// self-hosted server or router (vLLM, SGLang, Ollama, llama.cpp, LM Studio,
+// the Hugging Face router); a rule that matches the model;
+// otherwise the generic profile. The provider name is recorded when the profile has
 // none.
 //
 // deepseek-reasoner and deepseek-chat get the V3 (tool loop) profile: both
@@ -177,12 +180,22 @@ func ProfileFor(provider, model string) Profile {
 			return pick(r.profile)
 		}
 	}
-	if !lists(GenericProviders) {
+	if !lists(genericProviders) {
 		for _, r := range profileRules {
 			if match(r.models) {
 				return pick(r.profile)
 			}
 		}
 	}
-	return pick(&Generic)
+	return pick(&generic)
+}
+
+// Profiles returns a copy of every profile, in the order [ProfileFor]
+// tries them, the generic profile last.
+func Profiles() []Profile {
+	out := make([]Profile, 0, len(profileRules)+1)
+	for _, r := range profileRules {
+		out = append(out, *r.profile)
+	}
+	return append(out, generic)
 }

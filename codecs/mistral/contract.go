@@ -8,6 +8,15 @@ import (
 
 var rules = plainrules.Rules(API, "Mistral", formats.Mistral, "thinking chunk")
 
+// Rule ids of the Mistral contract (see package internal/plainrules).
+const (
+	// RuleInexpressible: an item with no Mistral field (a signature, a
+	// ciphertext, a summary) that would be lost.
+	RuleInexpressible = API + "/inexpressible"
+	// RuleForeignReasoning: another issuer's reasoning sent as Mistral's.
+	RuleForeignReasoning = API + "/foreign-reasoning"
+)
+
 // Contract returns the Mistral replay contract.
 func (Codec) Contract() replay.ReplayContract {
 	return replay.ReplayContract{

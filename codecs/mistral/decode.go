@@ -5,15 +5,16 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/jsonw"
-
-	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
 
 // Decode reads a whole chat completion body (the first choice). An error
-// body returns a *replay.ProviderError.
+// body returns a *replay.ProviderError. What the turn keeps is bounded by
+// c.Limits.
 func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	if !jsonw.ValidBytes(body) {
 		return nil, replay.Malformed(API, -1, "", "expected a JSON chat completion")
@@ -33,69 +34,91 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	if !msg.IsObject() {
 		return nil, replay.Malformed(API, -1, "/choices/0/message", "expected an object")
 	}
-	lim := c.Limits.WithDefaults()
-	t := &replay.Turn{Complete: true, Provenance: replay.Provenance{API: API, Provider: c.provider(), Model: clone(root.Get("model").String())}}
-	add := func(b replay.Block) error {
-		if len(t.Blocks) >= lim.MaxBlocks {
-			return &replay.LimitError{What: "block count", Limit: lim.MaxBlocks, Event: -1, Block: -1}
-		}
-		t.Blocks = append(t.Blocks, b)
-		return nil
+	b := kit.NewBudget(API, c.Limits, -1)
+	t, err := c.readMessage(msg, "/choices/0/message", &b)
+	if err != nil {
+		return nil, err
 	}
-	const cptr = "/choices/0/message/content"
-	switch content := msg.Get("content"); {
-	case content.Type == gjson.String:
-		if len(content.Str) > lim.MaxItem {
-			return nil, &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
-		}
-		if content.Str != "" {
-			if err := add(&replay.Text{Text: clone(content.Str)}); err != nil {
-				return nil, err
-			}
-		}
-	case content.IsArray():
-		var err error
-		i := 0
-		content.ForEach(func(_, ch gjson.Result) bool {
-			var b replay.Block
-			b, err = chunk(ch, cptr+"/"+strconv.Itoa(i), lim)
-			if err == nil && b != nil {
-				err = add(b)
-			}
-			i++
-			return err == nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	case content.Exists() && content.Type != gjson.Null:
-		return nil, replay.Malformed(API, -1, cptr, "expected a string, an array or null")
-	}
-	if tcs := msg.Get("tool_calls"); tcs.IsArray() {
-		var err error
-		i := 0
-		tcs.ForEach(func(_, tc gjson.Result) bool {
-			var call *replay.ToolCall
-			call, err = toolCall(tc, "/choices/0/message/tool_calls/"+strconv.Itoa(i), lim)
-			if err == nil {
-				err = add(call)
-			}
-			i++
-			return err == nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	} else if tcs.Exists() && tcs.Type != gjson.Null {
-		return nil, replay.Malformed(API, -1, "/choices/0/message/tool_calls", "expected an array or null")
+	if t.Provenance.Model, err = b.Keep(-1, root.Get("model").String()); err != nil {
+		return nil, err
 	}
 	if fr := choice.Get("finish_reason"); fr.Type == gjson.String {
-		t.FinishReason = clone(fr.Str)
+		t.FinishReason = kit.Clone(fr.Str)
 	}
 	if u := root.Get("usage"); u.IsObject() {
 		t.Usage = raw(u.Raw)
 	}
 	return t, nil
+}
+
+// readMessage reads an assistant message (of a response body, or of a
+// request) at ptr into a complete turn, within the budget: its content
+// chunks and tool calls.
+func (c Codec) readMessage(msg gjson.Result, ptr string, b *kit.Budget) (*replay.Turn, error) {
+	t := &replay.Turn{Complete: true, Provenance: replay.Provenance{API: API, Provider: c.provider()}}
+	add := func(blk replay.Block, size int) error {
+		pos := len(t.Blocks)
+		if err := b.Block(pos); err != nil {
+			return err
+		}
+		if err := b.Item(pos, size, size); err != nil {
+			return err
+		}
+		t.Blocks = append(t.Blocks, blk)
+		return nil
+	}
+	if err := readContent(msg.Get("content"), ptr+"/content", add); err != nil {
+		return nil, err
+	}
+	switch tcs := msg.Get("tool_calls"); {
+	case tcs.IsArray():
+		var err error
+		i := 0
+		tcs.ForEach(func(_, tc gjson.Result) bool {
+			var call *replay.ToolCall
+			call, err = toolCall(tc, ptr+"/tool_calls/"+strconv.Itoa(i))
+			if err == nil {
+				err = add(call, len(call.ID)+len(call.Name)+len(call.Arguments))
+			}
+			i++
+			return err == nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	case tcs.Exists() && tcs.Type != gjson.Null:
+		return nil, replay.Malformed(API, -1, ptr+"/tool_calls", "expected an array or null")
+	}
+	return t, nil
+}
+
+// readContent adds the blocks of a message's content: a string, or an
+// array of chunks.
+func readContent(content gjson.Result, ptr string, add func(replay.Block, int) error) error {
+	switch {
+	case content.Type == gjson.String:
+		if content.Str == "" {
+			return nil
+		}
+		return add(&replay.Text{Text: kit.Clone(content.Str)}, len(content.Str))
+	case content.IsArray():
+		var err error
+		i := 0
+		content.ForEach(func(_, ch gjson.Result) bool {
+			var blk replay.Block
+			var size int
+			blk, size, err = chunk(ch, ptr+"/"+strconv.Itoa(i))
+			if err == nil && blk != nil {
+				err = add(blk, size)
+			}
+			i++
+			return err == nil
+		})
+		return err
+	case content.Exists() && content.Type != gjson.Null:
+		return replay.Malformed(API, -1, ptr, "expected a string, an array or null")
+	}
+	return nil
 }
 
 // providerError returns the error an error body or event reports, or nil.
@@ -106,9 +129,9 @@ func providerError(root gjson.Result) *replay.ProviderError {
 	} else if root.Get("object").String() != "error" {
 		return nil
 	}
-	pe := &replay.ProviderError{API: API, Message: clone(e.Get("message").String()), Type: clone(e.Get("type").String())}
+	pe := &replay.ProviderError{API: API, Message: kit.Clone(e.Get("message").String()), Type: kit.Clone(e.Get("type").String())}
 	if code := e.Get("code"); code.Exists() && code.Type != gjson.Null {
-		pe.Code = clone(code.String())
+		pe.Code = kit.Clone(code.String())
 		if code.Type == gjson.Number {
 			pe.Status = int(code.Int())
 		}
@@ -117,58 +140,55 @@ func providerError(root gjson.Result) *replay.ProviderError {
 }
 
 // chunk reads one content chunk: thinking, text, or another type kept
-// verbatim. An empty text chunk gives nil.
-func chunk(ch gjson.Result, ptr string, lim replay.Limits) (replay.Block, error) {
+// verbatim, and the bytes it keeps. An empty text chunk gives nil.
+func chunk(ch gjson.Result, ptr string) (replay.Block, int, error) {
 	if ch.Type == gjson.String { // a bare string in a content array
 		if ch.Str == "" {
-			return nil, nil
+			return nil, 0, nil
 		}
-		return &replay.Text{Text: clone(ch.Str)}, nil
+		return &replay.Text{Text: kit.Clone(ch.Str)}, len(ch.Str), nil
 	}
 	if !ch.IsObject() {
-		return nil, replay.Malformed(API, -1, ptr, "expected a content chunk object")
+		return nil, 0, replay.Malformed(API, -1, ptr, "expected a content chunk object")
 	}
 	switch ch.Get("type").String() {
 	case "text":
 		x := ch.Get("text")
 		if x.Type != gjson.String {
-			return nil, replay.Malformed(API, -1, ptr+"/text", "expected a string")
-		}
-		if len(x.Str) > lim.MaxItem {
-			return nil, &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
+			return nil, 0, replay.Malformed(API, -1, ptr+"/text", "expected a string")
 		}
 		if x.Str == "" {
-			return nil, nil
+			return nil, 0, nil
 		}
-		return &replay.Text{Text: clone(x.Str)}, nil
+		return &replay.Text{Text: kit.Clone(x.Str)}, len(x.Str), nil
 	case "thinking":
-		text, ok, err := thinkingText(ch, ptr, lim)
+		text, ok, err := thinkingText(ch, ptr)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if !ok {
 			o := &replay.Opaque{Type: "thinking", Raw: raw(ch.Raw)}
 			o.Format = formats.Mistral
-			return o, nil
+			return o, len(ch.Raw), nil
 		}
 		it := &replay.ReasoningText{Text: text}
 		it.Format = formats.Mistral
 		it.Extra = extra(ch, "type", "thinking")
-		return it, nil
+		return it, len(text) + len(it.Extra), nil
 	}
 	kind := ch.Get("type").String()
 	if kind == "" {
 		kind = "chunk"
 	}
-	return &replay.Native{Kind: clone(kind), Raw: raw(ch.Raw)}, nil
+	return &replay.Native{Kind: kit.Clone(kind), Raw: raw(ch.Raw)}, len(ch.Raw), nil
 }
 
 // thinkingText joins the inner text parts of a thinking chunk. ok is false
 // when the chunk holds something other than text parts.
-func thinkingText(ch gjson.Result, ptr string, lim replay.Limits) (string, bool, error) {
+func thinkingText(ch gjson.Result, ptr string) (string, bool, error) {
 	th := ch.Get("thinking")
 	if th.Type == gjson.String { // tolerated: a plain string
-		return clone(th.Str), true, nil
+		return kit.Clone(th.Str), true, nil
 	}
 	if !th.IsArray() {
 		return "", false, replay.Malformed(API, -1, ptr+"/thinking", "expected an array of parts")
@@ -184,13 +204,10 @@ func thinkingText(ch gjson.Result, ptr string, lim replay.Limits) (string, bool,
 		b.WriteString(x.Str)
 		return true
 	})
-	if b.Len() > lim.MaxItem {
-		return "", false, &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
-	}
 	return b.String(), ok, nil
 }
 
-func toolCall(tc gjson.Result, ptr string, lim replay.Limits) (*replay.ToolCall, error) {
+func toolCall(tc gjson.Result, ptr string) (*replay.ToolCall, error) {
 	if !tc.IsObject() {
 		return nil, replay.Malformed(API, -1, ptr, "expected a tool call object")
 	}
@@ -203,30 +220,20 @@ func toolCall(tc gjson.Result, ptr string, lim replay.Limits) (*replay.ToolCall,
 	var a string
 	switch {
 	case args.Type == gjson.String:
-		a = clone(args.Str)
+		a = kit.Clone(args.Str)
 	case args.IsObject():
-		a = clone(args.Raw)
+		a = kit.Clone(args.Raw)
 	case !args.Exists():
 	default:
 		return nil, replay.Malformed(API, -1, ptr+"/function/arguments", "expected a string or an object")
 	}
-	if len(a) > lim.MaxItem {
-		return nil, &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
-	}
-	return &replay.ToolCall{ID: clone(tc.Get("id").String()), Name: clone(name.Str), Arguments: a}, nil
+	return &replay.ToolCall{ID: kit.Clone(tc.Get("id").String()), Name: kit.Clone(name.Str), Arguments: a}, nil
 }
 
 // extra returns the members of obj not in known, as one JSON object in
 // source order (a repeated name kept once), or nil.
 func extra(obj gjson.Result, known ...string) json.RawMessage {
 	return jsonw.ExtraMembers(obj.Raw, known...)
-}
-
-func clone(s string) string {
-	if s == "" {
-		return ""
-	}
-	return string(append([]byte(nil), s...))
 }
 
 // raw copies a JSON text out of the input.

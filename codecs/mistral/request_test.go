@@ -7,6 +7,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/mistral"
 	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
@@ -32,7 +33,7 @@ func chatRequest(t *testing.T) []byte {
 
 func TestAuditRequest(t *testing.T) {
 	_, isReader := replay.ReasoningCodec(mistral.Codec{}).(replay.RequestDecoder)
-	require.False(t, isReader, "the chat-completions fallback reads Mistral requests")
+	require.True(t, isReader, "Mistral reads its own requests natively")
 
 	body := chatRequest(t)
 	r, err := replay.AuditRequest(mistral.API, body)
@@ -84,4 +85,37 @@ func TestAuditRequestErrors(t *testing.T) {
 		_, err := replay.AuditRequest(mistral.API, []byte(body))
 		assert.True(t, errors.Is(err, replay.ErrMalformed), "%s: %v", body, err)
 	}
+}
+
+func TestAuditRequestCutToolCall(t *testing.T) {
+	body := chatRequest(t)
+	h, tg, err := mistral.Codec{}.DecodeRequest(body)
+	require.NoError(t, err)
+	assert.True(t, tg.Thinking, "prompt_mode reasoning")
+	require.Len(t, h.Turns, 2)
+	assert.True(t, h.Turns[1].Complete)
+
+	cut, err := sjson.DeleteBytes(body, "messages.3.tool_calls.0.function.arguments")
+	require.NoError(t, err)
+	h, _, err = mistral.Codec{}.DecodeRequest(cut)
+	require.NoError(t, err)
+	assert.False(t, h.Turns[1].Complete)
+	assert.True(t, h.Turns[1].ToolCalls()[0].Unfinished)
+	r, err := replay.AuditRequest(mistral.API, cut)
+	require.NoError(t, err)
+	var rules []string
+	for _, v := range r.Violations {
+		rules = append(rules, v.Rule)
+	}
+	assert.Contains(t, rules, "replay/incomplete-turn")
+}
+
+func TestStreamLimits(t *testing.T) {
+	codectest.SweepLimits(t, mistral.Codec{}.NewStream, replay.FramingSSE, read(t, "magistral-thinking.sse"))
+	codectest.SweepLimits(t, mistral.Codec{}.NewStream, replay.FramingJSONL, read(t, "thinking-tool-call.jsonl"))
+}
+
+func TestBodyLimits(t *testing.T) {
+	codectest.CheckBodyLimits(t, func(lim replay.Limits) replay.ReasoningCodec { return mistral.Codec{Limits: lim} },
+		read(t, "thinking-tool-call.json"))
 }

@@ -8,6 +8,15 @@ import (
 	"github.com/reasonreplay/replay/formats"
 )
 
+// Rule ids of the OpenRouter contract.
+const (
+	// RuleDuplicateItem: one reasoning item sent twice across the history.
+	RuleDuplicateItem = "openrouter/duplicate-item"
+	// RuleGeminiReasoningMissing: a Gemini 3 tool loop sent back without
+	// its reasoning.
+	RuleGeminiReasoningMissing = "openrouter/gemini-reasoning-missing"
+)
+
 // Contract returns what OpenRouter requires on replay: the reasoning_details
 // of each assistant message sent back unmodified and in order (the upstream
 // enforces its own contract behind it: Anthropic signatures, Gemini 3
@@ -90,7 +99,7 @@ func detailKey(it replay.ReasoningItem) (dedupKey, bool) {
 }
 
 var ruleDuplicate = replay.Rule{
-	ID:       "openrouter/duplicate-item",
+	ID:       RuleDuplicateItem,
 	Severity: replay.SeverityReject,
 	Doc:      "Each reasoning item is sent once across the whole history.",
 	Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
@@ -127,7 +136,7 @@ func isGemini3(model string) bool {
 }
 
 var ruleGeminiUnsigned = replay.Rule{
-	ID:       "openrouter/gemini-reasoning-missing",
+	ID:       RuleGeminiReasoningMissing,
 	Severity: replay.SeverityReject,
 	Doc:      "A Gemini 3 tool call in the current tool loop is sent with the google-gemini-v1 encrypted item OpenRouter gave it.",
 	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {

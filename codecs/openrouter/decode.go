@@ -1,11 +1,11 @@
 package openrouter
 
 import (
-	"github.com/reasonreplay/replay/internal/jsonw"
 	"strconv"
-	"unsafe"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
 
@@ -13,7 +13,7 @@ import (
 // reasoning_details (or, when there are none, the plain `reasoning` /
 // `reasoning_content` string), content and tool_calls, and
 // choices[0].finish_reason. An `{"error": {...}}` body returns a
-// *replay.ProviderError.
+// *replay.ProviderError. What the turn keeps is bounded by c.Limits.
 func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	if !jsonw.ValidBytes(body) {
 		return nil, replay.Malformed(API, -1, "", "expected a JSON chat completion body")
@@ -29,57 +29,19 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	if !msg.IsObject() {
 		return nil, replay.Malformed(API, -1, "/choices/0/message", "expected an OpenRouter chat completion with choices[0].message")
 	}
-	t := &replay.Turn{Provenance: c.provenance(root), Complete: true}
-	if details := msg.Get("reasoning_details"); details.IsArray() && len(details.Array()) > 0 {
-		var err error
-		i := 0
-		details.ForEach(func(_, d gjson.Result) bool {
-			var it replay.ReasoningItem
-			it, err = parseDetail(d.Raw, "/choices/0/message/reasoning_details/"+strconv.Itoa(i))
-			if err != nil {
-				return false
-			}
-			t.Blocks = append(t.Blocks, it)
-			i++
-			return true
-		})
-		if err != nil {
-			return nil, withAPI(err)
-		}
-	} else if r := plainReasoning(msg); r != "" {
-		t.Blocks = append(t.Blocks, &replay.ReasoningText{Text: r})
-	}
-	switch content := msg.Get("content"); {
-	case content.Type == gjson.String && content.Str != "":
-		t.Blocks = append(t.Blocks, &replay.Text{Text: content.Str})
-	case content.IsArray():
-		content.ForEach(func(_, part gjson.Result) bool {
-			if part.Get("type").Str == "text" {
-				t.Blocks = append(t.Blocks, &replay.Text{Text: part.Get("text").Str})
-			}
-			return true
-		})
-	}
-	var err error
-	msg.Get("tool_calls").ForEach(func(k, tc gjson.Result) bool {
-		if !tc.IsObject() {
-			err = replay.Malformed(API, -1, "/choices/0/message/tool_calls/"+k.Raw, "expected a tool call object")
-			return false
-		}
-		call := &replay.ToolCall{
-			ID:        tc.Get("id").Str,
-			Name:      tc.Get("function.name").Str,
-			Arguments: tc.Get("function.arguments").Str,
-			Extra:     extraMembers(tc, toolCallKnown),
-		}
-		t.Blocks = append(t.Blocks, call)
-		return true
-	})
+	b := kit.NewBudget(API, c.Limits, -1)
+	t, err := c.readMessage(msg, "/choices/0/message", &b)
 	if err != nil {
 		return nil, err
 	}
+	if t.Provenance.Model, err = b.Keep(-1, root.Get("model").Str); err != nil {
+		return nil, err
+	}
+	if t.Provenance.Upstream, err = b.Keep(-1, root.Get("provider").Str); err != nil {
+		return nil, err
+	}
 	if fr := root.Get("choices.0.finish_reason"); fr.Type == gjson.String {
-		t.FinishReason = fr.Str
+		t.FinishReason = kit.Clone(fr.Str)
 		if fr.Str == "error" {
 			t.Complete = false
 			t.MarkUnfinished()
@@ -88,8 +50,86 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	if u := root.Get("usage"); u.IsObject() {
 		t.Usage = []byte(u.Raw)
 	}
-	// Strings taken from root alias body: copy the turn out of it.
-	return detach(t), nil
+	return t, nil
+}
+
+// readMessage reads an assistant message (of a response body, or of a
+// request) at ptr into a complete turn, within the budget: its
+// reasoning_details (else the plain reasoning string), content and tool
+// calls. The turn does not alias msg.
+func (c Codec) readMessage(msg gjson.Result, ptr string, b *kit.Budget) (*replay.Turn, error) {
+	t := &replay.Turn{Provenance: replay.Provenance{API: API, Provider: c.provider()}, Complete: true}
+	add := func(blk replay.Block, size int) error {
+		if err := b.Block(len(t.Blocks)); err != nil {
+			return err
+		}
+		if err := b.Item(len(t.Blocks), size, size); err != nil {
+			return err
+		}
+		t.Blocks = append(t.Blocks, blk)
+		return nil
+	}
+	if details := msg.Get("reasoning_details"); details.IsArray() && len(details.Array()) > 0 {
+		var err error
+		i := 0
+		details.ForEach(func(_, d gjson.Result) bool {
+			var it replay.ReasoningItem
+			if it, err = parseDetail(d.Raw, ptr+"/reasoning_details/"+strconv.Itoa(i)); err == nil {
+				err = add(it, len(d.Raw))
+			}
+			i++
+			return err == nil
+		})
+		if err != nil {
+			return nil, withAPI(err)
+		}
+	} else if r := plainReasoning(msg); r != "" {
+		if err := add(&replay.ReasoningText{Text: kit.Clone(r)}, len(r)); err != nil {
+			return nil, err
+		}
+	}
+	if err := readContent(msg.Get("content"), add); err != nil {
+		return nil, err
+	}
+	var err error
+	msg.Get("tool_calls").ForEach(func(k, tc gjson.Result) bool {
+		if !tc.IsObject() {
+			err = replay.Malformed(API, -1, ptr+"/tool_calls/"+k.Raw, "expected a tool call object")
+			return false
+		}
+		call := &replay.ToolCall{
+			ID:        kit.Clone(tc.Get("id").Str),
+			Name:      kit.Clone(tc.Get("function.name").Str),
+			Arguments: kit.Clone(tc.Get("function.arguments").Str),
+			Extra:     jsonw.ExtraMembers(tc.Raw, toolCallKnown...),
+		}
+		err = add(call, len(call.ID)+len(call.Name)+len(call.Arguments)+len(call.Extra))
+		return err == nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// readContent adds the visible text of content: a string, or the text
+// parts of an array.
+func readContent(content gjson.Result, add func(replay.Block, int) error) error {
+	switch {
+	case content.Type == gjson.String && content.Str != "":
+		return add(&replay.Text{Text: kit.Clone(content.Str)}, len(content.Str))
+	case content.IsArray():
+		var err error
+		content.ForEach(func(_, part gjson.Result) bool {
+			if part.Get("type").Str == "text" {
+				s := part.Get("text").Str
+				err = add(&replay.Text{Text: kit.Clone(s)}, len(s))
+			}
+			return err == nil
+		})
+		return err
+	}
+	return nil
 }
 
 func plainReasoning(msg gjson.Result) string {
@@ -102,44 +142,37 @@ func plainReasoning(msg gjson.Result) string {
 	return ""
 }
 
-func (c Codec) provenance(root gjson.Result) replay.Provenance {
-	p := replay.Provenance{API: API, Provider: "openrouter", Model: root.Get("model").Str, Upstream: root.Get("provider").Str}
+func (c Codec) provider() string {
 	if c.Provider != "" {
-		p.Provider = c.Provider
+		return c.Provider
 	}
-	return p
+	return "openrouter"
 }
 
 // toolCallKnown lists the tool call members the decoder reads itself.
 var toolCallKnown = []string{"index", "id", "type", "function"}
 
-// extraMembers returns the members of obj not in known, as one JSON object in
-// source order (a repeated name kept once), or nil.
-func extraMembers(obj gjson.Result, known []string) []byte {
-	return jsonw.ExtraMembers(obj.Raw, known...)
-}
-
 // providerError reads an OpenRouter error object.
 func providerError(e gjson.Result, provider string) *replay.ProviderError {
-	pe := &replay.ProviderError{API: API, Message: e.Get("message").String(), Provider: provider}
+	pe := &replay.ProviderError{API: API, Message: kit.Clone(e.Get("message").String()), Provider: kit.Clone(provider)}
 	if code := e.Get("code"); code.Exists() && code.Type != gjson.Null {
-		pe.Code = code.String()
+		pe.Code = kit.Clone(code.String())
 		if code.Type == gjson.Number {
 			if n := int(code.Int()); n >= 100 && n <= 599 {
 				pe.Status = n
 			}
 		}
 	}
-	pe.Type = e.Get("type").String()
+	pe.Type = kit.Clone(e.Get("type").String())
 	if md := e.Get("metadata"); md.IsObject() {
 		if raw := md.Get("raw"); raw.Exists() {
-			pe.Raw = raw.String()
+			pe.Raw = kit.Clone(raw.String())
 		}
 		if pn := md.Get("provider_name"); pn.Type == gjson.String {
-			pe.Provider = pn.Str
+			pe.Provider = kit.Clone(pn.Str)
 		}
 	}
-	return detachErr(pe)
+	return pe
 }
 
 // parseDetail reads one reasoning_details entry (raw JSON) located at ptr.
@@ -160,43 +193,4 @@ func withAPI(err error) error {
 		return &c
 	}
 	return err
-}
-
-// detach copies every string of t so that it no longer aliases the input.
-func detach(t *replay.Turn) *replay.Turn {
-	p := &t.Provenance
-	p.Model, p.Upstream, p.Provider = clone(p.Model), clone(p.Upstream), clone(p.Provider)
-	t.FinishReason = clone(t.FinishReason)
-	for _, b := range t.Blocks {
-		switch b := b.(type) {
-		case *replay.ReasoningText:
-			b.Text = clone(b.Text)
-		case *replay.Text:
-			b.Text = clone(b.Text)
-		case *replay.ToolCall:
-			b.ID, b.Name, b.Arguments = clone(b.ID), clone(b.Name), clone(b.Arguments)
-		}
-	}
-	return t
-}
-
-func detachErr(e *replay.ProviderError) *replay.ProviderError {
-	e.Message, e.Code, e.Type, e.Provider, e.Raw = clone(e.Message), clone(e.Code), clone(e.Type), clone(e.Provider), clone(e.Raw)
-	return e
-}
-
-func clone(s string) string {
-	if s == "" {
-		return ""
-	}
-	return string(append([]byte(nil), s...))
-}
-
-// view returns b as a string without copying. The string must not outlive
-// the call that b is valid in.
-func view(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
 }

@@ -119,13 +119,20 @@ func skipValue(s string, i int) int {
 // one gjson reads), so that the result never holds a duplicate. The result
 // does not alias obj.
 func ExtraMembers(obj string, known ...string) []byte {
+	return AppendExtraMembers(nil, obj, known...)
+}
+
+// AppendExtraMembers is ExtraMembers appending to dst (which must be
+// empty, a reused buffer): it returns dst[:0] when there are none.
+func AppendExtraMembers(dst []byte, obj string, known ...string) []byte {
+	out := dst[:0]
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
-		return nil
+		return nilIfEmpty(out)
 	}
 	i++
-	var out []byte
-	var seen []string // raw names kept so far
+	var seenBuf [4]string
+	seen := seenBuf[:0] // raw names kept so far
 	for {
 		i = skipSpace(obj, i)
 		if i >= len(obj) || obj[i] != '"' {
@@ -158,7 +165,7 @@ func ExtraMembers(obj string, known ...string) []byte {
 			}
 		}
 		if keep {
-			if out == nil {
+			if len(out) == 0 {
 				out = append(out, '{')
 			} else {
 				out = append(out, ',')
@@ -174,10 +181,19 @@ func ExtraMembers(obj string, known ...string) []byte {
 		}
 		i++
 	}
-	if out == nil {
-		return nil
+	if len(out) == 0 {
+		return nilIfEmpty(out)
 	}
 	return append(out, '}')
+}
+
+// nilIfEmpty returns nil for a nil slice, else b (empty): a reused buffer
+// stays reusable.
+func nilIfEmpty(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return b[:0]
 }
 
 // sameName reports whether two raw member names name the same member.

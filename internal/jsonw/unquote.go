@@ -164,3 +164,31 @@ func TrailingHigh(raw string) (rune, bool) {
 	}
 	return r, k%2 == 1
 }
+
+// Unquote returns the value of the JSON string literal raw as a new string
+// ("" when raw is not a string literal or is empty). Invalid escapes and
+// lone surrogates become U+FFFD.
+func Unquote(raw string) string {
+	if len(raw) <= 2 || raw[0] != '"' {
+		return ""
+	}
+	v := raw[1 : len(raw)-1]
+	if strings.IndexByte(v, '\\') < 0 {
+		return strings.Clone(v)
+	}
+	var b strings.Builder
+	WriteUnquoted(&b, raw)
+	return b.String()
+}
+
+// UnquoteView is Unquote that returns a view of raw, without a copy, when
+// the literal has no escapes: the result is valid only while raw is.
+func UnquoteView(raw string) string {
+	if len(raw) <= 2 || raw[0] != '"' {
+		return ""
+	}
+	if v := raw[1 : len(raw)-1]; strings.IndexByte(v, '\\') < 0 {
+		return v
+	}
+	return Unquote(raw)
+}

@@ -2,7 +2,7 @@
 // reasoning (Magistral, and Mistral Small / Medium with reasoning on),
 // registered as "mistral".
 //
-// Wire facts it handles:
+// # Wire facts
 //
 //   - With reasoning, `message.content` is an array of chunks:
 //     `{"type":"thinking","thinking":[{"type":"text","text":...}],"closed":true}`

@@ -1,0 +1,17 @@
+package openrouter
+
+import (
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/chatstream"
+)
+
+// DecodeRequest reads the assistant messages of a chat completions request
+// body natively, with the reader Decode uses for a response's message
+// (reasoning_details, else the plain reasoning string; content; tool
+// calls), and the target facts the body states: model, tools (declared, or
+// called in the history), store, and a reasoning switch (`reasoning`,
+// `reasoning_effort`, ...). The last assistant message is incomplete when
+// one of its tool calls lacks an id, a name or arguments.
+func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error) {
+	return chatstream.ReadRequestWithin(API, c.Limits, body, c.readMessage)
+}

@@ -1,0 +1,649 @@
+// Package chatstream is the one state machine behind the chat-completions
+// stream decoders (openrouter, chatcompat, mistral).
+//
+// The core reads what every chat.completion.chunk stream shares: the chunk
+// envelope (model, provider, usage, a mid-stream error), choices[0] with
+// its delta and finish_reason, `[DONE]`, and the tool calls of a delta,
+// merged by `index` with their arguments concatenated. It owns the turn,
+// its blocks and the [kit.Budget] that bounds what is kept. What differs
+// between hosts is a [Host]: which member carries reasoning and how
+// fragments merge (OpenRouter's reasoning_details, a host's
+// reasoning_content, Mistral's thinking chunks), how content is read (a
+// string, <think> tags, chunk arrays), how an error chunk looks, and a few
+// switches for the terminal events.
+//
+// Host hooks build the turn with the core's primitives: [Decoder.Open] for
+// a block, [Decoder.NewItem] and [Decoder.AppendRaw] / [Decoder.AppendString]
+// for reasoning items, [Decoder.TextRaw] / [Decoder.Text] for visible text.
+// Every string goes through the budget. A surrogate pair whose halves arrive
+// in two fragments of one text is joined (see [jsonw.WriteUnquotedJoin]).
+package chatstream
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
+)
+
+// Chunk is the envelope of one chunk: raw JSON values of its top-level
+// members ("" when absent). The strings are views of the frame.
+type Chunk struct {
+	Raw, Model, Provider, Error, Usage, Choices, Object string
+}
+
+// Host is what a codec plugs into the core.
+type Host struct {
+	// API names the codec in errors and provenance.
+	API string
+	// Provider is the turn's provenance provider.
+	Provider string
+	// Upstream records the chunk's top-level `provider` as the provenance
+	// upstream (OpenRouter).
+	Upstream bool
+	// Error returns the provider error a chunk reports, or nil.
+	Error func(c Chunk) *replay.ProviderError
+	// Delta reads the members of a delta (or a whole message) that the core
+	// does not: reasoning and content. ptr is the JSON Pointer of delta.
+	// The core reads tool_calls after it.
+	Delta func(d *Decoder, delta string, ptr string, dst []replay.Event) ([]replay.Event, error)
+	// Call, when set, runs before a new tool call opens its block (raw is
+	// the tool call object); it returns the call's extra members. When nil,
+	// the extra members are those other than index, id, type and function.
+	Call func(d *Decoder, raw, ptr string, dst []replay.Event) (extra []byte, out []replay.Event, err error)
+	// Flush, when set, runs when the message ends (before the end events),
+	// and on a cut stream before the partial turn is returned.
+	Flush func(d *Decoder, dst []replay.Event) ([]replay.Event, error)
+	// NoCallExtra keeps no extra members on tool calls.
+	NoCallExtra bool
+	// FinishError makes finish_reason "error" a provider error.
+	FinishError bool
+	// DoneIgnored makes `[DONE]` no terminal event (only finish_reason is).
+	DoneIgnored bool
+	// RejectAfterFinish makes a chunk with a choice after finish_reason
+	// malformed; otherwise such chunks are ignored.
+	RejectAfterFinish bool
+	// EndOnSwitch ends a reasoning item (EventReasoningEnd) as soon as
+	// another block opens, instead of at the end of the message.
+	EndOnSwitch bool
+}
+
+// Item is one reasoning item being built.
+type Item struct {
+	// Block is the item's position in the turn.
+	Block int
+	// Label is the host's tag for the channel the item came from.
+	Label int
+	// It is the item; its text, summary or data and its signature are
+	// written from Body and Sig when the message ends.
+	It replay.ReasoningItem
+	// Body holds the text, summary or data so far; Sig the signature.
+	Body strings.Builder
+	Sig  strings.Builder
+	// SigP says whether a signature member was seen.
+	SigP  replay.Presence
+	hi    rune
+	ended bool
+}
+
+type call struct {
+	block int
+	args  strings.Builder
+	hi    rune
+}
+
+// Decoder is the stream decoder core. Build it with [New].
+type Decoder struct {
+	host   *Host
+	budget kit.Budget
+
+	turn     replay.Turn
+	n        int // frames decoded
+	err      error
+	finished bool
+	ended    bool
+
+	items []*Item
+	calls []*call // tool call index -> call
+	order []*call // calls in the order they opened
+	// text runs share one builder whose written bytes never change.
+	textB  strings.Builder
+	textHi rune
+	runs   []textRun
+	open   int // 1 + position of the last opened block when it is a text run
+}
+
+type textRun struct{ pos, start, end int }
+
+// New returns a decoder for host with the limits lim. event is 0 for a
+// stream, -1 for a body read as one message.
+func New(host *Host, lim replay.Limits, event int) *Decoder {
+	d := &Decoder{host: host, budget: kit.NewBudget(host.API, lim, event)}
+	d.turn.Provenance = replay.Provenance{API: host.API, Provider: host.Provider}
+	return d
+}
+
+// SetLimits overrides the limits with the non-zero fields of lim.
+func (d *Decoder) SetLimits(lim replay.Limits) { d.budget.Override(lim) }
+
+// Budget returns the decoder's budget.
+func (d *Decoder) Budget() *kit.Budget { return &d.budget }
+
+// Turn returns the turn being built.
+func (d *Decoder) Turn() *replay.Turn { return &d.turn }
+
+// Event returns the number of the frame being decoded (-1 for a body).
+func (d *Decoder) Event() int { return d.budget.Event }
+
+// Malformed returns the error for input that is not what the API sends,
+// located at the current event and ptr.
+func (d *Decoder) Malformed(ptr, format string, args ...any) error {
+	return replay.Malformed(d.host.API, d.budget.Event, ptr, format, args...)
+}
+
+var doneMarker = []byte("[DONE]")
+
+var (
+	topKeys    = []string{"model", "provider", "error", "usage", "choices", "object"}
+	choiceKeys = []string{"delta", "finish_reason"}
+)
+
+// Decode implements [replay.FrameDecoder].
+func (d *Decoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
+	if d.err != nil {
+		return dst, d.err
+	}
+	d.budget.Event = d.n
+	d.n++
+	data := bytes.TrimSpace(f.Data)
+	if bytes.Equal(data, doneMarker) {
+		if d.host.DoneIgnored {
+			return dst, nil
+		}
+		d.finished = true
+		dst = d.End(dst)
+		return dst, d.err
+	}
+	if len(data) == 0 {
+		return dst, nil
+	}
+	s := unsafe.String(unsafe.SliceData(data), len(data))
+	if !jsonw.Valid(s) {
+		d.err = d.Malformed("", "expected a JSON chat completion chunk")
+		return dst, d.err
+	}
+	dst, err := d.chunk(s, dst)
+	if err != nil && d.err == nil {
+		d.err = err
+	}
+	return dst, err
+}
+
+func (d *Decoder) chunk(s string, dst []replay.Event) ([]replay.Event, error) {
+	var top [6]string
+	if !jsonw.RawMembers(s, topKeys, top[:]) {
+		return dst, d.Malformed("", "expected a JSON object (a chat completion chunk)")
+	}
+	c := Chunk{Raw: s, Model: top[0], Provider: top[1], Error: top[2], Usage: top[3], Choices: top[4], Object: top[5]}
+	if err := d.Envelope(c); err != nil {
+		return dst, err
+	}
+	if pe := d.host.Error(c); pe != nil {
+		if fr := jsonw.RawMember(choice0(c.Choices), "finish_reason"); isString(fr) {
+			d.turn.FinishReason = jsonw.Unquote(fr)
+		}
+		return d.providerError(dst, pe)
+	}
+	if u := c.Usage; len(u) > 0 && u[0] == '{' {
+		d.turn.Usage = append(d.turn.Usage[:0], u...)
+	}
+	switch ch := c.Choices; {
+	case ch == "" || ch == "null":
+		return dst, nil // a usage-only chunk
+	case ch[0] != '[':
+		return dst, d.Malformed("/choices", "expected an array of choice objects")
+	}
+	choice, _, ok := jsonw.NextElem(c.Choices, 0)
+	if !ok {
+		return dst, nil // an empty chunk
+	}
+	var cv [2]string
+	if !jsonw.RawMembers(choice, choiceKeys, cv[:]) {
+		return dst, d.Malformed("/choices/0", "expected a choice object")
+	}
+	if d.ended {
+		if d.host.RejectAfterFinish {
+			return dst, d.Malformed("/choices/0", "a chunk after finish_reason")
+		}
+		return dst, nil
+	}
+	dst, err := d.Message(cv[0], "/choices/0/delta", dst)
+	if err != nil {
+		return dst, err
+	}
+	if fr := cv[1]; isString(fr) {
+		d.turn.FinishReason = jsonw.Unquote(fr)
+		if d.host.FinishError && d.turn.FinishReason == "error" {
+			return d.providerError(dst, &replay.ProviderError{API: d.host.API, Message: "the stream ended with finish_reason \"error\""})
+		}
+		d.finished = true
+		if dst = d.End(dst); d.err != nil {
+			return dst, d.err
+		}
+	}
+	return dst, nil
+}
+
+func choice0(choices string) string {
+	c, _, _ := jsonw.NextElem(choices, 0)
+	return c
+}
+
+// Envelope records the provenance facts of a chunk or body: the model and,
+// for a host that wants it, the upstream provider (the first non-empty
+// value of each).
+func (d *Decoder) Envelope(c Chunk) error {
+	p := &d.turn.Provenance
+	if p.Model == "" && isString(c.Model) && len(c.Model) > 2 {
+		m, err := d.budget.Keep(-1, jsonw.UnquoteView(c.Model))
+		if err != nil {
+			return err
+		}
+		p.Model = m
+	}
+	if d.host.Upstream && p.Upstream == "" && isString(c.Provider) && len(c.Provider) > 2 {
+		u, err := d.budget.Keep(-1, jsonw.UnquoteView(c.Provider))
+		if err != nil {
+			return err
+		}
+		p.Upstream = u
+	}
+	return nil
+}
+
+func (d *Decoder) providerError(dst []replay.Event, pe *replay.ProviderError) ([]replay.Event, error) {
+	d.turn.Error = pe
+	d.err = pe
+	return append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: pe}), pe
+}
+
+// Message reads one delta, or a whole message: the host's members, then the
+// tool calls.
+func (d *Decoder) Message(delta, ptr string, dst []replay.Event) ([]replay.Event, error) {
+	if delta == "" || delta == "null" {
+		return dst, nil
+	}
+	if delta[0] != '{' {
+		return dst, d.Malformed(ptr, "expected an object")
+	}
+	dst, err := d.host.Delta(d, delta, ptr, dst)
+	if err != nil {
+		return dst, err
+	}
+	switch tcs := jsonw.RawMember(delta, "tool_calls"); {
+	case tcs == "" || tcs == "null":
+	case tcs[0] != '[':
+		return dst, d.Malformed(ptr+"/tool_calls", "expected an array or null")
+	default:
+		k := 0
+		for tc, pos, ok := jsonw.NextElem(tcs, 0); ok; tc, pos, ok = jsonw.NextElem(tcs, pos) {
+			if dst, err = d.toolCall(tc, ptr, k, dst); err != nil {
+				return dst, err
+			}
+			k++
+		}
+	}
+	return dst, nil
+}
+
+// Finished marks the message complete (a body's message, a request's
+// message) without a terminal event.
+func (d *Decoder) Finished() { d.finished = true }
+
+// Open appends block b to the turn (counting it against MaxBlocks) and
+// returns its position. The open text run, if any, is closed.
+func (d *Decoder) Open(b replay.Block, dst []replay.Event) (int, []replay.Event, error) {
+	if d.host.EndOnSwitch {
+		if st := d.Last(-1); st != nil {
+			dst = d.EndItem(st, dst)
+		}
+	}
+	pos := len(d.turn.Blocks)
+	if err := d.budget.Block(pos); err != nil {
+		return 0, dst, err
+	}
+	d.closeRun()
+	d.turn.Blocks = append(d.turn.Blocks, b)
+	d.open = 0
+	return pos, dst, nil
+}
+
+// NewItem opens a reasoning item of the given label and emits its start.
+// The item is unfinished until it ends.
+func (d *Decoder) NewItem(it replay.ReasoningItem, label int, dst []replay.Event) (*Item, []replay.Event, error) {
+	pos, dst, err := d.Open(it, dst)
+	if err != nil {
+		return nil, dst, err
+	}
+	it.Meta().Unfinished = true
+	st := &Item{Block: pos, Label: label, It: it}
+	d.items = append(d.items, st)
+	return st, append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: pos, Item: it}), nil
+}
+
+// Items returns the items opened so far, in order.
+func (d *Decoder) Items() []*Item { return d.items }
+
+// Last returns the item at the last block of the turn when it is an open
+// item with label (any label when label is -1), or nil.
+func (d *Decoder) Last(label int) *Item {
+	k := len(d.items)
+	if k == 0 {
+		return nil
+	}
+	st := d.items[k-1]
+	if st.ended || st.Block != len(d.turn.Blocks)-1 || (label >= 0 && st.Label != label) {
+		return nil
+	}
+	return st
+}
+
+// AppendRaw appends the value of the JSON string literal raw to the item's
+// body and, when emit is set, emits the delta.
+func (d *Decoder) AppendRaw(st *Item, raw string, emit bool, dst []replay.Event) ([]replay.Event, error) {
+	start := st.Body.Len()
+	jsonw.WriteUnquotedJoin(&st.Body, raw, &st.hi)
+	if err := d.budget.Item(st.Block, st.Body.Len(), st.Body.Len()-start); err != nil {
+		return dst, err
+	}
+	if !emit || st.Body.Len() == start {
+		return dst, nil
+	}
+	return append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: st.Block, Item: st.It, Delta: st.Body.String()[start:]}), nil
+}
+
+// AppendString appends decoded text to the item's body and emits the delta.
+func (d *Decoder) AppendString(st *Item, s string, dst []replay.Event) ([]replay.Event, error) {
+	start := st.Body.Len()
+	if err := d.budget.Append(st.Block, &st.Body, s); err != nil {
+		return dst, err
+	}
+	return append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: st.Block, Item: st.It, Delta: st.Body.String()[start:]}), nil
+}
+
+// AppendSig appends the value of the JSON string literal raw to the item's
+// signature.
+func (d *Decoder) AppendSig(st *Item, raw string) error {
+	start := st.Sig.Len()
+	jsonw.WriteUnquoted(&st.Sig, raw)
+	st.SigP = replay.Present
+	return d.budget.Item(st.Block, st.Sig.Len(), st.Sig.Len()-start)
+}
+
+// TextRaw appends the value of the JSON string literal raw to the open
+// visible text run, opening one when the last block is not.
+func (d *Decoder) TextRaw(raw string, dst []replay.Event) ([]replay.Event, error) {
+	if len(raw) <= 2 {
+		return dst, nil
+	}
+	dst, run, err := d.run(dst)
+	if err != nil {
+		return dst, err
+	}
+	start := d.textB.Len()
+	jsonw.WriteUnquotedJoin(&d.textB, raw, &d.textHi)
+	return d.grew(run, start, dst)
+}
+
+// Text is TextRaw for decoded text.
+func (d *Decoder) Text(s string, dst []replay.Event) ([]replay.Event, error) {
+	if s == "" {
+		return dst, nil
+	}
+	dst, run, err := d.run(dst)
+	if err != nil {
+		return dst, err
+	}
+	start := d.textB.Len()
+	d.textB.WriteString(s)
+	return d.grew(run, start, dst)
+}
+
+func (d *Decoder) run(dst []replay.Event) ([]replay.Event, *textRun, error) {
+	if d.open == 0 || d.open-1 != len(d.turn.Blocks)-1 {
+		pos, out, err := d.Open(&replay.Text{}, dst)
+		if err != nil {
+			return out, nil, err
+		}
+		dst = out
+		d.runs = append(d.runs, textRun{pos: pos, start: d.textB.Len(), end: d.textB.Len()})
+		d.open = pos + 1
+	}
+	return dst, &d.runs[len(d.runs)-1], nil
+}
+
+func (d *Decoder) grew(run *textRun, start int, dst []replay.Event) ([]replay.Event, error) {
+	run.end = d.textB.Len()
+	if err := d.budget.Item(run.pos, run.end-run.start, run.end-start); err != nil {
+		return dst, err
+	}
+	if run.end == start {
+		return dst, nil
+	}
+	return append(dst, replay.Event{Kind: replay.EventTextDelta, Block: run.pos, Delta: d.textB.String()[start:]}), nil
+}
+
+// closeRun ends the open visible text run: a surrogate half held at its end
+// has no partner and is written as U+FFFD.
+func (d *Decoder) closeRun() {
+	if d.textHi != 0 && len(d.runs) > 0 {
+		jsonw.FlushHalf(&d.textB, &d.textHi)
+		d.runs[len(d.runs)-1].end = d.textB.Len()
+	}
+}
+
+var (
+	callKeys     = []string{"index", "id", "function"}
+	funcKeys     = []string{"name", "arguments"}
+	callKnown    = []string{"index", "id", "type", "function"}
+	maxCallIndex = 1 << 16
+)
+
+// toolCall merges one tool call fragment: the k-th of the tool_calls of the delta at base.
+func (d *Decoder) toolCall(tc, base string, k int, dst []replay.Event) ([]replay.Event, error) {
+	var tv [3]string
+	if !jsonw.RawMembers(tc, callKeys, tv[:]) {
+		return dst, d.Malformed(callPtr(base, k), "expected a tool call object")
+	}
+	var fv [2]string
+	if f := tv[2]; f != "" && f != "null" && !jsonw.RawMembers(f, funcKeys, fv[:]) {
+		return dst, d.Malformed(callPtr(base, k)+"/function", "expected an object")
+	}
+	idx := k
+	if ix := tv[0]; ix != "" && ix != "null" {
+		v, err := strconv.Atoi(ix)
+		if err != nil {
+			return dst, d.Malformed(callPtr(base, k)+"/index", "expected an integer index")
+		}
+		idx = v
+	}
+	if idx < 0 || idx >= d.budget.Limits().MaxBlocks || idx >= maxCallIndex {
+		return dst, d.Malformed(callPtr(base, k)+"/index", "tool call index %d out of range", idx)
+	}
+	for len(d.calls) <= idx {
+		d.calls = append(d.calls, nil)
+	}
+	c := d.calls[idx]
+	var err error
+	if c == nil {
+		if dst, c, err = d.newCall(tc, callPtr(base, k), tv[1], fv[0], dst); err != nil {
+			return dst, err
+		}
+		d.calls[idx] = c
+	} else if err = d.fillCall(c, tv[1], fv[0]); err != nil {
+		return dst, err
+	}
+	start := c.args.Len()
+	switch a := fv[1]; {
+	case a == "" || a == "null":
+		return dst, nil
+	case isString(a):
+		jsonw.WriteUnquotedJoin(&c.args, a, &c.hi)
+	case a[0] == '{':
+		c.args.WriteString(a) // an object: kept as its text
+	default:
+		return dst, d.Malformed(callPtr(base, k)+"/function/arguments", "expected a string or an object")
+	}
+	if err := d.budget.Item(c.block, c.args.Len(), c.args.Len()-start); err != nil {
+		return dst, err
+	}
+	if c.args.Len() == start {
+		return dst, nil
+	}
+	return append(dst, replay.Event{Kind: replay.EventToolCallDelta, Block: c.block, Delta: c.args.String()[start:]}), nil
+}
+
+func callPtr(base string, k int) string { return base + "/tool_calls/" + strconv.Itoa(k) }
+
+func (d *Decoder) newCall(tc, ptr, id, name string, dst []replay.Event) ([]replay.Event, *call, error) {
+	var extra []byte
+	var err error
+	switch {
+	case d.host.Call != nil:
+		extra, dst, err = d.host.Call(d, tc, ptr, dst)
+	case !d.host.NoCallExtra:
+		extra = jsonw.ExtraMembers(tc, callKnown...)
+	}
+	if err != nil {
+		return dst, nil, err
+	}
+	tcall := &replay.ToolCall{Extra: extra, Unfinished: true}
+	pos, dst, err := d.Open(tcall, dst)
+	if err != nil {
+		return dst, nil, err
+	}
+	c := &call{block: pos}
+	if err := d.fillCall(c, id, name); err != nil {
+		return dst, nil, err
+	}
+	d.order = append(d.order, c)
+	return append(dst, replay.Event{Kind: replay.EventToolCallStart, Block: pos, ID: tcall.ID, Name: tcall.Name}), c, nil
+}
+
+// fillCall sets the call's id and name from a fragment that has them when
+// it has none yet.
+func (d *Decoder) fillCall(c *call, id, name string) error {
+	tcall := d.turn.Blocks[c.block].(*replay.ToolCall)
+	var err error
+	if tcall.ID == "" && isString(id) && len(id) > 2 {
+		if tcall.ID, err = d.budget.Keep(c.block, jsonw.UnquoteView(id)); err != nil {
+			return err
+		}
+	}
+	if tcall.Name == "" && isString(name) && len(name) > 2 {
+		tcall.Name, err = d.budget.Keep(c.block, jsonw.UnquoteView(name))
+	}
+	return err
+}
+
+// End ends the message: the host's flush, then the end events of every
+// open item and call, and EventDone, once. An error is recorded as the
+// decoder's.
+func (d *Decoder) End(dst []replay.Event) []replay.Event {
+	if d.ended {
+		return dst
+	}
+	d.ended = true
+	if d.host.Flush != nil {
+		var err error
+		if dst, err = d.host.Flush(d, dst); err != nil {
+			d.err = err
+			return dst
+		}
+	}
+	d.materialize()
+	for _, st := range d.items {
+		dst = d.EndItem(st, dst)
+	}
+	for _, c := range d.order {
+		d.turn.Blocks[c.block].(*replay.ToolCall).Unfinished = false
+		dst = append(dst, replay.Event{Kind: replay.EventToolCallEnd, Block: c.block})
+	}
+	return append(dst, replay.Event{Kind: replay.EventDone, Block: -1})
+}
+
+// EndItem ends the item: its text is written and EventReasoningEnd emitted, once.
+func (d *Decoder) EndItem(st *Item, dst []replay.Event) []replay.Event {
+	if st.ended {
+		return dst
+	}
+	st.ended = true
+	d.materializeItem(st)
+	st.It.Meta().Unfinished = false
+	return append(dst, replay.Event{Kind: replay.EventReasoningEnd, Block: st.Block, Item: st.It})
+}
+
+// materialize writes the builders' contents into the turn's blocks; a
+// surrogate half still held has no partner and becomes U+FFFD.
+func (d *Decoder) materialize() {
+	d.closeRun()
+	for _, c := range d.order {
+		jsonw.FlushHalf(&c.args, &c.hi)
+		d.turn.Blocks[c.block].(*replay.ToolCall).Arguments = c.args.String()
+	}
+	for _, st := range d.items {
+		d.materializeItem(st)
+	}
+	all := d.textB.String()
+	for _, r := range d.runs {
+		d.turn.Blocks[r.pos].(*replay.Text).Text = all[r.start:r.end]
+	}
+}
+
+func (d *Decoder) materializeItem(st *Item) {
+	jsonw.FlushHalf(&st.Body, &st.hi)
+	switch it := st.It.(type) {
+	case *replay.ReasoningText:
+		it.Text = st.Body.String()
+		switch st.SigP {
+		case replay.Present:
+			it.Signature = replay.Some(st.Sig.String())
+		case replay.Null:
+			it.Signature = replay.NullOf[string]()
+		}
+	case *replay.Summary:
+		it.Summary = st.Body.String()
+	case *replay.Encrypted:
+		it.Data = st.Body.String()
+	}
+}
+
+// Finish implements [replay.FrameDecoder].
+func (d *Decoder) Finish() (*replay.Turn, error) {
+	if !d.ended && d.err == nil && d.host.Flush != nil {
+		// flush what the host holds so the partial turn has it
+		_, _ = d.host.Flush(d, nil)
+	}
+	d.materialize()
+	t := d.turn
+	switch {
+	case d.err != nil:
+		t.MarkUnfinished()
+		return &t, d.err
+	case !d.finished:
+		t.MarkUnfinished()
+		what := "finish_reason or [DONE]"
+		if d.host.DoneIgnored {
+			what = "a finish_reason"
+		}
+		return &t, kit.EndedBefore(d.host.API, d.n, what)
+	}
+	t.Complete = true
+	return &t, nil
+}
+
+func isString(raw string) bool { return len(raw) >= 2 && raw[0] == '"' }
