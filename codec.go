@@ -24,7 +24,18 @@ import (
 //     body.
 //
 //   - NewStream returns a fresh [FrameDecoder] for the API's streamed
-//     responses (see [FrameDecoder] for its rules).
+//     responses (see [FrameDecoder] for its rules), bound by the codec's
+//     limits.
+//
+//   - DecodeRequest reads the assistant turns of a native request body of
+//     the API, in order, with the same message reader Decode uses: it
+//     returns them with History.Request = body and History.Pointers = each
+//     turn's element, and what the body says about the target (Model,
+//     Tools, Store, Thinking; API is the codec's). A turn is complete only
+//     when it is structurally complete: a last turn cut short (a tool call
+//     with no arguments, a reasoning item without the signature its format
+//     requires) reads as incomplete, its cut items unfinished. A body of
+//     another shape returns an error wrapping [ErrMalformed].
 //
 //   - Encode writes the turn into the API's request shape for the next
 //     request: the assistant message, or the input items, exactly as the
@@ -43,6 +54,7 @@ type ReasoningCodec interface {
 	API() string
 	Decode(body []byte) (*Turn, error)
 	NewStream() FrameDecoder
+	DecodeRequest(body []byte) (History, Target, error)
 	Encode(t *Turn) ([]byte, error)
 	Patch(msg []byte, t *Turn) ([]byte, error)
 	Contract() ReplayContract

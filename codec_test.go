@@ -12,9 +12,12 @@ import (
 // stub is a codec that only knows its name and what it was built for.
 type stub struct{ api, provider, model string }
 
-func (s stub) API() string                                  { return s.api }
-func (stub) Decode([]byte) (*replay.Turn, error)            { return nil, errors.ErrUnsupported }
-func (stub) NewStream() replay.FrameDecoder                 { return nil }
+func (s stub) API() string                       { return s.api }
+func (stub) Decode([]byte) (*replay.Turn, error) { return nil, errors.ErrUnsupported }
+func (stub) NewStream() replay.FrameDecoder      { return nil }
+func (stub) DecodeRequest([]byte) (replay.History, replay.Target, error) {
+	return replay.History{}, replay.Target{}, errors.ErrUnsupported
+}
 func (stub) Encode(*replay.Turn) ([]byte, error)            { return nil, errors.ErrUnsupported }
 func (stub) Patch(m []byte, _ *replay.Turn) ([]byte, error) { return m, nil }
 func (s stub) Contract() replay.ReplayContract              { return replay.ReplayContract{API: s.api} }

@@ -60,7 +60,7 @@ func runAudit(e *env, args []string) error {
 			// Take the turns' pointers and what the body says about the
 			// target from the request, when the codec can read it.
 			if c, err := replay.Lookup(t.API, t.Provider, t.Model); err == nil {
-				if rh, rt, err := replay.DecodeRequest(c, body); err == nil && len(rh.Turns) == len(turns) {
+				if rh, rt, err := c.DecodeRequest(body); err == nil && len(rh.Turns) == len(turns) {
 					h.Pointers = rh.Pointers
 					t.Tools = t.Tools || rt.Tools
 					t.Store = t.Store || rt.Store
@@ -122,7 +122,7 @@ func auditRequest(flags replay.Target, body []byte) (replay.Report, error) {
 	if err != nil {
 		return replay.Report{}, err
 	}
-	h, t, err := replay.DecodeRequest(c, body)
+	h, t, err := c.DecodeRequest(body)
 	if err != nil {
 		return replay.Report{}, err
 	}
