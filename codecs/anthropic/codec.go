@@ -99,4 +99,3 @@ func bodyErr(ptr, format string, args ...any) error {
 }
 
 func itoa(i int) string { return string(jsonw.Int(nil, i)) }
-
