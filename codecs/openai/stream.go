@@ -2,19 +2,25 @@ package openai
 
 import (
 	"fmt"
-	"github.com/reasonreplay/replay/internal/jsonw"
 	"io"
 	"sort"
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
 
+// NewStream returns a fresh stream decoder for this provider.
+func (c Codec) NewStream() replay.FrameDecoder {
+	return &StreamDecoder{Provider: c.Provider, Limits: c.Limits}
+}
+
 // StreamDecoder decodes a Responses stream, one event's data at a time. The
 // zero value decodes OpenAI's stream with the default limits; it implements
-// [replay.FrameDecoder]. See the package documentation for the wire facts
-// it handles.
+// [replay.FrameDecoder] and [replay.LimitSetter]. See the package
+// documentation for the wire facts it handles.
 type StreamDecoder struct {
 	// Limits bound event, item and block sizes; zero fields take defaults.
 	Limits replay.Limits
@@ -22,7 +28,7 @@ type StreamDecoder struct {
 	Provider string
 
 	started bool
-	lim     replay.Limits
+	budget  kit.Budget
 	format  replay.Format
 	turn    replay.Turn
 	blks    []*blk     // blocks in arrival order; events name their positions
@@ -69,8 +75,11 @@ type fields struct {
 }
 
 func (d *StreamDecoder) start() {
+	if d.started {
+		return
+	}
 	d.started = true
-	d.lim = d.Limits.WithDefaults()
+	d.budget = kit.NewBudget(API, d.Limits, 0)
 	d.format = FormatFor(d.Provider)
 	p := d.Provider
 	if p == "" {
@@ -79,16 +88,22 @@ func (d *StreamDecoder) start() {
 	d.turn.Provenance = replay.Provenance{API: API, Provider: p}
 }
 
+// SetLimits implements [replay.LimitSetter]: the non-zero fields of l
+// replace the decoder's limits.
+func (d *StreamDecoder) SetLimits(l replay.Limits) {
+	d.start()
+	d.budget.Override(l)
+}
+
 // Decode implements [replay.FrameDecoder].
 func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
 	if d.err != nil {
 		return dst, d.err
 	}
-	if !d.started {
-		d.start()
-	}
+	d.start()
 	n := d.nEvents
 	d.nEvents++
+	d.budget.Event = n
 	data := trimSpace(f.Data)
 	if len(data) == 0 || string(data) == "[DONE]" {
 		return dst, nil
@@ -351,8 +366,8 @@ func (d *StreamDecoder) out(fl *fields, n int, typ string) (*outItem, int, error
 	if !fl.outIdx.Exists() {
 		return nil, 0, replay.Malformed(API, n, "/output_index", "expected an output_index")
 	}
-	if pos >= d.lim.MaxBlocks {
-		return nil, 0, &replay.LimitError{What: "block count", Limit: d.lim.MaxBlocks, Event: -1, Block: -1}
+	if pos >= d.budget.Limits().MaxBlocks {
+		return nil, 0, d.blockLimit()
 	}
 	for len(d.outs) <= pos {
 		d.outs = append(d.outs, nil)
@@ -367,8 +382,8 @@ func (d *StreamDecoder) out(fl *fields, n int, typ string) (*outItem, int, error
 
 // newBlock adds a block of output item pos and returns its position.
 func (d *StreamDecoder) newBlock(o *outItem, pos int, key int64, b replay.Block) (int, error) {
-	if len(d.blks) >= d.lim.MaxBlocks {
-		return 0, &replay.LimitError{What: "block count", Limit: d.lim.MaxBlocks, Event: -1, Block: -1}
+	if err := d.budget.Block(len(d.blks)); err != nil {
+		return 0, err
 	}
 	d.blks = append(d.blks, &blk{out: pos, key: key, block: b})
 	o.blocks = append(o.blocks, len(d.blks)-1)
@@ -387,6 +402,9 @@ func (d *StreamDecoder) added(o *outItem, pos int, item gjson.Result, n int, dst
 		// Blocks open with their parts.
 		if o.typ == "message" {
 			o.id = clone(item.Get("id").Str)
+			if err := d.keep(len(d.blks), o.id); err != nil {
+				return dst, err
+			}
 		}
 	case "function_call", "custom_tool_call":
 		if o.call == 0 {
@@ -395,6 +413,9 @@ func (d *StreamDecoder) added(o *outItem, pos int, item gjson.Result, n int, dst
 	default:
 		if o.call == 0 {
 			at, err := d.newBlock(o, pos, 0, &replay.Native{Kind: o.typ, Raw: []byte(item.Raw), Unfinished: true})
+			if err == nil {
+				err = d.keep(at, item.Raw)
+			}
 			if err != nil {
 				return dst, err
 			}
@@ -408,6 +429,9 @@ func (d *StreamDecoder) openCall(o *outItem, pos int, item gjson.Result, dst []r
 	tc := &replay.ToolCall{ID: clone(item.Get("call_id").Str), Name: clone(item.Get("name").Str),
 		ItemID: clone(item.Get("id").Str), Unfinished: true}
 	at, err := d.newBlock(o, pos, 0, tc)
+	if err == nil {
+		err = d.keep(at, tc.ID, tc.Name, tc.ItemID)
+	}
 	if err != nil {
 		d.err = err
 		return dst
@@ -419,8 +443,8 @@ func (d *StreamDecoder) openCall(o *outItem, pos int, item gjson.Result, dst []r
 // part returns the position of part idx of o (a summary, reasoning text or
 // message text), creating the block when needed.
 func (d *StreamDecoder) part(o *outItem, pos int, parts *[]int, idx int, key int64, dst []replay.Event) (int, []replay.Event, error) {
-	if idx >= d.lim.MaxBlocks {
-		return 0, dst, &replay.LimitError{What: "block count", Limit: d.lim.MaxBlocks, Event: -1, Block: -1}
+	if idx >= d.budget.Limits().MaxBlocks {
+		return 0, dst, d.blockLimit()
 	}
 	for len(*parts) <= idx {
 		*parts = append(*parts, 0)
@@ -488,8 +512,8 @@ func (d *StreamDecoder) appendDelta(b *blk, at int, kind replay.EventKind, delta
 	if delta.Str == "" {
 		return dst, nil
 	}
-	if b.b.Len()+len(delta.Str) > d.lim.MaxItem {
-		return dst, &replay.LimitError{What: "item size", Limit: d.lim.MaxItem, Event: -1, Block: -1}
+	if err := d.budget.Item(at, b.b.Len()+len(delta.Str), len(delta.Str)); err != nil {
+		return dst, err
 	}
 	start := b.b.Len()
 	b.b.WriteString(delta.Str)
@@ -500,8 +524,8 @@ func (d *StreamDecoder) appendDelta(b *blk, at int, kind replay.EventKind, delta
 // gives: the missing tail is emitted as one more delta; a text that the
 // deltas do not lead to replaces them (the final text wins).
 func (d *StreamDecoder) reconcile(b *blk, at int, kind replay.EventKind, final string, dst []replay.Event) ([]replay.Event, error) {
-	if len(final) > d.lim.MaxItem {
-		return dst, &replay.LimitError{What: "item size", Limit: d.lim.MaxItem, Event: -1, Block: -1}
+	if err := d.budget.Item(at, len(final), max(0, len(final)-b.b.Len())); err != nil {
+		return dst, err
 	}
 	cur := b.b.String()
 	if cur == final {
@@ -538,19 +562,22 @@ func (d *StreamDecoder) itemDone(o *outItem, pos int, item gjson.Result, n int, 
 	switch typ {
 	case "reasoning":
 		var r reasoning
-		if err = r.read(item, ptr, d.lim); err != nil {
+		scratch := d.scratch()
+		if err = r.read(item, ptr, len(d.blks), &scratch); err != nil {
 			return dst, withEvent(err, n)
 		}
 		dst, err = d.reasoningDone(o, pos, &r, item, dst)
 	case "message":
 		var m message
-		if err = m.read(item, ptr, d.lim); err != nil {
+		scratch := d.scratch()
+		if err = m.read(item, ptr, len(d.blks), &scratch); err != nil {
 			return dst, withEvent(err, n)
 		}
 		dst, err = d.messageDone(o, pos, &m, item, dst)
 	case "function_call", "custom_tool_call":
 		var tc replay.ToolCall
-		if err = readCall(&tc, item, ptr, d.lim); err != nil {
+		scratch := d.scratch()
+		if err = readCall(&tc, item, ptr, len(d.blks), &scratch); err != nil {
 			return dst, withEvent(err, n)
 		}
 		if o.call == 0 {
@@ -581,6 +608,30 @@ func (d *StreamDecoder) itemDone(o *outItem, pos int, item gjson.Result, n int, 
 	}
 	o.done = true
 	return dst, nil
+}
+
+// scratch returns a budget for reading one finished item: its strings are
+// bounded by MaxItem there, and counted against the turn as they are
+// applied (text by reconcile, the rest by keep).
+func (d *StreamDecoder) scratch() kit.Budget {
+	b := kit.NewBudget(API, d.budget.Limits(), d.budget.Event)
+	return b
+}
+
+// keep counts strings of the block at pos, kept from a finished item,
+// against the turn.
+func (d *StreamDecoder) keep(pos int, strs ...string) error {
+	for _, s := range strs {
+		if err := d.budget.Item(pos, len(s), len(s)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// blockLimit is the error for an index beyond MaxBlocks.
+func (d *StreamDecoder) blockLimit() error {
+	return &replay.LimitError{What: "block count", Limit: d.budget.Limits().MaxBlocks, API: API, Event: d.budget.Event, Block: -1}
 }
 
 func withEvent(err error, n int) error {
@@ -617,6 +668,9 @@ func (d *StreamDecoder) reasoningDone(o *outItem, pos int, r *reasoning, item gj
 			}
 			o.enc = at + 1
 			dst = append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: at, Item: enc})
+		}
+		if err := d.keep(o.enc-1, data); err != nil {
+			return dst, err
 		}
 		d.blks[o.enc-1].block.(*replay.Encrypted).Data = data
 	}
@@ -705,8 +759,8 @@ func (d *StreamDecoder) fillFrom(resp gjson.Result, n int, dst []replay.Event) (
 	var err error
 	i := 0
 	out.ForEach(func(_, item gjson.Result) bool {
-		if i >= d.lim.MaxBlocks {
-			err = &replay.LimitError{What: "block count", Limit: d.lim.MaxBlocks, Event: -1, Block: -1}
+		if i >= d.budget.Limits().MaxBlocks {
+			err = d.blockLimit()
 			return false
 		}
 		for len(d.outs) <= i {
