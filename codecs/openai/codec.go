@@ -148,7 +148,6 @@ func (c Codec) provider() string {
 	return c.Provider
 }
 
-
 func clone(s string) string { return strings.Clone(s) }
 
 // view returns b as a string without copying, for transient reads only.

@@ -118,6 +118,32 @@ func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 		d.err = replay.Malformed(API, n, "", "expected a JSON Responses stream event object")
 		return dst, d.err
 	}
+	fl := readFields(root)
+	typ := fl.typ.Str
+	if typ == "" && len(f.Type) > 0 {
+		typ = view(f.Type)
+	}
+	if fl.seq.Type == gjson.Number && d.seenBefore(fl.seq.Int()) {
+		return dst, nil
+	}
+	if d.ended {
+		return dst, nil
+	}
+	var err error
+	dst, err = d.event(typ, &fl, root, n, dst)
+	if err != nil {
+		d.err = err
+		if pe, ok := err.(*replay.ProviderError); ok {
+			d.turn.Error = pe
+			dst = append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: pe})
+		}
+	}
+	return dst, err
+}
+
+// readFields reads the top-level members of an event that the decoder
+// uses, in one pass.
+func readFields(root gjson.Result) fields {
 	var fl fields
 	root.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
@@ -148,26 +174,7 @@ func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 		}
 		return true
 	})
-	typ := fl.typ.Str
-	if typ == "" && len(f.Type) > 0 {
-		typ = view(f.Type)
-	}
-	if fl.seq.Type == gjson.Number && d.seenBefore(fl.seq.Int()) {
-		return dst, nil
-	}
-	if d.ended {
-		return dst, nil
-	}
-	var err error
-	dst, err = d.event(typ, &fl, root, n, dst)
-	if err != nil {
-		d.err = err
-		if pe, ok := err.(*replay.ProviderError); ok {
-			d.turn.Error = pe
-			dst = append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: pe})
-		}
-	}
-	return dst, err
+	return fl
 }
 
 func trimSpace(b []byte) []byte {
@@ -203,6 +210,7 @@ func (d *StreamDecoder) seenBefore(n int64) bool {
 	return false
 }
 
+// event decodes one event of type typ.
 func (d *StreamDecoder) event(typ string, fl *fields, root gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
 	switch typ {
 	case "response.created", "response.in_progress", "response.queued":
@@ -215,88 +223,16 @@ func (d *StreamDecoder) event(typ string, fl *fields, root gjson.Result, n int, 
 		return d.added(o, pos, fl.item, n, dst)
 	case "response.reasoning_summary_part.added", "response.reasoning_summary_text.delta",
 		"response.reasoning_summary_text.done", "response.reasoning_summary_part.done":
-		o, pos, err := d.out(fl, n, "reasoning")
-		if err != nil {
-			return dst, err
-		}
-		if o.typ != "reasoning" {
-			return dst, nil
-		}
-		idx, err := index(fl.sumIdx, n, "/summary_index")
-		if err != nil {
-			return dst, err
-		}
-		return d.partEvent(o, pos, &o.summ, idx, keySummary, typ, fl, n, dst)
+		return d.reasoningPart(typ, fl, n, fl.sumIdx, "/summary_index", keySummary, dst)
 	case "response.reasoning_text.delta", "response.reasoning_text.done":
-		o, pos, err := d.out(fl, n, "reasoning")
-		if err != nil {
-			return dst, err
-		}
-		if o.typ != "reasoning" {
-			return dst, nil
-		}
-		idx, err := index(fl.contIdx, n, "/content_index")
-		if err != nil {
-			return dst, err
-		}
-		return d.partEvent(o, pos, &o.cont, idx, keyContent, typ, fl, n, dst)
+		return d.reasoningPart(typ, fl, n, fl.contIdx, "/content_index", keyContent, dst)
 	case "response.content_part.added", "response.content_part.done":
-		o, pos, err := d.out(fl, n, "")
-		if err != nil {
-			return dst, err
-		}
-		pt := fl.part.Get("type").Str
-		if o.typ == "" {
-			if pt == "reasoning_text" {
-				o.typ = "reasoning"
-			} else {
-				o.typ = "message"
-			}
-		}
-		if (o.typ == "reasoning" && pt == "reasoning_text") || (o.typ == "message" && pt == "output_text") {
-			idx, err := index(fl.contIdx, n, "/content_index")
-			if err != nil {
-				return dst, err
-			}
-			return d.partEvent(o, pos, &o.cont, idx, keyContent, typ, fl, n, dst)
-		}
+		return d.contentPart(typ, fl, n, dst)
 	case "response.output_text.delta", "response.output_text.done":
-		o, pos, err := d.out(fl, n, "message")
-		if err != nil {
-			return dst, err
-		}
-		if o.typ != "message" {
-			return dst, nil
-		}
-		idx, err := index(fl.contIdx, n, "/content_index")
-		if err != nil {
-			return dst, err
-		}
-		return d.partEvent(o, pos, &o.cont, idx, keyContent, typ, fl, n, dst)
+		return d.outputText(typ, fl, n, dst)
 	case "response.function_call_arguments.delta", "response.function_call_arguments.done",
 		"response.custom_tool_call_input.delta", "response.custom_tool_call_input.done":
-		want := "function_call"
-		final := fl.args
-		if strings.HasPrefix(typ, "response.custom") {
-			want, final = "custom_tool_call", fl.input
-		}
-		o, pos, err := d.out(fl, n, want)
-		if err != nil {
-			return dst, err
-		}
-		if o.typ != "function_call" && o.typ != "custom_tool_call" {
-			return dst, nil
-		}
-		if o.call == 0 {
-			dst = d.openCall(o, pos, gjson.Result{}, dst)
-		}
-		b := d.blks[o.call-1]
-		if strings.HasSuffix(typ, ".delta") {
-			return d.appendDelta(b, o.call-1, replay.EventToolCallDelta, fl.delta, n, dst)
-		}
-		if final.Type == gjson.String {
-			return d.reconcile(b, o.call-1, replay.EventToolCallDelta, final.Str, dst)
-		}
+		return d.callInput(typ, fl, n, dst)
 	case "response.output_item.done":
 		o, pos, err := d.out(fl, n, "")
 		if err != nil {
@@ -304,31 +240,9 @@ func (d *StreamDecoder) event(typ string, fl *fields, root gjson.Result, n int, 
 		}
 		return d.itemDone(o, pos, fl.item, n, dst)
 	case "response.completed":
-		d.ended = true
-		d.model(fl.response)
-		dst, err := d.fillFrom(fl.response, n, dst)
-		if err != nil {
-			return dst, err
-		}
-		if u := fl.response.Get("usage"); u.IsObject() {
-			d.turn.Usage = []byte(u.Raw)
-		}
-		d.turn.Complete = true
-		d.turn.FinishReason = "completed"
-		return append(dst, replay.Event{Kind: replay.EventDone, Block: -1}), nil
+		return d.completed(fl, n, dst)
 	case "response.incomplete", "response.failed":
-		d.ended = true
-		d.model(fl.response)
-		if u := fl.response.Get("usage"); u.IsObject() {
-			d.turn.Usage = []byte(u.Raw)
-		}
-		var t replay.Turn
-		err := finishStatus(&t, fl.response)
-		if err == nil {
-			err = &replay.ProviderError{API: API, Type: strings.TrimPrefix(typ, "response."), Message: "the stream ended with " + typ}
-		}
-		d.turn.FinishReason = t.FinishReason
-		return dst, err
+		return dst, d.unsuccessful(typ, fl)
 	case "error":
 		d.ended = true
 		e := root
@@ -338,6 +252,132 @@ func (d *StreamDecoder) event(typ string, fl *fields, root gjson.Result, n int, 
 		return dst, providerError(e)
 	}
 	return dst, nil
+}
+
+// reasoningPart routes a summary or reasoning-text event of a reasoning
+// item to its part (idx, at JSON Pointer ptr; key orders the part).
+func (d *StreamDecoder) reasoningPart(typ string, fl *fields, n int, idxv gjson.Result, ptr string, key int64, dst []replay.Event) ([]replay.Event, error) {
+	o, pos, err := d.out(fl, n, "reasoning")
+	if err != nil {
+		return dst, err
+	}
+	if o.typ != "reasoning" {
+		return dst, nil
+	}
+	idx, err := index(idxv, n, ptr)
+	if err != nil {
+		return dst, err
+	}
+	parts := &o.cont
+	if key == keySummary {
+		parts = &o.summ
+	}
+	return d.partEvent(o, pos, parts, idx, key, typ, fl, n, dst)
+}
+
+// contentPart routes a content_part event, which names the type of its
+// item by its part's type when no earlier event did.
+func (d *StreamDecoder) contentPart(typ string, fl *fields, n int, dst []replay.Event) ([]replay.Event, error) {
+	o, pos, err := d.out(fl, n, "")
+	if err != nil {
+		return dst, err
+	}
+	pt := fl.part.Get("type").Str
+	if o.typ == "" {
+		if pt == "reasoning_text" {
+			o.typ = "reasoning"
+		} else {
+			o.typ = "message"
+		}
+	}
+	if (o.typ == "reasoning" && pt == "reasoning_text") || (o.typ == "message" && pt == "output_text") {
+		idx, err := index(fl.contIdx, n, "/content_index")
+		if err != nil {
+			return dst, err
+		}
+		return d.partEvent(o, pos, &o.cont, idx, keyContent, typ, fl, n, dst)
+	}
+	return dst, nil
+}
+
+// outputText routes a message's text delta or done event.
+func (d *StreamDecoder) outputText(typ string, fl *fields, n int, dst []replay.Event) ([]replay.Event, error) {
+	o, pos, err := d.out(fl, n, "message")
+	if err != nil {
+		return dst, err
+	}
+	if o.typ != "message" {
+		return dst, nil
+	}
+	idx, err := index(fl.contIdx, n, "/content_index")
+	if err != nil {
+		return dst, err
+	}
+	return d.partEvent(o, pos, &o.cont, idx, keyContent, typ, fl, n, dst)
+}
+
+// callInput appends to (delta) or settles (done) a tool call's arguments.
+func (d *StreamDecoder) callInput(typ string, fl *fields, n int, dst []replay.Event) ([]replay.Event, error) {
+	want := "function_call"
+	final := fl.args
+	if strings.HasPrefix(typ, "response.custom") {
+		want, final = "custom_tool_call", fl.input
+	}
+	o, pos, err := d.out(fl, n, want)
+	if err != nil {
+		return dst, err
+	}
+	if o.typ != "function_call" && o.typ != "custom_tool_call" {
+		return dst, nil
+	}
+	if o.call == 0 {
+		dst = d.openCall(o, pos, gjson.Result{}, dst)
+		if d.err != nil {
+			return dst, d.err
+		}
+	}
+	b := d.blks[o.call-1]
+	if strings.HasSuffix(typ, ".delta") {
+		return d.appendDelta(b, o.call-1, replay.EventToolCallDelta, fl.delta, n, dst)
+	}
+	if final.Type == gjson.String {
+		return d.reconcile(b, o.call-1, replay.EventToolCallDelta, final.Str, dst)
+	}
+	return dst, nil
+}
+
+// completed ends the stream: items whose output_item.done never came are
+// taken from the response.
+func (d *StreamDecoder) completed(fl *fields, n int, dst []replay.Event) ([]replay.Event, error) {
+	d.ended = true
+	d.model(fl.response)
+	dst, err := d.fillFrom(fl.response, n, dst)
+	if err != nil {
+		return dst, err
+	}
+	if u := fl.response.Get("usage"); u.IsObject() {
+		d.turn.Usage = []byte(u.Raw)
+	}
+	d.turn.Complete = true
+	d.turn.FinishReason = "completed"
+	return append(dst, replay.Event{Kind: replay.EventDone, Block: -1}), nil
+}
+
+// unsuccessful ends the stream with response.incomplete or
+// response.failed, returning the provider error.
+func (d *StreamDecoder) unsuccessful(typ string, fl *fields) error {
+	d.ended = true
+	d.model(fl.response)
+	if u := fl.response.Get("usage"); u.IsObject() {
+		d.turn.Usage = []byte(u.Raw)
+	}
+	var t replay.Turn
+	err := finishStatus(&t, fl.response)
+	if err == nil {
+		err = &replay.ProviderError{API: API, Type: strings.TrimPrefix(typ, "response."), Message: "the stream ended with " + typ}
+	}
+	d.turn.FinishReason = t.FinishReason
+	return err
 }
 
 func (d *StreamDecoder) model(resp gjson.Result) {
