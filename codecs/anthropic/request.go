@@ -1,10 +1,9 @@
 package anthropic
 
 import (
-	"strconv"
-
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
 
@@ -32,35 +31,17 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 	t := replay.Target{API: API, Provider: c.Provider, Model: root.Get("model").String(),
 		Tools:    len(root.Get("tools").Array()) > 0,
 		Thinking: root.Get("thinking.type").String() == "enabled"}
-	list := msgs.Array()
-	last := -1
-	for i, m := range list {
-		if m.Get("role").String() == "assistant" {
-			last = i
-		}
-	}
-	for i, m := range list {
-		if m.Get("role").String() != "assistant" {
-			continue
-		}
-		ptr := "/messages/" + strconv.Itoa(i)
-		tu, err := c.requestTurn(m.Get("content"), ptr, i == last)
-		if err != nil {
-			return h, t, err
-		}
-		if len(tu.ToolCalls()) > 0 {
-			t.Tools = true
-		}
-		h.Turns = append(h.Turns, tu)
-		h.Pointers = append(h.Pointers, ptr)
-	}
-	return h, t, nil
+	isTurn := func(m gjson.Result) bool { return m.Get("role").String() == "assistant" }
+	err := kit.RequestTurns(&h, &t, msgs, "/messages", isTurn, func(m gjson.Result, ptr string, last bool) (*replay.Turn, error) {
+		return c.requestTurn(m.Get("content"), ptr, last)
+	})
+	return h, t, err
 }
 
 // requestTurn reads the content of one assistant message of a request; cut
 // says it is the last one, which may have been cut off.
 func (c Codec) requestTurn(content gjson.Result, ptr string, cut bool) (*replay.Turn, error) {
-	tu := &replay.Turn{Provenance: replay.Provenance{API: API, Provider: c.Provider}, Complete: true}
+	tu := &replay.Turn{Provenance: replay.Provenance{API: API, Provider: c.Provider}}
 	r := c.reader(cut)
 	switch {
 	case content.Type == gjson.String:
@@ -79,22 +60,5 @@ func (c Codec) requestTurn(content gjson.Result, ptr string, cut bool) (*replay.
 	default:
 		return nil, bodyErr(ptr+"/content", "expected the content array")
 	}
-	for _, b := range tu.Blocks {
-		if unfinished(b) {
-			tu.Complete = false
-		}
-	}
 	return tu, nil
-}
-
-// unfinished reports whether b is a reasoning item or tool call marked
-// unfinished.
-func unfinished(b replay.Block) bool {
-	switch b := b.(type) {
-	case replay.ReasoningItem:
-		return b.Meta().Unfinished
-	case *replay.ToolCall:
-		return b.Unfinished
-	}
-	return false
 }

@@ -1,10 +1,9 @@
 package bedrock
 
 import (
-	"strconv"
-
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
 
@@ -41,29 +40,9 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 		Tools: len(root.Get("toolConfig.tools").Array()) > 0,
 		Thinking: amrf.Get("thinking.type").String() == "enabled" ||
 			amrf.Get("reasoning_config.type").String() == "enabled"}
-	list := msgs.Array()
-	last := -1
-	for i, m := range list {
-		if m.Get("role").String() == "assistant" {
-			last = i
-		}
-	}
-	for i, m := range list {
-		if m.Get("role").String() != "assistant" {
-			continue
-		}
-		ptr := "/messages/" + strconv.Itoa(i)
-		tu, err := c.requestTurn(m, ptr, i == last)
-		if err != nil {
-			return h, t, err
-		}
-		if len(tu.ToolCalls()) > 0 {
-			t.Tools = true
-		}
-		h.Turns = append(h.Turns, tu)
-		h.Pointers = append(h.Pointers, ptr)
-	}
-	return h, t, nil
+	isTurn := func(m gjson.Result) bool { return m.Get("role").String() == "assistant" }
+	err := kit.RequestTurns(&h, &t, msgs, "/messages", isTurn, c.requestTurn)
+	return h, t, err
 }
 
 // requestTurn reads one assistant message of a request; cut says it is the
@@ -73,28 +52,11 @@ func (c Codec) requestTurn(m gjson.Result, ptr string, cut bool) (*replay.Turn, 
 	if !content.IsArray() {
 		return nil, replay.Malformed(API, -1, ptr+"/content", "expected an array")
 	}
-	tu := &replay.Turn{Provenance: c.provenance(), Complete: true}
+	tu := &replay.Turn{Provenance: c.provenance()}
 	r := c.reader()
 	r.cut = cut
 	if err := r.content(tu, content, ptr+"/content"); err != nil {
 		return nil, err
 	}
-	for _, b := range tu.Blocks {
-		if unfinished(b) {
-			tu.Complete = false
-		}
-	}
 	return tu, nil
-}
-
-// unfinished reports whether b is a reasoning item or tool call marked
-// unfinished.
-func unfinished(b replay.Block) bool {
-	switch b := b.(type) {
-	case replay.ReasoningItem:
-		return b.Meta().Unfinished
-	case *replay.ToolCall:
-		return b.Unfinished
-	}
-	return false
 }

@@ -67,7 +67,7 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 // requestTurn reads the run of input items that starts at input index
 // first; cut says it is the last run, which may have been cut off.
 func (c Codec) requestTurn(items []gjson.Result, first int, cut bool) (*replay.Turn, error) {
-	tu := &replay.Turn{Provenance: replay.Provenance{API: API, Provider: c.provider()}, Complete: true}
+	tu := &replay.Turn{Provenance: replay.Provenance{API: API, Provider: c.provider()}}
 	b := kit.NewBudget(API, c.Limits, -1)
 	f := c.format()
 	for k, item := range items {
@@ -82,11 +82,7 @@ func (c Codec) requestTurn(items []gjson.Result, first int, cut bool) (*replay.T
 			}
 		}
 	}
-	for _, blk := range tu.Blocks {
-		if unfinished(blk) {
-			tu.Complete = false
-		}
-	}
+	kit.Settle(tu)
 	return tu, nil
 }
 
@@ -114,20 +110,6 @@ func markCut(b replay.Block) {
 	case *replay.Native:
 		b.Unfinished = true
 	}
-}
-
-// unfinished reports whether b is a reasoning item, tool call or native
-// block marked unfinished.
-func unfinished(b replay.Block) bool {
-	switch b := b.(type) {
-	case replay.ReasoningItem:
-		return b.Meta().Unfinished
-	case *replay.ToolCall:
-		return b.Unfinished
-	case *replay.Native:
-		return b.Unfinished
-	}
-	return false
 }
 
 // assistantItem reports whether an input item is part of an assistant
