@@ -127,22 +127,36 @@ const (
 	FramingSSE Framing = iota
 	// FramingJSONL reads one event's data per line.
 	FramingJSONL
+	// FramingEventStream reads the AWS binary event stream
+	// (`application/vnd.amazon.eventstream`, Bedrock's streaming bodies):
+	// each message is one frame whose Type is its `:event-type` header (an
+	// exception's `:exception-type`, "error" for an error message) and
+	// whose Data is its payload. Both checksums of every message are
+	// verified; a corrupt message is an error wrapping [ErrMalformed], a
+	// body cut inside a message one wrapping io.ErrUnexpectedEOF, and a
+	// payload larger than Limits.MaxEvent a *[LimitError].
+	FramingEventStream
 )
 
-// ParseFraming maps "sse" and "jsonl" to a Framing.
+// ParseFraming maps "sse", "jsonl" and "eventstream" to a Framing.
 func ParseFraming(s string) (Framing, error) {
 	switch s {
 	case "sse", "":
 		return FramingSSE, nil
 	case "jsonl":
 		return FramingJSONL, nil
+	case "eventstream":
+		return FramingEventStream, nil
 	}
-	return 0, fmt.Errorf("replay: unknown framing %q (want sse or jsonl)", s)
+	return 0, fmt.Errorf("replay: unknown framing %q (want sse, jsonl or eventstream)", s)
 }
 
 func (f Framing) mode() sse.Mode {
-	if f == FramingJSONL {
+	switch f {
+	case FramingJSONL:
 		return sse.JSONL
+	case FramingEventStream:
+		return sse.EventStream
 	}
 	return sse.SSE
 }
@@ -246,10 +260,23 @@ func (d *Decoder) Close() (*Turn, error) {
 	return t, err
 }
 
+// isFraming reports whether err is the framer's own (a limit or a
+// malformed event stream), not the reader's.
+func isFraming(err error) bool {
+	return errors.As(err, new(*sse.LimitError)) || errors.As(err, new(*sse.FormatError))
+}
+
 func framingErr(err error) error {
 	var le *sse.LimitError
 	if errors.As(err, &le) {
 		return &LimitError{What: "event size", Limit: le.Limit, Event: -1, Block: -1}
+	}
+	var fe *sse.FormatError
+	if errors.As(err, &fe) {
+		if fe.EOF {
+			return &Error{Event: fe.Message, Err: fmt.Errorf("event stream: %s: %w", fe.Msg, io.ErrUnexpectedEOF)}
+		}
+		return &Error{Event: fe.Message, Err: fmt.Errorf("%w: event stream: %s", ErrMalformed, fe.Msg)}
 	}
 	return err
 }
@@ -300,7 +327,7 @@ func (s *Stream) Next() bool {
 		if !s.r.Next() {
 			if err := s.r.Err(); err != nil {
 				s.err = framingErr(err)
-				if !errors.As(s.err, new(*LimitError)) {
+				if !isFraming(err) {
 					s.err = fmt.Errorf("replay: reading stream: %w", err)
 				}
 			}

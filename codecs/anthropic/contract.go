@@ -10,6 +10,20 @@ import (
 	"github.com/tidwall/gjson"
 )
 
+// The rule ids of the Messages replay contract ([Codec.Contract]).
+const (
+	// RuleThinkingFirst: with manual thinking, the in-progress tool turn starts with a thinking block.
+	RuleThinkingFirst = "anthropic/thinking-first"
+	// RuleThinkingModified: the latest assistant message's thinking blocks are the captured ones, unmodified.
+	RuleThinkingModified = "anthropic/thinking-modified"
+	// RuleMissingSignature: every thinking block sent has a non-empty signature.
+	RuleMissingSignature = "anthropic/missing-signature"
+	// RuleForeignSignature: signed reasoning sent to Claude was minted by Claude.
+	RuleForeignSignature = "anthropic/foreign-signature"
+	// RulePrefixMismatch: a block bound to its conversation is replayed under the same prefix.
+	RulePrefixMismatch = "anthropic/prefix-mismatch"
+)
+
 // Provider error texts the rules predict, as the Messages API returns them
 // (after the `messages.N.content.M` path it prefixes when it knows it).
 const (
@@ -41,19 +55,19 @@ func (Codec) Contract() replay.ReplayContract {
 			"are valid across the Anthropic API, Bedrock and Vertex; on newer models a block is bound to the " +
 			"request prefix (system, tools, earlier messages) that produced it.",
 		Rules: []replay.Rule{
-			{ID: "anthropic/thinking-first", Severity: replay.SeverityReject,
+			{ID: RuleThinkingFirst, Severity: replay.SeverityReject,
 				Doc:   "With manual thinking, the in-progress tool turn starts with a thinking or redacted_thinking block.",
 				Check: checkThinkingFirst},
-			{ID: "anthropic/thinking-modified", Severity: replay.SeverityReject,
+			{ID: RuleThinkingModified, Severity: replay.SeverityReject,
 				Doc:   "The thinking blocks of the latest assistant message in the request are the captured ones: none missing (in a tool turn), reordered or altered.",
 				Check: checkModified},
-			{ID: "anthropic/missing-signature", Severity: replay.SeverityReject,
+			{ID: RuleMissingSignature, Severity: replay.SeverityReject,
 				Doc:   "Every thinking block in the request has a `thinking` member and a non-empty `signature`; every redacted_thinking block has `data`.",
 				Check: checkRequestSignatures},
-			{ID: "anthropic/foreign-signature", Severity: replay.SeverityReject, Covers: []string{replay.RuleForeignFormat},
+			{ID: RuleForeignSignature, Severity: replay.SeverityReject, Covers: []string{replay.RuleForeignFormat},
 				Doc:   "Signed reasoning and encrypted blobs sent to Claude were minted by Claude (format anthropic-claude-v1).",
 				Check: checkForeign},
-			{ID: "anthropic/prefix-mismatch", Severity: replay.SeverityReject, Covers: []string{replay.RulePrefixMismatch},
+			{ID: RulePrefixMismatch, Severity: replay.SeverityReject, Covers: []string{replay.RulePrefixMismatch},
 				Doc:   "On models that bind thinking blocks to their conversation, a replayed turn's prefix hash equals the request's.",
 				Check: checkPrefix},
 		},

@@ -1,21 +1,26 @@
 package anthropic
 
 import (
-	"strconv"
-
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
 
 // DecodeRequest reads the assistant turns of a Messages request body
 // (`{"model":...,"system":...,"tools":[...],"thinking":{...},"messages":[...]}`)
-// for [replay.AuditRequest]: each `messages[i]` with role "assistant" is
-// decoded as the content of a response message (a string content as one
-// text block). The target's Model and Tools come from the body, and
-// Thinking is true for manual thinking (`thinking.type` "enabled").
+// for [replay.AuditRequest]: the content of each `messages[i]` with role
+// "assistant" is read by the same content reader as a response's (a string
+// content as one text block). The target's Model and Tools come from the
+// body, and Thinking is true for manual thinking (`thinking.type`
+// "enabled").
+//
+// A turn is Complete unless it is structurally cut: in the last assistant
+// message, a thinking block without its signature, or a tool_use without
+// its input, is unfinished and its turn is not Complete.
 func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error) {
 	h := replay.History{Request: body}
-	if !gjson.ValidBytes(body) || !gjson.ParseBytes(body).IsObject() {
+	if !jsonw.ValidBytes(body) || !gjson.ParseBytes(body).IsObject() {
 		return h, replay.Target{}, bodyErr("", "expected a Messages request body object")
 	}
 	root := gjson.ParseBytes(body)
@@ -26,37 +31,34 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 	t := replay.Target{API: API, Provider: c.Provider, Model: root.Get("model").String(),
 		Tools:    len(root.Get("tools").Array()) > 0,
 		Thinking: root.Get("thinking.type").String() == "enabled"}
-	var err error
-	i := -1
-	msgs.ForEach(func(_, m gjson.Result) bool {
-		i++
-		if m.Get("role").String() != "assistant" {
-			return true
-		}
-		ptr := "/messages/" + strconv.Itoa(i)
-		content := m.Get("content")
-		resp := []byte(`{"type":"message","role":"assistant","stop_reason":"end_turn","content":`)
-		if content.Type == gjson.String {
-			resp = append(resp, `[{"type":"text","text":`...)
-			resp = append(resp, content.Raw...)
-			resp = append(resp, "}]"...)
-		} else {
-			resp = append(resp, content.Raw...)
-		}
-		resp = append(resp, '}')
-		var tu *replay.Turn
-		if tu, err = c.Decode(resp); err != nil {
-			err = bodyErr(ptr, "%v", err)
-			return false
-		}
-		for _, b := range tu.Blocks {
-			if _, ok := b.(*replay.ToolCall); ok {
-				t.Tools = true
-			}
-		}
-		h.Turns = append(h.Turns, tu)
-		h.Pointers = append(h.Pointers, ptr)
-		return true
+	isTurn := func(m gjson.Result) bool { return m.Get("role").String() == "assistant" }
+	err := kit.RequestTurns(&h, &t, msgs, "/messages", isTurn, func(m gjson.Result, ptr string, last bool) (*replay.Turn, error) {
+		return c.requestTurn(m.Get("content"), ptr, last)
 	})
 	return h, t, err
+}
+
+// requestTurn reads the content of one assistant message of a request; cut
+// says it is the last one, which may have been cut off.
+func (c Codec) requestTurn(content gjson.Result, ptr string, cut bool) (*replay.Turn, error) {
+	tu := &replay.Turn{Provenance: replay.Provenance{API: API, Provider: c.Provider}}
+	r := c.reader(cut)
+	switch {
+	case content.Type == gjson.String:
+		if err := r.b.Block(0); err != nil {
+			return nil, err
+		}
+		text, err := r.b.Keep(0, content.Str)
+		if err != nil {
+			return nil, err
+		}
+		tu.Blocks = append(tu.Blocks, &replay.Text{Text: text})
+	case content.IsArray():
+		if err := r.content(tu, content, ptr+"/content"); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, bodyErr(ptr+"/content", "expected the content array")
+	}
+	return tu, nil
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
-	_ "github.com/reasonreplay/replay/codecs/anthropic"
+	"github.com/reasonreplay/replay/codecs/anthropic"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -57,4 +57,32 @@ func TestForeignReportedOnce(t *testing.T) {
 		ids = append(ids, v.Rule)
 	}
 	assert.Equal(t, []string{"anthropic/foreign-signature"}, ids)
+}
+
+// A last assistant message cut before a thinking block's signature or a
+// tool_use's input reads as an unfinished turn: the core rules fire.
+func TestAuditRequestCutTurn(t *testing.T) {
+	for name, content := range map[string]string{
+		"no signature": `[{"type":"thinking","thinking":"Read b."},{"type":"tool_use","id":"toolu_01","name":"read","input":{"p":"b"}}]`,
+		"no input":     `[{"type":"thinking","thinking":"Read b.","signature":"RXFvS0JnZ0w="},{"type":"tool_use","id":"toolu_01","name":"read"}]`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			r, err := replay.AuditRequest("anthropic", request(content))
+			require.NoError(t, err)
+			var ids []string
+			for _, v := range r.Violations {
+				ids = append(ids, v.Rule)
+			}
+			assert.Contains(t, ids, "replay/incomplete-turn")
+			if name == "no signature" {
+				assert.Contains(t, ids, "replay/unfinished-item")
+			}
+		})
+	}
+	h, _, err := anthropic.Codec{}.DecodeRequest(request(`[{"type":"thinking","thinking":"Read b.","signature":"RXFvS0JnZ0w="},{"type":"tool_use","id":"toolu_01","name":"read","input":{"p":"b"}}]`))
+	require.NoError(t, err)
+	require.Len(t, h.Turns, 2)
+	assert.True(t, h.Turns[1].Complete)
+	assert.Equal(t, []string{"/messages/1", "/messages/3"}, h.Pointers)
+	assert.Equal(t, `{"p":"b"}`, h.Turns[1].ToolCalls()[0].Arguments)
 }

@@ -5,15 +5,23 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
-
-	"github.com/reasonreplay/replay/formats"
-	"github.com/reasonreplay/replay/internal/jsonw"
+	"unsafe"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
+
+// NewStream returns a fresh stream decoder for Messages API events (SSE, or
+// one event per line), also in Bedrock's `{"chunk":{"bytes":...}}` envelope.
+func (c Codec) NewStream() replay.FrameDecoder {
+	return &StreamDecoder{Provider: c.Provider, Limits: c.Limits}
+}
 
 type blockKind uint8
 
@@ -49,20 +57,18 @@ type block struct {
 
 // StreamDecoder decodes an Anthropic Messages event stream (SSE, or one JSON
 // payload per line), including Bedrock's `{"chunk":{"bytes":...}}`
-// envelope. It implements [replay.FrameDecoder]; its zero value is ready to
-// use. Deltas are routed by block index; a signature_delta is appended to
-// its block's signature.
+// envelope. It implements [replay.FrameDecoder] and [replay.LimitSetter];
+// its zero value is ready to use. Deltas are routed by block index; a
+// signature_delta is appended to its block's signature.
 type StreamDecoder struct {
 	// Provider is recorded as the turn's provenance provider, unless the
 	// stream arrives in Bedrock's envelope ("bedrock").
 	Provider string
-	// Limits bound item sizes and the block count; zero fields take the
-	// defaults.
+	// Limits bound what the decoder keeps; zero fields take the defaults.
 	Limits replay.Limits
 
-	lim   replay.Limits
-	limOK bool
-
+	budget   kit.Budget
+	init     bool
 	turn     replay.Turn
 	blocks   []*block
 	n        int // frames seen
@@ -73,11 +79,19 @@ type StreamDecoder struct {
 	buf      []byte
 }
 
-func (d *StreamDecoder) limits() replay.Limits {
-	if !d.limOK {
-		d.lim, d.limOK = d.Limits.WithDefaults(), true
+// setup seeds the budget from Limits once, before the first frame.
+func (d *StreamDecoder) setup() {
+	if !d.init {
+		d.init = true
+		d.budget = kit.NewBudget(API, d.Limits, 0)
 	}
-	return d.lim
+}
+
+// SetLimits implements [replay.LimitSetter]: the non-zero fields of l
+// replace the decoder's limits.
+func (d *StreamDecoder) SetLimits(l replay.Limits) {
+	d.setup()
+	d.budget.Override(l)
 }
 
 func (d *StreamDecoder) malformed(ptr, format string, args ...any) error {
@@ -93,6 +107,8 @@ func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 		d.err = d.malformed("", "event after Finish")
 		return dst, d.err
 	}
+	d.setup()
+	d.budget.Event = d.n
 	dst, d.err = d.decode(f, dst)
 	d.n++
 	return dst, d.err
@@ -109,37 +125,12 @@ func (d *StreamDecoder) decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 	s := bytesString(data)
 	typ := gjson.Get(s, "type")
 	if !typ.Exists() {
-		// Bedrock InvokeModelWithResponseStream: the Anthropic event is
-		// base64 in chunk.bytes (or bytes, when the envelope was peeled
-		// once already).
-		b := gjson.Get(s, "chunk.bytes")
-		if !b.Exists() {
-			b = gjson.Get(s, "bytes")
-		}
-		if b.Exists() {
-			if b.Type != gjson.String {
-				return dst, d.malformed("/chunk/bytes", "expected a base64 string")
-			}
-			n := base64.StdEncoding.DecodedLen(len(b.Str))
-			if cap(d.buf) < n {
-				d.buf = make([]byte, n)
-			}
-			m, err := base64.StdEncoding.Decode(d.buf[:n], stringBytes(b.Str))
-			if err != nil {
-				return dst, d.malformed("/chunk/bytes", "expected base64: %v", err)
-			}
-			inner := bytes.TrimSpace(d.buf[:m])
-			if !jsonw.ValidBytes(inner) {
-				return dst, d.malformed("/chunk/bytes", "expected a base64-encoded JSON event")
-			}
-			d.bedrock = true
-			s = bytesString(inner)
-			typ = gjson.Get(s, "type")
-		} else if pe := bedrockException(s); pe != nil {
-			d.bedrock = true
+		var pe *replay.ProviderError
+		var err error
+		if s, typ, pe, err = d.unwrap(s, f.Type); err != nil {
+			return dst, err
+		} else if pe != nil {
 			return d.fail(dst, pe)
-		} else if len(f.Type) > 0 {
-			typ = gjson.Result{Type: gjson.String, Str: bytesString(f.Type)}
 		}
 	}
 	if typ.Type != gjson.String {
@@ -148,7 +139,52 @@ func (d *StreamDecoder) decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 	if d.done && typ.Str != "error" {
 		return dst, nil // nothing after message_stop changes the turn
 	}
-	switch typ.Str {
+	return d.event(typ.Str, s, dst)
+}
+
+// unwrap reads an event without a JSON `type`: Bedrock
+// InvokeModelWithResponseStream's, whose Anthropic event is base64 in
+// chunk.bytes (or bytes, when the envelope was peeled once already, as
+// the event-stream framing does), a Bedrock exception, or an event typed
+// by its frame.
+func (d *StreamDecoder) unwrap(s string, ftype []byte) (string, gjson.Result, *replay.ProviderError, error) {
+	b := gjson.Get(s, "chunk.bytes")
+	if !b.Exists() {
+		b = gjson.Get(s, "bytes")
+	}
+	if !b.Exists() {
+		if pe := bedrockException(s); pe != nil {
+			d.bedrock = true
+			return s, gjson.Result{}, pe, nil
+		}
+		if len(ftype) > 0 {
+			return s, gjson.Result{Type: gjson.String, Str: bytesString(ftype)}, nil, nil
+		}
+		return s, gjson.Result{}, nil, nil
+	}
+	if b.Type != gjson.String {
+		return s, b, nil, d.malformed("/chunk/bytes", "expected a base64 string")
+	}
+	n := base64.StdEncoding.DecodedLen(len(b.Str))
+	if cap(d.buf) < n {
+		d.buf = make([]byte, n)
+	}
+	m, err := base64.StdEncoding.Decode(d.buf[:n], stringBytes(b.Str))
+	if err != nil {
+		return s, b, nil, d.malformed("/chunk/bytes", "expected base64: %v", err)
+	}
+	inner := bytes.TrimSpace(d.buf[:m])
+	if !jsonw.ValidBytes(inner) {
+		return s, b, nil, d.malformed("/chunk/bytes", "expected a base64-encoded JSON event")
+	}
+	d.bedrock = true
+	s = bytesString(inner)
+	return s, gjson.Get(s, "type"), nil, nil
+}
+
+// event decodes one Messages event of type typ.
+func (d *StreamDecoder) event(typ, s string, dst []replay.Event) ([]replay.Event, error) {
+	switch typ {
 	case "message_start":
 		msg := gjson.Get(s, "message")
 		if m := msg.Get("model"); m.Type == gjson.String {
@@ -243,8 +279,8 @@ func (d *StreamDecoder) index(s string) (int, error) {
 	if ix.Type != gjson.Number || ix.Num < 0 || ix.Num != float64(int64(ix.Num)) {
 		return 0, d.malformed("/index", "expected a non-negative integer block index")
 	}
-	if ix.Num >= float64(d.limits().MaxBlocks) {
-		return 0, &replay.LimitError{What: "block count", Limit: d.limits().MaxBlocks, Event: -1, Block: -1}
+	if max := d.budget.Limits().MaxBlocks; ix.Num >= float64(max) {
+		return 0, &replay.LimitError{What: "block count", Limit: max, API: API, Event: d.n, Block: -1}
 	}
 	return int(ix.Num), nil
 }
@@ -264,6 +300,7 @@ func (d *StreamDecoder) block(s string) (*block, error) {
 	return b, nil
 }
 
+// start opens the block of a content_block_start at its index.
 func (d *StreamDecoder) start(s string, dst []replay.Event) ([]replay.Event, error) {
 	i, err := d.index(s)
 	if err != nil {
@@ -272,80 +309,33 @@ func (d *StreamDecoder) start(s string, dst []replay.Event) ([]replay.Event, err
 	if i < len(d.blocks) && d.blocks[i] != nil {
 		return dst, d.malformed("/index", "block %d started twice", i)
 	}
-	if len(d.turn.Blocks) >= d.limits().MaxBlocks {
-		return dst, &replay.LimitError{What: "block count", Limit: d.limits().MaxBlocks, Event: -1, Block: -1}
-	}
 	cb := gjson.Get(s, "content_block")
 	ctype := cb.Get("type")
 	if !cb.IsObject() || ctype.Type != gjson.String {
 		return dst, d.malformed("/content_block", "expected a content block object with a string type")
 	}
 	b := &block{pos: len(d.turn.Blocks), open: true}
+	if err := d.budget.Block(b.pos); err != nil {
+		return dst, err
+	}
 	switch ctype.Str {
 	case "thinking":
-		b.kind = kindThinking
-		b.think = &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: formats.AnthropicClaude, Index: replay.Some(i)}}
-		t := cb.Get("thinking")
-		if t.Exists() && t.Type != gjson.String {
-			return dst, d.malformed("/content_block/thinking", "expected a string")
-		}
-		writeStr(&b.text, t)
-		if sg := cb.Get("signature"); sg.Exists() {
-			if sg.Type != gjson.String {
-				return dst, d.malformed("/content_block/signature", "expected a string")
-			}
-			b.sigSeen = true
-			writeStr(&b.sig, sg)
-		}
-		b.think.Extra = extraMembers(cb, "type", "thinking", "signature")
-		d.turn.Blocks = append(d.turn.Blocks, b.think)
-		dst = append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: b.pos, Item: b.think})
-		if b.text.Len() > 0 {
-			dst = append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: b.pos, Delta: b.text.String()})
-		}
+		dst, err = d.startThinking(b, i, cb, dst)
 	case "redacted_thinking":
-		b.kind = kindRedacted
-		data := cb.Get("data")
-		if data.Type != gjson.String {
-			return dst, d.malformed("/content_block/data", "expected the redacted_thinking data string")
-		}
-		if len(data.Raw) > d.limits().MaxItem {
-			return dst, &replay.LimitError{What: "item size", Limit: d.limits().MaxItem, Event: -1, Block: -1}
-		}
-		b.enc = &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.AnthropicClaude, Index: replay.Some(i)},
-			Data: strings.Clone(data.Str)}
-		b.enc.Extra = extraMembers(cb, "type", "data")
-		d.turn.Blocks = append(d.turn.Blocks, b.enc)
-		dst = append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: b.pos, Item: b.enc})
+		dst, err = d.startRedacted(b, i, cb, dst)
 	case "text":
-		b.kind = kindText
-		t := cb.Get("text")
-		if t.Exists() && t.Type != gjson.String {
-			return dst, d.malformed("/content_block/text", "expected a string")
-		}
-		writeStr(&b.text, t)
-		b.txt = &replay.Text{Extra: extraMembers(cb, "type", "text")}
-		d.turn.Blocks = append(d.turn.Blocks, b.txt)
-		if b.text.Len() > 0 {
-			dst = append(dst, replay.Event{Kind: replay.EventTextDelta, Block: b.pos, Delta: b.text.String()})
-		}
+		dst, err = d.startText(b, cb, dst)
 	case "tool_use":
-		b.kind = kindToolUse
-		id, name := cb.Get("id"), cb.Get("name")
-		if id.Type != gjson.String || name.Type != gjson.String {
-			return dst, d.malformed("/content_block", "expected a tool_use block with string id and name")
-		}
-		b.call = &replay.ToolCall{ID: strings.Clone(id.Str), Name: strings.Clone(name.Str),
-			Extra: extraMembers(cb, "type", "id", "name", "input")}
-		if in := cb.Get("input"); in.Exists() {
-			b.startInput = strings.Clone(in.Raw)
-		}
-		d.turn.Blocks = append(d.turn.Blocks, b.call)
-		dst = append(dst, replay.Event{Kind: replay.EventToolCallStart, Block: b.pos, ID: b.call.ID, Name: b.call.Name})
+		dst, err = d.startToolUse(b, cb, dst)
 	default:
 		b.kind = kindNative
-		b.nat = &replay.Native{Kind: strings.Clone(ctype.Str), Raw: []byte(cb.Raw)}
-		d.turn.Blocks = append(d.turn.Blocks, b.nat)
+		if err = d.budget.Item(b.pos, len(cb.Raw), len(cb.Raw)); err == nil {
+			b.nat = &replay.Native{Kind: strings.Clone(ctype.Str), Raw: []byte(cb.Raw)}
+			d.turn.Blocks = append(d.turn.Blocks, b.nat)
+		}
+	}
+	if err != nil {
+		return dst, err
 	}
 	for len(d.blocks) <= i {
 		d.blocks = append(d.blocks, nil)
@@ -354,6 +344,146 @@ func (d *StreamDecoder) start(s string, dst []replay.Event) ([]replay.Event, err
 	return dst, nil
 }
 
+// extra returns the members of cb not in known, counted against the
+// budget as strings of block b.
+func (d *StreamDecoder) extra(b *block, cb gjson.Result, known ...string) ([]byte, error) {
+	x := extraMembers(cb, known...)
+	return x, d.budget.Item(b.pos, len(x), len(x))
+}
+
+// startThinking opens a thinking block with its initial text and
+// signature (normally empty, but kept and counted when not).
+func (d *StreamDecoder) startThinking(b *block, i int, cb gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+	b.kind = kindThinking
+	b.think = &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: formats.AnthropicClaude, Index: replay.Some(i)}}
+	t := cb.Get("thinking")
+	if t.Exists() && t.Type != gjson.String {
+		return dst, d.malformed("/content_block/thinking", "expected a string")
+	}
+	if _, err := d.grow(b, &b.text, t); err != nil {
+		return dst, err
+	}
+	if sg := cb.Get("signature"); sg.Exists() {
+		if sg.Type != gjson.String {
+			return dst, d.malformed("/content_block/signature", "expected a string")
+		}
+		b.sigSeen = true
+		if _, err := d.grow(b, &b.sig, sg); err != nil {
+			return dst, err
+		}
+	}
+	var err error
+	if b.think.Extra, err = d.extra(b, cb, "type", "thinking", "signature"); err != nil {
+		return dst, err
+	}
+	d.turn.Blocks = append(d.turn.Blocks, b.think)
+	dst = append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: b.pos, Item: b.think})
+	if b.text.Len() > 0 {
+		dst = append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: b.pos, Delta: b.text.String()})
+	}
+	return dst, nil
+}
+
+// startRedacted opens a redacted_thinking block, which arrives whole.
+func (d *StreamDecoder) startRedacted(b *block, i int, cb gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+	b.kind = kindRedacted
+	data := cb.Get("data")
+	if data.Type != gjson.String {
+		return dst, d.malformed("/content_block/data", "expected the redacted_thinking data string")
+	}
+	b.enc = &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.AnthropicClaude, Index: replay.Some(i)}}
+	var err error
+	if b.enc.Data, err = d.budget.Keep(b.pos, data.Str); err != nil {
+		return dst, err
+	}
+	if b.enc.Extra, err = d.extra(b, cb, "type", "data"); err != nil {
+		return dst, err
+	}
+	d.turn.Blocks = append(d.turn.Blocks, b.enc)
+	return append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: b.pos, Item: b.enc}), nil
+}
+
+// startText opens a text block with its initial text.
+func (d *StreamDecoder) startText(b *block, cb gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+	b.kind = kindText
+	t := cb.Get("text")
+	if t.Exists() && t.Type != gjson.String {
+		return dst, d.malformed("/content_block/text", "expected a string")
+	}
+	if _, err := d.grow(b, &b.text, t); err != nil {
+		return dst, err
+	}
+	b.txt = &replay.Text{}
+	var err error
+	if b.txt.Extra, err = d.extra(b, cb, "type", "text"); err != nil {
+		return dst, err
+	}
+	d.turn.Blocks = append(d.turn.Blocks, b.txt)
+	if b.text.Len() > 0 {
+		dst = append(dst, replay.Event{Kind: replay.EventTextDelta, Block: b.pos, Delta: b.text.String()})
+	}
+	return dst, nil
+}
+
+// startToolUse opens a tool_use block with its id, name and initial input.
+func (d *StreamDecoder) startToolUse(b *block, cb gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+	b.kind = kindToolUse
+	id, name := cb.Get("id"), cb.Get("name")
+	if id.Type != gjson.String || name.Type != gjson.String {
+		return dst, d.malformed("/content_block", "expected a tool_use block with string id and name")
+	}
+	b.call = &replay.ToolCall{}
+	var err error
+	if b.call.ID, err = d.budget.Keep(b.pos, id.Str); err != nil {
+		return dst, err
+	}
+	if b.call.Name, err = d.budget.Keep(b.pos, name.Str); err != nil {
+		return dst, err
+	}
+	if b.call.Extra, err = d.extra(b, cb, "type", "id", "name", "input"); err != nil {
+		return dst, err
+	}
+	if in := cb.Get("input"); in.Exists() {
+		if b.startInput, err = d.budget.Keep(b.pos, in.Raw); err != nil {
+			return dst, err
+		}
+	}
+	d.turn.Blocks = append(d.turn.Blocks, b.call)
+	return append(dst, replay.Event{Kind: replay.EventToolCallStart, Block: b.pos, ID: b.call.ID, Name: b.call.Name}), nil
+}
+
+// grow appends the value of the JSON string v to sb, a growing string of
+// block b, within the budget, and returns the length sb had before.
+func (d *StreamDecoder) grow(b *block, sb *strings.Builder, v gjson.Result) (int, error) {
+	old := sb.Len()
+	if v.Type != gjson.String {
+		return old, nil
+	}
+	jsonw.WriteUnquoted(sb, v.Raw)
+	return old, d.budget.Item(b.pos, sb.Len(), sb.Len()-old)
+}
+
+// deltaSpec is what a delta type needs: the block kinds it applies to, the
+// member holding its string, and the event its new bytes make.
+type deltaSpec struct {
+	kinds  []blockKind
+	member string
+	event  replay.EventKind
+}
+
+var deltaSpecs = map[string]deltaSpec{
+	"thinking_delta":   {[]blockKind{kindThinking}, "thinking", replay.EventReasoningDelta},
+	"signature_delta":  {[]blockKind{kindThinking}, "signature", replay.EventInvalid},
+	"text_delta":       {[]blockKind{kindText}, "text", replay.EventTextDelta},
+	"input_json_delta": {[]blockKind{kindToolUse, kindNative}, "partial_json", replay.EventToolCallDelta},
+	"citations_delta":  {[]blockKind{kindText}, "citation", replay.EventInvalid},
+}
+
+var kindNames = map[blockKind]string{
+	kindThinking: "thinking", kindRedacted: "redacted_thinking", kindText: "text",
+	kindToolUse: "tool_use", kindNative: "a server block"}
+
+// delta applies a content_block_delta to the block at its index.
 func (d *StreamDecoder) delta(s string, dst []replay.Event) ([]replay.Event, error) {
 	b, err := d.block(s)
 	if err != nil {
@@ -364,100 +494,47 @@ func (d *StreamDecoder) delta(s string, dst []replay.Event) ([]replay.Event, err
 	if !delta.IsObject() || dtype.Type != gjson.String {
 		return dst, d.malformed("/delta", "expected a delta object with a string type")
 	}
-	str := func(member string) (gjson.Result, error) {
-		v := delta.Get(member)
-		if v.Type != gjson.String {
-			return v, d.malformed("/delta/"+member, "expected a string")
-		}
-		return v, nil
+	spec, ok := deltaSpecs[dtype.Str]
+	if !ok {
+		return dst, nil // a delta type added later: tolerated, not kept
 	}
-	wrong := func() error {
-		return d.malformed("/delta/type", "%s for a block that is not %s", dtype.Str, map[blockKind]string{
-			kindThinking: "thinking", kindRedacted: "redacted_thinking", kindText: "text",
-			kindToolUse: "tool_use", kindNative: "a server block"}[b.kind])
+	if !slices.Contains(spec.kinds, b.kind) {
+		return dst, d.malformed("/delta/type", "%s for a block that is not %s", dtype.Str, kindNames[b.kind])
 	}
-	grow := func(sb *strings.Builder, v gjson.Result) (int, error) {
-		old := sb.Len()
-		if old+len(v.Raw) > d.limits().MaxItem {
-			return old, &replay.LimitError{What: "item size", Limit: d.limits().MaxItem, Event: -1, Block: -1}
-		}
-		writeStr(sb, v)
-		return old, nil
+	v := delta.Get(spec.member)
+	if dtype.Str == "citations_delta" {
+		return dst, d.citation(b, v)
 	}
-	switch dtype.Str {
-	case "thinking_delta":
-		if b.kind != kindThinking {
-			return dst, wrong()
-		}
-		v, err := str("thinking")
-		if err != nil {
-			return dst, err
-		}
-		old, err := grow(&b.text, v)
-		if err != nil {
-			return dst, err
-		}
-		if b.text.Len() > old {
-			dst = append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: b.pos, Delta: b.text.String()[old:]})
-		}
-	case "signature_delta":
-		if b.kind != kindThinking {
-			return dst, wrong()
-		}
-		v, err := str("signature")
-		if err != nil {
-			return dst, err
-		}
-		b.sigSeen = true
-		if _, err := grow(&b.sig, v); err != nil {
-			return dst, err
-		}
-	case "text_delta":
-		if b.kind != kindText {
-			return dst, wrong()
-		}
-		v, err := str("text")
-		if err != nil {
-			return dst, err
-		}
-		old, err := grow(&b.text, v)
-		if err != nil {
-			return dst, err
-		}
-		if b.text.Len() > old {
-			dst = append(dst, replay.Event{Kind: replay.EventTextDelta, Block: b.pos, Delta: b.text.String()[old:]})
-		}
-	case "input_json_delta":
-		if b.kind != kindToolUse && b.kind != kindNative {
-			return dst, wrong()
-		}
-		v, err := str("partial_json")
-		if err != nil {
-			return dst, err
-		}
-		old, err := grow(&b.text, v)
-		if err != nil {
-			return dst, err
-		}
-		if b.kind == kindToolUse && b.text.Len() > old {
-			dst = append(dst, replay.Event{Kind: replay.EventToolCallDelta, Block: b.pos, Delta: b.text.String()[old:]})
-		}
-	case "citations_delta":
-		if b.kind != kindText {
-			return dst, wrong()
-		}
-		c := delta.Get("citation")
-		if !c.IsObject() {
-			return dst, d.malformed("/delta/citation", "expected a citation object")
-		}
-		if len(b.cites) > 0 {
-			b.cites = append(b.cites, ',')
-		}
-		b.cites = append(b.cites, c.Raw...)
-	default:
-		// A delta type added later: tolerated, not kept.
+	if v.Type != gjson.String {
+		return dst, d.malformed("/delta/"+spec.member, "expected a string")
 	}
-	return dst, nil
+	sb := &b.text
+	if dtype.Str == "signature_delta" {
+		sb, b.sigSeen = &b.sig, true
+	}
+	old, err := d.grow(b, sb, v)
+	if err != nil {
+		return dst, err
+	}
+	if spec.event == replay.EventInvalid || sb.Len() == old || (spec.event == replay.EventToolCallDelta && b.kind != kindToolUse) {
+		return dst, nil
+	}
+	return append(dst, replay.Event{Kind: spec.event, Block: b.pos, Delta: sb.String()[old:]}), nil
+}
+
+// citation keeps a citations_delta's citation for the text block b.
+func (d *StreamDecoder) citation(b *block, c gjson.Result) error {
+	if !c.IsObject() {
+		return d.malformed("/delta/citation", "expected a citation object")
+	}
+	if err := d.budget.Item(b.pos, len(b.cites)+1+len(c.Raw), 1+len(c.Raw)); err != nil {
+		return err
+	}
+	if len(b.cites) > 0 {
+		b.cites = append(b.cites, ',')
+	}
+	b.cites = append(b.cites, c.Raw...)
+	return nil
 }
 
 // stop closes b: its item takes its final text and signature.
@@ -556,7 +633,7 @@ func (d *StreamDecoder) Finish() (*replay.Turn, error) {
 		return t, d.err
 	case !d.done:
 		t.MarkUnfinished()
-		return t, &replay.Error{API: API, Event: d.n, Err: fmt.Errorf("stream ended before message_stop: %w", io.ErrUnexpectedEOF)}
+		return t, kit.EndedBefore(API, d.n, "message_stop")
 	case len(open) > 0:
 		t.MarkUnfinished()
 		return t, &replay.Error{API: API, Event: d.n, Err: fmt.Errorf("message_stop with block %d still open: %w", open[0], io.ErrUnexpectedEOF)}
@@ -569,4 +646,22 @@ func (d *StreamDecoder) Finish() (*replay.Turn, error) {
 // source order (a repeated name kept once), or nil.
 func extraMembers(obj gjson.Result, known ...string) []byte {
 	return jsonw.ExtraMembers(obj.Raw, known...)
+}
+
+// bytesString views b as a string without copying. The string is valid only
+// while b is; use it for transient reads and copy whatever is kept.
+func bytesString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// stringBytes views s as a byte slice without copying; the slice must not
+// be written to.
+func stringBytes(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }

@@ -479,3 +479,36 @@ func TestFinishTwice(t *testing.T) {
 	_, err = d.Finish()
 	require.ErrorIs(t, err, replay.ErrMalformed)
 }
+
+func TestTightLimits(t *testing.T) {
+	for _, name := range []string{"thinking.sse", "interleaved-tools.sse", "redacted-x2.sse"} {
+		codectest.SweepLimits(t, anthropic.Codec{}.NewStream, replay.FramingSSE, read(t, name))
+	}
+	codectest.SweepLimits(t, anthropic.Codec{}.NewStream, replay.FramingJSONL, read(t, "bedrock-chunks.jsonl"))
+	codectest.CheckBodyLimits(t, func(l replay.Limits) replay.ReasoningCodec { return anthropic.Codec{Limits: l} }, read(t, "message.json"))
+}
+
+// Strings that are not deltas count too: the initial thinking and
+// signature of content_block_start, a tool call's id, and citations.
+func TestLimitsOnStartAndCitations(t *testing.T) {
+	at := func(lines ...string) error {
+		data := strings.Join(lines, "\n") + "\n"
+		_, err := replay.DecodeStream(strings.NewReader(data), anthropic.Codec{}.NewStream(),
+			replay.StreamOptions{Framing: replay.FramingJSONL, Limits: replay.Limits{MaxItem: 8}})
+		return err
+	}
+	var le *replay.LimitError
+	err := at(`{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"0123456789","signature":""}}`)
+	require.ErrorAs(t, err, &le)
+	assert.Equal(t, replay.LimitError{What: "item size", Limit: 8, API: anthropic.API, Event: 0, Block: 0}, *le)
+
+	err = at(`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_0123456789","name":"f","input":{}}}`)
+	require.ErrorAs(t, err, &le)
+	assert.Equal(t, "item size", le.What)
+
+	err = at(`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ok"}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"citations_delta","citation":{"type":"char_location","cited_text":"a"}}}`)
+	require.ErrorAs(t, err, &le)
+	assert.Equal(t, replay.LimitError{What: "item size", Limit: 8, API: anthropic.API, Event: 2, Block: 0}, *le)
+}

@@ -423,3 +423,25 @@ func TestThinkTagsCut(t *testing.T) {
 	require.True(t, rt.Unfinished)
 	require.False(t, replay.Replayable(rt))
 }
+
+func TestTightLimits(t *testing.T) {
+	codectest.SweepLimits(t, bedrock.Codec{Model: claude}.NewStream, replay.FramingJSONL, read(t, "claude-tool-use.jsonl"))
+	codectest.SweepLimits(t, bedrock.Codec{Model: kimi}.NewStream, replay.FramingJSONL, read(t, "kimi-think-tags.jsonl"))
+	for _, name := range []string{"claude-thinking.json", "redacted-tool-use.json", "kimi-think-tags.json"} {
+		body := read(t, name)
+		codectest.CheckBodyLimits(t, func(l replay.Limits) replay.ReasoningCodec {
+			return bedrock.Codec{Model: modelFor(name), Limits: l}
+		}, body)
+	}
+}
+
+// A signature in a body counts against the item limit on its own.
+func TestBodySignatureLimit(t *testing.T) {
+	body := []byte(`{"output":{"message":{"role":"assistant","content":[{"reasoningContent":{"reasoningText":{"text":"ab","signature":"0123456789"}}}]}},"stopReason":"end_turn"}`)
+	_, err := bedrock.Codec{Model: claude, Limits: replay.Limits{MaxItem: 5}}.Decode(body)
+	var le *replay.LimitError
+	require.ErrorAs(t, err, &le)
+	require.Equal(t, replay.LimitError{What: "item size", Limit: 5, API: bedrock.API, Event: -1, Block: 0}, *le)
+	_, err = bedrock.Codec{Model: claude, Limits: replay.Limits{MaxItem: 10}}.Decode(body)
+	require.NoError(t, err)
+}

@@ -70,7 +70,7 @@ func BenchmarkEventStream(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(bin)))
 	for i := 0; i < b.N; i++ {
-		if _, err := replay.DecodeStream(bedrock.NewEventStreamReader(bytes.NewReader(bin)), c.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL}); err != nil {
+		if _, err := replay.DecodeStream(bytes.NewReader(bin), c.NewStream(), replay.StreamOptions{Framing: replay.FramingEventStream}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -44,11 +44,27 @@ func contentIndex(t *replay.Turn, bi int) int {
 	return -1
 }
 
+// The rule ids of the Converse replay contract ([Codec.Contract]).
+const (
+	// RuleClaudeSignature: reasoning text sent to a Claude model carries a signature.
+	RuleClaudeSignature = API + "/claude-signature"
+	// RuleForeignSignature: a Claude model takes back only what Claude minted.
+	RuleForeignSignature = API + "/foreign-signature"
+	// RuleSignatureNonClaude: no signature goes to a model that did not mint it.
+	RuleSignatureNonClaude = API + "/signature-non-claude"
+	// RuleThinkingFirst: with Claude thinking on, the tool turn starts with its reasoning.
+	RuleThinkingFirst = API + "/thinking-first"
+	// RuleEmptyContent: an assistant message has content.
+	RuleEmptyContent = API + "/empty-content"
+	// RuleReasoningOnly: an assistant message is not reasoning alone.
+	RuleReasoningOnly = API + "/reasoning-only"
+)
+
 const errPrefix = "ValidationException: The model returned the following errors: "
 
 var rules = []replay.Rule{
 	{
-		ID:       API + "/claude-signature",
+		ID:       RuleClaudeSignature,
 		Severity: replay.SeverityReject,
 		Doc:      "Reasoning text sent to a Claude model carries a non-empty signature; Claude rejects unsigned thinking, whoever minted the text.",
 		Check: func(h *replay.History, tg *replay.Target, report func(replay.Violation)) {
@@ -72,7 +88,7 @@ var rules = []replay.Rule{
 		},
 	},
 	{
-		ID:       API + "/foreign-signature",
+		ID:       RuleForeignSignature,
 		Covers:   []string{replay.RuleForeignFormat},
 		Severity: replay.SeverityReject,
 		Doc:      "A Claude model takes back only signatures and redactedContent that Claude minted (on Anthropic, Bedrock or Vertex).",
@@ -109,7 +125,7 @@ var rules = []replay.Rule{
 		},
 	},
 	{
-		ID:       API + "/signature-non-claude",
+		ID:       RuleSignatureNonClaude,
 		Severity: replay.SeverityRisk,
 		Doc:      "No Claude signature or redactedContent is sent to a model that is not Claude.",
 		Check: func(h *replay.History, tg *replay.Target, report func(replay.Violation)) {
@@ -130,7 +146,7 @@ var rules = []replay.Rule{
 		},
 	},
 	{
-		ID:       API + "/thinking-first",
+		ID:       RuleThinkingFirst,
 		Severity: replay.SeverityReject,
 		Doc:      "With Claude thinking enabled, the last assistant turn that calls a tool starts with its thinking or redacted block.",
 		Check: func(h *replay.History, tg *replay.Target, report func(replay.Violation)) {
@@ -168,7 +184,7 @@ var rules = []replay.Rule{
 		},
 	},
 	{
-		ID:       API + "/empty-content",
+		ID:       RuleEmptyContent,
 		Severity: replay.SeverityReject,
 		Doc:      "Every assistant turn sends at least one content block.",
 		Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
@@ -190,7 +206,7 @@ var rules = []replay.Rule{
 		},
 	},
 	{
-		ID:       API + "/reasoning-only",
+		ID:       RuleReasoningOnly,
 		Severity: replay.SeverityRisk,
 		Doc:      "An assistant turn of reasoning alone is taken as prefill, which the newest Claude models reject.",
 		Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {

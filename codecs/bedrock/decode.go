@@ -2,11 +2,12 @@ package bedrock
 
 import (
 	"encoding/json"
-	"github.com/reasonreplay/replay/internal/jsonw"
 	"strconv"
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/reasonreplay/replay/think"
 	"github.com/tidwall/gjson"
 )
@@ -32,34 +33,9 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	if !content.IsArray() {
 		return nil, replay.Malformed(API, -1, "/output/message/content", "expected an array")
 	}
-	lim := c.Limits.WithDefaults()
 	t := &replay.Turn{Provenance: c.provenance(), Complete: true}
-	var err error
-	i := 0
-	content.ForEach(func(_, b gjson.Result) bool {
-		ptr := "/output/message/content/" + strconv.Itoa(i)
-		if i >= lim.MaxBlocks {
-			err = &replay.LimitError{What: "block count", Limit: lim.MaxBlocks, Event: -1, Block: -1}
-			return false
-		}
-		var blk replay.Block
-		blk, err = c.block(b, i, ptr, lim)
-		if err != nil {
-			return false
-		}
-		if x, ok := blk.(*replay.Text); ok && splitsTags(c.Model, c.KeepTags) {
-			t.Blocks = c.appendSplit(t.Blocks, x.Text, i)
-			if len(t.Blocks) > lim.MaxBlocks {
-				err = &replay.LimitError{What: "block count", Limit: lim.MaxBlocks, Event: -1, Block: -1}
-				return false
-			}
-		} else if blk != nil {
-			t.Blocks = append(t.Blocks, blk)
-		}
-		i++
-		return true
-	})
-	if err != nil {
+	r := c.reader()
+	if err := r.content(t, content, "/output/message/content"); err != nil {
 		return nil, err
 	}
 	if sr := root.Get("stopReason"); sr.Type == gjson.String {
@@ -80,88 +56,182 @@ func firstOf(v gjson.Result, keys ...string) gjson.Result {
 	return gjson.Result{}
 }
 
-// block reads one content block. It returns nil for an empty text block.
-func (c Codec) block(b gjson.Result, i int, ptr string, lim replay.Limits) (replay.Block, error) {
+// reader reads Converse content blocks, of a response's output message or
+// of a request's assistant message, within one budget.
+type reader struct {
+	c Codec
+	b kit.Budget
+	// cut marks what a cut-off message lacks (a Claude reasoningText
+	// without its signature, a toolUse without its input) as unfinished:
+	// set for the last assistant message of a request.
+	cut bool
+}
+
+func (c Codec) reader() *reader {
+	return &reader{c: c, b: kit.NewBudget(API, c.Limits, -1)}
+}
+
+// content appends the blocks of the content array arr (at JSON Pointer
+// base) to t.
+func (r *reader) content(t *replay.Turn, arr gjson.Result, base string) error {
+	var err error
+	i := 0
+	arr.ForEach(func(_, b gjson.Result) bool {
+		err = r.element(t, b, i, base+"/"+strconv.Itoa(i))
+		i++
+		return err == nil
+	})
+	return err
+}
+
+// element appends the block (or, for text split at <think> tags, the
+// blocks) of content element i.
+func (r *reader) element(t *replay.Turn, b gjson.Result, i int, ptr string) error {
+	pos := len(t.Blocks)
+	blk, err := r.block(b, i, pos, ptr)
+	if err != nil || blk == nil {
+		return err
+	}
+	if x, ok := blk.(*replay.Text); ok && splitsTags(r.c.Model, r.c.KeepTags) {
+		return r.appendSplit(t, x.Text, i)
+	}
+	if err := r.b.Block(pos); err != nil {
+		return err
+	}
+	t.Blocks = append(t.Blocks, blk)
+	return nil
+}
+
+// block reads one content block, to be placed at pos. It returns nil for
+// an empty text block.
+func (r *reader) block(b gjson.Result, i, pos int, ptr string) (replay.Block, error) {
 	if !b.IsObject() {
 		return nil, replay.Malformed(API, -1, ptr, "expected a content block object")
 	}
 	if rc := b.Get("reasoningContent"); rc.Exists() {
-		return c.reasoning(b, rc, i, ptr, lim)
+		return r.reasoning(b, rc, i, pos, ptr)
 	}
 	if x := b.Get("text"); x.Exists() {
 		if x.Type != gjson.String {
 			return nil, replay.Malformed(API, -1, ptr+"/text", "expected a string")
 		}
-		if len(x.Str) > lim.MaxItem {
-			return nil, &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
-		}
 		if x.Str == "" {
 			return nil, nil
 		}
-		return &replay.Text{Text: clone(x.Str)}, nil
+		text, err := r.b.Keep(pos, x.Str)
+		return &replay.Text{Text: text}, err
 	}
 	if tu := b.Get("toolUse"); tu.Exists() {
-		if !tu.IsObject() {
-			return nil, replay.Malformed(API, -1, ptr+"/toolUse", "expected an object")
-		}
-		id, name := tu.Get("toolUseId"), tu.Get("name")
-		if id.Type != gjson.String || name.Type != gjson.String {
-			return nil, replay.Malformed(API, -1, ptr+"/toolUse", "expected string toolUseId and name")
-		}
-		args := "{}"
-		if in := tu.Get("input"); in.Exists() {
-			args = in.Raw
-		}
-		if len(args) > lim.MaxItem {
-			return nil, &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
-		}
-		return &replay.ToolCall{ID: clone(id.Str), Name: clone(name.Str), Arguments: clone(args),
-			Extra: extra(tu, "toolUseId", "name", "input")}, nil
+		return r.toolUse(tu, pos, ptr+"/toolUse")
 	}
 	kind := "content"
 	b.ForEach(func(k, _ gjson.Result) bool { kind = k.String(); return false })
-	return &replay.Native{Kind: clone(kind), Raw: raw(b.Raw)}, nil
+	nat := &replay.Native{Kind: kit.Clone(kind)}
+	var err error
+	nat.Raw, err = r.raw(pos, b.Raw)
+	return nat, err
 }
 
-func (c Codec) reasoning(b, rc gjson.Result, i int, ptr string, lim replay.Limits) (replay.Block, error) {
+// toolUse reads a toolUse block. Its input is kept as its JSON text; a
+// missing input is `{}`, or, in a cut message, an unfinished call.
+func (r *reader) toolUse(tu gjson.Result, pos int, ptr string) (replay.Block, error) {
+	if !tu.IsObject() {
+		return nil, replay.Malformed(API, -1, ptr, "expected an object")
+	}
+	id, name := tu.Get("toolUseId"), tu.Get("name")
+	if id.Type != gjson.String || name.Type != gjson.String {
+		return nil, replay.Malformed(API, -1, ptr, "expected string toolUseId and name")
+	}
+	tc := &replay.ToolCall{Arguments: "{}"}
+	in := tu.Get("input")
+	if in.Exists() {
+		tc.Arguments = in.Raw
+	} else if r.cut {
+		tc.Arguments, tc.Unfinished = "", true
+	}
+	var err error
+	for _, f := range []struct {
+		dst *string
+		s   string
+	}{{&tc.ID, id.Str}, {&tc.Name, name.Str}, {&tc.Arguments, tc.Arguments}} {
+		if *f.dst, err = r.b.Keep(pos, f.s); err != nil {
+			return nil, err
+		}
+	}
+	tc.Extra, err = r.extra(pos, tu, "toolUseId", "name", "input")
+	return tc, err
+}
+
+func (r *reader) reasoning(b, rc gjson.Result, i, pos int, ptr string) (replay.Block, error) {
 	ptr += "/reasoningContent"
 	rt, rd := rc.Get("reasoningText"), rc.Get("redactedContent")
 	switch {
 	case rt.IsObject() && !rd.Exists():
-		text := rt.Get("text")
-		if text.Type != gjson.String {
-			return nil, replay.Malformed(API, -1, ptr+"/reasoningText/text", "expected a string")
-		}
-		it := &replay.ReasoningText{Text: clone(text.Str)}
-		if len(text.Str) > lim.MaxItem {
-			return nil, &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
-		}
-		switch s := rt.Get("signature"); {
-		case s.Type == gjson.String:
-			it.Signature = replay.Some(clone(s.Str))
-		case s.Exists() && s.Type == gjson.Null:
-			it.Signature = replay.NullOf[string]()
-		case s.Exists():
-			return nil, replay.Malformed(API, -1, ptr+"/reasoningText/signature", "expected a string")
-		}
-		it.Format = formatFor(c.Model, it.Signed())
-		it.Index = replay.Some(i)
-		it.Extra = extra(rt, "text", "signature")
-		return it, nil
+		return r.reasoningText(rt, i, pos, ptr+"/reasoningText")
 	case rd.Type == gjson.String && !rt.Exists():
-		if len(rd.Str) > lim.MaxItem {
-			return nil, &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
+		data, err := r.b.Keep(pos, rd.Str)
+		if err != nil {
+			return nil, err
 		}
-		it := &replay.Encrypted{Data: clone(rd.Str)}
-		it.Format = formatFor(c.Model, false)
+		it := &replay.Encrypted{Data: data}
+		it.Format = formatFor(r.c.Model, false)
 		it.Index = replay.Some(i)
 		return it, nil
 	}
 	// Another shape: keep the whole content block verbatim.
-	o := &replay.Opaque{Type: "reasoningContent", Raw: raw(b.Raw)}
-	o.Format = formatFor(c.Model, false)
+	o := &replay.Opaque{Type: "reasoningContent"}
+	o.Format = formatFor(r.c.Model, false)
 	o.Index = replay.Some(i)
-	return o, nil
+	var err error
+	o.Raw, err = r.raw(pos, b.Raw)
+	return o, err
+}
+
+// reasoningText reads {text, signature?}. In a cut message, a Claude
+// reasoningText without its signature is unfinished.
+func (r *reader) reasoningText(rt gjson.Result, i, pos int, ptr string) (replay.Block, error) {
+	text := rt.Get("text")
+	if text.Type != gjson.String {
+		return nil, replay.Malformed(API, -1, ptr+"/text", "expected a string")
+	}
+	it := &replay.ReasoningText{}
+	var err error
+	if it.Text, err = r.b.Keep(pos, text.Str); err != nil {
+		return nil, err
+	}
+	switch s := rt.Get("signature"); {
+	case s.Type == gjson.String:
+		sig, err := r.b.Keep(pos, s.Str)
+		if err != nil {
+			return nil, err
+		}
+		it.Signature = replay.Some(sig)
+	case s.Exists() && s.Type == gjson.Null:
+		it.Signature = replay.NullOf[string]()
+	case s.Exists():
+		return nil, replay.Malformed(API, -1, ptr+"/signature", "expected a string")
+	case r.cut && isClaude(r.c.Model):
+		it.Unfinished = true
+	}
+	it.Format = formatFor(r.c.Model, it.Signed())
+	it.Index = replay.Some(i)
+	it.Extra, err = r.extra(pos, rt, "text", "signature")
+	return it, err
+}
+
+// extra returns the members of obj not in known, as one JSON object in
+// source order (a repeated name kept once), or nil, within the budget.
+func (r *reader) extra(pos int, obj gjson.Result, known ...string) (json.RawMessage, error) {
+	x := jsonw.ExtraMembers(obj.Raw, known...)
+	return x, r.b.Item(pos, len(x), len(x))
+}
+
+// raw copies a JSON text out of the input, within the budget.
+func (r *reader) raw(pos int, s string) (json.RawMessage, error) {
+	if err := r.b.Item(pos, len(s), len(s)); err != nil {
+		return nil, err
+	}
+	return raw(s), nil
 }
 
 // extra returns the members of obj not in known, as one JSON object in
@@ -170,43 +240,44 @@ func extra(obj gjson.Result, known ...string) json.RawMessage {
 	return jsonw.ExtraMembers(obj.Raw, known...)
 }
 
-func clone(s string) string {
-	if s == "" {
-		return ""
-	}
-	return string(append([]byte(nil), s...))
-}
+func clone(s string) string { return kit.Clone(s) }
 
 // raw copies a JSON text out of the input.
 func raw(s string) json.RawMessage { return json.RawMessage(append([]byte(nil), s...)) }
 
 // appendSplit appends text split at <think>-style tags: visible runs as
-// text blocks, tag-delimited runs as reasoning items of the model's format.
-func (c Codec) appendSplit(blocks []replay.Block, text string, i int) []replay.Block {
+// text blocks, tag-delimited runs as reasoning items of the model's
+// format. The text was counted once already; each run is a block.
+func (r *reader) appendSplit(t *replay.Turn, text string, i int) error {
 	var sp think.Splitter
 	segs := sp.Close(sp.WriteString(nil, text))
 	var cur strings.Builder
 	reasoning := false
-	flush := func() {
+	flush := func() error {
 		if cur.Len() == 0 {
-			return
+			return nil
+		}
+		if err := r.b.Block(len(t.Blocks)); err != nil {
+			return err
 		}
 		if reasoning {
 			it := &replay.ReasoningText{Text: cur.String()}
-			it.Format, it.Index = formatFor(c.Model, false), replay.Some(i)
-			blocks = append(blocks, it)
+			it.Format, it.Index = formatFor(r.c.Model, false), replay.Some(i)
+			t.Blocks = append(t.Blocks, it)
 		} else {
-			blocks = append(blocks, &replay.Text{Text: cur.String()})
+			t.Blocks = append(t.Blocks, &replay.Text{Text: cur.String()})
 		}
 		cur = strings.Builder{}
+		return nil
 	}
 	for _, sg := range segs {
 		if sg.Reasoning != reasoning {
-			flush()
+			if err := flush(); err != nil {
+				return err
+			}
 			reasoning = sg.Reasoning
 		}
 		cur.Write(sg.Text)
 	}
-	flush()
-	return blocks
+	return flush()
 }

@@ -105,7 +105,7 @@ func appendBlock(dst []byte, b replay.Block, i int) ([]byte, error) {
 // text block by its rank among the text blocks; an item followed by
 // nothing is appended. Items that are not replayable are left out.
 func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
-	if !gjson.ValidBytes(msg) {
+	if !jsonw.ValidBytes(msg) {
 		return nil, replay.Malformed(API, -1, "", "expected a JSON message")
 	}
 	m := gjson.ParseBytes(msg)
@@ -113,18 +113,39 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 	if !m.IsObject() || !content.IsArray() {
 		return nil, replay.Malformed(API, -1, "/content", "expected a message object with a content array")
 	}
-	// The caller's blocks, without reasoning.
-	type elem struct {
-		raw    string
-		toolID string
-		text   bool
+	elems := patchElems(content)
+	before, err := placeItems(elems, t)
+	if err != nil {
+		return nil, err
 	}
-	var elems []elem
+	arr := joinContent(elems, before)
+	end := content.Index + len(content.Raw)
+	if content.Index <= 0 || end > len(msg) || string(msg[content.Index:end]) != content.Raw {
+		return nil, replay.Malformed(API, -1, "/content", "cannot locate the content array")
+	}
+	out := make([]byte, 0, len(msg)+len(arr))
+	out = append(out, msg[:content.Index]...)
+	out = append(out, arr...)
+	out = append(out, msg[content.Index+len(content.Raw):]...)
+	return out, nil
+}
+
+// patchElem is one of the caller's content blocks: its JSON, and what
+// anchors reasoning to it (a toolUse id, or being text).
+type patchElem struct {
+	raw    string
+	toolID string
+	text   bool
+}
+
+// patchElems returns the caller's content blocks, without reasoning.
+func patchElems(content gjson.Result) []patchElem {
+	var elems []patchElem
 	content.ForEach(func(_, v gjson.Result) bool {
 		if v.Get("reasoningContent").Exists() {
 			return true
 		}
-		e := elem{raw: v.Raw}
+		e := patchElem{raw: v.Raw}
 		if id := v.Get("toolUse.toolUseId"); id.Type == gjson.String {
 			e.toolID = id.Str
 		} else if v.Get("text").Exists() {
@@ -133,10 +154,21 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 		elems = append(elems, e)
 		return true
 	})
-	// For each of the caller's blocks, the items to put before it; after
-	// holds the items that go last.
+	return elems
+}
+
+// placeItems returns, for each of the caller's blocks, the turn's
+// reasoning blocks to put before it: those that preceded the matching tool
+// call (by id) or text block (by rank) in the turn. The last entry holds
+// the items that go last.
+func placeItems(elems []patchElem, t *replay.Turn) ([][]byte, error) {
 	before := make([][]byte, len(elems)+1)
 	var pending []byte
+	put := func(at int) {
+		before[at] = jsonw.Comma(before[at])
+		before[at] = append(before[at], pending...)
+		pending = pending[:0:0]
+	}
 	textRank := 0
 	for i, b := range t.Blocks {
 		switch b := b.(type) {
@@ -145,51 +177,53 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 			if pending, err = appendBlock(pending, b, i); err != nil {
 				return nil, err
 			}
-			continue
 		case *replay.ToolCall:
-			if len(pending) == 0 {
-				continue
-			}
-			at := -1
-			for j, e := range elems {
-				if e.toolID != "" && e.toolID == b.ID {
-					at = j
-					break
-				}
-			}
-			if at >= 0 {
-				before[at] = jsonw.Comma(before[at])
-				before[at] = append(before[at], pending...)
-				pending = pending[:0:0]
+			if at := toolElem(elems, b.ID); len(pending) > 0 && at >= 0 {
+				put(at)
 			}
 		case *replay.Text:
 			if b.Text == "" {
 				continue
 			}
-			rank := textRank
+			if at := textElem(elems, textRank); len(pending) > 0 && at >= 0 {
+				put(at)
+			}
 			textRank++
-			if len(pending) == 0 {
-				continue
-			}
-			k := 0
-			for j, e := range elems {
-				if e.text {
-					if k == rank {
-						before[j] = jsonw.Comma(before[j])
-						before[j] = append(before[j], pending...)
-						pending = pending[:0:0]
-						break
-					}
-					k++
-				}
-			}
 		}
 	}
 	if len(pending) > 0 {
-		n := len(elems)
-		before[n] = jsonw.Comma(before[n])
-		before[n] = append(before[n], pending...)
+		put(len(elems))
 	}
+	return before, nil
+}
+
+// toolElem returns the position of the caller's toolUse block with id, or
+// -1.
+func toolElem(elems []patchElem, id string) int {
+	for j, e := range elems {
+		if e.toolID != "" && e.toolID == id {
+			return j
+		}
+	}
+	return -1
+}
+
+// textElem returns the position of the caller's rank-th text block, or -1.
+func textElem(elems []patchElem, rank int) int {
+	k := 0
+	for j, e := range elems {
+		if e.text {
+			if k == rank {
+				return j
+			}
+			k++
+		}
+	}
+	return -1
+}
+
+// joinContent writes the patched content array.
+func joinContent(elems []patchElem, before [][]byte) []byte {
 	arr := []byte{'['}
 	for j := 0; j <= len(elems); j++ {
 		if len(before[j]) > 0 {
@@ -201,14 +235,5 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 			arr = append(arr, elems[j].raw...)
 		}
 	}
-	arr = append(arr, ']')
-	end := content.Index + len(content.Raw)
-	if content.Index <= 0 || end > len(msg) || string(msg[content.Index:end]) != content.Raw {
-		return nil, replay.Malformed(API, -1, "/content", "cannot locate the content array")
-	}
-	out := make([]byte, 0, len(msg)+len(arr))
-	out = append(out, msg[:content.Index]...)
-	out = append(out, arr...)
-	out = append(out, msg[content.Index+len(content.Raw):]...)
-	return out, nil
+	return append(arr, ']')
 }

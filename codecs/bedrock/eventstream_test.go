@@ -59,7 +59,7 @@ func toEventStream(t testing.TB, jsonl []byte) []byte {
 }
 
 func decodeEventStream(r io.Reader, model string) (*replay.Turn, error) {
-	return replay.DecodeStream(bedrock.NewEventStreamReader(r), bedrock.Codec{Model: model}.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL})
+	return replay.DecodeStream(r, bedrock.Codec{Model: model}.NewStream(), replay.StreamOptions{Framing: replay.FramingEventStream})
 }
 
 func TestEventStreamMatchesJSONL(t *testing.T) {
@@ -69,6 +69,12 @@ func TestEventStreamMatchesJSONL(t *testing.T) {
 			jsonl := read(t, name)
 			want := codectest.FeedPush(bedrock.Codec{Model: modelFor(name)}.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL}, [][]byte{jsonl})
 			bin := toEventStream(t, jsonl)
+			// Push and pull, split anywhere: the same turn as the JSON Lines.
+			got := codectest.SweepStream(t, bedrock.Codec{Model: modelFor(name)}.NewStream,
+				replay.StreamOptions{Framing: replay.FramingEventStream}, bin)
+			require.Equal(t, string(want.Document()), string(got.Document()))
+			require.Equal(t, errString(want.Err), errString(got.Err))
+			require.Equal(t, codectest.EventSummary(want.Events), codectest.EventSummary(got.Events))
 			for _, r := range []io.Reader{bytes.NewReader(bin), iotest.OneByteReader(bytes.NewReader(bin)), iotest.HalfReader(bytes.NewReader(bin))} {
 				got, err := decodeEventStream(r, modelFor(name))
 				require.Equal(t, string(want.Document()), string(codectest.Indent(got.AppendJSON(nil))))
@@ -136,19 +142,29 @@ func TestEventStreamUnknownHeaderTypes(t *testing.T) {
 	out = binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(out))
 	out = append(append(out, headers...), payload...)
 	out = binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(out))
-	lines, err := io.ReadAll(bedrock.NewEventStreamReader(bytes.NewReader(out)))
+	tu, err := decodeEventStream(bytes.NewReader(out), claude)
 	require.NoError(t, err)
-	require.Equal(t, `{"messageStop":{"stopReason":"end_turn"}}`+"\n", string(lines))
+	require.True(t, tu.Complete)
+	require.Equal(t, "end_turn", tu.FinishReason)
 }
 
-// FuzzEventStream feeds arbitrary bytes to the event-stream reader: no
-// panic, and every error is typed or the reader's.
+func TestEventStreamLimits(t *testing.T) {
+	bin := toEventStream(t, read(t, "claude-thinking.jsonl"))
+	codectest.SweepLimits(t, bedrock.Codec{Model: claude}.NewStream, replay.FramingEventStream, bin)
+}
+
+// FuzzEventStream feeds arbitrary bytes to the decoder through the
+// event-stream framing: no panic, and every error is typed or the
+// provider's.
 func FuzzEventStream(f *testing.F) {
 	f.Add(toEventStream(f, read(f, "claude-tool-use.jsonl")))
 	f.Add(frame([]header{{":message-type", "error"}, {":error-code", "X"}}, nil))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, err := io.ReadAll(bedrock.NewEventStreamReader(bytes.NewReader(data)))
-		if err != nil && !errors.Is(err, replay.ErrMalformed) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		_, err := decodeEventStream(bytes.NewReader(data), claude)
+		var pe *replay.ProviderError
+		var le *replay.LimitError
+		if err != nil && !errors.Is(err, replay.ErrMalformed) && !errors.Is(err, io.ErrUnexpectedEOF) &&
+			!errors.As(err, &pe) && !errors.As(err, &le) {
 			t.Fatalf("untyped error: %v", err)
 		}
 	})

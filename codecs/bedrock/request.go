@@ -1,26 +1,30 @@
 package bedrock
 
 import (
-	"github.com/reasonreplay/replay/internal/reqread"
-
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
 
 // DecodeRequest reads the assistant turns of a Converse request body
 // (`{"messages":[...],"system":[...],"toolConfig":{...},
-// "additionalModelRequestFields":{...}}`) for [replay.AuditRequest]: each
-// `messages[i]` with role "assistant" is decoded as the message of a
-// Converse response. The HTTP body does not name the model (it is in the
-// URL path); the model is c.Model, else the body's `modelId` (the SDK and
-// CLI input form, `aws bedrock-runtime converse --cli-input-json`), and it
-// selects the format of the items as in [Codec.Decode]. Tools is true when
-// `toolConfig.tools` is not empty or a turn calls a tool; Thinking is true
-// when `additionalModelRequestFields` turns Claude thinking on
-// (`thinking.type` or `reasoning_config.type` "enabled").
+// "additionalModelRequestFields":{...}}`) for [replay.AuditRequest]: the
+// content of each `messages[i]` with role "assistant" is read by the same
+// content reader as a response's. The HTTP body does not name the model (it
+// is in the URL path); the model is c.Model, else the body's `modelId` (the
+// SDK and CLI input form, `aws bedrock-runtime converse --cli-input-json`),
+// and it selects the format of the items as in [Codec.Decode]. Tools is
+// true when `toolConfig.tools` is not empty or a turn calls a tool;
+// Thinking is true when `additionalModelRequestFields` turns Claude
+// thinking on (`thinking.type` or `reasoning_config.type` "enabled").
+//
+// A turn is Complete unless it is structurally cut: in the last assistant
+// message, a Claude reasoningText without its signature, or a toolUse
+// without its input, is unfinished and its turn is not Complete.
 func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error) {
 	h := replay.History{Request: body}
-	if !gjson.ValidBytes(body) || !gjson.ParseBytes(body).IsObject() {
+	if !jsonw.ValidBytes(body) || !gjson.ParseBytes(body).IsObject() {
 		return h, replay.Target{}, replay.Malformed(API, -1, "", "expected a Converse request body object")
 	}
 	root := gjson.ParseBytes(body)
@@ -36,14 +40,23 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 		Tools: len(root.Get("toolConfig.tools").Array()) > 0,
 		Thinking: amrf.Get("thinking.type").String() == "enabled" ||
 			amrf.Get("reasoning_config.type").String() == "enabled"}
-	err := reqread.Conversation(&h, &t, msgs, "/messages", "assistant", func(dst []byte, m gjson.Result) []byte {
-		dst = append(dst, `{"stopReason":"end_turn","output":{"message":{"role":"assistant","content":`...)
-		if content := m.Get("content"); content.Exists() {
-			dst = append(dst, content.Raw...)
-		} else {
-			dst = append(dst, "null"...)
-		}
-		return append(dst, "}}}"...)
-	}, c.Decode)
+	isTurn := func(m gjson.Result) bool { return m.Get("role").String() == "assistant" }
+	err := kit.RequestTurns(&h, &t, msgs, "/messages", isTurn, c.requestTurn)
 	return h, t, err
+}
+
+// requestTurn reads one assistant message of a request; cut says it is the
+// last one, which may have been cut off.
+func (c Codec) requestTurn(m gjson.Result, ptr string, cut bool) (*replay.Turn, error) {
+	content := m.Get("content")
+	if !content.IsArray() {
+		return nil, replay.Malformed(API, -1, ptr+"/content", "expected an array")
+	}
+	tu := &replay.Turn{Provenance: c.provenance()}
+	r := c.reader()
+	r.cut = cut
+	if err := r.content(tu, content, ptr+"/content"); err != nil {
+		return nil, err
+	}
+	return tu, nil
 }

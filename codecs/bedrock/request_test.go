@@ -118,5 +118,46 @@ func TestAuditRequestErrors(t *testing.T) {
 	}
 	_, err := replay.AuditRequest(bedrock.API, []byte(`{"messages":[{"role":"user","content":[]},{"role":"assistant","content":[{"reasoningContent":{"reasoningText":{"text":5}}}]}]}`))
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "/messages/1: ")
+	assert.Contains(t, err.Error(), "/messages/1/content/0/reasoningContent/reasoningText/text: ")
+}
+
+// A last assistant message cut off before its signature or its tool input
+// reads as an unfinished turn: the core rules fire. The same message
+// complete reads clean.
+func TestAuditRequestCutTurn(t *testing.T) {
+	const head = `{"modelId":"` + claude + `","messages":[{"role":"user","content":[{"text":"Hi"}]},{"role":"assistant","content":[`
+	complete := head + `{"reasoningContent":{"reasoningText":{"text":"Look it up.","signature":"c2lnLTE="}}},{"toolUse":{"toolUseId":"t1","name":"lookup","input":{"q":"x"}}}]}]}`
+	r, err := replay.AuditRequest(bedrock.API, []byte(complete))
+	require.NoError(t, err)
+	assert.True(t, r.Clean(), "%v", r.Err())
+
+	for name, body := range map[string]string{
+		"no signature": head + `{"reasoningContent":{"reasoningText":{"text":"Look it up."}}},{"toolUse":{"toolUseId":"t1","name":"lookup","input":{"q":"x"}}}]}]}`,
+		"no input":     head + `{"reasoningContent":{"reasoningText":{"text":"Look it up.","signature":"c2lnLTE="}}},{"toolUse":{"toolUseId":"t1","name":"lookup"}}]}]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			h, _, err := bedrock.Codec{}.DecodeRequest([]byte(body))
+			require.NoError(t, err)
+			require.Len(t, h.Turns, 1)
+			assert.False(t, h.Turns[0].Complete)
+			r, err := replay.AuditRequest(bedrock.API, []byte(body))
+			require.NoError(t, err)
+			assert.Contains(t, ruleIDs(r), "replay/incomplete-turn")
+		})
+	}
+	// Only the last assistant message can be cut: an earlier one without a
+	// tool input reads as `{}`, as in a response.
+	earlier := head + `{"toolUse":{"toolUseId":"t0","name":"lookup"}}]},{"role":"user","content":[{"text":"more"}]},{"role":"assistant","content":[{"text":"ok"}]}]}`
+	h, _, err := bedrock.Codec{}.DecodeRequest([]byte(earlier))
+	require.NoError(t, err)
+	assert.True(t, h.Turns[0].Complete)
+	assert.Equal(t, "{}", h.Turns[0].Blocks[0].(*replay.ToolCall).Arguments)
+}
+
+func ruleIDs(r replay.Report) []string {
+	var out []string
+	for _, v := range r.Violations {
+		out = append(out, v.Rule)
+	}
+	return out
 }

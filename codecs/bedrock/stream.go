@@ -1,20 +1,20 @@
 package bedrock
 
 import (
-	"fmt"
-	"io"
 	"strings"
 	"unsafe"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/reasonreplay/replay/think"
 	"github.com/tidwall/gjson"
 )
 
-// NewStream returns a decoder for ConverseStream events.
+// NewStream returns a decoder for ConverseStream events, seeded with the
+// codec's model, provider, limits and tag handling.
 func (c Codec) NewStream() replay.FrameDecoder {
-	return &Stream{Model: c.Model, Provider: c.Provider, Limits: c.Limits, KeepTags: c.KeepTags}
+	return &StreamDecoder{Model: c.Model, Provider: c.Provider, Limits: c.Limits, KeepTags: c.KeepTags}
 }
 
 type openKind uint8
@@ -45,18 +45,23 @@ type open struct {
 	rsnB  strings.Builder
 }
 
-// Stream is the ConverseStream decoder. The zero value is ready to use;
-// Model, Provider and Limits play the roles of the [Codec] fields.
-type Stream struct {
-	Model    string
+// StreamDecoder is the ConverseStream decoder. The zero value is ready to
+// use; Model, Provider and Limits play the roles of the [Codec] fields. It
+// implements [replay.FrameDecoder] and [replay.LimitSetter].
+type StreamDecoder struct {
+	// Model is the Bedrock model id; it selects the items' format.
+	Model string
+	// Provider is recorded in the turn's provenance.
 	Provider string
-	Limits   replay.Limits
+	// Limits bound what the decoder keeps; zero fields take defaults.
+	Limits replay.Limits
 	// KeepTags leaves <think>-style tags in visible text (see
 	// [Codec.KeepTags]).
 	KeepTags bool
 
-	lim     replay.Limits
+	budget  kit.Budget
 	init    bool
+	piece   strings.Builder // the decoded piece of the current text delta
 	turn    replay.Turn
 	opens   []*open
 	free    []*open
@@ -78,63 +83,88 @@ var exceptions = map[string]int{
 	"serviceUnavailableException": 503,
 }
 
-// Decode decodes one event.
-func (s *Stream) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
+// start sets the decoder up once, before its first frame.
+func (s *StreamDecoder) start() {
+	if s.init {
+		return
+	}
+	s.init = true
+	s.budget = kit.NewBudget(API, s.Limits, 0)
+	s.split = splitsTags(s.Model, s.KeepTags)
+	s.turn.Provenance = Codec{Provider: s.Provider, Model: s.Model}.provenance()
+}
+
+// SetLimits implements [replay.LimitSetter]: the non-zero fields of l
+// replace the decoder's limits.
+func (s *StreamDecoder) SetLimits(l replay.Limits) {
+	s.start()
+	s.budget.Override(l)
+}
+
+// Decode implements [replay.FrameDecoder]: it decodes one event.
+func (s *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
 	if s.err != nil {
 		return dst, s.err
 	}
-	if !s.init {
-		s.init = true
-		s.lim = s.Limits.WithDefaults()
-		s.split = splitsTags(s.Model, s.KeepTags)
-		s.turn.Provenance = Codec{Provider: s.Provider, Model: s.Model}.provenance()
-	}
+	s.start()
 	n := s.n
 	s.n++
+	s.budget.Event = n
 	if s.done {
 		return dst, nil
 	}
-	if !jsonw.ValidBytes(f.Data) {
-		s.err = replay.Malformed(API, n, "", "expected a JSON event")
-		return dst, s.err
+	typ, p, err := s.frame(f, n)
+	if err == nil {
+		dst, err = s.event(n, typ, p, dst)
 	}
-	// The frame is read in place (it is valid only during this call);
-	// everything kept is copied out of it.
-	data := gjson.Parse(unsafe.String(unsafe.SliceData(f.Data), len(f.Data)))
-	var typ string
-	var p gjson.Result
-	if len(f.Type) > 0 {
-		typ, p = unsafe.String(unsafe.SliceData(f.Type), len(f.Type)), data
-	} else {
-		if !data.IsObject() {
-			s.err = replay.Malformed(API, n, "", "expected an object {\"<eventType>\":{...}}")
-			return dst, s.err
-		}
-		members := 0
-		data.ForEach(func(k, v gjson.Result) bool {
-			typ, p = k.Str, v
-			members++
-			return members < 2
-		})
-		if members != 1 {
-			s.err = replay.Malformed(API, n, "", "expected exactly one member naming the event type")
-			return dst, s.err
-		}
-	}
-	var err error
-	dst, err = s.event(n, typ, p, dst)
 	if err != nil {
 		s.err = err
 	}
 	return dst, err
 }
 
-func (s *Stream) event(n int, typ string, p gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+// frame returns the event type and payload of a frame: its Type and data,
+// or, for a frame without a type, the one member of its data,
+// `{"<eventType>":{...}}`. The frame is read in place (it is valid only
+// during this call); everything kept is copied out of it.
+func (s *StreamDecoder) frame(f replay.Frame, n int) (string, gjson.Result, error) {
+	data := f.Data
+	if len(data) == 0 && len(f.Type) > 0 {
+		data = []byte("{}") // an event stream message without a payload
+	}
+	if !jsonw.ValidBytes(data) {
+		return "", gjson.Result{}, replay.Malformed(API, n, "", "expected a JSON event")
+	}
+	p := gjson.Parse(unsafe.String(unsafe.SliceData(data), len(data)))
+	if len(f.Type) > 0 {
+		return unsafe.String(unsafe.SliceData(f.Type), len(f.Type)), p, nil
+	}
+	if !p.IsObject() {
+		return "", p, replay.Malformed(API, n, "", "expected an object {\"<eventType>\":{...}}")
+	}
+	var typ string
+	var v gjson.Result
+	members := 0
+	p.ForEach(func(k, x gjson.Result) bool {
+		typ, v = k.Str, x
+		members++
+		return members < 2
+	})
+	if members != 1 {
+		return "", p, replay.Malformed(API, n, "", "expected exactly one member naming the event type")
+	}
+	return typ, v, nil
+}
+
+// event decodes one event of type typ with payload p.
+func (s *StreamDecoder) event(n int, typ string, p gjson.Result, dst []replay.Event) ([]replay.Event, error) {
 	switch typ {
 	case "messageStart", "metadata", "messageStop", "contentBlockStart", "contentBlockDelta", "contentBlockStop":
 		if !p.IsObject() {
 			return dst, replay.Malformed(API, n, "", "expected %s to be an object", typ)
 		}
+	default:
+		return s.other(typ, p, dst), nil
 	}
 	switch typ {
 	case "messageStart":
@@ -145,36 +175,7 @@ func (s *Stream) event(n int, typ string, p gjson.Result, dst []replay.Event) ([
 		}
 		return dst, nil
 	case "messageStop":
-		if sr := p.Get("stopReason"); sr.Type == gjson.String {
-			s.turn.FinishReason = clone(sr.Str)
-		}
-		for len(s.opens) > 0 {
-			dst = s.close(s.opens[0], dst)
-		}
-		s.stopped = true
-		return append(dst, replay.Event{Kind: replay.EventDone, Block: -1}), nil
-	case "contentBlockStart", "contentBlockDelta", "contentBlockStop":
-	default:
-		status, ok := exceptions[typ]
-		if ok || strings.HasSuffix(typ, "Exception") || typ == "error" {
-			e := &replay.ProviderError{API: API, Status: status, Type: clone(typ)}
-			if typ == "error" {
-				e.Type = clone(p.Get("code").String())
-			}
-			if m := p.Get("message"); m.Type == gjson.String {
-				e.Message = clone(m.Str)
-			}
-			if st := p.Get("originalStatusCode"); st.Type == gjson.Number {
-				e.Status = int(st.Int())
-			}
-			if om := p.Get("originalMessage"); om.Type == gjson.String {
-				e.Raw = clone(om.Str)
-			}
-			s.perr, s.done = e, true
-			s.turn.Error = e
-			return append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: e}), nil
-		}
-		return dst, nil // an event type this decoder does not know
+		return s.messageStop(p, dst), nil
 	}
 	if s.stopped {
 		return dst, replay.Malformed(API, n, "", "%s after messageStop", typ)
@@ -195,175 +196,243 @@ func (s *Stream) event(n int, typ string, p gjson.Result, dst []replay.Event) ([
 		if o != nil {
 			return dst, replay.Malformed(API, n, "/contentBlockIndex", "block %d started twice", cbi)
 		}
-		st := p.Get("start")
-		tu := st.Get("toolUse")
-		if !tu.IsObject() {
-			if !st.IsObject() || st.Raw == "{}" || st.Get("text").Exists() || st.Get("reasoningContent").Exists() {
-				return dst, nil // text and reasoning blocks open at their first delta
-			}
-			// Another start kind: kept verbatim, closed at once.
-			if err := s.grow(); err != nil {
-				return dst, err
-			}
-			s.turn.Blocks = append(s.turn.Blocks, &replay.Native{Kind: "contentBlockStart", Raw: raw(st.Raw)})
-			return dst, nil
-		}
-		id, name := tu.Get("toolUseId"), tu.Get("name")
-		if id.Type != gjson.String || name.Type != gjson.String {
-			return dst, replay.Malformed(API, n, "/start/toolUse", "expected string toolUseId and name")
-		}
-		if err := s.grow(); err != nil {
-			return dst, err
-		}
-		o = s.openAt(cbi, openTool)
-		call := &replay.ToolCall{ID: clone(id.Str), Name: clone(name.Str), Unfinished: true,
-			Extra: extra(tu, "toolUseId", "name")}
-		s.turn.Blocks = append(s.turn.Blocks, call)
-		return append(dst, replay.Event{Kind: replay.EventToolCallStart, Block: o.block, ID: call.ID, Name: call.Name}), nil
+		return s.blockStart(n, cbi, p.Get("start"), dst)
 	}
-	// contentBlockDelta
-	const ptr = "/delta"
-	d := p.Get("delta")
-	if !d.IsObject() {
-		return dst, replay.Malformed(API, n, ptr, "expected an object")
-	}
-	if x := jsonw.RawMember(d.Raw, "text"); x != "" {
-		if x[0] != '"' {
-			return dst, replay.Malformed(API, n, ptr+"/text", "expected a string")
-		}
-		if o == nil {
-			o = s.openAt(cbi, openText)
-		} else if o.kind != openText {
-			return dst, replay.Malformed(API, n, ptr+"/text", "text delta in a block of another kind")
-		}
-		if x == `""` {
-			return dst, nil
-		}
-		// The raw content is kept in o.text; its new piece goes through
-		// the tag splitter into visible and reasoning runs.
-		piece, err := s.appendTo(&o.text, x)
-		if err != nil || piece == "" {
-			return dst, err
-		}
-		if !s.split {
-			s.segs = append(s.segs[:0], think.Segment{Text: unsafe.Slice(unsafe.StringData(piece), len(piece))})
-		} else {
-			s.segs = o.split.WriteString(s.segs[:0], piece)
-		}
-		return s.runs(o, s.segs, dst)
-	}
-	if rc := jsonw.RawMember(d.Raw, "reasoningContent"); rc != "" {
-		const ptr = "/delta/reasoningContent"
-		if rc[0] != '{' {
-			return dst, replay.Malformed(API, n, ptr, "expected an object")
-		}
-		text, sig, red := jsonw.RawMember(rc, "text"), jsonw.RawMember(rc, "signature"), jsonw.RawMember(rc, "redactedContent")
-		for _, v := range [...]string{text, sig, red} {
-			if v != "" && v[0] != '"' {
-				return dst, replay.Malformed(API, n, ptr, "expected string members")
-			}
-		}
-		want := openReasoning
-		if red != "" {
-			want = openRedacted
-			if text != "" || sig != "" {
-				return dst, replay.Malformed(API, n, ptr, "redactedContent together with text or signature")
-			}
-		} else if text == "" && sig == "" {
-			return dst, replay.Malformed(API, n, ptr, "expected text, signature or redactedContent")
-		}
-		if o == nil {
-			if err := s.grow(); err != nil {
-				return dst, err
-			}
-			o = s.openAt(cbi, want)
-			var it replay.ReasoningItem
-			if want == openRedacted {
-				it = &replay.Encrypted{}
-			} else {
-				it = &replay.ReasoningText{}
-			}
-			m := it.Meta()
-			m.Index, m.Unfinished = replay.Some(cbi), true
-			m.Format = formatFor(s.Model, false)
-			s.turn.Blocks = append(s.turn.Blocks, it)
-			dst = append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: o.block, Item: it})
-		} else if o.kind != want {
-			return dst, replay.Malformed(API, n, ptr, "reasoning delta in a block of another kind")
-		}
-		it := s.turn.Blocks[o.block].(replay.ReasoningItem)
-		if red != "" {
-			if _, err := s.appendTo(&o.data, red); err != nil {
-				return dst, err
-			}
-			return dst, nil
-		}
-		if sig != "" {
-			if _, err := s.appendTo(&o.sig, sig); err != nil {
-				return dst, err
-			}
-			o.nsig++
-		}
-		if text != "" {
-			delta, err := s.appendTo(&o.text, text)
-			if err != nil {
-				return dst, err
-			}
-			if delta != "" {
-				dst = append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: o.block, Delta: delta, Item: it})
-			}
-		}
-		return dst, nil
-	}
-	if tu := jsonw.RawMember(d.Raw, "toolUse"); tu != "" {
-		in := jsonw.RawMember(tu, "input")
-		if in == "" || in[0] != '"' {
-			return dst, replay.Malformed(API, n, ptr+"/toolUse/input", "expected a string")
-		}
-		if o == nil || o.kind != openTool {
-			return dst, replay.Malformed(API, n, ptr+"/toolUse", "toolUse delta without a toolUse contentBlockStart")
-		}
-		delta, err := s.appendTo(&o.text, in)
-		if err != nil {
-			return dst, err
-		}
-		if delta == "" {
-			return dst, nil
-		}
-		return append(dst, replay.Event{Kind: replay.EventToolCallDelta, Block: o.block, Delta: delta}), nil
-	}
-	// Another delta kind (citation, image, ...): kept verbatim as its own
-	// block.
-	if err := s.grow(); err != nil {
-		return dst, err
-	}
-	s.turn.Blocks = append(s.turn.Blocks, &replay.Native{Kind: "contentBlockDelta", Raw: raw(d.Raw)})
-	return dst, nil
+	return s.blockDelta(n, cbi, o, p.Get("delta"), dst)
 }
 
-func (s *Stream) grow() error {
-	if len(s.turn.Blocks) >= s.lim.MaxBlocks {
-		return &replay.LimitError{What: "block count", Limit: s.lim.MaxBlocks, Event: -1, Block: -1}
+// other handles an event outside the message's own: an exception or error
+// ends the stream with a provider error; an unknown event is ignored.
+func (s *StreamDecoder) other(typ string, p gjson.Result, dst []replay.Event) []replay.Event {
+	status, ok := exceptions[typ]
+	if !ok && !strings.HasSuffix(typ, "Exception") && typ != "error" {
+		return dst // an event type this decoder does not know
 	}
+	e := &replay.ProviderError{API: API, Status: status, Type: clone(typ)}
+	if typ == "error" {
+		e.Type = clone(p.Get("code").String())
+	}
+	if m := p.Get("message"); m.Type == gjson.String {
+		e.Message = clone(m.Str)
+	}
+	if st := p.Get("originalStatusCode"); st.Type == gjson.Number {
+		e.Status = int(st.Int())
+	}
+	if om := p.Get("originalMessage"); om.Type == gjson.String {
+		e.Raw = clone(om.Str)
+	}
+	s.perr, s.done = e, true
+	s.turn.Error = e
+	return append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: e})
+}
+
+// messageStop records the stop reason and closes the blocks still open.
+func (s *StreamDecoder) messageStop(p gjson.Result, dst []replay.Event) []replay.Event {
+	if sr := p.Get("stopReason"); sr.Type == gjson.String {
+		s.turn.FinishReason = clone(sr.Str)
+	}
+	for len(s.opens) > 0 {
+		dst = s.close(s.opens[0], dst)
+	}
+	s.stopped = true
+	return append(dst, replay.Event{Kind: replay.EventDone, Block: -1})
+}
+
+// blockStart opens a toolUse block, or keeps another start kind verbatim;
+// text and reasoning blocks open at their first delta.
+func (s *StreamDecoder) blockStart(n, cbi int, st gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+	tu := st.Get("toolUse")
+	if !tu.IsObject() {
+		if !st.IsObject() || st.Raw == "{}" || st.Get("text").Exists() || st.Get("reasoningContent").Exists() {
+			return dst, nil
+		}
+		// Another start kind: kept verbatim, closed at once.
+		return dst, s.native("contentBlockStart", st.Raw)
+	}
+	id, name := tu.Get("toolUseId"), tu.Get("name")
+	if id.Type != gjson.String || name.Type != gjson.String {
+		return dst, replay.Malformed(API, n, "/start/toolUse", "expected string toolUseId and name")
+	}
+	pos := len(s.turn.Blocks)
+	if err := s.budget.Block(pos); err != nil {
+		return dst, err
+	}
+	call := &replay.ToolCall{Unfinished: true, Extra: extra(tu, "toolUseId", "name")}
+	var err error
+	if call.ID, err = s.budget.Keep(pos, id.Str); err != nil {
+		return dst, err
+	}
+	if call.Name, err = s.budget.Keep(pos, name.Str); err != nil {
+		return dst, err
+	}
+	if err = s.budget.Item(pos, len(call.Extra), len(call.Extra)); err != nil {
+		return dst, err
+	}
+	o := s.openAt(cbi, openTool)
+	s.turn.Blocks = append(s.turn.Blocks, call)
+	return append(dst, replay.Event{Kind: replay.EventToolCallStart, Block: o.block, ID: call.ID, Name: call.Name}), nil
+}
+
+// native keeps a block of a kind this decoder does not know, verbatim.
+func (s *StreamDecoder) native(kind, rawJSON string) error {
+	pos := len(s.turn.Blocks)
+	if err := s.budget.Block(pos); err != nil {
+		return err
+	}
+	if err := s.budget.Item(pos, len(rawJSON), len(rawJSON)); err != nil {
+		return err
+	}
+	s.turn.Blocks = append(s.turn.Blocks, &replay.Native{Kind: kind, Raw: raw(rawJSON)})
 	return nil
 }
 
-// appendTo appends the value of the JSON string literal lit to b (without
-// allocating beyond b's growth) and returns the appended bytes as an
-// immutable string.
-func (s *Stream) appendTo(b *strings.Builder, lit string) (string, error) {
-	if b.Len()+len(lit)-2 > s.lim.MaxItem {
-		return "", &replay.LimitError{What: "item size", Limit: s.lim.MaxItem, Event: -1, Block: -1}
+// blockDelta routes a contentBlockDelta to its block by kind.
+func (s *StreamDecoder) blockDelta(n, cbi int, o *open, d gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+	if !d.IsObject() {
+		return dst, replay.Malformed(API, n, "/delta", "expected an object")
 	}
+	if x := jsonw.RawMember(d.Raw, "text"); x != "" {
+		return s.textDelta(n, cbi, o, x, dst)
+	}
+	if rc := jsonw.RawMember(d.Raw, "reasoningContent"); rc != "" {
+		return s.reasoningDelta(n, cbi, o, rc, dst)
+	}
+	if tu := jsonw.RawMember(d.Raw, "toolUse"); tu != "" {
+		return s.toolDelta(n, o, tu, dst)
+	}
+	// Another delta kind (citation, image, ...): kept verbatim as its own
+	// block.
+	return dst, s.native("contentBlockDelta", d.Raw)
+}
+
+// textDelta appends a text piece: it goes through the tag splitter into
+// visible and reasoning runs, each its own turn block.
+func (s *StreamDecoder) textDelta(n, cbi int, o *open, x string, dst []replay.Event) ([]replay.Event, error) {
+	const ptr = "/delta/text"
+	if x[0] != '"' {
+		return dst, replay.Malformed(API, n, ptr, "expected a string")
+	}
+	if o == nil {
+		o = s.openAt(cbi, openText)
+	} else if o.kind != openText {
+		return dst, replay.Malformed(API, n, ptr, "text delta in a block of another kind")
+	}
+	if x == `""` {
+		return dst, nil
+	}
+	s.piece.Reset()
+	jsonw.WriteUnquoted(&s.piece, x)
+	piece := s.piece.String()
+	if !s.split {
+		s.segs = append(s.segs[:0], think.Segment{Text: unsafe.Slice(unsafe.StringData(piece), len(piece))})
+	} else {
+		s.segs = o.split.WriteString(s.segs[:0], piece)
+	}
+	return s.runs(o, s.segs, dst)
+}
+
+// reasoningDelta appends to a reasoning block: text, signature or
+// redactedContent pieces, opening the block at its first.
+func (s *StreamDecoder) reasoningDelta(n, cbi int, o *open, rc string, dst []replay.Event) ([]replay.Event, error) {
+	const ptr = "/delta/reasoningContent"
+	if rc[0] != '{' {
+		return dst, replay.Malformed(API, n, ptr, "expected an object")
+	}
+	text, sig, red := jsonw.RawMember(rc, "text"), jsonw.RawMember(rc, "signature"), jsonw.RawMember(rc, "redactedContent")
+	for _, v := range [...]string{text, sig, red} {
+		if v != "" && v[0] != '"' {
+			return dst, replay.Malformed(API, n, ptr, "expected string members")
+		}
+	}
+	want := openReasoning
+	if red != "" {
+		want = openRedacted
+		if text != "" || sig != "" {
+			return dst, replay.Malformed(API, n, ptr, "redactedContent together with text or signature")
+		}
+	} else if text == "" && sig == "" {
+		return dst, replay.Malformed(API, n, ptr, "expected text, signature or redactedContent")
+	}
+	var err error
+	if o == nil {
+		if o, dst, err = s.openReasoning(cbi, want, dst); err != nil {
+			return dst, err
+		}
+	} else if o.kind != want {
+		return dst, replay.Malformed(API, n, ptr, "reasoning delta in a block of another kind")
+	}
+	if red != "" {
+		_, err := s.appendTo(o.block, &o.data, red)
+		return dst, err
+	}
+	if sig != "" {
+		if _, err := s.appendTo(o.block, &o.sig, sig); err != nil {
+			return dst, err
+		}
+		o.nsig++
+	}
+	if text != "" {
+		delta, err := s.appendTo(o.block, &o.text, text)
+		if err != nil {
+			return dst, err
+		}
+		if delta != "" {
+			it := s.turn.Blocks[o.block].(replay.ReasoningItem)
+			dst = append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: o.block, Delta: delta, Item: it})
+		}
+	}
+	return dst, nil
+}
+
+// openReasoning opens a reasoning or redacted block at its first delta.
+func (s *StreamDecoder) openReasoning(cbi int, kind openKind, dst []replay.Event) (*open, []replay.Event, error) {
+	if err := s.budget.Block(len(s.turn.Blocks)); err != nil {
+		return nil, dst, err
+	}
+	o := s.openAt(cbi, kind)
+	var it replay.ReasoningItem
+	if kind == openRedacted {
+		it = &replay.Encrypted{}
+	} else {
+		it = &replay.ReasoningText{}
+	}
+	m := it.Meta()
+	m.Index, m.Unfinished = replay.Some(cbi), true
+	m.Format = formatFor(s.Model, false)
+	s.turn.Blocks = append(s.turn.Blocks, it)
+	return o, append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: o.block, Item: it}), nil
+}
+
+// toolDelta appends a piece of a tool call's input.
+func (s *StreamDecoder) toolDelta(n int, o *open, tu string, dst []replay.Event) ([]replay.Event, error) {
+	const ptr = "/delta/toolUse"
+	in := jsonw.RawMember(tu, "input")
+	if in == "" || in[0] != '"' {
+		return dst, replay.Malformed(API, n, ptr+"/input", "expected a string")
+	}
+	if o == nil || o.kind != openTool {
+		return dst, replay.Malformed(API, n, ptr, "toolUse delta without a toolUse contentBlockStart")
+	}
+	delta, err := s.appendTo(o.block, &o.text, in)
+	if err != nil || delta == "" {
+		return dst, err
+	}
+	return append(dst, replay.Event{Kind: replay.EventToolCallDelta, Block: o.block, Delta: delta}), nil
+}
+
+// appendTo appends the value of the JSON string literal lit to b, the
+// growing string of the block at pos, within the budget, and returns the
+// appended bytes as an immutable string.
+func (s *StreamDecoder) appendTo(pos int, b *strings.Builder, lit string) (string, error) {
 	k := b.Len()
 	jsonw.WriteUnquoted(b, lit)
-	if b.Len() > s.lim.MaxItem {
-		return "", &replay.LimitError{What: "item size", Limit: s.lim.MaxItem, Event: -1, Block: -1}
+	if err := s.budget.Item(pos, b.Len(), b.Len()-k); err != nil {
+		return "", err
 	}
 	return b.String()[k:], nil
 }
 
-func (s *Stream) find(cbi int) *open {
+func (s *StreamDecoder) find(cbi int) *open {
 	for _, o := range s.opens {
 		if o.cbi == cbi {
 			return o
@@ -374,7 +443,7 @@ func (s *Stream) find(cbi int) *open {
 
 // openAt opens a block. Reasoning and tool blocks take the next position
 // in the turn; a text block gets one at its first non-empty delta.
-func (s *Stream) openAt(cbi int, kind openKind) *open {
+func (s *StreamDecoder) openAt(cbi int, kind openKind) *open {
 	var o *open
 	if k := len(s.free); k > 0 {
 		o, s.free = s.free[k-1], s.free[:k-1]
@@ -392,7 +461,7 @@ func (s *Stream) openAt(cbi int, kind openKind) *open {
 }
 
 // close finishes o and removes it from the open list.
-func (s *Stream) close(o *open, dst []replay.Event) []replay.Event {
+func (s *StreamDecoder) close(o *open, dst []replay.Event) []replay.Event {
 	dst = s.finalize(o, dst, true)
 	for i, x := range s.opens {
 		if x == o {
@@ -408,7 +477,7 @@ func (s *Stream) close(o *open, dst []replay.Event) []replay.Event {
 
 // finalize copies o's builders into its block; finished says whether the
 // block closed normally (events are emitted only then).
-func (s *Stream) finalize(o *open, dst []replay.Event, finished bool) []replay.Event {
+func (s *StreamDecoder) finalize(o *open, dst []replay.Event, finished bool) []replay.Event {
 	if o.kind == openText {
 		if s.split && finished {
 			s.segs = o.split.Close(s.segs[:0])
@@ -452,12 +521,10 @@ func (s *Stream) finalize(o *open, dst []replay.Event, finished bool) []replay.E
 	return dst
 }
 
-// Finish ends the stream and returns the turn.
-func (s *Stream) Finish() (*replay.Turn, error) {
-	if !s.init {
-		s.init = true
-		s.turn.Provenance = Codec{Provider: s.Provider, Model: s.Model}.provenance()
-	}
+// Finish implements [replay.FrameDecoder]: it ends the stream and returns
+// the turn.
+func (s *StreamDecoder) Finish() (*replay.Turn, error) {
+	s.start()
 	for _, o := range s.opens {
 		s.finalize(o, nil, false)
 	}
@@ -472,7 +539,7 @@ func (s *Stream) Finish() (*replay.Turn, error) {
 		return t, s.perr
 	case !s.stopped:
 		t.MarkUnfinished()
-		return t, &replay.Error{API: API, Event: s.n, Err: fmt.Errorf("stream ended before messageStop: %w", io.ErrUnexpectedEOF)}
+		return t, kit.EndedBefore(API, s.n, "messageStop")
 	}
 	t.Complete = true
 	return t, nil
@@ -480,12 +547,12 @@ func (s *Stream) Finish() (*replay.Turn, error) {
 
 // runs appends the segments of a text block to its visible and reasoning
 // runs, opening a new turn block at every change of kind.
-func (s *Stream) runs(o *open, segs []think.Segment, dst []replay.Event) ([]replay.Event, error) {
+func (s *StreamDecoder) runs(o *open, segs []think.Segment, dst []replay.Event) ([]replay.Event, error) {
 	for _, sg := range segs {
 		if sg.Reasoning {
 			s.endVisible(o)
 			if o.rsn < 0 {
-				if err := s.grow(); err != nil {
+				if err := s.budget.Block(len(s.turn.Blocks)); err != nil {
 					return dst, err
 				}
 				it := &replay.ReasoningText{}
@@ -494,7 +561,7 @@ func (s *Stream) runs(o *open, segs []think.Segment, dst []replay.Event) ([]repl
 				s.turn.Blocks = append(s.turn.Blocks, it)
 				dst = append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: o.rsn, Item: it})
 			}
-			d, err := s.appendBytes(&o.rsnB, sg.Text)
+			d, err := s.appendBytes(o.rsn, &o.rsnB, sg.Text)
 			if err != nil {
 				return dst, err
 			}
@@ -503,13 +570,13 @@ func (s *Stream) runs(o *open, segs []think.Segment, dst []replay.Event) ([]repl
 		}
 		dst = s.endReasoning(o, dst, true)
 		if o.vis < 0 {
-			if err := s.grow(); err != nil {
+			if err := s.budget.Block(len(s.turn.Blocks)); err != nil {
 				return dst, err
 			}
 			o.vis = len(s.turn.Blocks)
 			s.turn.Blocks = append(s.turn.Blocks, &replay.Text{})
 		}
-		d, err := s.appendBytes(&o.visB, sg.Text)
+		d, err := s.appendBytes(o.vis, &o.visB, sg.Text)
 		if err != nil {
 			return dst, err
 		}
@@ -518,9 +585,11 @@ func (s *Stream) runs(o *open, segs []think.Segment, dst []replay.Event) ([]repl
 	return dst, nil
 }
 
-func (s *Stream) appendBytes(b *strings.Builder, p []byte) (string, error) {
-	if b.Len()+len(p) > s.lim.MaxItem {
-		return "", &replay.LimitError{What: "item size", Limit: s.lim.MaxItem, Event: -1, Block: -1}
+// appendBytes appends p to b, the growing string of the block at pos,
+// within the budget, and returns the appended bytes as a string.
+func (s *StreamDecoder) appendBytes(pos int, b *strings.Builder, p []byte) (string, error) {
+	if err := s.budget.Item(pos, b.Len()+len(p), len(p)); err != nil {
+		return "", err
 	}
 	k := b.Len()
 	b.Write(p)
@@ -528,7 +597,7 @@ func (s *Stream) appendBytes(b *strings.Builder, p []byte) (string, error) {
 }
 
 // endVisible closes the current visible run of o.
-func (s *Stream) endVisible(o *open) {
+func (s *StreamDecoder) endVisible(o *open) {
 	if o.vis >= 0 {
 		s.turn.Blocks[o.vis].(*replay.Text).Text = o.visB.String()
 		o.vis, o.visB = -1, strings.Builder{}
@@ -536,7 +605,7 @@ func (s *Stream) endVisible(o *open) {
 }
 
 // endReasoning closes the current reasoning run of o.
-func (s *Stream) endReasoning(o *open, dst []replay.Event, finished bool) []replay.Event {
+func (s *StreamDecoder) endReasoning(o *open, dst []replay.Event, finished bool) []replay.Event {
 	if o.rsn < 0 {
 		return dst
 	}

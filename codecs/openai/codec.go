@@ -1,3 +1,78 @@
+// Package openai is the codec for the OpenAI Responses API
+// (`POST /v1/responses`) and the hosts that speak it: Azure OpenAI, xAI,
+// GitHub Copilot, OpenRouter's and DeepSeek's Responses endpoints, LM
+// Studio and other local servers. Its API name is "openai-responses".
+//
+// # Wire facts
+//
+// A response is an ordered `output` array of items. A `reasoning` item
+// (`id`, `summary[]` of `summary_text` parts, optional `content[]` of
+// `reasoning_text` parts from open-weight models, optional
+// `encrypted_content`) becomes the blocks OpenRouter makes of it, all
+// sharing the item's id: one [replay.Summary] per summary part, one
+// [replay.ReasoningText] per content part, then one [replay.Encrypted] for
+// the encrypted content, with Index set to the part's index. A reasoning
+// item with no part and no encrypted content is kept as a [replay.Native]
+// of kind "reasoning" so that its id (which the next item is paired with)
+// is not lost. Ids are kept byte-exact and never checked by prefix (xAI
+// uses `rs_<uuid>`, DeepSeek bare UUIDs, Copilot rotates them).
+//
+// The other items keep their output position: a `message` becomes one
+// [replay.Text] per `output_text` part (ID = the message id; `phase` and
+// other message members, and the part's `annotations`, in Extra); a
+// `function_call` becomes a [replay.ToolCall] {ID: call_id, ItemID: id,
+// Name, Arguments}; a `custom_tool_call` a ToolCall whose Arguments is its
+// `input` and whose Extra says `"item_type":"custom_tool_call"`; anything
+// else (`web_search_call`, `code_interpreter_call`, `mcp_call`,
+// `mcp_list_tools`, messages with refusal parts, new item types) a
+// [replay.Native] kept verbatim.
+//
+// # Pairing
+//
+// OpenAI pairs every reasoning item with the output item that followed it
+// and rejects a replay that breaks the pair. The pairing is recoverable
+// from a turn without extra fields: a reasoning item is a maximal run of
+// consecutive reasoning blocks with the same ID (or one Native of kind
+// "reasoning"), and its follower is the block right after the run (the
+// follower's id is Text.ID, ToolCall.ItemID, or the Native's `id`). [Codec.Encode]
+// and [Codec.Patch] keep each pair adjacent; the contract's rules check it.
+//
+// # Streams
+//
+// Events are routed by `output_index`, then `summary_index` /
+// `content_index`, never by `item_id` (Copilot sends a different item id on
+// every event). The item in `response.output_item.done` is authoritative:
+// its id, its parts and its `encrypted_content` replace what the deltas
+// built (a host that sends no deltas still decodes). The `encrypted_content`
+// of `response.output_item.added` is absent or incomplete (the blob grows),
+// and `response.completed` mints the token again with different bytes of
+// the same length; both copies verify, but the `.done` copy is the one the
+// item events describe, arrives first (a stream cut before
+// `response.completed` still has it), and is what OpenAI's documentation
+// tells clients to keep, so it is the one kept. `response.completed` is read
+// only for items whose `.done` never came. Items may finish out of order; an
+// event re-sent with a `sequence_number` already seen counts once; the
+// `obfuscation` padding member is ignored; `event:` lines are not needed
+// and JSON Lines framing works. `response.failed`, `response.incomplete`
+// and `error` events end the stream with a [*replay.ProviderError] and the
+// partial turn.
+//
+// Event block numbers are positions in the turn when items arrive in
+// output order (every recorded stream); if a part of an earlier output item
+// opens after a later item opened, the finished turn is still in
+// `output_index` order and the earlier events' Block numbers refer to
+// arrival order.
+//
+// # Replay
+//
+// [Codec.Encode] writes the next request's `input` items for the turn. With
+// `store: false` (the zero [Codec]) a reasoning item is sent whole (`id`,
+// `summary`, `content`, `encrypted_content`) and only when it has its
+// encrypted content; with [Codec.Stored] it is sent as an `item_reference`.
+// Output-only `status` members are not sent back on reasoning, message and
+// function_call items. When a reasoning item cannot be sent (unfinished,
+// foreign, no encrypted content in stateless mode), its follower is sent
+// without its id, which OpenAI would otherwise pair with the missing item.
 package openai
 
 import (
@@ -24,6 +99,8 @@ type Codec struct {
 	// the API's default), so that Encode refers to reasoning items by id
 	// (`item_reference`) instead of sending them whole.
 	Stored bool
+	// Limits bound what the decoders keep; zero fields take defaults.
+	Limits replay.Limits
 }
 
 func init() {
@@ -70,11 +147,6 @@ func (c Codec) provider() string {
 		return "openai"
 	}
 	return c.Provider
-}
-
-// NewStream returns a fresh stream decoder for this provider.
-func (c Codec) NewStream() replay.FrameDecoder {
-	return &StreamDecoder{Provider: c.Provider}
 }
 
 func clone(s string) string { return strings.Clone(s) }

@@ -1,10 +1,11 @@
 package openai
 
 import (
-	"github.com/reasonreplay/replay/internal/jsonw"
 	"strconv"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
 
@@ -29,17 +30,9 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	if !out.IsArray() {
 		return nil, replay.Malformed(API, -1, "/output", "expected a response with an output array")
 	}
-	lim := replay.Limits{}.WithDefaults()
 	t := &replay.Turn{Provenance: replay.Provenance{API: API, Provider: c.provider(), Model: clone(root.Get("model").Str)}}
-	f := c.format()
-	var err error
-	i := 0
-	out.ForEach(func(_, item gjson.Result) bool {
-		t.Blocks, err = appendItem(t.Blocks, item, f, i, "/output/"+strconv.Itoa(i), lim)
-		i++
-		return err == nil
-	})
-	if err != nil {
+	b := kit.NewBudget(API, c.Limits, -1)
+	if err := appendItems(t, out, 0, out.Get("#").Int(), c.format(), "/output/", &b); err != nil {
 		return nil, err
 	}
 	if u := root.Get("usage"); u.IsObject() {
@@ -101,8 +94,36 @@ func providerError(e gjson.Result) *replay.ProviderError {
 	return pe
 }
 
-// appendItem appends the blocks of one complete output item.
-func appendItem(dst []replay.Block, item gjson.Result, f replay.Format, pos int, ptr string, lim replay.Limits) ([]replay.Block, error) {
+// appendItems appends the blocks of the items [from, to) of the array arr
+// (output items of a response, or input items of a request, at JSON
+// Pointer base+index) to t, within the budget b.
+func appendItems(t *replay.Turn, arr gjson.Result, from, to int64, f replay.Format, base string, b *kit.Budget) error {
+	var err error
+	i := int64(0)
+	arr.ForEach(func(_, item gjson.Result) bool {
+		if i >= from && i < to {
+			t.Blocks, err = appendItem(t.Blocks, item, f, base+strconv.FormatInt(i, 10), b)
+		}
+		i++
+		return err == nil && i < to
+	})
+	return err
+}
+
+// appendItem appends the blocks of one complete output item, counting
+// them and every string they keep against b.
+func appendItem(dst []replay.Block, item gjson.Result, f replay.Format, ptr string, b *kit.Budget) ([]replay.Block, error) {
+	first := len(dst)
+	dst, err := itemBlocks(dst, item, f, ptr, b)
+	for k := first; k < len(dst) && err == nil; k++ {
+		err = b.Block(k)
+	}
+	return dst, err
+}
+
+// itemBlocks appends the blocks of one output item.
+func itemBlocks(dst []replay.Block, item gjson.Result, f replay.Format, ptr string, bud *kit.Budget) ([]replay.Block, error) {
+	pos := len(dst)
 	if !item.IsObject() {
 		return dst, replay.Malformed(API, -1, ptr, "expected an output item object")
 	}
@@ -114,13 +135,13 @@ func appendItem(dst []replay.Block, item gjson.Result, f replay.Format, pos int,
 	switch typ.Str {
 	case "reasoning":
 		var r reasoning
-		if err = r.read(item, ptr, lim); err != nil {
+		if err = r.read(item, ptr, pos, bud); err != nil {
 			return dst, err
 		}
 		dst = r.appendBlocks(dst, item, f)
 	case "message":
 		var m message
-		if err = m.read(item, ptr, lim); err != nil {
+		if err = m.read(item, ptr, pos, bud); err != nil {
 			return dst, err
 		}
 		if m.native {
@@ -132,15 +153,15 @@ func appendItem(dst []replay.Block, item gjson.Result, f replay.Format, pos int,
 		}
 	case "function_call", "custom_tool_call":
 		var tc replay.ToolCall
-		if err = readCall(&tc, item, ptr, lim); err != nil {
+		if err = readCall(&tc, item, ptr, pos, bud); err != nil {
 			return dst, err
 		}
 		dst = append(dst, &tc)
 	default:
+		if err = bud.Item(pos, len(item.Raw), len(item.Raw)); err != nil {
+			return dst, err
+		}
 		dst = append(dst, &replay.Native{Kind: clone(typ.Str), Raw: []byte(item.Raw), Unfinished: unfinishedStatus(item)})
-	}
-	if len(dst) > lim.MaxBlocks {
-		return dst, &replay.LimitError{What: "block count", Limit: lim.MaxBlocks, Event: -1, Block: -1}
 	}
 	return dst, nil
 }
@@ -170,7 +191,9 @@ func optString(v gjson.Result) replay.Opt[string] {
 	return replay.Opt[string]{}
 }
 
-func (r *reasoning) read(item gjson.Result, ptr string, lim replay.Limits) error {
+// read reads a reasoning item whose blocks start at pos, within the
+// budget b.
+func (r *reasoning) read(item gjson.Result, ptr string, pos int, b *kit.Budget) error {
 	var err error
 	item.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
@@ -181,24 +204,26 @@ func (r *reasoning) read(item gjson.Result, ptr string, lim replay.Limits) error
 				return false
 			}
 			r.id = optString(v)
+			err = b.Item(pos, len(v.Str), len(v.Str))
 		case "summary":
-			r.summaries, err = readParts(v, ptr+"/summary", lim)
+			r.summaries, err = readParts(v, ptr+"/summary", pos, b)
 		case "content":
-			r.texts, err = readParts(v, ptr+"/content", lim)
+			r.texts, err = readParts(v, ptr+"/content", pos, b)
 		case "encrypted_content":
 			switch v.Type {
 			case gjson.String:
-				if len(v.Str) > lim.MaxItem {
-					err = &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
+				var enc string
+				if enc, err = b.Keep(pos, v.Str); err != nil {
 					return false
 				}
-				r.enc = replay.Some(clone(v.Str))
+				r.enc = replay.Some(enc)
 			case gjson.Null:
 			default:
 				err = replay.Malformed(API, -1, ptr+"/encrypted_content", "expected a string or null")
 			}
 		default:
 			r.extra = appendExtraMember(r.extra, k, v)
+			err = b.Item(pos, len(r.extra), len(k.Raw)+len(v.Raw)+2)
 		}
 		return err == nil
 	})
@@ -208,7 +233,7 @@ func (r *reasoning) read(item gjson.Result, ptr string, lim replay.Limits) error
 
 // readParts reads the texts of a summary or content array; null and
 // absent are empty.
-func readParts(v gjson.Result, ptr string, lim replay.Limits) ([]string, error) {
+func readParts(v gjson.Result, ptr string, pos int, b *kit.Budget) ([]string, error) {
 	if v.Type == gjson.Null {
 		return nil, nil
 	}
@@ -224,11 +249,11 @@ func readParts(v gjson.Result, ptr string, lim replay.Limits) ([]string, error) 
 			err = replay.Malformed(API, -1, ptr+"/"+strconv.Itoa(i), "expected a part object with a string text")
 			return false
 		}
-		if len(t.Str) > lim.MaxItem {
-			err = &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
+		var s string
+		if s, err = b.Keep(pos+len(out), t.Str); err != nil {
 			return false
 		}
-		out = append(out, clone(t.Str))
+		out = append(out, s)
 		i++
 		return true
 	})
@@ -273,7 +298,9 @@ type message struct {
 	native bool     // not plain output_text parts: kept verbatim
 }
 
-func (m *message) read(item gjson.Result, ptr string, lim replay.Limits) error {
+// read reads a message item whose blocks start at pos, within the budget
+// b.
+func (m *message) read(item gjson.Result, ptr string, pos int, b *kit.Budget) error {
 	var err error
 	item.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
@@ -283,7 +310,7 @@ func (m *message) read(item gjson.Result, ptr string, lim replay.Limits) error {
 				err = replay.Malformed(API, -1, ptr+"/id", "expected a string id")
 				return false
 			}
-			m.id = clone(v.Str)
+			m.id, err = b.Keep(pos, v.Str)
 		case "content":
 			if !v.IsArray() {
 				err = replay.Malformed(API, -1, ptr+"/content", "expected a content array")
@@ -295,20 +322,24 @@ func (m *message) read(item gjson.Result, ptr string, lim replay.Limits) error {
 					m.native = true
 					return false
 				}
-				if len(t.Str) > lim.MaxItem {
-					err = &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
+				at := pos + len(m.texts)
+				var s string
+				if s, err = b.Keep(at, t.Str); err != nil {
 					return false
 				}
-				m.texts = append(m.texts, clone(t.Str))
+				m.texts = append(m.texts, s)
 				a := ""
 				if an := p.Get("annotations"); an.Exists() {
-					a = clone(an.Raw)
+					if a, err = b.Keep(at, an.Raw); err != nil {
+						return false
+					}
 				}
 				m.annots = append(m.annots, a)
 				return true
 			})
 		default:
 			m.own = appendExtraMember(m.own, k, v)
+			err = b.Item(pos, len(m.own), len(k.Raw)+len(v.Raw)+2)
 		}
 		return err == nil
 	})
@@ -328,8 +359,9 @@ func (m *message) extra(i int) []byte {
 	return wrap(x)
 }
 
-// readCall reads a function_call or custom_tool_call item.
-func readCall(tc *replay.ToolCall, item gjson.Result, ptr string, lim replay.Limits) error {
+// readCall reads a function_call or custom_tool_call item, to be placed
+// at pos, within the budget b.
+func readCall(tc *replay.ToolCall, item gjson.Result, ptr string, pos int, b *kit.Budget) error {
 	custom := item.Get("type").Str == "custom_tool_call"
 	argKey := "arguments"
 	if custom {
@@ -343,11 +375,7 @@ func readCall(tc *replay.ToolCall, item gjson.Result, ptr string, lim replay.Lim
 				err = replay.Malformed(API, -1, ptr+"/"+k.Str, "expected a string %s", k.Str)
 				return
 			}
-			if len(v.Str) > lim.MaxItem {
-				err = &replay.LimitError{What: "item size", Limit: lim.MaxItem, Event: -1, Block: -1}
-				return
-			}
-			*dst = clone(v.Str)
+			*dst, err = b.Keep(pos, v.Str)
 		}
 		switch k.Str {
 		case "type", "status":
@@ -361,6 +389,7 @@ func readCall(tc *replay.ToolCall, item gjson.Result, ptr string, lim replay.Lim
 			str(&tc.Arguments)
 		default:
 			extra = appendExtraMember(extra, k, v)
+			err = b.Item(pos, len(extra), len(k.Raw)+len(v.Raw)+2)
 		}
 		return err == nil
 	})

@@ -4,6 +4,8 @@ import (
 	"strconv"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
 
@@ -11,12 +13,18 @@ import (
 // [replay.AuditRequest]: each maximal run of `input` items that are not
 // user, system or developer messages or tool outputs (reasoning,
 // function_call, assistant message, item_reference, server tool items) is
-// decoded as the output of one response, with the pointer of its first
-// item. The target's Model, Tools and Store (true unless `store` is false,
-// the API's default) come from the body.
+// one turn, its items read by the same item reader as a response's output,
+// with the pointer of its first item. The target's Model, Tools and Store
+// (true unless `store` is false, the API's default) come from the body.
+//
+// A turn is Complete unless it is structurally cut: in the last run, a
+// reasoning item with neither `summary` nor `encrypted_content`, or a
+// function_call without `arguments` (a custom_tool_call without `input`),
+// is unfinished and its turn is not Complete; so is an item whose own
+// status is `incomplete` or `in_progress`.
 func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error) {
 	h := replay.History{Request: body}
-	if !gjson.ValidBytes(body) || !gjson.ParseBytes(body).IsObject() {
+	if !jsonw.ValidBytes(body) || !gjson.ParseBytes(body).IsObject() {
 		return h, replay.Target{}, replay.Malformed(API, -1, "", "expected a Responses request body object")
 	}
 	root := gjson.ParseBytes(body)
@@ -29,33 +37,79 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 		Tools: len(root.Get("tools").Array()) > 0, Store: !store.Exists() || store.Bool(),
 		Thinking: root.Get("reasoning").Exists()}
 	items := in.Array()
+	last := len(items)
+	for last > 0 && !assistantItem(items[last-1]) {
+		last--
+	}
 	for i := 0; i < len(items); {
 		if !assistantItem(items[i]) {
 			i++
 			continue
 		}
 		j := i
-		resp := []byte(`{"object":"response","status":"completed","output":[`)
-		for ; j < len(items) && assistantItem(items[j]); j++ {
-			if j > i {
-				resp = append(resp, ',')
-			}
-			resp = append(resp, items[j].Raw...)
-			if items[j].Get("type").Str == "function_call" {
-				t.Tools = true
-			}
+		for j < len(items) && assistantItem(items[j]) {
+			j++
 		}
-		resp = append(resp, "]}"...)
-		tu, err := c.Decode(resp)
+		tu, err := c.requestTurn(items[i:j], i, j == last)
 		if err != nil {
-			return h, t, replay.Malformed(API, -1, "/input/"+strconv.Itoa(i), "%v", err)
+			return h, t, err
 		}
-		tu.Complete = true
+		if len(tu.ToolCalls()) > 0 {
+			t.Tools = true
+		}
 		h.Turns = append(h.Turns, tu)
 		h.Pointers = append(h.Pointers, "/input/"+strconv.Itoa(i))
 		i = j
 	}
 	return h, t, nil
+}
+
+// requestTurn reads the run of input items that starts at input index
+// first; cut says it is the last run, which may have been cut off.
+func (c Codec) requestTurn(items []gjson.Result, first int, cut bool) (*replay.Turn, error) {
+	tu := &replay.Turn{Provenance: replay.Provenance{API: API, Provider: c.provider()}}
+	b := kit.NewBudget(API, c.Limits, -1)
+	f := c.format()
+	for k, item := range items {
+		from := len(tu.Blocks)
+		var err error
+		if tu.Blocks, err = appendItem(tu.Blocks, item, f, "/input/"+strconv.Itoa(first+k), &b); err != nil {
+			return nil, err
+		}
+		if cut && cutItem(item) {
+			for _, blk := range tu.Blocks[from:] {
+				markCut(blk)
+			}
+		}
+	}
+	kit.Settle(tu)
+	return tu, nil
+}
+
+// cutItem reports whether an input item lacks what a finished one of its
+// type always has.
+func cutItem(item gjson.Result) bool {
+	switch item.Get("type").Str {
+	case "reasoning":
+		return !item.Get("summary").Exists() && !item.Get("encrypted_content").Exists()
+	case "function_call":
+		return !item.Get("arguments").Exists()
+	case "custom_tool_call":
+		return !item.Get("input").Exists()
+	}
+	return false
+}
+
+// markCut marks a block of a cut item unfinished.
+func markCut(b replay.Block) {
+	switch b := b.(type) {
+	case replay.ReasoningItem:
+		b.Meta().Unfinished = true
+	case *replay.ToolCall:
+		b.Unfinished = true
+	case *replay.Native:
+		b.Unfinished = true
+	}
 }
 
 // assistantItem reports whether an input item is part of an assistant

@@ -2,19 +2,25 @@ package openai
 
 import (
 	"fmt"
-	"github.com/reasonreplay/replay/internal/jsonw"
 	"io"
 	"sort"
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
 
+// NewStream returns a fresh stream decoder for this provider.
+func (c Codec) NewStream() replay.FrameDecoder {
+	return &StreamDecoder{Provider: c.Provider, Limits: c.Limits}
+}
+
 // StreamDecoder decodes a Responses stream, one event's data at a time. The
 // zero value decodes OpenAI's stream with the default limits; it implements
-// [replay.FrameDecoder]. See the package documentation for the wire facts
-// it handles.
+// [replay.FrameDecoder] and [replay.LimitSetter]. See the package
+// documentation for the wire facts it handles.
 type StreamDecoder struct {
 	// Limits bound event, item and block sizes; zero fields take defaults.
 	Limits replay.Limits
@@ -22,7 +28,7 @@ type StreamDecoder struct {
 	Provider string
 
 	started bool
-	lim     replay.Limits
+	budget  kit.Budget
 	format  replay.Format
 	turn    replay.Turn
 	blks    []*blk     // blocks in arrival order; events name their positions
@@ -69,8 +75,11 @@ type fields struct {
 }
 
 func (d *StreamDecoder) start() {
+	if d.started {
+		return
+	}
 	d.started = true
-	d.lim = d.Limits.WithDefaults()
+	d.budget = kit.NewBudget(API, d.Limits, 0)
 	d.format = FormatFor(d.Provider)
 	p := d.Provider
 	if p == "" {
@@ -79,16 +88,22 @@ func (d *StreamDecoder) start() {
 	d.turn.Provenance = replay.Provenance{API: API, Provider: p}
 }
 
+// SetLimits implements [replay.LimitSetter]: the non-zero fields of l
+// replace the decoder's limits.
+func (d *StreamDecoder) SetLimits(l replay.Limits) {
+	d.start()
+	d.budget.Override(l)
+}
+
 // Decode implements [replay.FrameDecoder].
 func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
 	if d.err != nil {
 		return dst, d.err
 	}
-	if !d.started {
-		d.start()
-	}
+	d.start()
 	n := d.nEvents
 	d.nEvents++
+	d.budget.Event = n
 	data := trimSpace(f.Data)
 	if len(data) == 0 || string(data) == "[DONE]" {
 		return dst, nil
@@ -103,6 +118,32 @@ func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 		d.err = replay.Malformed(API, n, "", "expected a JSON Responses stream event object")
 		return dst, d.err
 	}
+	fl := readFields(root)
+	typ := fl.typ.Str
+	if typ == "" && len(f.Type) > 0 {
+		typ = view(f.Type)
+	}
+	if fl.seq.Type == gjson.Number && d.seenBefore(fl.seq.Int()) {
+		return dst, nil
+	}
+	if d.ended {
+		return dst, nil
+	}
+	var err error
+	dst, err = d.event(typ, &fl, root, n, dst)
+	if err != nil {
+		d.err = err
+		if pe, ok := err.(*replay.ProviderError); ok {
+			d.turn.Error = pe
+			dst = append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: pe})
+		}
+	}
+	return dst, err
+}
+
+// readFields reads the top-level members of an event that the decoder
+// uses, in one pass.
+func readFields(root gjson.Result) fields {
 	var fl fields
 	root.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
@@ -133,26 +174,7 @@ func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 		}
 		return true
 	})
-	typ := fl.typ.Str
-	if typ == "" && len(f.Type) > 0 {
-		typ = view(f.Type)
-	}
-	if fl.seq.Type == gjson.Number && d.seenBefore(fl.seq.Int()) {
-		return dst, nil
-	}
-	if d.ended {
-		return dst, nil
-	}
-	var err error
-	dst, err = d.event(typ, &fl, root, n, dst)
-	if err != nil {
-		d.err = err
-		if pe, ok := err.(*replay.ProviderError); ok {
-			d.turn.Error = pe
-			dst = append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: pe})
-		}
-	}
-	return dst, err
+	return fl
 }
 
 func trimSpace(b []byte) []byte {
@@ -188,6 +210,7 @@ func (d *StreamDecoder) seenBefore(n int64) bool {
 	return false
 }
 
+// event decodes one event of type typ.
 func (d *StreamDecoder) event(typ string, fl *fields, root gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
 	switch typ {
 	case "response.created", "response.in_progress", "response.queued":
@@ -200,88 +223,16 @@ func (d *StreamDecoder) event(typ string, fl *fields, root gjson.Result, n int, 
 		return d.added(o, pos, fl.item, n, dst)
 	case "response.reasoning_summary_part.added", "response.reasoning_summary_text.delta",
 		"response.reasoning_summary_text.done", "response.reasoning_summary_part.done":
-		o, pos, err := d.out(fl, n, "reasoning")
-		if err != nil {
-			return dst, err
-		}
-		if o.typ != "reasoning" {
-			return dst, nil
-		}
-		idx, err := index(fl.sumIdx, n, "/summary_index")
-		if err != nil {
-			return dst, err
-		}
-		return d.partEvent(o, pos, &o.summ, idx, keySummary, typ, fl, n, dst)
+		return d.reasoningPart(typ, fl, n, fl.sumIdx, "/summary_index", keySummary, dst)
 	case "response.reasoning_text.delta", "response.reasoning_text.done":
-		o, pos, err := d.out(fl, n, "reasoning")
-		if err != nil {
-			return dst, err
-		}
-		if o.typ != "reasoning" {
-			return dst, nil
-		}
-		idx, err := index(fl.contIdx, n, "/content_index")
-		if err != nil {
-			return dst, err
-		}
-		return d.partEvent(o, pos, &o.cont, idx, keyContent, typ, fl, n, dst)
+		return d.reasoningPart(typ, fl, n, fl.contIdx, "/content_index", keyContent, dst)
 	case "response.content_part.added", "response.content_part.done":
-		o, pos, err := d.out(fl, n, "")
-		if err != nil {
-			return dst, err
-		}
-		pt := fl.part.Get("type").Str
-		if o.typ == "" {
-			if pt == "reasoning_text" {
-				o.typ = "reasoning"
-			} else {
-				o.typ = "message"
-			}
-		}
-		if (o.typ == "reasoning" && pt == "reasoning_text") || (o.typ == "message" && pt == "output_text") {
-			idx, err := index(fl.contIdx, n, "/content_index")
-			if err != nil {
-				return dst, err
-			}
-			return d.partEvent(o, pos, &o.cont, idx, keyContent, typ, fl, n, dst)
-		}
+		return d.contentPart(typ, fl, n, dst)
 	case "response.output_text.delta", "response.output_text.done":
-		o, pos, err := d.out(fl, n, "message")
-		if err != nil {
-			return dst, err
-		}
-		if o.typ != "message" {
-			return dst, nil
-		}
-		idx, err := index(fl.contIdx, n, "/content_index")
-		if err != nil {
-			return dst, err
-		}
-		return d.partEvent(o, pos, &o.cont, idx, keyContent, typ, fl, n, dst)
+		return d.outputText(typ, fl, n, dst)
 	case "response.function_call_arguments.delta", "response.function_call_arguments.done",
 		"response.custom_tool_call_input.delta", "response.custom_tool_call_input.done":
-		want := "function_call"
-		final := fl.args
-		if strings.HasPrefix(typ, "response.custom") {
-			want, final = "custom_tool_call", fl.input
-		}
-		o, pos, err := d.out(fl, n, want)
-		if err != nil {
-			return dst, err
-		}
-		if o.typ != "function_call" && o.typ != "custom_tool_call" {
-			return dst, nil
-		}
-		if o.call == 0 {
-			dst = d.openCall(o, pos, gjson.Result{}, dst)
-		}
-		b := d.blks[o.call-1]
-		if strings.HasSuffix(typ, ".delta") {
-			return d.appendDelta(b, o.call-1, replay.EventToolCallDelta, fl.delta, n, dst)
-		}
-		if final.Type == gjson.String {
-			return d.reconcile(b, o.call-1, replay.EventToolCallDelta, final.Str, dst)
-		}
+		return d.callInput(typ, fl, n, dst)
 	case "response.output_item.done":
 		o, pos, err := d.out(fl, n, "")
 		if err != nil {
@@ -289,31 +240,9 @@ func (d *StreamDecoder) event(typ string, fl *fields, root gjson.Result, n int, 
 		}
 		return d.itemDone(o, pos, fl.item, n, dst)
 	case "response.completed":
-		d.ended = true
-		d.model(fl.response)
-		dst, err := d.fillFrom(fl.response, n, dst)
-		if err != nil {
-			return dst, err
-		}
-		if u := fl.response.Get("usage"); u.IsObject() {
-			d.turn.Usage = []byte(u.Raw)
-		}
-		d.turn.Complete = true
-		d.turn.FinishReason = "completed"
-		return append(dst, replay.Event{Kind: replay.EventDone, Block: -1}), nil
+		return d.completed(fl, n, dst)
 	case "response.incomplete", "response.failed":
-		d.ended = true
-		d.model(fl.response)
-		if u := fl.response.Get("usage"); u.IsObject() {
-			d.turn.Usage = []byte(u.Raw)
-		}
-		var t replay.Turn
-		err := finishStatus(&t, fl.response)
-		if err == nil {
-			err = &replay.ProviderError{API: API, Type: strings.TrimPrefix(typ, "response."), Message: "the stream ended with " + typ}
-		}
-		d.turn.FinishReason = t.FinishReason
-		return dst, err
+		return dst, d.unsuccessful(typ, fl)
 	case "error":
 		d.ended = true
 		e := root
@@ -323,6 +252,132 @@ func (d *StreamDecoder) event(typ string, fl *fields, root gjson.Result, n int, 
 		return dst, providerError(e)
 	}
 	return dst, nil
+}
+
+// reasoningPart routes a summary or reasoning-text event of a reasoning
+// item to its part (idx, at JSON Pointer ptr; key orders the part).
+func (d *StreamDecoder) reasoningPart(typ string, fl *fields, n int, idxv gjson.Result, ptr string, key int64, dst []replay.Event) ([]replay.Event, error) {
+	o, pos, err := d.out(fl, n, "reasoning")
+	if err != nil {
+		return dst, err
+	}
+	if o.typ != "reasoning" {
+		return dst, nil
+	}
+	idx, err := index(idxv, n, ptr)
+	if err != nil {
+		return dst, err
+	}
+	parts := &o.cont
+	if key == keySummary {
+		parts = &o.summ
+	}
+	return d.partEvent(o, pos, parts, idx, key, typ, fl, n, dst)
+}
+
+// contentPart routes a content_part event, which names the type of its
+// item by its part's type when no earlier event did.
+func (d *StreamDecoder) contentPart(typ string, fl *fields, n int, dst []replay.Event) ([]replay.Event, error) {
+	o, pos, err := d.out(fl, n, "")
+	if err != nil {
+		return dst, err
+	}
+	pt := fl.part.Get("type").Str
+	if o.typ == "" {
+		if pt == "reasoning_text" {
+			o.typ = "reasoning"
+		} else {
+			o.typ = "message"
+		}
+	}
+	if (o.typ == "reasoning" && pt == "reasoning_text") || (o.typ == "message" && pt == "output_text") {
+		idx, err := index(fl.contIdx, n, "/content_index")
+		if err != nil {
+			return dst, err
+		}
+		return d.partEvent(o, pos, &o.cont, idx, keyContent, typ, fl, n, dst)
+	}
+	return dst, nil
+}
+
+// outputText routes a message's text delta or done event.
+func (d *StreamDecoder) outputText(typ string, fl *fields, n int, dst []replay.Event) ([]replay.Event, error) {
+	o, pos, err := d.out(fl, n, "message")
+	if err != nil {
+		return dst, err
+	}
+	if o.typ != "message" {
+		return dst, nil
+	}
+	idx, err := index(fl.contIdx, n, "/content_index")
+	if err != nil {
+		return dst, err
+	}
+	return d.partEvent(o, pos, &o.cont, idx, keyContent, typ, fl, n, dst)
+}
+
+// callInput appends to (delta) or settles (done) a tool call's arguments.
+func (d *StreamDecoder) callInput(typ string, fl *fields, n int, dst []replay.Event) ([]replay.Event, error) {
+	want := "function_call"
+	final := fl.args
+	if strings.HasPrefix(typ, "response.custom") {
+		want, final = "custom_tool_call", fl.input
+	}
+	o, pos, err := d.out(fl, n, want)
+	if err != nil {
+		return dst, err
+	}
+	if o.typ != "function_call" && o.typ != "custom_tool_call" {
+		return dst, nil
+	}
+	if o.call == 0 {
+		dst = d.openCall(o, pos, gjson.Result{}, dst)
+		if d.err != nil {
+			return dst, d.err
+		}
+	}
+	b := d.blks[o.call-1]
+	if strings.HasSuffix(typ, ".delta") {
+		return d.appendDelta(b, o.call-1, replay.EventToolCallDelta, fl.delta, n, dst)
+	}
+	if final.Type == gjson.String {
+		return d.reconcile(b, o.call-1, replay.EventToolCallDelta, final.Str, dst)
+	}
+	return dst, nil
+}
+
+// completed ends the stream: items whose output_item.done never came are
+// taken from the response.
+func (d *StreamDecoder) completed(fl *fields, n int, dst []replay.Event) ([]replay.Event, error) {
+	d.ended = true
+	d.model(fl.response)
+	dst, err := d.fillFrom(fl.response, n, dst)
+	if err != nil {
+		return dst, err
+	}
+	if u := fl.response.Get("usage"); u.IsObject() {
+		d.turn.Usage = []byte(u.Raw)
+	}
+	d.turn.Complete = true
+	d.turn.FinishReason = "completed"
+	return append(dst, replay.Event{Kind: replay.EventDone, Block: -1}), nil
+}
+
+// unsuccessful ends the stream with response.incomplete or
+// response.failed, returning the provider error.
+func (d *StreamDecoder) unsuccessful(typ string, fl *fields) error {
+	d.ended = true
+	d.model(fl.response)
+	if u := fl.response.Get("usage"); u.IsObject() {
+		d.turn.Usage = []byte(u.Raw)
+	}
+	var t replay.Turn
+	err := finishStatus(&t, fl.response)
+	if err == nil {
+		err = &replay.ProviderError{API: API, Type: strings.TrimPrefix(typ, "response."), Message: "the stream ended with " + typ}
+	}
+	d.turn.FinishReason = t.FinishReason
+	return err
 }
 
 func (d *StreamDecoder) model(resp gjson.Result) {
@@ -351,8 +406,8 @@ func (d *StreamDecoder) out(fl *fields, n int, typ string) (*outItem, int, error
 	if !fl.outIdx.Exists() {
 		return nil, 0, replay.Malformed(API, n, "/output_index", "expected an output_index")
 	}
-	if pos >= d.lim.MaxBlocks {
-		return nil, 0, &replay.LimitError{What: "block count", Limit: d.lim.MaxBlocks, Event: -1, Block: -1}
+	if pos >= d.budget.Limits().MaxBlocks {
+		return nil, 0, d.blockLimit()
 	}
 	for len(d.outs) <= pos {
 		d.outs = append(d.outs, nil)
@@ -367,8 +422,8 @@ func (d *StreamDecoder) out(fl *fields, n int, typ string) (*outItem, int, error
 
 // newBlock adds a block of output item pos and returns its position.
 func (d *StreamDecoder) newBlock(o *outItem, pos int, key int64, b replay.Block) (int, error) {
-	if len(d.blks) >= d.lim.MaxBlocks {
-		return 0, &replay.LimitError{What: "block count", Limit: d.lim.MaxBlocks, Event: -1, Block: -1}
+	if err := d.budget.Block(len(d.blks)); err != nil {
+		return 0, err
 	}
 	d.blks = append(d.blks, &blk{out: pos, key: key, block: b})
 	o.blocks = append(o.blocks, len(d.blks)-1)
@@ -387,6 +442,9 @@ func (d *StreamDecoder) added(o *outItem, pos int, item gjson.Result, n int, dst
 		// Blocks open with their parts.
 		if o.typ == "message" {
 			o.id = clone(item.Get("id").Str)
+			if err := d.keep(len(d.blks), o.id); err != nil {
+				return dst, err
+			}
 		}
 	case "function_call", "custom_tool_call":
 		if o.call == 0 {
@@ -395,6 +453,9 @@ func (d *StreamDecoder) added(o *outItem, pos int, item gjson.Result, n int, dst
 	default:
 		if o.call == 0 {
 			at, err := d.newBlock(o, pos, 0, &replay.Native{Kind: o.typ, Raw: []byte(item.Raw), Unfinished: true})
+			if err == nil {
+				err = d.keep(at, item.Raw)
+			}
 			if err != nil {
 				return dst, err
 			}
@@ -408,6 +469,9 @@ func (d *StreamDecoder) openCall(o *outItem, pos int, item gjson.Result, dst []r
 	tc := &replay.ToolCall{ID: clone(item.Get("call_id").Str), Name: clone(item.Get("name").Str),
 		ItemID: clone(item.Get("id").Str), Unfinished: true}
 	at, err := d.newBlock(o, pos, 0, tc)
+	if err == nil {
+		err = d.keep(at, tc.ID, tc.Name, tc.ItemID)
+	}
 	if err != nil {
 		d.err = err
 		return dst
@@ -419,8 +483,8 @@ func (d *StreamDecoder) openCall(o *outItem, pos int, item gjson.Result, dst []r
 // part returns the position of part idx of o (a summary, reasoning text or
 // message text), creating the block when needed.
 func (d *StreamDecoder) part(o *outItem, pos int, parts *[]int, idx int, key int64, dst []replay.Event) (int, []replay.Event, error) {
-	if idx >= d.lim.MaxBlocks {
-		return 0, dst, &replay.LimitError{What: "block count", Limit: d.lim.MaxBlocks, Event: -1, Block: -1}
+	if idx >= d.budget.Limits().MaxBlocks {
+		return 0, dst, d.blockLimit()
 	}
 	for len(*parts) <= idx {
 		*parts = append(*parts, 0)
@@ -488,8 +552,8 @@ func (d *StreamDecoder) appendDelta(b *blk, at int, kind replay.EventKind, delta
 	if delta.Str == "" {
 		return dst, nil
 	}
-	if b.b.Len()+len(delta.Str) > d.lim.MaxItem {
-		return dst, &replay.LimitError{What: "item size", Limit: d.lim.MaxItem, Event: -1, Block: -1}
+	if err := d.budget.Item(at, b.b.Len()+len(delta.Str), len(delta.Str)); err != nil {
+		return dst, err
 	}
 	start := b.b.Len()
 	b.b.WriteString(delta.Str)
@@ -500,8 +564,8 @@ func (d *StreamDecoder) appendDelta(b *blk, at int, kind replay.EventKind, delta
 // gives: the missing tail is emitted as one more delta; a text that the
 // deltas do not lead to replaces them (the final text wins).
 func (d *StreamDecoder) reconcile(b *blk, at int, kind replay.EventKind, final string, dst []replay.Event) ([]replay.Event, error) {
-	if len(final) > d.lim.MaxItem {
-		return dst, &replay.LimitError{What: "item size", Limit: d.lim.MaxItem, Event: -1, Block: -1}
+	if err := d.budget.Item(at, len(final), max(0, len(final)-b.b.Len())); err != nil {
+		return dst, err
 	}
 	cur := b.b.String()
 	if cur == final {
@@ -538,19 +602,22 @@ func (d *StreamDecoder) itemDone(o *outItem, pos int, item gjson.Result, n int, 
 	switch typ {
 	case "reasoning":
 		var r reasoning
-		if err = r.read(item, ptr, d.lim); err != nil {
+		scratch := d.scratch()
+		if err = r.read(item, ptr, len(d.blks), &scratch); err != nil {
 			return dst, withEvent(err, n)
 		}
 		dst, err = d.reasoningDone(o, pos, &r, item, dst)
 	case "message":
 		var m message
-		if err = m.read(item, ptr, d.lim); err != nil {
+		scratch := d.scratch()
+		if err = m.read(item, ptr, len(d.blks), &scratch); err != nil {
 			return dst, withEvent(err, n)
 		}
 		dst, err = d.messageDone(o, pos, &m, item, dst)
 	case "function_call", "custom_tool_call":
 		var tc replay.ToolCall
-		if err = readCall(&tc, item, ptr, d.lim); err != nil {
+		scratch := d.scratch()
+		if err = readCall(&tc, item, ptr, len(d.blks), &scratch); err != nil {
 			return dst, withEvent(err, n)
 		}
 		if o.call == 0 {
@@ -581,6 +648,30 @@ func (d *StreamDecoder) itemDone(o *outItem, pos int, item gjson.Result, n int, 
 	}
 	o.done = true
 	return dst, nil
+}
+
+// scratch returns a budget for reading one finished item: its strings are
+// bounded by MaxItem there, and counted against the turn as they are
+// applied (text by reconcile, the rest by keep).
+func (d *StreamDecoder) scratch() kit.Budget {
+	b := kit.NewBudget(API, d.budget.Limits(), d.budget.Event)
+	return b
+}
+
+// keep counts strings of the block at pos, kept from a finished item,
+// against the turn.
+func (d *StreamDecoder) keep(pos int, strs ...string) error {
+	for _, s := range strs {
+		if err := d.budget.Item(pos, len(s), len(s)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// blockLimit is the error for an index beyond MaxBlocks.
+func (d *StreamDecoder) blockLimit() error {
+	return &replay.LimitError{What: "block count", Limit: d.budget.Limits().MaxBlocks, API: API, Event: d.budget.Event, Block: -1}
 }
 
 func withEvent(err error, n int) error {
@@ -617,6 +708,9 @@ func (d *StreamDecoder) reasoningDone(o *outItem, pos int, r *reasoning, item gj
 			}
 			o.enc = at + 1
 			dst = append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: at, Item: enc})
+		}
+		if err := d.keep(o.enc-1, data); err != nil {
+			return dst, err
 		}
 		d.blks[o.enc-1].block.(*replay.Encrypted).Data = data
 	}
@@ -705,8 +799,8 @@ func (d *StreamDecoder) fillFrom(resp gjson.Result, n int, dst []replay.Event) (
 	var err error
 	i := 0
 	out.ForEach(func(_, item gjson.Result) bool {
-		if i >= d.lim.MaxBlocks {
-			err = &replay.LimitError{What: "block count", Limit: d.lim.MaxBlocks, Event: -1, Block: -1}
+		if i >= d.budget.Limits().MaxBlocks {
+			err = d.blockLimit()
 			return false
 		}
 		for len(d.outs) <= i {

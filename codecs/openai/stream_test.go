@@ -179,3 +179,29 @@ func TestStreamLimits(t *testing.T) {
 	require.ErrorAs(t, err, &le)
 	require.Equal(t, "item size", le.What)
 }
+
+func TestTightLimits(t *testing.T) {
+	for _, name := range []string{"summary-encrypted.sse", "two-reasoning-calls.sse"} {
+		codectest.SweepLimits(t, openai.Codec{}.NewStream, replay.FramingSSE, read(t, name))
+	}
+	codectest.SweepLimits(t, openai.Codec{}.NewStream, replay.FramingJSONL, read(t, "reasoning-text-out-of-order.jsonl"))
+	for _, name := range []string{"summary-encrypted.json", "server-tools.json"} {
+		codectest.CheckBodyLimits(t, func(l replay.Limits) replay.ReasoningCodec { return openai.Codec{Limits: l} }, read(t, name))
+	}
+}
+
+// An item id counts against the item limit on its own, in a body and in
+// a stream.
+func TestItemIDLimit(t *testing.T) {
+	body := []byte(`{"object":"response","status":"completed","output":[{"type":"reasoning","id":"rs_0123456789abcdef","summary":[]}]}`)
+	_, err := openai.Codec{Limits: replay.Limits{MaxItem: 8}}.Decode(body)
+	var le *replay.LimitError
+	require.ErrorAs(t, err, &le)
+	require.Equal(t, replay.LimitError{What: "item size", Limit: 8, API: openai.API, Event: -1, Block: 0}, *le)
+
+	stream := `{"type":"response.output_item.added","output_index":0,"item":{"type":"function_call","id":"fc_0123456789abcdef","call_id":"c","name":"f"}}` + "\n"
+	_, err = replay.DecodeStream(strings.NewReader(stream), openai.Codec{}.NewStream(),
+		replay.StreamOptions{Framing: replay.FramingJSONL, Limits: replay.Limits{MaxItem: 8}})
+	require.ErrorAs(t, err, &le)
+	require.Equal(t, replay.LimitError{What: "item size", Limit: 8, API: openai.API, Event: 0, Block: 0}, *le)
+}

@@ -1,8 +1,10 @@
 // Package sse frames byte streams into events: Server-Sent Events to the
-// WHATWG specification, and JSON Lines (one event's data per line, the way
-// many logs and test suites store streams).
+// WHATWG specification, JSON Lines (one event's data per line, the way
+// many logs and test suites store streams), and the AWS binary event stream
+// (Bedrock's streaming bodies, each message one typed event, its checksums
+// verified).
 //
-// Both framers come in a push form ([Parser.Write] with a callback, then
+// The framers come in a push form ([Parser.Write] with a callback, then
 // [Parser.Close]) and a pull form ([Reader] over an io.Reader with Next, Event
 // and a sticky Err), built on one state machine, so that any split of the
 // input gives the same events.
@@ -26,6 +28,9 @@ const (
 	SSE Mode = iota
 	// JSONL treats each non-blank line as the data of one event.
 	JSONL
+	// EventStream reads the AWS binary event-stream encoding: each message
+	// is one event, its type the `:event-type` header (see eventstream.go).
+	EventStream
 )
 
 // DefaultMaxEvent is the default limit on one event's data and on one line.
@@ -70,6 +75,7 @@ type Parser struct {
 	ev      Event
 	err     error
 	closed  bool
+	bin     binState
 }
 
 // NewParser returns a parser of the given mode. max bounds one event's data
@@ -123,6 +129,10 @@ func (p *Parser) finish() bool {
 		return false
 	}
 	p.closed = true
+	if p.mode == EventStream {
+		p.finishBinary()
+		return false
+	}
 	if p.mode == JSONL {
 		line := p.line
 		p.line = p.line[:0]
@@ -135,6 +145,9 @@ func (p *Parser) finish() bool {
 // feed consumes bytes of b until one event is ready (in p.ev) or b is used
 // up. It returns the bytes consumed and whether an event is ready.
 func (p *Parser) feed(b []byte) (int, bool) {
+	if p.mode == EventStream {
+		return p.feedBinary(b)
+	}
 	used := 0
 	for used < len(b) {
 		if p.sawCR {
@@ -328,6 +341,10 @@ func (r *Reader) Next() bool {
 				if r.p.finish() {
 					r.ev = r.p.ev
 					return true
+				}
+				if r.p.err != nil {
+					r.err = r.p.err
+					return false
 				}
 			}
 			r.err = r.readErr

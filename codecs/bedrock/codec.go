@@ -1,7 +1,7 @@
 // Package bedrock is the codec for the Amazon Bedrock Converse API
 // (Converse and ConverseStream), registered as "bedrock-converse".
 //
-// Wire facts it handles:
+// # Wire facts
 //
 //   - Reasoning is a content block `{"reasoningContent":{...}}`, a union of
 //     `reasoningText {text, signature?}` (Claude signs it; Kimi, Qwen,
@@ -27,12 +27,18 @@
 //     `validationException`, `throttlingException`,
 //     `serviceUnavailableException`). Deltas are routed by
 //     contentBlockIndex. The decoder reads frames whose Type is the event
-//     type (the `:event-type` header of the AWS event stream) and frames
-//     without a type whose data is `{"<eventType>":{...}}` (JSON Lines of
-//     decoded events, the form SDKs log). [NewEventStreamReader] turns
-//     the binary AWS event stream of a ConverseStream HTTP body
-//     (`application/vnd.amazon.eventstream`) into those JSON Lines, checking
-//     every message's checksums.
+//     type: the binary AWS event stream of a ConverseStream HTTP body
+//     (`application/vnd.amazon.eventstream`) read with
+//     [replay.FramingEventStream], whose framing checks every message's
+//     checksums and gives the `:event-type` header as the type, or SSE
+//     with `event:` lines. It also reads frames without a type whose data
+//     is `{"<eventType>":{...}}` (JSON Lines of decoded events, the form
+//     SDKs log).
+//   - A request's assistant messages are read with the same content
+//     reader as a response's ([Codec.DecodeRequest]); a Claude
+//     reasoningText without its signature, or a toolUse without its input,
+//     in the last assistant message is a cut turn (not Complete, the item
+//     unfinished).
 //
 // Formats: Converse responses do not name the model, so the format of an
 // item is chosen from the model the codec is built for ([Codec.Model], a
@@ -54,12 +60,7 @@
 // ever sent to a model that did not mint it (see [Codec.Contract]).
 package bedrock
 
-import (
-	"strings"
-
-	"github.com/reasonreplay/replay"
-	"github.com/reasonreplay/replay/formats"
-)
+import "github.com/reasonreplay/replay"
 
 // API is the codec's API name.
 const API = "bedrock-converse"
@@ -101,87 +102,4 @@ func (c Codec) provenance() replay.Provenance {
 		p = "bedrock"
 	}
 	return replay.Provenance{API: API, Provider: p, Model: c.Model}
-}
-
-// Vendor returns the model vendor named by a Bedrock model id: the segment
-// before the first dot, after an optional cross-region prefix ("us.",
-// "eu.", "apac.", "global.", ...) and after the last "/" of an ARN. It
-// returns "" when the id names no vendor (an application inference
-// profile, a bare model name).
-func Vendor(model string) string {
-	m := strings.ToLower(model)
-	if i := strings.LastIndexByte(m, '/'); i >= 0 {
-		m = m[i+1:]
-	}
-	first, rest, ok := strings.Cut(m, ".")
-	if !ok {
-		return ""
-	}
-	switch first {
-	case "us", "eu", "apac", "global", "jp", "au", "ca", "us-gov", "ap":
-		first, _, ok = strings.Cut(rest, ".")
-		if !ok {
-			return ""
-		}
-	}
-	return first
-}
-
-// family classifies a model: "anthropic", "moonshot", "qwen", "deepseek",
-// or "" when unknown. The vendor segment decides; a bare model name
-// without one is classified by its name.
-func family(model string) string {
-	switch v := Vendor(model); v {
-	case "anthropic":
-		return "anthropic"
-	case "moonshot", "moonshotai":
-		return "moonshot"
-	case "qwen":
-		return "qwen"
-	case "deepseek":
-		return "deepseek"
-	case "":
-	default:
-		return v
-	}
-	m := strings.ToLower(model)
-	switch {
-	case strings.Contains(m, "claude"):
-		return "anthropic"
-	case strings.Contains(m, "kimi"):
-		return "moonshot"
-	case strings.Contains(m, "qwen") || strings.Contains(m, "qwq"):
-		return "qwen"
-	case strings.Contains(m, "deepseek"):
-		return "deepseek"
-	}
-	return ""
-}
-
-// splitsTags reports whether text blocks of model are split at
-// <think>-style tags: Claude's reasoning always comes in reasoningContent,
-// and its text is kept as it came.
-func splitsTags(model string, keep bool) bool { return !keep && !isClaude(model) }
-
-// isClaude reports whether model is an Anthropic model.
-func isClaude(model string) bool { return family(model) == "anthropic" }
-
-// formatFor returns the format of an item minted by model; signed says
-// whether the item carries a signature, which only Claude mints.
-func formatFor(model string, signed bool) replay.Format {
-	switch family(model) {
-	case "anthropic":
-		return formats.AnthropicClaude
-	case "moonshot":
-		return formats.Kimi
-	case "qwen":
-		return formats.Qwen
-	case "deepseek":
-		return formats.DeepSeek
-	case "":
-		if signed {
-			return formats.AnthropicClaude
-		}
-	}
-	return replay.FormatUnknown
 }

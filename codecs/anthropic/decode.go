@@ -1,0 +1,187 @@
+package anthropic
+
+import (
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/tidwall/gjson"
+)
+
+// Decode reads a whole Messages response body (`{"type":"message",...}`).
+// An error body (`{"type":"error","error":{...}}`) returns a turn carrying
+// the *[replay.ProviderError] and the error itself.
+func (c Codec) Decode(body []byte) (*replay.Turn, error) {
+	if !jsonw.ValidBytes(body) {
+		return nil, bodyErr("", "expected a JSON response body")
+	}
+	root := gjson.ParseBytes(body)
+	if !root.IsObject() {
+		return nil, bodyErr("", "expected a JSON object")
+	}
+	t := &replay.Turn{Provenance: replay.Provenance{API: API, Provider: c.Provider}}
+	typ := root.Get("type")
+	if typ.Str == "error" {
+		e := root.Get("error")
+		pe := &replay.ProviderError{API: API, Type: e.Get("type").String(), Message: e.Get("message").String()}
+		t.Error = pe
+		return t, pe
+	}
+	if typ.Exists() && typ.Str != "message" {
+		return nil, bodyErr("/type", "expected a message, got %s", typ.Raw)
+	}
+	if m := root.Get("model"); m.Type == gjson.String {
+		t.Provenance.Model = m.Str
+	}
+	content := root.Get("content")
+	if !content.IsArray() {
+		return nil, bodyErr("/content", "expected the content array")
+	}
+	if err := c.reader(false).content(t, content, "/content"); err != nil {
+		return nil, err
+	}
+	if r := root.Get("stop_reason"); r.Type == gjson.String {
+		t.FinishReason = r.Str
+	}
+	if u := root.Get("usage"); u.IsObject() {
+		t.Usage = []byte(u.Raw)
+	}
+	t.Complete = true
+	return t, nil
+}
+
+// reader reads the content blocks of a response message or of a request's
+// assistant message, within one budget.
+type reader struct {
+	b kit.Budget
+	// cut marks what a cut-off message lacks (a thinking block without its
+	// signature, a tool_use without its input) as unfinished: set for the
+	// last assistant message of a request.
+	cut bool
+}
+
+func (c Codec) reader(cut bool) *reader {
+	return &reader{b: kit.NewBudget(API, c.Limits, -1), cut: cut}
+}
+
+// content appends the blocks of the content array arr (at JSON Pointer
+// base) to t.
+func (r *reader) content(t *replay.Turn, arr gjson.Result, base string) error {
+	var err error
+	i := 0
+	arr.ForEach(func(_, cb gjson.Result) bool {
+		if err = r.b.Block(i); err != nil {
+			return false
+		}
+		var b replay.Block
+		if b, err = r.block(cb, i, base+"/"+itoa(i)); err != nil {
+			return false
+		}
+		t.Blocks = append(t.Blocks, b)
+		i++
+		return true
+	})
+	return err
+}
+
+// block reads content block i.
+func (r *reader) block(cb gjson.Result, i int, ptr string) (replay.Block, error) {
+	typ := cb.Get("type")
+	if !cb.IsObject() || typ.Type != gjson.String {
+		return nil, bodyErr(ptr, "expected a content block object with a string type")
+	}
+	switch typ.Str {
+	case "thinking":
+		return r.thinking(cb, i, ptr)
+	case "redacted_thinking":
+		data, err := r.str(cb, i, ptr, "data", true)
+		if err != nil {
+			return nil, err
+		}
+		it := &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.AnthropicClaude, Index: replay.Some(i)}, Data: data}
+		it.Extra, err = r.extra(cb, i, "type", "data")
+		return it, err
+	case "text":
+		text, err := r.str(cb, i, ptr, "text", true)
+		if err != nil {
+			return nil, err
+		}
+		x := &replay.Text{Text: text}
+		x.Extra, err = r.extra(cb, i, "type", "text")
+		return x, err
+	case "tool_use":
+		return r.toolUse(cb, i, ptr)
+	}
+	if err := r.b.Item(i, len(cb.Raw), len(cb.Raw)); err != nil {
+		return nil, err
+	}
+	return &replay.Native{Kind: kit.Clone(typ.Str), Raw: []byte(cb.Raw)}, nil
+}
+
+// thinking reads a thinking block. In a cut message, one without its
+// signature is unfinished.
+func (r *reader) thinking(cb gjson.Result, i int, ptr string) (replay.Block, error) {
+	text, err := r.str(cb, i, ptr, "thinking", false)
+	if err != nil {
+		return nil, err
+	}
+	it := &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: formats.AnthropicClaude, Index: replay.Some(i)}, Text: text}
+	switch sg := cb.Get("signature"); sg.Type {
+	case gjson.String:
+		sig, err := r.b.Keep(i, sg.Str)
+		if err != nil {
+			return nil, err
+		}
+		it.Signature = replay.Some(sig)
+	case gjson.Null:
+		if sg.Exists() {
+			it.Signature = replay.NullOf[string]()
+		} else if r.cut {
+			it.Unfinished = true
+		}
+	default:
+		return nil, bodyErr(ptr+"/signature", "expected a string")
+	}
+	it.Extra, err = r.extra(cb, i, "type", "thinking", "signature")
+	return it, err
+}
+
+// toolUse reads a tool_use block; its arguments are the JSON text of
+// `input`, `{}` when it is absent, or, in a cut message, an unfinished call.
+func (r *reader) toolUse(cb gjson.Result, i int, ptr string) (replay.Block, error) {
+	id, err := r.str(cb, i, ptr, "id", true)
+	if err != nil {
+		return nil, err
+	}
+	name, err := r.str(cb, i, ptr, "name", true)
+	if err != nil {
+		return nil, err
+	}
+	tc := &replay.ToolCall{ID: id, Name: name, Arguments: "{}"}
+	if in := cb.Get("input"); in.Exists() {
+		if tc.Arguments, err = r.b.Keep(i, in.Raw); err != nil {
+			return nil, err
+		}
+	} else if r.cut {
+		tc.Arguments, tc.Unfinished = "", true
+	}
+	tc.Extra, err = r.extra(cb, i, "type", "id", "name", "input")
+	return tc, err
+}
+
+// str reads the string member name of block i within the budget; an absent
+// member is "" unless required.
+func (r *reader) str(cb gjson.Result, i int, ptr, name string, required bool) (string, error) {
+	v := cb.Get(name)
+	if v.Type == gjson.String || (!required && !v.Exists()) {
+		return r.b.Keep(i, v.Str)
+	}
+	return "", bodyErr(ptr+"/"+name, "expected a string")
+}
+
+// extra returns the members of cb not in known (see extraMembers), counted
+// against the budget.
+func (r *reader) extra(cb gjson.Result, i int, known ...string) ([]byte, error) {
+	x := extraMembers(cb, known...)
+	return x, r.b.Item(i, len(x), len(x))
+}

@@ -1,0 +1,221 @@
+package anthropic
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// sendable reports whether Encode and Patch write the reasoning item: it is
+// Claude's ([replay.Format.Family] "anthropic"), and [replay.Replayable].
+func sendable(it replay.ReasoningItem) bool {
+	if it.Meta().Format.Family() != "anthropic" || !replay.Replayable(it) {
+		return false
+	}
+	switch it.(type) {
+	case *replay.ReasoningText, *replay.Encrypted:
+		return true
+	}
+	return false
+}
+
+// sameAPI reports whether t came from this API, so that its native blocks
+// and the extra members of its text and tool blocks may be written back.
+func sameAPI(t *replay.Turn) bool {
+	return t.Provenance.API == "" || strings.EqualFold(t.Provenance.API, API)
+}
+
+// appendItem writes a thinking or redacted_thinking block.
+func appendItem(dst []byte, it replay.ReasoningItem) []byte {
+	switch it := it.(type) {
+	case *replay.ReasoningText:
+		dst = append(dst, `{"type":"thinking","thinking":`...)
+		dst = jsonw.String(dst, it.Text)
+		dst = jsonw.Key(dst, "signature")
+		dst = jsonw.String(dst, it.Signature.Value())
+		dst = jsonw.Members(dst, it.Extra)
+	case *replay.Encrypted:
+		dst = append(dst, `{"type":"redacted_thinking","data":`...)
+		dst = jsonw.String(dst, it.Data)
+		dst = jsonw.Members(dst, it.Extra)
+	}
+	return append(dst, '}')
+}
+
+// Encode writes the turn as the assistant message of the next request:
+// `{"role":"assistant","content":[...]}` with every block in its original
+// order. Thinking blocks keep their text (`"thinking":""` when it was
+// empty), signature and unknown members; redacted_thinking keeps its data;
+// tool_use keeps its id, name and input. Left out: reasoning items that are
+// not [replay.Replayable] or not Claude's, unfinished tool calls and server
+// blocks, empty text blocks (the API rejects them), and native blocks of a
+// turn from another API.
+func (c Codec) Encode(t *replay.Turn) ([]byte, error) {
+	if t == nil {
+		return nil, bodyErr("", "no turn to encode")
+	}
+	dst := []byte(`{"role":"assistant","content":[`)
+	dst, err := appendContent(dst, t)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, "]}"...), nil
+}
+
+func appendContent(dst []byte, t *replay.Turn) ([]byte, error) {
+	same := sameAPI(t)
+	for i, b := range t.Blocks {
+		switch b := b.(type) {
+		case replay.ReasoningItem:
+			if !sendable(b) {
+				continue
+			}
+			dst = jsonw.Comma(dst)
+			dst = appendItem(dst, b)
+		case *replay.Text:
+			if b.Text == "" {
+				continue
+			}
+			dst = jsonw.Comma(dst)
+			dst = append(dst, `{"type":"text","text":`...)
+			dst = jsonw.String(dst, b.Text)
+			if same {
+				dst = jsonw.Members(dst, b.Extra)
+			}
+			dst = append(dst, '}')
+		case *replay.ToolCall:
+			if b.Unfinished {
+				continue
+			}
+			args := b.Arguments
+			if strings.TrimSpace(args) == "" {
+				args = "{}"
+			}
+			if !gjson.Valid(args) || !gjson.Parse(args).IsObject() {
+				return nil, bodyErr("/blocks/"+itoa(i)+"/arguments", "tool_use input must be a JSON object")
+			}
+			dst = jsonw.Comma(dst)
+			dst = append(dst, `{"type":"tool_use","id":`...)
+			dst = jsonw.String(dst, b.ID)
+			dst = jsonw.Key(dst, "name")
+			dst = jsonw.String(dst, b.Name)
+			dst = jsonw.Key(dst, "input")
+			dst = append(dst, args...)
+			if same {
+				dst = jsonw.Members(dst, b.Extra)
+			}
+			dst = append(dst, '}')
+		case *replay.Native:
+			if b.Unfinished || !same || len(b.Raw) == 0 {
+				continue
+			}
+			dst = jsonw.Comma(dst)
+			dst = append(dst, b.Raw...)
+		}
+	}
+	return dst, nil
+}
+
+// Patch inserts the turn's thinking and redacted_thinking blocks into an
+// assistant message the caller built (`{"role":"assistant","content":...}`
+// with text and tool_use blocks) at their original positions, and changes
+// nothing else in it: every existing block keeps its bytes.
+//
+// Each reasoning block goes right after the message block that precedes it
+// in the turn (its anchor), or first when nothing precedes it. Anchors are
+// tool_use blocks, matched by id, and text blocks, matched by order when the
+// message has as many text blocks as the turn. A string content becomes one
+// text block. Items that Encode would leave out are not inserted. A message
+// that already holds thinking blocks is an error wrapping
+// [replay.ErrMalformed].
+func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
+	if t == nil {
+		return nil, bodyErr("", "no turn to patch from")
+	}
+	if !gjson.ValidBytes(msg) || !gjson.ParseBytes(msg).IsObject() {
+		return nil, bodyErr("", "expected an assistant message object")
+	}
+	content := gjson.GetBytes(msg, "content")
+	var elems []string
+	switch {
+	case content.Type == gjson.String:
+		elems = []string{string(jsonw.String([]byte(`{"type":"text","text":`), content.Str)) + "}"}
+	case content.IsArray():
+		content.ForEach(func(_, v gjson.Result) bool {
+			elems = append(elems, v.Raw)
+			return true
+		})
+	case !content.Exists():
+	default:
+		return nil, bodyErr("/content", "expected a content array or string")
+	}
+	toolAt := map[string]int{}
+	var textAt []int
+	for j, e := range elems {
+		switch gjson.Get(e, "type").Str {
+		case "thinking", "redacted_thinking":
+			return nil, bodyErr("/content/"+itoa(j), "the message already holds thinking blocks")
+		case "tool_use":
+			toolAt[gjson.Get(e, "id").Str] = j
+		case "text":
+			textAt = append(textAt, j)
+		}
+	}
+	nText := 0
+	for _, b := range t.Blocks {
+		if _, ok := b.(*replay.Text); ok {
+			nText++
+		}
+	}
+	useText := nText == len(textAt)
+	type insert struct {
+		at  int
+		raw []byte
+	}
+	var ins []insert
+	at, ti := 0, 0
+	for _, b := range t.Blocks {
+		switch b := b.(type) {
+		case replay.ReasoningItem:
+			if sendable(b) {
+				ins = append(ins, insert{at: at, raw: appendItem(nil, b)})
+			}
+		case *replay.ToolCall:
+			if j, ok := toolAt[b.ID]; ok {
+				at = j + 1
+			}
+		case *replay.Text:
+			if useText {
+				at = textAt[ti] + 1
+			}
+			ti++
+		}
+	}
+	if len(ins) == 0 {
+		return append([]byte(nil), msg...), nil
+	}
+	sort.SliceStable(ins, func(a, b int) bool { return ins[a].at < ins[b].at })
+	arr := []byte{'['}
+	k := 0
+	for j := 0; j <= len(elems); j++ {
+		for k < len(ins) && ins[k].at == j {
+			arr = jsonw.Comma(arr)
+			arr = append(arr, ins[k].raw...)
+			k++
+		}
+		if j < len(elems) {
+			arr = jsonw.Comma(arr)
+			arr = append(arr, elems[j]...)
+		}
+	}
+	arr = append(arr, ']')
+	out, err := sjson.SetRawBytes(append([]byte(nil), msg...), "content", arr)
+	if err != nil {
+		return nil, bodyErr("/content", "cannot set the content: %v", err)
+	}
+	return out, nil
+}
