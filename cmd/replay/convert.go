@@ -60,11 +60,11 @@ func runConvert(e *env, args []string) error {
 	if *sentinel {
 		policy[replay.CaseUnsignedCall] = replay.Sentinel
 	}
-	out, notices := replay.Carry([]*replay.Turn{t}, target, policy)
+	out, notices := replay.Carry(replay.History{Turns: []*replay.Turn{t}}, target, policy)
 	for _, n := range notices {
 		fmt.Fprintln(e.stderr, "notice: "+n.String())
 	}
-	msg, err := codec.Encode(out[0])
+	msg, err := codec.Encode(out.Turns[0])
 	if err != nil {
 		return err
 	}

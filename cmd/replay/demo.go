@@ -94,7 +94,7 @@ func demoSwitch(w io.Writer, stored *replay.Turn) error {
 	fmt.Fprintf(w, "Act 2: switching providers. The same conversation continues on %s.\n\n", target.Model)
 	policy := replay.DefaultPolicy()
 	policy[replay.CaseForeignText] = replay.ToText
-	carried, notices := replay.Carry([]*replay.Turn{stored}, target, policy)
+	carried, notices := replay.Carry(replay.History{Turns: []*replay.Turn{stored}}, target, policy)
 	fmt.Fprintf(w, "5. Carry   with the policy table (foreign-visible-text opted in to to-text): %d notices.\n", len(notices))
 	for _, n := range notices {
 		fmt.Fprintln(w, "   "+clip(n.String(), 140))
@@ -103,7 +103,7 @@ func demoSwitch(w io.Writer, stored *replay.Turn) error {
 	if err != nil {
 		return err
 	}
-	msg, err := codec.Encode(carried[0])
+	msg, err := codec.Encode(carried.Turns[0])
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func demoSwitch(w io.Writer, stored *replay.Turn) error {
 		}
 	}
 	fmt.Fprintf(w, "   the message for %s carries a Claude signature: %v\n", target.Model, foreign)
-	rep := replay.AuditReplay(replay.History{Turns: carried}, target)
+	rep := replay.AuditReplay(carried, target)
 	fmt.Fprintf(w, "6. Audit   the carried history: %d items, %d violations, clean=%v.\n\n", rep.Items, len(rep.Violations), rep.Clean())
 
 	// A broken history: the captured turn sent as it is, and a turn whose
