@@ -11,7 +11,7 @@ import (
 func defineConvert(fs *flag.FlagSet) func(*env, []string) error {
 	var f inputFlags
 	f.register(fs, "from")
-	fs.StringVar(&f.api, "api", "auto", "an alias of --from")
+	fs.StringVar(&f.api, "api", "auto", "an alias of --from (`API`)")
 	to := fs.String("to", "", "the `API` to write for (required)")
 	toProvider := fs.String("to-provider", "", "the target platform (`P`: anthropic, bedrock, vertex, aistudio, ...)")
 	toModel := fs.String("to-model", "", "the target model (`M`)")

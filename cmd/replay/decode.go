@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 
@@ -24,6 +25,11 @@ func defineDecode(fs *flag.FlagSet) func(*env, []string) error {
 		}
 		defer src.close()
 		t, err := f.readTurn(e, "decode", src, false)
+		var ee *exitError
+		if errors.As(err, &ee) && ee.code == 2 {
+			// A usage mistake: nothing was decoded worth printing.
+			return err
+		}
 		if t != nil {
 			writeJSON(e.stdout, t.AppendJSON(nil), *compact)
 		}
@@ -96,4 +102,3 @@ func defineEncode(fs *flag.FlagSet) func(*env, []string) error {
 		return nil
 	}
 }
-
