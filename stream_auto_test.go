@@ -49,10 +49,10 @@ func TestFramingAuto(t *testing.T) {
 
 func TestFramingAutoRefuses(t *testing.T) {
 	for in, want := range map[string]string{
-		"{\n  \"id\": 1\n}\n": "replay: unrecognised stream framing: the input is one JSON value (a response body), not a stream; decode it with the codec's Decode",
+		"{\n  \"id\": 1\n}\n":                              "replay: unrecognised stream framing: the input is one JSON value (a response body), not a stream; decode it with the codec's Decode",
 		"\x00\x00\x00\x10\x00\x00\x00\x00\x05\xc2\x48\xeb": "replay: unrecognised stream framing: the input is a binary AWS event stream (application/vnd.amazon.eventstream), which this decoder does not frame",
-		"hello world\n":  `replay: unrecognised stream framing: the input starts with "hello world\n", neither an SSE field nor a JSON line`,
-		"":               "replay: unrecognised stream framing: the stream is empty: unexpected EOF",
+		"hello world\n":                                    `replay: unrecognised stream framing: the input starts with "hello world\n", neither an SSE field nor a JSON line`,
+		"":                                                 "replay: unrecognised stream framing: the stream is empty: unexpected EOF",
 	} {
 		tu, err := replay.DecodeStream(strings.NewReader(in), &echo{}, replay.StreamOptions{Framing: replay.FramingAuto})
 		require.Error(t, err, "%q", in)
