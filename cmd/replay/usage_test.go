@@ -12,7 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The package documentation's usage block is the generated synopsis.
+// The package documentation's and the README's usage blocks are the
+// generated synopsis.
 func TestSynopsisInPackageDoc(t *testing.T) {
 	src, err := os.ReadFile("main.go")
 	require.NoError(t, err)
@@ -21,6 +22,9 @@ func TestSynopsisInPackageDoc(t *testing.T) {
 		want.WriteString("//\t" + c.synopsis() + "\n")
 	}
 	assert.Contains(t, string(src), want.String(), "update the Usage block of main.go's package comment")
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	assert.Contains(t, string(readme), "```\n"+strings.ReplaceAll(want.String(), "//\t", "")+"```\n", "update the README's Command line synopsis")
 }
 
 // Every flag of every command is in the top-level help, in the command's
