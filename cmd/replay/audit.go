@@ -172,7 +172,7 @@ func (a *auditFlags) print(e *env, rep replay.Report) error {
 				n++
 			}
 		}
-		return &exitError{code: 1, err: fmt.Errorf("the provider would reject this request (%s)", plural(n, "violation", "violations"))}
+		return &exitError{code: 1, err: fmt.Errorf("the provider would reject this request (reject: %d of %s)", n, plural(len(rep.Violations), "violation", "violations"))}
 	}
 	return nil
 }
