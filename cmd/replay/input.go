@@ -303,7 +303,6 @@ func (f *inputFlags) decodeStream(r io.Reader, g guess, fr replay.Framing, sniff
 type countingDecoder struct {
 	next   replay.FrameDecoder
 	frames int
-	limits replay.Limits
 }
 
 func (c *countingDecoder) Decode(fr replay.Frame, dst []replay.Event) ([]replay.Event, error) {
