@@ -107,10 +107,10 @@ func walk(t *testing.T, captures []capture, read func(capture) ([]byte, error)) 
 		walked++
 		hs := handles(tu)
 		for _, tg := range walkTargets() {
-			out, notices := replay.Carry([]*replay.Turn{tu}, tg, replay.Policy{replay.CaseForeignText: replay.ToText})
+			out, notices := replay.Carry(replay.History{Turns: []*replay.Turn{tu}}, tg, replay.Policy{replay.CaseForeignText: replay.ToText})
 			enc, err := replay.Default.Lookup(tg.API, tg.Provider, tg.Model)
 			require.NoError(t, err)
-			msg, err := enc.Encode(out[0])
+			msg, err := enc.Encode(out.Turns[0])
 			if err != nil {
 				t.Logf("%s -> %s: encode: %v", c.name, tg.API, err)
 				continue
@@ -126,7 +126,7 @@ func walk(t *testing.T, captures []capture, read func(capture) ([]byte, error)) 
 				}
 				assert.True(t, ok, "%s -> %s %s: a %s handle %.12s… was emitted", c.name, tg.API, tg.Model, fam, h)
 			}
-			rep := replay.AuditReplay(replay.History{Turns: out}, tg)
+			rep := replay.AuditReplay(out, tg)
 			for _, v := range rep.Violations {
 				if strings.HasPrefix(v.Rule, "replay/") {
 					t.Errorf("%s -> %s %s: carried history: %v (notices: %v)", c.name, tg.API, tg.Model, v, notices)

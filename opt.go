@@ -1,5 +1,7 @@
 package replay
 
+import "fmt"
+
 // Presence says whether an optional JSON member was absent, null, or present.
 // The three are different replay facts: an absent signature, a null signature
 // and an empty signature must each be written back as they came.
@@ -52,3 +54,28 @@ func (o Opt[T]) Presence() Presence { return o.p }
 
 // IsPresent reports whether a value (possibly empty) is present.
 func (o Opt[T]) IsPresent() bool { return o.p == Present }
+
+// String formats the value as fmt's %v does when it is present, and as
+// "<null>" or "<absent>" otherwise, so that an Opt prints as what it holds.
+func (o Opt[T]) String() string {
+	switch o.p {
+	case Present:
+		return fmt.Sprint(o.v)
+	case Null:
+		return "<null>"
+	}
+	return "<absent>"
+}
+
+// GoString formats the Opt as the Go expression that builds it:
+// replay.Some[T](v), replay.NullOf[T]() or replay.Opt[T]{}.
+func (o Opt[T]) GoString() string {
+	typ := fmt.Sprintf("%T", o.v)
+	switch o.p {
+	case Present:
+		return fmt.Sprintf("replay.Some[%s](%#v)", typ, o.v)
+	case Null:
+		return "replay.NullOf[" + typ + "]()"
+	}
+	return "replay.Opt[" + typ + "]{}"
+}

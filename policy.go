@@ -184,12 +184,18 @@ func (n Notice) String() string {
 // follower ([FormatTraits].PairsWithFollower) is not sent, its following message
 // or function call loses its original item id, so that it is never sent
 // without its reasoning item.
-func Carry(history []*Turn, target Target, policy Policy) ([]*Turn, []Notice) {
-	return Default.Carry(history, target, policy)
+//
+// Carry takes and returns a [History], the shape [AuditReplay] takes, so
+// that the carried history can be audited as it is. Only h.Turns is read;
+// the result has Turns alone (the carried turns are no longer the elements
+// of h.Request).
+func Carry(h History, target Target, policy Policy) (History, []Notice) {
+	return Default.Carry(h, target, policy)
 }
 
 // Carry is the package-level [Carry] on this registry.
-func (r *Registry) Carry(history []*Turn, target Target, policy Policy) ([]*Turn, []Notice) {
+func (r *Registry) Carry(h History, target Target, policy Policy) (History, []Notice) {
+	history := h.Turns
 	if policy == nil {
 		policy = DefaultPolicy()
 	}
@@ -200,7 +206,7 @@ func (r *Registry) Carry(history []*Turn, target Target, policy Policy) ([]*Turn
 	for ti, t := range history {
 		out[ti] = c.turn(ti, t)
 	}
-	return out, c.notices
+	return History{Turns: out}, c.notices
 }
 
 // contract returns the replay contract of the target's codec, found once:

@@ -23,16 +23,16 @@ func ExampleCarry() {
 	}
 	target := replay.Target{API: "openrouter", Model: "openai/gpt-5"}
 
-	out, notices := replay.Carry([]*replay.Turn{turn}, target, nil)
-	fmt.Printf("%d blocks, %q\n", len(out[0].Blocks), out[0].VisibleText())
+	out, notices := replay.Carry(replay.History{Turns: []*replay.Turn{turn}}, target, nil)
+	fmt.Printf("%d blocks, %q\n", len(out.Turns[0].Blocks), out.Turns[0].VisibleText())
 	for _, n := range notices {
 		fmt.Println(n)
 	}
 
 	policy := replay.DefaultPolicy()
 	policy[replay.CaseForeignText] = replay.ToText
-	out, _ = replay.Carry([]*replay.Turn{turn}, target, policy)
-	fmt.Printf("%q\n", out[0].VisibleText())
+	out, _ = replay.Carry(replay.History{Turns: []*replay.Turn{turn}}, target, policy)
+	fmt.Printf("%q\n", out.Turns[0].VisibleText())
 	// Output:
 	// 1 blocks, "Paris."
 	// turn 0 block 0: foreign-visible-text -> drop: anthropic-claude-v1 reasoning is foreign to openrouter openai/gpt-5

@@ -143,7 +143,7 @@ func TestPolicyTableCells(t *testing.T) {
 				before := docs(s.history)
 				pol := replay.DefaultPolicy()
 				pol[row.Case] = a
-				out, notes := reg.Carry(s.history, s.target, pol)
+				out, notes := reg.Carry(replay.History{Turns: s.history}, s.target, pol)
 				assert.Equal(t, before, docs(s.history), "Carry never modifies its input")
 				want := a
 				if !allowed(row, a) {
@@ -153,21 +153,21 @@ func TestPolicyTableCells(t *testing.T) {
 					want = replay.Drop
 				}
 				if row.Case == replay.CaseUnsignedCall {
-					checkCall(t, out[0], notes, want)
+					checkCall(t, out.Turns[0], notes, want)
 					return
 				}
 				orig := s.history[0].Blocks[0]
 				switch want {
 				case replay.Keep:
 					assert.Empty(t, notes)
-					require.Equal(t, len(s.history[0].Blocks), len(out[0].Blocks))
-					assert.Equal(t, orig, out[0].Blocks[0])
-					assert.NotSame(t, orig, out[0].Blocks[0], "a new history")
+					require.Equal(t, len(s.history[0].Blocks), len(out.Turns[0].Blocks))
+					assert.Equal(t, orig, out.Turns[0].Blocks[0])
+					assert.NotSame(t, orig, out.Turns[0].Blocks[0], "a new history")
 				case replay.Drop:
 					require.NotEmpty(t, notes)
 					assert.Equal(t, replay.Notice{Turn: 0, Block: 0, Case: row.Case, Action: replay.Drop, Reason: notes[0].Reason}, notes[0])
-					assert.Len(t, out[0].Blocks, len(s.history[0].Blocks)-1)
-					for _, b := range out[0].Blocks {
+					assert.Len(t, out.Turns[0].Blocks, len(s.history[0].Blocks)-1)
+					for _, b := range out.Turns[0].Blocks {
 						_, isItem := b.(replay.ReasoningItem)
 						assert.False(t, isItem, "the item is gone")
 					}
@@ -175,8 +175,8 @@ func TestPolicyTableCells(t *testing.T) {
 					require.Len(t, notes, 1)
 					assert.Equal(t, replay.ToText, notes[0].Action)
 					assert.Equal(t, row.Case, notes[0].Case)
-					assert.Equal(t, &replay.Text{Text: s.text + "\n\n"}, out[0].Blocks[0])
-					assert.NotContains(t, out[0].Blocks[0].(*replay.Text).Text, "<think")
+					assert.Equal(t, &replay.Text{Text: s.text + "\n\n"}, out.Turns[0].Blocks[0])
+					assert.NotContains(t, out.Turns[0].Blocks[0].(*replay.Text).Text, "<think")
 				}
 				if !allowed(row, a) && a != row.Default && len(notes) > 0 {
 					assert.Contains(t, notes[0].Reason, "is not allowed for "+string(row.Case))
@@ -244,16 +244,16 @@ func TestCarryOpenAIReasoningGoesWithItsFollower(t *testing.T) {
 	tu.Provenance.Account = "org-a"
 
 	// Same issuer: everything kept, ids included.
-	out, notes := reg.Carry([]*replay.Turn{tu}, replay.Target{API: "openai-responses", Provider: "openai", Account: "org-a"}, nil)
+	out, notes := reg.Carry(replay.History{Turns: []*replay.Turn{tu}}, replay.Target{API: "openai-responses", Provider: "openai", Account: "org-a"}, nil)
 	assert.Empty(t, notes)
-	assert.Equal(t, rs(), out[0].Blocks)
+	assert.Equal(t, rs(), out.Turns[0].Blocks)
 
 	// Another organisation: the ciphertext cannot go, so the whole rs_01
 	// item goes (its summary too) and fc_01 loses its id; rs_02 stays.
-	out, notes = reg.Carry([]*replay.Turn{tu}, replay.Target{API: "openai-responses", Provider: "openai", Account: "org-b"}, nil)
+	out, notes = reg.Carry(replay.History{Turns: []*replay.Turn{tu}}, replay.Target{API: "openai-responses", Provider: "openai", Account: "org-b"}, nil)
 	want := rs()[2:]
 	want[0] = &replay.ToolCall{ID: "call_1", Name: "plan", Arguments: "{}"}
-	assert.Equal(t, want, out[0].Blocks)
+	assert.Equal(t, want, out.Turns[0].Blocks)
 	require.Len(t, notes, 3)
 	assert.Equal(t, []int{0, 1, 2}, []int{notes[0].Block, notes[1].Block, notes[2].Block})
 	for _, n := range notes {
@@ -268,13 +268,13 @@ func TestCarryOpenAIReasoningGoesWithItsFollower(t *testing.T) {
 func TestCarryThroughAGatewayByModelVendor(t *testing.T) {
 	reg := policyRegistry(t)
 	tu := turnOf("anthropic", "anthropic", claudeText("plan", "RXFv"), &replay.Text{Text: "ok"})
-	out, notes := reg.Carry([]*replay.Turn{tu}, replay.Target{API: "openrouter", Model: "anthropic/claude-sonnet-4.5"}, nil)
+	out, notes := reg.Carry(replay.History{Turns: []*replay.Turn{tu}}, replay.Target{API: "openrouter", Model: "anthropic/claude-sonnet-4.5"}, nil)
 	assert.Empty(t, notes)
-	assert.Len(t, out[0].Blocks, 2)
-	out, notes = reg.Carry([]*replay.Turn{tu}, replay.Target{API: "openrouter", Model: "openai/gpt-5"}, nil)
+	assert.Len(t, out.Turns[0].Blocks, 2)
+	out, notes = reg.Carry(replay.History{Turns: []*replay.Turn{tu}}, replay.Target{API: "openrouter", Model: "openai/gpt-5"}, nil)
 	require.Len(t, notes, 1)
 	assert.Equal(t, replay.CaseForeignText, notes[0].Case)
-	assert.Equal(t, []replay.Block{&replay.Text{Text: "ok"}}, out[0].Blocks)
+	assert.Equal(t, []replay.Block{&replay.Text{Text: "ok"}}, out.Turns[0].Blocks)
 }
 
 func TestCarryNativeAndUnfinishedBlocks(t *testing.T) {
@@ -283,17 +283,17 @@ func TestCarryNativeAndUnfinishedBlocks(t *testing.T) {
 		&replay.Native{Kind: "server_tool_use", Raw: []byte(`{"type":"server_tool_use","id":"srvtoolu_1"}`)},
 		&replay.ToolCall{ID: "toolu_2", Name: "read", Arguments: `{"p":`, Unfinished: true},
 		&replay.Text{Text: "x", ID: "msg_1", Extra: []byte(`{"phase":"final"}`)})
-	out, notes := reg.Carry([]*replay.Turn{tu}, replay.Target{API: "anthropic", Provider: "anthropic"}, nil)
+	out, notes := reg.Carry(replay.History{Turns: []*replay.Turn{tu}}, replay.Target{API: "anthropic", Provider: "anthropic"}, nil)
 	require.Len(t, notes, 1)
 	assert.Equal(t, replay.Notice{Turn: 0, Block: 1, Case: replay.CaseNotReplayable, Action: replay.Drop, Reason: `the tool call "toolu_2" is unfinished`}, notes[0])
-	assert.Len(t, out[0].Blocks, 2)
-	assert.Equal(t, "msg_1", out[0].Blocks[1].(*replay.Text).ID, "same API: ids kept")
+	assert.Len(t, out.Turns[0].Blocks, 2)
+	assert.Equal(t, "msg_1", out.Turns[0].Blocks[1].(*replay.Text).ID, "same API: ids kept")
 
-	out, notes = reg.Carry([]*replay.Turn{tu}, replay.Target{API: "gemini", Provider: "aistudio", Model: "gemini-2.5-pro"}, nil)
+	out, notes = reg.Carry(replay.History{Turns: []*replay.Turn{tu}}, replay.Target{API: "gemini", Provider: "aistudio", Model: "gemini-2.5-pro"}, nil)
 	require.Len(t, notes, 2)
 	assert.Equal(t, replay.CaseForeignOpaque, notes[0].Case)
 	assert.Contains(t, notes[0].Reason, "server_tool_use element belongs to anthropic")
-	assert.Equal(t, []replay.Block{&replay.Text{Text: "x"}}, out[0].Blocks, "source-API ids and members are not carried")
+	assert.Equal(t, []replay.Block{&replay.Text{Text: "x"}}, out.Turns[0].Blocks, "source-API ids and members are not carried")
 }
 
 func TestCarrySentinelOnlyForGemini3(t *testing.T) {
@@ -303,18 +303,18 @@ func TestCarrySentinelOnlyForGemini3(t *testing.T) {
 		&replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.GoogleGemini, Attached: true}, Data: "Q2lT"}, call,
 		&replay.ToolCall{ID: "c2", Name: "g", Arguments: "{}"})
 	pol := replay.Policy{replay.CaseUnsignedCall: replay.Sentinel}
-	out, notes := reg.Carry([]*replay.Turn{signed}, replay.Target{API: "gemini", Provider: "aistudio", Model: "gemini-3-flash"}, pol)
+	out, notes := reg.Carry(replay.History{Turns: []*replay.Turn{signed}}, replay.Target{API: "gemini", Provider: "aistudio", Model: "gemini-3-flash"}, pol)
 	assert.Empty(t, notes, "a signed first call needs nothing; parallel calls after it need no signature")
-	assert.Equal(t, signed.Blocks, out[0].Blocks)
+	assert.Equal(t, signed.Blocks, out.Turns[0].Blocks)
 
 	unsigned := turnOf("anthropic", "anthropic", call)
 	for _, tg := range []replay.Target{
 		{API: "gemini", Provider: "aistudio", Model: "gemini-2.5-pro"},
 		{API: "openrouter", Model: "google/gemini-3-pro-preview"},
 	} {
-		out, notes = reg.Carry([]*replay.Turn{unsigned}, tg, pol)
+		out, notes = reg.Carry(replay.History{Turns: []*replay.Turn{unsigned}}, tg, pol)
 		assert.Empty(t, notes, "%+v", tg)
-		assert.Equal(t, []replay.Block{call}, out[0].Blocks)
+		assert.Equal(t, []replay.Block{call}, out.Turns[0].Blocks)
 	}
 }
 
@@ -322,12 +322,12 @@ func TestCarryUnattributedReasoning(t *testing.T) {
 	reg := policyRegistry(t)
 	plain := &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: replay.FormatUnknown}, Text: "local thoughts"}
 	tu := turnOf("deepseek", "deepseek", plain, &replay.Text{Text: "hi"})
-	out, notes := reg.Carry([]*replay.Turn{tu}, replay.Target{API: "deepseek", Provider: "deepseek"}, nil)
+	out, notes := reg.Carry(replay.History{Turns: []*replay.Turn{tu}}, replay.Target{API: "deepseek", Provider: "deepseek"}, nil)
 	assert.Empty(t, notes)
-	assert.Len(t, out[0].Blocks, 2)
-	out, notes = reg.Carry([]*replay.Turn{tu}, replay.Target{API: "anthropic", Provider: "anthropic"}, replay.Policy{replay.CaseForeignText: replay.ToText})
+	assert.Len(t, out.Turns[0].Blocks, 2)
+	out, notes = reg.Carry(replay.History{Turns: []*replay.Turn{tu}}, replay.Target{API: "anthropic", Provider: "anthropic"}, replay.Policy{replay.CaseForeignText: replay.ToText})
 	require.Len(t, notes, 1)
 	assert.Equal(t, replay.CaseForeignText, notes[0].Case)
-	assert.Equal(t, "local thoughts\n\nhi", out[0].VisibleText())
+	assert.Equal(t, "local thoughts\n\nhi", out.Turns[0].VisibleText())
 	assert.True(t, strings.HasSuffix(notes[0].String(), "sent as plain text, its signature and format dropped"))
 }

@@ -66,8 +66,8 @@ func TestRuleForeignFormat(t *testing.T) {
 		assert.Empty(t, only(r, replay.RuleForeignFormat), "%+v", c.tg)
 	}
 	// After Carry, a foreign history audits clean.
-	out, _ := reg.Carry([]*replay.Turn{claude, gem, oai}, replay.Target{API: "anthropic", Provider: "anthropic"}, nil)
-	assert.True(t, reg.AuditReplay(replay.History{Turns: out}, replay.Target{API: "anthropic", Provider: "anthropic"}).Clean())
+	out, _ := reg.Carry(replay.History{Turns: []*replay.Turn{claude, gem, oai}}, replay.Target{API: "anthropic", Provider: "anthropic"}, nil)
+	assert.True(t, reg.AuditReplay(out, replay.Target{API: "anthropic", Provider: "anthropic"}).Clean())
 }
 
 // oai2xai returns oai's turn with its encrypted item minted by xAI.

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -136,9 +137,32 @@ const (
 	// body cut inside a message one wrapping io.ErrUnexpectedEOF, and a
 	// payload larger than Limits.MaxEvent a *[LimitError].
 	FramingEventStream
+	// FramingAuto tells the framing from the first bytes of the stream: a
+	// comment or an SSE field ("data:", "event:", "id:", "retry:") is SSE,
+	// a first line that is a whole JSON value followed by another line is
+	// JSON Lines. A binary AWS event stream and a single JSON value (a
+	// response body, not a stream) are reported as errors wrapping
+	// [ErrFraming] that say what was seen. The decoder holds at most
+	// Limits.MaxEvent bytes while it decides; [Decoder.Framing] and
+	// [Stream.Framing] say what it decided.
+	FramingAuto
 )
 
-// ParseFraming maps "sse", "jsonl" and "eventstream" to a Framing.
+// ErrFraming means a stream's bytes are not in the framing asked for, or,
+// with [FramingAuto], in none of the framings a [Decoder] reads.
+var ErrFraming = errors.New("unrecognised stream framing")
+
+var framingNames = [...]string{FramingSSE: "sse", FramingJSONL: "jsonl", FramingEventStream: "eventstream", FramingAuto: "auto"}
+
+// String returns "sse", "jsonl", "eventstream" or "auto".
+func (f Framing) String() string {
+	if int(f) < len(framingNames) {
+		return framingNames[f]
+	}
+	return "<invalid Framing>"
+}
+
+// ParseFraming maps "sse", "jsonl", "eventstream" and "auto" to a Framing.
 func ParseFraming(s string) (Framing, error) {
 	switch s {
 	case "sse", "":
@@ -147,8 +171,38 @@ func ParseFraming(s string) (Framing, error) {
 		return FramingJSONL, nil
 	case "eventstream":
 		return FramingEventStream, nil
+	case "auto":
+		return FramingAuto, nil
 	}
-	return 0, fmt.Errorf("replay: unknown framing %q (want sse, jsonl or eventstream)", s)
+	return 0, fmt.Errorf("replay: unknown framing %q (want sse, jsonl, eventstream or auto)", s)
+}
+
+// detectFraming maps what [sse.Detect] saw to a framing, or to an error
+// that says what the bytes were.
+func detectFraming(d sse.Detected, prefix []byte) (Framing, error) {
+	switch d {
+	case sse.DetectSSE:
+		return FramingSSE, nil
+	case sse.DetectJSONL:
+		return FramingJSONL, nil
+	case sse.DetectJSON:
+		return 0, fmt.Errorf("replay: %w: the input is one JSON value (a response body), not a stream; decode it with the codec's Decode", ErrFraming)
+	case sse.DetectEventStream:
+		return FramingEventStream, nil
+	}
+	if len(prefix) == 0 {
+		return 0, fmt.Errorf("replay: %w: the stream is empty: %w", ErrFraming, io.ErrUnexpectedEOF)
+	}
+	return 0, fmt.Errorf("replay: %w: the input starts with %q, neither an SSE field nor a JSON line", ErrFraming, clipBytes(prefix, 24))
+}
+
+// clipBytes returns at most n bytes of b, for a message.
+func clipBytes(b []byte, n int) []byte {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
 }
 
 func (f Framing) mode() sse.Mode {
@@ -166,37 +220,83 @@ func (f Framing) mode() sse.Mode {
 type StreamOptions struct {
 	Framing Framing
 	Limits  Limits
+	// CaptureOnly makes a [Decoder] keep no events: Next always returns
+	// false and only the turn is built, so a Decoder that nobody drains
+	// holds no more than the turn however long the stream. A [Stream]
+	// ignores it (its events are handed out as they are read).
+	CaptureOnly bool
 }
 
 // Decoder is the push form of a stream decoder: write raw stream bytes to it
 // as they arrive (split anywhere), drain the events with Next, and Close it
-// to get the turn.
+// to get the turn. Events not drained are kept until Close, unless
+// StreamOptions.CaptureOnly is set.
 type Decoder struct {
-	fd     FrameDecoder
-	parser *sse.Parser
-	events []Event
-	head   int
-	err    error
+	fd      FrameDecoder
+	parser  *sse.Parser
+	events  []Event
+	head    int
+	err     error
+	capture bool
+	framing Framing
+	max     int
+	prefix  []byte // FramingAuto: bytes held until the framing is known
 }
 
 // NewDecoder returns a push decoder that frames bytes per opts and decodes
 // the frames with fd.
 func NewDecoder(fd FrameDecoder, opts StreamOptions) *Decoder {
-	d := &Decoder{fd: fd}
+	d := &Decoder{fd: fd, capture: opts.CaptureOnly, framing: opts.Framing}
 	setLimits(fd, opts.Limits)
-	lim := opts.Limits.WithDefaults()
-	d.parser = sse.NewParser(opts.Framing.mode(), lim.MaxEvent, d.frame)
+	d.max = opts.Limits.WithDefaults().MaxEvent
+	if opts.Framing != FramingAuto {
+		d.parser = sse.NewParser(opts.Framing.mode(), d.max, d.frame)
+	}
 	return d
 }
 
+// Framing returns the decoder's framing: the one asked for, or, with
+// [FramingAuto], the one detected (FramingAuto until it is known).
+func (d *Decoder) Framing() Framing { return d.framing }
+
 func (d *Decoder) frame(ev sse.Event) error {
-	if d.head == len(d.events) {
+	if d.capture || d.head == len(d.events) {
 		d.events, d.head = d.events[:0], 0
 	}
 	var err error
 	d.events, err = d.fd.Decode(Frame{Type: ev.Type, Data: ev.Data}, d.events)
+	if d.capture {
+		clear(d.events)
+		d.events = d.events[:0]
+	}
 	clobber(ev.Type, ev.Data)
 	return err
+}
+
+// detect holds p until the framing is known (FramingAuto), then creates
+// the parser and feeds it what was held. It returns whether the parser
+// exists.
+func (d *Decoder) detect(p []byte, atEOF bool) (bool, error) {
+	d.prefix = append(d.prefix, p...)
+	det, ok := sse.Detect(d.prefix, atEOF)
+	if !ok {
+		if len(d.prefix) < d.max {
+			return false, nil
+		}
+		det = sse.DetectAtLimit(d.prefix)
+	}
+	fr, err := detectFraming(det, d.prefix)
+	if err != nil {
+		return false, err
+	}
+	d.framing = fr
+	d.parser = sse.NewParser(fr.mode(), d.max, d.frame)
+	held := d.prefix
+	d.prefix = nil
+	if _, err := d.parser.Write(held); err != nil {
+		return true, framingErr(err)
+	}
+	return true, nil
 }
 
 // setLimits hands the caller's limits to fd when it takes them.
@@ -222,6 +322,13 @@ func (d *Decoder) Write(p []byte) (int, error) {
 	if d.err != nil {
 		return 0, d.err
 	}
+	if d.parser == nil {
+		if _, err := d.detect(p, false); err != nil {
+			d.err = err
+			return 0, err
+		}
+		return len(p), nil
+	}
 	n, err := d.parser.Write(p)
 	if err != nil {
 		d.err = framingErr(err)
@@ -244,6 +351,11 @@ func (d *Decoder) Next() (Event, bool) {
 // partial turn (never nil), marked incomplete. Events still queued can be
 // drained with Next after Close.
 func (d *Decoder) Close() (*Turn, error) {
+	if d.err == nil && d.parser == nil {
+		if _, err := d.detect(nil, true); err != nil {
+			d.err = err
+		}
+	}
 	if d.err == nil {
 		if err := d.parser.Close(); err != nil {
 			d.err = framingErr(err)
@@ -294,21 +406,52 @@ func framingErr(err error) error {
 // connection) ends the stream and is returned wrapped by Turn, so
 // errors.Is(err, context.Canceled) still holds.
 type Stream struct {
-	fd     FrameDecoder
-	r      *sse.Reader
-	events []Event
-	head   int
-	ev     Event
-	err    error
-	turn   *Turn
-	done   bool
+	fd      FrameDecoder
+	r       *sse.Reader
+	src     io.Reader // FramingAuto: the reader, until the framing is known
+	max     int
+	framing Framing
+	events  []Event
+	head    int
+	ev      Event
+	err     error
+	turn    *Turn
+	done    bool
 }
 
-// NewStream returns a pull decoder reading r.
+// NewStream returns a pull decoder reading r. With [FramingAuto] it reads
+// nothing until the first call to Next.
 func NewStream(r io.Reader, fd FrameDecoder, opts StreamOptions) *Stream {
 	setLimits(fd, opts.Limits)
 	lim := opts.Limits.WithDefaults()
-	return &Stream{fd: fd, r: sse.NewReader(r, opts.Framing.mode(), lim.MaxEvent)}
+	s := &Stream{fd: fd, max: lim.MaxEvent, framing: opts.Framing}
+	if opts.Framing == FramingAuto {
+		s.src = r
+	} else {
+		s.r = sse.NewReader(r, opts.Framing.mode(), lim.MaxEvent)
+	}
+	return s
+}
+
+// Framing returns the stream's framing: the one asked for, or, with
+// [FramingAuto], the one detected (FramingAuto until it is known).
+func (s *Stream) Framing() Framing { return s.framing }
+
+// detect reads the first bytes of s.src until the framing is known, then
+// sets up the reader over them and the rest.
+func (s *Stream) detect() error {
+	prefix, det, err := sse.DetectReader(s.src, s.max)
+	if err != nil {
+		return fmt.Errorf("replay: reading stream: %w", err)
+	}
+	fr, err := detectFraming(det, prefix)
+	if err != nil {
+		return err
+	}
+	s.framing = fr
+	s.r = sse.NewReader(io.MultiReader(bytes.NewReader(prefix), s.src), fr.mode(), s.max)
+	s.src = nil
+	return nil
 }
 
 // Next advances to the next event and reports whether there is one.
@@ -322,6 +465,12 @@ func (s *Stream) Next() bool {
 		}
 		if s.done || s.err != nil {
 			return false
+		}
+		if s.r == nil {
+			if err := s.detect(); err != nil {
+				s.err = err
+				return false
+			}
 		}
 		s.events, s.head = s.events[:0], 0
 		if !s.r.Next() {

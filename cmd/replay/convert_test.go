@@ -105,9 +105,10 @@ func TestAudit(t *testing.T) {
 	assert.Equal(t, 2, code)
 	code, _, errOut = runCLI("", "audit", "--help")
 	assert.Equal(t, 0, code)
-	assert.Contains(t, errOut, "1 when there are reject violations")
-	code, _, _ = runCLI("[1]", "audit", "--api", "openrouter", "-")
-	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "0 when no violation would make the provider reject a request, 1 when one would, 2 when it could not judge")
+	code, _, errOut = runCLI("[1]", "audit", "--api", "openrouter", "-")
+	assert.Equal(t, 2, code, "an unreadable history cannot be judged")
+	assert.Contains(t, errOut, "replay audit: standard input: turn 0: ")
 }
 
 func TestDemoSecondAct(t *testing.T) {

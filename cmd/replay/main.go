@@ -1,18 +1,20 @@
 // Command replay decodes provider responses into turn documents, writes
-// them back as request messages, validates documents against the published
-// schemas, and shows the whole job on embedded captures.
+// them back as request messages, audits histories before they are sent,
+// validates documents against the published schemas, and shows the whole
+// job on a sample.
 //
-// Usage:
+// Usage (generated from the commands' flag sets; a test keeps it current):
 //
-//	replay decode   --api API [--stream [--framing sse|jsonl]] FILE|-
-//	replay encode   --api API FILE|-
-//	replay convert  --from API --to API [--stream [--framing sse|jsonl]] [flags] FILE|-
-//	replay audit    --api API [flags] [--request BODY.json] [HISTORY.json|-]
-//	replay validate FILE...
+//	replay decode [--api API] [--compact] [--framing F] [--model M] [--provider P] [--stream] [-v] FILE|-
+//	replay encode [--api API] [--compact] [--framing F] [--model M] [--provider P] [--stored] [--stream] [-v] FILE|-
+//	replay convert --to API [--account A] [--compact] [--framing F] [--from API] [--model M] [--provider P] [--sentinel] [--stream] [--to-account A] [--to-model M] [--to-provider P] [--to-text] [-v] FILE|-
+//	replay audit --api API [--account A] [--compact] [--jobs N] [--model M] [--prefix-hash H] [--progress] [--provider P] [--request BODY] [--store] [--thinking] [--tools] [HISTORY|DIR|-]...
+//	replay validate [--kind KIND] FILE...
 //	replay demo
 //
-// JSON goes to stdout, diagnostics to stderr; the exit status is non-zero on
-// error.
+// JSON goes to stdout, diagnostics to stderr. The exit status is 0 on
+// success, 1 on an error (for audit: the provider would reject the
+// request), and 2 on a usage mistake (for audit: it could not judge).
 package main
 
 import (
@@ -23,9 +25,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/reasonreplay/replay"
 	_ "github.com/reasonreplay/replay/codecs/all"
-	"github.com/reasonreplay/replay/codecs/openai"
 )
 
 // exitError carries an exit status.
@@ -47,33 +47,50 @@ func usageError(format string, args ...any) error {
 var apiNames = []string{"openrouter", "anthropic", "openai-responses", "gemini", "deepseek", "xai",
 	"openai-compatible", "bedrock-converse", "mistral", "cohere"}
 
+// command is one subcommand. define registers its flags on fs and returns
+// the function that runs it with the operands left after the flags.
 type command struct {
-	name, args, summary string
-	run                 func(env *env, args []string) error
+	name, operands, summary string
+	// required lists the flags that must be given; they open the synopsis.
+	required []string
+	// aliases are other names of a flag, left out of the synopsis.
+	aliases []string
+	define  func(fs *flag.FlagSet) func(e *env, operands []string) error
 }
 
 var commands []command
 
 func init() {
 	commands = []command{
-		{"decode", "--api API [--stream [--framing sse|jsonl]] [--provider P] [--model M] FILE|-",
-			"decode a response body or stream into a turn document", runDecode},
-		{"encode", "--api API [--stream ...] [--stored] FILE|-",
-			"write a turn (a turn document, or a response to decode) as the next request's assistant message", runEncode},
-		{"convert", convertArgs, "carry a turn over to another API (policy table) and write its assistant message; notices on stderr", runConvert},
-		{"audit", auditArgs, "audit a history or a request body before sending; prints the report; exit 1 when the provider would reject it", runAudit},
-		{"validate", "FILE...", "validate turn, item and report documents against the schemas", runValidate},
-		{"demo", "", "decode embedded captures, show their reasoning items, and write them back", runDemo},
+		{name: "decode", operands: "FILE|-", define: defineDecode,
+			summary: "Decode a response body or stream into a turn document. The API and the framing are told from the first bytes unless named; a stream is decoded as its bytes arrive"},
+		{name: "encode", operands: "FILE|-", define: defineEncode,
+			summary: "Write a turn as the next request's assistant message (or input items). FILE is a turn document (its provenance picks the codec; flags override) or a response to decode"},
+		{name: "convert", operands: "FILE|-", required: []string{"to"}, aliases: []string{"api"}, define: defineConvert,
+			summary: "Decode a response (or read a turn document), carry it over to another API with the policy table, and write the target's assistant message. Every loss is a notice on stderr"},
+		{name: "audit", operands: "[HISTORY|DIR|-]...", required: []string{"api"}, define: defineAudit,
+			summary: auditSummary},
+		{name: "validate", operands: "FILE...", define: defineValidate,
+			summary: "Validate turn, item and report documents against the published JSON Schemas"},
+		{name: "demo", define: defineDemo,
+			summary: "Decode a sample in the shape of a real OpenRouter capture, show its reasoning items, write them back, switch providers, and audit"},
 	}
 }
 
+// env is where a run reads and writes; tests give their own.
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// stderrTerminal reports that stderr is a terminal (progress lines).
+	stderrTerminal bool
 }
 
 func main() {
-	os.Exit(run(&env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:]))
+	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}
+	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+		e.stderrTerminal = true
+	}
+	os.Exit(run(e, os.Args[1:]))
 }
 
 func run(e *env, args []string) int {
@@ -88,46 +105,123 @@ func run(e *env, args []string) int {
 		return 0
 	}
 	for _, c := range commands {
-		if c.name == args[0] {
-			err := c.run(e, args[1:])
-			if err == nil || errors.Is(err, flag.ErrHelp) {
-				return 0
-			}
-			fmt.Fprintln(e.stderr, "replay "+c.name+": "+err.Error())
-			var ee *exitError
-			if errors.As(err, &ee) {
-				return ee.code
-			}
-			return 1
+		if c.name != args[0] {
+			continue
 		}
+		fs := c.flagSet(e)
+		runner := c.define(fs)
+		operands, err := parse(fs, args[1:])
+		if err == nil {
+			err = runner(e, operands)
+		}
+		if err == nil || errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintln(e.stderr, "replay "+c.name+": "+message(err))
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return ee.code
+		}
+		return 1
 	}
 	fmt.Fprintf(e.stderr, "replay: unknown command %q\n\n", args[0])
 	usage(e.stderr)
 	return 2
 }
 
+// message renders err without the package prefixes that wrapped errors
+// repeat ("replay: anthropic: ..." under "replay convert: ").
+func message(err error) string {
+	s := err.Error()
+	for _, p := range []string{"replay: ", "schema: "} {
+		s = strings.TrimPrefix(s, p)
+		s = strings.ReplaceAll(s, ": "+p, ": ")
+		s = strings.ReplaceAll(s, "\n"+p, "\n")
+	}
+	return s
+}
+
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "replay captures the reasoning of an assistant turn, writes it back, and checks it.")
 	fmt.Fprintln(w, "\nUsage:")
 	for _, c := range commands {
-		fmt.Fprintf(w, "  replay %s %s\n      %s\n", c.name, c.args, c.summary)
+		fmt.Fprintf(w, "  %s\n      %s.\n", c.synopsis(), c.summary)
 	}
-	fmt.Fprintf(w, "\nAPIs: %s, or auto to sniff.\n", strings.Join(apiNames, ", "))
+	fmt.Fprintf(w, "\nAPIs: %s, or auto (the default where --api is optional) to tell from the input.\n", strings.Join(apiNames, ", "))
 	fmt.Fprintln(w, "Run 'replay COMMAND --help' for a command's flags. JSON goes to stdout, diagnostics to stderr.")
+	fmt.Fprintln(w, "Exit status: 0 success; 1 error (audit: the provider would reject); 2 usage mistake (audit: could not judge).")
 }
 
-// newFlags returns a flag set that prints its usage to e.stderr.
-func newFlags(e *env, name, args, summary string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+// flagSet returns the command's flag set, printing its usage to e.stderr.
+func (c command) flagSet(e *env) *flag.FlagSet {
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "Usage: replay %s %s\n\n%s.\n\nFlags:\n", name, args, summary)
-		fs.PrintDefaults()
+		fmt.Fprintf(e.stderr, "Usage: %s\n\n%s.\n", c.synopsis(), c.summary)
+		if hasFlags(fs) {
+			fmt.Fprintln(e.stderr, "\nFlags:")
+			fs.PrintDefaults()
+		}
 	}
 	return fs
 }
 
-// parse parses flags, allowing them after positional arguments.
+func hasFlags(fs *flag.FlagSet) bool {
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	return n > 0
+}
+
+// synopsis is the command's one-line usage, made from its own flag set:
+// required flags first, then the others in alphabetical order.
+func (c command) synopsis() string {
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	var order []string
+	c.define(fs)
+	fs.VisitAll(func(f *flag.Flag) { order = append(order, f.Name) })
+	parts := []string{"replay", c.name}
+	skip := map[string]bool{}
+	for _, a := range c.aliases {
+		skip[a] = true
+	}
+	for _, name := range c.required {
+		parts = append(parts, flagSynopsis(fs.Lookup(name)))
+		skip[name] = true
+	}
+	for _, name := range order {
+		if !skip[name] {
+			parts = append(parts, "["+flagSynopsis(fs.Lookup(name))+"]")
+		}
+	}
+	if c.operands != "" {
+		parts = append(parts, c.operands)
+	}
+	return strings.Join(parts, " ")
+}
+
+// flagSynopsis renders "--name VALUE", or "--name" for a boolean flag; a
+// one-letter flag takes one dash.
+func flagSynopsis(f *flag.Flag) string {
+	dash := "--"
+	if len(f.Name) == 1 {
+		dash = "-"
+	}
+	value, _ := flag.UnquoteUsage(f)
+	if isBool(f) {
+		return dash + f.Name
+	}
+	if value == "" || value == "value" || value == "string" {
+		value = "VALUE"
+	}
+	return dash + f.Name + " " + value
+}
+
+func isBool(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// parse parses flags, allowing them after operands.
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
@@ -146,151 +240,17 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// input reads FILE, or standard input for "-".
-func input(e *env, name string) ([]byte, error) {
-	if name == "-" {
-		return io.ReadAll(e.stdin)
-	}
-	return os.ReadFile(name)
+// given reports whether the flag name was set on the command line.
+func given(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
-// inputFlags are the flags shared by the commands that read a response.
-type inputFlags struct {
-	api, framing, provider, model string
-	stream                        bool
-}
-
-func (f *inputFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.api, "api", "auto", "wire API: "+strings.Join(apiNames, ", ")+", or auto")
-	fs.BoolVar(&f.stream, "stream", false, "the input is a streamed response")
-	fs.StringVar(&f.framing, "framing", "sse", "stream framing: sse (Server-Sent Events) or jsonl (one event's data per line)")
-	fs.StringVar(&f.provider, "provider", "", "provider (platform) that served the response, to pick a codec profile")
-	fs.StringVar(&f.model, "model", "", "model that produced the response, to pick a codec profile")
-}
-
-// codec resolves the codec for the flags, sniffing data when --api is auto.
-func (f *inputFlags) codec(data []byte) (replay.ReasoningCodec, error) {
-	api := f.api
-	if api == "auto" || api == "" {
-		api = sniff(data, f.stream)
-		if api == "" {
-			return nil, usageError("--api auto: cannot tell the API of this input; name it with --api")
-		}
+// plural returns "1 violation" or "n violations".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
 	}
-	known := false
-	for _, n := range apiNames {
-		known = known || n == api
-	}
-	if !known {
-		return nil, usageError("unknown --api %q (want one of %s)", api, strings.Join(apiNames, ", "))
-	}
-	c, err := replay.Lookup(api, f.provider, f.model)
-	if err != nil {
-		return nil, fmt.Errorf("--api %s: no codec for this API in this build: %w", api, err)
-	}
-	return c, nil
-}
-
-// decodeInput decodes data as a response per the flags.
-func (f *inputFlags) decode(data []byte) (*replay.Turn, error) {
-	c, err := f.codec(data)
-	if err != nil {
-		return nil, err
-	}
-	if !f.stream {
-		return c.Decode(data)
-	}
-	fr, err := replay.ParseFraming(f.framing)
-	if err != nil {
-		return nil, usageError("%v", err)
-	}
-	return replay.DecodeStream(strings.NewReader(string(data)), c.NewStream(), replay.StreamOptions{Framing: fr})
-}
-
-func runDecode(e *env, args []string) error {
-	const a, s = "--api API [--stream [--framing sse|jsonl]] [--provider P] [--model M] FILE|-", "Decode a response body or stream into a turn document"
-	fs := newFlags(e, "decode", a, s)
-	var f inputFlags
-	f.register(fs)
-	compact := fs.Bool("compact", false, "print the document on one line")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usageError("want one FILE (or - for standard input)")
-	}
-	data, err := input(e, pos[0])
-	if err != nil {
-		return err
-	}
-	t, err := f.decode(data)
-	if t != nil {
-		writeJSON(e.stdout, t.AppendJSON(nil), *compact)
-	}
-	if err != nil {
-		if t != nil {
-			return fmt.Errorf("%w (the partial turn was printed, marked incomplete)", err)
-		}
-		return err
-	}
-	return nil
-}
-
-func runEncode(e *env, args []string) error {
-	const a, s = "--api API [--stream ...] [--stored] FILE|-", "Write a turn as the next request's assistant message (or input items). FILE is a turn document, or a response to decode"
-	fs := newFlags(e, "encode", a, s)
-	var f inputFlags
-	f.register(fs)
-	compact := fs.Bool("compact", false, "print the message on one line")
-	stored := fs.Bool("stored", false, "openai-responses: the response was stored (store: true), so reasoning items are sent as item_reference by id")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usageError("want one FILE (or - for standard input)")
-	}
-	data, err := input(e, pos[0])
-	if err != nil {
-		return err
-	}
-	var t *replay.Turn
-	if isTurnDocument(data) {
-		if t, err = replay.UnmarshalTurn(data); err != nil {
-			return err
-		}
-		if f.api == "auto" {
-			f.api = t.Provenance.API
-		}
-	} else if t, err = f.decode(data); err != nil {
-		return err
-	}
-	c, err := f.codec(data)
-	if err != nil {
-		return err
-	}
-	if *stored {
-		oc, ok := c.(openai.Codec)
-		if !ok {
-			return usageError("--stored applies to --api openai-responses only")
-		}
-		oc.Stored = true
-		c = oc
-	}
-	out, err := c.Encode(t)
-	if err != nil {
-		return err
-	}
-	writeJSON(e.stdout, out, *compact)
-	return nil
-}
-
-func writeJSON(w io.Writer, b []byte, compact bool) {
-	if !compact {
-		b = indent(b)
-	} else {
-		b = append(b, '\n')
-	}
-	w.Write(b)
+	return fmt.Sprintf("%d %s", n, many)
 }

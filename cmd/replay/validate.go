@@ -1,91 +1,174 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
-	"unicode/utf8"
+	"sort"
+	"strings"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/schema"
+	"github.com/tidwall/gjson"
 )
 
-func runValidate(e *env, args []string) error {
-	const a, s = "[--kind turn|item|report] FILE...", "Validate turn, item and report documents against the published JSON Schemas"
-	fs := newFlags(e, "validate", a, s)
-	kindFlag := fs.String("kind", "", "document kind; by default told from the document's shape")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) == 0 {
-		return usageError("want at least one FILE")
-	}
-	bad := 0
-	for _, name := range pos {
-		data, err := input(e, name)
-		if err != nil {
-			return err
+func defineValidate(fs *flag.FlagSet) func(*env, []string) error {
+	kindFlag := fs.String("kind", "", "the document `KIND`: turn, item or report; by default told from the document's shape")
+	return func(e *env, pos []string) error {
+		if len(pos) == 0 {
+			return usageError("want at least one FILE (or - for standard input)")
 		}
-		kind := schema.Kind(*kindFlag)
-		if kind == "" {
-			k, ok := schema.Detect(data)
-			if !ok {
-				fmt.Fprintf(e.stderr, "%s: not a turn, item or report document (name it with --kind)\n", name)
+		switch *kindFlag {
+		case "", "turn", "item", "report":
+		default:
+			return usageError("unknown --kind %q (want turn, item or report)", *kindFlag)
+		}
+		bad := 0
+		for _, name := range pos {
+			data, err := readFile(e, name)
+			if err != nil {
+				return err
+			}
+			name = displayName(name)
+			if msg := validate(schema.Kind(*kindFlag), data); msg != "" {
+				fmt.Fprintf(e.stderr, "%s: %s\n", name, msg)
 				bad++
 				continue
 			}
-			kind = k
+			kind := schema.Kind(*kindFlag)
+			if kind == "" {
+				kind, _ = schema.Detect(data)
+			}
+			fmt.Fprintf(e.stdout, "ok  %s (%s)\n", name, kind)
 		}
-		if err := schema.Validate(kind, data); err != nil {
-			fmt.Fprintf(e.stderr, "%s: %v\n", name, err)
-			bad++
+		if bad > 0 {
+			return &exitError{code: 1, err: fmt.Errorf("%d of %s not valid", bad, plural(len(pos), "document is", "documents are"))}
+		}
+		return nil
+	}
+}
+
+// validate returns why data is not a valid document of kind ("" to tell
+// the kind from its shape), or "".
+func validate(kind schema.Kind, data []byte) string {
+	detected, ok := schema.Detect(data)
+	if kind == "" {
+		if !ok {
+			return "not a turn, item or report document (name its kind with --kind)"
+		}
+		kind = detected
+	} else if ok && detected != kind {
+		return fmt.Sprintf("%s %s document, not %s %s (give --kind %s, or leave --kind out)", article(string(detected)), detected, article(string(kind)), kind, detected)
+	}
+	if err := schema.Validate(kind, data); err != nil {
+		var se *schema.Error
+		if errors.As(err, &se) {
+			return likeliest(se, data)
+		}
+		return message(err)
+	}
+	if kind == schema.Turn {
+		if _, err := replay.UnmarshalTurn(data); err != nil {
+			return message(err)
+		}
+	}
+	return ""
+}
+
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
+}
+
+// branches are the alternatives of the item and block unions, each with
+// the member that only it has.
+var branches = []struct{ member, typ string }{
+	{"summary", "reasoning.summary"},
+	{"data", "reasoning.encrypted"},
+	{"signature", "reasoning.text"},
+	{"arguments", "tool_call"},
+	{"raw", "native"},
+	{"text", "text"},
+}
+
+// likeliest renders a schema error, reporting for an object without a
+// usable type the one alternative of the union its members point to,
+// instead of every alternative's complaints.
+func likeliest(se *schema.Error, data []byte) string {
+	byPtr := map[string][]schema.Problem{}
+	var order []string
+	for _, p := range se.Problems {
+		if _, ok := byPtr[p.Pointer]; !ok {
+			order = append(order, p.Pointer)
+		}
+		byPtr[p.Pointer] = append(byPtr[p.Pointer], p)
+	}
+	sort.Strings(order)
+	var b strings.Builder
+	fmt.Fprintf(&b, "not a valid %s document", se.Kind)
+	for _, ptr := range order {
+		ps := byPtr[ptr]
+		obj := gjson.GetBytes(data, pointerPath(ptr))
+		if obj.IsObject() && !obj.Get("type").Exists() && len(ps) > 1 {
+			typ := guessType(obj, se.Kind == schema.Item || strings.HasPrefix(ptr, "/blocks/"))
+			fmt.Fprintf(&b, "\n  %s: missing member \"type\"", orRoot(ptr))
+			if typ != "" {
+				fmt.Fprintf(&b, " (its members make it likeliest %s %q)", article(typ), typ)
+			}
 			continue
 		}
-		if kind == schema.Turn {
-			if _, err := replay.UnmarshalTurn(data); err != nil {
-				fmt.Fprintf(e.stderr, "%s: %v\n", name, err)
-				bad++
-				continue
+		for _, p := range ps {
+			fmt.Fprintf(&b, "\n  %s: %s", orRoot(p.Pointer), p.Message)
+		}
+	}
+	return b.String()
+}
+
+// guessType names the union alternative whose own member obj has.
+func guessType(obj gjson.Result, union bool) string {
+	if !union {
+		return ""
+	}
+	for _, br := range branches {
+		if obj.Get(br.member).Exists() {
+			if br.typ == "text" && obj.Get("format").Exists() {
+				return "reasoning.text"
 			}
+			return br.typ
 		}
-		fmt.Fprintf(e.stdout, "ok  %s (%s)\n", name, kind)
 	}
-	if bad > 0 {
-		return &exitError{code: 1, err: fmt.Errorf("%d of %d documents are not valid", bad, len(pos))}
-	}
-	return nil
+	return ""
 }
 
-// describe renders a block on one line.
-func describe(b replay.Block) string {
-	switch b := b.(type) {
-	case *replay.ReasoningText:
-		sig := "unsigned"
-		if b.Signed() {
-			s := b.Signature.Value()
-			sig = fmt.Sprintf("signature %d bytes (%s…%s)", len(s), s[:min(6, len(s))], s[max(0, len(s)-4):])
-		}
-		return fmt.Sprintf("reasoning.text      %-20s %q  %s  replayable=%v", b.Format, clip(b.Text, 48), sig, replay.Replayable(b))
-	case *replay.Summary:
-		return fmt.Sprintf("reasoning.summary   %-20s %q  replayable=%v", b.Format, clip(b.Summary, 48), replay.Replayable(b))
-	case *replay.Encrypted:
-		return fmt.Sprintf("reasoning.encrypted %-20s %d bytes id=%s  replayable=%v", b.Format, len(b.Data), b.ID.Value(), replay.Replayable(b))
-	case *replay.Opaque:
-		return fmt.Sprintf("%s (kept verbatim, %d bytes)", b.Type, len(b.Raw))
-	case *replay.Text:
-		return fmt.Sprintf("text                %q", clip(b.Text, 60))
-	case *replay.ToolCall:
-		return fmt.Sprintf("tool_call           %s(%s) id=%s", b.Name, clip(b.Arguments, 48), b.ID)
-	case *replay.Native:
-		return fmt.Sprintf("native %s (kept verbatim, %d bytes)", b.Kind, len(b.Raw))
+func orRoot(ptr string) string {
+	if ptr == "" {
+		return "/"
 	}
-	return fmt.Sprintf("%T", b)
+	return ptr
 }
 
-// clip shortens s to at most n runes.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
+// pointerPath turns a JSON Pointer into a gjson path ("" for the root).
+func pointerPath(ptr string) string {
+	if ptr == "" || ptr == "/" {
+		return "@this"
 	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	parts := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
+	for i, p := range parts {
+		p = strings.ReplaceAll(strings.ReplaceAll(p, "~1", "/"), "~0", "~")
+		parts[i] = gjsonEscape(p)
+	}
+	return strings.Join(parts, ".")
+}
+
+func gjsonEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`.*?|#@\!=<>%`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -75,10 +75,10 @@ func TestAccepts(t *testing.T) {
 		if c.api != "openrouter" {
 			assert.NotEmpty(t, codec.Contract().Accepts, c.api)
 		}
-		out, _ := replay.Carry([]*replay.Turn{claude}, replay.Target{API: c.api, Provider: c.provider, Model: c.model}, replay.DefaultPolicy())
-		require.Len(t, out, 1)
+		out, _ := replay.Carry(replay.History{Turns: []*replay.Turn{claude}}, replay.Target{API: c.api, Provider: c.provider, Model: c.model}, replay.DefaultPolicy())
+		require.Len(t, out.Turns, 1)
 		kept := false
-		for _, it := range out[0].Items() {
+		for _, it := range out.Turns[0].Items() {
 			if x, ok := it.(*replay.ReasoningText); ok && x.Signature.Value() == "RXFvQkNr" {
 				kept = true
 			}
