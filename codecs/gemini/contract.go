@@ -198,7 +198,7 @@ var ruleMissing = replay.Rule{
 	Severity: replay.SeverityReject,
 	Doc:      "Gemini 3: the first functionCall part of every model step in the current turn carries its thought signature.",
 	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
-		if !requiresSignatures(targetModel(h, t)) {
+		if !RequiresSignatures(targetModel(h, t)) {
 			return
 		}
 		if r, ok := parseRequest(h.Request); ok {
@@ -267,7 +267,7 @@ var ruleInterleaved = replay.Rule{
 	Severity: replay.SeverityReject,
 	Doc:      "Gemini 3: parallel function calls go back together, then all their responses (FC1, FC2, FR1, FR2), never interleaved.",
 	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
-		if !requiresSignatures(targetModel(h, t)) {
+		if !RequiresSignatures(targetModel(h, t)) {
 			return
 		}
 		r, ok := parseRequest(h.Request)
@@ -294,7 +294,7 @@ var ruleForeign = replay.Rule{
 	Severity: replay.SeverityReject,
 	Doc:      "Gemini 3: a thought signature goes back only to the backend that minted it (AI Studio and Vertex do not share keys), and only Gemini signatures go in thoughtSignature.",
 	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
-		if !requiresSignatures(targetModel(h, t)) {
+		if !RequiresSignatures(targetModel(h, t)) {
 			return
 		}
 		want := backend(t.Provider)

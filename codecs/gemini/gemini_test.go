@@ -449,13 +449,43 @@ func TestRegistry(t *testing.T) {
 }
 
 func TestRequiresSignatures(t *testing.T) {
-	for m, want := range map[string]bool{
-		"gemini-3-pro-preview": true, "gemini-3.1-pro-preview": true, "models/gemini-3-flash-preview": true,
-		"publishers/google/models/gemini-3-pro": true, "gemini-10-ultra": true, "gemini-flash-latest": true,
-		"gemini-2.5-pro": false, "gemini-2.0-flash": false, "gemini-1.5-pro": false, "gemma-4-26b-a4b-it": false,
-		"": false, "claude-sonnet-4-5": false, "gemini-": false,
+	for _, tc := range []struct {
+		model string
+		want  bool
+	}{
+		{"gemini-3-pro-preview", true},
+		{"gemini-3.1-pro-preview", true},
+		{"gemini-3.5-flash", true},
+		{"gemini-3-pro-image-preview", true},
+		{"gemini-4-pro", true},
+		{"gemini-10-ultra", true},
+		{"Gemini-3-Flash", true},
+		{"models/gemini-3-flash-preview", true},
+		{"publishers/google/models/gemini-3-pro", true},
+		{"projects/p/locations/global/publishers/google/models/gemini-3-flash", true},
+		{"projects/p/locations/us-central1/publishers/google/models/gemini-3-pro:streamGenerateContent", true},
+		{"google/gemini-3-pro-preview", true},
+		{"google/gemini-3-flash-preview:free", true},
+		{"gemini-flash-latest", true},
+		{"gemini-pro-latest", true},
+		{"gemini-flash-lite-latest", true},
+		{"models/gemini-flash-latest", true},
+		{"gemini-2.5-pro-latest", false},
+		{"gemini-2.5-pro", false},
+		{"gemini-2.0-flash", false},
+		{"gemini-1.5-pro", false},
+		{"google/gemini-2.5-flash", false},
+		{"projects/p/locations/global/publishers/google/models/gemini-2.5-flash", false},
+		{"gemini-03-flash", true},
+		{"gemini-0-flash", false},
+		{"gemma-4-26b-a4b-it", false},
+		{"gemini-exp-1206", false},
+		{"", false},
+		{"claude-sonnet-4-5", false},
+		{"gemini-", false},
+		{"my-gemini-3-proxy", false},
 	} {
-		assert.Equal(t, want, requiresSignatures(m), m)
+		assert.Equal(t, tc.want, RequiresSignatures(tc.model), tc.model)
 	}
 }
 
