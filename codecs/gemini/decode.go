@@ -2,12 +2,13 @@ package gemini
 
 import (
 	"bytes"
-	"github.com/reasonreplay/replay/internal/jsonw"
 	"strconv"
 	"strings"
 	"unsafe"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
 
@@ -23,8 +24,7 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 		return nil, replay.Malformed(API, -1, "", "expected a JSON object")
 	}
 	r := responder{provider: c.Provider, candidate: c.Candidate}
-	r.b.lim = c.Limits.WithDefaults()
-	r.b.event = -1
+	r.b.bud = kit.NewBudget(API, c.Limits, -1)
 	t := &replay.Turn{Provenance: replay.Provenance{API: API}}
 	pe, err := r.response(root)
 	if err != nil {
