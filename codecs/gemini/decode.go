@@ -176,23 +176,9 @@ func (r *responder) decodeCandidate(root string, ci, at int, errp *error) (int, 
 			finish = root[vi:e]
 			return e
 		case "content":
-			if root[vi] != '{' {
-				return -1
-			}
-			return object(root, vi, func(k string, pi int) int {
-				if k != "parts" {
-					return -1
-				}
-				if root[pi] != '[' {
-					partsBad = true
-					return -1
-				}
-				return array(root, pi, func(vi int) int {
-					f, e := scanPart(root, vi)
-					r.parts = append(r.parts, f)
-					return e
-				})
-			})
+			e, ok := r.scanContent(root, vi)
+			partsBad = !ok
+			return e
 		}
 		return -1
 	})
@@ -205,11 +191,8 @@ func (r *responder) decodeCandidate(root string, ci, at int, errp *error) (int, 
 		*errp = r.b.malformed("/candidates/"+strconv.Itoa(at)+"/content/parts", "expected an array")
 		return end, true
 	}
-	for i := range r.parts {
-		r.b.pi = i
-		if *errp = r.b.fields(&r.parts[i]); *errp != nil {
-			return end, true
-		}
+	if *errp = r.decodeParts(); *errp != nil {
+		return end, true
 	}
 	if isString(finish) && len(finish) > 2 {
 		if f := finish[1 : len(finish)-1]; f != r.finish {
@@ -217,6 +200,42 @@ func (r *responder) decodeCandidate(root string, ci, at int, errp *error) (int, 
 		}
 	}
 	return end, true
+}
+
+// scanContent delimits the parts of the Content object at root[vi] (a
+// candidate's content, or a model turn of a request) into r.parts, and
+// returns its end. ok is false when `parts` is not an array.
+func (r *responder) scanContent(root string, vi int) (end int, ok bool) {
+	if root[vi] != '{' {
+		return -1, true
+	}
+	ok = true
+	end = object(root, vi, func(k string, pi int) int {
+		if k != "parts" {
+			return -1
+		}
+		if root[pi] != '[' {
+			ok = false
+			return -1
+		}
+		return array(root, pi, func(vi int) int {
+			f, e := scanPart(root, vi)
+			r.parts = append(r.parts, f)
+			return e
+		})
+	})
+	return end, ok
+}
+
+// decodeParts decodes the parts scanned into r.parts.
+func (r *responder) decodeParts() error {
+	for i := range r.parts {
+		r.b.pi = i
+		if err := r.b.fields(&r.parts[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // providerError reads a Google error object

@@ -186,7 +186,8 @@ func appendSig(out []byte, sig string, ok bool) []byte {
 	return jsonw.String(out, sig)
 }
 
-// appendCall writes a functionCall part: name, args, id, the call's own
+// appendCall writes a functionCall part: name, args ({} when the call has
+// none), id, the call's own
 // unknown members, then the signature and the part's unknown members.
 func appendCall(out []byte, c *replay.ToolCall, sig string, hasSig bool) ([]byte, error) {
 	out = append(out, `{"functionCall":{"name":`...)
@@ -198,6 +199,10 @@ func appendCall(out []byte, c *replay.ToolCall, sig string, hasSig bool) ([]byte
 		}
 		out = append(out, `,"args":`...)
 		out = append(out, c.Arguments...)
+	} else {
+		// A call always goes back with its args (a request's call without
+		// them reads as cut short).
+		out = append(out, `,"args":{}`...)
 	}
 	if c.ID != "" {
 		out = append(out, `,"id":`...)

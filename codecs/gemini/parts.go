@@ -45,6 +45,14 @@ type builder struct {
 	ev     []replay.Event
 	cand   int // position of the candidate, for error pointers
 	pi     int // position of the part, for error pointers
+	// content, when set, is the JSON Pointer of the Content object being
+	// read (a request's model turn); else it is candidate cand's content.
+	content string
+	// request says the parts are a request's model turn: a function call
+	// cut short (no name, no args) is kept as an unfinished call and sets
+	// cut, instead of being malformed input or a stream fragment.
+	request bool
+	cut     bool
 
 	open    open
 	start   int // offset in buf where the open block's text starts
@@ -165,6 +173,9 @@ func (b *builder) malformed(ptr, format string, args ...any) error {
 
 // ptr locates the part being decoded.
 func (b *builder) ptr() string {
+	if b.content != "" {
+		return b.content + "/parts/" + strconv.Itoa(b.pi)
+	}
 	return "/candidates/" + strconv.Itoa(b.cand) + "/content/parts/" + strconv.Itoa(b.pi)
 }
 
@@ -483,7 +494,7 @@ func (b *builder) functionCall(p string, f *partFields) error {
 	if err != nil {
 		return err
 	}
-	if cf.name == "" {
+	if cf.name == "" && !(b.request && b.open != openCall) {
 		return b.continueCall(f, &cf)
 	}
 	if err := b.close(); err != nil {
@@ -492,6 +503,9 @@ func (b *builder) functionCall(p string, f *partFields) error {
 	c, err := b.newCall(p, f, &cf)
 	if err != nil {
 		return err
+	}
+	if b.request && (cf.name == "" || cf.args == "" && cf.partial == "" && !cf.cont) {
+		c.Unfinished, b.cut = true, true
 	}
 	at, err := b.add(c)
 	if err != nil {
