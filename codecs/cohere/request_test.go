@@ -137,3 +137,11 @@ func TestDecodeRequestLimits(t *testing.T) {
 	require.ErrorAs(t, err, &le)
 	assert.Equal(t, replay.LimitError{What: "item size", Limit: 4, API: cohere.API, Event: -1, Block: 0}, *le)
 }
+
+func TestContractRuleIDs(t *testing.T) {
+	var ids []string
+	for _, r := range (cohere.Codec{}).Contract().Rules {
+		ids = append(ids, r.ID)
+	}
+	assert.Equal(t, []string{cohere.RuleInexpressible, cohere.RuleForeignReasoning}, ids)
+}
