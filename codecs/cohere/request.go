@@ -1,8 +1,6 @@
 package cohere
 
 import (
-	"strconv"
-
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
@@ -39,25 +37,7 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 	t := replay.Target{API: API, Provider: c.Provider, Model: c.Model,
 		Tools:    len(root.Get("tools").Array()) > 0,
 		Thinking: root.Get("thinking.type").String() == "enabled"}
-	var err error
-	i := -1
-	msgs.ForEach(func(_, m gjson.Result) bool {
-		i++
-		if m.Get("role").String() != "assistant" {
-			return true
-		}
-		ptr := "/messages/" + strconv.Itoa(i)
-		var tu *replay.Turn
-		if tu, err = c.requestTurn(m, ptr); err != nil {
-			return false
-		}
-		if len(tu.ToolCalls()) > 0 {
-			t.Tools = true
-		}
-		h.Turns = append(h.Turns, tu)
-		h.Pointers = append(h.Pointers, ptr)
-		return true
-	})
+	err := kit.RequestTurns(&h, &t, msgs, "/messages", "assistant", c.requestTurn)
 	return h, t, err
 }
 

@@ -160,13 +160,9 @@ func (s *StreamDecoder) contentStart(ev gjson.Result, dst []replay.Event) ([]rep
 // contentDelta appends `delta.message.content.thinking` (or `.text`) to
 // its block.
 func (s *StreamDecoder) contentDelta(ev gjson.Result, dst []replay.Event) ([]replay.Event, error) {
-	idx, err := s.index(ev)
+	o, err := s.started(false, ev, "content-delta for a block that was not started")
 	if err != nil {
 		return dst, err
-	}
-	o := s.find(false, idx)
-	if o == nil {
-		return dst, replay.Malformed(API, s.bud.Event, "/index", "content-delta for a block that was not started")
 	}
 	field := "text"
 	if o.think {
@@ -230,13 +226,9 @@ func (s *StreamDecoder) toolCallStart(ev gjson.Result, dst []replay.Event) ([]re
 
 // toolCallDelta appends a piece of a call's arguments.
 func (s *StreamDecoder) toolCallDelta(ev gjson.Result, dst []replay.Event) ([]replay.Event, error) {
-	idx, err := s.index(ev)
+	o, err := s.started(true, ev, "tool-call-delta for a call that was not started")
 	if err != nil {
 		return dst, err
-	}
-	o := s.find(true, idx)
-	if o == nil {
-		return dst, replay.Malformed(API, s.bud.Event, "/index", "tool-call-delta for a call that was not started")
 	}
 	a := jsonw.RawMember(jsonw.RawMember(deltaMessage(ev, "tool_calls"), "function"), "arguments")
 	return s.piece(o, a, dst)
@@ -341,6 +333,20 @@ func (s *StreamDecoder) piece(o *open, r string, dst []replay.Event) ([]replay.E
 		return append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: o.block, Delta: d, Item: it}), nil
 	}
 	return append(dst, replay.Event{Kind: replay.EventTextDelta, Block: o.block, Delta: d}), nil
+}
+
+// started returns the open block or call the delta event ev names, or a
+// malformed-input error saying what when there is none.
+func (s *StreamDecoder) started(tool bool, ev gjson.Result, what string) (*open, error) {
+	idx, err := s.index(ev)
+	if err != nil {
+		return nil, err
+	}
+	o := s.find(tool, idx)
+	if o == nil {
+		return nil, replay.Malformed(API, s.bud.Event, "/index", "%s", what)
+	}
+	return o, nil
 }
 
 func (s *StreamDecoder) find(tool bool, idx int) *open {

@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
@@ -39,24 +38,8 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 		return h, replay.Target{}, replay.Malformed(API, -1, "/contents", "expected a contents array")
 	}
 	t := requestTarget(c.Provider, root)
-	var err error
-	i := -1
-	contents.ForEach(func(_, m gjson.Result) bool {
-		i++
-		if m.Get("role").String() != "model" {
-			return true
-		}
-		ptr := "/contents/" + strconv.Itoa(i)
-		var tu *replay.Turn
-		if tu, err = c.requestTurn(m.Raw, ptr, t.Model); err != nil {
-			return false
-		}
-		if len(tu.ToolCalls()) > 0 {
-			t.Tools = true
-		}
-		h.Turns = append(h.Turns, tu)
-		h.Pointers = append(h.Pointers, ptr)
-		return true
+	err := kit.RequestTurns(&h, &t, contents, "/contents", "model", func(m gjson.Result, ptr string) (*replay.Turn, error) {
+		return c.requestTurn(m.Raw, ptr, t.Model)
 	})
 	return h, t, err
 }
