@@ -42,6 +42,10 @@
 // finishReason. An `{"error":{...}}` event or a blocking promptFeedback is a
 // [*replay.ProviderError].
 //
+// A request carries each model turn as a `contents[]` entry of the shape
+// of a candidate's content; [Codec.DecodeRequest] reads it with the same
+// part reader.
+//
 // # Replay
 //
 // [Codec.Encode] writes the `contents[]` entry `{"role":"model","parts":[...]}`
@@ -91,7 +95,9 @@ type Codec struct {
 	// [Codec.PatchReport] and flagged by the gemini/sentinel-signature
 	// audit rule.
 	Sentinel bool
-	// Limits bound what the decoders accept.
+	// Limits bound what the decoders keep (MaxItem per string, MaxBlocks,
+	// MaxTurn in total, MaxEvent per stream event); zero fields take
+	// defaults.
 	Limits replay.Limits
 }
 
@@ -111,11 +117,6 @@ func init() {
 
 // API returns "gemini".
 func (Codec) API() string { return API }
-
-// NewStream returns a fresh stream decoder.
-func (c Codec) NewStream() replay.FrameDecoder {
-	return &StreamDecoder{Provider: c.Provider, Candidate: c.Candidate, Limits: c.Limits}
-}
 
 // RequiresSignatures reports whether model validates the thought
 // signatures of function calls in the current turn, i.e. whether it is

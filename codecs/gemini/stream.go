@@ -8,6 +8,12 @@ import (
 	"github.com/reasonreplay/replay/internal/kit"
 )
 
+// NewStream returns a fresh stream decoder seeded with the codec's
+// Provider, Candidate and Limits.
+func (c Codec) NewStream() replay.FrameDecoder {
+	return &StreamDecoder{Provider: c.Provider, Candidate: c.Candidate, Limits: c.Limits}
+}
+
 // StreamDecoder decodes a streamGenerateContent stream (SSE with alt=sse, or
 // one response per JSONL line). Its zero value is ready to use. Create one
 // per stream, with [Codec.NewStream] or directly.
