@@ -29,9 +29,12 @@ type open struct {
 // StreamDecoder is the Cohere stream decoder. The zero value is ready to
 // use; Provider, Model and Limits play the roles of the [Codec] fields.
 type StreamDecoder struct {
+	// Provider and Model are recorded in the turn's provenance.
 	Provider string
 	Model    string
-	Limits   replay.Limits
+	// Limits bound what the decoder keeps; [StreamDecoder.SetLimits]
+	// overrides its non-zero fields.
+	Limits replay.Limits
 
 	bud   kit.Budget
 	init  bool

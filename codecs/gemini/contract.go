@@ -7,6 +7,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/gemsig"
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 )
 
@@ -108,7 +109,7 @@ type request struct {
 
 func parseRequest(body []byte) (request, bool) {
 	var r request
-	if len(body) == 0 || !gjson.ValidBytes(body) {
+	if len(body) == 0 || !jsonw.ValidBytes(body) {
 		return r, false
 	}
 	contents := gjson.GetBytes(body, "contents")

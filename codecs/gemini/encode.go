@@ -162,7 +162,7 @@ func (e *encoder) call(bl *replay.ToolCall, sig string, hasSig bool) (bool, erro
 
 // native writes a part kept verbatim, with its signature put back last.
 func (e *encoder) native(bl *replay.Native, sig string, hasSig bool) bool {
-	if bl.Unfinished || !gjson.Valid(string(bl.Raw)) || !gjson.ParseBytes(bl.Raw).IsObject() {
+	if bl.Unfinished || !jsonw.ValidBytes(bl.Raw) || !gjson.ParseBytes(bl.Raw).IsObject() {
 		return false
 	}
 	e.out = append(e.out, bl.Raw...)
@@ -194,7 +194,7 @@ func appendCall(out []byte, c *replay.ToolCall, sig string, hasSig bool) ([]byte
 	out = jsonw.String(out, c.Name)
 	if c.Arguments != "" {
 		a := gjson.Parse(c.Arguments)
-		if !gjson.Valid(c.Arguments) || !(a.IsObject() || a.Type == gjson.Null) {
+		if !jsonw.Valid(c.Arguments) || !(a.IsObject() || a.Type == gjson.Null) {
 			return nil, fmt.Errorf("replay: %s: encode: arguments of call %q are not a JSON object", API, c.Name)
 		}
 		out = append(out, `,"args":`...)
@@ -209,7 +209,7 @@ func appendCall(out []byte, c *replay.ToolCall, sig string, hasSig bool) ([]byte
 		out = jsonw.String(out, c.ID)
 	}
 	var outer []byte
-	if len(c.Extra) > 0 && gjson.ValidBytes(c.Extra) {
+	if len(c.Extra) > 0 && jsonw.ValidBytes(c.Extra) {
 		ex := gjson.ParseBytes(c.Extra)
 		if inner := ex.Get("functionCall"); inner.IsObject() {
 			out = jsonw.Members(out, []byte(inner.Raw))
