@@ -15,6 +15,7 @@ import (
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/reasonreplay/replay/schema"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -161,6 +162,47 @@ func TestLimits(t *testing.T) {
 	require.ErrorAs(t, res.Err, &le)
 	_, err := c.Decode(read(t, "thinking.json"))
 	require.ErrorAs(t, err, &le)
+}
+
+func TestSweepLimits(t *testing.T) {
+	for _, name := range []string{"thinking.sse", "thinking-tool-call.jsonl"} {
+		t.Run(name, func(t *testing.T) {
+			codectest.SweepLimits(t, cohere.Codec{}.NewStream, optsFor(name).Framing, read(t, name))
+		})
+	}
+}
+
+func TestBodyLimits(t *testing.T) {
+	for _, name := range []string{"thinking.json", "thinking-tool-call.json"} {
+		t.Run(name, func(t *testing.T) {
+			codectest.CheckBodyLimits(t, func(l replay.Limits) replay.ReasoningCodec { return cohere.Codec{Limits: l} }, read(t, name))
+		})
+	}
+}
+
+// Every kept string counts, each against MaxItem and all against MaxTurn;
+// a limit error says where.
+func TestLimitsCountEveryString(t *testing.T) {
+	body := []byte(`{"message":{"role":"assistant","content":[{"type":"thinking","thinking":"abc"}],` +
+		`"tool_calls":[{"id":"call_0123456789","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":"TOOL_CALL"}`)
+	_, err := cohere.Codec{Limits: replay.Limits{MaxItem: 8}}.Decode(body)
+	var le *replay.LimitError
+	require.ErrorAs(t, err, &le)
+	assert.Equal(t, replay.LimitError{What: "item size", Limit: 8, API: cohere.API, Event: -1, Block: 1}, *le)
+	_, err = cohere.Codec{Limits: replay.Limits{MaxTurn: 10}}.Decode(body)
+	require.ErrorAs(t, err, &le)
+	assert.Equal(t, replay.LimitError{What: "turn size", Limit: 10, API: cohere.API, Event: -1, Block: 1}, *le)
+
+	// In a stream, the error names the event.
+	fd := cohere.Codec{}.NewStream()
+	fd.(replay.LimitSetter).SetLimits(replay.Limits{MaxItem: 4})
+	res := codectest.FeedPush(fd, replay.StreamOptions{Framing: replay.FramingJSONL}, [][]byte{[]byte(
+		`{"type":"content-start","index":0,"delta":{"message":{"content":{"type":"thinking","thinking":"ab"}}}}` + "\n" +
+			`{"type":"content-delta","index":0,"delta":{"message":{"content":{"thinking":"cde"}}}}` + "\n")})
+	require.ErrorAs(t, res.Err, &le)
+	assert.Equal(t, replay.LimitError{What: "item size", Limit: 4, API: cohere.API, Event: 1, Block: 0}, *le)
+	assert.False(t, res.Turn.Complete)
+	assert.True(t, res.Turn.Blocks[0].(*replay.ReasoningText).Unfinished)
 }
 
 func handles(tu *replay.Turn) []string {

@@ -6,6 +6,17 @@ import (
 	"github.com/reasonreplay/replay/internal/plainrules"
 )
 
+// Rule ids of the Cohere contract (the rules package internal/plainrules
+// writes for every unsigned-reasoning API).
+const (
+	// RuleInexpressible: an item Cohere has no field for (a signature, a
+	// ciphertext, a summary) is left out.
+	RuleInexpressible = API + "/inexpressible"
+	// RuleForeignReasoning: another issuer's visible reasoning is sent as
+	// Cohere's own thinking.
+	RuleForeignReasoning = API + "/foreign-reasoning"
+)
+
 var rules = plainrules.Rules(API, "Cohere", formats.Cohere, "thinking block")
 
 // Contract returns the Cohere replay contract.

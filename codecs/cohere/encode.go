@@ -28,7 +28,7 @@ func (c Codec) Encode(t *replay.Turn) ([]byte, error) {
 	for i, b := range t.Blocks {
 		switch b := b.(type) {
 		case *replay.Native:
-			if b.Unfinished || !gjson.Valid(string(b.Raw)) {
+			if b.Unfinished || !jsonw.ValidBytes(b.Raw) {
 				if !b.Unfinished {
 					return nil, replay.Malformed(API, -1, "/blocks/"+strconv.Itoa(i), "native block is not valid JSON")
 				}
@@ -101,7 +101,7 @@ func appendContent(dst []byte, b replay.Block, i int) ([]byte, error) {
 		if b.Unfinished {
 			return dst, nil
 		}
-		if !gjson.Valid(string(b.Raw)) {
+		if !jsonw.ValidBytes(b.Raw) {
 			return nil, replay.Malformed(API, -1, "/blocks/"+strconv.Itoa(i), "native block is not valid JSON")
 		}
 		dst = append(jsonw.Comma(dst), b.Raw...)

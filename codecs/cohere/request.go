@@ -1,23 +1,29 @@
 package cohere
 
 import (
-	"github.com/reasonreplay/replay/internal/reqread"
-
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
 
 // DecodeRequest reads the assistant turns of a v2 chat request body
 // (`{"model":...,"messages":[...],"tools":[...],"thinking":{...}}`) for
 // [replay.AuditRequest]: each `messages[i]` with role "assistant" (content
-// as an array of blocks or a string, tool_plan, tool_calls) is decoded as
-// the message of a chat response. The model is the body's `model` (Cohere
-// responses do not name it) unless c.Model is set; Tools is true when
-// `tools` is not empty or a turn calls a tool; Thinking is true when
-// `thinking.type` is "enabled".
+// as an array of blocks or a string, tool_plan, tool_calls) is read by the
+// message reader [Codec.Decode] uses. History.Pointers are "/messages/i".
+//
+// A turn is complete unless it is structurally cut: a tool call without
+// `function.name` or without `function.arguments` is kept as an
+// unfinished call and the turn is not complete, so that the core's
+// replay/incomplete-turn rule reports it.
+//
+// The model is the body's `model` (Cohere responses do not name it) unless
+// c.Model is set; Tools is true when `tools` is not empty or a turn calls a
+// tool; Thinking is true when `thinking.type` is "enabled".
 func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error) {
 	h := replay.History{Request: body}
-	if !gjson.ValidBytes(body) || !gjson.ParseBytes(body).IsObject() {
+	if !jsonw.ValidBytes(body) || !gjson.ParseBytes(body).IsObject() {
 		return h, replay.Target{}, replay.Malformed(API, -1, "", "expected a v2 chat request body object")
 	}
 	root := gjson.ParseBytes(body)
@@ -26,15 +32,25 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 		return h, replay.Target{}, replay.Malformed(API, -1, "/messages", "expected a messages array")
 	}
 	if c.Model == "" {
-		c.Model = root.Get("model").String()
+		c.Model = kit.Clone(root.Get("model").String())
 	}
 	t := replay.Target{API: API, Provider: c.Provider, Model: c.Model,
 		Tools:    len(root.Get("tools").Array()) > 0,
 		Thinking: root.Get("thinking.type").String() == "enabled"}
-	err := reqread.Conversation(&h, &t, msgs, "/messages", "assistant", func(dst []byte, m gjson.Result) []byte {
-		dst = append(dst, `{"finish_reason":"COMPLETE","message":`...)
-		dst = append(dst, m.Raw...)
-		return append(dst, '}')
-	}, c.Decode)
+	isTurn := func(m gjson.Result) bool { return m.Get("role").String() == "assistant" }
+	err := kit.RequestTurns(&h, &t, msgs, "/messages", isTurn, func(m gjson.Result, ptr string, _ bool) (*replay.Turn, error) {
+		return c.requestTurn(m, ptr)
+	})
 	return h, t, err
+}
+
+// requestTurn reads one assistant message of a request, at pointer ptr.
+func (c Codec) requestTurn(m gjson.Result, ptr string) (*replay.Turn, error) {
+	t := &replay.Turn{Provenance: c.provenance()}
+	r := messageReader{t: t, bud: kit.NewBudget(API, c.Limits, -1), ptr: ptr, request: true}
+	if err := r.message(m); err != nil {
+		return nil, err
+	}
+	t.Complete = !r.cut
+	return t, nil
 }

@@ -95,5 +95,54 @@ func TestAuditRequestErrors(t *testing.T) {
 	}
 	_, err := replay.AuditRequest(cohere.API, []byte(`{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"thinking","thinking":[]}]}]}`))
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "/messages/1: ")
+	assert.Contains(t, err.Error(), "/messages/1/content/0/thinking: ")
+}
+
+// An assistant message cut short in the request (a tool call without its
+// arguments or its function name) reads as not complete and audits as
+// incomplete; the whole message does not.
+func TestDecodeRequestCutTurn(t *testing.T) {
+	body := chatRequest(t)
+	h, _, err := cohere.Codec{}.DecodeRequest(body)
+	require.NoError(t, err)
+	assert.True(t, h.Turns[0].Complete)
+	assert.True(t, h.Turns[1].Complete)
+	r, err := replay.AuditRequest(cohere.API, body)
+	require.NoError(t, err)
+	assert.Empty(t, r.Violations)
+
+	for name, path := range map[string]string{"no arguments": "messages.3.tool_calls.0.function.arguments",
+		"no name": "messages.3.tool_calls.0.function.name"} {
+		cut, err := sjson.DeleteBytes(body, path)
+		require.NoError(t, err)
+		h, _, err := cohere.Codec{}.DecodeRequest(cut)
+		require.NoError(t, err, name)
+		assert.True(t, h.Turns[0].Complete, name)
+		tu := h.Turns[1]
+		assert.False(t, tu.Complete, name)
+		call := tu.Blocks[2].(*replay.ToolCall)
+		assert.True(t, call.Unfinished, name)
+		assert.Equal(t, "fx_rate_k3j5h7g9", call.ID, name)
+		r, err := replay.AuditRequest(cohere.API, cut)
+		require.NoError(t, err)
+		require.Len(t, r.Violations, 1, name)
+		assert.Equal(t, "replay/incomplete-turn", r.Violations[0].Rule, name)
+		assert.Equal(t, "/messages/3", r.Violations[0].Pointer, name)
+	}
+}
+
+// The request reader keeps what it reads within the codec's limits.
+func TestDecodeRequestLimits(t *testing.T) {
+	_, _, err := cohere.Codec{Limits: replay.Limits{MaxItem: 4}}.DecodeRequest(chatRequest(t))
+	var le *replay.LimitError
+	require.ErrorAs(t, err, &le)
+	assert.Equal(t, replay.LimitError{What: "item size", Limit: 4, API: cohere.API, Event: -1, Block: 0}, *le)
+}
+
+func TestContractRuleIDs(t *testing.T) {
+	var ids []string
+	for _, r := range (cohere.Codec{}).Contract().Rules {
+		ids = append(ids, r.ID)
+	}
+	assert.Equal(t, []string{cohere.RuleInexpressible, cohere.RuleForeignReasoning}, ids)
 }

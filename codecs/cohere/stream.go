@@ -2,22 +2,23 @@ package cohere
 
 import (
 	"bytes"
-	"fmt"
-	"io"
 	"strings"
 	"unsafe"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
 
-// NewStream returns a decoder for v2 chat streams.
+// NewStream returns a decoder for v2 chat streams, seeded with the
+// codec's Provider, Model and Limits.
 func (c Codec) NewStream() replay.FrameDecoder {
-	return &Stream{Provider: c.Provider, Model: c.Model, Limits: c.Limits}
+	return &StreamDecoder{Provider: c.Provider, Model: c.Model, Limits: c.Limits}
 }
 
+// open is a content block or tool call still receiving deltas.
 type open struct {
 	tool  bool // a tool call (else a content block)
 	index int
@@ -26,14 +27,17 @@ type open struct {
 	b     strings.Builder
 }
 
-// Stream is the Cohere stream decoder. The zero value is ready to use;
-// Provider, Model and Limits play the roles of the [Codec] fields.
-type Stream struct {
+// StreamDecoder is the Cohere stream decoder. The zero value is ready to
+// use; Provider, Model and Limits play the roles of the [Codec] fields.
+type StreamDecoder struct {
+	// Provider and Model are recorded in the turn's provenance.
 	Provider string
 	Model    string
-	Limits   replay.Limits
+	// Limits bound what the decoder keeps; [StreamDecoder.SetLimits]
+	// overrides its non-zero fields.
+	Limits replay.Limits
 
-	lim   replay.Limits
+	bud   kit.Budget
 	init  bool
 	turn  replay.Turn
 	n     int
@@ -45,23 +49,31 @@ type Stream struct {
 	planB strings.Builder
 }
 
-func (s *Stream) start() {
+func (s *StreamDecoder) start() {
 	if !s.init {
 		s.init = true
-		s.lim = s.Limits.WithDefaults()
+		s.bud = kit.NewBudget(API, s.Limits, 0)
 		s.plan = -1
 		s.turn.Provenance = Codec{Provider: s.Provider, Model: s.Model}.provenance()
 	}
 }
 
+// SetLimits replaces the decoder's limits with the non-zero fields of l
+// (see [replay.LimitSetter]). Call it before the first frame.
+func (s *StreamDecoder) SetLimits(l replay.Limits) {
+	s.start()
+	s.bud.Override(l)
+}
+
 // Decode decodes one event.
-func (s *Stream) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
+func (s *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
 	s.start()
 	if s.err != nil {
 		return dst, s.err
 	}
 	n := s.n
 	s.n++
+	s.bud.Event = n
 	if s.done || s.perr != nil {
 		return dst, nil
 	}
@@ -86,197 +98,235 @@ func (s *Stream) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, err
 		typ = unsafe.String(unsafe.SliceData(f.Type), len(f.Type))
 	}
 	var err error
-	dst, err = s.event(n, typ, ev, dst)
+	dst, err = s.event(typ, ev, dst)
 	if err != nil {
 		s.err = err
 	}
 	return dst, err
 }
 
-func (s *Stream) event(n int, typ string, ev gjson.Result, dst []replay.Event) ([]replay.Event, error) {
-	var msg gjson.Result
+// event dispatches one event by its type. An event type this decoder does
+// not know is ignored.
+func (s *StreamDecoder) event(typ string, ev gjson.Result, dst []replay.Event) ([]replay.Event, error) {
 	switch typ {
-	case "content-start", "tool-call-start", "citation-start":
-		msg = ev.Get("delta.message")
-	}
-	switch typ {
-	case "message-start", "debug", "":
-		return dst, nil
 	case "content-start":
-		idx, err := index(n, ev)
-		if err != nil {
-			return dst, err
-		}
-		if s.find(false, idx) != nil {
-			return dst, replay.Malformed(API, n, "/index", "content block %d started twice", idx)
-		}
-		c := msg.Get("content")
-		o := &open{index: idx, block: -1}
-		switch c.Get("type").String() {
-		case "thinking":
-			if err := s.grow(); err != nil {
-				return dst, err
-			}
-			o.think, o.block = true, len(s.turn.Blocks)
-			it := &replay.ReasoningText{}
-			it.Format, it.Unfinished = formats.Cohere, true
-			s.turn.Blocks = append(s.turn.Blocks, it)
-			s.opens = append(s.opens, o)
-			dst = append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: o.block, Item: it})
-			return s.piece(o, jsonw.RawMember(c.Raw, "thinking"), dst)
-		case "text":
-			s.opens = append(s.opens, o)
-			return s.piece(o, jsonw.RawMember(c.Raw, "text"), dst)
-		}
-		// Another block type: kept verbatim.
-		if err := s.grow(); err != nil {
-			return dst, err
-		}
-		s.turn.Blocks = append(s.turn.Blocks, &replay.Native{Kind: "content-start", Raw: raw(c.Raw)})
-		return dst, nil
+		return s.contentStart(ev, dst)
 	case "content-delta":
-		idx, err := index(n, ev)
-		if err != nil {
-			return dst, err
-		}
-		o := s.find(false, idx)
-		if o == nil {
-			return dst, replay.Malformed(API, n, "/index", "content-delta for a block that was not started")
-		}
-		c := jsonw.RawMember(jsonw.RawMember(jsonw.RawMember(ev.Raw, "delta"), "message"), "content")
-		field := "text"
-		if o.think {
-			field = "thinking"
-		}
-		return s.piece(o, jsonw.RawMember(c, field), dst)
+		return s.contentDelta(ev, dst)
 	case "content-end":
-		idx, err := index(n, ev)
-		if err != nil {
-			return dst, err
-		}
-		if o := s.find(false, idx); o != nil {
-			dst = s.close(o, dst, true)
-		}
-		return dst, nil
+		return s.end(false, ev, dst)
 	case "tool-plan-delta":
-		r := jsonw.RawMember(jsonw.RawMember(jsonw.RawMember(ev.Raw, "delta"), "message"), "tool_plan")
-		if r == "" {
-			return dst, nil
-		}
-		if r[0] != '"' {
-			return dst, replay.Malformed(API, n, "/delta/message/tool_plan", "expected a string")
-		}
-		if s.plan < 0 {
-			if err := s.grow(); err != nil {
-				return dst, err
-			}
-			s.plan = len(s.turn.Blocks)
-			s.turn.Blocks = append(s.turn.Blocks, &replay.Native{Kind: "tool_plan", Unfinished: true})
-		}
-		if s.planB.Len()+len(r) > s.lim.MaxItem {
-			return dst, &replay.LimitError{What: "item size", Limit: s.lim.MaxItem, Event: -1, Block: -1}
-		}
-		jsonw.WriteUnquoted(&s.planB, r)
-		return dst, nil
+		return dst, s.toolPlanDelta(ev)
 	case "tool-call-start":
-		idx, err := index(n, ev)
-		if err != nil {
-			return dst, err
-		}
-		if s.find(true, idx) != nil {
-			return dst, replay.Malformed(API, n, "/index", "tool call %d started twice", idx)
-		}
-		tc := msg.Get("tool_calls")
-		name := tc.Get("function.name")
-		if name.Type != gjson.String {
-			return dst, replay.Malformed(API, n, "/delta/message/tool_calls/function/name", "expected a string")
-		}
-		s.closePlan()
-		if err := s.grow(); err != nil {
-			return dst, err
-		}
-		o := &open{tool: true, index: idx, block: len(s.turn.Blocks)}
-		call := &replay.ToolCall{ID: clone(tc.Get("id").String()), Name: clone(name.Str), Unfinished: true}
-		s.turn.Blocks = append(s.turn.Blocks, call)
-		s.opens = append(s.opens, o)
-		dst = append(dst, replay.Event{Kind: replay.EventToolCallStart, Block: o.block, ID: call.ID, Name: call.Name})
-		return s.piece(o, jsonw.RawMember(jsonw.RawMember(tc.Raw, "function"), "arguments"), dst)
+		return s.toolCallStart(ev, dst)
 	case "tool-call-delta":
-		idx, err := index(n, ev)
-		if err != nil {
-			return dst, err
-		}
-		o := s.find(true, idx)
-		if o == nil {
-			return dst, replay.Malformed(API, n, "/index", "tool-call-delta for a call that was not started")
-		}
-		a := jsonw.RawMember(jsonw.RawMember(jsonw.RawMember(jsonw.RawMember(jsonw.RawMember(ev.Raw, "delta"), "message"), "tool_calls"), "function"), "arguments")
-		return s.piece(o, a, dst)
+		return s.toolCallDelta(ev, dst)
 	case "tool-call-end":
-		idx, err := index(n, ev)
-		if err != nil {
-			return dst, err
-		}
-		if o := s.find(true, idx); o != nil {
-			dst = s.close(o, dst, true)
-		}
-		return dst, nil
+		return s.end(true, ev, dst)
 	case "citation-start":
-		if err := s.grow(); err != nil {
-			return dst, err
-		}
-		s.turn.Blocks = append(s.turn.Blocks, &replay.Native{Kind: "citation", Raw: raw(msg.Get("citations").Raw)})
-		return dst, nil
-	case "citation-end":
-		return dst, nil
+		return dst, s.native("citation", ev.Get("delta.message.citations").Raw)
 	case "message-end":
-		d := ev.Get("delta")
-		if fr := d.Get("finish_reason"); fr.Type == gjson.String {
-			s.turn.FinishReason = clone(fr.Str)
-		}
-		if u := d.Get("usage"); u.IsObject() {
-			s.turn.Usage = raw(u.Raw)
-		}
-		if s.turn.FinishReason == "ERROR" {
-			// Open blocks stay open: Finish marks them unfinished.
-			pe := &replay.ProviderError{API: API, Type: "ERROR", Message: clone(d.Get("error").String())}
-			s.perr, s.turn.Error = pe, pe
-			return append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: pe}), nil
-		}
-		s.closePlan()
-		for len(s.opens) > 0 {
-			dst = s.close(s.opens[0], dst, true)
-		}
-		s.done = true
-		return append(dst, replay.Event{Kind: replay.EventDone, Block: -1}), nil
+		return s.messageEnd(ev, dst), nil
 	}
-	return dst, nil // an event type this decoder does not know
+	return dst, nil // message-start, citation-end, debug, unknown
 }
 
-func index(n int, ev gjson.Result) (int, error) {
+// contentStart opens a content block: thinking, text, or another type
+// kept verbatim.
+func (s *StreamDecoder) contentStart(ev gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+	idx, err := s.index(ev)
+	if err != nil {
+		return dst, err
+	}
+	if s.find(false, idx) != nil {
+		return dst, replay.Malformed(API, s.bud.Event, "/index", "content block %d started twice", idx)
+	}
+	c := ev.Get("delta.message.content")
+	o := &open{index: idx, block: -1}
+	switch c.Get("type").String() {
+	case "thinking":
+		it := &replay.ReasoningText{}
+		it.Format, it.Unfinished = formats.Cohere, true
+		if err := s.add(it); err != nil {
+			return dst, err
+		}
+		o.think, o.block = true, len(s.turn.Blocks)-1
+		s.opens = append(s.opens, o)
+		dst = append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: o.block, Item: it})
+		return s.piece(o, jsonw.RawMember(c.Raw, "thinking"), dst)
+	case "text":
+		s.opens = append(s.opens, o)
+		return s.piece(o, jsonw.RawMember(c.Raw, "text"), dst)
+	}
+	return dst, s.native("content-start", c.Raw)
+}
+
+// contentDelta appends `delta.message.content.thinking` (or `.text`) to
+// its block.
+func (s *StreamDecoder) contentDelta(ev gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+	o, err := s.started(false, ev, "content-delta for a block that was not started")
+	if err != nil {
+		return dst, err
+	}
+	field := "text"
+	if o.think {
+		field = "thinking"
+	}
+	return s.piece(o, jsonw.RawMember(deltaMessage(ev, "content"), field), dst)
+}
+
+// toolPlanDelta appends to the tool plan, opening it on the first piece.
+func (s *StreamDecoder) toolPlanDelta(ev gjson.Result) error {
+	r := deltaMessage(ev, "tool_plan")
+	if r == "" {
+		return nil
+	}
+	if r[0] != '"' {
+		return replay.Malformed(API, s.bud.Event, "/delta/message/tool_plan", "expected a string")
+	}
+	if s.plan < 0 {
+		if err := s.add(&replay.Native{Kind: "tool_plan", Unfinished: true}); err != nil {
+			return err
+		}
+		s.plan = len(s.turn.Blocks) - 1
+	}
+	k := s.planB.Len()
+	jsonw.WriteUnquoted(&s.planB, r)
+	return s.bud.Item(s.plan, s.planB.Len(), s.planB.Len()-k)
+}
+
+// toolCallStart opens a tool call (id, name) and takes its first piece of
+// arguments. It closes the tool plan.
+func (s *StreamDecoder) toolCallStart(ev gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+	idx, err := s.index(ev)
+	if err != nil {
+		return dst, err
+	}
+	if s.find(true, idx) != nil {
+		return dst, replay.Malformed(API, s.bud.Event, "/index", "tool call %d started twice", idx)
+	}
+	tc := ev.Get("delta.message.tool_calls")
+	name := tc.Get("function.name")
+	if name.Type != gjson.String {
+		return dst, replay.Malformed(API, s.bud.Event, "/delta/message/tool_calls/function/name", "expected a string")
+	}
+	s.closePlan()
+	call := &replay.ToolCall{Unfinished: true}
+	at := len(s.turn.Blocks)
+	if call.ID, err = s.bud.Keep(at, tc.Get("id").String()); err != nil {
+		return dst, err
+	}
+	if call.Name, err = s.bud.Keep(at, name.Str); err != nil {
+		return dst, err
+	}
+	if err := s.add(call); err != nil {
+		return dst, err
+	}
+	o := &open{tool: true, index: idx, block: at}
+	s.opens = append(s.opens, o)
+	dst = append(dst, replay.Event{Kind: replay.EventToolCallStart, Block: o.block, ID: call.ID, Name: call.Name})
+	return s.piece(o, jsonw.RawMember(jsonw.RawMember(tc.Raw, "function"), "arguments"), dst)
+}
+
+// toolCallDelta appends a piece of a call's arguments.
+func (s *StreamDecoder) toolCallDelta(ev gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+	o, err := s.started(true, ev, "tool-call-delta for a call that was not started")
+	if err != nil {
+		return dst, err
+	}
+	a := jsonw.RawMember(jsonw.RawMember(deltaMessage(ev, "tool_calls"), "function"), "arguments")
+	return s.piece(o, a, dst)
+}
+
+// end closes the content block or tool call the event's index names.
+func (s *StreamDecoder) end(tool bool, ev gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+	idx, err := s.index(ev)
+	if err != nil {
+		return dst, err
+	}
+	if o := s.find(tool, idx); o != nil {
+		dst = s.close(o, dst, true)
+	}
+	return dst, nil
+}
+
+// messageEnd records finish_reason and usage and completes the turn, or,
+// for finish_reason "ERROR", ends it with a provider error (open blocks
+// stay open: Finish marks them unfinished).
+func (s *StreamDecoder) messageEnd(ev gjson.Result, dst []replay.Event) []replay.Event {
+	d := ev.Get("delta")
+	if fr := d.Get("finish_reason"); fr.Type == gjson.String {
+		s.turn.FinishReason = kit.Clone(fr.Str)
+	}
+	if u := d.Get("usage"); u.IsObject() {
+		s.turn.Usage = raw(u.Raw)
+	}
+	if s.turn.FinishReason == "ERROR" {
+		pe := &replay.ProviderError{API: API, Type: "ERROR", Message: kit.Clone(d.Get("error").String())}
+		s.perr, s.turn.Error = pe, pe
+		return append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: pe})
+	}
+	s.closePlan()
+	for len(s.opens) > 0 {
+		dst = s.close(s.opens[0], dst, true)
+	}
+	s.done = true
+	return append(dst, replay.Event{Kind: replay.EventDone, Block: -1})
+}
+
+// deltaMessage returns the raw member name of the event's delta.message.
+func deltaMessage(ev gjson.Result, name string) string {
+	return jsonw.RawMember(jsonw.RawMember(jsonw.RawMember(ev.Raw, "delta"), "message"), name)
+}
+
+func (s *StreamDecoder) index(ev gjson.Result) (int, error) {
 	idx := ev.Get("index")
 	if idx.Type != gjson.Number || idx.Int() < 0 || float64(idx.Int()) != idx.Num {
-		return 0, replay.Malformed(API, n, "/index", "expected a non-negative integer")
+		return 0, replay.Malformed(API, s.bud.Event, "/index", "expected a non-negative integer")
 	}
 	return int(idx.Int()), nil
 }
 
-// piece appends the JSON string literal r (or nothing when r is "") to o
-// and emits its delta.
-func (s *Stream) piece(o *open, r string, dst []replay.Event) ([]replay.Event, error) {
+// add appends a block within the budget.
+func (s *StreamDecoder) add(b replay.Block) error {
+	if err := s.bud.Block(len(s.turn.Blocks)); err != nil {
+		return err
+	}
+	s.turn.Blocks = append(s.turn.Blocks, b)
+	return nil
+}
+
+// native adds a block kept verbatim.
+func (s *StreamDecoder) native(kind, rawJSON string) error {
+	kept, err := s.bud.Keep(len(s.turn.Blocks), rawJSON)
+	if err != nil {
+		return err
+	}
+	return s.add(&replay.Native{Kind: kind, Raw: []byte(kept)})
+}
+
+// piece appends the JSON string literal r (or nothing when r is "") to o,
+// within the budget, and emits its delta.
+func (s *StreamDecoder) piece(o *open, r string, dst []replay.Event) ([]replay.Event, error) {
 	if r == "" || r == "null" {
 		return dst, nil
 	}
 	if r[0] != '"' {
-		return dst, replay.Malformed(API, s.n-1, "/delta/message", "expected a string")
-	}
-	if o.b.Len()+len(r) > s.lim.MaxItem {
-		return dst, &replay.LimitError{What: "item size", Limit: s.lim.MaxItem, Event: -1, Block: -1}
+		return dst, replay.Malformed(API, s.bud.Event, "/delta/message", "expected a string")
 	}
 	k := o.b.Len()
 	jsonw.WriteUnquoted(&o.b, r)
 	if o.b.Len() == k {
 		return dst, nil
+	}
+	if o.block < 0 { // the first text of a text block
+		if err := s.add(&replay.Text{}); err != nil {
+			return dst, err
+		}
+		o.block = len(s.turn.Blocks) - 1
+	}
+	if err := s.bud.Item(o.block, o.b.Len(), o.b.Len()-k); err != nil {
+		return dst, err
 	}
 	d := o.b.String()[k:]
 	switch {
@@ -286,24 +336,24 @@ func (s *Stream) piece(o *open, r string, dst []replay.Event) ([]replay.Event, e
 		it := s.turn.Blocks[o.block].(replay.ReasoningItem)
 		return append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: o.block, Delta: d, Item: it}), nil
 	}
-	if o.block < 0 {
-		if err := s.grow(); err != nil {
-			return dst, err
-		}
-		o.block = len(s.turn.Blocks)
-		s.turn.Blocks = append(s.turn.Blocks, &replay.Text{})
-	}
 	return append(dst, replay.Event{Kind: replay.EventTextDelta, Block: o.block, Delta: d}), nil
 }
 
-func (s *Stream) grow() error {
-	if len(s.turn.Blocks) >= s.lim.MaxBlocks {
-		return &replay.LimitError{What: "block count", Limit: s.lim.MaxBlocks, Event: -1, Block: -1}
+// started returns the open block or call the delta event ev names, or a
+// malformed-input error saying what when there is none.
+func (s *StreamDecoder) started(tool bool, ev gjson.Result, what string) (*open, error) {
+	idx, err := s.index(ev)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	o := s.find(tool, idx)
+	if o == nil {
+		return nil, replay.Malformed(API, s.bud.Event, "/index", "%s", what)
+	}
+	return o, nil
 }
 
-func (s *Stream) find(tool bool, idx int) *open {
+func (s *StreamDecoder) find(tool bool, idx int) *open {
 	for _, o := range s.opens {
 		if o.tool == tool && o.index == idx {
 			return o
@@ -312,7 +362,7 @@ func (s *Stream) find(tool bool, idx int) *open {
 	return nil
 }
 
-func (s *Stream) closePlan() {
+func (s *StreamDecoder) closePlan() {
 	if s.plan >= 0 {
 		nb := s.turn.Blocks[s.plan].(*replay.Native)
 		nb.Raw, nb.Unfinished = quoted(s.planB.String()), false
@@ -321,7 +371,7 @@ func (s *Stream) closePlan() {
 }
 
 // close finishes o (events only when finished) and removes it.
-func (s *Stream) close(o *open, dst []replay.Event, finished bool) []replay.Event {
+func (s *StreamDecoder) close(o *open, dst []replay.Event, finished bool) []replay.Event {
 	if o.block >= 0 {
 		switch b := s.turn.Blocks[o.block].(type) {
 		case *replay.ReasoningText:
@@ -348,7 +398,7 @@ func (s *Stream) close(o *open, dst []replay.Event, finished bool) []replay.Even
 }
 
 // Finish ends the stream and returns the turn.
-func (s *Stream) Finish() (*replay.Turn, error) {
+func (s *StreamDecoder) Finish() (*replay.Turn, error) {
 	s.start()
 	t := &s.turn
 	if !s.done || s.err != nil {
@@ -368,7 +418,7 @@ func (s *Stream) Finish() (*replay.Turn, error) {
 	case s.perr != nil:
 		return t, s.perr
 	case !s.done:
-		return t, &replay.Error{API: API, Event: s.n, Err: fmt.Errorf("stream ended before message-end: %w", io.ErrUnexpectedEOF)}
+		return t, kit.EndedBefore(API, s.n, "message-end")
 	}
 	t.Complete = true
 	return t, nil

@@ -42,6 +42,10 @@
 // finishReason. An `{"error":{...}}` event or a blocking promptFeedback is a
 // [*replay.ProviderError].
 //
+// A request carries each model turn as a `contents[]` entry of the shape
+// of a candidate's content; [Codec.DecodeRequest] reads it with the same
+// part reader.
+//
 // # Replay
 //
 // [Codec.Encode] writes the `contents[]` entry `{"role":"model","parts":[...]}`
@@ -54,20 +58,25 @@
 package gemini
 
 import (
-	"path"
 	"strings"
 
 	"github.com/reasonreplay/replay"
-	"github.com/reasonreplay/replay/internal/gemsig"
 )
 
 // API is the codec's API name.
 const API = "gemini"
 
-// Sentinel is the documented dummy signature that makes Gemini skip
-// signature validation for one function call. It is written only when
-// [Codec.Sentinel] allows it.
-const Sentinel = gemsig.Sentinel
+// Sentinel is the dummy thought signature Google documents for a function
+// call whose signature was lost or that the model did not produce (history
+// from another model, injected calls): the Gemini API and Vertex AI skip
+// signature validation for that part ("Thought signatures" guide, FAQ:
+// "set the thoughtSignature field to skip_thought_signature_validator";
+// Gemini 3 developer guide, "Migrating from other models"). Google calls
+// it a last resort that degrades the model. It is the plain string, not
+// base64 of anything (a base64 encoding of it is rejected as corrupt), so
+// signatures are always kept as the strings received. This codec writes
+// it only when [Codec.Sentinel] allows it.
+const Sentinel = "skip_thought_signature_validator"
 
 // Codec is the Gemini codec. The zero value is ready to use.
 type Codec struct {
@@ -86,7 +95,9 @@ type Codec struct {
 	// [Codec.PatchReport] and flagged by the gemini/sentinel-signature
 	// audit rule.
 	Sentinel bool
-	// Limits bound what the decoders accept.
+	// Limits bound what the decoders keep (MaxItem per string, MaxBlocks,
+	// MaxTurn in total, MaxEvent per stream event); zero fields take
+	// defaults.
 	Limits replay.Limits
 	// Model is the model requests are sent to, when known: on Gemini 3 and
 	// later the contract documents [Sentinel] as the placeholder signature
@@ -111,46 +122,49 @@ func init() {
 // API returns "gemini".
 func (Codec) API() string { return API }
 
-// NewStream returns a fresh stream decoder.
-func (c Codec) NewStream() replay.FrameDecoder {
-	return &StreamDecoder{Provider: c.Provider, Candidate: c.Candidate, Limits: c.Limits}
-}
-
-// modelName strips resource prefixes from a model name:
-// "models/gemini-3-pro", "publishers/google/models/gemini-3-pro".
-func modelName(m string) string {
-	m = strings.ToLower(m)
-	if i := strings.LastIndexByte(m, '/'); i >= 0 {
-		m = m[i+1:]
-	}
-	return m
-}
-
-// requiresSignatures reports whether the model validates function-call
-// signatures in the current turn: Gemini 3 and later. Gemini 2.5 and
-// earlier, Gemma and unknown non-Gemini models do not.
-func requiresSignatures(model string) bool {
-	m := modelName(model)
-	if !strings.HasPrefix(m, "gemini-") {
+// RequiresSignatures reports whether model validates the thought
+// signatures of function calls in the current turn, i.e. whether it is
+// Gemini 3 or later. It is the one "is this Gemini 3+" check of the module.
+//
+// It reads the model id however it is spelled: a bare id
+// ("gemini-3-pro-preview", "gemini-3.5-flash", "gemini-4-pro"), an API model
+// path ("models/gemini-3-pro-preview"), a Vertex resource name
+// ("projects/p/locations/global/publishers/google/models/gemini-3-flash"),
+// a gateway slug ("google/gemini-3-pro-preview", "google/gemini-3-flash:free")
+// or a URL tail with its method (":streamGenerateContent"). Case is ignored.
+//
+// Unversioned family aliases ("gemini-flash-latest", "gemini-pro-latest",
+// "gemini-flash-lite-latest") track the newest generally available model
+// of the family; since Gemini 3.5 Flash went GA in mid-2026 they all point
+// at Gemini 3 or later, so they count as Gemini 3. A versioned alias
+// ("gemini-2.5-pro-latest") is judged by its version. Gemini 2.5 and
+// earlier, Gemma and non-Gemini models return false.
+func RequiresSignatures(model string) bool {
+	rest, ok := strings.CutPrefix(baseModel(model), "gemini-")
+	if !ok {
 		return false
 	}
-	rest := m[len("gemini-"):]
 	n := 0
 	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
 		n++
 	}
 	if n == 0 {
-		// Aliases such as gemini-flash-latest and gemini-pro-latest point
-		// at the current generation.
-		ok, _ := path.Match("*-latest", rest)
-		return ok
+		return strings.HasSuffix(rest, "-latest")
 	}
-	major := 0
-	for _, c := range rest[:n] {
-		major = major*10 + int(c-'0')
-		if major > 1000 {
-			break
-		}
+	digits := strings.TrimLeft(rest[:n], "0")
+	return len(digits) > 1 || digits >= "3"
+}
+
+// baseModel returns the model id of a model name without its resource
+// prefix ("models/", "publishers/google/models/", "google/"), without a
+// ":method" or ":variant" suffix, in lower case.
+func baseModel(m string) string {
+	m = strings.ToLower(strings.TrimSpace(m))
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
 	}
-	return major >= 3
+	if i := strings.IndexByte(m, ':'); i >= 0 {
+		m = m[:i]
+	}
+	return m
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/gemsig"
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 )
 
@@ -32,7 +33,7 @@ const (
 // attached to the call it precedes.
 func (c Codec) Contract() replay.ReplayContract {
 	var placeholder replay.ReasoningItem
-	if requiresSignatures(c.Model) {
+	if RequiresSignatures(c.Model) {
 		placeholder = &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.GoogleGemini, Attached: true}, Data: Sentinel}
 	}
 	return replay.ReplayContract{
@@ -117,7 +118,7 @@ type request struct {
 
 func parseRequest(body []byte) (request, bool) {
 	var r request
-	if len(body) == 0 || !gjson.ValidBytes(body) {
+	if len(body) == 0 || !jsonw.ValidBytes(body) {
 		return r, false
 	}
 	contents := gjson.GetBytes(body, "contents")
@@ -207,7 +208,7 @@ var ruleMissing = replay.Rule{
 	Severity: replay.SeverityReject,
 	Doc:      "Gemini 3: the first functionCall part of every model step in the current turn carries its thought signature.",
 	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
-		if !requiresSignatures(targetModel(h, t)) {
+		if !RequiresSignatures(targetModel(h, t)) {
 			return
 		}
 		if r, ok := parseRequest(h.Request); ok {
@@ -276,7 +277,7 @@ var ruleInterleaved = replay.Rule{
 	Severity: replay.SeverityReject,
 	Doc:      "Gemini 3: parallel function calls go back together, then all their responses (FC1, FC2, FR1, FR2), never interleaved.",
 	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
-		if !requiresSignatures(targetModel(h, t)) {
+		if !RequiresSignatures(targetModel(h, t)) {
 			return
 		}
 		r, ok := parseRequest(h.Request)
@@ -304,7 +305,7 @@ var ruleForeign = replay.Rule{
 	Severity: replay.SeverityReject,
 	Doc:      "Gemini 3: a thought signature goes back only to the backend that minted it (AI Studio and Vertex do not share keys), and only Gemini signatures go in thoughtSignature.",
 	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
-		if !requiresSignatures(targetModel(h, t)) {
+		if !RequiresSignatures(targetModel(h, t)) {
 			return
 		}
 		want := backend(t.Provider)

@@ -2,12 +2,13 @@ package gemini
 
 import (
 	"bytes"
-	"github.com/reasonreplay/replay/internal/jsonw"
 	"strconv"
 	"strings"
 	"unsafe"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
 
@@ -23,8 +24,7 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 		return nil, replay.Malformed(API, -1, "", "expected a JSON object")
 	}
 	r := responder{provider: c.Provider, candidate: c.Candidate}
-	r.b.lim = c.Limits.WithDefaults()
-	r.b.event = -1
+	r.b.bud = kit.NewBudget(API, c.Limits, -1)
 	t := &replay.Turn{Provenance: replay.Provenance{API: API}}
 	pe, err := r.response(root)
 	if err != nil {
@@ -176,23 +176,9 @@ func (r *responder) decodeCandidate(root string, ci, at int, errp *error) (int, 
 			finish = root[vi:e]
 			return e
 		case "content":
-			if root[vi] != '{' {
-				return -1
-			}
-			return object(root, vi, func(k string, pi int) int {
-				if k != "parts" {
-					return -1
-				}
-				if root[pi] != '[' {
-					partsBad = true
-					return -1
-				}
-				return array(root, pi, func(vi int) int {
-					f, e := scanPart(root, vi)
-					r.parts = append(r.parts, f)
-					return e
-				})
-			})
+			e, ok := r.scanContent(root, vi)
+			partsBad = !ok
+			return e
 		}
 		return -1
 	})
@@ -205,11 +191,8 @@ func (r *responder) decodeCandidate(root string, ci, at int, errp *error) (int, 
 		*errp = r.b.malformed("/candidates/"+strconv.Itoa(at)+"/content/parts", "expected an array")
 		return end, true
 	}
-	for i := range r.parts {
-		r.b.pi = i
-		if *errp = r.b.fields(&r.parts[i]); *errp != nil {
-			return end, true
-		}
+	if *errp = r.decodeParts(); *errp != nil {
+		return end, true
 	}
 	if isString(finish) && len(finish) > 2 {
 		if f := finish[1 : len(finish)-1]; f != r.finish {
@@ -217,6 +200,42 @@ func (r *responder) decodeCandidate(root string, ci, at int, errp *error) (int, 
 		}
 	}
 	return end, true
+}
+
+// scanContent delimits the parts of the Content object at root[vi] (a
+// candidate's content, or a model turn of a request) into r.parts, and
+// returns its end. ok is false when `parts` is not an array.
+func (r *responder) scanContent(root string, vi int) (end int, ok bool) {
+	if root[vi] != '{' {
+		return -1, true
+	}
+	ok = true
+	end = object(root, vi, func(k string, pi int) int {
+		if k != "parts" {
+			return -1
+		}
+		if root[pi] != '[' {
+			ok = false
+			return -1
+		}
+		return array(root, pi, func(vi int) int {
+			f, e := scanPart(root, vi)
+			r.parts = append(r.parts, f)
+			return e
+		})
+	})
+	return end, ok
+}
+
+// decodeParts decodes the parts scanned into r.parts.
+func (r *responder) decodeParts() error {
+	for i := range r.parts {
+		r.b.pi = i
+		if err := r.b.fields(&r.parts[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // providerError reads a Google error object

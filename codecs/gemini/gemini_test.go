@@ -323,7 +323,7 @@ func TestLimits(t *testing.T) {
 	_, err := Codec{Limits: replay.Limits{MaxBlocks: 2}}.Decode(body)
 	var le *replay.LimitError
 	require.ErrorAs(t, err, &le)
-	assert.Equal(t, replay.LimitError{What: "block count", Limit: 2, Event: -1, Block: -1}, *le)
+	assert.Equal(t, replay.LimitError{What: "block count", Limit: 2, API: API, Event: -1, Block: 2}, *le)
 	_, err = Codec{Limits: replay.Limits{MaxItem: 3}}.Decode([]byte(`{"candidates":[{"content":{"parts":[{"text":"abcd"}]}}]}`))
 	require.ErrorAs(t, err, &le)
 	assert.Equal(t, "item size", le.What)
@@ -339,6 +339,101 @@ func TestLimits(t *testing.T) {
 	tu, err := d.Finish()
 	require.Error(t, err)
 	assert.False(t, tu.Complete)
+}
+
+func TestSweepLimits(t *testing.T) {
+	for _, name := range []string{"stream-thought-signatures.sse", "stream-partial-args.jsonl", "stream-parallel-calls.sse"} {
+		t.Run(name, func(t *testing.T) {
+			codectest.SweepLimits(t, newFD, framing(name).Framing, read(t, name))
+		})
+	}
+}
+
+func TestBodyLimits(t *testing.T) {
+	for _, name := range []string{"body-candidates.json", "body-parallel-calls.json", "body-server-tools.json"} {
+		t.Run(name, func(t *testing.T) {
+			codectest.CheckBodyLimits(t, func(l replay.Limits) replay.ReasoningCodec { return Codec{Limits: l} }, read(t, name))
+		})
+	}
+}
+
+// Every kept string counts: a call's name, its id and its signature.
+func TestLimitsCountEveryString(t *testing.T) {
+	for _, tc := range []struct {
+		name, part string
+		block      int
+	}{
+		{"name", `{"functionCall":{"name":"lookup_weather"}}`, 0},
+		{"id", `{"functionCall":{"name":"f","id":"call_0123456789"}}`, 0},
+		{"signature", `{"functionCall":{"name":"f"},"thoughtSignature":"QUJDREVGR0hJSktMTU5PUA=="}`, 0},
+		{"args", `{"functionCall":{"name":"f","args":{"city":"Paris"}}}`, 0},
+		{"native", `{"executableCode":{"code":"print(1)"}}`, 0},
+		{"thought signature", `{"text":"a","thought":true,"thoughtSignature":"QUJDREVGR0hJSktMTU5PUA=="}`, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := `{"candidates":[{"content":{"parts":[` + tc.part + `]},"finishReason":"STOP"}]}`
+			_, err := Codec{Limits: replay.Limits{MaxItem: 8}}.Decode([]byte(body))
+			var le *replay.LimitError
+			require.ErrorAs(t, err, &le)
+			assert.Equal(t, replay.LimitError{What: "item size", Limit: 8, API: API, Event: -1, Block: tc.block}, *le)
+		})
+	}
+	// MaxTurn adds up the strings of every block.
+	body := `{"candidates":[{"content":{"parts":[{"text":"abcdef"},{"functionCall":{"name":"ghijkl"}}]},"finishReason":"STOP"}]}`
+	_, err := Codec{Limits: replay.Limits{MaxTurn: 10}}.Decode([]byte(body))
+	var le *replay.LimitError
+	require.ErrorAs(t, err, &le)
+	assert.Equal(t, replay.LimitError{What: "turn size", Limit: 10, API: API, Event: -1, Block: 1}, *le)
+}
+
+// Streamed arguments are bounded as one string of their call, by event.
+func TestPartialArgsLimits(t *testing.T) {
+	frames := []string{
+		`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true}}]}}]}`,
+		`{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","stringValue":"abcd","willContinue":true}],"willContinue":true}}]}}]}`,
+		`{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","stringValue":"efgh"}],"willContinue":true}}]}}]}`,
+	}
+	d := Codec{Limits: replay.Limits{MaxItem: 6}}.NewStream()
+	var err error
+	for _, f := range frames {
+		if _, err = d.Decode(replay.Frame{Data: []byte(f)}, nil); err != nil {
+			break
+		}
+	}
+	var le *replay.LimitError
+	require.ErrorAs(t, err, &le)
+	assert.Equal(t, replay.LimitError{What: "item size", Limit: 6, API: API, Event: 2, Block: 0}, *le)
+	tu, err := d.Finish()
+	require.Error(t, err)
+	assert.False(t, tu.Complete)
+	assert.True(t, tu.Blocks[0].(*replay.ToolCall).Unfinished)
+
+	// The rebuilt object (quotes, keys) is bounded too.
+	d = Codec{Limits: replay.Limits{MaxItem: 8}}.NewStream()
+	for _, f := range []string{frames[0], frames[1], `{"candidates":[{"content":{"parts":[{"functionCall":{}}]},"finishReason":"STOP"}]}`} {
+		if _, err = d.Decode(replay.Frame{Data: []byte(f)}, nil); err != nil {
+			break
+		}
+	}
+	require.ErrorAs(t, err, &le)
+	assert.Equal(t, replay.LimitError{What: "item size", Limit: 8, API: API, Event: 2, Block: 0}, *le)
+}
+
+// An array index past the pieces streamed so far is refused: it would pad
+// the arguments with millions of nulls.
+func TestPartialArgsIndexRefused(t *testing.T) {
+	for _, path := range []string{"$.a[13000000]", "$.a[2]", "$.a[99999999999999999999]"} {
+		body := `{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true}},` +
+			`{"functionCall":{"partialArgs":[{"jsonPath":"$.b","numberValue":1},{"jsonPath":"` + path + `","numberValue":1}]}}]},"finishReason":"STOP"}]}`
+		_, err := Codec{}.Decode([]byte(body))
+		require.ErrorIs(t, err, replay.ErrMalformed, path)
+		assert.Contains(t, err.Error(), "unsupported jsonPath", path)
+	}
+	body := `{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true}},` +
+		`{"functionCall":{"partialArgs":[{"jsonPath":"$.a[0]","numberValue":1},{"jsonPath":"$.a[1]","numberValue":2}]}}]},"finishReason":"STOP"}]}`
+	tu, err := Codec{}.Decode([]byte(body))
+	require.NoError(t, err)
+	assert.Equal(t, `{"a":[1,2]}`, tu.Blocks[0].(*replay.ToolCall).Arguments)
 }
 
 func TestEncodeSkipsWhatCannotReplay(t *testing.T) {
@@ -450,13 +545,43 @@ func TestRegistry(t *testing.T) {
 }
 
 func TestRequiresSignatures(t *testing.T) {
-	for m, want := range map[string]bool{
-		"gemini-3-pro-preview": true, "gemini-3.1-pro-preview": true, "models/gemini-3-flash-preview": true,
-		"publishers/google/models/gemini-3-pro": true, "gemini-10-ultra": true, "gemini-flash-latest": true,
-		"gemini-2.5-pro": false, "gemini-2.0-flash": false, "gemini-1.5-pro": false, "gemma-4-26b-a4b-it": false,
-		"": false, "claude-sonnet-4-5": false, "gemini-": false,
+	for _, tc := range []struct {
+		model string
+		want  bool
+	}{
+		{"gemini-3-pro-preview", true},
+		{"gemini-3.1-pro-preview", true},
+		{"gemini-3.5-flash", true},
+		{"gemini-3-pro-image-preview", true},
+		{"gemini-4-pro", true},
+		{"gemini-10-ultra", true},
+		{"Gemini-3-Flash", true},
+		{"models/gemini-3-flash-preview", true},
+		{"publishers/google/models/gemini-3-pro", true},
+		{"projects/p/locations/global/publishers/google/models/gemini-3-flash", true},
+		{"projects/p/locations/us-central1/publishers/google/models/gemini-3-pro:streamGenerateContent", true},
+		{"google/gemini-3-pro-preview", true},
+		{"google/gemini-3-flash-preview:free", true},
+		{"gemini-flash-latest", true},
+		{"gemini-pro-latest", true},
+		{"gemini-flash-lite-latest", true},
+		{"models/gemini-flash-latest", true},
+		{"gemini-2.5-pro-latest", false},
+		{"gemini-2.5-pro", false},
+		{"gemini-2.0-flash", false},
+		{"gemini-1.5-pro", false},
+		{"google/gemini-2.5-flash", false},
+		{"projects/p/locations/global/publishers/google/models/gemini-2.5-flash", false},
+		{"gemini-03-flash", true},
+		{"gemini-0-flash", false},
+		{"gemma-4-26b-a4b-it", false},
+		{"gemini-exp-1206", false},
+		{"", false},
+		{"claude-sonnet-4-5", false},
+		{"gemini-", false},
+		{"my-gemini-3-proxy", false},
 	} {
-		assert.Equal(t, want, requiresSignatures(m), m)
+		assert.Equal(t, tc.want, RequiresSignatures(tc.model), tc.model)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -34,16 +35,25 @@ type partialArg struct {
 //
 // Every string the turn keeps is appended to buf and sliced out of it:
 // the builder never rewrites bytes it wrote, so the slices stay valid and
-// stream deltas cost no allocation.
+// stream deltas cost no allocation. Every kept string is counted against
+// the budget (MaxItem per string, MaxTurn in total), every block against
+// MaxBlocks; the budget's Event is the frame number, -1 for a body.
 type builder struct {
 	blocks []replay.Block
 	buf    strings.Builder
-	lim    replay.Limits
+	bud    kit.Budget
 	emit   bool
 	ev     []replay.Event
-	event  int // frame number for errors, -1 for a body
 	cand   int // position of the candidate, for error pointers
 	pi     int // position of the part, for error pointers
+	// content, when set, is the JSON Pointer of the Content object being
+	// read (a request's model turn); else it is candidate cand's content.
+	content string
+	// request says the parts are a request's model turn: a function call
+	// cut short (no name, no args) is kept as an unfinished call and sets
+	// cut, instead of being malformed input or a stream fragment.
+	request bool
+	cut     bool
 
 	open    open
 	start   int // offset in buf where the open block's text starts
@@ -52,6 +62,7 @@ type builder struct {
 	call    *replay.ToolCall
 	callAt  int
 	args    []partialArg
+	argLen  int // bytes of the open call's argument values so far
 	scratch []byte
 }
 
@@ -77,8 +88,8 @@ func (b *builder) reserve(n int) {
 	b.start = 0
 }
 
-// keep copies s into buf and returns the kept copy.
-func (b *builder) keep(s string) string {
+// store copies s into buf and returns the copy, uncounted.
+func (b *builder) store(s string) string {
 	if s == "" {
 		return ""
 	}
@@ -88,27 +99,42 @@ func (b *builder) keep(s string) string {
 	return b.buf.String()[i:]
 }
 
-// keepStr decodes the JSON string raw into buf and returns the kept text.
-func (b *builder) keepStr(raw string) string {
-	b.reserve(unescapedLen(raw))
-	i := b.buf.Len()
-	appendUnescaped(&b.buf, raw)
-	return b.buf.String()[i:]
+// keep stores s, a string of the block at pos, within the budget.
+func (b *builder) keep(pos int, s string) (string, error) {
+	if err := b.bud.Item(pos, len(s), len(s)); err != nil {
+		return "", err
+	}
+	return b.store(s), nil
 }
 
+// keepStr decodes the JSON string raw, a string of the block at pos, into
+// buf within the budget and returns the kept text.
+func (b *builder) keepStr(pos int, raw string) (string, error) {
+	b.reserve(unescapedLen(raw))
+	i := b.buf.Len()
+	jsonw.WriteUnquoted(&b.buf, raw)
+	s := b.buf.String()[i:]
+	if err := b.bud.Item(pos, len(s), len(s)); err != nil {
+		return "", err
+	}
+	return s, nil
+}
+
+// keepBytes is keep for a JSON text kept as bytes (Extra, Native.Raw).
+func (b *builder) keepBytes(pos int, p []byte) ([]byte, error) {
+	if err := b.bud.Item(pos, len(p), len(p)); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// add appends a block within the budget and returns its position.
 func (b *builder) add(bl replay.Block) (int, error) {
-	if len(b.blocks) >= b.lim.MaxBlocks {
-		return 0, &replay.LimitError{What: "block count", Limit: b.lim.MaxBlocks, Event: -1, Block: -1}
+	if err := b.bud.Block(len(b.blocks)); err != nil {
+		return 0, err
 	}
 	b.blocks = append(b.blocks, bl)
 	return len(b.blocks) - 1, nil
-}
-
-func (b *builder) size(n int) error {
-	if n > b.lim.MaxItem {
-		return &replay.LimitError{What: "item size", Limit: b.lim.MaxItem, Event: -1, Block: -1}
-	}
-	return nil
 }
 
 func (b *builder) push(e replay.Event) {
@@ -143,11 +169,14 @@ func (b *builder) unfinished() {
 }
 
 func (b *builder) malformed(ptr, format string, args ...any) error {
-	return replay.Malformed(API, b.event, ptr, format, args...)
+	return replay.Malformed(API, b.bud.Event, ptr, format, args...)
 }
 
 // ptr locates the part being decoded.
 func (b *builder) ptr() string {
+	if b.content != "" {
+		return b.content + "/parts/" + strconv.Itoa(b.pi)
+	}
 	return "/candidates/" + strconv.Itoa(b.cand) + "/content/parts/" + strconv.Itoa(b.pi)
 }
 
@@ -214,9 +243,6 @@ func (b *builder) fields(f *partFields) error {
 		if !isString(f.sig) {
 			return b.malformed(b.ptr()+"/thoughtSignature", "expected a string signature")
 		}
-		if err := b.size(unescapedLen(f.sig)); err != nil {
-			return err
-		}
 	}
 	switch {
 	case f.fc != "":
@@ -271,7 +297,11 @@ func (b *builder) bind(sigRaw string, id string) error {
 	if sigRaw == "" {
 		return nil
 	}
-	it := gemsig.Item(b.keepStr(sigRaw), id)
+	sig, err := b.keepStr(len(b.blocks), sigRaw)
+	if err != nil {
+		return err
+	}
+	it := gemsig.Item(sig, id)
 	at, err := b.add(it)
 	if err != nil {
 		return err
@@ -281,17 +311,18 @@ func (b *builder) bind(sigRaw string, id string) error {
 	return nil
 }
 
-// grow appends the JSON string raw to the open block's text and returns
-// the new text and the delta.
+// grow appends the JSON string raw to the open block's text, within the
+// budget, and returns the new text and the delta.
 func (b *builder) grow(raw string) (all, delta string, err error) {
-	if err := b.size(b.buf.Len() - b.start + unescapedLen(raw)); err != nil {
-		return "", "", err
-	}
 	b.reserve(unescapedLen(raw))
 	i := b.buf.Len()
-	appendUnescaped(&b.buf, raw)
+	jsonw.WriteUnquoted(&b.buf, raw)
 	s := b.buf.String()
-	return s[b.start:], s[i:], nil
+	all, delta = s[b.start:], s[i:]
+	if err := b.bud.Item(len(b.blocks)-1, len(all), len(delta)); err != nil {
+		return "", "", err
+	}
+	return all, delta, nil
 }
 
 func (b *builder) thoughtPart(p string, f *partFields) error {
@@ -310,23 +341,29 @@ func (b *builder) thoughtPart(p string, f *partFields) error {
 	if err := b.close(); err != nil {
 		return err
 	}
-	if err := b.size(unescapedLen(f.text)); err != nil {
-		return err
-	}
 	it := &replay.ReasoningText{}
 	it.Format = formats.GoogleGemini
+	at := len(b.blocks)
+	var err error
 	if f.sig != "" {
-		it.Signature = replay.Some(b.keepStr(f.sig))
+		sig, err := b.keepStr(at, f.sig)
+		if err != nil {
+			return err
+		}
+		it.Signature = replay.Some(sig)
 	}
 	if f.textExtra() {
-		it.Extra = b.extra(p, "text", "thought", "thoughtSignature")
-	}
-	at, err := b.add(it)
-	if err != nil {
-		return err
+		if it.Extra, err = b.keepBytes(at, b.extra(p, "text", "thought", "thoughtSignature")); err != nil {
+			return err
+		}
 	}
 	b.start = b.buf.Len()
-	it.Text = b.keepStr(f.text)
+	if it.Text, err = b.keepStr(at, f.text); err != nil {
+		return err
+	}
+	if _, err := b.add(it); err != nil {
+		return err
+	}
 	b.open, b.thought = openThought, it
 	b.push(replay.Event{Kind: replay.EventReasoningStart, Block: at, Item: it})
 	if it.Text != "" {
@@ -359,22 +396,24 @@ func (b *builder) textPart(p string, f *partFields) error {
 	if err := b.close(); err != nil {
 		return err
 	}
-	if err := b.size(unescapedLen(f.text)); err != nil {
-		return err
-	}
 	if err := b.bind(f.sig, ""); err != nil {
 		return err
 	}
 	t := &replay.Text{}
+	at := len(b.blocks)
+	var err error
 	if f.textExtra() {
-		t.Extra = b.extra(p, "text", "thought", "thoughtSignature")
-	}
-	at, err := b.add(t)
-	if err != nil {
-		return err
+		if t.Extra, err = b.keepBytes(at, b.extra(p, "text", "thought", "thoughtSignature")); err != nil {
+			return err
+		}
 	}
 	b.start = b.buf.Len()
-	t.Text = b.keepStr(f.text)
+	if t.Text, err = b.keepStr(at, f.text); err != nil {
+		return err
+	}
+	if _, err := b.add(t); err != nil {
+		return err
+	}
 	b.open, b.text = openText, t
 	if t.Text != "" {
 		b.push(replay.Event{Kind: replay.EventTextDelta, Block: at, Delta: t.Text})
@@ -386,13 +425,9 @@ func (b *builder) native(p string, f *partFields) error {
 	if err := b.close(); err != nil {
 		return err
 	}
-	if err := b.size(len(p)); err != nil {
-		return err
-	}
 	if err := b.bind(f.sig, ""); err != nil {
 		return err
 	}
-	kind := internKind(f.kind)
 	var raw []byte
 	if f.sig != "" {
 		raw = b.extra(p, "thoughtSignature")
@@ -402,102 +437,150 @@ func (b *builder) native(p string, f *partFields) error {
 	} else {
 		raw = []byte(p)
 	}
-	_, err := b.add(&replay.Native{Kind: kind, Raw: raw})
+	raw, err := b.keepBytes(len(b.blocks), raw)
+	if err != nil {
+		return err
+	}
+	_, err = b.add(&replay.Native{Kind: internKind(f.kind), Raw: raw})
 	return err
+}
+
+// callFields are the members of a functionCall object, as raw JSON texts
+// ("" when absent).
+type callFields struct {
+	name, id, args, partial string
+	cont                    bool // willContinue
+	inner                   bool // members this codec does not read
+}
+
+// scanCall reads and checks the members of the functionCall object fc.
+func (b *builder) scanCall(fc string) (callFields, error) {
+	var cf callFields
+	members(fc, func(k, v string) bool {
+		switch k {
+		case "name":
+			cf.name = v
+		case "id":
+			cf.id = v
+		case "args":
+			cf.args = v
+		case "partialArgs":
+			cf.partial = v
+		case "willContinue":
+			cf.cont = v == "true"
+		default:
+			cf.inner = true
+		}
+		return true
+	})
+	if cf.name != "" && !isString(cf.name) || cf.id != "" && !isString(cf.id) {
+		return cf, b.malformed(b.ptr()+"/functionCall", "expected string name and id")
+	}
+	if cf.args == "null" {
+		cf.args = ""
+	}
+	if cf.args != "" && !isObject(cf.args) {
+		return cf, b.malformed(b.ptr()+"/functionCall/args", "expected an object")
+	}
+	if cf.partial != "" && !isArray(cf.partial) {
+		return cf, b.malformed(b.ptr()+"/functionCall/partialArgs", "expected an array")
+	}
+	return cf, nil
 }
 
 // functionCall handles a functionCall part: a whole call, or a fragment of
 // a call streamed in partialArgs pieces.
 func (b *builder) functionCall(p string, f *partFields) error {
-	var name, id, args, partial string
-	cont, inner := false, false
-	members(f.fc, func(k, v string) bool {
-		switch k {
-		case "name":
-			name = v
-		case "id":
-			id = v
-		case "args":
-			args = v
-		case "partialArgs":
-			partial = v
-		case "willContinue":
-			cont = v == "true"
-		default:
-			inner = true
-		}
-		return true
-	})
-	if name != "" && !isString(name) || id != "" && !isString(id) {
-		return b.malformed(b.ptr()+"/functionCall", "expected string name and id")
+	cf, err := b.scanCall(f.fc)
+	if err != nil {
+		return err
 	}
-	if args == "null" {
-		args = ""
-	}
-	if args != "" && !isObject(args) {
-		return b.malformed(b.ptr()+"/functionCall/args", "expected an object")
-	}
-	if partial != "" && !isArray(partial) {
-		return b.malformed(b.ptr()+"/functionCall/partialArgs", "expected an array")
-	}
-	if name == "" {
-		// A continuation fragment of the open streamed call.
-		if b.open != openCall {
-			return b.malformed(b.ptr()+"/functionCall", "a functionCall fragment without a name and no streamed call open")
-		}
-		if f.sig != "" {
-			return b.malformed(b.ptr()+"/thoughtSignature", "a signature on a continuation fragment of a streamed call")
-		}
-		if err := b.partialArgs(partial); err != nil {
-			return err
-		}
-		if !cont {
-			return b.close()
-		}
-		return nil
+	if cf.name == "" && !(b.request && b.open != openCall) {
+		return b.continueCall(f, &cf)
 	}
 	if err := b.close(); err != nil {
 		return err
 	}
-	if err := b.size(len(args)); err != nil {
+	c, err := b.newCall(p, f, &cf)
+	if err != nil {
 		return err
 	}
-	cid := ""
-	if id != "" {
-		cid = b.keepStr(id)
-	}
-	if err := b.bind(f.sig, cid); err != nil {
-		return err
-	}
-	c := &replay.ToolCall{Name: b.keepStr(name), ID: cid}
-	c.Arguments = b.keep(args)
-	outer := f.n - 1
-	if f.sig != "" {
-		outer--
-	}
-	if inner || outer > 0 {
-		c.Extra = b.callExtra(p, f.fc)
+	if b.request && (cf.name == "" || cf.args == "" && cf.partial == "" && !cf.cont) {
+		c.Unfinished, b.cut = true, true
 	}
 	at, err := b.add(c)
 	if err != nil {
 		return err
 	}
 	b.push(replay.Event{Kind: replay.EventToolCallStart, Block: at, ID: c.ID, Name: c.Name})
-	if cont || partial != "" {
-		b.open, b.call, b.callAt, b.args = openCall, c, at, b.args[:0]
-		if err := b.partialArgs(partial); err != nil {
-			return err
-		}
-		if !cont {
-			return b.close()
-		}
-		return nil
+	if cf.cont || cf.partial != "" {
+		b.open, b.call, b.callAt, b.args, b.argLen = openCall, c, at, b.args[:0], 0
+		return b.moreArgs(&cf)
 	}
 	if c.Arguments != "" {
 		b.push(replay.Event{Kind: replay.EventToolCallDelta, Block: at, Delta: c.Arguments})
 	}
 	b.push(replay.Event{Kind: replay.EventToolCallEnd, Block: at})
 	return nil
+}
+
+// continueCall takes a fragment without a name: more arguments of the
+// open streamed call, which the fragment closes unless it will continue.
+func (b *builder) continueCall(f *partFields, cf *callFields) error {
+	if b.open != openCall {
+		return b.malformed(b.ptr()+"/functionCall", "a functionCall fragment without a name and no streamed call open")
+	}
+	if f.sig != "" {
+		return b.malformed(b.ptr()+"/thoughtSignature", "a signature on a continuation fragment of a streamed call")
+	}
+	return b.moreArgs(cf)
+}
+
+// moreArgs records a fragment's partialArgs and closes the call when the
+// fragment says it is the last.
+func (b *builder) moreArgs(cf *callFields) error {
+	if err := b.partialArgs(cf.partial); err != nil {
+		return err
+	}
+	if !cf.cont {
+		return b.close()
+	}
+	return nil
+}
+
+// newCall keeps a named call (its signature item first, bound to it) and
+// returns it, not yet added.
+func (b *builder) newCall(p string, f *partFields, cf *callFields) (*replay.ToolCall, error) {
+	at := len(b.blocks)
+	if f.sig != "" {
+		at++ // the bound signature item comes first
+	}
+	var err error
+	c := &replay.ToolCall{}
+	if cf.id != "" {
+		if c.ID, err = b.keepStr(at, cf.id); err != nil {
+			return nil, err
+		}
+	}
+	if err := b.bind(f.sig, c.ID); err != nil {
+		return nil, err
+	}
+	if c.Name, err = b.keepStr(at, cf.name); err != nil {
+		return nil, err
+	}
+	if c.Arguments, err = b.keep(at, cf.args); err != nil {
+		return nil, err
+	}
+	outer := f.n - 1
+	if f.sig != "" {
+		outer--
+	}
+	if cf.inner || outer > 0 {
+		if c.Extra, err = b.keepBytes(at, b.callExtra(p, f.fc)); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
 }
 
 // callExtra keeps the unknown members of a functionCall part: the part's
@@ -518,46 +601,64 @@ func (b *builder) callExtra(p, fc string) []byte {
 func (b *builder) partialArgs(list string) error {
 	var err error
 	elements(list, func(v string) bool {
-		a := gjson.Parse(v)
-		jp := a.Get("jsonPath")
-		if jp.Type != gjson.String {
-			err = b.malformed(b.ptr()+"/functionCall/partialArgs", "expected a jsonPath string")
-			return false
-		}
-		p, ok := sjsonPath(jp.Str)
-		if !ok {
-			err = b.malformed(b.ptr()+"/functionCall/partialArgs", "unsupported jsonPath %q", jp.Str)
-			return false
-		}
-		var raw string
-		str := false
-		switch {
-		case a.Get("stringValue").Exists():
-			raw, str = strings.Clone(a.Get("stringValue").Str), true
-		case a.Get("numberValue").Exists():
-			raw = strings.Clone(a.Get("numberValue").Raw)
-		case a.Get("boolValue").Exists():
-			raw = strings.Clone(a.Get("boolValue").Raw)
-		case a.Get("nullValue").Exists():
-			raw = "null"
-		default:
-			err = b.malformed(b.ptr()+"/functionCall/partialArgs", "expected a value in a partial argument")
-			return false
-		}
-		if n := len(b.args); str && n > 0 && b.args[n-1].str && b.args[n-1].path == p {
-			b.args[n-1].raw += raw
-			if err = b.size(len(b.args[n-1].raw)); err != nil {
-				return false
-			}
-			return true
-		}
-		b.args = append(b.args, partialArg{path: p, raw: raw, str: str})
-		return true
+		err = b.partialArg(v)
+		return err == nil
 	})
 	return err
 }
 
-// finishCall builds the streamed call's arguments and closes it.
+// partialArg records one piece, `{"jsonPath":"$.a","stringValue":"..."}`
+// (or numberValue, boolValue, nullValue), within the budget: all the
+// pieces of a call count against MaxItem as one string of its block.
+func (b *builder) partialArg(v string) error {
+	a := gjson.Parse(v)
+	jp := a.Get("jsonPath")
+	if jp.Type != gjson.String {
+		return b.malformed(b.ptr()+"/functionCall/partialArgs", "expected a jsonPath string")
+	}
+	// An array element needs a piece for each element before it, so an
+	// index past the pieces seen so far is refused: it would pad the
+	// arguments with nulls.
+	p, ok := sjsonPath(jp.Str, len(b.args))
+	if !ok {
+		return b.malformed(b.ptr()+"/functionCall/partialArgs", "unsupported jsonPath %q", jp.Str)
+	}
+	raw, str, ok := partialValue(a)
+	if !ok {
+		return b.malformed(b.ptr()+"/functionCall/partialArgs", "expected a value in a partial argument")
+	}
+	b.argLen += len(raw)
+	if err := b.bud.Item(b.callAt, b.argLen, len(raw)); err != nil {
+		return err
+	}
+	if n := len(b.args); str && n > 0 && b.args[n-1].str && b.args[n-1].path == p {
+		b.args[n-1].raw += raw
+		return nil
+	}
+	b.args = append(b.args, partialArg{path: p, raw: strings.Clone(raw), str: str})
+	return nil
+}
+
+// partialValue returns the value of a partial argument: the text of a
+// stringValue (str true) or the JSON text of another value.
+func partialValue(a gjson.Result) (raw string, str, ok bool) {
+	if v := a.Get("stringValue"); v.Exists() {
+		return v.Str, true, true
+	}
+	if v := a.Get("numberValue"); v.Exists() {
+		return v.Raw, false, true
+	}
+	if v := a.Get("boolValue"); v.Exists() {
+		return v.Raw, false, true
+	}
+	if a.Get("nullValue").Exists() {
+		return "null", false, true
+	}
+	return "", false, false
+}
+
+// finishCall builds the streamed call's arguments and closes it. The
+// arguments count against the budget for what they add to the pieces.
 func (b *builder) finishCall() error {
 	c := b.call
 	if len(b.args) > 0 {
@@ -572,10 +673,10 @@ func (b *builder) finishCall() error {
 				return b.malformed("", "cannot rebuild streamed arguments: %v", err)
 			}
 		}
-		if err := b.size(len(obj)); err != nil {
+		if err := b.bud.Item(b.callAt, len(obj), max(len(obj)-b.argLen, 0)); err != nil {
 			return err
 		}
-		c.Arguments = b.keep(string(obj))
+		c.Arguments = b.store(string(obj))
 		b.scratch = obj
 		b.push(replay.Event{Kind: replay.EventToolCallDelta, Block: b.callAt, Delta: c.Arguments})
 	}
@@ -585,8 +686,8 @@ func (b *builder) finishCall() error {
 }
 
 // sjsonPath converts a partialArgs jsonPath ("$.a.b[0]", "$['a b']") to an
-// sjson path.
-func sjsonPath(jp string) (string, bool) {
+// sjson path. An array index above maxIndex is refused.
+func sjsonPath(jp string, maxIndex int) (string, bool) {
 	if !strings.HasPrefix(jp, "$") || len(jp) < 3 {
 		return "", false
 	}
@@ -626,13 +727,8 @@ func sjsonPath(jp string) (string, bool) {
 			s = s[n+2:]
 		case s[0] == '[':
 			n := strings.IndexByte(s, ']')
-			if n < 2 {
+			if n < 2 || !indexAtMost(s[1:n], maxIndex) {
 				return "", false
-			}
-			for _, c := range s[1:n] {
-				if c < '0' || c > '9' {
-					return "", false
-				}
 			}
 			if len(out) > 0 {
 				out = append(out, '.')
@@ -644,6 +740,22 @@ func sjsonPath(jp string) (string, bool) {
 		}
 	}
 	return string(out), true
+}
+
+// indexAtMost reports whether digits is a decimal array index no greater
+// than max.
+func indexAtMost(digits string, max int) bool {
+	n := 0
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+		n = n*10 + int(c-'0')
+		if n > max {
+			return false
+		}
+	}
+	return true
 }
 
 // knownKinds are the part kinds of the Gemini API that are kept as Native

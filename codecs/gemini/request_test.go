@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/reasonreplay/replay"
@@ -97,4 +98,72 @@ func TestAuditRequestErrors(t *testing.T) {
 		_, err := replay.AuditRequest(API, []byte(body))
 		assert.True(t, errors.Is(err, replay.ErrMalformed), "%s: %v", body, err)
 	}
+}
+
+// A model turn cut short in the request (a call without args, or without
+// a name) reads as not complete and audits as incomplete; the same turn
+// with its args does not.
+func TestDecodeRequestCutTurn(t *testing.T) {
+	complete := `{"model":"gemini-3-pro-preview","contents":[` +
+		`{"role":"user","parts":[{"text":"Weather in Lyon?"}]},` +
+		`{"role":"model","parts":[{"text":"Look it up.","thought":true},{"functionCall":{"name":"get_weather","args":{"city":"Lyon"},"id":"w1"},"thoughtSignature":"RXMwRkNzd0ZBWExJVUdGeQ=="}]}]}`
+	h, tg, err := Codec{}.DecodeRequest([]byte(complete))
+	require.NoError(t, err)
+	require.Len(t, h.Turns, 1)
+	assert.True(t, h.Turns[0].Complete)
+	assert.Equal(t, []string{"/contents/1"}, h.Pointers)
+	assert.Equal(t, "gemini-3-pro-preview", tg.Model)
+	assert.True(t, tg.Tools)
+	r, err := replay.AuditRequest(API, []byte(complete))
+	require.NoError(t, err)
+	assert.True(t, r.Clean(), "%v", r.Violations)
+
+	for name, path := range map[string]string{"no args": "contents.1.parts.1.functionCall.args", "no name": "contents.1.parts.1.functionCall.name"} {
+		cut, err := sjson.Delete(complete, path)
+		require.NoError(t, err)
+		h, _, err := Codec{}.DecodeRequest([]byte(cut))
+		require.NoError(t, err, name)
+		tu := h.Turns[0]
+		assert.False(t, tu.Complete, name)
+		call := tu.Blocks[2].(*replay.ToolCall)
+		assert.True(t, call.Unfinished, name)
+		assert.Equal(t, "RXMwRkNzd0ZBWExJVUdGeQ==", tu.Blocks[1].(*replay.Encrypted).Data, name)
+		r, err := replay.AuditRequest(API, []byte(cut))
+		require.NoError(t, err)
+		var rules []string
+		for _, v := range r.Violations {
+			rules = append(rules, v.Rule)
+		}
+		assert.Contains(t, rules, "replay/incomplete-turn", name)
+	}
+
+	// An unsigned first call on Gemini 3 is complete: the missing-signature
+	// rule judges it, not the incomplete-turn rule.
+	unsigned, err := sjson.Delete(complete, "contents.1.parts.1.thoughtSignature")
+	require.NoError(t, err)
+	h, _, err = Codec{}.DecodeRequest([]byte(unsigned))
+	require.NoError(t, err)
+	assert.True(t, h.Turns[0].Complete)
+	r, err = replay.AuditRequest(API, []byte(unsigned))
+	require.NoError(t, err)
+	require.Len(t, r.Violations, 1)
+	assert.Equal(t, RuleMissingSignature, r.Violations[0].Rule)
+}
+
+// The request reader keeps what it reads within the codec's limits and
+// locates malformed parts by their pointer in the request.
+func TestDecodeRequestLimitsAndErrors(t *testing.T) {
+	body := `{"contents":[{"role":"model","parts":[{"text":"abcdef","thought":true}]}]}`
+	_, _, err := Codec{Limits: replay.Limits{MaxItem: 4}}.DecodeRequest([]byte(body))
+	var le *replay.LimitError
+	require.ErrorAs(t, err, &le)
+	assert.Equal(t, replay.LimitError{What: "item size", Limit: 4, API: API, Event: -1, Block: 0}, *le)
+
+	_, _, err = Codec{}.DecodeRequest([]byte(`{"contents":[{"role":"user","parts":[]},{"role":"model","parts":[{"text":5}]}]}`))
+	require.ErrorIs(t, err, replay.ErrMalformed)
+	assert.Contains(t, err.Error(), "/contents/1/parts/0/text")
+
+	deep := `{"contents":[{"role":"model","parts":[{"x":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}]}]}`
+	_, _, err = Codec{}.DecodeRequest([]byte(deep))
+	require.ErrorIs(t, err, replay.ErrMalformed)
 }

@@ -2,14 +2,12 @@ package gemini
 
 import (
 	"strings"
-	"unicode/utf16"
-	"unicode/utf8"
 )
 
-// A small scanner over JSON text that gjson.ValidBytes has already
+// A small scanner over JSON text that jsonw.ValidBytes has already
 // accepted. It walks members and elements without decoding the values, so
-// that long text values are unescaped once, straight into the decoder's
-// buffer, instead of once per lookup.
+// that long text values are unescaped once (by jsonw.WriteUnquoted),
+// straight into the decoder's buffer, instead of once per lookup.
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
@@ -125,78 +123,6 @@ func isArray(raw string) bool  { return len(raw) >= 2 && raw[0] == '[' }
 // unescapedLen returns an upper bound of the decoded length of the JSON
 // string raw (with quotes).
 func unescapedLen(raw string) int { return len(raw) - 2 }
-
-// appendUnescaped appends the decoded content of the JSON string raw (with
-// its quotes) to b. Lone surrogates become U+FFFD, as encoding/json does.
-func appendUnescaped(b *strings.Builder, raw string) {
-	s := raw[1 : len(raw)-1]
-	for {
-		i := strings.IndexByte(s, '\\')
-		if i < 0 {
-			b.WriteString(s)
-			return
-		}
-		b.WriteString(s[:i])
-		if i+1 >= len(s) {
-			return
-		}
-		c := s[i+1]
-		s = s[i+2:]
-		switch c {
-		case 'n':
-			b.WriteByte('\n')
-		case 't':
-			b.WriteByte('\t')
-		case 'r':
-			b.WriteByte('\r')
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'u':
-			r, n := hex4(s)
-			s = s[n:]
-			if utf16.IsSurrogate(r) {
-				r2 := rune(-1)
-				if len(s) >= 6 && s[0] == '\\' && s[1] == 'u' {
-					var n2 int
-					r2, n2 = hex4(s[2:])
-					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-						s = s[2+n2:]
-						b.WriteRune(d)
-						continue
-					}
-				}
-				r = utf8.RuneError
-			}
-			b.WriteRune(r)
-		default: // '"', '\\', '/'
-			b.WriteByte(c)
-		}
-	}
-}
-
-func hex4(s string) (rune, int) {
-	if len(s) < 4 {
-		return utf8.RuneError, len(s)
-	}
-	var r rune
-	for i := 0; i < 4; i++ {
-		c := s[i]
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return utf8.RuneError, i
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, 4
-}
 
 // object walks the members of the object that starts at s[i] in one pass:
 // fn gets each key and the offset of its value, and returns the value's

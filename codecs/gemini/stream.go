@@ -2,11 +2,17 @@ package gemini
 
 import (
 	"fmt"
-	"github.com/reasonreplay/replay/internal/jsonw"
-	"io"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 )
+
+// NewStream returns a fresh stream decoder seeded with the codec's
+// Provider, Candidate and Limits.
+func (c Codec) NewStream() replay.FrameDecoder {
+	return &StreamDecoder{Provider: c.Provider, Candidate: c.Candidate, Limits: c.Limits}
+}
 
 // StreamDecoder decodes a streamGenerateContent stream (SSE with alt=sse, or
 // one response per JSONL line). Its zero value is ready to use. Create one
@@ -26,21 +32,33 @@ type StreamDecoder struct {
 	finished bool
 }
 
+// start seeds the decoder from its fields, once.
+func (d *StreamDecoder) start() {
+	if !d.started {
+		d.started = true
+		d.r.provider, d.r.candidate = d.Provider, d.Candidate
+		d.r.b.bud = kit.NewBudget(API, d.Limits, 0)
+		d.r.b.emit = true
+	}
+}
+
+// SetLimits replaces the decoder's limits with the non-zero fields of l
+// (see [replay.LimitSetter]). Call it before the first frame.
+func (d *StreamDecoder) SetLimits(l replay.Limits) {
+	d.start()
+	d.r.b.bud.Override(l)
+}
+
 // Decode decodes one stream event: a whole GenerateContentResponse.
 func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
 	if d.err != nil {
 		return dst, d.err
 	}
-	if !d.started {
-		d.started = true
-		d.r.provider, d.r.candidate = d.Provider, d.Candidate
-		d.r.b.lim = d.Limits.WithDefaults()
-		d.r.b.emit = true
-	}
+	d.start()
 	n := d.n
 	d.n++
 	b := &d.r.b
-	b.event = n
+	b.bud.Event = n
 	b.ev = dst
 	defer func() { b.ev = nil }()
 	data := f.Data
@@ -108,7 +126,7 @@ func (d *StreamDecoder) Finish() (*replay.Turn, error) {
 	case d.err != nil:
 		return t, d.err
 	case !d.done:
-		return t, &replay.Error{API: API, Event: d.n, Err: fmt.Errorf("stream ended before a finishReason: %w", io.ErrUnexpectedEOF)}
+		return t, kit.EndedBefore(API, d.n, "a finishReason")
 	}
 	t.Complete = true
 	return t, nil

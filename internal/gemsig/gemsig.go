@@ -20,8 +20,8 @@
 //
 // Signatures are base64 strings on the wire. They are kept and written as
 // the exact string received, never decoded and re-encoded: the documented
-// sentinel [Sentinel] is not base64 of anything, and SDKs that model the
-// field as bytes break it.
+// sentinel (gemini.Sentinel, which this package cannot import) is not
+// base64 of anything, and SDKs that model the field as bytes break it.
 package gemsig
 
 import (
@@ -37,12 +37,6 @@ import (
 // Path is the gjson/sjson path of the signature inside an OpenAI-compatible
 // tool call object.
 const Path = "extra_content.google.thought_signature"
-
-// Sentinel is the documented dummy signature that makes Gemini skip
-// signature validation for a function call whose signature was lost. Google
-// calls it a last resort that degrades the model; it is the one value
-// documented for both the Gemini API and Vertex AI.
-const Sentinel = "skip_thought_signature_validator"
 
 // Read returns the thought signature of an OpenAI-compatible tool call
 // object. ok is false when the call carries none (the member is absent or
@@ -135,7 +129,8 @@ func Strip(call []byte) ([]byte, error) {
 
 // ValidBase64 reports whether sig decodes as standard base64 (with or
 // without padding), which the Gemini API requires of every signature but
-// [Sentinel]. It checks without keeping the decoded bytes.
+// the documented sentinel (gemini.Sentinel). It checks without keeping the
+// decoded bytes.
 func ValidBase64(sig string) bool {
 	if sig == "" {
 		return false

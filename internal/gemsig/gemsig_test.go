@@ -10,6 +10,9 @@ import (
 	"github.com/tidwall/gjson"
 )
 
+// sentinel is gemini.Sentinel, which this package cannot import.
+const sentinel = "skip_thought_signature_validator"
+
 const signed = `{"extra_content":{"google":{"thought_signature":"Qm9va2luZ1NpZw=="}},"function":{"arguments":"{\"city\":\"Lyon\"}","name":"get_weather"},"id":"function-call-7a1c","type":"function"}`
 
 func TestRead(t *testing.T) {
@@ -18,7 +21,7 @@ func TestRead(t *testing.T) {
 		ok, err         bool
 	}{
 		{"signed", signed, "Qm9va2luZ1NpZw==", true, false},
-		{"sentinel", `{"extra_content":{"google":{"thought_signature":"skip_thought_signature_validator"}}}`, Sentinel, true, false},
+		{"sentinel", `{"extra_content":{"google":{"thought_signature":"skip_thought_signature_validator"}}}`, sentinel, true, false},
 		{"empty string", `{"extra_content":{"google":{"thought_signature":""}}}`, "", true, false},
 		{"absent", `{"function":{"name":"f","arguments":"{}"}}`, "", false, false},
 		{"other google member", `{"extra_content":{"google":{"cached":true}}}`, "", false, false},
@@ -98,7 +101,7 @@ func TestWrite(t *testing.T) {
 
 	// Keeps siblings inside extra_content.google and replaces an old value.
 	in = `{"extra_content":{"google":{"thought_signature":"old","x":1}},"id":"c1"}`
-	out, err = Write([]byte(in), Sentinel)
+	out, err = Write([]byte(in), sentinel)
 	require.NoError(t, err)
 	assert.Equal(t, `{"extra_content":{"google":{"thought_signature":"skip_thought_signature_validator","x":1}},"id":"c1"}`, string(out))
 
@@ -106,7 +109,7 @@ func TestWrite(t *testing.T) {
 	sig, ok, err := Read(gjson.ParseBytes(out))
 	require.NoError(t, err)
 	assert.True(t, ok)
-	assert.Equal(t, Sentinel, sig)
+	assert.Equal(t, sentinel, sig)
 
 	for _, bad := range []string{``, `[]`, `{"a":`, `"s"`} {
 		_, err := Write([]byte(bad), "QQ==")
@@ -137,7 +140,7 @@ func TestValidBase64(t *testing.T) {
 	for _, s := range []string{"QQ==", "QQ", "Zm9v", "Zm9v+/8=", "CiQBcGxhY2Vob2xk"} {
 		assert.True(t, ValidBase64(s), s)
 	}
-	for _, s := range []string{"", Sentinel, "Zm9v-_8=", "Q", "QQ=", "Zm9v!"} {
+	for _, s := range []string{"", sentinel, "Zm9v-_8=", "Q", "QQ=", "Zm9v!"} {
 		assert.False(t, ValidBase64(s), s)
 	}
 }

@@ -1,7 +1,7 @@
 // Package cohere is the codec for Cohere's v2 chat API (`/v2/chat`) with
 // reasoning (command-a-reasoning), registered as "cohere".
 //
-// Wire facts it handles:
+// # Wire facts
 //
 //   - `message.content` is an array of blocks; reasoning arrives in
 //     `{"type":"thinking","thinking":"..."}` blocks before the
@@ -23,6 +23,10 @@
 //     name when the member is absent. A `message-end` whose finish_reason is
 //     "ERROR" ends the stream with a *replay.ProviderError.
 //
+// A request carries each assistant turn as a `messages[]` element of the
+// same shape as the response's `message`; [Codec.DecodeRequest] reads it
+// with the same reader.
+//
 // The streaming event shape and the replay rules are taken from Cohere's
 // documentation and a recorded stream; Cohere documents no rejection for
 // missing or altered thinking blocks (see [Codec.Contract]).
@@ -42,7 +46,9 @@ type Codec struct {
 	// Model is recorded in the turn's provenance (Cohere responses do not
 	// name the model).
 	Model string
-	// Limits bound what the decoders accept; zero fields take defaults.
+	// Limits bound what the decoders keep (MaxItem per string, MaxBlocks,
+	// MaxTurn in total, MaxEvent per stream event); zero fields take
+	// defaults.
 	Limits replay.Limits
 }
 
