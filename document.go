@@ -270,114 +270,129 @@ func parseBlock(b gjson.Result, ptr string) (Block, error) {
 	}
 	switch typ.Str {
 	case "text":
-		x := &Text{}
-		var extra []byte
-		var err error
-		b.ForEach(func(key, val gjson.Result) bool {
-			switch key.Str {
-			case "type":
-			case "text":
-				if val.Type != gjson.String {
-					err = docErr(ptr+"/text", "text must be a string")
-					return false
-				}
-				x.Text = clone(val.Str)
-			case "id":
-				if val.Type != gjson.String {
-					err = docErr(ptr+"/id", "id must be a string")
-					return false
-				}
-				x.ID = clone(val.Str)
-			case "extra":
-				if extra, err = unpackExtra(extra, val, ptr+"/extra", textNames); err != nil {
-					return false
-				}
-			default:
-				extra = appendMember(extra, key.Raw, val.Raw)
-			}
-			return true
-		})
-		if err != nil {
-			return nil, err
-		}
-		if !b.Get("text").Exists() {
-			return nil, docErr(ptr+"/text", "a text block needs text")
-		}
-		x.Extra = wrapObject(extra)
-		return x, nil
+		return parseText(b, ptr)
 	case "tool_call":
-		x := &ToolCall{}
-		var extra []byte
-		var err error
-		b.ForEach(func(key, val gjson.Result) bool {
-			p := ptr + "/" + escapePointer(key.Str)
-			strField := func(dst *string) bool {
-				if val.Type != gjson.String {
-					err = docErr(p, "%s must be a string", key.Str)
-					return false
-				}
-				*dst = clone(val.Str)
-				return true
-			}
-			switch key.Str {
-			case "type":
-			case "id":
-				return strField(&x.ID)
-			case "name":
-				return strField(&x.Name)
-			case "arguments":
-				return strField(&x.Arguments)
-			case "item_id":
-				return strField(&x.ItemID)
-			case "unfinished":
-				if val.Type != gjson.True && val.Type != gjson.False {
-					err = docErr(p, "unfinished must be a boolean")
-					return false
-				}
-				x.Unfinished = val.Type == gjson.True
-			case "extra":
-				if extra, err = unpackExtra(extra, val, p, toolCallNames); err != nil {
-					return false
-				}
-			default:
-				extra = appendMember(extra, key.Raw, val.Raw)
-			}
-			return true
-		})
-		if err != nil {
-			return nil, err
-		}
-		for _, k := range [...]string{"id", "name", "arguments"} {
-			if !b.Get(k).Exists() {
-				return nil, docErr(ptr+"/"+k, "a tool_call block needs %s", k)
-			}
-		}
-		x.Extra = wrapObject(extra)
-		return x, nil
+		return parseToolCall(b, ptr)
 	case "native":
-		x := &Native{}
-		k := b.Get("kind")
-		if k.Type != gjson.String {
-			return nil, docErr(ptr+"/kind", "a native block needs a string kind")
-		}
-		x.Kind = clone(k.Str)
-		r := b.Get("raw")
-		if !r.Exists() {
-			return nil, docErr(ptr+"/raw", "a native block needs raw")
-		}
-		x.Raw = cloneBytes(r.Raw)
-		if u := b.Get("unfinished"); u.Exists() {
-			if u.Type != gjson.True && u.Type != gjson.False {
-				return nil, docErr(ptr+"/unfinished", "unfinished must be a boolean")
-			}
-			x.Unfinished = u.Type == gjson.True
-		}
-		return x, nil
+		return parseNative(b, ptr)
 	}
 	if len(typ.Str) > len("reasoning.") && typ.Str[:len("reasoning.")] == "reasoning." {
 		return parseItem(b, false, ptr)
 	}
 	return nil, docErr(ptr+"/type", "unknown block type %q", typ.Str)
+}
+
+// parseText reads a text block.
+func parseText(b gjson.Result, ptr string) (Block, error) {
+	x := &Text{}
+	var extra []byte
+	var err error
+	b.ForEach(func(key, val gjson.Result) bool {
+		switch key.Str {
+		case "type":
+		case "text":
+			if val.Type != gjson.String {
+				err = docErr(ptr+"/text", "text must be a string")
+				return false
+			}
+			x.Text = clone(val.Str)
+		case "id":
+			if val.Type != gjson.String {
+				err = docErr(ptr+"/id", "id must be a string")
+				return false
+			}
+			x.ID = clone(val.Str)
+		case "extra":
+			if extra, err = unpackExtra(extra, val, ptr+"/extra", textNames); err != nil {
+				return false
+			}
+		default:
+			extra = appendMember(extra, key.Raw, val.Raw)
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !b.Get("text").Exists() {
+		return nil, docErr(ptr+"/text", "a text block needs text")
+	}
+	x.Extra = wrapObject(extra)
+	return x, nil
+}
+
+// parseToolCall reads a tool_call block.
+func parseToolCall(b gjson.Result, ptr string) (Block, error) {
+	x := &ToolCall{}
+	var extra []byte
+	var err error
+	b.ForEach(func(key, val gjson.Result) bool {
+		p := ptr + "/" + escapePointer(key.Str)
+		strField := func(dst *string) bool {
+			if val.Type != gjson.String {
+				err = docErr(p, "%s must be a string", key.Str)
+				return false
+			}
+			*dst = clone(val.Str)
+			return true
+		}
+		switch key.Str {
+		case "type":
+		case "id":
+			return strField(&x.ID)
+		case "name":
+			return strField(&x.Name)
+		case "arguments":
+			return strField(&x.Arguments)
+		case "item_id":
+			return strField(&x.ItemID)
+		case "unfinished":
+			if val.Type != gjson.True && val.Type != gjson.False {
+				err = docErr(p, "unfinished must be a boolean")
+				return false
+			}
+			x.Unfinished = val.Type == gjson.True
+		case "extra":
+			if extra, err = unpackExtra(extra, val, p, toolCallNames); err != nil {
+				return false
+			}
+		default:
+			extra = appendMember(extra, key.Raw, val.Raw)
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range [...]string{"id", "name", "arguments"} {
+		if !b.Get(k).Exists() {
+			return nil, docErr(ptr+"/"+k, "a tool_call block needs %s", k)
+		}
+	}
+	x.Extra = wrapObject(extra)
+	return x, nil
+}
+
+// parseNative reads a native block.
+func parseNative(b gjson.Result, ptr string) (Block, error) {
+	x := &Native{}
+	k := b.Get("kind")
+	if k.Type != gjson.String {
+		return nil, docErr(ptr+"/kind", "a native block needs a string kind")
+	}
+	x.Kind = clone(k.Str)
+	r := b.Get("raw")
+	if !r.Exists() {
+		return nil, docErr(ptr+"/raw", "a native block needs raw")
+	}
+	x.Raw = cloneBytes(r.Raw)
+	if u := b.Get("unfinished"); u.Exists() {
+		if u.Type != gjson.True && u.Type != gjson.False {
+			return nil, docErr(ptr+"/unfinished", "unfinished must be a boolean")
+		}
+		x.Unfinished = u.Type == gjson.True
+	}
+	return x, nil
 }
 
 func wrapObject(members []byte) json.RawMessage {

@@ -109,14 +109,10 @@ type Frame struct {
 type FrameDecoder interface {
 	Decode(f Frame, dst []Event) ([]Event, error)
 	Finish() (*Turn, error)
-}
-
-// LimitSetter is implemented by a [FrameDecoder] that bounds what it keeps
-// (every decoder of this module does). [NewDecoder] and [NewStream] call
-// SetLimits with [StreamOptions].Limits before the first frame; its
-// non-zero fields replace the decoder's own (its codec's Limits), the zero
-// fields keep them.
-type LimitSetter interface {
+	// SetLimits bounds what the decoder keeps. [NewDecoder] and
+	// [NewStream] call it with [StreamOptions].Limits before the first
+	// frame; its non-zero fields replace the decoder's own (its codec's
+	// Limits), its zero fields keep them.
 	SetLimits(Limits)
 }
 
@@ -299,10 +295,10 @@ func (d *Decoder) detect(p []byte, atEOF bool) (bool, error) {
 	return true, nil
 }
 
-// setLimits hands the caller's limits to fd when it takes them.
+// setLimits hands the caller's limits to fd.
 func setLimits(fd FrameDecoder, l Limits) {
-	if ls, ok := fd.(LimitSetter); ok && l != (Limits{}) {
-		ls.SetLimits(l)
+	if l != (Limits{}) {
+		fd.SetLimits(l)
 	}
 }
 

@@ -16,11 +16,14 @@ import (
 // completes the turn. It keeps the last frame's bytes without copying, to
 // show that the core clobbers frames.
 type echo struct {
-	text  strings.Builder
-	done  bool
-	kept  []byte
-	types []string
+	text   strings.Builder
+	done   bool
+	kept   []byte
+	types  []string
+	limits []replay.Limits // every SetLimits call
 }
+
+func (e *echo) SetLimits(l replay.Limits) { e.limits = append(e.limits, l) }
 
 func (e *echo) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
 	e.kept = f.Data
@@ -138,4 +141,28 @@ func TestParseFraming(t *testing.T) {
 	_, err = replay.ParseFraming("xml")
 	assert.Error(t, err)
 	assert.Equal(t, "<invalid EventKind>", replay.EventKind(200).String())
+}
+
+// The core hands the caller's limits to the decoder once, before the first
+// frame, in both forms, and leaves the decoder's own alone when the caller
+// set none.
+func TestCoreHandsLimitsToTheDecoder(t *testing.T) {
+	lim := replay.Limits{MaxItem: 7}
+	push := &echo{}
+	d := replay.NewDecoder(push, replay.StreamOptions{Limits: lim})
+	_, err := d.Write([]byte("data: END\n\n"))
+	require.NoError(t, err)
+	_, err = d.Close()
+	require.NoError(t, err)
+	assert.Equal(t, []replay.Limits{lim}, push.limits)
+
+	pull := &echo{}
+	_, err = replay.DecodeStream(strings.NewReader("data: END\n\n"), pull, replay.StreamOptions{Limits: lim})
+	require.NoError(t, err)
+	assert.Equal(t, []replay.Limits{lim}, pull.limits)
+
+	none := &echo{}
+	_, err = replay.DecodeStream(strings.NewReader("data: END\n\n"), none, replay.StreamOptions{})
+	require.NoError(t, err)
+	assert.Empty(t, none.limits)
 }

@@ -311,11 +311,22 @@ func (c *countingDecoder) Decode(fr replay.Frame, dst []replay.Event) ([]replay.
 
 func (c *countingDecoder) Finish() (*replay.Turn, error) { return c.next.Finish() }
 
+func (c *countingDecoder) SetLimits(l replay.Limits) { c.next.SetLimits(l) }
+
 // sniffer tells the API of a stream from its first event, then hands every
 // event to that API's stream decoder.
 type sniffer struct {
-	g  guess
-	fd replay.FrameDecoder
+	g      guess
+	fd     replay.FrameDecoder
+	limits replay.Limits // set before the API is known, handed on
+}
+
+// SetLimits keeps the limits for the decoder the first event chooses.
+func (s *sniffer) SetLimits(l replay.Limits) {
+	s.limits = l
+	if s.fd != nil {
+		s.fd.SetLimits(l)
+	}
 }
 
 func (s *sniffer) Decode(fr replay.Frame, dst []replay.Event) ([]replay.Event, error) {
@@ -338,6 +349,9 @@ func (s *sniffer) Decode(fr replay.Frame, dst []replay.Event) ([]replay.Event, e
 			s.g.announce(g)
 		}
 		s.fd = c.NewStream()
+		if s.limits != (replay.Limits{}) {
+			s.fd.SetLimits(s.limits)
+		}
 	}
 	return s.fd.Decode(fr, dst)
 }

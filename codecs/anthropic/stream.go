@@ -57,7 +57,7 @@ type block struct {
 
 // StreamDecoder decodes an Anthropic Messages event stream (SSE, or one JSON
 // payload per line), including Bedrock's `{"chunk":{"bytes":...}}`
-// envelope. It implements [replay.FrameDecoder] and [replay.LimitSetter];
+// envelope. It implements [replay.FrameDecoder];
 // its zero value is ready to use. Deltas are routed by block index; a
 // signature_delta is appended to its block's signature.
 type StreamDecoder struct {
@@ -87,7 +87,7 @@ func (d *StreamDecoder) setup() {
 	}
 }
 
-// SetLimits implements [replay.LimitSetter]: the non-zero fields of l
+// SetLimits implements [replay.FrameDecoder]: the non-zero fields of l
 // replace the decoder's limits.
 func (d *StreamDecoder) SetLimits(l replay.Limits) {
 	d.setup()

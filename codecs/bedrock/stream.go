@@ -47,7 +47,7 @@ type open struct {
 
 // StreamDecoder is the ConverseStream decoder. The zero value is ready to
 // use; Model, Provider and Limits play the roles of the [Codec] fields. It
-// implements [replay.FrameDecoder] and [replay.LimitSetter].
+// implements [replay.FrameDecoder].
 type StreamDecoder struct {
 	// Model is the Bedrock model id; it selects the items' format.
 	Model string
@@ -94,7 +94,7 @@ func (s *StreamDecoder) start() {
 	s.turn.Provenance = Codec{Provider: s.Provider, Model: s.Model}.provenance()
 }
 
-// SetLimits implements [replay.LimitSetter]: the non-zero fields of l
+// SetLimits implements [replay.FrameDecoder]: the non-zero fields of l
 // replace the decoder's limits.
 func (s *StreamDecoder) SetLimits(l replay.Limits) {
 	s.start()

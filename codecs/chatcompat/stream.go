@@ -14,7 +14,7 @@ import (
 
 // StreamDecoder decodes a chat completion stream, one SSE data payload (or
 // JSONL line) at a time. The zero value decodes with the generic profile;
-// it implements [replay.FrameDecoder] and [replay.LimitSetter].
+// it implements [replay.FrameDecoder].
 type StreamDecoder struct {
 	// API is the API name used in errors and provenance
 	// ("openai-compatible" when empty).
@@ -27,7 +27,7 @@ type StreamDecoder struct {
 	r *reader
 }
 
-// SetLimits implements [replay.LimitSetter].
+// SetLimits implements [replay.FrameDecoder].
 func (d *StreamDecoder) SetLimits(lim replay.Limits) { d.dec().core.SetLimits(lim) }
 
 // Decode implements [replay.FrameDecoder].

@@ -195,7 +195,7 @@ func TestLimitsCountEveryString(t *testing.T) {
 
 	// In a stream, the error names the event.
 	fd := cohere.Codec{}.NewStream()
-	fd.(replay.LimitSetter).SetLimits(replay.Limits{MaxItem: 4})
+	fd.SetLimits(replay.Limits{MaxItem: 4})
 	res := codectest.FeedPush(fd, replay.StreamOptions{Framing: replay.FramingJSONL}, [][]byte{[]byte(
 		`{"type":"content-start","index":0,"delta":{"message":{"content":{"type":"thinking","thinking":"ab"}}}}` + "\n" +
 			`{"type":"content-delta","index":0,"delta":{"message":{"content":{"thinking":"cde"}}}}` + "\n")})

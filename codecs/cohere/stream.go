@@ -59,7 +59,7 @@ func (s *StreamDecoder) start() {
 }
 
 // SetLimits replaces the decoder's limits with the non-zero fields of l
-// (see [replay.LimitSetter]). Call it before the first frame.
+// (see [replay.FrameDecoder].SetLimits). Call it before the first frame.
 func (s *StreamDecoder) SetLimits(l replay.Limits) {
 	s.start()
 	s.bud.Override(l)

@@ -43,7 +43,7 @@ func (d *StreamDecoder) start() {
 }
 
 // SetLimits replaces the decoder's limits with the non-zero fields of l
-// (see [replay.LimitSetter]). Call it before the first frame.
+// (see [replay.FrameDecoder].SetLimits). Call it before the first frame.
 func (d *StreamDecoder) SetLimits(l replay.Limits) {
 	d.start()
 	d.r.b.bud.Override(l)

@@ -18,7 +18,7 @@ func (c Codec) NewStream() replay.FrameDecoder {
 
 // StreamDecoder is the Mistral stream decoder. The zero value is ready to
 // use; Provider and Limits play the roles of the [Codec] fields. It
-// implements [replay.FrameDecoder] and [replay.LimitSetter].
+// implements [replay.FrameDecoder].
 //
 // Consecutive thinking chunks form one reasoning item, which ends as soon
 // as another block opens; text between two thinking runs splits them.
@@ -46,7 +46,7 @@ func (s *StreamDecoder) dec() *chatstream.Decoder {
 	return s.core
 }
 
-// SetLimits implements [replay.LimitSetter].
+// SetLimits implements [replay.FrameDecoder].
 func (s *StreamDecoder) SetLimits(lim replay.Limits) { s.dec().SetLimits(lim) }
 
 // Decode implements [replay.FrameDecoder].

@@ -19,7 +19,7 @@ func (c Codec) NewStream() replay.FrameDecoder {
 
 // StreamDecoder decodes a Responses stream, one event's data at a time. The
 // zero value decodes OpenAI's stream with the default limits; it implements
-// [replay.FrameDecoder] and [replay.LimitSetter]. See the package
+// [replay.FrameDecoder]. See the package
 // documentation for the wire facts it handles.
 type StreamDecoder struct {
 	// Limits bound event, item and block sizes; zero fields take defaults.
@@ -88,7 +88,7 @@ func (d *StreamDecoder) start() {
 	d.turn.Provenance = replay.Provenance{API: API, Provider: p}
 }
 
-// SetLimits implements [replay.LimitSetter]: the non-zero fields of l
+// SetLimits implements [replay.FrameDecoder]: the non-zero fields of l
 // replace the decoder's limits.
 func (d *StreamDecoder) SetLimits(l replay.Limits) {
 	d.start()

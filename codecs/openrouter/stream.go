@@ -11,7 +11,7 @@ import (
 
 // StreamDecoder decodes an OpenRouter chat completion stream, one SSE data
 // payload at a time. The zero value is ready to use; it implements
-// [replay.FrameDecoder] and [replay.LimitSetter].
+// [replay.FrameDecoder].
 //
 // reasoning_details fragments are merged into whole items: a fragment joins
 // the most recent item of the same type when their `index` agrees and their
@@ -59,7 +59,7 @@ func newHost(provider string) chatstream.Host {
 		Error: chunkError, Delta: readDelta}
 }
 
-// SetLimits implements [replay.LimitSetter].
+// SetLimits implements [replay.FrameDecoder].
 func (d *StreamDecoder) SetLimits(lim replay.Limits) { d.dec().SetLimits(lim) }
 
 // Decode implements [replay.FrameDecoder].
