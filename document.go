@@ -109,6 +109,8 @@ func appendBlock(dst []byte, b Block) []byte {
 		}
 		dst = appendExtra(dst, b.Extra, toolCallNames)
 		return append(dst, '}')
+	case *Compaction:
+		return appendCompaction(dst, b)
 	case *Native:
 		dst = append(dst, `{"type":"native","kind":`...)
 		dst = jsonw.String(dst, b.Kind)
@@ -275,6 +277,8 @@ func parseBlock(b gjson.Result, ptr string) (Block, error) {
 		return parseToolCall(b, ptr)
 	case "native":
 		return parseNative(b, ptr)
+	case "compaction":
+		return parseCompaction(b, ptr)
 	}
 	if len(typ.Str) > len("reasoning.") && typ.Str[:len("reasoning.")] == "reasoning." {
 		return parseItem(b, false, ptr)
@@ -400,4 +404,64 @@ func wrapObject(members []byte) json.RawMessage {
 		return nil
 	}
 	return append(append([]byte{'{'}, members...), '}')
+}
+
+func appendCompaction(dst []byte, b *Compaction) []byte {
+	dst = append(dst, `{"type":"compaction"`...)
+	if b.Format != "" {
+		dst = jsonw.Key(dst, "format")
+		dst = jsonw.String(dst, string(b.Format))
+	}
+	if b.ID != "" {
+		dst = jsonw.Key(dst, "id")
+		dst = jsonw.String(dst, b.ID)
+	}
+	dst = appendOptString(dst, "content", b.Content)
+	dst = appendOptString(dst, "signature", b.Signature)
+	if b.Data != "" {
+		dst = jsonw.Key(dst, "data")
+		dst = jsonw.String(dst, b.Data)
+	}
+	if b.Unfinished {
+		dst = append(dst, `,"unfinished":true`...)
+	}
+	dst = appendExtra(dst, b.Extra, compactionNames)
+	return append(dst, '}')
+}
+
+// parseCompaction reads a compaction block.
+func parseCompaction(b gjson.Result, ptr string) (Block, error) {
+	x := &Compaction{}
+	var extra []byte
+	var err error
+	b.ForEach(func(key, val gjson.Result) bool {
+		p := ptr + "/" + escapePointer(key.Str)
+		switch key.Str {
+		case "type":
+		case "format":
+			var f string
+			err = readString(&f, val, p, key.Str)
+			x.Format = Format(f)
+		case "id":
+			err = readString(&x.ID, val, p, key.Str)
+		case "content":
+			err = readOptString(&x.Content, val, p, key.Str)
+		case "signature":
+			err = readOptString(&x.Signature, val, p, key.Str)
+		case "data":
+			err = readString(&x.Data, val, p, key.Str)
+		case "unfinished":
+			err = readBool(&x.Unfinished, val, p, key.Str)
+		case "extra":
+			extra, err = unpackExtra(extra, val, p, compactionNames)
+		default:
+			extra = appendMember(extra, key.Raw, val.Raw)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	x.Extra = wrapObject(extra)
+	return x, nil
 }

@@ -15,8 +15,9 @@ const (
 // A Block is one element of an assistant [Turn], in the order the provider
 // produced it. The set of blocks is closed: the reasoning items
 // ([*ReasoningText], [*Summary], [*Encrypted], [*Opaque]), visible text
-// ([*Text]), client tool calls ([*ToolCall]), and any other native element
-// kept verbatim ([*Native]).
+// ([*Text]), client tool calls ([*ToolCall]), a provider's compaction of
+// the conversation ([*Compaction]), and any other native element kept
+// verbatim ([*Native]).
 type Block interface {
 	isBlock()
 }
@@ -167,7 +168,35 @@ type Native struct {
 	Unfinished bool
 }
 
+// Compaction is a provider's compaction of the conversation before it: a
+// block that stands in for the turns it replaced (an Anthropic `compaction`
+// content block, an OpenAI Responses `compaction` output item). It is
+// replayed byte-exact, only to the issuer and account that minted it, and
+// the request prefix restarts at the newest one.
+type Compaction struct {
+	// Format names the issuer that minted it.
+	Format Format
+	// ID is the provider's id for it (an OpenAI `cmp_...` id), empty when
+	// none.
+	ID string
+	// Content is the readable summary, when the provider sends one
+	// (Anthropic's `content`; absent, null and empty differ).
+	Content Opt[string]
+	// Signature is the issuer's signature over Content (Anthropic's
+	// on-demand compaction), byte-exact.
+	Signature Opt[string]
+	// Data is the opaque compacted state (OpenAI's `encrypted_content`),
+	// byte-exact; empty when none.
+	Data string
+	// Unfinished marks a compaction whose stream ended before it closed.
+	Unfinished bool
+	// Extra holds the other members of the source object, as one JSON
+	// object, written back verbatim.
+	Extra json.RawMessage
+}
+
 func (*ReasoningText) isBlock() {}
+func (*Compaction) isBlock()    {}
 func (*Summary) isBlock()       {}
 func (*Encrypted) isBlock()     {}
 func (*Opaque) isBlock()        {}

@@ -96,6 +96,8 @@ var (
 	itemNames     = []string{"type", "text", "summary", "data", "signature", "id", "format", "index", "unfinished", "attached", "display", "digest", "extra"}
 	textNames     = []string{"type", "text", "id", "extra"}
 	toolCallNames = []string{"type", "id", "name", "arguments", "item_id", "unfinished", "extra"}
+	// compactionNames are the compaction block's own member names.
+	compactionNames = []string{"type", "format", "id", "content", "signature", "data", "unfinished", "extra"}
 )
 
 // appendExtra writes a block's extra members in the document form: beside

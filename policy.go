@@ -443,6 +443,8 @@ func (c *carrier) emit(ti int, t *Turn, ds []decision) *Turn {
 			nt.Blocks = c.emitCall(ti, bi, nt.Blocks, x, d, &st)
 		case *Native:
 			nt.Blocks = c.emitNative(ti, bi, nt.Blocks, x, t.Provenance.API, st)
+		case *Compaction:
+			nt.Blocks = c.emitCompaction(ti, bi, nt.Blocks, x, t, st)
 		}
 		st.signedCall = signed
 	}
@@ -494,6 +496,38 @@ func (c *carrier) emitCall(ti, bi int, out []Block, x *ToolCall, d decision, st 
 	}
 	st.firstCall = false
 	return append(out, &y)
+}
+
+// emitCompaction keeps a compaction block only for the API, issuer and
+// account that minted it: its state is opaque, like ciphertext.
+func (c *carrier) emitCompaction(ti, bi int, out []Block, x *Compaction, t *Turn, st emitState) []Block {
+	cs, why := c.classifyCompaction(t, x, st)
+	if cs != CaseSameIssuer {
+		c.note(ti, bi, cs, Drop, why)
+		return out
+	}
+	y := *x
+	return append(out, &y)
+}
+
+// classifyCompaction returns the case of a compaction block of turn t.
+func (c *carrier) classifyCompaction(t *Turn, x *Compaction, st emitState) (Case, string) {
+	p, tg := t.Provenance, c.target
+	switch {
+	case x.Unfinished || !t.Complete:
+		return CaseNotReplayable, "the compaction block is unfinished"
+	case st.crossAPI:
+		return CaseForeignOpaque, "a compaction block of " + p.API + " is never sent to " + tg.API
+	case x.Format != "" && x.Format != FormatUnknown && !c.accepted(x.Format):
+		return CaseForeignOpaque, fmt.Sprintf("a compaction block of issuer %s is never sent to %s", x.Format, describeTarget(tg))
+	case (x.Format == "" || x.Format == FormatUnknown) && !sameName(p.Provider, tg.Provider):
+		return CaseForeignOpaque, "an unattributed compaction block from " + p.Provider + " is never sent to " + tg.Provider
+	case x.Format.Traits().AccountBound && p.Account != "" && tg.Account != "" && p.Account != tg.Account:
+		return CaseIdentityMismatch, fmt.Sprintf("the compaction block was minted by account %q and the target is %q", p.Account, tg.Account)
+	case x.Signature.Value() != "" && p.Account != "" && tg.Account != "" && p.Account != tg.Account:
+		return CaseIdentityMismatch, fmt.Sprintf("the signed compaction block was minted by account %q and the target is %q", p.Account, tg.Account)
+	}
+	return CaseSameIssuer, ""
 }
 
 func (c *carrier) emitNative(ti, bi int, out []Block, x *Native, api string, st emitState) []Block {

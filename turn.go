@@ -109,6 +109,8 @@ func (t *Turn) MarkUnfinished() {
 			b.Unfinished = true
 		case *Native:
 			b.Unfinished = true
+		case *Compaction:
+			b.Unfinished = true
 		}
 	}
 }

@@ -33,6 +33,10 @@ var agreeSeeds = []string{
 	`{"version":1,"complete":true,"blocks":[{"type":"reasoning.future","anything":[1]}]}`,
 	`{"type":"reasoning.encrypted","data":"x","format":null,"id":null,"index":null}`,
 	`{"type":"reasoning.summary","summary":"s","signature":1}`,
+	`{"version":1,"complete":true,"blocks":[{"type":"compaction","format":"openai-responses-v1","id":"cmp_1","data":"x","content":null}]}`,
+	`{"version":1,"complete":true,"blocks":[{"type":"compaction","content":"c","signature":"s","extra":{"data":1},"other":[1]}]}`,
+	`{"version":1,"complete":true,"blocks":[{"type":"compaction","unfinished":"yes"}]}`,
+	`{"version":1,"complete":true,"blocks":[{"type":"compaction","extra":{"nope":1}}]}`,
 }
 
 // FuzzSchemaAgreement: the published schema accepts a document if and
