@@ -47,46 +47,7 @@ func value(s string, i, depth int) (int, bool) {
 	case c == '"':
 		return validString(s, i+1)
 	case c == '{':
-		if depth >= maxDepth {
-			return i, false
-		}
-		i = skipSpace(s, i+1)
-		if i < len(s) && s[i] == '}' {
-			return i + 1, true
-		}
-		var names memberNames
-		for {
-			if i >= len(s) || s[i] != '"' {
-				return i, false
-			}
-			start := i
-			var ok bool
-			if i, ok = validString(s, i+1); !ok {
-				return i, false
-			}
-			if names.repeated(s[start:i]) {
-				return start, false
-			}
-			i = skipSpace(s, i)
-			if i >= len(s) || s[i] != ':' {
-				return i, false
-			}
-			if i, ok = value(s, skipSpace(s, i+1), depth+1); !ok {
-				return i, false
-			}
-			i = skipSpace(s, i)
-			if i >= len(s) {
-				return i, false
-			}
-			switch s[i] {
-			case ',':
-				i = skipSpace(s, i+1)
-			case '}':
-				return i + 1, true
-			default:
-				return i, false
-			}
-		}
+		return object(s, i, depth)
 	case c == '[':
 		if depth >= maxDepth {
 			return i, false
@@ -263,6 +224,51 @@ func validString(s string, i int) (int, bool) {
 	}
 }
 
+// object validates the object at s[i] ('{'), kept out of value so that
+// value's frame, on every level of the recursion, stays small.
+func object(s string, i, depth int) (int, bool) {
+	if depth >= maxDepth {
+		return i, false
+	}
+	i = skipSpace(s, i+1)
+	if i < len(s) && s[i] == '}' {
+		return i + 1, true
+	}
+	var names memberNames
+	for {
+		if i >= len(s) || s[i] != '"' {
+			return i, false
+		}
+		start := i
+		var ok bool
+		if i, ok = validString(s, i+1); !ok {
+			return i, false
+		}
+		if names.repeated(s[start:i]) {
+			return start, false
+		}
+		i = skipSpace(s, i)
+		if i >= len(s) || s[i] != ':' {
+			return i, false
+		}
+		if i, ok = value(s, skipSpace(s, i+1), depth+1); !ok {
+			return i, false
+		}
+		i = skipSpace(s, i)
+		if i >= len(s) {
+			return i, false
+		}
+		switch s[i] {
+		case ',':
+			i = skipSpace(s, i+1)
+		case '}':
+			return i + 1, true
+		default:
+			return i, false
+		}
+	}
+}
+
 // memberNames records the names of one object's members to find a repeated
 // one. The first few are compared in place with no allocation; a large
 // object switches to a set, so that many members cost linear time.
@@ -277,7 +283,7 @@ type memberNames struct {
 // compared decoded, so "a" and "\u0061" are the same name.
 func (m *memberNames) repeated(raw string) bool {
 	name := raw[1 : len(raw)-1]
-	if strings.IndexByte(name, '\\') >= 0 {
+	if len(name) < 64 && strings.IndexByte(name, '\\') >= 0 || len(name) >= 64 && strings.Contains(name, "\\") {
 		var b strings.Builder
 		WriteUnquoted(&b, raw)
 		name = b.String()
