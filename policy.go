@@ -246,6 +246,17 @@ func (c *carrier) sentinelTarget() bool {
 
 func (c *carrier) accepted(f Format) bool { return c.contract.accepts(f) }
 
+// acceptsUnattributed reports whether the target's contract lists
+// [FormatUnknown] among the formats it takes back.
+func (c *carrier) acceptsUnattributed() bool {
+	for _, f := range c.contract.Accepts {
+		if f == FormatUnknown {
+			return true
+		}
+	}
+	return false
+}
+
 // accepts reports whether the contract's target accepts items of f's
 // family.
 func (rc *ReplayContract) accepts(f Format) bool {
@@ -277,8 +288,11 @@ func (c *carrier) classify(t *Turn, it ReasoningItem) (Case, string) {
 	}
 	visible := visibleText(it) != ""
 	if m.Format == "" || m.Format == FormatUnknown {
-		// Unattributed reasoning belongs to the API and platform it came from.
-		if strings.EqualFold(p.API, tg.API) && sameName(p.Provider, tg.Provider) {
+		// Unattributed reasoning goes back only through the API it came
+		// from, and only to a target whose contract takes unattributed
+		// reasoning (a host with no format of its own): what the target's
+		// encoder writes, and no more.
+		if strings.EqualFold(p.API, tg.API) && c.acceptsUnattributed() && sameName(p.Provider, tg.Provider) {
 			return CaseSameIssuer, ""
 		}
 		if visible && !signedOrOpaque(it) {
@@ -406,7 +420,7 @@ func (c *carrier) keepPartsTogether(t *Turn, ds []decision) {
 				}
 			}
 		}
-		if it, ok := t.Blocks[i].(ReasoningItem); ok && lost >= 0 && it.Meta().Format.Traits().PairsWithFollower && j < len(t.Blocks) && isFollower(t.Blocks[j]) {
+		if it, ok := t.Blocks[i].(ReasoningItem); ok && lost >= 0 && pairs(it, t) && j < len(t.Blocks) && isFollower(t.Blocks[j]) {
 			ds[j].reason = fmt.Sprintf("its reasoning item %q is not sent", it.Meta().ID.Value())
 			ds[j].cs = ds[lost].cs
 			ds[j].action = Drop
@@ -541,6 +555,14 @@ func (c *carrier) emitNative(ti, bi int, out []Block, x *Native, api string, st 
 	}
 	y := *x
 	return append(out, &y)
+}
+
+// pairs reports whether a reasoning item of t may be paired with the item
+// after it: its format says so, or it is unattributed (a host that minted
+// its own ids, whose follower's id is then as foreign as the item).
+func pairs(it ReasoningItem, t *Turn) bool {
+	f := it.Meta().Format
+	return f.Traits().PairsWithFollower || f == "" || f == FormatUnknown
 }
 
 // groupEnd returns the end of the run of reasoning items starting at i that

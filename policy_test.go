@@ -54,6 +54,7 @@ func policyRegistry(t testing.TB) *replay.Registry {
 	add("gemini", []string{"aistudio", "vertex"}, formats.GoogleGemini)
 	add("openai-responses", []string{"openai"}, formats.OpenAIResponses)
 	add("deepseek", []string{"deepseek"}, formats.DeepSeek)
+	add("openai-compatible", []string{"vllm"}, replay.FormatUnknown) // a host with no format of its own
 	return r
 }
 
@@ -321,13 +322,38 @@ func TestCarrySentinelOnlyForGemini3(t *testing.T) {
 func TestCarryUnattributedReasoning(t *testing.T) {
 	reg := policyRegistry(t)
 	plain := &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: replay.FormatUnknown}, Text: "local thoughts"}
-	tu := turnOf("deepseek", "deepseek", plain, &replay.Text{Text: "hi"})
-	out, notes := reg.Carry(replay.History{Turns: []*replay.Turn{tu}}, replay.Target{API: "deepseek", Provider: "deepseek"}, nil)
+	tu := turnOf("openai-compatible", "vllm", plain, &replay.Text{Text: "hi"})
+	out, notes := reg.Carry(replay.History{Turns: []*replay.Turn{tu}}, replay.Target{API: "openai-compatible", Provider: "vllm"}, nil)
 	assert.Empty(t, notes)
 	assert.Len(t, out.Turns[0].Blocks, 2)
+	// A target whose contract names its own format does not take
+	// unattributed reasoning back (its encoder would leave it out): Carry
+	// says so, also when the target's provider is not given.
+	dsTurn := turnOf("deepseek", "deepseek", plain, &replay.Text{Text: "hi"})
+	for _, tg := range []replay.Target{{API: "deepseek", Provider: "deepseek"}, {API: "deepseek"}} {
+		out, notes = reg.Carry(replay.History{Turns: []*replay.Turn{dsTurn}}, tg, nil)
+		require.Len(t, notes, 1, "%+v", tg)
+		assert.Equal(t, replay.CaseForeignText, notes[0].Case)
+		assert.Equal(t, []replay.Block{&replay.Text{Text: "hi"}}, out.Turns[0].Blocks)
+	}
 	out, notes = reg.Carry(replay.History{Turns: []*replay.Turn{tu}}, replay.Target{API: "anthropic", Provider: "anthropic"}, replay.Policy{replay.CaseForeignText: replay.ToText})
 	require.Len(t, notes, 1)
 	assert.Equal(t, replay.CaseForeignText, notes[0].Case)
 	assert.Equal(t, "local thoughts\n\nhi", out.Turns[0].VisibleText())
 	assert.True(t, strings.HasSuffix(notes[0].String(), "sent as plain text, its signature and format dropped"))
+}
+
+// A reasoning item minted by a host with no format of its own is not sent
+// to OpenAI; its follower's host-minted item id goes with it, and so does
+// the message's (issue: ids minted by an unknown host).
+func TestCarryUnattributedItemTakesFollowerIDs(t *testing.T) {
+	reg := policyRegistry(t)
+	rs := &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: replay.FormatUnknown, ID: replay.Some("rs_host_1")}, Data: "aG9zdA=="}
+	call := &replay.ToolCall{ID: "call_1", Name: "lookup", Arguments: "{}", ItemID: "fc_host_1"}
+	tu := turnOf("openai-responses", "lmstudio", rs, call)
+	out, notes := reg.Carry(replay.History{Turns: []*replay.Turn{tu}}, replay.Target{API: "openai-responses", Provider: "openai"}, nil)
+	require.Len(t, notes, 2)
+	assert.Equal(t, replay.CaseForeignOpaque, notes[0].Case)
+	assert.Contains(t, notes[1].Reason, `"fc_host_1" is not sent`)
+	assert.Equal(t, []replay.Block{&replay.ToolCall{ID: "call_1", Name: "lookup", Arguments: "{}"}}, out.Turns[0].Blocks)
 }
