@@ -269,9 +269,7 @@ func (t *Transport) repair(ctx context.Context, rt route, body []byte) ([]byte, 
 			reps = append(reps, Repair{Pointer: ptr, Action: RepairMismatch, Detail: why + "; left as it was"})
 			return true
 		}
-		var patched []byte
-		out, patched, reps = t.patch(rt, out, rt.list+"."+strconv.Itoa(i), ptr, []byte(m.Raw), turns[0], target, policy, reps)
-		_ = patched
+		out, reps = t.patch(rt, out, rt.list+"."+strconv.Itoa(i), ptr, []byte(m.Raw), turns[0], target, policy, reps)
 		return true
 	})
 	return out, reps
@@ -279,28 +277,28 @@ func (t *Transport) repair(ctx context.Context, rt route, body []byte) ([]byte, 
 
 // patch carries tu to the target, patches it into raw (the element at
 // path) and splices the result into body.
-func (t *Transport) patch(rt route, body []byte, path, ptr string, raw []byte, tu *replay.Turn, target replay.Target, policy replay.Policy, reps []Repair) ([]byte, []byte, []Repair) {
+func (t *Transport) patch(rt route, body []byte, path, ptr string, raw []byte, tu *replay.Turn, target replay.Target, policy replay.Policy, reps []Repair) ([]byte, []Repair) {
 	carried, notices := t.registry().Carry([]*replay.Turn{tu}, target, policy)
 	for _, n := range notices {
 		reps = append(reps, Repair{Pointer: ptr, Action: RepairRemoved, Detail: n.String()})
 	}
 	patched, err := rt.codec.Patch(raw, carried[0])
 	if err != nil {
-		return body, nil, append(reps, Repair{Pointer: ptr, Action: RepairFailed, Detail: err.Error()})
+		return body, append(reps, Repair{Pointer: ptr, Action: RepairFailed, Detail: err.Error()})
 	}
 	if bytes.Equal(patched, raw) {
-		return body, nil, reps
+		return body, reps
 	}
 	out := body
 	if path != "" {
 		if out, err = sjson.SetRawBytes(append([]byte(nil), body...), path, patched); err != nil {
-			return body, nil, append(reps, Repair{Pointer: ptr, Action: RepairFailed, Detail: err.Error()})
+			return body, append(reps, Repair{Pointer: ptr, Action: RepairFailed, Detail: err.Error()})
 		}
 	} else {
 		out = patched
 	}
 	n := len(carried[0].Items())
-	return out, patched, append(reps, Repair{Pointer: ptr, Action: RepairRestored,
+	return out, append(reps, Repair{Pointer: ptr, Action: RepairRestored,
 		Detail: fmt.Sprintf("%d reasoning item(s) of a %s turn put back as captured", n, tu.Provenance.API)})
 }
 
@@ -371,7 +369,7 @@ func (t *Transport) repairInput(ctx context.Context, rt route, body []byte, targ
 	})
 	out := body
 	for _, tu := range turns {
-		out, _, reps = t.patch(rt, out, "", "/input", out, tu, target, policy, reps)
+		out, reps = t.patch(rt, out, "", "/input", out, tu, target, policy, reps)
 	}
 	return out, reps
 }

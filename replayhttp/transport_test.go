@@ -279,7 +279,9 @@ func TestUnrecognisedPassesThrough(t *testing.T) {
 // A request whose assistant message lost its thinking block is refused
 // before a byte is sent.
 func TestAuditRefuses(t *testing.T) {
-	srv := newServer(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) { serveJSON(w, anthropicJSON(sigFor(4), "toolu_04")) })
+	srv := newServer(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) {
+		serveJSON(w, anthropicJSON(sigFor(4), "toolu_04"))
+	})
 	var reported []replay.Report
 	tr := &replayhttp.Transport{Audit: replayhttp.AuditRefuse, OnAudit: func(_ *http.Request, r replay.Report) { reported = append(reported, r) }}
 	c := &http.Client{Transport: tr}
