@@ -71,9 +71,15 @@ var predicted = []struct {
 
 // envelopes wrap a message the way each API's error body carries it.
 var envelopes = map[string]func(msg string) string{
-	"anthropic": func(m string) string { return `{"type":"error","error":{"type":"invalid_request_error","message":` + q(m) + `}}` },
-	"openai":    func(m string) string { return `{"error":{"message":` + q(m) + `,"type":"invalid_request_error","param":"input","code":null}}` },
-	"gemini":    func(m string) string { return `{"error":{"code":400,"message":` + q(m) + `,"status":"INVALID_ARGUMENT"}}` },
+	"anthropic": func(m string) string {
+		return `{"type":"error","error":{"type":"invalid_request_error","message":` + q(m) + `}}`
+	},
+	"openai": func(m string) string {
+		return `{"error":{"message":` + q(m) + `,"type":"invalid_request_error","param":"input","code":null}}`
+	},
+	"gemini": func(m string) string {
+		return `{"error":{"code":400,"message":` + q(m) + `,"status":"INVALID_ARGUMENT"}}`
+	},
 	"openrouter-relay": func(m string) string {
 		return `{"error":{"message":"Provider returned error","code":400,"metadata":{"raw":` + q(`{"error":{"message":`+q(m)+`}}`) + `,"provider_name":"Upstream"}}}`
 	},
