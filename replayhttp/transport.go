@@ -141,7 +141,7 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 	}
 	var rep *replay.Report
 	if t.Audit != AuditOff {
-		r, err := t.registry().AuditRequest(rt.api, body)
+		r, err := t.audit(rt, body)
 		if err == nil {
 			rep = &r
 			if t.OnAudit != nil {
@@ -201,4 +201,35 @@ func setBody(req *http.Request, body []byte) {
 	if req.Header.Get("Content-Length") != "" {
 		req.Header.Set("Content-Length", strconv.Itoa(len(body)))
 	}
+}
+
+// requestDecoder is a codec that reads the assistant turns out of a request
+// body of its API.
+type requestDecoder interface {
+	DecodeRequest(body []byte) (replay.History, replay.Target, error)
+}
+
+// audit audits a request body: through the codec's own request reader when
+// it has one, with what the request's URL says added to the target (the
+// model Gemini and Bedrock name in the path, the provider the host names);
+// else as the registry's AuditRequest reads it.
+func (t *Transport) audit(rt route, body []byte) (replay.Report, error) {
+	d, ok := rt.codec.(requestDecoder)
+	if !ok {
+		return t.registry().AuditRequest(rt.api, body)
+	}
+	h, tg, err := d.DecodeRequest(body)
+	if err != nil {
+		return replay.Report{}, err
+	}
+	if tg.API == "" {
+		tg.API = rt.api
+	}
+	if tg.Model == "" {
+		tg.Model = rt.model
+	}
+	if tg.Provider == "" {
+		tg.Provider = rt.provider
+	}
+	return t.registry().AuditReplay(h, tg), nil
 }
