@@ -6,6 +6,7 @@ require (
 	github.com/anthropics/anthropic-sdk-go v1.84.0
 	github.com/openai/openai-go/v3 v3.96.0
 	github.com/reasonreplay/replay v0.0.0
+	github.com/sashabaranov/go-openai v1.43.0
 	github.com/stretchr/testify v1.12.1
 	github.com/tidwall/gjson v1.20.0
 	google.golang.org/genai v1.77.0

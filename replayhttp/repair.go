@@ -250,13 +250,19 @@ func (t *Transport) repair(ctx context.Context, rt route, body []byte) ([]byte, 
 			}
 			return true
 		}
-		keys := []string{posKey(i, msg)}
+		// Tool-call ids name one turn; the position and content hash,
+		// shared by every conversation at the same point, only when the
+		// message has no ids.
+		var keys []string
 		for _, id := range msg.calls {
 			if id != "" {
 				keys = append(keys, "call:"+id)
 			}
 		}
 		turns, ambiguous := t.lookup(ctx, keys)
+		if len(turns) == 0 {
+			turns, ambiguous = t.lookup(ctx, []string{posKey(i, msg)})
+		}
 		switch {
 		case len(turns) == 0:
 			return true

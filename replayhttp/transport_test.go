@@ -3,6 +3,7 @@ package replayhttp_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -326,4 +327,28 @@ func TestMiddlewareForm(t *testing.T) {
 	tu, err := call.Turn()
 	require.NoError(t, err)
 	assert.Equal(t, sigFor(5), thinkingOf(t, tu).Signature.Value())
+}
+
+// A JSON reader stops after the value and closes the body before its EOF:
+// the turn is whole all the same. A body cut inside the value is not.
+func TestJSONClosedAfterValue(t *testing.T) {
+	body := anthropicJSON(sigFor(6), "toolu_06")
+	srv := newServer(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) { serveJSON(w, body+"\n") })
+	c := &http.Client{Transport: &replayhttp.Transport{}}
+	ctx, call := replayhttp.WithCapture(context.Background())
+	resp := post(t, c, ctx, srv.URL+"/v1/messages", anthropicFirst)
+	var v map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&v))
+	resp.Body.Close()
+	tu, err := call.Turn()
+	require.NoError(t, err)
+	assert.Equal(t, sigFor(6), thinkingOf(t, tu).Signature.Value())
+
+	ctx, call = replayhttp.WithCapture(context.Background())
+	resp = post(t, c, ctx, srv.URL+"/v1/messages", anthropicFirst)
+	_, _ = io.ReadFull(resp.Body, make([]byte, 40))
+	resp.Body.Close()
+	tu, err = call.Turn()
+	assert.ErrorIs(t, err, replayhttp.ErrClosedEarly)
+	assert.False(t, tu.Complete)
 }
