@@ -42,7 +42,8 @@ type Repair struct {
 	// Pointer is the JSON Pointer of the element in the request body
 	// ("/messages/3", "/input", "/contents/1").
 	Pointer string
-	Action  RepairAction
+	// Action says what was done.
+	Action RepairAction
 	// Detail says what, in one sentence.
 	Detail string
 }

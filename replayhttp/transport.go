@@ -29,7 +29,9 @@ const (
 // AuditError is the error a request refused by the audit ([AuditRefuse])
 // fails with. Report holds every violation.
 type AuditError struct {
-	API    string
+	// API is the API the request was read as.
+	API string
+	// Report is the audit of the request, with every violation.
 	Report replay.Report
 }
 
