@@ -1,0 +1,82 @@
+package interop
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/responses"
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/replayhttp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/tidwall/gjson"
+)
+
+// OpenAI Responses with store=false: the encrypted reasoning item must go
+// back whole. The SDK route (each output item's RawJSON through
+// param.Override) keeps it; a rebuilt input without it is repaired.
+func TestOpenAIResponsesStoreFalse(t *testing.T) {
+	blob := "gAAAAABoEnc-rypted/Blob+_0123=="
+	srv := newServer(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) { writeJSON(w, responsesBody(blob, "call_7")) })
+	tr := &replayhttp.Transport{Store: &replayhttp.MemoryStore{}, Audit: replayhttp.AuditRefuse}
+	client := openai.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("test"),
+		option.WithMiddleware(tr.Middleware), option.WithMaxRetries(0))
+	user := responses.ResponseInputItemParamOfMessage("Weather in Zürich?", responses.EasyInputMessageRoleUser)
+	params := func(items ...responses.ResponseInputItemUnionParam) responses.ResponseNewParams {
+		return responses.ResponseNewParams{
+			Model: "gpt-5", Store: openai.Bool(false),
+			Include: []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent},
+			Input:   responses.ResponseNewParamsInputUnion{OfInputItemList: append([]responses.ResponseInputItemUnionParam{user}, items...)},
+		}
+	}
+	ctx, call := replayhttp.WithCapture(context.Background())
+	resp, err := client.Responses.New(ctx, params())
+	require.NoError(t, err)
+	tu, err := call.Turn()
+	require.NoError(t, err)
+	require.Len(t, tu.Items(), 1)
+	assert.Equal(t, blob, tu.Items()[0].(*replay.Encrypted).Data)
+	output := responses.ResponseInputItemParamOfFunctionCallOutput("18°C")
+	output.OfFunctionCallOutput.CallID = openai.String("call_7")
+
+	// 1. The SDK route: every output item back as it came.
+	var items []responses.ResponseInputItemUnionParam
+	for _, it := range resp.Output {
+		items = append(items, param.Override[responses.ResponseInputItemUnionParam](json.RawMessage(it.RawJSON())))
+	}
+	_, err = client.Responses.New(context.Background(), params(append(items, output)...))
+	require.NoError(t, err)
+	in := gjson.GetBytes(srv.last(), "input").Array()
+	require.Len(t, in, 4)
+	assert.Equal(t, blob, in[1].Get("encrypted_content").Str)
+	assert.Equal(t, "fc_call_7", in[2].Get("id").Str)
+
+	// 2. The agent kept only the function call: repair puts the reasoning
+	// item back in front of it, ciphertext byte for byte.
+	fc := param.Override[responses.ResponseInputItemUnionParam](json.RawMessage(
+		`{"type":"function_call","id":"fc_call_7","call_id":"call_7","name":"get_weather","arguments":"{\"city\":\"Zürich\"}"}`))
+	ctx2, call2 := replayhttp.WithCapture(context.Background())
+	_, err = client.Responses.New(ctx2, params(fc, output))
+	require.NoError(t, err)
+	in = gjson.GetBytes(srv.last(), "input").Array()
+	require.Len(t, in, 4)
+	assert.Equal(t, `{"type":"reasoning","id":"rs_call_7","summary":[],"encrypted_content":"`+blob+`"}`, in[1].Raw)
+	assert.Equal(t, `{"type":"function_call","id":"fc_call_7","call_id":"call_7","name":"get_weather","arguments":"{\"city\":\"Zürich\"}"}`, in[2].Raw)
+	require.Len(t, call2.Repairs(), 1)
+	assert.Equal(t, replayhttp.RepairRestored, call2.Repairs()[0].Action)
+
+	// 3. A reasoning item without its follower is refused before sending.
+	lone := param.Override[responses.ResponseInputItemUnionParam](json.RawMessage(
+		`{"type":"reasoning","id":"rs_lone","summary":[],"encrypted_content":"gAAAA"}`))
+	n := len(srv.received())
+	_, err = client.Responses.New(context.Background(), params(lone))
+	var ae *replayhttp.AuditError
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, "openai/reasoning-without-follower", ae.Report.Violations[0].Rule)
+	assert.Len(t, srv.received(), n, "nothing was sent")
+}

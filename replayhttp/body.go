@@ -1,0 +1,151 @@
+package replayhttp
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"sync"
+
+	"github.com/reasonreplay/replay"
+	"github.com/tidwall/gjson"
+)
+
+// teeBody passes the response body to the caller untouched and feeds each
+// piece the caller reads to the turn's decoder: nothing is read ahead of
+// the caller. A stream goes through the codec's push decoder (which keeps
+// only the turn and the event being framed); a JSON body is kept up to
+// Limits.MaxEvent and decoded at EOF.
+type teeBody struct {
+	rc io.ReadCloser
+
+	mu       sync.Mutex
+	dec      *replay.Decoder // SSE
+	codec    replay.ReasoningCodec
+	buf      []byte // JSON
+	max      int
+	status   int
+	err      error // first capture error; the caller's bytes still flow
+	finished bool
+	finish   func(*replay.Turn, error)
+}
+
+func newTeeBody(rc io.ReadCloser, c replay.ReasoningCodec, contentType string, status int, lim replay.Limits, finish func(*replay.Turn, error)) *teeBody {
+	b := &teeBody{rc: rc, codec: c, status: status, finish: finish, max: lim.WithDefaults().MaxEvent}
+	if mt, _, _ := mime.ParseMediaType(contentType); mt == "text/event-stream" && status < 300 {
+		b.dec = replay.NewDecoder(c.NewStream(), replay.StreamOptions{Limits: lim})
+	}
+	return b
+}
+
+// Read reads from the response body and feeds what it read to the decoder.
+func (b *teeBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	b.mu.Lock()
+	if b.finished {
+		b.mu.Unlock()
+		return n, err
+	}
+	if n > 0 && b.err == nil {
+		b.feed(p[:n])
+	}
+	var t *replay.Turn
+	var terr error
+	done := err != nil
+	if done {
+		if err == io.EOF {
+			t, terr = b.end(nil)
+		} else {
+			t, terr = b.end(fmt.Errorf("replayhttp: reading the response: %w", err))
+		}
+	}
+	b.mu.Unlock()
+	if done {
+		b.finish(t, terr)
+	}
+	return n, err
+}
+
+func (b *teeBody) feed(p []byte) {
+	if b.dec != nil {
+		if _, err := b.dec.Write(p); err != nil {
+			b.err = err
+		}
+		for { // drain: events are the caller's concern through the SDK
+			if _, ok := b.dec.Next(); !ok {
+				break
+			}
+		}
+		return
+	}
+	if len(b.buf)+len(p) > b.max {
+		b.err = &replay.LimitError{What: "event size", Limit: b.max, API: b.codec.API(), Event: -1, Block: -1}
+		b.buf = nil
+		return
+	}
+	b.buf = append(b.buf, p...)
+}
+
+// end finishes the turn; early is the reason when the body ended before
+// EOF. It is called with b.mu held, once.
+func (b *teeBody) end(early error) (*replay.Turn, error) {
+	b.finished = true
+	var t *replay.Turn
+	var err error
+	switch {
+	case b.dec != nil:
+		t, err = b.dec.Close()
+		if b.err != nil && err == nil {
+			err = b.err
+		}
+	case b.err != nil:
+		t, err = &replay.Turn{}, b.err
+	case early != nil && !gjson.ValidBytes(b.buf):
+		// A JSON reader stops after the value, and may close the body
+		// before its EOF: the body is whole when the bytes read are.
+		t, err = &replay.Turn{}, io.ErrUnexpectedEOF
+	default:
+		t, err = b.codec.Decode(b.buf)
+		var pe *replay.ProviderError
+		if errors.As(err, &pe) && pe.Status == 0 {
+			pe.Status = b.status
+		}
+		if t == nil {
+			t = &replay.Turn{}
+		}
+	}
+	b.buf = nil
+	if early != nil && (err != nil || !t.Complete) {
+		t.MarkUnfinished()
+		if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
+		err = fmt.Errorf("%w: %w", early, err)
+	}
+	if err == nil && b.status >= 300 {
+		err = &replay.ProviderError{API: b.codec.API(), Status: b.status}
+	}
+	return t, err
+}
+
+// Close closes the response body. A body closed before EOF ends the turn
+// there: unless the decoder had already seen the end of the stream, the
+// turn is incomplete and the error wraps [ErrClosedEarly].
+func (b *teeBody) Close() error {
+	b.mu.Lock()
+	var t *replay.Turn
+	var terr error
+	first := !b.finished
+	if first {
+		t, terr = b.end(ErrClosedEarly)
+	}
+	b.mu.Unlock()
+	if first {
+		b.finish(t, terr)
+	}
+	return b.rc.Close()
+}
+
+// ErrClosedEarly is wrapped by the error delivered with a turn whose
+// response body was closed before its end. The turn is marked incomplete.
+var ErrClosedEarly = errors.New("replayhttp: response body closed before its end")

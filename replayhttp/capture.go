@@ -1,0 +1,94 @@
+package replayhttp
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/reasonreplay/replay"
+)
+
+// Capture collects what the middleware saw of one call: the turn of its
+// response, the audit report of its request, and the repairs made to it.
+// Put one in the call's context with [WithCapture]; the middleware fills
+// it for every request made with that context (an SDK's retry replaces the
+// earlier attempt's turn). A Capture is safe for concurrent use.
+type Capture struct {
+	mu      sync.Mutex
+	done    chan struct{}
+	closed  bool
+	turn    *replay.Turn
+	err     error
+	report  *replay.Report
+	repairs []Repair
+}
+
+type captureKey struct{}
+
+// WithCapture returns a context carrying a new [Capture], and the Capture.
+// Make the call with the returned context; after its response body is read
+// to the end or closed, [Capture.Turn] returns the call's turn.
+func WithCapture(ctx context.Context) (context.Context, *Capture) {
+	c := &Capture{done: make(chan struct{})}
+	return context.WithValue(ctx, captureKey{}, c), c
+}
+
+func captureFrom(ctx context.Context) *Capture {
+	c, _ := ctx.Value(captureKey{}).(*Capture)
+	return c
+}
+
+// ErrPending is returned by [Capture.Turn] while the call's response body
+// is still open (or no response came).
+var ErrPending = errors.New("replayhttp: the call's response has not ended")
+
+// Done is closed when a response of the call has ended.
+func (c *Capture) Done() <-chan struct{} { return c.done }
+
+// Turn returns the turn of the call's response and the error that came
+// with it (the decoder's, the provider's, or one wrapping [ErrClosedEarly]).
+// On error the turn is the partial turn, marked incomplete. Before the
+// response has ended it returns nil and [ErrPending].
+func (c *Capture) Turn() (*replay.Turn, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.closed {
+		return nil, ErrPending
+	}
+	return c.turn, c.err
+}
+
+// Report returns the audit report of the call's request, and false when
+// the request was not audited.
+func (c *Capture) Report() (replay.Report, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.report == nil {
+		return replay.Report{}, false
+	}
+	return *c.report, true
+}
+
+// Repairs returns what repair changed, or left alone and why, in the
+// call's request.
+func (c *Capture) Repairs() []Repair {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Repair(nil), c.repairs...)
+}
+
+func (c *Capture) setTurn(t *replay.Turn, err error) {
+	c.mu.Lock()
+	c.turn, c.err = t, err
+	if !c.closed {
+		c.closed = true
+		close(c.done)
+	}
+	c.mu.Unlock()
+}
+
+func (c *Capture) setRequest(rep *replay.Report, repairs []Repair) {
+	c.mu.Lock()
+	c.report, c.repairs = rep, repairs
+	c.mu.Unlock()
+}

@@ -1,0 +1,167 @@
+package replayhttp_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/replayhttp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The predicted error texts the codecs and package formats carry (grep
+// "Predicted" in codecs/*/contract.go and the texts in formats/formats.go),
+// each with the rule the audit reports it under.
+var predicted = []struct {
+	rule, text string
+	fix        replayhttp.Fix
+	ptr        string
+}{
+	// anthropic
+	{"anthropic/thinking-first", "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking", replayhttp.FixRestore, "/messages/1/content/0"},
+	{"anthropic/thinking-first", "Expected `thinking` or `redacted_thinking`, but found `text`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks).", replayhttp.FixRestore, ""},
+	{"anthropic/thinking-modified", "messages.3.content.1: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.", replayhttp.FixRestore, "/messages/3/content/1"},
+	{"anthropic/missing-signature", "messages.1.content.0.thinking.signature: Field required", replayhttp.FixDropReasoning, "/messages/1/content/0"},
+	{"anthropic/missing-signature", "messages.1.content.0.thinking.thinking: Field required", replayhttp.FixDropReasoning, "/messages/1/content/0"},
+	{"anthropic/missing-signature", "messages.1.content.2.redacted_thinking.data: Field required", replayhttp.FixDropReasoning, "/messages/1/content/2"},
+	{"anthropic/missing-signature", "messages.1.content.0: Invalid `signature` in `thinking` block", replayhttp.FixDropReasoning, "/messages/1/content/0"},
+	{"anthropic/foreign-signature", "Invalid `signature` in `thinking` block", replayhttp.FixDropReasoning, ""},
+	{"anthropic/prefix-mismatch", "Invalid `signature` in `thinking` block. The block is bound to a different conversation. Remove the block, or set `thinking.block_binding.mismatch_behavior` to \"drop_block\".", replayhttp.FixDropBlock, ""},
+	// formats (cross-provider rules)
+	{"replay/empty-signature", "Invalid signature in thinking block", replayhttp.FixDropReasoning, ""},
+	{"replay/foreign-format", "messages.1.content.0: Invalid `signature` in `thinking` block", replayhttp.FixDropReasoning, "/messages/1/content/0"},
+	{"replay/altered-item", "`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.", replayhttp.FixRestore, ""},
+	{"replay/foreign-format", "Corrupted thought signature.", replayhttp.FixDropReasoning, ""},
+	{"replay/foreign-format", "The encrypted content gAAA... could not be verified. Reason: Encrypted content could not be decrypted or parsed.", replayhttp.FixDropReasoning, ""},
+	{"replay/identity-mismatch", "The encrypted content gAAA... could not be verified. Reason: Encrypted content organization_id did not match the target organization.", replayhttp.FixDropReasoning, ""},
+	// openai
+	{"openai/reasoning-without-follower", "Item 'rs_68a1' of type 'reasoning' was provided without its required following item.", replayhttp.FixDropReasoning, ""},
+	{"openai/follower-without-reasoning", "Item 'fc_68a2' of type 'function_call' was provided without its required 'reasoning' item: 'rs_68a1'.", replayhttp.FixRestore, ""},
+	{"openai/store-false-without-encrypted", "Item with id 'rs_68a1' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.", replayhttp.FixRestore, ""},
+	{"openai/encrypted-altered-or-foreign", "The encrypted content for item rs_68a1 could not be verified.", replayhttp.FixDropReasoning, ""},
+	{"openai/encrypted-altered-or-foreign", "The encrypted content for item rs_68a1 could not be verified. Reason: Encrypted content organization_id did not match the target organization.", replayhttp.FixDropReasoning, ""},
+	{"openai/foreign-format", "The encrypted content for item rs_68a1 could not be verified. Reason: Encrypted content could not be decrypted or parsed.", replayhttp.FixDropReasoning, ""},
+	// openrouter
+	{"openrouter/duplicate-item", "Duplicate item found with id rs_68a1. Remove duplicate items from your input and try again.", replayhttp.FixDropDuplicates, ""},
+	{"openrouter/gemini-reasoning-missing", "Gemini models require OpenRouter reasoning details to be preserved in each request. Please refer to our docs: https://openrouter.ai/docs/use-cases/reasoning-tokens#preserving-reasoning-blocks.", replayhttp.FixRestore, ""},
+	// gemini
+	{"gemini/missing-signature", "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:get_weather` , position 2. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.", replayhttp.FixRestore, ""},
+	{"gemini/missing-signature", "Unable to submit request because function call `get_weather` in the 2. content block is missing a `thought_signature`. Learn more: https://docs.cloud.google.com/vertex-ai/generative-ai/docs/thought-signatures", replayhttp.FixRestore, ""},
+	{"gemini/interleaved-parallel-responses", "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:get_weather` , position 3.", replayhttp.FixRestore, ""},
+	{"gemini/foreign-signature", "Corrupted thought signature.", replayhttp.FixDropReasoning, ""},
+	{"gemini/foreign-signature", "Unable to submit request because Thought signature is not valid.. Learn more: https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/gemini", replayhttp.FixDropReasoning, ""},
+	{"gemini/bad-base64", "Invalid value at 'contents[1].parts[0].thought_signature' (TYPE_BYTES), Base64 decoding failed for \"Cq-_x\"", replayhttp.FixRestore, "/contents/1/parts/0"},
+	{"gemini/bad-base64", "Invalid value at 'contents[?].parts[?].thought_signature' (TYPE_BYTES), Base64 decoding failed for \"Cq-_x\"", replayhttp.FixRestore, ""},
+	// chat-completions hosts
+	{"deepseek/reasoning-content-forbidden", "400 (DeepSeek documents a 400 for reasoning_content in input; exact text unconfirmed)", replayhttp.FixRemoveReasoningContent, ""},
+	{"deepseek/reasoning-content-missing", "Missing `reasoning_content` field in the assistant message at message index 3. For more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls", replayhttp.FixBackfillReasoningContent, "/messages/3"},
+	{"deepseek/reasoning-content-missing", "The `reasoning_content` in the thinking mode must be passed back to the API.", replayhttp.FixBackfillReasoningContent, ""},
+	{"deepseek/reasoning-content-null", "The `reasoning_content` in the thinking mode must be passed back to the API.", replayhttp.FixBackfillReasoningContent, ""},
+	{"kimi/reasoning-content-missing", "thinking is enabled but reasoning_content is missing in assistant tool call message at index 2", replayhttp.FixBackfillReasoningContent, "/messages/2"},
+	// bedrock converse
+	{"bedrock-converse/thinking-first", "ValidationException: The model returned the following errors: messages.N.content.0.type: Expected `thinking` or `redacted_thinking`, but found `toolUse`. When `thinking` is enabled, a final `assistant` message must start with a thinking block", replayhttp.FixRestore, ""},
+	{"bedrock-converse/claude-signature", "ValidationException: The model returned the following errors: messages.N.content.1.thinking.signature: Field required", replayhttp.FixDropReasoning, ""},
+	{"bedrock-converse/foreign-signature", "ValidationException: The model returned the following errors: messages.N.content.0: Invalid signature in thinking block", replayhttp.FixDropReasoning, ""},
+	{"bedrock-converse/empty-content", "The content field in the Message object at messages.N is empty. Add a ContentBlock object to the content field and try again.", replayhttp.FixDropReasoning, ""},
+	{"bedrock-converse/reasoning-only", "This model does not support assistant message prefill. The conversation must end with a user message.", replayhttp.FixDropReasoning, ""},
+}
+
+// envelopes wrap a message the way each API's error body carries it.
+var envelopes = map[string]func(msg string) string{
+	"anthropic": func(m string) string {
+		return `{"type":"error","error":{"type":"invalid_request_error","message":` + q(m) + `}}`
+	},
+	"openai": func(m string) string {
+		return `{"error":{"message":` + q(m) + `,"type":"invalid_request_error","param":"input","code":null}}`
+	},
+	"gemini": func(m string) string {
+		return `{"error":{"code":400,"message":` + q(m) + `,"status":"INVALID_ARGUMENT"}}`
+	},
+	"openrouter-relay": func(m string) string {
+		return `{"error":{"message":"Provider returned error","code":400,"metadata":{"raw":` + q(`{"error":{"message":`+q(m)+`}}`) + `,"provider_name":"Upstream"}}}`
+	},
+	"bedrock": func(m string) string { return `{"message":` + q(m) + `}` },
+	"plain":   func(m string) string { return m },
+}
+
+func q(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+func TestClassifyEveryPredictedText(t *testing.T) {
+	for _, tc := range predicted {
+		for name, wrap := range envelopes {
+			c := replayhttp.Classify(400, []byte(wrap(tc.text)))
+			require.True(t, c.Known(), "%s in %s: %q", tc.rule, name, tc.text)
+			assert.Contains(t, c.Rules, tc.rule, "%s in %s", tc.text, name)
+			assert.Equal(t, c.Rules[0], c.Rule)
+			assert.Equal(t, tc.fix, c.Fix, "%s in %s", tc.rule, name)
+			assert.Equal(t, tc.ptr, c.Pointer, "%s in %s", tc.rule, name)
+			assert.Equal(t, tc.text, c.Message, "%s in %s", tc.rule, name)
+		}
+	}
+}
+
+// Every rule with a predicted text is covered by the table.
+func TestClassifyTableCoversEveryRule(t *testing.T) {
+	have := map[string]bool{}
+	for _, tc := range predicted {
+		have[tc.rule] = true
+	}
+	for _, api := range replay.Default.APIs() {
+		c, err := replay.Lookup(api, "", "")
+		require.NoError(t, err)
+		for _, r := range c.Contract().Rules {
+			if r.Severity != replay.SeverityReject || noText[r.ID] {
+				continue
+			}
+			assert.True(t, have[r.ID], "rule %s has no predicted text in the table", r.ID)
+		}
+	}
+}
+
+// noText are rejecting rules whose violations carry no predicted text.
+var noText = map[string]bool{}
+
+// The audit's own predictions, on requests broken the way agents break
+// them, classify back to the rule that predicted them.
+func TestClassifyAuditPredictions(t *testing.T) {
+	requests := map[string]string{
+		"anthropic": anthropicFollowUp(`{"role":"assistant","content":[{"type":"text","text":"Let me check."},{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}]}`, "toolu_1"),
+		"openai-responses": `{"model":"gpt-5","store":false,"input":[{"role":"user","content":"hi"},` +
+			`{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"gAAA"},{"type":"function_call_output","call_id":"c","output":"x"}]}`,
+		"gemini": `{"model":"gemini-3-pro-preview","contents":[{"role":"user","parts":[{"text":"hi"}]},` +
+			`{"role":"model","parts":[{"functionCall":{"name":"get_weather","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"get_weather","response":{}}}]}]}`,
+		"deepseek": `{"model":"deepseek-chat","tools":[{"type":"function","function":{"name":"f"}}],"messages":[{"role":"user","content":"hi"},` +
+			`{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"x"}]}`,
+		"openrouter": `{"model":"anthropic/claude-sonnet-4.5","messages":[{"role":"user","content":"hi"},` +
+			`{"role":"assistant","content":"a","reasoning_details":[{"type":"reasoning.encrypted","data":"x","id":"rs_9","format":"openai-responses-v1","index":0}]},{"role":"user","content":"b"},` +
+			`{"role":"assistant","content":"c","reasoning_details":[{"type":"reasoning.encrypted","data":"x","id":"rs_9","format":"openai-responses-v1","index":0}]}]}`,
+	}
+	seen := 0
+	for api, body := range requests {
+		rep, err := replay.AuditRequest(api, []byte(body))
+		require.NoError(t, err, api)
+		for _, v := range rep.Violations {
+			if v.Predicted == "" {
+				continue
+			}
+			seen++
+			c := replayhttp.Classify(400, []byte(envelopes["openai"](v.Predicted)))
+			assert.Contains(t, c.Rules, v.Rule, "%s: %q", api, v.Predicted)
+		}
+	}
+	assert.GreaterOrEqual(t, seen, 4, "the broken requests produced predictions")
+}
+
+func TestClassifyUnknownAndSuccess(t *testing.T) {
+	c := replayhttp.Classify(429, []byte(`{"error":{"message":"Rate limit reached"}}`))
+	assert.False(t, c.Known())
+	assert.Equal(t, "Rate limit reached", c.Message)
+	assert.Equal(t, replayhttp.Classification{}, replayhttp.Classify(200, []byte(`{"ok":true}`)))
+	c = replayhttp.Classify(400, []byte(strings.Repeat("x", 10)))
+	assert.False(t, c.Known())
+	assert.Equal(t, "xxxxxxxxxx", c.Message)
+	assert.Equal(t, "rs_68a1", replayhttp.Classify(400, []byte(fmt.Sprintf(`{"error":{"message":%s}}`, q("Item 'rs_68a1' of type 'reasoning' was provided without its required following item.")))).Item)
+}

@@ -1,0 +1,70 @@
+package replayhttp_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/replayhttp"
+)
+
+// A client whose calls are captured, audited before sending and repaired
+// from a store: one Transport under any Go HTTP client.
+func Example() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, anthropicJSON("EqQBsig", "toolu_1"))
+	}))
+	defer srv.Close()
+
+	client := &http.Client{Transport: &replayhttp.Transport{
+		Store: &replayhttp.MemoryStore{},
+		Audit: replayhttp.AuditRefuse,
+	}}
+	ctx, call := replayhttp.WithCapture(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/v1/messages", strings.NewReader(anthropicFirst))
+	resp, err := client.Do(req)
+	if err != nil {
+		panic(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+
+	turn, err := call.Turn()
+	fmt.Println(err, turn.Items()[0].(*replay.ReasoningText).Signature.Value(), turn.ToolCalls()[0].ID)
+	// Output: <nil> EqQBsig toolu_1
+}
+
+// The middleware form, for openai-go and anthropic-sdk-go:
+//
+//	tr := &replayhttp.Transport{Audit: replayhttp.AuditRefuse}
+//	client := anthropic.NewClient(option.WithMiddleware(tr.Middleware))
+func ExampleTransport_Middleware() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	defer srv.Close()
+	tr := &replayhttp.Transport{Audit: replayhttp.AuditRefuse}
+	// An assistant message that lost its thinking block, in a thinking tool loop.
+	body := anthropicFollowUp(`{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}]}`, "toolu_1")
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/messages", strings.NewReader(body))
+	_, err := tr.Middleware(req, http.DefaultTransport.RoundTrip)
+	var refused *replayhttp.AuditError
+	if errors.As(err, &refused) {
+		v := refused.Report.Violations[0]
+		fmt.Println(v.Rule, v.Pointer)
+	}
+	// Output: anthropic/thinking-first /messages/1/content/0/type
+}
+
+// Classify reads a provider's error and names the rule, the place and the
+// fix for one retry.
+func ExampleClassify() {
+	body := []byte(`{"error":{"message":"Missing ` + "`reasoning_content`" + ` field in the assistant message at message index 3.","type":"invalid_request_error"}}`)
+	c := replayhttp.Classify(400, body)
+	fmt.Println(c.Rule, c.Pointer, c.Fix)
+	// Output: deepseek/reasoning-content-missing /messages/3 backfill-reasoning-content
+}

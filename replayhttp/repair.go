@@ -1,0 +1,416 @@
+package replayhttp
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+
+	"github.com/reasonreplay/replay"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// RepairAction says what repair did with one element of a request.
+type RepairAction string
+
+// The repair actions.
+const (
+	// RepairRestored: reasoning the element had lost was put back, byte
+	// for byte, from the stored turn (through the codec's Patch).
+	RepairRestored RepairAction = "restored"
+	// RepairRemoved: an item the target must not get (another issuer's
+	// signature or ciphertext) was removed, or not restored, by the
+	// policy; Detail is the [replay.Notice].
+	RepairRemoved RepairAction = "removed"
+	// RepairAmbiguous: the element's keys name more than one stored turn;
+	// it was left as it was.
+	RepairAmbiguous RepairAction = "ambiguous"
+	// RepairMismatch: the stored turn found by a key does not match the
+	// element (other tool calls or other visible text); it was left as it
+	// was.
+	RepairMismatch RepairAction = "mismatch"
+	// RepairFailed: the codec could not patch the element; it was left as
+	// it was.
+	RepairFailed RepairAction = "failed"
+)
+
+// Repair reports one thing repair did, or refused to do, to a request.
+type Repair struct {
+	// Pointer is the JSON Pointer of the element in the request body
+	// ("/messages/3", "/input", "/contents/1").
+	Pointer string
+	// Action says what was done.
+	Action RepairAction
+	// Detail says what, in one sentence.
+	Detail string
+}
+
+// String renders the repair for logs. The text is not API.
+func (r Repair) String() string { return string(r.Action) + " " + r.Pointer + ": " + r.Detail }
+
+// message is what repair reads of one assistant element of a request.
+type message struct {
+	calls     []string // tool-call ids, in order ("" when the call has none)
+	names     []string // tool names, in order
+	text      []byte   // the visible text
+	reasoning bool     // the element carries reasoning
+}
+
+// readMessage reads an assistant element of api's request; ok is false
+// when m is not one.
+func readMessage(api string, m gjson.Result) (msg message, ok bool) {
+	role := m.Get("role").Str
+	if api == "gemini" {
+		if role != "model" {
+			return msg, false
+		}
+		m.Get("parts").ForEach(func(_, p gjson.Result) bool {
+			if p.Get("thoughtSignature").Exists() || p.Get("thought").Bool() {
+				msg.reasoning = true
+			}
+			switch {
+			case p.Get("functionCall").IsObject():
+				msg.calls = append(msg.calls, p.Get("functionCall.id").Str)
+				msg.names = append(msg.names, p.Get("functionCall.name").Str)
+			case p.Get("text").Exists() && !p.Get("thought").Bool():
+				msg.text = append(msg.text, p.Get("text").Str...)
+			}
+			return true
+		})
+		return msg, true
+	}
+	if role != "assistant" {
+		return msg, false
+	}
+	for _, f := range []string{"reasoning_details", "reasoning_content", "reasoning"} {
+		if v := m.Get(f); v.Exists() && v.Type != gjson.Null {
+			msg.reasoning = true
+		}
+	}
+	c := m.Get("content")
+	if c.Type == gjson.String {
+		msg.text = append(msg.text, c.Str...)
+	}
+	c.ForEach(func(_, b gjson.Result) bool {
+		switch b.Get("type").Str {
+		case "text":
+			msg.text = append(msg.text, b.Get("text").Str...)
+		case "thinking", "redacted_thinking":
+			msg.reasoning = true
+		case "tool_use":
+			msg.calls = append(msg.calls, b.Get("id").Str)
+			msg.names = append(msg.names, b.Get("name").Str)
+		}
+		switch { // Bedrock Converse blocks
+		case b.Get("text").Exists() && !b.Get("type").Exists():
+			msg.text = append(msg.text, b.Get("text").Str...)
+		case b.Get("reasoningContent").Exists():
+			msg.reasoning = true
+		case b.Get("toolUse").IsObject():
+			msg.calls = append(msg.calls, b.Get("toolUse.toolUseId").Str)
+			msg.names = append(msg.names, b.Get("toolUse.name").Str)
+		}
+		return true
+	})
+	m.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
+		msg.calls = append(msg.calls, tc.Get("id").Str)
+		msg.names = append(msg.names, tc.Get("function.name").Str)
+		return true
+	})
+	return msg, true
+}
+
+// contentHash hashes visible text and tool names: what an agent keeps when
+// it rebuilds a message.
+func contentHash(text []byte, names []string) string {
+	h := sha256.New()
+	h.Write(text)
+	for _, n := range names {
+		h.Write([]byte{0})
+		h.Write([]byte(n))
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+func turnMessage(t *replay.Turn) message {
+	var m message
+	m.text = []byte(t.VisibleText())
+	for _, c := range t.ToolCalls() {
+		m.calls = append(m.calls, c.ID)
+		m.names = append(m.names, c.Name)
+	}
+	return m
+}
+
+func posKey(n int, m message) string {
+	return "pos:" + strconv.Itoa(n) + ":" + contentHash(m.text, m.names)
+}
+
+// turnKeys are the keys a captured turn is stored under: its tool-call
+// ids, its OpenAI item ids, and the position its message takes in the
+// next request (after every element of the request that produced it) with
+// its content hash.
+func turnKeys(rt route, reqBody []byte, t *replay.Turn) []string {
+	var keys []string
+	for _, b := range t.Blocks {
+		switch b := b.(type) {
+		case *replay.ToolCall:
+			if b.ID != "" {
+				keys = append(keys, "call:"+b.ID)
+			}
+			if b.ItemID != "" {
+				keys = append(keys, "item:"+b.ItemID)
+			}
+		case *replay.Text:
+			if b.ID != "" {
+				keys = append(keys, "item:"+b.ID)
+			}
+		}
+	}
+	if rt.api != "openai-responses" {
+		n := len(gjson.GetBytes(reqBody, rt.list).Array())
+		keys = append(keys, posKey(n, turnMessage(t)))
+	}
+	return keys
+}
+
+func (t *Transport) put(ctx context.Context, rt route, reqBody []byte, tu *replay.Turn) {
+	if !hasItems(tu) {
+		return
+	}
+	_ = t.Store.Put(ctx, turnKeys(rt, reqBody, tu), tu)
+}
+
+func hasItems(t *replay.Turn) bool {
+	for _, b := range t.Blocks {
+		if _, ok := b.(replay.ReasoningItem); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// lookup returns the distinct stored turns under keys, and whether some
+// key named more than one.
+func (t *Transport) lookup(ctx context.Context, keys []string) (turns []*replay.Turn, ambiguous bool) {
+	var docs [][]byte
+	for _, k := range keys {
+		got, err := t.Store.Get(ctx, k)
+		if err != nil {
+			continue
+		}
+		if len(got) > 1 {
+			ambiguous = true
+		}
+	next:
+		for _, tu := range got {
+			d := tu.AppendJSON(nil)
+			for _, x := range docs {
+				if bytes.Equal(x, d) {
+					continue next
+				}
+			}
+			docs = append(docs, d)
+			turns = append(turns, tu)
+		}
+	}
+	return turns, ambiguous || len(turns) > 1
+}
+
+// repair puts back into body what its assistant elements lost, from the
+// store, and removes what the policy says the target must not get. It
+// never attaches a stored turn to an element that does not match it.
+func (t *Transport) repair(ctx context.Context, rt route, body []byte) ([]byte, []Repair) {
+	if !gjson.ValidBytes(body) {
+		return body, nil
+	}
+	target := replay.Target{API: rt.api, Provider: rt.provider, Model: rt.model}
+	policy := t.Policy
+	if policy == nil {
+		policy = replay.DefaultPolicy()
+	}
+	if rt.api == "openai-responses" {
+		return t.repairInput(ctx, rt, body, target, policy)
+	}
+	var reps []Repair
+	out := body
+	i := -1
+	gjson.GetBytes(body, rt.list).ForEach(func(_, m gjson.Result) bool {
+		i++
+		msg, ok := readMessage(rt.api, m)
+		if !ok {
+			return true
+		}
+		ptr := "/" + rt.list + "/" + strconv.Itoa(i)
+		if msg.reasoning && rt.api != "gemini" {
+			if rt.api == "openrouter" {
+				out, reps = t.removeForeign(rt, out, m, i, target, policy, reps)
+			}
+			return true
+		}
+		// Tool-call ids name one turn; the position and content hash,
+		// shared by every conversation at the same point, only when the
+		// message has no ids.
+		var keys []string
+		for _, id := range msg.calls {
+			if id != "" {
+				keys = append(keys, "call:"+id)
+			}
+		}
+		turns, ambiguous := t.lookup(ctx, keys)
+		if len(turns) == 0 {
+			turns, ambiguous = t.lookup(ctx, []string{posKey(i, msg)})
+		}
+		switch {
+		case len(turns) == 0:
+			return true
+		case ambiguous:
+			reps = append(reps, Repair{Pointer: ptr, Action: RepairAmbiguous,
+				Detail: fmt.Sprintf("the message's keys name %d stored turns; left as it was", len(turns))})
+			return true
+		}
+		if why := mismatch(msg, turnMessage(turns[0])); why != "" {
+			reps = append(reps, Repair{Pointer: ptr, Action: RepairMismatch, Detail: why + "; left as it was"})
+			return true
+		}
+		out, reps = t.patch(rt, out, rt.list+"."+strconv.Itoa(i), ptr, []byte(m.Raw), turns[0], target, policy, reps)
+		return true
+	})
+	return out, reps
+}
+
+// patch carries tu to the target, patches it into raw (the element at
+// path) and splices the result into body.
+func (t *Transport) patch(rt route, body []byte, path, ptr string, raw []byte, tu *replay.Turn, target replay.Target, policy replay.Policy, reps []Repair) ([]byte, []Repair) {
+	carried, notices := t.registry().Carry([]*replay.Turn{tu}, target, policy)
+	for _, n := range notices {
+		reps = append(reps, Repair{Pointer: ptr, Action: RepairRemoved, Detail: n.String()})
+	}
+	patched, err := rt.codec.Patch(raw, carried[0])
+	if err != nil {
+		return body, append(reps, Repair{Pointer: ptr, Action: RepairFailed, Detail: err.Error()})
+	}
+	if bytes.Equal(patched, raw) {
+		return body, reps
+	}
+	out := body
+	if path != "" {
+		if out, err = sjson.SetRawBytes(append([]byte(nil), body...), path, patched); err != nil {
+			return body, append(reps, Repair{Pointer: ptr, Action: RepairFailed, Detail: err.Error()})
+		}
+	} else {
+		out = patched
+	}
+	n := len(carried[0].Items())
+	return out, append(reps, Repair{Pointer: ptr, Action: RepairRestored,
+		Detail: fmt.Sprintf("%d reasoning item(s) of a %s turn put back as captured", n, tu.Provenance.API)})
+}
+
+// mismatch says why a stored turn does not belong to a message, or "".
+func mismatch(m, t message) string {
+	if len(m.calls) != len(t.calls) {
+		return fmt.Sprintf("the message has %d tool call(s), the stored turn %d", len(m.calls), len(t.calls))
+	}
+	for i := range m.calls {
+		if m.calls[i] != "" && m.calls[i] != t.calls[i] {
+			return "tool call " + strconv.Itoa(i) + " has id " + strconv.Quote(m.calls[i]) + ", the stored turn's " + strconv.Quote(t.calls[i])
+		}
+		if m.names[i] != t.names[i] {
+			return "tool call " + strconv.Itoa(i) + " is " + strconv.Quote(m.names[i]) + ", the stored turn's " + strconv.Quote(t.names[i])
+		}
+	}
+	if len(m.calls) == 0 && !bytes.Equal(m.text, t.text) {
+		return "the message's visible text differs from the stored turn's"
+	}
+	return ""
+}
+
+// repairInput repairs an OpenAI Responses input array: every stored turn
+// one of its items names (by call id or item id) is patched in, which adds
+// the reasoning items that are missing before their followers.
+func (t *Transport) repairInput(ctx context.Context, rt route, body []byte, target replay.Target, policy replay.Policy) ([]byte, []Repair) {
+	var reps []Repair
+	var docs [][]byte
+	var turns []*replay.Turn
+	i := -1
+	gjson.GetBytes(body, "input").ForEach(func(_, it gjson.Result) bool {
+		i++
+		var keys []string
+		switch it.Get("type").Str {
+		case "function_call":
+			if id := it.Get("call_id").Str; id != "" {
+				keys = append(keys, "call:"+id)
+			}
+			fallthrough
+		case "message", "":
+			if it.Get("type").Str != "function_call" && it.Get("role").Str != "assistant" {
+				return true
+			}
+			if id := it.Get("id").Str; id != "" {
+				keys = append(keys, "item:"+id)
+			}
+		}
+		if len(keys) == 0 {
+			return true
+		}
+		found, ambiguous := t.lookup(ctx, keys)
+		if ambiguous {
+			reps = append(reps, Repair{Pointer: "/input/" + strconv.Itoa(i), Action: RepairAmbiguous,
+				Detail: fmt.Sprintf("the item's ids name %d stored turns; left as it was", len(found))})
+			return true
+		}
+	next:
+		for _, tu := range found {
+			d := tu.AppendJSON(nil)
+			for _, x := range docs {
+				if bytes.Equal(x, d) {
+					continue next
+				}
+			}
+			docs, turns = append(docs, d), append(turns, tu)
+		}
+		return true
+	})
+	out := body
+	for _, tu := range turns {
+		out, reps = t.patch(rt, out, "", "/input", out, tu, target, policy, reps)
+	}
+	return out, reps
+}
+
+// removeForeign drops from an OpenRouter assistant message the
+// reasoning_details the target must not get, by the policy.
+func (t *Transport) removeForeign(rt route, body []byte, m gjson.Result, i int, target replay.Target, policy replay.Policy, reps []Repair) ([]byte, []Repair) {
+	if !m.Get("reasoning_details").IsArray() {
+		return body, reps
+	}
+	resp := `{"object":"chat.completion","choices":[{"index":0,"finish_reason":"stop","message":` + m.Raw + `}]}`
+	tu, err := rt.codec.Decode([]byte(resp))
+	if err != nil {
+		return body, reps
+	}
+	carried, notices := t.registry().Carry([]*replay.Turn{tu}, target, policy)
+	if len(notices) == 0 {
+		return body, reps
+	}
+	ptr := "/messages/" + strconv.Itoa(i)
+	for _, n := range notices {
+		reps = append(reps, Repair{Pointer: ptr, Action: RepairRemoved, Detail: n.String()})
+	}
+	stripped, err := sjson.DeleteBytes([]byte(m.Raw), "reasoning_details")
+	if err != nil {
+		return body, reps
+	}
+	patched, err := rt.codec.Patch(stripped, carried[0])
+	if err != nil {
+		return body, append(reps, Repair{Pointer: ptr, Action: RepairFailed, Detail: err.Error()})
+	}
+	out, err := sjson.SetRawBytes(append([]byte(nil), body...), "messages."+strconv.Itoa(i), patched)
+	if err != nil {
+		return body, append(reps, Repair{Pointer: ptr, Action: RepairFailed, Detail: err.Error()})
+	}
+	return out, reps
+}
