@@ -285,11 +285,11 @@ func (t *Transport) repair(ctx context.Context, rt route, body []byte) ([]byte, 
 // patch carries tu to the target, patches it into raw (the element at
 // path) and splices the result into body.
 func (t *Transport) patch(rt route, body []byte, path, ptr string, raw []byte, tu *replay.Turn, target replay.Target, policy replay.Policy, reps []Repair) ([]byte, []Repair) {
-	carried, notices := t.registry().Carry([]*replay.Turn{tu}, target, policy)
+	carried, notices := t.registry().Carry(replay.History{Turns: []*replay.Turn{tu}}, target, policy)
 	for _, n := range notices {
 		reps = append(reps, Repair{Pointer: ptr, Action: RepairRemoved, Detail: n.String()})
 	}
-	patched, err := rt.codec.Patch(raw, carried[0])
+	patched, err := rt.codec.Patch(raw, carried.Turns[0])
 	if err != nil {
 		return body, append(reps, Repair{Pointer: ptr, Action: RepairFailed, Detail: err.Error()})
 	}
@@ -304,7 +304,7 @@ func (t *Transport) patch(rt route, body []byte, path, ptr string, raw []byte, t
 	} else {
 		out = patched
 	}
-	n := len(carried[0].Items())
+	n := len(carried.Turns[0].Items())
 	return out, append(reps, Repair{Pointer: ptr, Action: RepairRestored,
 		Detail: fmt.Sprintf("%d reasoning item(s) of a %s turn put back as captured", n, tu.Provenance.API)})
 }
@@ -392,7 +392,7 @@ func (t *Transport) removeForeign(rt route, body []byte, m gjson.Result, i int, 
 	if err != nil {
 		return body, reps
 	}
-	carried, notices := t.registry().Carry([]*replay.Turn{tu}, target, policy)
+	carried, notices := t.registry().Carry(replay.History{Turns: []*replay.Turn{tu}}, target, policy)
 	if len(notices) == 0 {
 		return body, reps
 	}
@@ -404,7 +404,7 @@ func (t *Transport) removeForeign(rt route, body []byte, m gjson.Result, i int, 
 	if err != nil {
 		return body, reps
 	}
-	patched, err := rt.codec.Patch(stripped, carried[0])
+	patched, err := rt.codec.Patch(stripped, carried.Turns[0])
 	if err != nil {
 		return body, append(reps, Repair{Pointer: ptr, Action: RepairFailed, Detail: err.Error()})
 	}
