@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/reasonreplay/replay"
-	"github.com/tidwall/gjson"
+	"github.com/reasonreplay/replay/internal/jsonw"
 )
 
 // teeBody passes the response body to the caller untouched and feeds each
@@ -100,7 +100,7 @@ func (b *teeBody) end(early error) (*replay.Turn, error) {
 		}
 	case b.err != nil:
 		t, err = &replay.Turn{}, b.err
-	case early != nil && !gjson.ValidBytes(b.buf):
+	case early != nil && !jsonw.ValidBytes(b.buf):
 		// A JSON reader stops after the value, and may close the body
 		// before its EOF: the body is whole when the bytes read are.
 		t, err = &replay.Turn{}, io.ErrUnexpectedEOF

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 )
 
@@ -152,7 +153,7 @@ func isBedrock(msg string, body []byte) bool {
 // body's message, and the body itself.
 func errorTexts(body []byte) []string {
 	var out []string
-	if !gjson.ValidBytes(body) {
+	if !jsonw.ValidBytes(body) {
 		return append(out, string(body))
 	}
 	root := gjson.ParseBytes(body)
@@ -162,7 +163,7 @@ func errorTexts(body []byte) []string {
 	raw := root.Get("error.metadata.raw")
 	if raw.Exists() {
 		s := raw.String()
-		if gjson.Valid(s) {
+		if jsonw.Valid(s) {
 			out = append(out, errorTexts([]byte(s))...)
 		} else {
 			out = append(out, s)

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -224,7 +225,7 @@ func (t *Transport) lookup(ctx context.Context, keys []string) (turns []*replay.
 // store, and removes what the policy says the target must not get. It
 // never attaches a stored turn to an element that does not match it.
 func (t *Transport) repair(ctx context.Context, rt route, body []byte) ([]byte, []Repair) {
-	if !gjson.ValidBytes(body) {
+	if !jsonw.ValidBytes(body) {
 		return body, nil
 	}
 	target := replay.Target{API: rt.api, Provider: rt.provider, Model: rt.model}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 )
 
@@ -72,7 +73,7 @@ func recognise(reg *replay.Registry, req *http.Request, body []byte, provider st
 		provider = hostProvider(req.URL.Host)
 	}
 	r := route{provider: provider}
-	if gjson.ValidBytes(body) {
+	if jsonw.ValidBytes(body) {
 		r.model = gjson.GetBytes(body, "model").String()
 	}
 	var err error

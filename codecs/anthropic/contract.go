@@ -7,6 +7,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 )
 
@@ -76,7 +77,7 @@ func (Codec) Contract() replay.ReplayContract {
 
 // requestMessages returns the request's messages, or nil.
 func requestMessages(h *replay.History) []gjson.Result {
-	if len(h.Request) == 0 || !gjson.ValidBytes(h.Request) {
+	if len(h.Request) == 0 || !jsonw.ValidBytes(h.Request) {
 		return nil
 	}
 	m := gjson.GetBytes(h.Request, "messages")

@@ -575,7 +575,7 @@ func (d *StreamDecoder) settle(b *block) {
 	case kindToolUse:
 		b.call.Arguments = toolInput(b.text.String(), b.startInput)
 	case kindNative:
-		if b.text.Len() > 0 && gjson.Valid(b.text.String()) {
+		if b.text.Len() > 0 && jsonw.Valid(b.text.String()) {
 			if out, err := sjson.SetRawBytes(b.nat.Raw, "input", []byte(b.text.String())); err == nil {
 				b.nat.Raw = out
 			}

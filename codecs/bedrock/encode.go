@@ -50,7 +50,7 @@ func appendBlock(dst []byte, b replay.Block, i int) ([]byte, error) {
 			dst = jsonw.String(dst, it.Data)
 			dst = append(dst, "}}"...)
 		case *replay.Opaque:
-			if !gjson.Valid(string(it.Raw)) {
+			if !jsonw.Valid(string(it.Raw)) {
 				return nil, replay.Malformed(API, -1, "/blocks/"+strconv.Itoa(i), "opaque item is not valid JSON")
 			}
 			dst = jsonw.Comma(dst)
@@ -72,7 +72,7 @@ func appendBlock(dst []byte, b replay.Block, i int) ([]byte, error) {
 		if args == "" {
 			args = "{}"
 		}
-		if v := gjson.Parse(args); !gjson.Valid(args) || !v.IsObject() {
+		if v := gjson.Parse(args); !jsonw.Valid(args) || !v.IsObject() {
 			return nil, replay.Malformed(API, -1, "/blocks/"+strconv.Itoa(i)+"/arguments", "toolUse input must be a JSON object")
 		}
 		dst = jsonw.Comma(dst)
@@ -89,7 +89,7 @@ func appendBlock(dst []byte, b replay.Block, i int) ([]byte, error) {
 			// Stream fragments are not request content blocks.
 			return dst, nil
 		}
-		if !gjson.Valid(string(b.Raw)) {
+		if !jsonw.Valid(string(b.Raw)) {
 			return nil, replay.Malformed(API, -1, "/blocks/"+strconv.Itoa(i), "native block is not valid JSON")
 		}
 		dst = jsonw.Comma(dst)

@@ -175,7 +175,7 @@ func (c Codec) appendCall(out []byte, blocks []replay.Block, i int) ([]byte, err
 // the same id. Every other member is left as it was.
 func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 	api := c.API()
-	if !gjson.ValidBytes(msg) || !gjson.ParseBytes(msg).IsObject() {
+	if !jsonw.ValidBytes(msg) || !gjson.ParseBytes(msg).IsObject() {
 		return nil, replay.Malformed(api, -1, "", "expected an assistant message object to patch")
 	}
 	out := append([]byte(nil), msg...)

@@ -76,7 +76,7 @@ func appendChunk(dst []byte, b replay.Block, i int) ([]byte, error) {
 		if b.Unfinished || b.Format != formats.Mistral {
 			return dst, nil
 		}
-		if !gjson.Valid(string(b.Raw)) {
+		if !jsonw.Valid(string(b.Raw)) {
 			return nil, replay.Malformed(API, -1, "/blocks/"+strconv.Itoa(i), "opaque item is not valid JSON")
 		}
 		dst = jsonw.Comma(dst)
@@ -93,7 +93,7 @@ func appendChunk(dst []byte, b replay.Block, i int) ([]byte, error) {
 		if b.Unfinished {
 			return dst, nil
 		}
-		if !gjson.Valid(string(b.Raw)) {
+		if !jsonw.Valid(string(b.Raw)) {
 			return nil, replay.Malformed(API, -1, "/blocks/"+strconv.Itoa(i), "native block is not valid JSON")
 		}
 		dst = jsonw.Comma(dst)

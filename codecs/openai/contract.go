@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 )
 
@@ -98,7 +99,7 @@ type input struct {
 }
 
 func requestInput(h *replay.History) ([]input, bool) {
-	if len(h.Request) == 0 || !gjson.ValidBytes(h.Request) {
+	if len(h.Request) == 0 || !jsonw.ValidBytes(h.Request) {
 		return nil, false
 	}
 	arr := gjson.GetBytes(h.Request, "input")

@@ -200,7 +200,7 @@ func appendGroup(out []byte, t *replay.Turn, g group, strip bool) []byte {
 		return append(out, '}')
 	case gNative:
 		x := t.Blocks[g.start].(*replay.Native)
-		if x.Unfinished || !sameAPI(t) || !gjson.ValidBytes(x.Raw) {
+		if x.Unfinished || !sameAPI(t) || !jsonw.ValidBytes(x.Raw) {
 			return out
 		}
 		raw := []byte(x.Raw)
@@ -293,7 +293,7 @@ func (c Codec) appendReasoning(out []byte, t *replay.Turn, g group) []byte {
 // array, or that Encode would leave out, is not added. Every element of
 // the array is kept byte for byte.
 func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
-	if !gjson.ValidBytes(msg) {
+	if !jsonw.ValidBytes(msg) {
 		return nil, replay.Malformed(API, -1, "", "expected an input array or a request object to patch")
 	}
 	root := gjson.ParseBytes(msg)

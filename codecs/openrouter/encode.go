@@ -91,7 +91,7 @@ func appendDetails(dst []byte, t *replay.Turn) []byte {
 // to the turn's replayable items, leaving every other member as it was. A
 // turn with no replayable item leaves msg unchanged.
 func (Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
-	if !gjson.ValidBytes(msg) || !gjson.ParseBytes(msg).IsObject() {
+	if !jsonw.ValidBytes(msg) || !gjson.ParseBytes(msg).IsObject() {
 		return nil, replay.Malformed(API, -1, "", "expected an assistant message object to patch")
 	}
 	details := appendDetails(nil, t)

@@ -36,7 +36,7 @@ type elem struct {
 // text element that followed it in t (matched by rank among the text
 // elements); one followed by no text goes at the end of the array.
 func (s Spec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
-	if !gjson.ValidBytes(msg) {
+	if !jsonw.ValidBytes(msg) {
 		return nil, replay.Malformed(s.API, -1, "", "expected a JSON message")
 	}
 	m := gjson.ParseBytes(msg)

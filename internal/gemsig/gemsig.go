@@ -30,6 +30,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -93,7 +94,7 @@ func Bound(blocks []replay.Block, i int) (*replay.Encrypted, bool) {
 // to sig, exactly as given, creating extra_content.google when needed and
 // keeping every other member.
 func Write(call []byte, sig string) ([]byte, error) {
-	if !gjson.ValidBytes(call) || !gjson.ParseBytes(call).IsObject() {
+	if !jsonw.ValidBytes(call) || !gjson.ParseBytes(call).IsObject() {
 		return nil, fmt.Errorf("gemsig: tool call is not a JSON object")
 	}
 	out, err := sjson.SetBytes(call, Path, sig)
@@ -107,7 +108,7 @@ func Write(call []byte, sig string) ([]byte, error) {
 // object, and the google and extra_content objects when that leaves them
 // empty. A call without a signature is returned unchanged.
 func Strip(call []byte) ([]byte, error) {
-	if !gjson.ValidBytes(call) || !gjson.ParseBytes(call).IsObject() {
+	if !jsonw.ValidBytes(call) || !gjson.ParseBytes(call).IsObject() {
 		return nil, fmt.Errorf("gemsig: tool call is not a JSON object")
 	}
 	if !gjson.GetBytes(call, Path).Exists() {

@@ -148,12 +148,14 @@ func Explain(s string) string {
 	if len(strings.TrimSpace(s)) == 0 {
 		return "empty input"
 	}
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n <= 1 {
-			return "invalid UTF-8 at byte " + strconv.Itoa(i)
+	if !utf8.ValidString(s) {
+		for i := 0; i < len(s); {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && n <= 1 {
+				return "invalid UTF-8 at byte " + strconv.Itoa(i)
+			}
+			i += n
 		}
-		i += n
 	}
 	if d := maxNesting(s); d > maxDepth {
 		return "JSON nested " + strconv.Itoa(d) + " deep, deeper than the limit of " + strconv.Itoa(maxDepth)

@@ -62,7 +62,7 @@ func TestExplain(t *testing.T) {
 		"":                          "empty input",
 		" \n":                       "empty input",
 		"{\"a\":\"\xff\"}":          "invalid UTF-8 at byte 6",
-		strings.Repeat("[", 10001):  "JSON nested 10001 deep, deeper than the limit of 10000",
+		strings.Repeat("[", 513):    "JSON nested 513 deep, deeper than the limit of 512",
 		`{"a":1,"b":{"c":1,"c":2}}`: "the member name at /b/c repeats an earlier member of the same object",
 		`{"a":1} {"b":2}`:           "more than one JSON value (the second at byte 8)",
 		`{"a":}`:                    "not valid JSON (at byte 5)",

@@ -7,8 +7,12 @@ import (
 	"unsafe"
 )
 
-// maxDepth bounds nesting, so that hostile input cannot exhaust the stack.
-const maxDepth = 10000
+// maxDepth bounds nesting. Recursive readers (gjson's walkers, a
+// canonicaliser) cost a stack frame per level, and those that walk a value
+// per level cost up to depth times the input's length: 512 levels keep
+// both small, and are deeper than any provider payload or tool arguments
+// this library has seen by an order of magnitude.
+const maxDepth = 512
 
 // Valid reports whether s is one valid JSON value (RFC 8259), surrounded by
 // optional white space, in UTF-8 as the RFC requires, nested at most
