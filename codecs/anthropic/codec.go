@@ -56,6 +56,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/jsonw"
 )
 
@@ -93,6 +94,39 @@ type Codec struct {
 
 // API returns "anthropic".
 func (Codec) API() string { return API }
+
+// hostFormats are the providers that serve the Messages wire with models of
+// their own (`/anthropic` endpoints), and the format each mints.
+var hostFormats = map[string]replay.Format{
+	"deepseek": formats.DeepSeekAnthropic,
+	"minimax":  formats.MiniMaxAnthropic, "minimaxi": formats.MiniMaxAnthropic,
+	"kimi": formats.KimiAnthropic, "moonshot": formats.KimiAnthropic, "moonshotai": formats.KimiAnthropic,
+}
+
+// claudePlatforms are the providers that serve Claude on the Messages wire:
+// Anthropic, Bedrock (InvokeModel, and the Messages endpoint
+// `/anthropic/v1/messages` of bedrock-runtime and bedrock-mantle), Vertex.
+// An empty provider is taken to be Claude.
+var claudePlatforms = map[string]bool{"": true, "anthropic": true, "claude": true,
+	"bedrock": true, "bedrock-mantle": true, "vertex": true, "vertex-ai": true}
+
+// Format returns the format of the thinking blocks this codec decodes and
+// the only one it writes back: the provider decides it, not the wire.
+// Claude's platforms (Anthropic, Bedrock, Vertex, or no provider) give
+// anthropic-claude-v1; DeepSeek, MiniMax and Kimi (their `/anthropic`
+// endpoints) their own formats; any other provider
+// [replay.FormatUnknown], which is replayed only to the same API and
+// provider and never to Claude.
+func (c Codec) Format() replay.Format {
+	p := strings.ToLower(c.Provider)
+	if claudePlatforms[p] {
+		return formats.AnthropicClaude
+	}
+	if f, ok := hostFormats[p]; ok {
+		return f
+	}
+	return replay.FormatUnknown
+}
 
 func bodyErr(ptr, format string, args ...any) error {
 	return replay.Malformed(API, -1, ptr, format, args...)
