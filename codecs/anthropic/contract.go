@@ -307,7 +307,9 @@ func (c Codec) checkModified(h *replay.History, t *replay.Target, report func(re
 			Fix:       "send the captured thinking and redacted_thinking blocks exactly as they came, in their original order (Encode or Patch the captured turn)"})
 	}
 	// textEdit: the signature is the captured one and only the text differs.
-	textEdit := func(g, w anchor) bool { return g.typ == "thinking" && g.typ == w.typ && g.key == w.key && g.text != w.text }
+	textEdit := func(g, w anchor) bool {
+		return g.typ == "thinking" && g.typ == w.typ && g.key == w.key && g.text != w.text
+	}
 	if loop {
 		for j := 0; j < len(want) || j < len(got); j++ {
 			switch {
@@ -528,7 +530,6 @@ func (c Codec) target() string {
 	}
 	return c.Provider + "'s /anthropic endpoint"
 }
-
 
 // checkBeta: with the headers known, `thinking.block_binding` needs the
 // binding beta, and a signed compaction block the on-demand compaction beta.
