@@ -497,9 +497,9 @@ func (c Codec) checkChain(h *replay.History, t *replay.Target, report func(repla
 	// Without a request, what is sent is each turn's sendable items: the
 	// chain within a turn is known, and across turns from ChainHash.
 	prev, prevAt := "", [2]int{-1, -1}
+	droppedKey, dropped := "", [2]int{-1, -1}
 	for ti, tu := range h.Turns {
 		predKey, predDigest := "", tu.Provenance.ChainHash
-		dropped := [2]int{-1, -1}
 		for bi, b := range tu.Blocks {
 			it, ok := b.(replay.ReasoningItem)
 			if !ok || it.Meta().Format.Family() != formats.AnthropicClaude.Family() {
@@ -510,13 +510,13 @@ func (c Codec) checkChain(h *replay.History, t *replay.Target, report func(repla
 				continue
 			}
 			if !c.sendable(tu, it) {
-				predKey, predDigest, dropped = k, "", [2]int{ti, bi}
+				predKey, predDigest, droppedKey, dropped = k, "", k, [2]int{ti, bi}
 				continue
 			}
 			broken := prev != "" && (predKey != "" && predKey != prev || predKey == "" && predDigest != "" && !digestOf(predDigest, prev))
 			if broken {
 				var msg string
-				if predKey != "" && dropped[0] >= 0 {
+				if droppedKey != "" && (predKey == droppedKey || predKey == "" && digestOf(predDigest, droppedKey)) {
 					msg = fmt.Sprintf("a gap in the chain: the block before this one (turn %d, block %d) is not sent while an earlier one (turn %d, block %d) is", dropped[0], dropped[1], prevAt[0], prevAt[1])
 				} else {
 					msg = "the block sent before this one was not there when it was produced (a removed block put back)"
@@ -524,7 +524,7 @@ func (c Codec) checkChain(h *replay.History, t *replay.Target, report func(repla
 				c.reportChain(h, t, tu.Provenance.Model, replay.Violation{Turn: ti, Block: bi, Message: msg}, "", report)
 				return
 			}
-			prev, prevAt, predKey, predDigest = k, [2]int{ti, bi}, k, ""
+			prev, prevAt, predKey, predDigest, droppedKey = k, [2]int{ti, bi}, k, "", ""
 		}
 	}
 }
