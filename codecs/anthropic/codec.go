@@ -37,6 +37,25 @@
 // unwrapped, and its exceptions (`throttlingException`, ...) become provider
 // errors; such turns record "bedrock" as their provider.
 //
+// `compaction` blocks (threshold: {content}; on-demand: {content,
+// signature}, streamed as one `compaction_delta` and `signature_delta`
+// pieces) become [replay.Compaction] blocks, byte-exact; a signed one is
+// written back first. `input_transformations` (on `message_start`, repeated
+// complete on the final `message_delta` after a server-side fallback, or
+// top-level in a body) become the turn's Transformations. A `fallback` block
+// ({from:{model},to:{model}}) or a `usage.iterations[]` entry of type
+// `fallback_message` names the model that served the turn: it becomes
+// Provenance.Model, the requested one RequestedModel.
+//
+// The provider decides the format ([Codec.Format]): Claude on Anthropic,
+// Bedrock (InvokeModel and the Messages endpoint `/anthropic/v1/messages`),
+// Vertex; DeepSeek, MiniMax and Kimi mint their own formats on their
+// `/anthropic` endpoints, which never go to Claude.
+//
+// Binding (Claude 5.1 and later but Mythos 5.1 and Sonnet 5): a block is
+// bound to the request's `system`, `tools` and earlier messages (see
+// [PrefixHash]) and chained to the block before it; see [Bind].
+//
 // A thinking block is replayable only when it was closed and carries a
 // non-empty signature. A stream cut before `message_stop` returns the
 // partial turn, every block marked unfinished (thinking cannot be partially
