@@ -133,7 +133,7 @@ func (c Codec) Contract() replay.ReplayContract {
 
 // requestMessages returns the request's messages, or nil.
 func requestMessages(h *replay.History) []gjson.Result {
-	if len(h.Request) == 0 || !gjson.ValidBytes(h.Request) {
+	if len(h.Request) == 0 || !jsonw.ValidBytes(h.Request) {
 		return nil
 	}
 	m := gjson.GetBytes(h.Request, "messages")

@@ -151,7 +151,7 @@ func (c Codec) appendContent(dst []byte, t *replay.Turn) ([]byte, error) {
 			if strings.TrimSpace(args) == "" {
 				args = "{}"
 			}
-			if !gjson.Valid(args) || !gjson.Parse(args).IsObject() {
+			if !jsonw.Valid(args) || !gjson.Parse(args).IsObject() {
 				return nil, bodyErr("/blocks/"+itoa(i)+"/arguments", "tool_use input must be a JSON object")
 			}
 			dst = jsonw.Comma(dst)
@@ -192,7 +192,7 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 	if t == nil {
 		return nil, bodyErr("", "no turn to patch from")
 	}
-	if !gjson.ValidBytes(msg) || !gjson.ParseBytes(msg).IsObject() {
+	if !jsonw.ValidBytes(msg) || !gjson.ParseBytes(msg).IsObject() {
 		return nil, bodyErr("", "expected an assistant message object")
 	}
 	content := gjson.GetBytes(msg, "content")

@@ -154,3 +154,24 @@ func TestDeepSeekHostThinkingRule(t *testing.T) {
 	off := []byte(strings.Replace(string(req(`{"role":"assistant","content":"x"}`)), `"enabled","budget_tokens":1024`, `"disabled"`, 1))
 	assert.Empty(t, replay.Audit(replay.History{Request: off}, replay.Target{}, []replay.Rule{rule}).Violations, "thinking disabled")
 }
+
+// TestDeepInputJSONDelta: a server_tool_use whose input_json_delta pieces
+// assemble into JSON nested far deeper than the readers allow is kept as
+// it came (not parsed into the block), with no stack overflow.
+func TestDeepInputJSONDelta(t *testing.T) {
+	const depth = 200000
+	var b strings.Builder
+	b.WriteString(`{"type":"message_start","message":{"model":"claude-fable-5-1"}}` + "\n")
+	b.WriteString(`{"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}}` + "\n")
+	for i := 0; i < depth/1000; i++ {
+		b.WriteString(`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"` + strings.Repeat("[", 1000) + `"}}` + "\n")
+	}
+	for i := 0; i < depth/1000; i++ {
+		b.WriteString(`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"` + strings.Repeat("]", 1000) + `"}}` + "\n")
+	}
+	b.WriteString(`{"type":"content_block_stop","index":0}` + "\n" + `{"type":"message_stop"}` + "\n")
+	tu, err := replay.DecodeStream(strings.NewReader(b.String()), anthropic.Codec{}.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL})
+	require.NoError(t, err)
+	n := tu.Blocks[0].(*replay.Native)
+	assert.Equal(t, `{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}`, string(n.Raw), "too deep to set: the start's input is kept")
+}

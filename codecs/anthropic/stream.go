@@ -657,7 +657,7 @@ func (d *StreamDecoder) settle(b *block) {
 			b.comp.Signature = replay.Some(b.sig.String())
 		}
 	case kindNative:
-		if b.text.Len() > 0 && gjson.Valid(b.text.String()) {
+		if b.text.Len() > 0 && jsonw.Valid(b.text.String()) {
 			if out, err := sjson.SetRawBytes(b.nat.Raw, "input", []byte(b.text.String())); err == nil {
 				b.nat.Raw = out
 			}
