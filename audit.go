@@ -3,8 +3,10 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
 )
@@ -47,6 +49,17 @@ type Target struct {
 	// Thinking reports whether reasoning is enabled on the request (for
 	// Anthropic, manual extended thinking).
 	Thinking bool
+	// Headers are the HTTP headers the request is sent with (opt-in beta
+	// flags live there), when known; nil means unknown, and the rules that
+	// need them predict nothing. An HTTP layer fills them.
+	Headers http.Header
+	// AccountCreated is when the account the request is sent with was
+	// created, when known: providers enforce some rules only for accounts
+	// created after a date.
+	AccountCreated time.Time
+	// Batch reports that the request goes through the provider's batch
+	// API, which may drop what the interactive API rejects.
+	Batch bool
 }
 
 // History is what [AuditReplay] checks: the assistant turns in the order

@@ -26,7 +26,8 @@ func (t *Turn) AppendJSON(dst []byte) []byte {
 	p := t.Provenance
 	for _, kv := range [...]struct{ k, v string }{
 		{"api", p.API}, {"provider", p.Provider}, {"upstream", p.Upstream}, {"model", p.Model},
-		{"account", p.Account}, {"prefix_hash", p.PrefixHash},
+		{"requested_model", p.RequestedModel}, {"account", p.Account}, {"prefix_hash", p.PrefixHash},
+		{"chain_hash", p.ChainHash},
 	} {
 		if kv.v != "" {
 			dst = jsonw.Key(dst, kv.k)
@@ -47,6 +48,15 @@ func (t *Turn) AppendJSON(dst []byte) []byte {
 	if len(t.Usage) > 0 {
 		dst = jsonw.Key(dst, "usage")
 		dst = appendCompact(dst, t.Usage)
+	}
+	if len(t.Transformations) > 0 {
+		dst = jsonw.Key(dst, "transformations")
+		dst = append(dst, '[')
+		for _, x := range t.Transformations {
+			dst = jsonw.Comma(dst)
+			dst = appendTransformation(dst, x)
+		}
+		dst = append(dst, ']')
 	}
 	dst = jsonw.Key(dst, "blocks")
 	dst = append(dst, '[')
@@ -185,6 +195,23 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 	if u := root.Get("usage"); u.Exists() && u.Type != gjson.Null {
 		t.Usage = cloneBytes(u.Raw)
 	}
+	if tr := root.Get("transformations"); tr.Exists() {
+		if !tr.IsArray() {
+			return nil, docErr("/transformations", "transformations must be an array")
+		}
+		var err error
+		i := 0
+		tr.ForEach(func(_, v gjson.Result) bool {
+			var x Transformation
+			x, err = parseTransformation(v, "/transformations/"+strconv.Itoa(i))
+			t.Transformations = append(t.Transformations, x)
+			i++
+			return err == nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
 	blocks := root.Get("blocks")
 	if !blocks.IsArray() {
 		return nil, docErr("/blocks", "a turn document needs a blocks array")
@@ -213,6 +240,7 @@ func parseProvenance(p gjson.Result, dst *Provenance) error {
 	fields := map[string]*string{
 		"api": &dst.API, "provider": &dst.Provider, "upstream": &dst.Upstream,
 		"model": &dst.Model, "account": &dst.Account, "prefix_hash": &dst.PrefixHash,
+		"requested_model": &dst.RequestedModel, "chain_hash": &dst.ChainHash,
 	}
 	var err error
 	p.ForEach(func(k, v gjson.Result) bool {
@@ -463,5 +491,45 @@ func parseCompaction(b gjson.Result, ptr string) (Block, error) {
 		return nil, err
 	}
 	x.Extra = wrapObject(extra)
+	return x, nil
+}
+
+var transformationNames = []string{"type", "reason", "path"}
+
+func appendTransformation(dst []byte, x Transformation) []byte {
+	dst = append(dst, `{"type":`...)
+	dst = jsonw.String(dst, x.Type)
+	for _, kv := range [...]struct{ k, v string }{{"reason", x.Reason}, {"path", x.Path}} {
+		if kv.v != "" {
+			dst = jsonw.Key(dst, kv.k)
+			dst = jsonw.String(dst, kv.v)
+		}
+	}
+	dst = appendExtra(dst, x.Extra, transformationNames)
+	return append(dst, '}')
+}
+
+// parseTransformation reads one entry of a turn's transformations: a type,
+// an optional reason and path (strings), and other members kept in Extra.
+func parseTransformation(v gjson.Result, ptr string) (Transformation, error) {
+	var x Transformation
+	if !v.IsObject() {
+		return x, docErr(ptr, "a transformation must be an object")
+	}
+	for _, f := range [...]struct {
+		k   string
+		dst *string
+		req bool
+	}{{"type", &x.Type, true}, {"reason", &x.Reason, false}, {"path", &x.Path, false}} {
+		m := v.Get(f.k)
+		if !m.Exists() && !f.req {
+			continue
+		}
+		if m.Type != gjson.String {
+			return x, docErr(ptr+"/"+f.k, "%s must be a string", f.k)
+		}
+		*f.dst = clone(m.Str)
+	}
+	x.Extra = jsonw.ExtraMembers(v.Raw, transformationNames...)
 	return x, nil
 }

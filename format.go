@@ -57,6 +57,12 @@ type FormatTraits struct {
 	// say). An item minted in one domain is not accepted in another. Nil
 	// means one domain everywhere.
 	Domain func(provider string) string
+	// Unread returns why the target does not read an item of this format
+	// minted as p says (its model or account binds it, and the target's
+	// model or account differs), or "" when it does or the facts are not
+	// known. The provider drops such an item silently. Nil: every target
+	// that accepts the format reads it.
+	Unread func(p Provenance, t Target) string
 }
 
 var formatTraits atomic.Pointer[map[Format]FormatTraits]

@@ -31,6 +31,10 @@ const (
 	// format ([FormatTraits].Domain, e.g. one of two backends of a model family)
 	// going to another.
 	CaseBackendMismatch Case = "backend-mismatch"
+	// CaseUnread: the target accepts the issuer but its model or account
+	// will not read the item ([FormatTraits].Unread): the provider drops it
+	// silently.
+	CaseUnread Case = "unread-by-target"
 	// CaseSameFamily: the target accepts the issuer, on another platform of
 	// the same family (one vendor's signature going to a cloud platform
 	// that serves the same models).
@@ -95,8 +99,10 @@ var policyTable = [...]PolicyRow{
 		"Account-bound ciphertext (OpenAI Responses) is bound to the organisation that minted it; another account cannot decrypt it."},
 	{CaseBackendMismatch, Drop, []Action{Drop, ToText},
 		"A signature minted in one key domain is not accepted in another (AI Studio and Vertex, for Gemini)."},
+	{CaseUnread, Drop, []Action{Drop, Keep},
+		"The target's model or account does not read the item (Claude 5.5 blocks bound to their account or model, Fable and Opus 5.5 not reading each other's): the provider would drop it silently, so it is dropped with a notice."},
 	{CaseSameFamily, Keep, []Action{Keep, Drop, ToText},
-		"A family's signatures are valid on every platform that serves its models (Claude on Anthropic, Bedrock and Vertex)."},
+		"A family's signatures are valid on every platform that serves its models (Claude on Anthropic, Bedrock and Vertex), where the model and account read them."},
 	{CaseSameIssuer, Keep, []Action{Keep, Drop, ToText},
 		"The issuer accepts its own replayable items back as they are."},
 	{CaseUnsignedCall, Keep, []Action{Keep, Sentinel},
@@ -316,6 +322,11 @@ func (c *carrier) classify(t *Turn, it ReasoningItem) (Case, string) {
 	if m.Format.Traits().AccountBound && p.Account != "" && tg.Account != "" && p.Account != tg.Account {
 		if _, enc := it.(*Encrypted); enc {
 			return CaseIdentityMismatch, fmt.Sprintf("the ciphertext was minted by account %q and the target is %q", p.Account, tg.Account)
+		}
+	}
+	if u := m.Format.Traits().Unread; u != nil {
+		if why := u(p, tg); why != "" {
+			return CaseUnread, why
 		}
 	}
 	if !sameName(p.Provider, tg.Provider) && !c.contract.Gateway {

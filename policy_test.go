@@ -105,6 +105,12 @@ func scenarios() map[replay.Case]func() scenario {
 			return scenario{[]*replay.Turn{turnOf("gemini", "aistudio", th, &replay.Text{Text: "ok"})},
 				replay.Target{API: "gemini", Provider: "vertex", Model: "gemini-3-pro-preview"}, "check the units"}
 		},
+		replay.CaseUnread: func() scenario {
+			tu := turnOf("anthropic", "anthropic", claudeText("list the files", "RXFv"), &replay.Text{Text: "ok"})
+			tu.Provenance.Model, tu.Provenance.Account = "claude-sonnet-5-5", "org-a"
+			return scenario{[]*replay.Turn{tu},
+				replay.Target{API: "anthropic", Provider: "anthropic", Model: "claude-sonnet-5-5", Account: "org-b"}, "list the files"}
+		},
 		replay.CaseSameFamily: func() scenario {
 			return scenario{[]*replay.Turn{turnOf("anthropic", "anthropic", claudeText("list the files", "RXFv"), &replay.Text{Text: "ok"})},
 				replay.Target{API: "anthropic", Provider: "bedrock"}, "list the files"}

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -16,9 +15,6 @@ const (
 	// RuleIdentityMismatch: account-bound ciphertext minted by another
 	// account is sent.
 	RuleIdentityMismatch = "replay/identity-mismatch"
-	// RulePrefixMismatch: a signed Claude item bound to a request prefix is
-	// sent after a prefix that hashes differently.
-	RulePrefixMismatch = "replay/prefix-mismatch"
 	// RuleAlteredItem: an item's replay bytes changed since capture.
 	RuleAlteredItem = "replay/altered-item"
 )
@@ -91,13 +87,6 @@ func crossRules(rc ReplayContract) []Rule {
 			},
 		},
 		{
-			ID:       RulePrefixMismatch,
-			Severity: SeverityRisk,
-			Doc: "A signed Claude item recorded with the hash of the prefix that produced it is sent after the same prefix " +
-				"(system prompt, tools, earlier messages); binding is enforced on newer models and accounts.",
-			Check: checkPrefix,
-		},
-		{
 			ID:       RuleAlteredItem,
 			Severity: SeverityReject,
 			Doc:      "An item sealed at capture ([Seal]) is sent with the replay bytes it was captured with.",
@@ -111,75 +100,6 @@ func crossRules(rc ReplayContract) []Rule {
 func signedText(it ReasoningItem) bool {
 	x, ok := it.(*ReasoningText)
 	return ok && x.Signed()
-}
-
-// boundItem returns the block index of the first signed Claude item of t,
-// or -1.
-func boundItem(t *Turn) int {
-	for bi, b := range t.Blocks {
-		it, ok := b.(ReasoningItem)
-		if !ok || it.Meta().Format.Family() != "anthropic" || !Replayable(it) {
-			continue
-		}
-		if _, isSum := it.(*Summary); isSum {
-			continue
-		}
-		return bi
-	}
-	return -1
-}
-
-func checkPrefix(h *History, t *Target, report func(Violation)) {
-	// With a request and the turns' pointers, each turn is checked against
-	// the prefix before its own element; otherwise the latest turn against
-	// Target.PrefixHash.
-	var turns, cuts []int
-	if len(h.Request) > 0 && len(h.Pointers) == len(h.Turns) {
-		for ti, tu := range h.Turns {
-			if tu.Provenance.PrefixHash == "" || boundItem(tu) < 0 {
-				continue
-			}
-			p := h.Pointers[ti]
-			n, err := strconv.Atoi(p[strings.LastIndexByte(p, '/')+1:])
-			if err != nil || (len(cuts) > 0 && n < cuts[len(cuts)-1]) {
-				continue
-			}
-			turns, cuts = append(turns, ti), append(cuts, n)
-		}
-		if len(cuts) > 0 {
-			hashes, err := prefixHashes(h.Request, cuts)
-			if err == nil {
-				for i, ti := range turns {
-					reportPrefix(h, ti, hashes[i], report)
-				}
-			}
-		}
-		return
-	}
-	if n := len(h.Turns); n > 0 && t.PrefixHash != "" {
-		tu := h.Turns[n-1]
-		if tu.Provenance.PrefixHash != "" && boundItem(tu) >= 0 {
-			reportPrefix(h, n-1, t.PrefixHash, report)
-		}
-	}
-}
-
-func reportPrefix(h *History, ti int, got string, report func(Violation)) {
-	tu := h.Turns[ti]
-	if got == tu.Provenance.PrefixHash {
-		return
-	}
-	report(Violation{Turn: ti, Block: boundItem(tu),
-		Message:   fmt.Sprintf("the turn's signatures are bound to prefix %s and are sent after prefix %s", clipHash(tu.Provenance.PrefixHash), clipHash(got)),
-		Predicted: "Invalid `signature` in `thinking` block. The block is bound to a different conversation.",
-		Fix:       "send the turn after the system prompt, tools and messages it was produced with, or drop its thinking blocks (or set thinking.block_binding.prefix_mismatch_behavior to \"drop_block\")"})
-}
-
-func clipHash(s string) string {
-	if len(s) > 19 {
-		return s[:19] + "…"
-	}
-	return s
 }
 
 func checkAltered(h *History, rc ReplayContract, report func(Violation)) {

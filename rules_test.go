@@ -97,43 +97,6 @@ func TestRuleIdentityMismatch(t *testing.T) {
 	assert.Empty(t, only(reg.AuditReplay(h, replay.Target{API: "openai-responses", Account: "org-b"}), replay.RuleIdentityMismatch), "unknown minting identity")
 }
 
-func TestRulePrefixMismatch(t *testing.T) {
-	reg := policyRegistry(t)
-	first := []byte(`{"model":"claude-sonnet-4-5","system":"You are terse.","tools":[{"name":"read"}],"messages":[{"role":"user","content":"hi"}]}`)
-	ph, err := replay.PrefixHash(first)
-	require.NoError(t, err)
-	tu := turnOf("anthropic", "anthropic", claudeText("plan", "RXFv"), &replay.ToolCall{ID: "toolu_1", Name: "read", Arguments: "{}"})
-	tu.Provenance.PrefixHash = ph
-	next := func(system string) []byte {
-		return []byte(`{"system":"` + system + `","max_tokens":2048,"messages":[{"content":"hi","role":"user"},` +
-			`{"role":"assistant","content":[]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1"}]}],` +
-			`"tools":[{"name":"read"}],"model":"claude-sonnet-4-5","stream":true}`)
-	}
-	tg := replay.Target{API: "anthropic", Provider: "anthropic"}
-
-	// With the request and the turn's pointer: checked against the prefix
-	// before the turn's own message.
-	h := replay.History{Turns: []*replay.Turn{tu}, Request: next("You are terse."), Pointers: []string{"/messages/1"}}
-	assert.Empty(t, only(reg.AuditReplay(h, tg), replay.RulePrefixMismatch))
-	h.Request = next("You are verbose.")
-	vs := only(reg.AuditReplay(h, tg), replay.RulePrefixMismatch)
-	require.Len(t, vs, 1)
-	assert.Equal(t, "/messages/1", vs[0].Pointer)
-	assert.Equal(t, replay.SeverityRisk, vs[0].Severity)
-	assert.Contains(t, vs[0].Predicted, "The block is bound to a different conversation.")
-
-	// Without a request: the latest turn against Target.PrefixHash.
-	h = replay.History{Turns: []*replay.Turn{tu}}
-	tg.PrefixHash = ph
-	assert.Empty(t, only(reg.AuditReplay(h, tg), replay.RulePrefixMismatch))
-	tg.PrefixHash = "sha256:" + string(make([]byte, 0)) + "00"
-	assert.Len(t, only(reg.AuditReplay(h, tg), replay.RulePrefixMismatch), 1)
-	// A turn with nothing bound is not checked.
-	plain := turnOf("anthropic", "anthropic", &replay.Text{Text: "x"})
-	plain.Provenance.PrefixHash = ph
-	assert.Empty(t, only(reg.AuditReplay(replay.History{Turns: []*replay.Turn{plain}}, tg), replay.RulePrefixMismatch))
-}
-
 func TestRuleAlteredItem(t *testing.T) {
 	reg := policyRegistry(t)
 	mk := func() *replay.Turn {

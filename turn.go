@@ -21,8 +21,14 @@ type Provenance struct {
 	// some signatures are bound to the backend that minted them
 	// ([FormatTraits].Domain).
 	Upstream string
-	// Model is the model that produced the turn, as the response named it.
+	// Model is the model that produced the turn, as the response named it:
+	// after a server-side fallback, the model that served it (and minted
+	// its reasoning), not the one requested.
 	Model string
+	// RequestedModel is the model the request named, when the provider
+	// served the turn with another (a server-side fallback); empty
+	// otherwise.
+	RequestedModel string
 	// Account is an optional identity of the account that minted the turn
 	// (organisation, account or key-pool id): account-bound ciphertext
 	// ([FormatTraits].AccountBound) is valid only for it. Supplied by the caller.
@@ -31,6 +37,27 @@ type Provenance struct {
 	// tools, earlier messages) that produced the turn: some issuers bind
 	// their signatures to it. Supplied by the caller.
 	PrefixHash string
+	// ChainHash is an optional digest of the last signed reasoning block of
+	// the request that produced the turn: issuers that chain each signed
+	// block to the one before it reject a block sent after another
+	// predecessor. Supplied by the caller (a codec computes it).
+	ChainHash string
+}
+
+// Transformation is one change the provider reports it made to a request's
+// input before the model saw it (Anthropic's `input_transformations`): a
+// block dropped or let through, and why.
+type Transformation struct {
+	// Type is what was done ("thinking_dropped",
+	// "thinking_mismatch_allowed").
+	Type string
+	// Reason is why ("prefix_binding_mismatch", "model_binding_mismatch",
+	// "organization_binding_mismatch", "end_user_binding_mismatch").
+	Reason string
+	// Path locates the block in the request ("messages.3.content.0").
+	Path string
+	// Extra holds the entry's other members, as one JSON object.
+	Extra json.RawMessage
 }
 
 // Turn is one assistant turn: its blocks in the order the provider produced
@@ -54,6 +81,10 @@ type Turn struct {
 	Error *ProviderError
 	// Usage is the provider's usage object as it came, or nil.
 	Usage json.RawMessage
+	// Transformations are the changes the provider reports it made to the
+	// request's input (reasoning it dropped silently, and why), in the
+	// order reported.
+	Transformations []Transformation
 }
 
 // Items returns the turn's reasoning items in order. The items alias the

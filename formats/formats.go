@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/claude"
 )
 
 // Formats documented by OpenRouter for reasoning_details.
@@ -44,6 +45,24 @@ const (
 	Cohere   Format = "cohere-v1"        // Cohere v2 thinking content
 )
 
+// Formats this module mints for hosts that serve the Anthropic Messages
+// wire (`/anthropic/v1/messages`) with models of their own. Their thinking
+// blocks carry signatures that only the host reads: they are never Claude's,
+// and never go to Anthropic, Bedrock or Vertex. The provider, not the wire,
+// decides the format (codecs/anthropic).
+const (
+	// DeepSeekAnthropic: DeepSeek's `/anthropic` endpoint. In thinking mode
+	// it wants a thinking block back on every assistant turn; its signature
+	// (when sent) is the message id.
+	DeepSeekAnthropic Format = "deepseek-anthropic-v1"
+	// MiniMaxAnthropic: MiniMax's `/anthropic` endpoint. It signs its
+	// thinking blocks and wants them back verbatim (stripping them ends
+	// interleaved thinking).
+	MiniMaxAnthropic Format = "minimax-anthropic-v1"
+	// KimiAnthropic: Moonshot's Kimi `/anthropic` endpoint.
+	KimiAnthropic Format = "moonshot-kimi-anthropic-v1"
+)
+
 // Format is [replay.Format], for the constants above.
 type Format = replay.Format
 
@@ -67,6 +86,14 @@ func claudeRefuse(why replay.Refusal, _ replay.ReasoningItem, latest bool) strin
 	return claudeSignature
 }
 
+// claudeUnread: Claude 5.5 blocks are bound to their account (Sonnet 5.5
+// also to its model); Fable and Mythos 5.1 read Opus 5.5 blocks only on the
+// Claude API; Opus 5.5 reads neither. The turn's Model is the model that
+// minted the block (after a server-side fallback, the one that served it).
+func claudeUnread(p replay.Provenance, t replay.Target) string {
+	return claude.Unread(p.Model, t.Model, p.Account, t.Account, strings.ToLower(t.Provider))
+}
+
 func geminiRefuse(replay.Refusal, replay.ReasoningItem, bool) string { return geminiCorrupted }
 
 // responsesRefuse: OpenAI Responses cannot decrypt foreign or altered
@@ -88,7 +115,7 @@ func init() {
 	// one family. Anthropic rejects an unsigned thinking block.
 	replay.RegisterFormat(AnthropicClaude, replay.FormatTraits{
 		SignsText: true, RejectsUnsignedText: true, UnsignedTextError: claudeUnsigned, Family: "anthropic",
-		Refuse: claudeRefuse,
+		Refuse: claudeRefuse, Unread: claudeUnread,
 	})
 	// Gemini signs its thought text; thought summaries are unsigned by
 	// design, so unsigned text is not rejected. AI Studio and Vertex do not
@@ -105,6 +132,15 @@ func init() {
 	for _, f := range []Format{DeepSeek, Kimi, GLM, MiniMax, Qwen, XAIChat, Groq, Mistral, Cohere} {
 		replay.RegisterFormat(f, replay.FormatTraits{})
 	}
+	// The Anthropic-compatible hosts mint their own signatures: each format
+	// is its own family, so no Claude target accepts it and no host accepts
+	// Claude's or another host's. DeepSeek signs with the message id (a UUID)
+	// on V4 and sent unsigned blocks before, and takes unsigned blocks back;
+	// Kimi takes back unsigned blocks built from its reasoning_content;
+	// MiniMax signs its blocks and wants them back verbatim.
+	replay.RegisterFormat(DeepSeekAnthropic, replay.FormatTraits{})
+	replay.RegisterFormat(KimiAnthropic, replay.FormatTraits{})
+	replay.RegisterFormat(MiniMaxAnthropic, replay.FormatTraits{SignsText: true})
 }
 
 // geminiDomain names the Gemini backend a provider or gateway upstream name

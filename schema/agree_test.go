@@ -37,6 +37,12 @@ var agreeSeeds = []string{
 	`{"version":1,"complete":true,"blocks":[{"type":"compaction","content":"c","signature":"s","extra":{"data":1},"other":[1]}]}`,
 	`{"version":1,"complete":true,"blocks":[{"type":"compaction","unfinished":"yes"}]}`,
 	`{"version":1,"complete":true,"blocks":[{"type":"compaction","extra":{"nope":1}}]}`,
+	`{"version":1,"complete":true,"provenance":{"model":"claude-opus-5-5","requested_model":"claude-fable-5-1","chain_hash":"sha256:00"},"blocks":[]}`,
+	`{"version":1,"complete":true,"transformations":[{"type":"thinking_dropped","reason":"prefix_binding_mismatch","path":"messages.3.content.0","note":1}],"blocks":[]}`,
+	`{"version":1,"complete":true,"transformations":[{"reason":"x"}],"blocks":[]}`,
+	`{"version":1,"complete":true,"transformations":[{"type":1}],"blocks":[]}`,
+	`{"version":1,"complete":true,"transformations":{},"blocks":[]}`,
+	`{"version":1,"complete":true,"provenance":{"requested_model":1},"blocks":[]}`,
 }
 
 // FuzzSchemaAgreement: the published schema accepts a document if and

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs/anthropic"
 	"github.com/reasonreplay/replay/schema"
 	"github.com/stretchr/testify/require"
 )
@@ -103,7 +104,7 @@ func TestHostileInputsGrowing(t *testing.T) {
 	}
 	readers := map[string]func([]byte) error{
 		"UnmarshalTurn":   func(b []byte) error { _, err := replay.UnmarshalTurn(b); return err },
-		"PrefixHash":      func(b []byte) error { _, err := replay.PrefixHash(b); return err },
+		"PrefixHash":      func(b []byte) error { _, err := anthropic.PrefixHash(b); return err },
 		"schema.Validate": func(b []byte) error { return schema.Validate(schema.Turn, b) },
 		"schema.Detect": func(b []byte) error {
 			if _, ok := schema.Detect(b); !ok {

@@ -37,6 +37,25 @@
 // unwrapped, and its exceptions (`throttlingException`, ...) become provider
 // errors; such turns record "bedrock" as their provider.
 //
+// `compaction` blocks (threshold: {content}; on-demand: {content,
+// signature}, streamed as one `compaction_delta` and `signature_delta`
+// pieces) become [replay.Compaction] blocks, byte-exact; a signed one is
+// written back first. `input_transformations` (on `message_start`, repeated
+// complete on the final `message_delta` after a server-side fallback, or
+// top-level in a body) become the turn's Transformations. A `fallback` block
+// ({from:{model},to:{model}}) or a `usage.iterations[]` entry of type
+// `fallback_message` names the model that served the turn: it becomes
+// Provenance.Model, the requested one RequestedModel.
+//
+// The provider decides the format ([Codec.Format]): Claude on Anthropic,
+// Bedrock (InvokeModel and the Messages endpoint `/anthropic/v1/messages`),
+// Vertex; DeepSeek, MiniMax and Kimi mint their own formats on their
+// `/anthropic` endpoints, which never go to Claude.
+//
+// Binding (Claude 5.1 and later but Mythos 5.1 and Sonnet 5): a block is
+// bound to the request's `system`, `tools` and earlier messages (see
+// [PrefixHash]) and chained to the block before it; see [Bind].
+//
 // A thinking block is replayable only when it was closed and carries a
 // non-empty signature. A stream cut before `message_stop` returns the
 // partial turn, every block marked unfinished (thinking cannot be partially
@@ -56,6 +75,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/jsonw"
 )
 
@@ -93,6 +113,39 @@ type Codec struct {
 
 // API returns "anthropic".
 func (Codec) API() string { return API }
+
+// hostFormats are the providers that serve the Messages wire with models of
+// their own (`/anthropic` endpoints), and the format each mints.
+var hostFormats = map[string]replay.Format{
+	"deepseek": formats.DeepSeekAnthropic,
+	"minimax":  formats.MiniMaxAnthropic, "minimaxi": formats.MiniMaxAnthropic,
+	"kimi": formats.KimiAnthropic, "moonshot": formats.KimiAnthropic, "moonshotai": formats.KimiAnthropic,
+}
+
+// claudePlatforms are the providers that serve Claude on the Messages wire:
+// Anthropic, Bedrock (InvokeModel, and the Messages endpoint
+// `/anthropic/v1/messages` of bedrock-runtime and bedrock-mantle), Vertex.
+// An empty provider is taken to be Claude.
+var claudePlatforms = map[string]bool{"": true, "anthropic": true, "claude": true,
+	"bedrock": true, "bedrock-mantle": true, "vertex": true, "vertex-ai": true}
+
+// Format returns the format of the thinking blocks this codec decodes and
+// the only one it writes back: the provider decides it, not the wire.
+// Claude's platforms (Anthropic, Bedrock, Vertex, or no provider) give
+// anthropic-claude-v1; DeepSeek, MiniMax and Kimi (their `/anthropic`
+// endpoints) their own formats; any other provider
+// [replay.FormatUnknown], which is replayed only to the same API and
+// provider and never to Claude.
+func (c Codec) Format() replay.Format {
+	p := strings.ToLower(c.Provider)
+	if claudePlatforms[p] {
+		return formats.AnthropicClaude
+	}
+	if f, ok := hostFormats[p]; ok {
+		return f
+	}
+	return replay.FormatUnknown
+}
 
 func bodyErr(ptr, format string, args ...any) error {
 	return replay.Malformed(API, -1, ptr, format, args...)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/internal/claude"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 )
@@ -21,8 +22,18 @@ const (
 	RuleMissingSignature = "anthropic/missing-signature"
 	// RuleForeignSignature: signed reasoning sent to Claude was minted by Claude.
 	RuleForeignSignature = "anthropic/foreign-signature"
-	// RulePrefixMismatch: a block bound to its conversation is replayed under the same prefix.
+	// RulePrefixMismatch: a block bound to its conversation is replayed after the same prefix.
 	RulePrefixMismatch = "anthropic/prefix-mismatch"
+	// RuleChainBroken: the thinking blocks sent keep the chain they were produced in (no gap, no put-back).
+	RuleChainBroken = "anthropic/chain-broken"
+	// RuleBetaRequired: a request member or block that needs an `anthropic-beta` header is sent with it.
+	RuleBetaRequired = "anthropic/beta-required"
+	// RuleCompaction: compaction blocks and strategies are sent as the API requires.
+	RuleCompaction = "anthropic/compaction"
+	// RuleUnread: thinking the target's model or account does not read is dropped silently.
+	RuleUnread = "anthropic/unread-thinking"
+	// RuleHostThinking: an Anthropic-compatible host gets its own thinking blocks back as it requires.
+	RuleHostThinking = "anthropic/host-thinking"
 )
 
 // Provider error texts the rules predict, as the Messages API returns them
@@ -31,8 +42,25 @@ const (
 	predictThinkingFirst = "Expected `thinking` or `redacted_thinking`, but found `%s`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
 	predictModified      = "`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response."
 	predictInvalidSig    = "Invalid `signature` in `thinking` block"
-	predictBound         = "Invalid `signature` in `thinking` block. The block is bound to a different conversation. Remove the block, or set `thinking.block_binding.mismatch_behavior` to \"drop_block\"."
+	predictBound         = "Invalid `signature` in `thinking` block. The block is bound to a different conversation. Remove the block, or set `thinking.block_binding.prefix_mismatch_behavior` to \"drop_block\"."
+	predictBoundBeta     = " That setting requires the `thinking-binding-controls-2026-08-01` value in the `anthropic-beta` header."
 	predictFieldRequired = "Field required"
+	predictNotString     = "Input should be a valid string"
+	predictExtraInputs   = "Extra inputs are not permitted"
+	// The compaction errors (the wire note quotes them after the location).
+	predictCompactionSig      = "a `compaction` block with `content` requires its `signature`"
+	predictCompactionBeta     = "`signature` requires anthropic-beta: compact-2026-09-04"
+	predictCompactionStrategy = "`compaction` blocks require a `compact_20260112` strategy in `context_management.edits`."
+	predictCompactionMismatch = "`compaction` block `content` does not match its `signature`"
+	predictClearThinkingFirst = "context_management: `clear_thinking_20251015` must be the first strategy"
+	// DeepSeek's `/anthropic` endpoint, thinking mode, an assistant turn without thinking.
+	predictDeepSeekThinking = "The `content[].thinking` in the thinking mode must be passed back to the API."
+)
+
+// The beta header values the rules look for.
+const (
+	betaBinding         = "thinking-binding-controls-2026-08-01"
+	betaCompactOnDemand = "compact-2026-09-04"
 )
 
 // at prefixes a predicted message with the API's location path, when known.
@@ -43,36 +71,64 @@ func at(path, msg string) string {
 	return path + ": " + msg
 }
 
-// Contract returns the Anthropic replay contract and its rules.
-func (Codec) Contract() replay.ReplayContract {
-	return replay.ReplayContract{
+// Contract returns the replay contract and its rules for the codec's
+// provider: Claude's on Anthropic, Bedrock and Vertex; an
+// Anthropic-compatible host's (DeepSeek, MiniMax, Kimi) accepts only its
+// own format ([Codec.Format]).
+func (c Codec) Contract() replay.ReplayContract {
+	own := c.Format()
+	rc := replay.ReplayContract{
 		API:     API,
-		Accepts: []replay.Format{formats.AnthropicClaude},
+		Accepts: []replay.Format{own},
 		Summary: "Send every thinking and redacted_thinking block of the in-progress tool turn (the assistant " +
 			"message whose tool_use the last user message answers) back unchanged, in its original position, " +
 			"with its signature or data byte-exact; with manual (enabled) thinking that message must start " +
 			"with a thinking or redacted_thinking block. Earlier, completed turns' thinking may be dropped " +
-			"(the API filters it), but a block that is sent must be unmodified and signed by Claude. Signatures " +
-			"are valid across the Anthropic API, Bedrock and Vertex; on newer models a block is bound to the " +
-			"request prefix (system, tools, earlier messages) that produced it.",
-		Rules: []replay.Rule{
-			{ID: RuleThinkingFirst, Severity: replay.SeverityReject,
-				Doc:   "With manual thinking, the in-progress tool turn starts with a thinking or redacted_thinking block.",
-				Check: checkThinkingFirst},
-			{ID: RuleThinkingModified, Severity: replay.SeverityReject,
-				Doc:   "The thinking blocks of the latest assistant message in the request are the captured ones: none missing (in a tool turn), reordered or altered.",
-				Check: checkModified},
-			{ID: RuleMissingSignature, Severity: replay.SeverityReject,
-				Doc:   "Every thinking block in the request has a `thinking` member and a non-empty `signature`; every redacted_thinking block has `data`.",
-				Check: checkRequestSignatures},
-			{ID: RuleForeignSignature, Severity: replay.SeverityReject, Covers: []string{replay.RuleForeignFormat},
-				Doc:   "Signed reasoning and encrypted blobs sent to Claude were minted by Claude (format anthropic-claude-v1).",
-				Check: checkForeign},
-			{ID: RulePrefixMismatch, Severity: replay.SeverityReject, Covers: []string{replay.RulePrefixMismatch},
-				Doc:   "On models that bind thinking blocks to their conversation, a replayed turn's prefix hash equals the request's.",
-				Check: checkPrefix},
-		},
+			"(the API filters it), but a block that is sent must be unmodified and signed by its issuer: Claude " +
+			"on Anthropic, Bedrock and Vertex, where the model and account read it; an Anthropic-compatible " +
+			"host (DeepSeek, MiniMax, Kimi) only its own. On Claude 5.1 and later a block is bound to the request " +
+			"prefix (system, tools, earlier messages; from the newest compaction block) and chained to the " +
+			"block before it. Compaction blocks go back byte-exact, to the account that minted them, first.",
 	}
+	rc.Rules = []replay.Rule{
+		{ID: RuleThinkingFirst, Severity: replay.SeverityReject,
+			Doc:   "With manual thinking, the in-progress tool turn starts with a thinking or redacted_thinking block.",
+			Check: c.checkThinkingFirst},
+		{ID: RuleThinkingModified, Severity: replay.SeverityReject,
+			Doc: "The thinking blocks of the latest assistant message in the request are the captured ones: none missing (in a tool turn), " +
+				"reordered or altered; a sealed turn's blocks keep their captured positions. An edited text under an intact signature is " +
+				"a risk on the models seen accepting it (Opus 5.5, Sonnet 5).",
+			Check: c.checkModified},
+		{ID: RuleMissingSignature, Severity: replay.SeverityReject,
+			Doc:   "Every thinking block in the request has a string `thinking` member and a non-empty `signature`; every redacted_thinking block has `data`.",
+			Check: c.checkRequestSignatures},
+		{ID: RuleForeignSignature, Severity: replay.SeverityReject, Covers: []string{replay.RuleForeignFormat},
+			Doc:   "Signed reasoning, encrypted blobs and compaction blocks sent were minted by the target's issuer ([Codec.Format]).",
+			Check: c.checkForeign},
+		{ID: RulePrefixMismatch, Severity: replay.SeverityReject,
+			Doc: "On models that bind thinking blocks to their conversation (Claude 5.1 and later but Mythos 5.1 and Sonnet 5), a replayed " +
+				"turn's recorded prefix hash equals the request's before it. Rejected for accounts created from 2026-08-31 or with " +
+				"prefix_mismatch_behavior \"error\"; dropped silently with \"drop_block\" and in Batches; a risk when the account's age is not known.",
+			Check: c.checkPrefix},
+		{ID: RuleChainBroken, Severity: replay.SeverityReject,
+			Doc: "The thinking blocks sent keep their chain: dropping blocks from the start or the end, or all of them, is valid; a gap " +
+				"in the middle, or a removed block put back, invalidates every later block. Severity as for the prefix.",
+			Check: c.checkChain},
+		{ID: RuleBetaRequired, Severity: replay.SeverityReject,
+			Doc:   "`thinking.block_binding` is sent with the `thinking-binding-controls-2026-08-01` beta, a signed compaction block with `compact-2026-09-04` (checked when Target.Headers is known).",
+			Check: c.checkBeta},
+		{ID: RuleCompaction, Severity: replay.SeverityReject,
+			Doc: "An unsigned compaction block needs a `compact_20260112` strategy in `context_management.edits`; `clear_thinking_20251015` " +
+				"is the first strategy; a signed compaction block keeps the content its signature covers and goes only to the account that minted it.",
+			Check: c.checkCompaction},
+		{ID: RuleUnread, Severity: replay.SeverityDegrade,
+			Doc:   "Thinking minted by a model or account the target's model or account does not read is dropped by the API without an error.",
+			Check: c.checkUnread},
+		{ID: RuleHostThinking, Severity: replay.SeverityReject,
+			Doc:   "DeepSeek's `/anthropic` endpoint in thinking mode wants a thinking block on every assistant turn; MiniMax's its signed blocks verbatim (else interleaved thinking stops).",
+			Check: c.checkHost},
+	}
+	return rc
 }
 
 // requestMessages returns the request's messages, or nil.
@@ -136,7 +192,7 @@ func blockType(b replay.Block) string {
 // answered by a tool_result must start with thinking; without it, the last
 // turn, when it calls tools, must start (among what Encode sends) with a
 // sendable thinking or redacted_thinking item.
-func checkThinkingFirst(h *replay.History, t *replay.Target, report func(replay.Violation)) {
+func (c Codec) checkThinkingFirst(h *replay.History, t *replay.Target, report func(replay.Violation)) {
 	if !t.Thinking {
 		return
 	}
@@ -166,7 +222,7 @@ func checkThinkingFirst(h *replay.History, t *replay.Target, report func(replay.
 	tu := h.Turns[last]
 	for bi, b := range tu.Blocks {
 		if it, ok := b.(replay.ReasoningItem); ok {
-			if sendable(it) {
+			if c.sendable(h.Turns[last], it) {
 				return
 			}
 			continue // left out when sent
@@ -209,15 +265,23 @@ func turnAnchors(tu *replay.Turn) []anchor {
 // last turn as captured. In a tool loop the sequence of thinking, redacted
 // and tool_use blocks must equal the captured one; otherwise each thinking
 // block sent must be a captured one, in captured order.
-func checkModified(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
-	msgs := requestMessages(h)
+func (c Codec) checkModified(h *replay.History, t *replay.Target, report func(replay.Violation)) {
 	last := len(h.Turns) - 1
-	if msgs == nil || last < 0 {
+	if last < 0 {
+		return
+	}
+	c.checkSealedOrder(h.Turns[last], last, report)
+	msgs := requestMessages(h)
+	if msgs == nil {
 		return
 	}
 	i, loop := latestAssistant(msgs)
 	if i < 0 {
 		return
+	}
+	model := t.Model
+	if model == "" {
+		model = h.Turns[last].Provenance.Model
 	}
 	want := turnAnchors(h.Turns[last])
 	type sent struct {
@@ -236,21 +300,27 @@ func checkModified(h *replay.History, _ *replay.Target, report func(replay.Viola
 		}
 		return true
 	})
-	bad := func(block int, msg string) {
-		report(replay.Violation{Turn: last, Block: -1, Pointer: contentPointer(i, block),
+	bad := func(block int, sev replay.Severity, msg string) {
+		report(replay.Violation{Turn: last, Block: -1, Severity: sev, Pointer: contentPointer(i, block),
 			Message:   msg,
 			Predicted: at(contentPath(i, block), predictModified),
 			Fix:       "send the captured thinking and redacted_thinking blocks exactly as they came, in their original order (Encode or Patch the captured turn)"})
+	}
+	// textEdit: the signature is the captured one and only the text differs.
+	textEdit := func(g, w anchor) bool {
+		return g.typ == "thinking" && g.typ == w.typ && g.key == w.key && g.text != w.text
 	}
 	if loop {
 		for j := 0; j < len(want) || j < len(got); j++ {
 			switch {
 			case j >= len(got):
-				bad(-1, fmt.Sprintf("the latest assistant message lacks the captured %s block %d", want[j].typ, j))
+				bad(-1, "", fmt.Sprintf("the latest assistant message lacks the captured %s block %d", want[j].typ, j))
 			case j >= len(want):
-				bad(got[j].at, fmt.Sprintf("the latest assistant message has a %s block the captured turn does not have", got[j].typ))
+				bad(got[j].at, "", fmt.Sprintf("the latest assistant message has a %s block the captured turn does not have", got[j].typ))
+			case textEdit(got[j].anchor, want[j]):
+				bad(got[j].at, textEditSeverity(model), textEditMessage(model))
 			case got[j].anchor != want[j]:
-				bad(got[j].at, fmt.Sprintf("the latest assistant message's %s block differs from the captured turn's %s block at this position", got[j].typ, want[j].typ))
+				bad(got[j].at, "", fmt.Sprintf("the latest assistant message's %s block differs from the captured turn's %s block at this position", got[j].typ, want[j].typ))
 			default:
 				continue
 			}
@@ -263,20 +333,75 @@ func checkModified(h *replay.History, _ *replay.Target, report func(replay.Viola
 		if g.typ == "tool_use" {
 			continue
 		}
-		for w < len(want) && want[w] != g.anchor {
+		for w < len(want) && want[w] != g.anchor && !textEdit(g.anchor, want[w]) {
 			w++
 		}
-		if w == len(want) {
-			bad(g.at, fmt.Sprintf("the latest assistant message's %s block is not one of the captured blocks (or is out of order)", g.typ))
+		switch {
+		case w == len(want):
+			bad(g.at, "", fmt.Sprintf("the latest assistant message's %s block is not one of the captured blocks (or is out of order)", g.typ))
+			return
+		case textEdit(g.anchor, want[w]):
+			bad(g.at, textEditSeverity(model), textEditMessage(model))
 			return
 		}
 		w++
 	}
 }
 
+// textEditSeverity: thinking text edited under an intact signature was
+// accepted by probes on Opus 5.5 and Sonnet 5; elsewhere it is rejected.
+func textEditSeverity(model string) replay.Severity {
+	m := claude.Parse(model)
+	if m.Is("opus", 5, 5) || m.Is("sonnet", 5, 0) {
+		return replay.SeverityRisk
+	}
+	return replay.SeverityReject
+}
+
+func textEditMessage(model string) string {
+	msg := "the thinking text differs from the captured one under the captured signature"
+	if textEditSeverity(model) == replay.SeverityRisk {
+		msg += " (" + model + " was seen accepting such edits; a changed signature is always rejected)"
+	}
+	return msg
+}
+
+// checkSealedOrder: in a sealed turn ([replay.Seal]) of the codec's
+// format, each thinking and redacted block sits at the content index it
+// was captured at (its Index). A block moved (all thinking put first ahead
+// of the server-tool blocks it followed, blocks reordered) is reported.
+func (c Codec) checkSealedOrder(tu *replay.Turn, ti int, report func(replay.Violation)) {
+	sealed := false
+	for _, b := range tu.Blocks {
+		if it, ok := b.(replay.ReasoningItem); ok && it.Meta().Digest != "" {
+			sealed = true
+			break
+		}
+	}
+	if !sealed {
+		return
+	}
+	for bi, b := range tu.Blocks {
+		it, ok := b.(replay.ReasoningItem)
+		if !ok || !c.sendable(tu, it) {
+			continue
+		}
+		ix := it.Meta().Index
+		if !ix.IsPresent() || ix.Value() == bi {
+			continue
+		}
+		report(replay.Violation{Turn: ti, Block: bi,
+			Message:   fmt.Sprintf("the sealed turn's %s block was captured at content index %d and now sits at %d: the turn's blocks were reordered or moved since capture", blockType(b), ix.Value(), bi),
+			Predicted: predictModified,
+			Fix:       "restore the turn's blocks in their captured order (thinking stays after the server-tool blocks it followed)"})
+		return
+	}
+}
+
 // checkRequestSignatures looks at every thinking block of every assistant
 // message in the request.
-func checkRequestSignatures(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
+func (c Codec) checkRequestSignatures(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
+	signs := c.Format().Traits().SignsText
 	for i, m := range requestMessages(h) {
 		if m.Get("role").Str != "assistant" {
 			continue
@@ -287,11 +412,17 @@ func checkRequestSignatures(h *replay.History, _ *replay.Target, report func(rep
 			switch b.Get("type").Str {
 			case "thinking":
 				sig := b.Get("signature")
-				switch {
-				case !b.Get("thinking").Exists():
+				switch th := b.Get("thinking"); {
+				case !th.Exists():
 					v.Message = "a thinking block without its thinking member (send \"thinking\": \"\" for an omitted display)"
 					v.Predicted = at(contentPath(i, j)+".thinking.thinking", predictFieldRequired)
 					v.Fix = "write the thinking member, empty when the text was omitted"
+				case th.Type != gjson.String:
+					v.Message = "a thinking block whose thinking member is " + jsonType(th) + ", not a string"
+					v.Predicted = at(contentPath(i, j)+".thinking.thinking", predictNotString)
+					v.Fix = "write the captured thinking text, \"\" when it was omitted"
+				case !signs && (!sig.Exists() || sig.Type == gjson.String):
+					return true
 				case !sig.Exists():
 					v.Message = "a thinking block without a signature"
 					v.Predicted = at(contentPath(i, j)+".thinking.signature", predictFieldRequired)
@@ -304,11 +435,16 @@ func checkRequestSignatures(h *replay.History, _ *replay.Target, report func(rep
 					return true
 				}
 			case "redacted_thinking":
-				if d := b.Get("data"); d.Type == gjson.String && d.Str != "" {
+				d := b.Get("data")
+				if d.Type == gjson.String && d.Str != "" {
 					return true
 				}
 				v.Message = "a redacted_thinking block without data"
 				v.Predicted = at(contentPath(i, j)+".redacted_thinking.data", predictFieldRequired)
+				if d.Exists() && d.Type != gjson.String {
+					v.Message = "a redacted_thinking block whose data is " + jsonType(d) + ", not a string"
+					v.Predicted = at(contentPath(i, j)+".redacted_thinking.data", predictNotString)
+				}
 				v.Fix = "send the captured data, or drop the block"
 			default:
 				return true
@@ -319,110 +455,298 @@ func checkRequestSignatures(h *replay.History, _ *replay.Target, report func(rep
 	}
 }
 
-// checkForeign flags signed text and encrypted blobs of another issuer.
-func checkForeign(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
+// jsonType names a JSON value's type for messages.
+func jsonType(v gjson.Result) string {
+	switch {
+	case v.Type == gjson.Null:
+		return "null"
+	case v.IsObject():
+		return "an object"
+	case v.IsArray():
+		return "an array"
+	case v.Type == gjson.Number:
+		return "a number"
+	case v.Type == gjson.True || v.Type == gjson.False:
+		return "a boolean"
+	}
+	return "a string"
+}
+
+// checkForeign flags signed text, encrypted blobs and compaction blocks of
+// another issuer than the target's ([Codec.Format]).
+func (c Codec) checkForeign(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
+	own := c.Format()
+	predicted := ""
+	if own == formats.AnthropicClaude {
+		predicted = predictInvalidSig
+	}
+	foreign := func(f replay.Format) bool {
+		if f == "" || f == replay.FormatUnknown {
+			return own != replay.FormatUnknown
+		}
+		return f.Family() != own.Family()
+	}
 	for ti, tu := range h.Turns {
 		for bi, b := range tu.Blocks {
-			it, ok := b.(replay.ReasoningItem)
-			if !ok || it.Meta().Format.Family() == "anthropic" {
-				continue
-			}
 			var what string
-			switch x := it.(type) {
+			var f replay.Format
+			switch x := b.(type) {
 			case *replay.ReasoningText:
 				if !x.Signed() {
 					continue
 				}
-				what = "signature"
+				what, f = "signature", x.Format
 			case *replay.Encrypted:
-				what = "encrypted data"
+				what, f = "encrypted data", x.Format
 			case *replay.Opaque:
-				what = "opaque item"
+				what, f = "opaque item", x.Format
+			case *replay.Compaction:
+				if x.Signature.Value() == "" {
+					continue
+				}
+				what, f = "signed compaction block", x.Format
 			default:
 				continue
 			}
-			f := it.Meta().Format
-			if f == "" {
-				f = "no format"
+			if !foreign(f) {
+				continue
+			}
+			name := string(f)
+			if name == "" {
+				name = "no format"
 			}
 			report(replay.Violation{Turn: ti, Block: bi,
-				Message:   fmt.Sprintf("%s minted by another issuer (%s) cannot be sent to Claude", what, f),
-				Predicted: predictInvalidSig,
-				Fix:       "drop the item, or carry its visible text over as plain text (Carry does); never send another issuer's signature or ciphertext to Claude"})
+				Message:   fmt.Sprintf("%s minted by another issuer (%s) cannot be sent to %s (%s)", what, name, c.target(), own),
+				Predicted: predicted,
+				Fix:       "drop the item, or carry its visible text over as plain text (Carry does); never send another issuer's signature or ciphertext"})
 		}
 	}
 }
 
-// bindsPrefix reports whether a model checks that thinking blocks come back
-// with the request prefix that produced them: Claude 5.1 and later, except
-// Mythos 5.1, which records the binding without checking it. Model names
-// this function cannot read are assumed to bind (later models enforce it).
-func bindsPrefix(model string) bool {
-	m := strings.ToLower(model)
-	i := strings.Index(m, "claude-")
-	if i < 0 {
-		return true
+// target names the codec's target for messages.
+func (c Codec) target() string {
+	if c.Format() == formats.AnthropicClaude {
+		return "Claude"
 	}
-	major, minor, family := -1, 0, ""
-	parts := strings.Split(m[i+len("claude-"):], "-")
-	for k, p := range parts {
-		n, err := strconv.Atoi(p)
-		switch {
-		case err != nil:
-			if family == "" {
-				family = p
-			}
-		case major < 0 && len(p) <= 2:
-			major = n
-			if k+1 < len(parts) && len(parts[k+1]) <= 2 {
-				minor, _ = strconv.Atoi(parts[k+1])
-			}
-		}
-	}
-	if major < 0 {
-		return true
-	}
-	if major != 5 {
-		return major > 5
-	}
-	if minor == 1 && family == "mythos" {
-		return false
-	}
-	return minor >= 1
+	return c.Provider + "'s /anthropic endpoint"
 }
 
-// checkPrefix compares the latest turn's recorded prefix hash with the
-// request's: Target.PrefixHash is the hash of the request before that turn
-// (see replay.PrefixHashBefore), so earlier turns, produced under shorter
-// prefixes, are not compared with it.
-func checkPrefix(h *replay.History, t *replay.Target, report func(replay.Violation)) {
-	if t.PrefixHash == "" || len(h.Turns) == 0 {
+// checkBeta: with the headers known, `thinking.block_binding` needs the
+// binding beta, and a signed compaction block the on-demand compaction beta.
+func (c Codec) checkBeta(h *replay.History, t *replay.Target, report func(replay.Violation)) {
+	if t.Headers == nil {
 		return
 	}
-	last := len(h.Turns) - 1
-	for ti, tu := range h.Turns[last:] {
-		ti += last
-		p := tu.Provenance.PrefixHash
-		if p == "" || p == t.PrefixHash {
-			continue
+	root := requestRoot(h)
+	if bb := root.Get("thinking.block_binding"); bb.Exists() && !hasBeta(t.Headers, betaBinding) {
+		report(replay.Violation{Turn: -1, Block: -1, Pointer: "/thinking/block_binding",
+			Message:   "thinking.block_binding is sent without the " + betaBinding + " value in the anthropic-beta header",
+			Predicted: at("thinking.block_binding", predictExtraInputs),
+			Fix:       "add " + betaBinding + " to the anthropic-beta header, or leave block_binding out"})
+	}
+	if hasBeta(t.Headers, betaCompactOnDemand) {
+		return
+	}
+	c.eachCompaction(h, func(ti, bi, msg, j int, signed bool, _ string) {
+		if !signed {
+			return
 		}
-		model := t.Model
-		if model == "" {
-			model = tu.Provenance.Model
+		v := replay.Violation{Turn: ti, Block: bi,
+			Message: "a signed (on-demand) compaction block is sent without the " + betaCompactOnDemand + " value in the anthropic-beta header",
+			Fix:     "send " + betaCompactOnDemand + " in the anthropic-beta header on every request after an on-demand compaction"}
+		path := ""
+		if msg >= 0 {
+			path, v.Pointer = contentPath(msg, j), contentPointer(msg, j)+"/signature"
 		}
-		if !bindsPrefix(model) {
+		v.Predicted = at(path, predictCompactionBeta)
+		report(v)
+	})
+}
+
+// eachCompaction calls fn for every compaction block sent: in the request
+// when there is one (turn from the pointers or -1, block -1), else in the
+// turns (msg -1).
+func (c Codec) eachCompaction(h *replay.History, fn func(ti, bi, msg, j int, signed bool, content string)) {
+	if msgs := requestMessages(h); msgs != nil {
+		turnOf := map[int]int{}
+		for ti, p := range h.Pointers {
+			turnOf[messageIndex(p)] = ti
+		}
+		for i, m := range msgs {
+			ti, ok := turnOf[i]
+			if !ok {
+				ti = -1
+			}
+			j := 0
+			m.Get("content").ForEach(func(_, b gjson.Result) bool {
+				if b.Get("type").Str == "compaction" {
+					fn(ti, -1, i, j, b.Get("signature").Str != "", b.Get("content").Raw)
+				}
+				j++
+				return true
+			})
+		}
+		return
+	}
+	for ti, tu := range h.Turns {
+		for bi, b := range tu.Blocks {
+			if x, ok := b.(*replay.Compaction); ok && !x.Unfinished {
+				fn(ti, bi, -1, -1, x.Signature.Value() != "", "")
+			}
+		}
+	}
+}
+
+// checkCompaction: the strategy an unsigned compaction block needs, the
+// order of the context-management strategies, a signed block's content,
+// and the account a signed block goes to.
+func (c Codec) checkCompaction(h *replay.History, t *replay.Target, report func(replay.Violation)) {
+	root := requestRoot(h)
+	edits := root.Get("context_management.edits")
+	compact := false
+	k := 0
+	edits.ForEach(func(_, e gjson.Result) bool {
+		switch e.Get("type").Str {
+		case "compact_20260112":
+			compact = true
+		case "clear_thinking_20251015":
+			if k > 0 {
+				report(replay.Violation{Turn: -1, Block: -1, Pointer: "/context_management/edits/" + strconv.Itoa(k),
+					Message:   "clear_thinking_20251015 is not the first strategy in context_management.edits",
+					Predicted: predictClearThinkingFirst,
+					Fix:       "put the clear_thinking_20251015 strategy first in context_management.edits"})
+			}
+		}
+		k++
+		return true
+	})
+	// The content a captured signed compaction block's signature covers.
+	signedContent := map[string]string{}
+	for _, tu := range h.Turns {
+		for _, b := range tu.Blocks {
+			if x, ok := b.(*replay.Compaction); ok && x.Signature.Value() != "" {
+				signedContent[x.Signature.Value()] = string(jsonw.String(nil, x.Content.Value()))
+			}
+		}
+	}
+	if msgs := requestMessages(h); msgs != nil {
+		c.eachCompaction(h, func(ti, _, i, j int, signed bool, content string) {
+			b := msgs[i].Get("content." + strconv.Itoa(j))
+			v := replay.Violation{Turn: ti, Block: -1, Pointer: contentPointer(i, j)}
+			switch {
+			case !signed && !compact && t.Headers != nil && hasBeta(t.Headers, betaCompactOnDemand):
+				v.Message = "an unsigned compaction block is sent with the on-demand compaction beta and no compact_20260112 strategy"
+				v.Predicted = at(contentPath(i, j), predictCompactionSig)
+				v.Fix = "send the compaction block with its signature as captured, or add {\"type\":\"compact_20260112\"} to context_management.edits"
+			case !signed && !compact:
+				v.Message = "a compaction block is sent without a compact_20260112 strategy in context_management.edits"
+				v.Predicted = at(contentPath(i, j), predictCompactionStrategy)
+				v.Fix = "add {\"type\":\"compact_20260112\"} to context_management.edits (and the compact-2026-01-12 beta)"
+			case signed:
+				want, ok := signedContent[b.Get("signature").Str]
+				if !ok || sameJSONString(want, content) {
+					return
+				}
+				v.Message = "the compaction block's content differs from the content its signature was minted over"
+				v.Predicted = at(contentPath(i, j), predictCompactionMismatch)
+				v.Fix = "send the compaction block exactly as captured (Encode the captured turn)"
+			default:
+				return
+			}
+			report(v)
+		})
+	}
+	if t.Account == "" {
+		return
+	}
+	for ti, tu := range h.Turns {
+		acct := tu.Provenance.Account
+		if acct == "" || acct == t.Account {
 			continue
 		}
 		for bi, b := range tu.Blocks {
-			it, ok := b.(replay.ReasoningItem)
-			if !ok || !sendable(it) {
-				continue
+			if x, ok := b.(*replay.Compaction); ok && x.Signature.Value() != "" {
+				report(replay.Violation{Turn: ti, Block: bi,
+					Message: fmt.Sprintf("a signed compaction block minted by account %q is sent as %q", acct, t.Account),
+					Fix:     "never send a signed compaction block to another account (Carry drops it); compact again under this account"})
 			}
+		}
+	}
+}
+
+// sameJSONString compares two JSON string values by their unescaped text.
+func sameJSONString(a, b string) bool {
+	return gjson.Parse(a).String() == gjson.Parse(b).String() && gjson.Parse(a).Type == gjson.Parse(b).Type
+}
+
+// checkUnread reports Claude thinking that the target's model or account
+// does not read: the API drops it without an error.
+func (c Codec) checkUnread(h *replay.History, t *replay.Target, report func(replay.Violation)) {
+	if c.Format() != formats.AnthropicClaude || t.Model == "" {
+		return
+	}
+	platform := strings.ToLower(c.Provider)
+	var lastFrom, lastAcct, why string
+	for ti, tu := range h.Turns {
+		p := tu.Provenance
+		if ti == 0 || p.Model != lastFrom || p.Account != lastAcct {
+			lastFrom, lastAcct = p.Model, p.Account
+			why = claude.Unread(p.Model, t.Model, p.Account, t.Account, platform)
+		}
+		if why == "" {
+			continue
+		}
+		if bi := c.boundItem(tu); bi >= 0 {
 			report(replay.Violation{Turn: ti, Block: bi,
-				Message:   fmt.Sprintf("the turn's thinking was produced under prefix %s but the request's prefix is %s; %s binds blocks to their conversation", p, t.PrefixHash, model),
-				Predicted: predictBound,
-				Fix:       "drop this turn's thinking blocks (and every later one), restore the original system prompt and tools, or set thinking.block_binding to drop_block"})
-			break
+				Message: why + ": the API drops the turn's thinking without an error",
+				Fix:     "expect the loss, or drop the turn's thinking (Carry does: case unread-by-target); keep one model and one account per conversation"})
+		}
+	}
+}
+
+// checkHost: DeepSeek's `/anthropic` endpoint in thinking mode rejects an
+// assistant turn without a thinking block; MiniMax's ends interleaved
+// thinking when its signed blocks are stripped.
+func (c Codec) checkHost(h *replay.History, t *replay.Target, report func(replay.Violation)) {
+	own := c.Format()
+	if own != formats.DeepSeekAnthropic && own != formats.MiniMaxAnthropic {
+		return
+	}
+	root := requestRoot(h)
+	thinking := t.Thinking
+	if tt := root.Get("thinking.type"); tt.Exists() {
+		thinking = tt.Str != "disabled"
+	}
+	msgs := requestMessages(h)
+	switch {
+	case own == formats.DeepSeekAnthropic && !thinking:
+		return
+	case own == formats.DeepSeekAnthropic && msgs != nil:
+		for i, m := range msgs {
+			if m.Get("role").Str == "assistant" && firstThinking(m) < 0 {
+				report(replay.Violation{Turn: -1, Block: -1, Pointer: "/messages/" + strconv.Itoa(i),
+					Message:   "DeepSeek's /anthropic endpoint in thinking mode gets an assistant message without its thinking block",
+					Predicted: predictDeepSeekThinking,
+					Fix:       "send every assistant turn's captured thinking block back (Encode the captured turn); if it was lost, disable thinking for this request"})
+			}
+		}
+	case own == formats.DeepSeekAnthropic:
+		for ti, tu := range h.Turns {
+			if c.boundItem(tu) < 0 {
+				report(replay.Violation{Turn: ti, Block: -1,
+					Message:   "DeepSeek's /anthropic endpoint in thinking mode gets an assistant turn without a thinking block",
+					Predicted: predictDeepSeekThinking,
+					Fix:       "send every assistant turn's captured thinking block back; if it was lost, disable thinking for this request"})
+			}
+		}
+	case msgs != nil && len(h.Pointers) == len(h.Turns):
+		for ti, tu := range h.Turns {
+			n := messageIndex(h.Pointers[ti])
+			if n >= 0 && n < len(msgs) && c.boundItem(tu) >= 0 && firstThinking(msgs[n]) < 0 {
+				report(replay.Violation{Turn: ti, Block: -1, Severity: replay.SeverityDegrade, Pointer: h.Pointers[ti],
+					Message: "MiniMax's signed thinking blocks are stripped from the assistant message: interleaved thinking stops",
+					Fix:     "send MiniMax's thinking blocks back verbatim to MiniMax (Encode the captured turn)"})
+			}
 		}
 	}
 }

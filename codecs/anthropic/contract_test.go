@@ -37,7 +37,8 @@ func TestContractRulesDocumented(t *testing.T) {
 		assert.True(t, strings.HasPrefix(r.ID, "anthropic/"))
 	}
 	assert.Equal(t, []string{"anthropic/thinking-first", "anthropic/thinking-modified", "anthropic/missing-signature",
-		"anthropic/foreign-signature", "anthropic/prefix-mismatch"}, ids)
+		"anthropic/foreign-signature", "anthropic/prefix-mismatch", "anthropic/chain-broken", "anthropic/beta-required",
+		"anthropic/compaction", "anthropic/unread-thinking", "anthropic/host-thinking"}, ids)
 }
 
 func TestThinkingFirstFromTurns(t *testing.T) {
@@ -175,7 +176,8 @@ func TestPrefixMismatch(t *testing.T) {
 	vs := audit(t, "anthropic/prefix-mismatch", h, binding)
 	require.Len(t, vs, 1)
 	assert.Equal(t, 0, vs[0].Block)
-	assert.Equal(t, "Invalid `signature` in `thinking` block. The block is bound to a different conversation. Remove the block, or set `thinking.block_binding.mismatch_behavior` to \"drop_block\".", vs[0].Predicted)
+	assert.Equal(t, "Invalid `signature` in `thinking` block. The block is bound to a different conversation. Remove the block, or set `thinking.block_binding.prefix_mismatch_behavior` to \"drop_block\".", vs[0].Predicted)
+	assert.Equal(t, replay.SeverityRisk, vs[0].Severity, "the account's age is not known")
 
 	for name, tg := range map[string]replay.Target{
 		"same prefix":               {Model: "claude-fable-5-1", PrefixHash: "sha256:aaaa"},

@@ -1,8 +1,9 @@
 package anthropic
 
 import (
+	"strings"
+
 	"github.com/reasonreplay/replay"
-	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
@@ -33,6 +34,10 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	if m := root.Get("model"); m.Type == gjson.String {
 		t.Provenance.Model = m.Str
 	}
+	var err error
+	if t.Transformations, err = transformations(root.Get("input_transformations"), "/input_transformations"); err != nil {
+		return nil, err
+	}
 	content := root.Get("content")
 	if !content.IsArray() {
 		return nil, bodyErr("/content", "expected the content array")
@@ -46,22 +51,107 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	if u := root.Get("usage"); u.IsObject() {
 		t.Usage = []byte(u.Raw)
 	}
+	fallback(t)
 	t.Complete = true
 	return t, nil
+}
+
+// transformations reads `input_transformations`: what the server did to the
+// request's input (thinking dropped or let through, and why).
+func transformations(v gjson.Result, ptr string) ([]replay.Transformation, error) {
+	if !v.Exists() || v.Type == gjson.Null {
+		return nil, nil
+	}
+	if !v.IsArray() {
+		return nil, bodyErr(ptr, "expected an array")
+	}
+	var out []replay.Transformation
+	var err error
+	i := 0
+	v.ForEach(func(_, e gjson.Result) bool {
+		p := ptr + "/" + itoa(i)
+		typ := e.Get("type")
+		if !e.IsObject() || typ.Type != gjson.String {
+			err = bodyErr(p, "expected an object with a string type")
+			return false
+		}
+		x := replay.Transformation{Type: kit.Clone(typ.Str)}
+		for _, f := range [...]struct {
+			k   string
+			dst *string
+		}{{"reason", &x.Reason}, {"path", &x.Path}} {
+			m := e.Get(f.k)
+			if !m.Exists() {
+				continue
+			}
+			if m.Type != gjson.String {
+				err = bodyErr(p+"/"+f.k, "expected a string")
+				return false
+			}
+			*f.dst = kit.Clone(m.Str)
+		}
+		x.Extra = jsonw.ExtraMembers(e.Raw, "type", "reason", "path")
+		out = append(out, x)
+		i++
+		return true
+	})
+	return out, err
+}
+
+// fallback applies a server-side fallback to the provenance: a `fallback`
+// block ({from:{model}, to:{model}}) or a usage iteration of type
+// "fallback_message" names the model that served the turn and minted its
+// thinking; the model requested is kept in RequestedModel.
+func fallback(t *replay.Turn) {
+	served := ""
+	requested := ""
+	for _, b := range t.Blocks {
+		if n, ok := b.(*replay.Native); ok && n.Kind == "fallback" {
+			fb := gjson.ParseBytes(n.Raw)
+			requested, served = fb.Get("from.model").Str, fb.Get("to.model").Str
+		}
+	}
+	if len(t.Usage) > 0 {
+		gjson.GetBytes(t.Usage, "iterations").ForEach(func(_, it gjson.Result) bool {
+			if it.Get("type").Str == "fallback_message" {
+				if m := it.Get("model"); m.Type == gjson.String && m.Str != "" {
+					served = m.Str
+				}
+			}
+			return true
+		})
+	}
+	if served == "" || served == t.Provenance.Model && requested == "" {
+		return
+	}
+	if requested == "" {
+		requested = t.Provenance.Model
+	}
+	if requested != served {
+		t.Provenance.RequestedModel = strings.Clone(requested)
+	}
+	t.Provenance.Model = strings.Clone(served)
 }
 
 // reader reads the content blocks of a response message or of a request's
 // assistant message, within one budget.
 type reader struct {
 	b kit.Budget
+	// format is the format of the thinking blocks read ([Codec.Format]).
+	format replay.Format
 	// cut marks what a cut-off message lacks (a thinking block without its
 	// signature, a tool_use without its input) as unfinished: set for the
 	// last assistant message of a request.
 	cut bool
+	// request reads a request's message: a thinking or redacted block
+	// missing a required member (or holding the wrong type) is read as not
+	// replayable rather than refused, so that the audit reports the 400 it
+	// would get (anthropic/missing-signature).
+	request bool
 }
 
 func (c Codec) reader(cut bool) *reader {
-	return &reader{b: kit.NewBudget(API, c.Limits, -1), cut: cut}
+	return &reader{b: kit.NewBudget(API, c.Limits, -1), format: c.Format(), cut: cut}
 }
 
 // content appends the blocks of the content array arr (at JSON Pointer
@@ -94,11 +184,11 @@ func (r *reader) block(cb gjson.Result, i int, ptr string) (replay.Block, error)
 	case "thinking":
 		return r.thinking(cb, i, ptr)
 	case "redacted_thinking":
-		data, err := r.str(cb, i, ptr, "data", true)
+		data, err := r.str(cb, i, ptr, "data", !r.request)
 		if err != nil {
 			return nil, err
 		}
-		it := &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.AnthropicClaude, Index: replay.Some(i)}, Data: data}
+		it := &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: r.format, Index: replay.Some(i)}, Data: data}
 		it.Extra, err = r.extra(cb, i, "type", "data")
 		return it, err
 	case "text":
@@ -111,6 +201,8 @@ func (r *reader) block(cb gjson.Result, i int, ptr string) (replay.Block, error)
 		return x, err
 	case "tool_use":
 		return r.toolUse(cb, i, ptr)
+	case "compaction":
+		return r.compaction(cb, i, ptr)
 	}
 	if err := r.b.Item(i, len(cb.Raw), len(cb.Raw)); err != nil {
 		return nil, err
@@ -118,14 +210,41 @@ func (r *reader) block(cb gjson.Result, i int, ptr string) (replay.Block, error)
 	return &replay.Native{Kind: kit.Clone(typ.Str), Raw: []byte(cb.Raw)}, nil
 }
 
+// compaction reads a compaction block: threshold compaction's
+// {content} or on-demand compaction's {content, signature}, byte-exact.
+func (r *reader) compaction(cb gjson.Result, i int, ptr string) (replay.Block, error) {
+	x := &replay.Compaction{Format: r.format}
+	for _, f := range [...]struct {
+		k   string
+		dst *replay.Opt[string]
+	}{{"content", &x.Content}, {"signature", &x.Signature}} {
+		switch v := cb.Get(f.k); {
+		case !v.Exists():
+		case v.Type == gjson.Null:
+			*f.dst = replay.NullOf[string]()
+		case v.Type == gjson.String:
+			s, err := r.b.Keep(i, v.Str)
+			if err != nil {
+				return nil, err
+			}
+			*f.dst = replay.Some(s)
+		default:
+			return nil, bodyErr(ptr+"/"+f.k, "expected a string")
+		}
+	}
+	var err error
+	x.Extra, err = r.extra(cb, i, "type", "content", "signature")
+	return x, err
+}
+
 // thinking reads a thinking block. In a cut message, one without its
 // signature is unfinished.
 func (r *reader) thinking(cb gjson.Result, i int, ptr string) (replay.Block, error) {
 	text, err := r.str(cb, i, ptr, "thinking", false)
-	if err != nil {
+	if err != nil && !r.request {
 		return nil, err
 	}
-	it := &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: formats.AnthropicClaude, Index: replay.Some(i)}, Text: text}
+	it := &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: r.format, Index: replay.Some(i)}, Text: text}
 	switch sg := cb.Get("signature"); sg.Type {
 	case gjson.String:
 		sig, err := r.b.Keep(i, sg.Str)
@@ -140,7 +259,9 @@ func (r *reader) thinking(cb gjson.Result, i int, ptr string) (replay.Block, err
 			it.Unfinished = true
 		}
 	default:
-		return nil, bodyErr(ptr+"/signature", "expected a string")
+		if !r.request {
+			return nil, bodyErr(ptr+"/signature", "expected a string")
+		}
 	}
 	it.Extra, err = r.extra(cb, i, "type", "thinking", "signature")
 	return it, err
@@ -175,6 +296,9 @@ func (r *reader) str(cb gjson.Result, i int, ptr, name string, required bool) (s
 	v := cb.Get(name)
 	if v.Type == gjson.String || (!required && !v.Exists()) {
 		return r.b.Keep(i, v.Str)
+	}
+	if r.request && !required {
+		return "", nil
 	}
 	return "", bodyErr(ptr+"/"+name, "expected a string")
 }

@@ -10,10 +10,20 @@ import (
 	"github.com/tidwall/sjson"
 )
 
-// sendable reports whether Encode and Patch write the reasoning item: it is
-// Claude's ([replay.Format.Family] "anthropic"), and [replay.Replayable].
-func sendable(it replay.ReasoningItem) bool {
-	if it.Meta().Format.Family() != "anthropic" || !replay.Replayable(it) {
+// sendable reports whether Encode and Patch write the reasoning item of
+// turn t: it is of the codec's format family ([Codec.Format]; an item of
+// format unknown only from this API), and [replay.Replayable].
+func (c Codec) sendable(t *replay.Turn, it replay.ReasoningItem) bool {
+	own := c.Format()
+	f := it.Meta().Format
+	switch {
+	case !replay.Replayable(it):
+		return false
+	case own == replay.FormatUnknown || f == "" || f == replay.FormatUnknown:
+		if own != replay.FormatUnknown || (f != "" && f != replay.FormatUnknown) || !sameAPI(t) {
+			return false
+		}
+	case f.Family() != own.Family():
 		return false
 	}
 	switch it.(type) {
@@ -27,6 +37,38 @@ func sendable(it replay.ReasoningItem) bool {
 // and the extra members of its text and tool blocks may be written back.
 func sameAPI(t *replay.Turn) bool {
 	return t.Provenance.API == "" || strings.EqualFold(t.Provenance.API, API)
+}
+
+// sendableCompaction reports whether Encode writes a compaction block of
+// turn t: finished, from this API, minted by the codec's issuer.
+func (c Codec) sendableCompaction(t *replay.Turn, x *replay.Compaction) bool {
+	f := x.Format
+	if f == "" {
+		f = replay.FormatUnknown
+	}
+	return !x.Unfinished && sameAPI(t) && f.Family() == c.Format().Family()
+}
+
+// appendCompaction writes a compaction block: its content and signature
+// as captured (absent stays absent, null stays null), then its other
+// members.
+func appendCompaction(dst []byte, x *replay.Compaction) []byte {
+	dst = append(dst, `{"type":"compaction"`...)
+	for _, f := range [...]struct {
+		k string
+		v replay.Opt[string]
+	}{{"content", x.Content}, {"signature", x.Signature}} {
+		switch f.v.Presence() {
+		case replay.Present:
+			dst = jsonw.Key(dst, f.k)
+			dst = jsonw.String(dst, f.v.Value())
+		case replay.Null:
+			dst = jsonw.Key(dst, f.k)
+			dst = append(dst, "null"...)
+		}
+	}
+	dst = jsonw.Members(dst, x.Extra)
+	return append(dst, '}')
 }
 
 // appendItem writes a thinking or redacted_thinking block.
@@ -50,7 +92,9 @@ func appendItem(dst []byte, it replay.ReasoningItem) []byte {
 // `{"role":"assistant","content":[...]}` with every block in its original
 // order. Thinking blocks keep their text (`"thinking":""` when it was
 // empty), signature and unknown members; redacted_thinking keeps its data;
-// tool_use keeps its id, name and input. Left out: reasoning items that are
+// tool_use keeps its id, name and input; a compaction block keeps its
+// content and signature, and a signed (on-demand) one is written first.
+// Left out: reasoning items that are
 // not [replay.Replayable] or not Claude's, unfinished tool calls and server
 // blocks, empty text blocks (the API rejects them), and native blocks of a
 // turn from another API.
@@ -59,19 +103,31 @@ func (c Codec) Encode(t *replay.Turn) ([]byte, error) {
 		return nil, bodyErr("", "no turn to encode")
 	}
 	dst := []byte(`{"role":"assistant","content":[`)
-	dst, err := appendContent(dst, t)
+	dst, err := c.appendContent(dst, t)
 	if err != nil {
 		return nil, err
 	}
 	return append(dst, "]}"...), nil
 }
 
-func appendContent(dst []byte, t *replay.Turn) ([]byte, error) {
+func (c Codec) appendContent(dst []byte, t *replay.Turn) ([]byte, error) {
 	same := sameAPI(t)
+	// An on-demand (signed) compaction block goes first.
+	for _, b := range t.Blocks {
+		if x, ok := b.(*replay.Compaction); ok && x.Signature.Value() != "" && c.sendableCompaction(t, x) {
+			dst = jsonw.Comma(dst)
+			dst = appendCompaction(dst, x)
+		}
+	}
 	for i, b := range t.Blocks {
 		switch b := b.(type) {
+		case *replay.Compaction:
+			if b.Signature.Value() == "" && c.sendableCompaction(t, b) {
+				dst = jsonw.Comma(dst)
+				dst = appendCompaction(dst, b)
+			}
 		case replay.ReasoningItem:
-			if !sendable(b) {
+			if !c.sendable(t, b) {
 				continue
 			}
 			dst = jsonw.Comma(dst)
@@ -181,7 +237,7 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 	for _, b := range t.Blocks {
 		switch b := b.(type) {
 		case replay.ReasoningItem:
-			if sendable(b) {
+			if c.sendable(t, b) {
 				ins = append(ins, insert{at: at, raw: appendItem(nil, b)})
 			}
 		case *replay.ToolCall:

@@ -43,6 +43,7 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 func (c Codec) requestTurn(content gjson.Result, ptr string, cut bool) (*replay.Turn, error) {
 	tu := &replay.Turn{Provenance: replay.Provenance{API: API, Provider: c.Provider}}
 	r := c.reader(cut)
+	r.request = true
 	switch {
 	case content.Type == gjson.String:
 		if err := r.b.Block(0); err != nil {

@@ -31,6 +31,7 @@ const (
 	kindText
 	kindToolUse
 	kindNative
+	kindCompaction
 )
 
 // block is the decoder's state for one content block, addressed by its
@@ -53,6 +54,9 @@ type block struct {
 	txt   *replay.Text
 	call  *replay.ToolCall
 	nat   *replay.Native
+	comp  *replay.Compaction
+	// contentSeen records that a compaction's content arrived.
+	contentSeen bool
 }
 
 // StreamDecoder decodes an Anthropic Messages event stream (SSE, or one JSON
@@ -77,6 +81,15 @@ type StreamDecoder struct {
 	err      error
 	finished bool
 	buf      []byte
+}
+
+// format is the format of the decoded thinking blocks: Claude's for a
+// stream in Bedrock's envelope, else the provider's ([Codec.Format]).
+func (d *StreamDecoder) format() replay.Format {
+	if d.bedrock {
+		return formats.AnthropicClaude
+	}
+	return Codec{Provider: d.Provider}.Format()
 }
 
 // setup seeds the budget from Limits once, before the first frame.
@@ -193,6 +206,7 @@ func (d *StreamDecoder) event(typ, s string, dst []replay.Event) ([]replay.Event
 		if u := msg.Get("usage"); u.IsObject() {
 			d.turn.Usage = []byte(u.Raw)
 		}
+		return dst, d.transformations(msg.Get("input_transformations"), "/message/input_transformations")
 	case "content_block_start":
 		return d.start(s, dst)
 	case "content_block_delta":
@@ -209,6 +223,13 @@ func (d *StreamDecoder) event(typ, s string, dst []replay.Event) ([]replay.Event
 		}
 		if u := gjson.Get(s, "usage"); u.IsObject() {
 			d.turn.Usage = mergeUsage(d.turn.Usage, u)
+		}
+		// After a server-side fallback the final message_delta repeats the
+		// list, complete: it replaces the one of message_start.
+		for _, ptr := range [...]string{"input_transformations", "delta.input_transformations"} {
+			if v := gjson.Get(s, ptr); v.Exists() {
+				return dst, d.transformations(v, "/"+strings.ReplaceAll(ptr, ".", "/"))
+			}
 		}
 	case "message_stop":
 		if gjson.Get(s, "amazon-bedrock-invocationMetrics").Exists() {
@@ -327,6 +348,8 @@ func (d *StreamDecoder) start(s string, dst []replay.Event) ([]replay.Event, err
 		dst, err = d.startText(b, cb, dst)
 	case "tool_use":
 		dst, err = d.startToolUse(b, cb, dst)
+	case "compaction":
+		err = d.startCompaction(b, cb)
 	default:
 		b.kind = kindNative
 		if err = d.budget.Item(b.pos, len(cb.Raw), len(cb.Raw)); err == nil {
@@ -355,7 +378,7 @@ func (d *StreamDecoder) extra(b *block, cb gjson.Result, known ...string) ([]byt
 // signature (normally empty, but kept and counted when not).
 func (d *StreamDecoder) startThinking(b *block, i int, cb gjson.Result, dst []replay.Event) ([]replay.Event, error) {
 	b.kind = kindThinking
-	b.think = &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: formats.AnthropicClaude, Index: replay.Some(i)}}
+	b.think = &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: d.format(), Index: replay.Some(i)}}
 	t := cb.Get("thinking")
 	if t.Exists() && t.Type != gjson.String {
 		return dst, d.malformed("/content_block/thinking", "expected a string")
@@ -384,6 +407,54 @@ func (d *StreamDecoder) startThinking(b *block, i int, cb gjson.Result, dst []re
 	return dst, nil
 }
 
+// transformations replaces the turn's input transformations with the
+// list v, within the budget.
+func (d *StreamDecoder) transformations(v gjson.Result, ptr string) error {
+	if !v.Exists() {
+		return nil
+	}
+	xs, err := transformations(v, ptr)
+	if err != nil {
+		return err
+	}
+	if err := d.budget.Item(-1, len(v.Raw), len(v.Raw)); err != nil {
+		return err
+	}
+	d.turn.Transformations = xs
+	return nil
+}
+
+// startCompaction opens a compaction block: its content arrives whole in
+// one compaction_delta (or in the start event), an on-demand compaction's
+// signature in signature_delta pieces.
+func (d *StreamDecoder) startCompaction(b *block, cb gjson.Result) error {
+	b.kind = kindCompaction
+	b.comp = &replay.Compaction{Format: d.format()}
+	for _, f := range [...]struct {
+		k    string
+		sb   *strings.Builder
+		seen *bool
+	}{{"content", &b.text, &b.contentSeen}, {"signature", &b.sig, &b.sigSeen}} {
+		v := cb.Get(f.k)
+		switch v.Type {
+		case gjson.String:
+			*f.seen = true
+			if _, err := d.grow(b, f.sb, v); err != nil {
+				return err
+			}
+		case gjson.Null:
+		default:
+			return d.malformed("/content_block/"+f.k, "expected a string")
+		}
+	}
+	var err error
+	if b.comp.Extra, err = d.extra(b, cb, "type", "content", "signature"); err != nil {
+		return err
+	}
+	d.turn.Blocks = append(d.turn.Blocks, b.comp)
+	return nil
+}
+
 // startRedacted opens a redacted_thinking block, which arrives whole.
 func (d *StreamDecoder) startRedacted(b *block, i int, cb gjson.Result, dst []replay.Event) ([]replay.Event, error) {
 	b.kind = kindRedacted
@@ -391,7 +462,7 @@ func (d *StreamDecoder) startRedacted(b *block, i int, cb gjson.Result, dst []re
 	if data.Type != gjson.String {
 		return dst, d.malformed("/content_block/data", "expected the redacted_thinking data string")
 	}
-	b.enc = &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.AnthropicClaude, Index: replay.Some(i)}}
+	b.enc = &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: d.format(), Index: replay.Some(i)}}
 	var err error
 	if b.enc.Data, err = d.budget.Keep(b.pos, data.Str); err != nil {
 		return dst, err
@@ -473,7 +544,8 @@ type deltaSpec struct {
 
 var deltaSpecs = map[string]deltaSpec{
 	"thinking_delta":   {[]blockKind{kindThinking}, "thinking", replay.EventReasoningDelta},
-	"signature_delta":  {[]blockKind{kindThinking}, "signature", replay.EventInvalid},
+	"signature_delta":  {[]blockKind{kindThinking, kindCompaction}, "signature", replay.EventInvalid},
+	"compaction_delta": {[]blockKind{kindCompaction}, "content", replay.EventInvalid},
 	"text_delta":       {[]blockKind{kindText}, "text", replay.EventTextDelta},
 	"input_json_delta": {[]blockKind{kindToolUse, kindNative}, "partial_json", replay.EventToolCallDelta},
 	"citations_delta":  {[]blockKind{kindText}, "citation", replay.EventInvalid},
@@ -481,7 +553,7 @@ var deltaSpecs = map[string]deltaSpec{
 
 var kindNames = map[blockKind]string{
 	kindThinking: "thinking", kindRedacted: "redacted_thinking", kindText: "text",
-	kindToolUse: "tool_use", kindNative: "a server block"}
+	kindToolUse: "tool_use", kindNative: "a server block", kindCompaction: "compaction"}
 
 // delta applies a content_block_delta to the block at its index.
 func (d *StreamDecoder) delta(s string, dst []replay.Event) ([]replay.Event, error) {
@@ -509,8 +581,11 @@ func (d *StreamDecoder) delta(s string, dst []replay.Event) ([]replay.Event, err
 		return dst, d.malformed("/delta/"+spec.member, "expected a string")
 	}
 	sb := &b.text
-	if dtype.Str == "signature_delta" {
+	switch dtype.Str {
+	case "signature_delta":
 		sb, b.sigSeen = &b.sig, true
+	case "compaction_delta":
+		b.contentSeen = true
 	}
 	old, err := d.grow(b, sb, v)
 	if err != nil {
@@ -574,6 +649,13 @@ func (d *StreamDecoder) settle(b *block) {
 		}
 	case kindToolUse:
 		b.call.Arguments = toolInput(b.text.String(), b.startInput)
+	case kindCompaction:
+		if b.contentSeen {
+			b.comp.Content = replay.Some(b.text.String())
+		}
+		if b.sigSeen {
+			b.comp.Signature = replay.Some(b.sig.String())
+		}
 	case kindNative:
 		if b.text.Len() > 0 && jsonw.Valid(b.text.String()) {
 			if out, err := sjson.SetRawBytes(b.nat.Raw, "input", []byte(b.text.String())); err == nil {
@@ -622,6 +704,8 @@ func (d *StreamDecoder) Finish() (*replay.Turn, error) {
 				b.call.Unfinished = true
 			case kindNative:
 				b.nat.Unfinished = true
+			case kindCompaction:
+				b.comp.Unfinished = true
 			}
 		}
 	}
@@ -638,6 +722,7 @@ func (d *StreamDecoder) Finish() (*replay.Turn, error) {
 		t.MarkUnfinished()
 		return t, &replay.Error{API: API, Event: d.n, Err: fmt.Errorf("message_stop with block %d still open: %w", open[0], io.ErrUnexpectedEOF)}
 	}
+	fallback(t)
 	t.Complete = true
 	return t, nil
 }

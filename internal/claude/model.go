@@ -1,0 +1,104 @@
+// Package claude reads Claude model names, for the rules that depend on the
+// model generation (prefix binding, cross-model and cross-account reading
+// of thinking blocks). It is shared by package formats and codecs/anthropic.
+package claude
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Model is a Claude model name read into its family and version.
+type Model struct {
+	// Family is "opus", "sonnet", "haiku", "fable", "mythos", ... ("" when
+	// the name does not say).
+	Family string
+	// Major and Minor are the version; Major is -1 when the name has none.
+	Major, Minor int
+}
+
+// Parse reads a model name such as "claude-opus-5-5", "claude-fable-5-1",
+// "anthropic.claude-sonnet-5-20260901-v1:0" or "claude-3-7-sonnet-latest".
+// A snapshot date is not a minor version. A name without "claude" gives
+// Major -1.
+func Parse(name string) Model {
+	m := Model{Major: -1}
+	s := strings.ToLower(name)
+	i := strings.Index(s, "claude-")
+	if i < 0 {
+		return m
+	}
+	parts := strings.FieldsFunc(s[i+len("claude-"):], func(r rune) bool { return r == '-' || r == '.' || r == '@' || r == ':' })
+	for k, p := range parts {
+		n, err := strconv.Atoi(p)
+		switch {
+		case err != nil:
+			if m.Family == "" {
+				m.Family = p
+			}
+		case m.Major < 0 && len(p) <= 2:
+			m.Major = n
+			if k+1 < len(parts) && len(parts[k+1]) <= 2 {
+				if mi, err := strconv.Atoi(parts[k+1]); err == nil {
+					m.Minor = mi
+				}
+			}
+		}
+		if m.Family != "" && m.Major >= 0 {
+			break
+		}
+	}
+	return m
+}
+
+// AtLeast reports whether the version is major.minor or later.
+func (m Model) AtLeast(major, minor int) bool {
+	return m.Major > major || m.Major == major && m.Minor >= minor
+}
+
+// Is reports whether the model is family at exactly major.minor.
+func (m Model) Is(family string, major, minor int) bool {
+	return m.Family == family && m.Major == major && m.Minor == minor
+}
+
+// Known reports whether the name was read as a Claude model with a version.
+func (m Model) Known() bool { return m.Major >= 0 }
+
+// BindsPrefix reports whether the model checks that thinking blocks come
+// back after the prefix that produced them: Claude 5.1 and later (a version
+// floor: later models enforce it), except Mythos 5.1, which records the
+// binding without checking it, and Sonnet 5 (probed: no check). A name
+// that is not read as a Claude model is assumed to bind.
+func (m Model) BindsPrefix() bool {
+	if !m.Known() {
+		return true
+	}
+	if m.Is("mythos", 5, 1) {
+		return false
+	}
+	return m.AtLeast(5, 1)
+}
+
+// Unread returns why a thinking block minted by model from, on platform
+// fromPlatform with account fromAccount, is not read by model to on
+// platform toPlatform with account toAccount ("" when it is read, or when
+// the facts are not known). The provider drops such a block silently.
+// Accounts are compared only when both are known.
+func Unread(from, to string, fromAccount, toAccount, toPlatform string) string {
+	f, t := Parse(from), Parse(to)
+	if !f.Known() {
+		return ""
+	}
+	account := fromAccount != "" && toAccount != "" && fromAccount != toAccount
+	switch {
+	case (f.Is("sonnet", 5, 5) || f.Is("haiku", 5, 5)) && account:
+		return from + " thinking blocks are bound to the account that produced them (" + fromAccount + ", not " + toAccount + ")"
+	case f.Is("sonnet", 5, 5) && t.Known() && !t.Is("sonnet", 5, 5):
+		return from + " thinking blocks are bound to that model; " + to + " drops them"
+	case f.Is("opus", 5, 5) && (t.Is("fable", 5, 1) || t.Is("mythos", 5, 1)) && toPlatform != "" && toPlatform != "anthropic":
+		return to + " reads " + from + " thinking blocks only on the Claude API, not on " + toPlatform
+	case (f.Is("fable", 5, 1) || f.Is("mythos", 5, 1)) && t.Is("opus", 5, 5):
+		return to + " does not read " + from + " thinking blocks"
+	}
+	return ""
+}
