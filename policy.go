@@ -406,7 +406,7 @@ func (c *carrier) keepPartsTogether(t *Turn, ds []decision) {
 				}
 			}
 		}
-		if it, ok := t.Blocks[i].(ReasoningItem); ok && lost >= 0 && it.Meta().Format.Traits().PairsWithFollower && j < len(t.Blocks) && isFollower(t.Blocks[j]) {
+		if it, ok := t.Blocks[i].(ReasoningItem); ok && lost >= 0 && pairs(it.Meta().Format) && j < len(t.Blocks) && isFollower(t.Blocks[j]) {
 			ds[j].reason = fmt.Sprintf("its reasoning item %q is not sent", it.Meta().ID.Value())
 			ds[j].cs = ds[lost].cs
 			ds[j].action = Drop
@@ -416,6 +416,13 @@ func (c *carrier) keepPartsTogether(t *Turn, ds []decision) {
 		}
 		i = j
 	}
+}
+
+// pairs reports whether a reasoning item of format f may have paired its
+// follower's item id: a format that declares it, or an unattributed one,
+// whose host's ids are never sent anywhere else.
+func pairs(f Format) bool {
+	return f == "" || f == FormatUnknown || f.Traits().PairsWithFollower
 }
 
 // emitState is what emit carries from one block to the next.

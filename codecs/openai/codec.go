@@ -115,15 +115,16 @@ func init() {
 }
 
 // FormatFor returns the reasoning item format of a Responses provider, as
-// OpenRouter spells it: openai-responses-v1 for "openai" and "" (and for
-// GitHub Copilot, which serves OpenAI's models and tokens),
+// OpenRouter spells it: openai-responses-v1 for "openai" and "",
 // azure-openai-responses-v1, xai-responses-v1, bedrock-openai-responses-v1
-// and meta-responses-v1. Other hosts (OpenRouter's, DeepSeek's Responses
-// endpoints, local servers) mint items no one else verifies:
-// [replay.FormatUnknown].
+// and meta-responses-v1. The issuer is the host, not the API: GitHub
+// Copilot, Ollama, DeepSeek's and OpenRouter's Responses endpoints and LM
+// Studio mint their own ids and blobs (formats.CopilotResponses, ...),
+// which OpenAI and Azure cannot verify. Any other host (vLLM, a local
+// server) mints items no one else verifies: [replay.FormatUnknown].
 func FormatFor(provider string) replay.Format {
 	switch strings.ToLower(provider) {
-	case "", "openai", "copilot", "github", "github-copilot", "github copilot":
+	case "", "openai":
 		return formats.OpenAIResponses
 	case "azure", "azure-openai":
 		return formats.AzureOpenAIResponses
@@ -133,6 +134,16 @@ func FormatFor(provider string) replay.Format {
 		return formats.BedrockOpenAIResponses
 	case "meta":
 		return formats.MetaResponses
+	case "copilot", "github", "github-copilot", "github copilot":
+		return formats.CopilotResponses
+	case "ollama":
+		return formats.OllamaResponses
+	case "deepseek":
+		return formats.DeepSeekResponses
+	case "openrouter":
+		return formats.OpenRouterResponses
+	case "lmstudio", "lm-studio", "lm studio":
+		return formats.LMStudioResponses
 	}
 	return replay.FormatUnknown
 }
