@@ -66,11 +66,18 @@
 // # Replay
 //
 // [Codec.Encode] writes the next request's `input` items for the turn. With
-// `store: false` (the zero [Codec]) a reasoning item is sent whole (`id`,
-// `summary`, `content`, `encrypted_content`) and only when it has its
-// encrypted content; with [Codec.Stored] it is sent as an `item_reference`.
-// Output-only `status` members are not sent back on reasoning, message and
-// function_call items. When a reasoning item cannot be sent (unfinished,
+// `store: false` (the zero [Codec]) a reasoning item is sent whole and only
+// when it has its encrypted content: `id`, `summary` (always present, `[]`
+// when empty: OpenAI answers "Missing required parameter:
+// 'input[N].summary'." without it) and `encrypted_content`. Never a
+// non-empty `content` (OpenAI: "Invalid 'input[N].content': array too
+// long. Expected an array with maximum length 0, but got an array with
+// length 1 instead.", code `array_above_max_length`) except to hosts that
+// take reasoning_text back ([Codec.ReasoningText]: vLLM and others serving
+// gpt-oss), and never `status` ("Unknown parameter: 'input[N].status'.").
+// With [Codec.Stored] it is sent as an `item_reference`. Output-only
+// `status` members are not sent back on message and function_call items
+// either. When a reasoning item cannot be sent (unfinished,
 // foreign, no encrypted content in stateless mode), its follower is sent
 // without its id, which OpenAI would otherwise pair with the missing item.
 package openai
@@ -101,7 +108,28 @@ type Codec struct {
 	Stored bool
 	// Limits bound what the decoders keep; zero fields take defaults.
 	Limits replay.Limits
+	// ReasoningText sends reasoning text back as the `content` of input
+	// reasoning items (`reasoning_text` parts), for hosts that serve
+	// open-weight models such as gpt-oss through Responses and take it back
+	// (vLLM, SGLang: the default for those providers, see
+	// [TakesReasoningText]). OpenAI and Azure refuse a non-empty `content`
+	// on an input reasoning item, so it is never sent to them.
+	ReasoningText bool
 }
+
+// TakesReasoningText reports whether a Responses provider takes reasoning
+// text back in the `content` of input reasoning items: the hosts that serve
+// gpt-oss and other open-weight models through Responses ("vllm",
+// "sglang"). OpenAI, Azure and the other hosted APIs do not.
+func TakesReasoningText(provider string) bool {
+	switch strings.ToLower(provider) {
+	case "vllm", "sglang":
+		return true
+	}
+	return false
+}
+
+func (c Codec) sendsText() bool { return c.ReasoningText || TakesReasoningText(c.Provider) }
 
 func init() {
 	replay.Default.MustRegister(replay.Entry{

@@ -128,11 +128,15 @@ func itemBlocks(dst []replay.Block, item gjson.Result, f replay.Format, ptr stri
 		return dst, replay.Malformed(API, -1, ptr, "expected an output item object")
 	}
 	typ := item.Get("type")
-	if typ.Type != gjson.String {
+	kind := typ.Str
+	if !typ.Exists() && item.Get("role").Type == gjson.String {
+		// An input message may leave its type out (EasyInputMessage).
+		kind = "message"
+	} else if typ.Type != gjson.String {
 		return dst, replay.Malformed(API, -1, ptr+"/type", "expected an output item with a string type")
 	}
 	var err error
-	switch typ.Str {
+	switch kind {
 	case "reasoning":
 		var r reasoning
 		if err = r.read(item, ptr, pos, bud); err != nil {
@@ -312,8 +316,18 @@ func (m *message) read(item gjson.Result, ptr string, pos int, b *kit.Budget) er
 			}
 			m.id, err = b.Keep(pos, v.Str)
 		case "content":
+			if v.Type == gjson.String {
+				// An input message's content may be a plain string.
+				var s string
+				if s, err = b.Keep(pos, v.Str); err != nil {
+					return false
+				}
+				m.texts = append(m.texts, s)
+				m.annots = append(m.annots, "")
+				return true
+			}
 			if !v.IsArray() {
-				err = replay.Malformed(API, -1, ptr+"/content", "expected a content array")
+				err = replay.Malformed(API, -1, ptr+"/content", "expected a content array or string")
 				return false
 			}
 			v.ForEach(func(_, p gjson.Result) bool {

@@ -101,6 +101,9 @@ func (c Codec) sendable(t *replay.Turn, g group) bool {
 			if e, ok := x.(*replay.Encrypted); ok && e.Data != "" {
 				hasData = true
 			}
+			if _, ok := x.(*replay.ReasoningText); ok && c.sendsText() {
+				hasData = true
+			}
 		}
 	}
 	return c.Stored || hasData
@@ -110,8 +113,9 @@ func sameAPI(t *replay.Turn) bool { return t.Provenance.API == "" || t.Provenanc
 
 // Encode writes the turn as the next request's `input` items, a JSON array
 // in the turn's order. Each reasoning item is written immediately before
-// the item that followed it: whole (`id`, `summary`, `content` when it has
-// reasoning text, `encrypted_content`, unknown members) in stateless mode,
+// the item that followed it: whole (`id`, `summary`, `encrypted_content`,
+// unknown members; `content` only for hosts that take reasoning text back,
+// [Codec.ReasoningText]) in stateless mode,
 // or as an `item_reference` when c.Stored. A reasoning item is left out
 // when it is unfinished, of another format than c's provider, without an
 // id, without a follower that carries its id, or (stateless) without
@@ -261,7 +265,7 @@ func (c Codec) appendReasoning(out []byte, t *replay.Turn, g group) []byte {
 		}
 	}
 	out = append(out, ']')
-	if nText > 0 {
+	if nText > 0 && c.sendsText() {
 		out = append(out, `,"content":[`...)
 		for _, b := range t.Blocks[g.start:g.end] {
 			if x, ok := b.(*replay.ReasoningText); ok {
@@ -280,8 +284,33 @@ func (c Codec) appendReasoning(out []byte, t *replay.Turn, g group) []byte {
 			break
 		}
 	}
-	out = appendExtra(out, extra, "")
+	out = appendExtraSkip(out, extra, reasoningOwn)
 	return append(out, '}')
+}
+
+// reasoningOwn are the members of an input reasoning item that Encode
+// writes itself or never sends (`status`, `content`): an unknown member of
+// the same name kept in Extra is not written again.
+var reasoningOwn = []string{"type", "id", "summary", "content", "encrypted_content", "status"}
+
+// appendExtraSkip writes the members of extra except those in skip.
+func appendExtraSkip(out []byte, extra []byte, skip []string) []byte {
+	if len(extra) == 0 {
+		return out
+	}
+	gjson.ParseBytes(extra).ForEach(func(k, v gjson.Result) bool {
+		for _, s := range skip {
+			if k.Str == s {
+				return true
+			}
+		}
+		out = append(out, ',')
+		out = append(out, k.Raw...)
+		out = append(out, ':')
+		out = append(out, v.Raw...)
+		return true
+	})
+	return out
 }
 
 // Patch inserts the turn's reasoning items into an `input` array the
