@@ -19,6 +19,7 @@ const (
 	RuleReasoningContent         = "openai/reasoning-content"
 	RuleReasoningStatus          = "openai/reasoning-status"
 	RuleReasoningSummary         = "openai/reasoning-summary"
+	RuleCompactionForeign        = "openai/compaction-foreign"
 )
 
 // Contract returns the Responses replay contract. Rules that compare what is
@@ -56,6 +57,9 @@ func (c Codec) Contract() replay.ReplayContract {
 			{ID: RuleReasoningSummary, Severity: replay.SeverityReject,
 				Doc:   "An input reasoning item carries `summary` (`[]` when empty); xAI also refuses `content: null`.",
 				Check: checkReasoningSummary},
+			{ID: RuleCompactionForeign, Severity: replay.SeverityReject,
+				Doc:   "A compaction item goes back only to the API, host and account that minted it.",
+				Check: checkCompaction},
 			{ID: RuleForeignFormat, Severity: replay.SeverityReject, Covers: []string{replay.RuleForeignFormat},
 				Doc:   "Reasoning items are sent only to the host whose format minted them (xAI items are not OpenAI items).",
 				Check: checkForeign},
@@ -473,8 +477,13 @@ func checkAltered(h *replay.History, t *replay.Target, report func(replay.Violat
 		if p == nil {
 			continue
 		}
+		pred := "The encrypted content for item " + el.id + " could not be verified."
+		if p.data == el.enc.Str {
+			// Ciphertext is bound to its item id (openclaw#71727).
+			pred += " Reason: Encrypted content item_id did not match the target item id."
+		}
 		report(replay.Violation{Turn: p.turn, Block: p.block, Pointer: ptr(i), Message: what,
-			Predicted: "The encrypted content for item " + el.id + " could not be verified.",
+			Predicted: pred,
 			Fix:       "send the reasoning item byte for byte as decoded from response.output_item.done, with its original id"})
 	}
 }
@@ -502,4 +511,43 @@ func checkForeign(h *replay.History, t *replay.Target, report func(replay.Violat
 		}
 		report(v)
 	}
+}
+
+// checkCompaction: a compaction item's encrypted state is readable only by
+// the host and account that minted it (openai/codex#35334).
+func checkCompaction(h *replay.History, t *replay.Target, report func(replay.Violation)) {
+	want := FormatFor(t.Provider)
+	for ti, tu := range h.Turns {
+		for bi, b := range tu.Blocks {
+			x, ok := b.(*replay.Compaction)
+			if !ok || x.Unfinished {
+				continue
+			}
+			p := tu.Provenance
+			reason, what := "", ""
+			switch {
+			case p.API != "" && t.API != "" && p.API != t.API:
+				what = "a compaction item of " + p.API + " would be sent to " + t.API
+				reason = "Encrypted content could not be decrypted or parsed."
+			case x.Format != want:
+				what = "a compaction item minted as " + formatName(x.Format) + " would be sent to a " + string(want) + " host"
+				reason = "Encrypted content could not be decrypted or parsed."
+			case p.Account != "" && t.Account != "" && p.Account != t.Account:
+				what = "the compaction item was minted by " + strconv.Quote(p.Account) + ", the request is sent as " + strconv.Quote(t.Account)
+				reason = "Encrypted content organization_id did not match the target organization."
+			default:
+				continue
+			}
+			report(replay.Violation{Turn: ti, Block: bi, Message: what,
+				Predicted: "The encrypted content for item " + x.ID + " could not be verified. Reason: " + reason,
+				Fix:       "drop the compaction item and send the turns it replaced, or send the request to the host and account that minted it (Carry does)"})
+		}
+	}
+}
+
+func formatName(f replay.Format) string {
+	if f == "" {
+		return "unlabelled"
+	}
+	return string(f)
 }

@@ -13,6 +13,7 @@ const (
 	gMessage
 	gCall
 	gNative
+	gCompaction
 )
 
 // group is one output item of a turn: a run of blocks [start, end).
@@ -58,6 +59,8 @@ func groups(t *replay.Turn) []group {
 			g.end = j
 		case *replay.ToolCall:
 			g.kind, g.id, g.end = gCall, b.ItemID, i+1
+		case *replay.Compaction:
+			g.kind, g.id, g.end = gCompaction, b.ID, i+1
 		case *replay.Native:
 			g.kind, g.end = gNative, i+1
 			if b.Kind == "reasoning" {
@@ -123,12 +126,31 @@ func sameAPI(t *replay.Turn) bool { return t.Provenance.API == "" || t.Provenanc
 // that OpenAI does not look for the missing reasoning. `status` is not
 // written on reasoning, message and function_call items; other items
 // (server tool calls) are written verbatim. Native blocks of another API
-// are left out.
+// are left out. A `compaction` item ([replay.Compaction]) minted by c's
+// host goes back with its id and encrypted content, and the items before
+// the newest one are pruned, as OpenAI documents (the compaction stands in
+// for them); one of another host or account is left out.
 func (c Codec) Encode(t *replay.Turn) ([]byte, error) {
 	out := []byte{'['}
 	gs := groups(t)
 	strip := false
+	from := 0
 	for i, g := range gs {
+		if g.kind == gCompaction && c.compactionSendable(t, g) {
+			from = i
+		}
+	}
+	for i, g := range gs {
+		if i < from {
+			continue // pruned: the newest compaction item stands in for them
+		}
+		if g.kind == gCompaction {
+			if c.compactionSendable(t, g) {
+				out = appendCompaction(jsonw.Comma(out), t.Blocks[g.start].(*replay.Compaction))
+			}
+			strip = false
+			continue
+		}
 		if g.kind == gReasoning {
 			if c.sendable(t, g) && followerOK(gs, i+1) {
 				out = jsonw.Comma(out)
@@ -143,6 +165,27 @@ func (c Codec) Encode(t *replay.Turn) ([]byte, error) {
 		strip = false
 	}
 	return append(out, ']'), nil
+}
+
+// compactionSendable reports whether the compaction group g of t goes
+// back: finished, of this API, minted by c's host.
+func (c Codec) compactionSendable(t *replay.Turn, g group) bool {
+	x := t.Blocks[g.start].(*replay.Compaction)
+	return !x.Unfinished && sameAPI(t) && x.Format == c.format() && x.Data != ""
+}
+
+// appendCompaction writes a compaction input item: its id, its encrypted
+// content and its other members, as they came.
+func appendCompaction(out []byte, x *replay.Compaction) []byte {
+	out = append(out, `{"type":"compaction"`...)
+	if x.ID != "" {
+		out = jsonw.Key(out, "id")
+		out = jsonw.String(out, x.ID)
+	}
+	out = jsonw.Key(out, "encrypted_content")
+	out = jsonw.String(out, x.Data)
+	out = appendExtraSkip(out, x.Extra, []string{"type", "id", "encrypted_content", "status"})
+	return append(out, '}')
 }
 
 // appendGroup writes a non-reasoning output item; strip leaves out its id.
