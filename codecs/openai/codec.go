@@ -23,9 +23,22 @@
 // `function_call` becomes a [replay.ToolCall] {ID: call_id, ItemID: id,
 // Name, Arguments}; a `custom_tool_call` a ToolCall whose Arguments is its
 // `input` and whose Extra says `"item_type":"custom_tool_call"`; anything
+// A `compaction` item (`id` "cmp_...", `encrypted_content`; returned with
+// `context_management` compaction) becomes a [replay.Compaction] of the
+// host's format: its state is readable only by the host and organisation
+// that minted it ("The encrypted content for item cmp_... could not be
+// verified. Reason: Encrypted content could not be decrypted or parsed."
+// elsewhere), and the items before the newest one are pruned when it is
+// sent back. Ciphertext is also bound to its item id ("...Reason:
+// Encrypted content item_id did not match the target item id."). Lone
+// surrogate escapes in ids and ciphertext are refused (read as U+FFFD they
+// would alter the minted bytes). Anything
 // else (`web_search_call`, `code_interpreter_call`, `mcp_call`,
 // `mcp_list_tools`, messages with refusal parts, new item types) a
-// [replay.Native] kept verbatim.
+// [replay.Native] kept verbatim. Request bodies also hold assistant
+// messages without `type` or with a string `content` (EasyInputMessage),
+// `item_reference`s (Native) and tool outputs (`*_output`, which end an
+// assistant turn).
 //
 // # Pairing
 //
