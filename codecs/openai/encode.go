@@ -265,19 +265,7 @@ func appendGroup(out []byte, t *replay.Turn, g group, strip bool) []byte {
 
 // appendExtra writes the members of extra except skip.
 func appendExtra(out []byte, extra []byte, skip string) []byte {
-	if len(extra) == 0 {
-		return out
-	}
-	gjson.ParseBytes(extra).ForEach(func(k, v gjson.Result) bool {
-		if k.Str != skip {
-			out = append(out, ',')
-			out = append(out, k.Raw...)
-			out = append(out, ':')
-			out = append(out, v.Raw...)
-		}
-		return true
-	})
-	return out
+	return appendExtraSkip(out, extra, []string{skip})
 }
 
 // appendReasoning writes one sendable reasoning item.
