@@ -431,7 +431,7 @@ func (c *carrier) keepPartsTogether(t *Turn, ds []decision) {
 				}
 			}
 		}
-		if it, ok := t.Blocks[i].(ReasoningItem); ok && lost >= 0 && pairs(it, t) && j < len(t.Blocks) && isFollower(t.Blocks[j]) {
+		if it, ok := t.Blocks[i].(ReasoningItem); ok && lost >= 0 && pairs(it.Meta().Format) && j < len(t.Blocks) && isFollower(t.Blocks[j]) {
 			ds[j].reason = fmt.Sprintf("its reasoning item %q is not sent", it.Meta().ID.Value())
 			ds[j].cs = ds[lost].cs
 			ds[j].action = Drop
@@ -441,6 +441,13 @@ func (c *carrier) keepPartsTogether(t *Turn, ds []decision) {
 		}
 		i = j
 	}
+}
+
+// pairs reports whether a reasoning item of format f may have paired its
+// follower's item id: a format that declares it, or an unattributed one,
+// whose host's ids are never sent anywhere else.
+func pairs(f Format) bool {
+	return f == "" || f == FormatUnknown || f.Traits().PairsWithFollower
 }
 
 // emitState is what emit carries from one block to the next.
@@ -566,14 +573,6 @@ func (c *carrier) emitNative(ti, bi int, out []Block, x *Native, api string, st 
 	}
 	y := *x
 	return append(out, &y)
-}
-
-// pairs reports whether a reasoning item of t may be paired with the item
-// after it: its format says so, or it is unattributed (a host that minted
-// its own ids, whose follower's id is then as foreign as the item).
-func pairs(it ReasoningItem, t *Turn) bool {
-	f := it.Meta().Format
-	return f.Traits().PairsWithFollower || f == "" || f == FormatUnknown
 }
 
 // groupEnd returns the end of the run of reasoning items starting at i that

@@ -63,6 +63,22 @@ const (
 	KimiAnthropic Format = "moonshot-kimi-anthropic-v1"
 )
 
+// Formats this module mints for hosts that serve the Responses API and mint
+// their own reasoning item ids and encrypted_content: OpenAI and Azure
+// cannot verify them (Ollama puts plain text in encrypted_content), so
+// their items, and the ids of the items they paired, go back only to the
+// host that minted them.
+const (
+	OllamaResponses     Format = "ollama-responses-v1"     // Ollama /v1/responses
+	CopilotResponses    Format = "copilot-responses-v1"    // GitHub Copilot /responses
+	DeepSeekResponses   Format = "deepseek-responses-v1"   // DeepSeek's Responses endpoint
+	OpenRouterResponses Format = "openrouter-responses-v1" // OpenRouter /api/v1/responses
+	LMStudioResponses   Format = "lmstudio-responses-v1"   // LM Studio /v1/responses
+)
+
+// responsesHosts lists the Responses-compatible host formats above.
+var responsesHosts = []Format{OllamaResponses, CopilotResponses, DeepSeekResponses, OpenRouterResponses, LMStudioResponses}
+
 // Format is [replay.Format], for the constants above.
 type Format = replay.Format
 
@@ -127,6 +143,11 @@ func init() {
 	// it, and bind ciphertext to the minting organisation. The hosts do not
 	// share keys: each is its own family.
 	for _, f := range []Format{OpenAIResponses, AzureOpenAIResponses, BedrockOpenAIResponses, XAIResponses, MetaResponses} {
+		replay.RegisterFormat(f, replay.FormatTraits{AccountBound: true, PairsWithFollower: true, Refuse: responsesRefuse})
+	}
+	// Responses-compatible hosts pair and bind like OpenAI, each its own
+	// family: nothing they mint is sent to OpenAI, Azure or each other.
+	for _, f := range responsesHosts {
 		replay.RegisterFormat(f, replay.FormatTraits{AccountBound: true, PairsWithFollower: true, Refuse: responsesRefuse})
 	}
 	for _, f := range []Format{DeepSeek, Kimi, GLM, MiniMax, Qwen, XAIChat, Groq, Mistral, Cohere} {

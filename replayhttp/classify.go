@@ -39,6 +39,14 @@ const (
 	FixRemoveReasoningContent Fix = "remove-reasoning-content"
 	// FixDropDuplicates: send each reasoning_details item once.
 	FixDropDuplicates Fix = "drop-duplicates"
+	// FixReencode writes the offending item as its codec encodes it,
+	// leaving out the members the API refuses on input (an OpenAI reasoning
+	// item's content or status) and adding the ones it requires (summary).
+	FixReencode Fix = "reencode"
+	// FixConfigure changes the request's settings rather than its
+	// history: a beta header the feature needs, a compaction strategy, the
+	// order of context-management strategies.
+	FixConfigure Fix = "configure"
 )
 
 // Classification is what [Classify] makes of a provider's error response.
@@ -77,7 +85,17 @@ func pat(expr string, fix Fix, rules ...string) errorPattern {
 
 // patterns are tried in order: the most specific text first.
 var patterns = []errorPattern{
-	pat("(?i)block is bound to a different conversation", FixDropBlock, "anthropic/prefix-mismatch", "replay/prefix-mismatch"),
+	pat("(?i)block is bound to a different conversation", FixDropBlock, "anthropic/prefix-mismatch", "anthropic/chain-broken"),
+	pat("(?i)block_binding[^a-z]*extra inputs are not permitted|requires anthropic-beta: compact-2026-09-04", FixConfigure, "anthropic/beta-required"),
+	pat("(?i)compaction.? block with .?content.? requires its .?signature|compaction.? block .?content.? does not match its .?signature", FixRestore, "anthropic/compaction"),
+	pat("(?i)compaction.? blocks require a .?compact_20260112.? strategy|clear_thinking_20251015.? must be the first strategy", FixConfigure, "anthropic/compaction"),
+	pat("(?i)the .?content\\[\\]\\.thinking.? in the thinking mode must be passed back", FixRestore, "anthropic/host-thinking"),
+	pat("(?i)'input\\[\\d+\\]\\.content': array too long", FixReencode, "openai/reasoning-content"),
+	pat("(?i)unknown parameter: 'input\\[\\d+\\]\\.status'", FixReencode, "openai/reasoning-status"),
+	pat("(?i)missing required parameter: 'input\\[\\d+\\]\\.summary'|could not decode the compaction blob", FixReencode, "openai/reasoning-summary"),
+	pat("(?i)encrypted content for item cmp_\\S* could not be verified", FixDropReasoning, "openai/compaction-foreign"),
+	pat("(?i)doesn't support the reasoningContent\\.reasoningText\\.signature field", FixDropReasoning, "bedrock-converse/signature-field"),
+	pat("(?i)user messages cannot contain reasoning content", FixDropReasoning, "bedrock-converse/reasoning-input"),
 	pat("(?i)blocks in the latest assistant message cannot be modified", FixRestore, "anthropic/thinking-modified", "replay/altered-item"),
 	{re: regexp.MustCompile("(?i)expected .?thinking.? or .?redacted_thinking.?, but found"), fix: FixRestore,
 		rules: []string{"anthropic/thinking-first"}, bedrock: []string{"bedrock-converse/thinking-first"}},
@@ -109,6 +127,7 @@ var (
 	reMessagesAt = regexp.MustCompile(`messages\.(\d+)(?:\.content\.(\d+))?`)
 	reIndex      = regexp.MustCompile(`(?i)(?:message index|message at index|at index) (\d+)`)
 	reContents   = regexp.MustCompile(`contents\[(\d+)\]\.parts\[(\d+)\]`)
+	reInput      = regexp.MustCompile(`'input\[(\d+)\]`)
 	reItem       = regexp.MustCompile(`(?i)item (?:with id )?'?((?:rs|fc|msg)_[A-Za-z0-9_-]+)`)
 )
 
@@ -188,6 +207,8 @@ func locate(msg string) (ptr, item string) {
 		}
 	} else if m := reIndex.FindStringSubmatch(msg); m != nil {
 		ptr = "/messages/" + m[1]
+	} else if m := reInput.FindStringSubmatch(msg); m != nil {
+		ptr = "/input/" + m[1]
 	}
 	if m := reItem.FindStringSubmatch(msg); m != nil {
 		item = m[1]

@@ -7,7 +7,8 @@
 //     `reasoningText {text, signature?}` (Claude signs it; Kimi, Qwen,
 //     DeepSeek and gpt-oss do not) and `redactedContent` (a base64 string,
 //     kept byte-exact). A reasoningContent of any other shape is kept
-//     verbatim as a [replay.Opaque] item.
+//     verbatim as a [replay.Native] of kind "reasoningContent" (it reads
+//     back from a document and goes back only to Converse).
 //   - Text blocks are `{"text":...}`; the text of a model other than Claude
 //     is split at <think>-style tags with package think (Kimi K2 on Bedrock
 //     writes its reasoning into text as " <think> ... </think> answer"):

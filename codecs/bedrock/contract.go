@@ -52,6 +52,11 @@ const (
 	RuleForeignSignature = API + "/foreign-signature"
 	// RuleSignatureNonClaude: no signature goes to a model that did not mint it.
 	RuleSignatureNonClaude = API + "/signature-non-claude"
+	// RuleSignatureField: no reasoningText signature member, whoever minted
+	// it and even empty, goes to a model that is not Claude.
+	RuleSignatureField = API + "/signature-field"
+	// RuleReasoningInput: DeepSeek R1 takes no reasoningContent back at all.
+	RuleReasoningInput = API + "/reasoning-input"
 	// RuleThinkingFirst: with Claude thinking on, the tool turn starts with its reasoning.
 	RuleThinkingFirst = API + "/thinking-first"
 	// RuleEmptyContent: an assistant message has content.
@@ -125,6 +130,51 @@ var rules = []replay.Rule{
 		},
 	},
 	{
+		ID:       RuleSignatureField,
+		Covers:   []string{replay.RuleForeignFormat},
+		Severity: replay.SeverityReject,
+		Doc:      "A reasoningText sent to a model that is not Claude has no signature member, whatever format the item claims (F10).",
+		Check: func(h *replay.History, tg *replay.Target, report func(replay.Violation)) {
+			if tg.Model == "" || isClaude(tg.Model) {
+				return
+			}
+			for ti, t := range h.Turns {
+				for bi, b := range t.Blocks {
+					x, ok := b.(*replay.ReasoningText)
+					if !ok || !sent(x) || !x.Signature.IsPresent() || isR1(tg.Model) {
+						continue
+					}
+					report(replay.Violation{Turn: ti, Block: bi,
+						Message:   fmt.Sprintf("a reasoningText with a signature member (%s) would be sent to %s, which is not Claude", formatName(x.Format), tg.Model),
+						Predicted: "This model doesn't support the reasoningContent.reasoningText.signature field. Remove reasoningContent.reasoningText.signature and try again.",
+						Fix:       "drop the item, or send its text without the signature member"})
+				}
+			}
+		},
+	},
+	{
+		ID:       RuleReasoningInput,
+		Covers:   []string{replay.RuleForeignFormat},
+		Severity: replay.SeverityReject,
+		Doc:      "DeepSeek R1 on Bedrock refuses reasoningContent in the messages it is sent (langchain-aws #401, PR #1229).",
+		Check: func(h *replay.History, tg *replay.Target, report func(replay.Violation)) {
+			if !isR1(tg.Model) {
+				return
+			}
+			for ti, t := range h.Turns {
+				for bi, b := range t.Blocks {
+					if _, ok := b.(replay.ReasoningItem); !ok || !sent(b) {
+						continue
+					}
+					report(replay.Violation{Turn: ti, Block: bi,
+						Message:   "reasoningContent would be sent to DeepSeek R1, which takes no reasoning back",
+						Predicted: "User messages cannot contain reasoning content. Please remove the reasoning content and try again.",
+						Fix:       "drop every reasoningContent block from the history sent to R1"})
+				}
+			}
+		},
+	},
+	{
 		ID:       RuleSignatureNonClaude,
 		Severity: replay.SeverityRisk,
 		Doc:      "No Claude signature or redactedContent is sent to a model that is not Claude.",
@@ -135,8 +185,11 @@ var rules = []replay.Rule{
 			for ti, t := range h.Turns {
 				for bi, b := range t.Blocks {
 					it, ok := b.(replay.ReasoningItem)
-					if !ok || !sent(b) || it.Meta().Format.Family() != formats.AnthropicClaude.Family() {
+					if !ok || !sent(b) || it.Meta().Format.Family() != formats.AnthropicClaude.Family() || isR1(tg.Model) {
 						continue
+					}
+					if x, ok := it.(*replay.ReasoningText); ok && x.Signature.IsPresent() {
+						continue // the signature member is refused outright (RuleSignatureField)
 					}
 					report(replay.Violation{Turn: ti, Block: bi,
 						Message: fmt.Sprintf("Claude reasoning would be sent to %s, which cannot verify it; Bedrock has answered replayed reasoning on non-Claude models with a ValidationException", tg.Model),
@@ -233,6 +286,15 @@ var rules = []replay.Rule{
 	},
 }
 
+// accepted is the format a model takes back as its own: its family's, or
+// Claude's when no model is named (the only issuer that signs here).
+func accepted(model string) replay.Format {
+	if model == "" {
+		return formats.AnthropicClaude
+	}
+	return formatFor(model, false)
+}
+
 func formatName(f replay.Format) string {
 	if f == "" {
 		return "unlabelled"
@@ -247,7 +309,7 @@ func (c Codec) Contract() replay.ReplayContract {
 		// The model named decides whose items go back as they are: Claude
 		// signatures on Claude, each other family's unsigned text on its own
 		// family; with no model, Claude (the only issuer that signs here).
-		Accepts: []replay.Format{formatFor(c.Model, true)},
+		Accepts: []replay.Format{accepted(c.Model)},
 		Summary: "Send the assistant message back with its reasoningContent blocks unmodified and in order. " +
 			"A Claude reasoningText goes back with its text and signature, redactedContent as it came; Claude " +
 			"requires them on the turn that called a tool when thinking is on. No signature or blob is sent to a " +

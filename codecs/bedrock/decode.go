@@ -169,6 +169,9 @@ func (r *reader) reasoning(b, rc gjson.Result, i, pos int, ptr string) (replay.B
 	case rt.IsObject() && !rd.Exists():
 		return r.reasoningText(rt, i, pos, ptr+"/reasoningText")
 	case rd.Type == gjson.String && !rt.Exists():
+		if kit.LoneSurrogate(rd.Raw) {
+			return nil, replay.Malformed(API, -1, ptr+"/redactedContent", "a lone surrogate escape would alter the minted bytes")
+		}
 		data, err := r.b.Keep(pos, rd.Str)
 		if err != nil {
 			return nil, err
@@ -178,13 +181,12 @@ func (r *reader) reasoning(b, rc gjson.Result, i, pos int, ptr string) (replay.B
 		it.Index = replay.Some(i)
 		return it, nil
 	}
-	// Another shape: keep the whole content block verbatim.
-	o := &replay.Opaque{Type: "reasoningContent"}
-	o.Format = formatFor(r.c.Model, false)
-	o.Index = replay.Some(i)
+	// Another shape: keep the whole content block verbatim, as a native
+	// element of this API (a document reads it back; only Converse gets it).
+	nat := &replay.Native{Kind: "reasoningContent"}
 	var err error
-	o.Raw, err = r.raw(pos, b.Raw)
-	return o, err
+	nat.Raw, err = r.raw(pos, b.Raw)
+	return nat, err
 }
 
 // reasoningText reads {text, signature?}. In a cut message, a Claude
@@ -201,6 +203,9 @@ func (r *reader) reasoningText(rt gjson.Result, i, pos int, ptr string) (replay.
 	}
 	switch s := rt.Get("signature"); {
 	case s.Type == gjson.String:
+		if kit.LoneSurrogate(s.Raw) {
+			return nil, replay.Malformed(API, -1, ptr+"/signature", "a lone surrogate escape would alter the signed bytes")
+		}
 		sig, err := r.b.Keep(pos, s.Str)
 		if err != nil {
 			return nil, err
@@ -212,6 +217,9 @@ func (r *reader) reasoningText(rt gjson.Result, i, pos int, ptr string) (replay.
 		return nil, replay.Malformed(API, -1, ptr+"/signature", "expected a string")
 	case r.cut && isClaude(r.c.Model):
 		it.Unfinished = true
+	}
+	if it.Signature.IsPresent() && kit.LoneSurrogate(text.Raw) {
+		return nil, replay.Malformed(API, -1, ptr+"/text", "a lone surrogate escape would alter the signed text")
 	}
 	it.Format = formatFor(r.c.Model, it.Signed())
 	it.Index = replay.Some(i)

@@ -67,12 +67,25 @@ func family(model string) string {
 // and its text is kept as it came.
 func splitsTags(model string, keep bool) bool { return !keep && !isClaude(model) }
 
+// isR1 reports whether model is DeepSeek R1, which refuses reasoning
+// content in the messages it is sent.
+func isR1(model string) bool {
+	m := strings.ToLower(model)
+	return family(model) == "deepseek" && (strings.Contains(m, ".r1") || strings.Contains(m, "-r1"))
+}
+
 // isClaude reports whether model is an Anthropic model.
 func isClaude(model string) bool { return family(model) == "anthropic" }
 
 // formatFor returns the format of an item minted by model; signed says
 // whether the item carries a signature, which only Claude mints.
 func formatFor(model string, signed bool) replay.Format {
+	if signed {
+		// Only Claude signs on Bedrock: a signature under another model's
+		// id (a request replaying Claude history to Qwen) is still
+		// Claude's, never relabelled as that model's own.
+		return formats.AnthropicClaude
+	}
 	switch family(model) {
 	case "anthropic":
 		return formats.AnthropicClaude

@@ -114,7 +114,8 @@ func TestOpaqueAndNativeVerbatim(t *testing.T) {
 	body := []byte(`{"output":{"message":{"content":[{"reasoningContent":{"futureKind":{"x":1}}},{"image":{"format":"png","source":{"bytes":"AAAA"}}},{"text":"ok"}]}}}`)
 	tu, err := bedrock.Codec{Model: claude}.Decode(body)
 	require.NoError(t, err)
-	o := tu.Blocks[0].(*replay.Opaque)
+	o := tu.Blocks[0].(*replay.Native)
+	require.Equal(t, "reasoningContent", o.Kind)
 	require.Equal(t, `{"reasoningContent":{"futureKind":{"x":1}}}`, string(o.Raw))
 	n := tu.Blocks[1].(*replay.Native)
 	require.Equal(t, "image", n.Kind)
@@ -187,7 +188,6 @@ func TestContract(t *testing.T) {
 	say := &replay.Text{Text: "hi"}
 	claudeT := replay.Target{API: bedrock.API, Model: claude, Thinking: true, Tools: true}
 	kimiT := replay.Target{API: bedrock.API, Model: kimi}
-	turn := func(bs ...replay.Block) *replay.Turn { return &replay.Turn{Complete: true, Blocks: bs} }
 
 	// Clean: Claude turn with its signed thinking first.
 	require.Empty(t, audit([]*replay.Turn{turn(signed, say, call)}, claudeT))
@@ -206,8 +206,8 @@ func TestContract(t *testing.T) {
 		"bedrock-converse/foreign-signature t0 b1 ",
 	}, audit([]*replay.Turn{turn(gemini, novaBlob, unknownBlob, say)}, replay.Target{Model: claude}))
 
-	// signature-non-claude: a Claude signature to Kimi.
-	require.Equal(t, []string{"bedrock-converse/signature-non-claude t0 b0 "},
+	// signature-field: a Claude signature to Kimi (F10).
+	require.Equal(t, []string{"bedrock-converse/signature-field t0 b0 This model doesn't support the reasoningContent.reasoningText.signature field. Remove reasoningContent.reasoningText.signature and try again."},
 		audit([]*replay.Turn{turn(signed, say)}, kimiT))
 	require.Empty(t, audit([]*replay.Turn{turn(signed, say)}, replay.Target{}), "no target model: nothing to judge")
 

@@ -344,6 +344,10 @@ func (s *StreamDecoder) reasoningDelta(n, cbi int, o *open, rc string, dst []rep
 			return dst, replay.Malformed(API, n, ptr, "expected string members")
 		}
 	}
+	if kit.LoneSurrogate(sig) || kit.LoneSurrogate(red) {
+		// Read as U+FFFD it would alter the minted bytes.
+		return dst, replay.Malformed(API, n, ptr, "a lone surrogate escape in a signature or redactedContent")
+	}
 	want := openReasoning
 	if red != "" {
 		want = openRedacted

@@ -23,9 +23,22 @@
 // `function_call` becomes a [replay.ToolCall] {ID: call_id, ItemID: id,
 // Name, Arguments}; a `custom_tool_call` a ToolCall whose Arguments is its
 // `input` and whose Extra says `"item_type":"custom_tool_call"`; anything
+// A `compaction` item (`id` "cmp_...", `encrypted_content`; returned with
+// `context_management` compaction) becomes a [replay.Compaction] of the
+// host's format: its state is readable only by the host and organisation
+// that minted it ("The encrypted content for item cmp_... could not be
+// verified. Reason: Encrypted content could not be decrypted or parsed."
+// elsewhere), and the items before the newest one are pruned when it is
+// sent back. Ciphertext is also bound to its item id ("...Reason:
+// Encrypted content item_id did not match the target item id."). Lone
+// surrogate escapes in ids and ciphertext are refused (read as U+FFFD they
+// would alter the minted bytes). Anything
 // else (`web_search_call`, `code_interpreter_call`, `mcp_call`,
 // `mcp_list_tools`, messages with refusal parts, new item types) a
-// [replay.Native] kept verbatim.
+// [replay.Native] kept verbatim. Request bodies also hold assistant
+// messages without `type` or with a string `content` (EasyInputMessage),
+// `item_reference`s (Native) and tool outputs (`*_output`, which end an
+// assistant turn).
 //
 // # Pairing
 //
@@ -66,11 +79,18 @@
 // # Replay
 //
 // [Codec.Encode] writes the next request's `input` items for the turn. With
-// `store: false` (the zero [Codec]) a reasoning item is sent whole (`id`,
-// `summary`, `content`, `encrypted_content`) and only when it has its
-// encrypted content; with [Codec.Stored] it is sent as an `item_reference`.
-// Output-only `status` members are not sent back on reasoning, message and
-// function_call items. When a reasoning item cannot be sent (unfinished,
+// `store: false` (the zero [Codec]) a reasoning item is sent whole and only
+// when it has its encrypted content: `id`, `summary` (always present, `[]`
+// when empty: OpenAI answers "Missing required parameter:
+// 'input[N].summary'." without it) and `encrypted_content`. Never a
+// non-empty `content` (OpenAI: "Invalid 'input[N].content': array too
+// long. Expected an array with maximum length 0, but got an array with
+// length 1 instead.", code `array_above_max_length`) except to hosts that
+// take reasoning_text back ([Codec.ReasoningText]: vLLM and others serving
+// gpt-oss), and never `status` ("Unknown parameter: 'input[N].status'.").
+// With [Codec.Stored] it is sent as an `item_reference`. Output-only
+// `status` members are not sent back on message and function_call items
+// either. When a reasoning item cannot be sent (unfinished,
 // foreign, no encrypted content in stateless mode), its follower is sent
 // without its id, which OpenAI would otherwise pair with the missing item.
 package openai
@@ -101,7 +121,28 @@ type Codec struct {
 	Stored bool
 	// Limits bound what the decoders keep; zero fields take defaults.
 	Limits replay.Limits
+	// ReasoningText sends reasoning text back as the `content` of input
+	// reasoning items (`reasoning_text` parts), for hosts that serve
+	// open-weight models such as gpt-oss through Responses and take it back
+	// (vLLM, SGLang: the default for those providers, see
+	// [TakesReasoningText]). OpenAI and Azure refuse a non-empty `content`
+	// on an input reasoning item, so it is never sent to them.
+	ReasoningText bool
 }
+
+// TakesReasoningText reports whether a Responses provider takes reasoning
+// text back in the `content` of input reasoning items: the hosts that serve
+// gpt-oss and other open-weight models through Responses ("vllm",
+// "sglang"). OpenAI, Azure and the other hosted APIs do not.
+func TakesReasoningText(provider string) bool {
+	switch strings.ToLower(provider) {
+	case "vllm", "sglang":
+		return true
+	}
+	return false
+}
+
+func (c Codec) sendsText() bool { return c.ReasoningText || TakesReasoningText(c.Provider) }
 
 func init() {
 	replay.Default.MustRegister(replay.Entry{
@@ -115,15 +156,16 @@ func init() {
 }
 
 // FormatFor returns the reasoning item format of a Responses provider, as
-// OpenRouter spells it: openai-responses-v1 for "openai" and "" (and for
-// GitHub Copilot, which serves OpenAI's models and tokens),
+// OpenRouter spells it: openai-responses-v1 for "openai" and "",
 // azure-openai-responses-v1, xai-responses-v1, bedrock-openai-responses-v1
-// and meta-responses-v1. Other hosts (OpenRouter's, DeepSeek's Responses
-// endpoints, local servers) mint items no one else verifies:
-// [replay.FormatUnknown].
+// and meta-responses-v1. The issuer is the host, not the API: GitHub
+// Copilot, Ollama, DeepSeek's and OpenRouter's Responses endpoints and LM
+// Studio mint their own ids and blobs (formats.CopilotResponses, ...),
+// which OpenAI and Azure cannot verify. Any other host (vLLM, a local
+// server) mints items no one else verifies: [replay.FormatUnknown].
 func FormatFor(provider string) replay.Format {
 	switch strings.ToLower(provider) {
-	case "", "openai", "copilot", "github", "github-copilot", "github copilot":
+	case "", "openai":
 		return formats.OpenAIResponses
 	case "azure", "azure-openai":
 		return formats.AzureOpenAIResponses
@@ -133,6 +175,16 @@ func FormatFor(provider string) replay.Format {
 		return formats.BedrockOpenAIResponses
 	case "meta":
 		return formats.MetaResponses
+	case "copilot", "github", "github-copilot", "github copilot":
+		return formats.CopilotResponses
+	case "ollama":
+		return formats.OllamaResponses
+	case "deepseek":
+		return formats.DeepSeekResponses
+	case "openrouter":
+		return formats.OpenRouterResponses
+	case "lmstudio", "lm-studio", "lm studio":
+		return formats.LMStudioResponses
 	}
 	return replay.FormatUnknown
 }

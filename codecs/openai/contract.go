@@ -2,8 +2,10 @@ package openai
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 )
@@ -15,6 +17,10 @@ const (
 	RuleStoreFalseNoEncrypted    = "openai/store-false-without-encrypted"
 	RuleEncryptedAltered         = "openai/encrypted-altered-or-foreign"
 	RuleForeignFormat            = "openai/foreign-format"
+	RuleReasoningContent         = "openai/reasoning-content"
+	RuleReasoningStatus          = "openai/reasoning-status"
+	RuleReasoningSummary         = "openai/reasoning-summary"
+	RuleCompactionForeign        = "openai/compaction-foreign"
 )
 
 // Contract returns the Responses replay contract. Rules that compare what is
@@ -35,7 +41,7 @@ func (c Codec) Contract() replay.ReplayContract {
 				Doc:   "A reasoning item is immediately followed by the item that followed it in the output, carrying its id.",
 				Check: checkFollower},
 			{ID: RuleFollowerWithoutReasoning, Severity: replay.SeverityReject,
-				Doc:   "A message or function_call sent with its original id is immediately preceded by its reasoning item (checked on History.Request).",
+				Doc:   "A message or function_call sent with its original id is immediately preceded by its reasoning item (checked on History.Request); from the request alone, an fc_/msg_ id with no reasoning item before it in its turn, to a reasoning model.",
 				Check: checkPredecessor},
 			{ID: RuleStoreFalseNoEncrypted, Severity: replay.SeverityReject,
 				Doc:   "With store=false every reasoning item is sent whole with its encrypted_content, never by reference.",
@@ -43,6 +49,18 @@ func (c Codec) Contract() replay.ReplayContract {
 			{ID: RuleEncryptedAltered, Severity: replay.SeverityReject,
 				Doc:   "Encrypted content is sent byte-exact with its original id, to the organisation that minted it.",
 				Check: checkAltered},
+			{ID: RuleReasoningContent, Severity: replay.SeverityReject,
+				Doc:   "An input reasoning item sent to OpenAI or Azure has no `content` (or an empty one); only hosts that serve open-weight models take reasoning_text back.",
+				Check: checkReasoningContent},
+			{ID: RuleReasoningStatus, Severity: replay.SeverityReject,
+				Doc:   "An input reasoning item sent to OpenAI or Azure has no `status` member (it is output-only).",
+				Check: checkReasoningStatus},
+			{ID: RuleReasoningSummary, Severity: replay.SeverityReject,
+				Doc:   "An input reasoning item carries `summary` (`[]` when empty); xAI also refuses `content: null`.",
+				Check: checkReasoningSummary},
+			{ID: RuleCompactionForeign, Severity: replay.SeverityReject,
+				Doc:   "A compaction item goes back only to the API, host and account that minted it.",
+				Check: checkCompaction},
 			{ID: RuleForeignFormat, Severity: replay.SeverityReject, Covers: []string{replay.RuleForeignFormat},
 				Doc:   "Reasoning items are sent only to the host whose format minted them (xAI items are not OpenAI items).",
 				Check: checkForeign},
@@ -96,6 +114,8 @@ type input struct {
 	typ, id, callID string
 	enc             gjson.Result
 	role            string
+	el              gjson.Result
+	run             int // the assistant run it belongs to, -1 outside one
 }
 
 func requestInput(h *replay.History) ([]input, bool) {
@@ -107,12 +127,105 @@ func requestInput(h *replay.History) ([]input, bool) {
 		return nil, false
 	}
 	var out []input
+	run, in := -1, false
 	arr.ForEach(func(_, el gjson.Result) bool {
-		out = append(out, input{typ: el.Get("type").Str, id: el.Get("id").Str, callID: el.Get("call_id").Str,
-			enc: el.Get("encrypted_content"), role: el.Get("role").Str})
+		x := input{typ: el.Get("type").Str, id: el.Get("id").Str, callID: el.Get("call_id").Str,
+			enc: el.Get("encrypted_content"), role: el.Get("role").Str, el: el, run: -1}
+		if assistantItem(el) {
+			if !in {
+				run++
+			}
+			in, x.run = true, run
+		} else {
+			in = false
+		}
+		out = append(out, x)
 		return true
 	})
 	return out, true
+}
+
+// official reports whether the target is OpenAI's own API or Azure's,
+// which validate input reasoning items strictly.
+func official(t *replay.Target) bool {
+	if TakesReasoningText(t.Provider) {
+		return false
+	}
+	f := FormatFor(t.Provider)
+	return f == formats.OpenAIResponses || f == formats.AzureOpenAIResponses
+}
+
+func checkReasoningContent(h *replay.History, t *replay.Target, report func(replay.Violation)) {
+	in, ok := requestInput(h)
+	if !ok || !official(t) {
+		return
+	}
+	for i, el := range in {
+		c := el.el.Get("content")
+		if el.typ != "reasoning" || !c.IsArray() {
+			continue
+		}
+		n := len(c.Array())
+		if n == 0 {
+			continue
+		}
+		report(replay.Violation{Turn: -1, Block: -1, Pointer: ptr(i) + "/content",
+			Message: "the input reasoning item carries its reasoning text as content, which " + describe(t) + " refuses",
+			Predicted: "Invalid 'input[" + strconv.Itoa(i) + "].content': array too long. Expected an array with maximum length 0, " +
+				"but got an array with length " + strconv.Itoa(n) + " instead.",
+			Fix: "send the reasoning item with id, summary and encrypted_content only (Encode does); reasoning_text goes back only to hosts that take it (Codec.ReasoningText)"})
+	}
+}
+
+func checkReasoningStatus(h *replay.History, t *replay.Target, report func(replay.Violation)) {
+	in, ok := requestInput(h)
+	if !ok || !official(t) {
+		return
+	}
+	for i, el := range in {
+		if el.typ != "reasoning" || !el.el.Get("status").Exists() {
+			continue
+		}
+		report(replay.Violation{Turn: -1, Block: -1, Pointer: ptr(i) + "/status",
+			Message:   "the input reasoning item carries the output-only status member",
+			Predicted: "Unknown parameter: 'input[" + strconv.Itoa(i) + "].status'.",
+			Fix:       "leave status out of input reasoning items (Encode does)"})
+	}
+}
+
+func checkReasoningSummary(h *replay.History, t *replay.Target, report func(replay.Violation)) {
+	in, ok := requestInput(h)
+	if !ok {
+		return
+	}
+	xai := FormatFor(t.Provider) == formats.XAIResponses
+	for i, el := range in {
+		if el.typ != "reasoning" {
+			continue
+		}
+		missing := !el.el.Get("summary").Exists()
+		nullContent := el.el.Get("content").Type == gjson.Null && el.el.Get("content").Exists()
+		v := replay.Violation{Turn: -1, Block: -1, Pointer: ptr(i),
+			Fix: "send summary (an empty array when there is none) and leave content out (Encode does)"}
+		switch {
+		case xai && (missing || nullContent):
+			v.Message = "the input reasoning item lacks summary or carries content: null, which xAI cannot decode"
+			v.Predicted = "Could not decode the compaction blob. Ensure it is unmodified from the compact response."
+		case missing && (official(t) || t.Provider == ""):
+			v.Message = "the input reasoning item has no summary member"
+			v.Predicted = "Missing required parameter: 'input[" + strconv.Itoa(i) + "].summary'."
+		default:
+			continue
+		}
+		report(v)
+	}
+}
+
+func describe(t *replay.Target) string {
+	if t.Provider == "" {
+		return "openai"
+	}
+	return t.Provider
 }
 
 func ptr(i int) string { return "/input/" + strconv.Itoa(i) }
@@ -185,7 +298,49 @@ func checkFollower(h *replay.History, _ *replay.Target, report func(replay.Viola
 	}
 }
 
-func checkPredecessor(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
+// unpaired decides from the request alone: a function_call that keeps its
+// `fc_` id, or an assistant message that keeps its `msg_` id, with no
+// reasoning item before it in its assistant run, is refused by a reasoning
+// model (the id names an item OpenAI paired with reasoning). An item sent
+// without its id (stripped, as it should be) is never reported.
+func unpaired(el input, i int, reasoned map[int]bool, t *replay.Target) (replay.Violation, bool) {
+	if el.run < 0 || reasoned[el.run] || !reasoningModel(t) {
+		return replay.Violation{}, false
+	}
+	typ := el.typ
+	switch {
+	case (typ == "function_call" && strings.HasPrefix(el.id, "fc_")) || (typ == "custom_tool_call" && strings.HasPrefix(el.id, "ctc_")):
+	case (typ == "message" || typ == "") && el.role == "assistant" && strings.HasPrefix(el.id, "msg_"):
+		typ = "message"
+	default:
+		return replay.Violation{}, false
+	}
+	return replay.Violation{Turn: -1, Block: -1, Pointer: ptr(i),
+		Message:   "the " + typ + " keeps its original id " + strconv.Quote(el.id) + " but no reasoning item is sent before it in its turn",
+		Predicted: "Item '" + el.id + "' of type '" + typ + "' was provided without its required 'reasoning' item",
+		Fix:       "send the reasoning item that preceded it (whole, with its encrypted_content) right before it, or send the item without its id"}, true
+}
+
+// reasoningModel reports whether the target is a reasoning model: the
+// request configures `reasoning`, or the model is an o-series, GPT-5 or
+// Codex model.
+func reasoningModel(t *replay.Target) bool {
+	if t.Thinking {
+		return true
+	}
+	m := strings.ToLower(t.Model)
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
+	}
+	for _, p := range []string{"o1", "o3", "o4", "gpt-5", "codex", "gpt-oss", "computer-use"} {
+		if strings.HasPrefix(m, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func checkPredecessor(h *replay.History, t *replay.Target, report func(replay.Violation)) {
 	in, ok := requestInput(h)
 	if !ok {
 		return
@@ -198,12 +353,19 @@ func checkPredecessor(h *replay.History, _ *replay.Target, report func(replay.Vi
 			byFollower[p.follower.id] = p
 		}
 	}
+	reasoned := map[int]bool{} // assistant runs with a reasoning item so far
 	for i, el := range in {
+		if isReasoningInput(el) && el.run >= 0 {
+			reasoned[el.run] = true
+		}
 		if el.id == "" || isReasoningInput(el) {
 			continue
 		}
 		p := byFollower[el.id]
 		if p == nil {
+			if v, bad := unpaired(el, i, reasoned, t); bad {
+				report(v)
+			}
 			continue
 		}
 		if i > 0 && isReasoningInput(in[i-1]) && in[i-1].id == p.g.id {
@@ -316,8 +478,13 @@ func checkAltered(h *replay.History, t *replay.Target, report func(replay.Violat
 		if p == nil {
 			continue
 		}
+		pred := "The encrypted content for item " + el.id + " could not be verified."
+		if p.data == el.enc.Str {
+			// Ciphertext is bound to its item id (openclaw#71727).
+			pred += " Reason: Encrypted content item_id did not match the target item id."
+		}
 		report(replay.Violation{Turn: p.turn, Block: p.block, Pointer: ptr(i), Message: what,
-			Predicted: "The encrypted content for item " + el.id + " could not be verified.",
+			Predicted: pred,
 			Fix:       "send the reasoning item byte for byte as decoded from response.output_item.done, with its original id"})
 	}
 }
@@ -345,4 +512,43 @@ func checkForeign(h *replay.History, t *replay.Target, report func(replay.Violat
 		}
 		report(v)
 	}
+}
+
+// checkCompaction: a compaction item's encrypted state is readable only by
+// the host and account that minted it (openai/codex#35334).
+func checkCompaction(h *replay.History, t *replay.Target, report func(replay.Violation)) {
+	want := FormatFor(t.Provider)
+	for ti, tu := range h.Turns {
+		for bi, b := range tu.Blocks {
+			x, ok := b.(*replay.Compaction)
+			if !ok || x.Unfinished {
+				continue
+			}
+			p := tu.Provenance
+			reason, what := "", ""
+			switch {
+			case p.API != "" && t.API != "" && p.API != t.API:
+				what = "a compaction item of " + p.API + " would be sent to " + t.API
+				reason = "Encrypted content could not be decrypted or parsed."
+			case x.Format != want:
+				what = "a compaction item minted as " + formatName(x.Format) + " would be sent to a " + string(want) + " host"
+				reason = "Encrypted content could not be decrypted or parsed."
+			case p.Account != "" && t.Account != "" && p.Account != t.Account:
+				what = "the compaction item was minted by " + strconv.Quote(p.Account) + ", the request is sent as " + strconv.Quote(t.Account)
+				reason = "Encrypted content organization_id did not match the target organization."
+			default:
+				continue
+			}
+			report(replay.Violation{Turn: ti, Block: bi, Message: what,
+				Predicted: "The encrypted content for item " + x.ID + " could not be verified. Reason: " + reason,
+				Fix:       "drop the compaction item and send the turns it replaced, or send the request to the host and account that minted it (Carry does)"})
+		}
+	}
+}
+
+func formatName(f replay.Format) string {
+	if f == "" {
+		return "unlabelled"
+	}
+	return string(f)
 }

@@ -124,5 +124,11 @@ func TestRegistry(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, openai.Codec{Provider: "azure"}, c)
 	require.Equal(t, formats.AzureOpenAIResponses, openai.FormatFor("azure"))
-	require.Equal(t, replay.FormatUnknown, openai.FormatFor("lmstudio"))
+	// The issuer is the host: each Responses-compatible host has its own
+	// format, none of them OpenAI's.
+	for p, f := range map[string]replay.Format{"lmstudio": formats.LMStudioResponses, "ollama": formats.OllamaResponses,
+		"copilot": formats.CopilotResponses, "github-copilot": formats.CopilotResponses, "deepseek": formats.DeepSeekResponses,
+		"openrouter": formats.OpenRouterResponses, "vllm": replay.FormatUnknown, "": formats.OpenAIResponses} {
+		require.Equal(t, f, openai.FormatFor(p), p)
+	}
 }

@@ -128,11 +128,15 @@ func itemBlocks(dst []replay.Block, item gjson.Result, f replay.Format, ptr stri
 		return dst, replay.Malformed(API, -1, ptr, "expected an output item object")
 	}
 	typ := item.Get("type")
-	if typ.Type != gjson.String {
+	kind := typ.Str
+	if !typ.Exists() && item.Get("role").Type == gjson.String {
+		// An input message may leave its type out (EasyInputMessage).
+		kind = "message"
+	} else if typ.Type != gjson.String {
 		return dst, replay.Malformed(API, -1, ptr+"/type", "expected an output item with a string type")
 	}
 	var err error
-	switch typ.Str {
+	switch kind {
 	case "reasoning":
 		var r reasoning
 		if err = r.read(item, ptr, pos, bud); err != nil {
@@ -157,6 +161,12 @@ func itemBlocks(dst []replay.Block, item gjson.Result, f replay.Format, ptr stri
 			return dst, err
 		}
 		dst = append(dst, &tc)
+	case "compaction":
+		var x *replay.Compaction
+		if x, err = readCompaction(item, f, ptr, pos, bud); err != nil {
+			return dst, err
+		}
+		dst = append(dst, x)
 	default:
 		if err = bud.Item(pos, len(item.Raw), len(item.Raw)); err != nil {
 			return dst, err
@@ -203,6 +213,9 @@ func (r *reasoning) read(item gjson.Result, ptr string, pos int, b *kit.Budget) 
 				err = replay.Malformed(API, -1, ptr+"/id", "expected a string id")
 				return false
 			}
+			if err = refuseSurrogate(v, ptr+"/id"); err != nil {
+				return false
+			}
 			r.id = optString(v)
 			err = b.Item(pos, len(v.Str), len(v.Str))
 		case "summary":
@@ -210,6 +223,9 @@ func (r *reasoning) read(item gjson.Result, ptr string, pos int, b *kit.Budget) 
 		case "content":
 			r.texts, err = readParts(v, ptr+"/content", pos, b)
 		case "encrypted_content":
+			if err = refuseSurrogate(v, ptr+"/encrypted_content"); err != nil {
+				return false
+			}
 			switch v.Type {
 			case gjson.String:
 				var enc string
@@ -312,8 +328,18 @@ func (m *message) read(item gjson.Result, ptr string, pos int, b *kit.Budget) er
 			}
 			m.id, err = b.Keep(pos, v.Str)
 		case "content":
+			if v.Type == gjson.String {
+				// An input message's content may be a plain string.
+				var s string
+				if s, err = b.Keep(pos, v.Str); err != nil {
+					return false
+				}
+				m.texts = append(m.texts, s)
+				m.annots = append(m.annots, "")
+				return true
+			}
 			if !v.IsArray() {
-				err = replay.Malformed(API, -1, ptr+"/content", "expected a content array")
+				err = replay.Malformed(API, -1, ptr+"/content", "expected a content array or string")
 				return false
 			}
 			v.ForEach(func(_, p gjson.Result) bool {
@@ -441,4 +467,49 @@ func hasMember(members []byte, name string) bool {
 		return !found
 	})
 	return found
+}
+
+// refuseSurrogate refuses a string member whose escapes hold a lone
+// surrogate: read as U+FFFD, it would alter the bytes the issuer minted.
+func refuseSurrogate(v gjson.Result, ptr string) error {
+	if v.Type == gjson.String && kit.LoneSurrogate(v.Raw) {
+		return replay.Malformed(API, -1, ptr, "a lone surrogate escape would alter the minted bytes")
+	}
+	return nil
+}
+
+// readCompaction reads a `compaction` output item (`id` "cmp_...",
+// `encrypted_content`) as a [replay.Compaction] of format f, within the
+// budget b.
+func readCompaction(item gjson.Result, f replay.Format, ptr string, pos int, b *kit.Budget) (*replay.Compaction, error) {
+	x := &replay.Compaction{Format: f, Unfinished: unfinishedStatus(item)}
+	var extra []byte
+	var err error
+	item.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "type", "status":
+		case "id", "encrypted_content":
+			if v.Type != gjson.String {
+				err = replay.Malformed(API, -1, ptr+"/"+k.Str, "expected a string %s", k.Str)
+				return false
+			}
+			if err = refuseSurrogate(v, ptr+"/"+k.Str); err != nil {
+				return false
+			}
+			var s string
+			if s, err = b.Keep(pos, v.Str); err == nil {
+				if k.Str == "id" {
+					x.ID = s
+				} else {
+					x.Data = s
+				}
+			}
+		default:
+			extra = appendExtraMember(extra, k, v)
+			err = b.Item(pos, len(extra), len(k.Raw)+len(v.Raw)+2)
+		}
+		return err == nil
+	})
+	x.Extra = wrap(extra)
+	return x, err
 }

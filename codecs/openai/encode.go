@@ -13,6 +13,7 @@ const (
 	gMessage
 	gCall
 	gNative
+	gCompaction
 )
 
 // group is one output item of a turn: a run of blocks [start, end).
@@ -58,6 +59,8 @@ func groups(t *replay.Turn) []group {
 			g.end = j
 		case *replay.ToolCall:
 			g.kind, g.id, g.end = gCall, b.ItemID, i+1
+		case *replay.Compaction:
+			g.kind, g.id, g.end = gCompaction, b.ID, i+1
 		case *replay.Native:
 			g.kind, g.end = gNative, i+1
 			if b.Kind == "reasoning" {
@@ -101,6 +104,9 @@ func (c Codec) sendable(t *replay.Turn, g group) bool {
 			if e, ok := x.(*replay.Encrypted); ok && e.Data != "" {
 				hasData = true
 			}
+			if _, ok := x.(*replay.ReasoningText); ok && c.sendsText() {
+				hasData = true
+			}
 		}
 	}
 	return c.Stored || hasData
@@ -110,8 +116,9 @@ func sameAPI(t *replay.Turn) bool { return t.Provenance.API == "" || t.Provenanc
 
 // Encode writes the turn as the next request's `input` items, a JSON array
 // in the turn's order. Each reasoning item is written immediately before
-// the item that followed it: whole (`id`, `summary`, `content` when it has
-// reasoning text, `encrypted_content`, unknown members) in stateless mode,
+// the item that followed it: whole (`id`, `summary`, `encrypted_content`,
+// unknown members; `content` only for hosts that take reasoning text back,
+// [Codec.ReasoningText]) in stateless mode,
 // or as an `item_reference` when c.Stored. A reasoning item is left out
 // when it is unfinished, of another format than c's provider, without an
 // id, without a follower that carries its id, or (stateless) without
@@ -119,12 +126,31 @@ func sameAPI(t *replay.Turn) bool { return t.Provenance.API == "" || t.Provenanc
 // that OpenAI does not look for the missing reasoning. `status` is not
 // written on reasoning, message and function_call items; other items
 // (server tool calls) are written verbatim. Native blocks of another API
-// are left out.
+// are left out. A `compaction` item ([replay.Compaction]) minted by c's
+// host goes back with its id and encrypted content, and the items before
+// the newest one are pruned, as OpenAI documents (the compaction stands in
+// for them); one of another host or account is left out.
 func (c Codec) Encode(t *replay.Turn) ([]byte, error) {
 	out := []byte{'['}
 	gs := groups(t)
 	strip := false
+	from := 0
 	for i, g := range gs {
+		if g.kind == gCompaction && c.compactionSendable(t, g) {
+			from = i
+		}
+	}
+	for i, g := range gs {
+		if i < from {
+			continue // pruned: the newest compaction item stands in for them
+		}
+		if g.kind == gCompaction {
+			if c.compactionSendable(t, g) {
+				out = appendCompaction(jsonw.Comma(out), t.Blocks[g.start].(*replay.Compaction))
+			}
+			strip = false
+			continue
+		}
 		if g.kind == gReasoning {
 			if c.sendable(t, g) && followerOK(gs, i+1) {
 				out = jsonw.Comma(out)
@@ -139,6 +165,27 @@ func (c Codec) Encode(t *replay.Turn) ([]byte, error) {
 		strip = false
 	}
 	return append(out, ']'), nil
+}
+
+// compactionSendable reports whether the compaction group g of t goes
+// back: finished, of this API, minted by c's host.
+func (c Codec) compactionSendable(t *replay.Turn, g group) bool {
+	x := t.Blocks[g.start].(*replay.Compaction)
+	return !x.Unfinished && sameAPI(t) && x.Format == c.format() && x.Data != ""
+}
+
+// appendCompaction writes a compaction input item: its id, its encrypted
+// content and its other members, as they came.
+func appendCompaction(out []byte, x *replay.Compaction) []byte {
+	out = append(out, `{"type":"compaction"`...)
+	if x.ID != "" {
+		out = jsonw.Key(out, "id")
+		out = jsonw.String(out, x.ID)
+	}
+	out = jsonw.Key(out, "encrypted_content")
+	out = jsonw.String(out, x.Data)
+	out = appendExtraSkip(out, x.Extra, []string{"type", "id", "encrypted_content", "status"})
+	return append(out, '}')
 }
 
 // appendGroup writes a non-reasoning output item; strip leaves out its id.
@@ -218,19 +265,7 @@ func appendGroup(out []byte, t *replay.Turn, g group, strip bool) []byte {
 
 // appendExtra writes the members of extra except skip.
 func appendExtra(out []byte, extra []byte, skip string) []byte {
-	if len(extra) == 0 {
-		return out
-	}
-	gjson.ParseBytes(extra).ForEach(func(k, v gjson.Result) bool {
-		if k.Str != skip {
-			out = append(out, ',')
-			out = append(out, k.Raw...)
-			out = append(out, ':')
-			out = append(out, v.Raw...)
-		}
-		return true
-	})
-	return out
+	return appendExtraSkip(out, extra, []string{skip})
 }
 
 // appendReasoning writes one sendable reasoning item.
@@ -261,7 +296,7 @@ func (c Codec) appendReasoning(out []byte, t *replay.Turn, g group) []byte {
 		}
 	}
 	out = append(out, ']')
-	if nText > 0 {
+	if nText > 0 && c.sendsText() {
 		out = append(out, `,"content":[`...)
 		for _, b := range t.Blocks[g.start:g.end] {
 			if x, ok := b.(*replay.ReasoningText); ok {
@@ -280,8 +315,33 @@ func (c Codec) appendReasoning(out []byte, t *replay.Turn, g group) []byte {
 			break
 		}
 	}
-	out = appendExtra(out, extra, "")
+	out = appendExtraSkip(out, extra, reasoningOwn)
 	return append(out, '}')
+}
+
+// reasoningOwn are the members of an input reasoning item that Encode
+// writes itself or never sends (`status`, `content`): an unknown member of
+// the same name kept in Extra is not written again.
+var reasoningOwn = []string{"type", "id", "summary", "content", "encrypted_content", "status"}
+
+// appendExtraSkip writes the members of extra except those in skip.
+func appendExtraSkip(out []byte, extra []byte, skip []string) []byte {
+	if len(extra) == 0 {
+		return out
+	}
+	gjson.ParseBytes(extra).ForEach(func(k, v gjson.Result) bool {
+		for _, s := range skip {
+			if k.Str == s {
+				return true
+			}
+		}
+		out = append(out, ',')
+		out = append(out, k.Raw...)
+		out = append(out, ':')
+		out = append(out, v.Raw...)
+		return true
+	})
+	return out
 }
 
 // Patch inserts the turn's reasoning items into an `input` array the

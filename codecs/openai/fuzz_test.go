@@ -9,7 +9,7 @@ import (
 )
 
 func FuzzStream(f *testing.F) {
-	for _, n := range []string{"summary-encrypted.sse", "two-reasoning-calls.sse", "failed.sse", "error-event.sse"} {
+	for _, n := range []string{"summary-encrypted.sse", "two-reasoning-calls.sse", "failed.sse", "error-event.sse", "compaction.sse"} {
 		f.Add(read(f, n))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -36,7 +36,7 @@ func FuzzStream(f *testing.F) {
 }
 
 func FuzzBody(f *testing.F) {
-	for _, n := range []string{"summary-encrypted.json", "server-tools.json", "incomplete.json", "error.json"} {
+	for _, n := range []string{"summary-encrypted.json", "server-tools.json", "incomplete.json", "error.json", "compaction.json"} {
 		f.Add(read(f, n))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
@@ -14,7 +15,10 @@ import (
 // user, system or developer messages or tool outputs (reasoning,
 // function_call, assistant message, item_reference, server tool items) is
 // one turn, its items read by the same item reader as a response's output,
-// with the pointer of its first item. The target's Model, Tools and Store
+// with the pointer of its first item. Every valid input shape reads: an
+// assistant message without `type` (EasyInputMessage) or with a string
+// `content`, an `item_reference` (kept as a [replay.Native]), any tool
+// output (`*_output` items end a run). The target's Model, Tools and Store
 // (true unless `store` is false, the API's default) come from the body.
 //
 // A turn is Complete unless it is structurally cut: in the last run, a
@@ -118,8 +122,10 @@ func assistantItem(it gjson.Result) bool {
 	typ := it.Get("type").Str
 	role := it.Get("role").Str
 	switch {
-	case typ == "function_call_output", typ == "custom_tool_call_output", typ == "computer_call_output",
-		typ == "local_shell_call_output", typ == "mcp_approval_response":
+	case strings.HasSuffix(typ, "_output"), typ == "mcp_approval_response":
+		// Tool outputs (function_call_output, custom_tool_call_output,
+		// computer_call_output, local_shell_call_output, shell_call_output,
+		// apply_patch_call_output, ...) are the caller's.
 		return false
 	case role == "user", role == "system", role == "developer":
 		return false

@@ -438,6 +438,8 @@ func (d *StreamDecoder) added(o *outItem, pos int, item gjson.Result, n int, dst
 		o.typ = clone(item.Get("type").Str)
 	}
 	switch o.typ {
+	case "":
+		// No type yet: the item's later events or its .done name it.
 	case "reasoning", "message":
 		// Blocks open with their parts.
 		if o.typ == "message" {
@@ -449,6 +451,18 @@ func (d *StreamDecoder) added(o *outItem, pos int, item gjson.Result, n int, dst
 	case "function_call", "custom_tool_call":
 		if o.call == 0 {
 			return d.openCall(o, pos, item, dst), nil
+		}
+	case "compaction":
+		// Its encrypted content comes whole with output_item.done.
+		if o.call == 0 {
+			at, err := d.newBlock(o, pos, 0, &replay.Compaction{Format: d.format, ID: clone(item.Get("id").Str), Unfinished: true})
+			if err == nil {
+				err = d.keep(at, item.Get("id").Str)
+			}
+			if err != nil {
+				return dst, err
+			}
+			o.call = at + 1
 		}
 	default:
 		if o.call == 0 {
@@ -632,7 +646,27 @@ func (d *StreamDecoder) itemDone(o *outItem, pos int, item gjson.Result, n int, 
 		}
 		*b.block.(*replay.ToolCall) = tc
 		dst = append(dst, replay.Event{Kind: replay.EventToolCallEnd, Block: o.call - 1, ID: tc.ID, Name: tc.Name})
+	case "compaction":
+		scratch := d.scratch()
+		x, err := readCompaction(item, d.format, ptr, len(d.blks), &scratch)
+		if err != nil {
+			return dst, withEvent(err, n)
+		}
+		if o.call == 0 {
+			at, err := d.newBlock(o, pos, 0, x)
+			if err != nil {
+				return dst, err
+			}
+			o.call = at + 1
+		}
+		if err := d.keep(o.call-1, x.ID, x.Data, string(x.Extra)); err != nil {
+			return dst, err
+		}
+		d.blks[o.call-1].block = x
 	default:
+		if err := d.keep(len(d.blks), item.Raw); err != nil {
+			return dst, err
+		}
 		nat := &replay.Native{Kind: clone(typ), Raw: []byte(item.Raw), Unfinished: unfinishedStatus(item)}
 		if o.call == 0 {
 			at, err := d.newBlock(o, pos, 0, nat)
@@ -725,7 +759,12 @@ func (d *StreamDecoder) reasoningDone(o *outItem, pos int, r *reasoning, item gj
 	}
 	for i, at := range items {
 		b := d.blks[at]
-		it := b.block.(replay.ReasoningItem)
+		it, ok := b.block.(replay.ReasoningItem)
+		if !ok {
+			// Built while the item's type was not known: not a part.
+			b.dropped = true
+			continue
+		}
 		m := it.Meta()
 		m.ID = r.id
 		m.Unfinished = r.unfinished
@@ -870,6 +909,8 @@ func markUnfinished(b *blk) {
 		x.Arguments = b.b.String()
 		x.Unfinished = true
 	case *replay.Native:
+		x.Unfinished = true
+	case *replay.Compaction:
 		x.Unfinished = true
 	}
 }

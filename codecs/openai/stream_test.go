@@ -115,7 +115,7 @@ func TestStreamReasoningTextOutOfOrderJSONL(t *testing.T) {
 	require.Equal(t, "17*3 = 51.", r1.Text)
 	// The id of the stream's items, not the one response.completed lists.
 	require.Equal(t, "rs_local_9k2", r1.ID.Value())
-	require.Equal(t, replay.FormatUnknown, r0.Format)
+	require.Equal(t, formats.LMStudioResponses, r0.Format)
 	require.Equal(t, "51", tu.Blocks[2].(*replay.Text).Text)
 }
 
