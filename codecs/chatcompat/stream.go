@@ -106,9 +106,9 @@ func (r *reader) delta(d *chatstream.Decoder, delta, ptr string, dst []replay.Ev
 		return dst, err
 	}
 	if !read {
-		for _, f := range dv[1:3] {
+		for i, f := range dv[1:3] {
 			if isString(f) && len(f) > 2 {
-				if dst, err = r.nativeRaw(f, dst); err != nil {
+				if dst, err = r.nativeRaw(f, chatstream.Loc{Base: ptr, Member: deltaKeys[1+i]}, dst); err != nil {
 					return dst, err
 				}
 				break
@@ -181,12 +181,12 @@ func (r *reader) newItem(label int, dst []replay.Event) (*chatstream.Item, []rep
 	return r.core.NewItem(it, label, dst)
 }
 
-func (r *reader) nativeRaw(raw string, dst []replay.Event) ([]replay.Event, error) {
+func (r *reader) nativeRaw(raw string, loc chatstream.Loc, dst []replay.Event) ([]replay.Event, error) {
 	st, dst, err := r.nativeItem(dst)
 	if err != nil {
 		return dst, err
 	}
-	return r.core.AppendRaw(st, raw, true, dst)
+	return r.core.AppendRaw(st, raw, loc, true, dst)
 }
 
 // content feeds the JSON string raw to the <think> splitter.

@@ -107,7 +107,7 @@ func (s *StreamDecoder) contentChunk(d *chatstream.Decoder, ch, ptr string, dst 
 			return dst, d.Malformed(ptr, "expected thinking to be an array")
 		}
 		if textParts(th) {
-			return s.thinking(d, ch, th, dst)
+			return s.thinking(d, ch, th, ptr, dst)
 		}
 	}
 	// Another chunk type (or thinking that is not all text): kept verbatim
@@ -140,7 +140,7 @@ func textParts(th string) bool {
 
 // thinking appends a thinking chunk's text parts to the open reasoning
 // item, opening one when needed.
-func (s *StreamDecoder) thinking(d *chatstream.Decoder, ch, th string, dst []replay.Event) ([]replay.Event, error) {
+func (s *StreamDecoder) thinking(d *chatstream.Decoder, ch, th, ptr string, dst []replay.Event) ([]replay.Event, error) {
 	st := d.Last(0)
 	var err error
 	if st == nil {
@@ -153,11 +153,12 @@ func (s *StreamDecoder) thinking(d *chatstream.Decoder, ch, th string, dst []rep
 	if err := s.setExtra(d, st, ch); err != nil {
 		return dst, err
 	}
+	loc := chatstream.Loc{Base: ptr, Member: "thinking"}
 	if th[0] == '"' {
-		return d.AppendRaw(st, th, true, dst)
+		return d.AppendRaw(st, th, loc, true, dst)
 	}
 	for p, pos, ok := jsonw.NextElem(th, 0); ok; p, pos, ok = jsonw.NextElem(th, pos) {
-		if dst, err = d.AppendRaw(st, jsonw.RawMember(p, "text"), true, dst); err != nil {
+		if dst, err = d.AppendRaw(st, jsonw.RawMember(p, "text"), loc, true, dst); err != nil {
 			return dst, err
 		}
 	}

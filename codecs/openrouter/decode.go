@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/chatstream"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
@@ -69,12 +70,16 @@ func (c Codec) readMessage(msg gjson.Result, ptr string, b *kit.Budget) (*replay
 		t.Blocks = append(t.Blocks, blk)
 		return nil
 	}
-	if details := msg.Get("reasoning_details"); details.IsArray() && len(details.Array()) > 0 {
+	if details := msg.Get("reasoning_details"); details.IsArray() && details.Get("0").Exists() {
 		var err error
 		i := 0
 		details.ForEach(func(_, d gjson.Result) bool {
 			var it replay.ReasoningItem
-			if it, err = parseDetail(d.Raw, ptr+"/reasoning_details/"+strconv.Itoa(i)); err == nil {
+			at := ptr + "/reasoning_details/" + strconv.Itoa(i)
+			if err = exactDetail(d.Raw, at); err != nil {
+				return false
+			}
+			if it, err = parseDetail(d.Raw, at); err == nil {
 				err = add(it, len(d.Raw))
 			}
 			i++
@@ -92,9 +97,18 @@ func (c Codec) readMessage(msg gjson.Result, ptr string, b *kit.Budget) (*replay
 		return nil, err
 	}
 	var err error
-	msg.Get("tool_calls").ForEach(func(k, tc gjson.Result) bool {
+	k := -1
+	msg.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
+		k++
+		at := ptr + "/tool_calls/" + strconv.Itoa(k)
 		if !tc.IsObject() {
-			err = replay.Malformed(API, -1, ptr+"/tool_calls/"+k.Raw, "expected a tool call object")
+			err = replay.Malformed(API, -1, at, "expected a tool call object")
+			return false
+		}
+		if err = chatstream.ExactRaw(API, tc.Get("id").Raw, at+"/id", "a tool call id"); err != nil {
+			return false
+		}
+		if err = chatstream.ExactRaw(API, tc.Get("function.name").Raw, at+"/function/name", "a tool call name"); err != nil {
 			return false
 		}
 		call := &replay.ToolCall{
@@ -173,6 +187,29 @@ func providerError(e gjson.Result, provider string) *replay.ProviderError {
 		}
 	}
 	return pe
+}
+
+// exactDetail refuses a reasoning detail (raw JSON, at ptr) whose bytes
+// must stay exact but hold a lone surrogate escape: its id, format,
+// signature or data, and its text when it carries a signature. The stream
+// decoder refuses the same details (see package chatstream).
+func exactDetail(raw, ptr string) error {
+	var dv [8]string // in detailKnown order
+	if !jsonw.RawMembers(raw, detailKnown, dv[:]) {
+		return nil // not an object: parseDetail says so
+	}
+	for _, m := range [...]struct {
+		v, name, what string
+	}{{dv[5], "id", "an item id"}, {dv[6], "format", "a format"}, {dv[4], "signature", "a signature"},
+		{dv[3], "data", "an encrypted blob"}} {
+		if err := chatstream.ExactRaw(API, m.v, ptr+"/"+m.name, m.what); err != nil {
+			return err
+		}
+	}
+	if isString(dv[4]) && len(dv[4]) > 2 {
+		return chatstream.ExactRaw(API, dv[1], ptr+"/text", "signed reasoning text")
+	}
+	return nil
 }
 
 // parseDetail reads one reasoning_details entry (raw JSON) located at ptr.
