@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 )
 
@@ -81,7 +82,7 @@ func assistants(h *replay.History) (out []assistant, loopStart int) {
 	var msgs []gjson.Result
 	var idx []int
 	lastUser := -1
-	if len(h.Request) > 0 && gjson.ValidBytes(h.Request) {
+	if len(h.Request) > 0 && jsonw.ValidBytes(h.Request) { // depth-limited before gjson reads it
 		gjson.GetBytes(h.Request, "messages").ForEach(func(k, m gjson.Result) bool {
 			switch m.Get("role").Str {
 			case "assistant":

@@ -260,7 +260,14 @@ func (r *reader) call(d *chatstream.Decoder, raw, ptr string, dst []replay.Event
 		return nil, dst, d.Malformed(ptr+"/extra_content/google/thought_signature", "%v", err)
 	}
 	if !ok {
-		return jsonw.ExtraMembers(raw, toolCallKnown...), dst, nil
+		key, dst, err := d.BindRawSignature(raw, chatstream.Loc{Base: ptr}, dst)
+		if err != nil || key == "" {
+			return jsonw.ExtraMembers(raw, toolCallKnown...), dst, err
+		}
+		return jsonw.ExtraMembers(raw, append(toolCallKnown[:len(toolCallKnown):len(toolCallKnown)], key)...), dst, nil
+	}
+	if err := d.Exact(tc.Get(gemsig.Path).Raw, chatstream.Loc{Base: ptr, Member: "extra_content/google/thought_signature"}, "a thought signature"); err != nil {
+		return nil, dst, err
 	}
 	stripped, err := gemsig.Strip([]byte(raw))
 	if err != nil {

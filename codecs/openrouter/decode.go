@@ -16,8 +16,8 @@ import (
 // choices[0].finish_reason. An `{"error": {...}}` body returns a
 // *replay.ProviderError. What the turn keeps is bounded by c.Limits.
 func (c Codec) Decode(body []byte) (*replay.Turn, error) {
-	if !jsonw.ValidBytes(body) {
-		return nil, replay.Malformed(API, -1, "", "expected a JSON chat completion body")
+	if err := chatstream.CheckBody(API, body, "a JSON chat completion body"); err != nil {
+		return nil, err
 	}
 	root := gjson.ParseBytes(body)
 	if !root.IsObject() {
@@ -42,13 +42,18 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 		return nil, err
 	}
 	if fr := root.Get("choices.0.finish_reason"); fr.Type == gjson.String {
-		t.FinishReason = kit.Clone(fr.Str)
+		if t.FinishReason, err = b.Keep(-1, fr.Str); err != nil {
+			return nil, err
+		}
 		if fr.Str == "error" {
 			t.Complete = false
 			t.MarkUnfinished()
 		}
 	}
 	if u := root.Get("usage"); u.IsObject() {
+		if err := b.Item(-1, len(u.Raw), len(u.Raw)); err != nil {
+			return nil, err
+		}
 		t.Usage = []byte(u.Raw)
 	}
 	return t, nil
@@ -111,11 +116,23 @@ func (c Codec) readMessage(msg gjson.Result, ptr string, b *kit.Budget) (*replay
 		if err = chatstream.ExactRaw(API, tc.Get("function.name").Raw, at+"/function/name", "a tool call name"); err != nil {
 			return false
 		}
+		key, sig, signed, e := chatstream.RawSignature(API, -1, tc.Raw, chatstream.Loc{Base: at})
+		if err = e; err != nil {
+			return false
+		}
+		known := toolCallKnown
+		if signed {
+			it := chatstream.SignatureItem(jsonw.Unquote(sig), kit.Clone(tc.Get("id").Str), key)
+			if err = add(it, len(it.Data)+len(it.ID.Value())); err != nil {
+				return false
+			}
+			known = append(known[:len(known):len(known)], key)
+		}
 		call := &replay.ToolCall{
 			ID:        kit.Clone(tc.Get("id").Str),
 			Name:      kit.Clone(tc.Get("function.name").Str),
 			Arguments: kit.Clone(tc.Get("function.arguments").Str),
-			Extra:     jsonw.ExtraMembers(tc.Raw, toolCallKnown...),
+			Extra:     jsonw.ExtraMembers(tc.Raw, known...),
 		}
 		err = add(call, len(call.ID)+len(call.Name)+len(call.Arguments)+len(call.Extra))
 		return err == nil

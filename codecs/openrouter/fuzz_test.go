@@ -2,9 +2,9 @@ package openrouter_test
 
 import (
 	"bytes"
-	"strings"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/reasonreplay/replay"
@@ -64,8 +64,8 @@ func hostileSeeds() [][]byte {
 	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
 	return [][]byte{
 		sse(`{"tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":` + deep(9990) + `}}]}`),
-		sse(`{"tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":"` + strings.Repeat("[", 20000) + `"}}]}`,
-			`{"tool_calls":[{"index":0,"function":{"arguments":"` + strings.Repeat("]", 20000) + `"}}]}`),
+		sse(`{"tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":"`+strings.Repeat("[", 20000)+`"}}]}`,
+			`{"tool_calls":[{"index":0,"function":{"arguments":"`+strings.Repeat("]", 20000)+`"}}]}`),
 		sse(`{"x":` + deep(10001) + `}`),
 		sse(detailDelta(`,"text":"a\ud83c"`), detailDelta(`,"text":"\udf0a","signature":"c2ln"`)),
 		sse(detailDelta(`,"text":"a\ud83c"`), detailDelta(`,"text":"b","signature":"c2ln\udc00"`)),

@@ -145,3 +145,30 @@ func itoa(i int) string {
 	}
 	return itoa(i/10) + digits[i%10:i%10+1]
 }
+
+// TestGeminiRawSignatures: a gateway that puts Gemini signatures directly
+// on its tool calls (`thoughtSignature`, `thought_signature`): read as
+// bound signature items, the same from a stream and a body, written back
+// on the calls (never into reasoning_details) by Encode and Patch.
+func TestGeminiRawSignatures(t *testing.T) {
+	res := sweep(t, "gemini-raw-signatures.sse")
+	require.NoError(t, res.Err)
+	want := `{"version":1,"provenance":{"api":"openrouter","provider":"openrouter","model":"gemini-3-flash"},"complete":true,"finish_reason":"tool_calls","blocks":[` +
+		`{"type":"reasoning.encrypted","data":"Ct0BAXLI2nwQkYc1f0T1mM0X1y9T0a==","id":"call_weather_1","format":"google-gemini-v1","attached":true,"source":"thoughtSignature"},` +
+		`{"type":"tool_call","id":"call_weather_1","name":"weather","arguments":"{\"city\":\"Lyon\"}"},` +
+		`{"type":"reasoning.encrypted","data":"EqQBCpEBZmFrZSBzaWduYXR1cmU=","id":"call_time_2","format":"google-gemini-v1","attached":true,"source":"thought_signature"},` +
+		`{"type":"tool_call","id":"call_time_2","name":"local_time","arguments":"{\"tz\":\"Europe/Paris\"}"}]}`
+	require.Equal(t, want, string(res.Turn.AppendJSON(nil)))
+	c := openrouter.Codec{}
+	msg, err := c.Encode(res.Turn)
+	require.NoError(t, err)
+	require.Equal(t, `{"role":"assistant","content":null,"tool_calls":[`+
+		`{"id":"call_weather_1","type":"function","function":{"name":"weather","arguments":"{\"city\":\"Lyon\"}"},"thoughtSignature":"Ct0BAXLI2nwQkYc1f0T1mM0X1y9T0a=="},`+
+		`{"id":"call_time_2","type":"function","function":{"name":"local_time","arguments":"{\"tz\":\"Europe/Paris\"}"},"thought_signature":"EqQBCpEBZmFrZSBzaWduYXR1cmU="}]}`, string(msg))
+	body, err := c.Decode([]byte(`{"model":"gemini-3-flash","choices":[{"message":` + string(msg) + `,"finish_reason":"tool_calls"}]}`))
+	require.NoError(t, err)
+	require.Equal(t, want, string(body.AppendJSON(nil)))
+	patched, err := c.Patch([]byte(`{"role":"assistant","content":null,"tool_calls":[{"id":"call_weather_1","type":"function","function":{"name":"weather","arguments":"{}"}}]}`), res.Turn)
+	require.NoError(t, err)
+	require.Equal(t, `{"role":"assistant","content":null,"tool_calls":[{"id":"call_weather_1","type":"function","function":{"name":"weather","arguments":"{}"},"thoughtSignature":"Ct0BAXLI2nwQkYc1f0T1mM0X1y9T0a=="}]}`, string(patched))
+}

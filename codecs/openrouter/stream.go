@@ -56,7 +56,18 @@ func newHost(provider string) chatstream.Host {
 		provider = "openrouter"
 	}
 	return chatstream.Host{API: API, Provider: provider, Upstream: true, FinishError: true,
-		Error: chunkError, Delta: readDelta}
+		Error: chunkError, Delta: readDelta, Call: readCall}
+}
+
+// readCall binds a Gemini thought signature that a gateway put directly on
+// a new tool call (`thoughtSignature` / `thought_signature`) as a signature
+// item before the call, and returns the call's other members.
+func readCall(d *chatstream.Decoder, raw, ptr string, dst []replay.Event) ([]byte, []replay.Event, error) {
+	key, dst, err := d.BindRawSignature(raw, chatstream.Loc{Base: ptr}, dst)
+	if err != nil || key == "" {
+		return jsonw.ExtraMembers(raw, toolCallKnown...), dst, err
+	}
+	return jsonw.ExtraMembers(raw, append(toolCallKnown[:len(toolCallKnown):len(toolCallKnown)], key)...), dst, nil
 }
 
 // SetLimits implements [replay.LimitSetter].

@@ -211,7 +211,7 @@ func (d *Decoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, er
 	}
 	s := unsafe.String(unsafe.SliceData(data), len(data))
 	if !jsonw.Valid(s) {
-		d.err = d.Malformed("", "expected a JSON chat completion chunk")
+		d.err = d.Malformed("", "expected a JSON chat completion chunk: %s", jsonw.Explain(s))
 		return dst, d.err
 	}
 	dst, err := d.chunk(s, dst)
