@@ -43,7 +43,9 @@ func (c Codec) field(t *replay.Turn) (name string, value []byte) {
 		// V4 wants the key on every assistant turn when tools are in play;
 		// "" where the turn had none (null fails).
 	default:
-		return "", nil
+		if !c.Preserve || p.Preserve == "" || p.Field == "" || !ok {
+			return "", nil
+		}
 	}
 	return p.Field, jsonw.String(nil, text)
 }
