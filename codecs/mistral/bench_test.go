@@ -49,3 +49,43 @@ func BenchmarkDecode(b *testing.B) {
 		}
 	}
 }
+
+// framesOnly is a frame decoder that only counts frames: decoding with it
+// measures the SSE framing alone, on the same bytes and the same path.
+type framesOnly struct{ n int }
+
+func (f *framesOnly) Decode(_ replay.Frame, dst []replay.Event) ([]replay.Event, error) {
+	f.n++
+	return dst, nil
+}
+
+func (f *framesOnly) Finish() (*replay.Turn, error) { return &replay.Turn{Complete: true}, nil }
+
+// BenchmarkStreamFraming is BenchmarkStream's framing alone.
+func BenchmarkStreamFraming(b *testing.B) {
+	data := longStream(2000)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for i := 0; i < b.N; i++ {
+		f := &framesOnly{}
+		if _, err := replay.DecodeStream(bytes.NewReader(data), f, replay.StreamOptions{}); err != nil || f.n != 4002 {
+			b.Fatalf("%d frames, %v", f.n, err)
+		}
+	}
+}
+
+// TestStreamAllocsPerEvent guards the hot path: decoding allocates for the
+// blocks and the text it builds, not per event.
+func TestStreamAllocsPerEvent(t *testing.T) {
+	data := longStream(2000)
+	allocs := testing.AllocsPerRun(5, func() {
+		if _, err := replay.DecodeStream(bytes.NewReader(data), mistral.Codec{}.NewStream(), replay.StreamOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	perEvent := allocs / 4002
+	t.Logf("%.0f allocs for 4002 events: %.3f per event", allocs, perEvent)
+	if perEvent >= 0.1 {
+		t.Fatalf("%.3f allocs per event, want < 0.1", perEvent)
+	}
+}

@@ -144,3 +144,28 @@ func FuzzValidDeep(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSkipString holds skipString (a byte loop, then IndexByte past 64
+// bytes) to the plain byte loop it replaced, on any text after a quote.
+func FuzzSkipString(f *testing.F) {
+	f.Add(`"short"`)
+	f.Add(`"` + strings.Repeat(`ab\"c\\`, 30) + `"tail`)
+	f.Add(`"` + strings.Repeat("x", 70) + `\\\"` + `y"`)
+	f.Fuzz(func(t *testing.T, s string) {
+		if s == "" || s[0] != '"' {
+			s = `"` + s
+		}
+		want := -1
+		for j := 1; j < len(s); j++ {
+			if s[j] == '\\' {
+				j++
+			} else if s[j] == '"' {
+				want = j + 1
+				break
+			}
+		}
+		if got := skipString(s, 0); got != want {
+			t.Fatalf("skipString(%q) = %d, want %d", s, got, want)
+		}
+	})
+}
