@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -48,26 +49,15 @@ func BenchmarkStreamDecode(b *testing.B) {
 	b.ReportMetric(float64(events), "events/op")
 }
 
-// framesOnly is a frame decoder that only counts frames: decoding with it
-// measures the SSE framing alone, on the same bytes and the same path.
-type framesOnly struct{ n int }
-
-func (f *framesOnly) Decode(_ replay.Frame, dst []replay.Event) ([]replay.Event, error) {
-	f.n++
-	return dst, nil
-}
-
-func (f *framesOnly) Finish() (*replay.Turn, error) { return &replay.Turn{Complete: true}, nil }
-
 // BenchmarkStreamFraming is BenchmarkStreamDecode's framing alone.
 func BenchmarkStreamFraming(b *testing.B) {
 	data, events := longStream(2000)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		f := &framesOnly{}
-		if _, err := replay.DecodeStream(bytes.NewReader(data), f, replay.StreamOptions{}); err != nil || f.n != events {
-			b.Fatalf("%d frames, %v", f.n, err)
+		f := &codectest.FramesOnly{}
+		if _, err := replay.DecodeStream(bytes.NewReader(data), f, replay.StreamOptions{}); err != nil || f.N != events {
+			b.Fatalf("%d frames, %v", f.N, err)
 		}
 	}
 }

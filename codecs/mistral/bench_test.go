@@ -7,6 +7,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/mistral"
+	"github.com/reasonreplay/replay/internal/codectest"
 )
 
 // longStream returns a synthetic SSE stream of n thinking chunks (with
@@ -50,26 +51,15 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
-// framesOnly is a frame decoder that only counts frames: decoding with it
-// measures the SSE framing alone, on the same bytes and the same path.
-type framesOnly struct{ n int }
-
-func (f *framesOnly) Decode(_ replay.Frame, dst []replay.Event) ([]replay.Event, error) {
-	f.n++
-	return dst, nil
-}
-
-func (f *framesOnly) Finish() (*replay.Turn, error) { return &replay.Turn{Complete: true}, nil }
-
 // BenchmarkStreamFraming is BenchmarkStream's framing alone.
 func BenchmarkStreamFraming(b *testing.B) {
 	data := longStream(2000)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
 	for i := 0; i < b.N; i++ {
-		f := &framesOnly{}
-		if _, err := replay.DecodeStream(bytes.NewReader(data), f, replay.StreamOptions{}); err != nil || f.n != 4002 {
-			b.Fatalf("%d frames, %v", f.n, err)
+		f := &codectest.FramesOnly{}
+		if _, err := replay.DecodeStream(bytes.NewReader(data), f, replay.StreamOptions{}); err != nil || f.N != 4002 {
+			b.Fatalf("%d frames, %v", f.N, err)
 		}
 	}
 }

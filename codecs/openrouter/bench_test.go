@@ -8,6 +8,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/openrouter"
+	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -72,17 +73,6 @@ func TestStreamAllocsPerEvent(t *testing.T) {
 	require.Less(t, perEvent, 0.1)
 }
 
-// framesOnly is a frame decoder that only counts frames: decoding with it
-// measures the SSE framing alone, on the same bytes and the same path.
-type framesOnly struct{ n int }
-
-func (f *framesOnly) Decode(_ replay.Frame, dst []replay.Event) ([]replay.Event, error) {
-	f.n++
-	return dst, nil
-}
-
-func (f *framesOnly) Finish() (*replay.Turn, error) { return &replay.Turn{Complete: true}, nil }
-
 // BenchmarkStreamFraming is BenchmarkStreamDecode's framing alone: the
 // ratio of the two is the share of framing speed the codec keeps.
 func BenchmarkStreamFraming(b *testing.B) {
@@ -90,15 +80,15 @@ func BenchmarkStreamFraming(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		f := &framesOnly{}
+		f := &codectest.FramesOnly{}
 		d := replay.NewDecoder(f, replay.StreamOptions{})
 		for off := 0; off < len(data); off += 4096 {
 			if _, err := d.Write(data[off:min(off+4096, len(data))]); err != nil {
 				b.Fatal(err)
 			}
 		}
-		if _, err := d.Close(); err != nil || f.n != events {
-			b.Fatalf("%d frames, %v", f.n, err)
+		if _, err := d.Close(); err != nil || f.N != events {
+			b.Fatalf("%d frames, %v", f.N, err)
 		}
 	}
 }
