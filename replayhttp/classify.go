@@ -98,7 +98,7 @@ var patterns = []errorPattern{
 	pat("(?i)user messages cannot contain reasoning content", FixDropReasoning, "bedrock-converse/reasoning-input"),
 	pat("(?i)blocks in the latest assistant message cannot be modified", FixRestore, "anthropic/thinking-modified", "replay/altered-item"),
 	{re: regexp.MustCompile("(?i)expected .?thinking.? or .?redacted_thinking.?, but found"), fix: FixRestore,
-		rules: []string{"anthropic/thinking-first"}, bedrock: []string{"bedrock-converse/thinking-first"}},
+		rules: []string{"anthropic/thinking-first", "openrouter/signed-reasoning-missing"}, bedrock: []string{"bedrock-converse/thinking-first"}},
 	{re: regexp.MustCompile("(?i)thinking\\.signature: field required"), fix: FixDropReasoning,
 		rules: []string{"anthropic/missing-signature"}, bedrock: []string{"bedrock-converse/claude-signature"}},
 	pat("(?i)(thinking\\.thinking|redacted_thinking\\.data)[^a-z]*field required", FixDropReasoning, "anthropic/missing-signature"),

@@ -61,6 +61,7 @@ var predicted = []struct {
 	{"openai/foreign-format", "The encrypted content for item rs_68a1 could not be verified. Reason: Encrypted content could not be decrypted or parsed.", replayhttp.FixDropReasoning, ""},
 	// openrouter
 	{"openrouter/duplicate-item", "Duplicate item found with id rs_68a1. Remove duplicate items from your input and try again.", replayhttp.FixDropDuplicates, ""},
+	{"openrouter/signed-reasoning-missing", "Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks).", replayhttp.FixRestore, ""},
 	{"openrouter/gemini-reasoning-missing", "Gemini models require OpenRouter reasoning details to be preserved in each request. Please refer to our docs: https://openrouter.ai/docs/use-cases/reasoning-tokens#preserving-reasoning-blocks.", replayhttp.FixRestore, ""},
 	// gemini
 	{"gemini/missing-signature", "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:get_weather` , position 2. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.", replayhttp.FixRestore, ""},

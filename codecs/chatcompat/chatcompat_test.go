@@ -207,3 +207,35 @@ func TestResolve(t *testing.T) {
 	}
 	require.Equal(t, "deepseek-r1", ProfileFor("deepseek", "deepseek-r1").Name)
 }
+
+// TestGeminiRawSignatures: signatures a gateway put directly on the tool
+// calls (`thoughtSignature`, `thought_signature`) are read as bound Gemini
+// signatures and written back in the member they came from, by Encode and
+// by Patch; a lone surrogate in one is refused at the member.
+func TestGeminiRawSignatures(t *testing.T) {
+	c := New(APIGeneric, "gemini-openai", "gemini-3-flash")
+	res := sweep(t, c, "gemini-raw-signatures.sse")
+	require.NoError(t, res.Err)
+	require.Equal(t, `{"version":1,"provenance":{"api":"openai-compatible","provider":"gemini-openai","model":"gemini-3-flash"},"complete":true,"finish_reason":"tool_calls","blocks":[`+
+		`{"type":"reasoning.encrypted","data":"Ct0BAXLI2nwQkYc1f0T1mM0X1y9T0a==","id":"call_weather_1","format":"google-gemini-v1","attached":true,"source":"thoughtSignature"},`+
+		`{"type":"tool_call","id":"call_weather_1","name":"weather","arguments":"{\"city\":\"Lyon\"}"},`+
+		`{"type":"reasoning.encrypted","data":"EqQBCpEBZmFrZSBzaWduYXR1cmU=","id":"call_time_2","format":"google-gemini-v1","attached":true,"source":"thought_signature"},`+
+		`{"type":"tool_call","id":"call_time_2","name":"local_time","arguments":"{\"tz\":\"Europe/Paris\"}"}]}`, string(res.Turn.AppendJSON(nil)))
+	msg, err := c.Encode(res.Turn)
+	require.NoError(t, err)
+	require.Equal(t, `{"role":"assistant","content":null,"tool_calls":[`+
+		`{"id":"call_weather_1","type":"function","function":{"name":"weather","arguments":"{\"city\":\"Lyon\"}"},"thoughtSignature":"Ct0BAXLI2nwQkYc1f0T1mM0X1y9T0a=="},`+
+		`{"id":"call_time_2","type":"function","function":{"name":"local_time","arguments":"{\"tz\":\"Europe/Paris\"}"},"thought_signature":"EqQBCpEBZmFrZSBzaWduYXR1cmU="}]}`, string(msg))
+	patched, err := c.Patch([]byte(`{"role":"assistant","tool_calls":[{"id":"call_time_2","type":"function","function":{"name":"local_time","arguments":"{}"}}]}`), res.Turn)
+	require.NoError(t, err)
+	require.Equal(t, `{"role":"assistant","tool_calls":[{"id":"call_time_2","type":"function","function":{"name":"local_time","arguments":"{}"},"thought_signature":"EqQBCpEBZmFrZSBzaWduYXR1cmU="}]}`, string(patched))
+
+	// The body reader gives the same turn.
+	body, err := c.Decode([]byte(`{"model":"gemini-3-flash","choices":[{"message":` + string(msg) + `,"finish_reason":"tool_calls"}]}`))
+	require.NoError(t, err)
+	require.Equal(t, string(res.Turn.AppendJSON(nil)), string(body.AppendJSON(nil)))
+
+	lone := `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","thoughtSignature":"Ct0\udc00","function":{"name":"f","arguments":"{}"}}]}}]}` + "\n\n"
+	r := codectest.SweepStream(t, c.NewStream, replay.StreamOptions{}, []byte(lone))
+	require.Equal(t, "replay: openai-compatible: event 0: /choices/0/delta/tool_calls/0/thoughtSignature: malformed input: a lone surrogate escape in a thought signature: it names no character, and decoding it would alter bytes that must be kept exact", r.Err.Error())
+}

@@ -61,6 +61,11 @@ type Codec struct {
 	Profile Profile
 	// Model is the target model, when known.
 	Model string
+	// Preserve says the requests ask the host to read the thinking of
+	// earlier turns (Profile.Preserve, e.g. Qwen3.6 preserve_thinking):
+	// Encode then writes the reasoning field on every assistant message
+	// that has reasoning, even for a profile that otherwise sends none.
+	Preserve bool
 	// Limits bound what the decoders keep; zero fields take defaults.
 	Limits replay.Limits
 }

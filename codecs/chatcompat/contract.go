@@ -19,6 +19,11 @@ const (
 	// RuleKimiMissing: reasoning_content missing on a Kimi thinking tool
 	// call message.
 	RuleKimiMissing = "kimi/reasoning-content-missing"
+	// RulePreservedMissing: the request asks the host to keep historical
+	// thinking (Qwen3.6 preserve_thinking, Kimi keep "all", GLM
+	// clear_thinking false) but an earlier assistant message has no
+	// reasoning_content.
+	RulePreservedMissing = "chat/preserved-thinking-missing"
 )
 
 // Exact error texts the hosts return (the message index is the position in
@@ -31,7 +36,41 @@ const (
 	errDeepSeekV4 = "The `reasoning_content` in the thinking mode must be passed back to the API."
 	// Kimi K2 thinking (bytedance/deer-flow #3043; mastra-ai/mastra #12592).
 	errKimiMissing = "thinking is enabled but reasoning_content is missing in assistant tool call message at index %s"
+	// Z.ai, one report (zai-org/feedback #676).
+	errGLMMissing = "The `reasoning_text` in the thinking mode must be passed back to the API."
 )
+
+// switches is what a request body says about thinking.
+type switches struct {
+	// disabled: thinking is switched off (`thinking: {"type":"disabled"}`,
+	// `enable_thinking: false`, chat_template_kwargs.enable_thinking false).
+	disabled bool
+	// preserve: the request asks the host to read historical thinking
+	// (Profile.Preserve).
+	preserve bool
+}
+
+// requestSwitches reads the switches of h.Request (none without one).
+func requestSwitches(h *replay.History, p Profile) switches {
+	var s switches
+	if len(h.Request) == 0 || !jsonw.ValidBytes(h.Request) {
+		return s
+	}
+	root := gjson.ParseBytes(h.Request)
+	s.disabled = root.Get("thinking.type").Str == "disabled" || root.Get("enable_thinking").Type == gjson.False ||
+		root.Get("chat_template_kwargs.enable_thinking").Type == gjson.False
+	switch p.Name {
+	case qwen.Name:
+		s.preserve = root.Get("preserve_thinking").Type == gjson.True ||
+			root.Get("chat_template_kwargs.preserve_thinking").Type == gjson.True
+	case kimi.Name:
+		s.preserve = root.Get("thinking.keep").Str == "all"
+	case glm.Name:
+		s.preserve = root.Get("clear_thinking").Type == gjson.False || root.Get("thinking.clear_thinking").Type == gjson.False
+	}
+	s.preserve = s.preserve && !s.disabled
+	return s
+}
 
 // Contract returns the profile's replay contract and the rules that check
 // it. Rules read the request body (History.Request, a chat completions
@@ -52,14 +91,20 @@ func (c Codec) Contract() replay.ReplayContract {
 		rc.Summary = "DeepSeek V4: when the request has tools, every earlier assistant message carries reasoning_content, \"\" where the turn had none (null fails)."
 		rc.Rules = []replay.Rule{ruleV4Missing, ruleNull("deepseek/reasoning-content-null", errDeepSeekV4)}
 	case ReplayToolCalls:
-		rc.Summary = "Kimi K2 thinking: assistant messages with tool calls carry their reasoning_content."
+		rc.Summary = "Kimi K2 thinking: assistant messages with tool calls carry their reasoning_content; with thinking.keep \"all\", every assistant message does."
 		rc.Rules = []replay.Rule{ruleKimiMissing}
 	case ReplayAll:
-		rc.Summary = "GLM: send reasoning_content back with tool results (interleaved thinking) and, with clear_thinking:false, on every earlier turn, unmodified and in order. Missing reasoning degrades; no rejection is documented."
+		rc.Summary = "GLM: send reasoning_content back with tool results (interleaved thinking) and, with clear_thinking:false, on every earlier turn, unmodified and in order. Missing reasoning degrades (one report of a rejection)."
 	case ReplayRawContent:
 		rc.Summary = "MiniMax: send the assistant message back complete: content with its <think> block, or reasoning_details when reasoning_split was used."
 	default:
 		rc.Summary = "Stateless host: reasoning is not sent back (" + p.Name + ")."
+	}
+	if p.Preserve != "" {
+		if p.Replay == ReplayNone {
+			rc.Summary += " With " + p.Preserve + " the host reads historical thinking: every assistant message carries its reasoning_content (Codec.Preserve)."
+		}
+		rc.Rules = append(rc.Rules, rulePreserved(p))
 	}
 	rc.Summary += " Source: " + p.Source + "."
 	return rc
@@ -82,7 +127,7 @@ func assistants(h *replay.History) (out []assistant, loopStart int) {
 	var msgs []gjson.Result
 	var idx []int
 	lastUser := -1
-	if len(h.Request) > 0 && jsonw.ValidBytes(h.Request) {
+	if len(h.Request) > 0 && jsonw.ValidBytes(h.Request) { // depth-limited before gjson reads it
 		gjson.GetBytes(h.Request, "messages").ForEach(func(k, m gjson.Result) bool {
 			switch m.Get("role").Str {
 			case "assistant":
@@ -166,7 +211,7 @@ var ruleLoopMissing = replay.Rule{
 	Severity: replay.SeverityReject,
 	Doc:      "In thinking mode with tools, every assistant message of the current tool loop carries its reasoning_content.",
 	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
-		if !t.Tools {
+		if !t.Tools || requestSwitches(h, Profile{}).disabled {
 			return
 		}
 		as, loop := assistants(h)
@@ -189,7 +234,7 @@ var ruleV4Missing = replay.Rule{
 	Severity: replay.SeverityReject,
 	Doc:      "DeepSeek V4 with tools: every earlier assistant message carries reasoning_content (\"\" when the turn had none).",
 	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
-		if !t.Tools {
+		if !t.Tools || requestSwitches(h, Profile{}).disabled {
 			return
 		}
 		as, _ := assistants(h)
@@ -235,6 +280,9 @@ var ruleKimiMissing = replay.Rule{
 	Severity: replay.SeverityReject,
 	Doc:      "With thinking on, every assistant message with tool calls carries its reasoning_content.",
 	Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
+		if requestSwitches(h, Profile{}).disabled {
+			return
+		}
 		as, _ := assistants(h)
 		for _, a := range as {
 			if !a.calls {
@@ -250,4 +298,36 @@ var ruleKimiMissing = replay.Rule{
 				Fix:       "send the turn's reasoning_content back on the tool-call message"})
 		}
 	},
+}
+
+// rulePreserved checks, for a host that reads historical thinking when
+// the request asks it to (Profile.Preserve), that every assistant message
+// of the request carries its reasoning_content. Kimi's tool-call messages
+// are left to RuleKimiMissing, which predicts the rejection.
+func rulePreserved(p Profile) replay.Rule {
+	sev, predicted := replay.SeverityDegrade, ""
+	if p.Name == glm.Name {
+		sev, predicted = replay.SeverityRisk, errGLMMissing
+	}
+	return replay.Rule{
+		ID:       RulePreservedMissing,
+		Severity: sev,
+		Doc:      "With " + p.Preserve + ", every assistant message carries its reasoning_content, unmodified.",
+		Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
+			if !requestSwitches(h, p).preserve {
+				return
+			}
+			as, _ := assistants(h)
+			for _, a := range as {
+				if present, _ := hasReasoning(h, a); present || (p.Name == kimi.Name && a.calls) {
+					continue
+				}
+				ti, ptr, _ := where(a)
+				report(replay.Violation{Turn: ti, Block: -1, Pointer: ptr,
+					Message:   "the request sets " + p.Preserve + " but this assistant message has no reasoning_content: the host reads no thinking for it",
+					Predicted: predicted,
+					Fix:       "send the turn's reasoning_content back unmodified on every assistant message (chatcompat: Codec.Preserve)"})
+			}
+		},
+	}
 }

@@ -3,7 +3,6 @@ package chatcompat
 import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/chatstream"
-	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
@@ -18,8 +17,8 @@ import (
 // invalid. What the turn keeps is bounded by c.Limits.
 func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	api := c.API()
-	if !jsonw.ValidBytes(body) {
-		return nil, replay.Malformed(api, -1, "", "expected a JSON chat completion body")
+	if err := chatstream.CheckBody(api, body, "a JSON chat completion body"); err != nil {
+		return nil, err
 	}
 	root := gjson.ParseBytes(body)
 	if !root.IsObject() {
@@ -40,10 +39,16 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	if err != nil {
 		return nil, err
 	}
+	b := r.core.Budget()
 	if fr := root.Get("choices.0.finish_reason"); fr.Type == gjson.String {
-		t.FinishReason = kit.Clone(fr.Str)
+		if t.FinishReason, err = b.Keep(-1, fr.Str); err != nil {
+			return nil, err
+		}
 	}
 	if u := root.Get("usage"); u.IsObject() {
+		if err := b.Item(-1, len(u.Raw), len(u.Raw)); err != nil {
+			return nil, err
+		}
 		t.Usage = []byte(u.Raw)
 	}
 	return t, nil

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/chatstream"
 	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
@@ -42,7 +43,9 @@ func (c Codec) field(t *replay.Turn) (name string, value []byte) {
 		// V4 wants the key on every assistant turn when tools are in play;
 		// "" where the turn had none (null fails).
 	default:
-		return "", nil
+		if !c.Preserve || p.Preserve == "" || p.Field == "" || !ok {
+			return "", nil
+		}
 	}
 	return p.Field, jsonw.String(nil, text)
 }
@@ -161,6 +164,10 @@ func (c Codec) appendCall(out []byte, blocks []replay.Block, i int) ([]byte, err
 	out = jsonw.Members(out, tc.Extra)
 	out = append(out, '}')
 	if sig, ok := gemsig.Bound(blocks, i); ok && replay.Replayable(sig) {
+		if key, raw := chatstream.RawSigKey(sig); raw {
+			// back in the member of the call it came from
+			return append(jsonw.String(jsonw.Key(out[:len(out)-1], key), sig.Data), '}'), nil
+		}
 		var err error
 		if out, err = gemsig.Write(out, sig.Data); err != nil {
 			return nil, fmt.Errorf("replay: %s: encode: %w", c.API(), err)
@@ -175,7 +182,10 @@ func (c Codec) appendCall(out []byte, blocks []replay.Block, i int) ([]byte, err
 // the same id. Every other member is left as it was.
 func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 	api := c.API()
-	if !jsonw.ValidBytes(msg) || !gjson.ParseBytes(msg).IsObject() {
+	if err := chatstream.CheckBody(api, msg, "an assistant message object to patch"); err != nil {
+		return nil, err
+	}
+	if !gjson.ParseBytes(msg).IsObject() {
 		return nil, replay.Malformed(api, -1, "", "expected an assistant message object to patch")
 	}
 	out := append([]byte(nil), msg...)
@@ -197,30 +207,5 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 			}
 		}
 	}
-	for i, b := range t.Blocks {
-		tc, ok := b.(*replay.ToolCall)
-		if !ok || tc.ID == "" {
-			continue
-		}
-		sig, ok := gemsig.Bound(t.Blocks, i)
-		if !ok || !replay.Replayable(sig) {
-			continue
-		}
-		k := -1
-		gjson.GetBytes(out, "tool_calls").ForEach(func(key, v gjson.Result) bool {
-			if v.Get("id").Str == tc.ID {
-				k = int(key.Int())
-				return false
-			}
-			return true
-		})
-		if k < 0 {
-			continue
-		}
-		p := fmt.Sprintf("tool_calls.%d.%s", k, gemsig.Path)
-		if out, err = sjson.SetBytes(out, p, sig.Data); err != nil {
-			return nil, fmt.Errorf("replay: %s: patch: %w", api, err)
-		}
-	}
-	return out, nil
+	return chatstream.PatchCallSignatures(api, out, t, true)
 }

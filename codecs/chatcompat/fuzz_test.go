@@ -1,6 +1,7 @@
 package chatcompat
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/reasonreplay/replay"
@@ -16,6 +17,11 @@ func FuzzStream(f *testing.F) {
 	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"reasoning\":\"x\",\"reasoning_content\":\"x\"}}]}\n\n"))
 	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"function\":{\"arguments\":\"{\"}}]}}]}\n\n"))
 	f.Add([]byte("data: {\"error\":{\"message\":\"m\",\"code\":429}}\n\n"))
+	// hostile: nesting at and past the limit, lone and split surrogate halves
+	f.Add([]byte("data: {\"x\":" + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + "}\n\n"))
+	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"function\":{\"arguments\":" + strings.Repeat("[", 9990) + strings.Repeat("]", 9990) + "}}]}}]}\n\n"))
+	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"reasoning_content\":\"a\\ud83c\"}}]}\n\ndata: {\"choices\":[{\"delta\":{\"reasoning_content\":\"\\udf0a\",\"content\":\"\\udc00\"}}]}\n\n"))
+	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"thoughtSignature\":\"s\\ud800\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}}]}\n\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		newFD := func() replay.FrameDecoder { return New(APIGeneric, "", "").NewStream() }
 		want := codectest.FeedPush(newFD(), replay.StreamOptions{}, [][]byte{data})

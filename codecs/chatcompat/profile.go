@@ -62,6 +62,11 @@ type Profile struct {
 	// Field is the assistant message member reasoning is written to
 	// ("reasoning_content"); empty when the host reads none.
 	Field string
+	// Preserve names the request switch that makes the host read the
+	// thinking of earlier turns (Qwen3.6 `chat_template_kwargs.preserve_thinking: true`,
+	// Kimi `thinking.keep: "all"`, GLM `clear_thinking: false`), "" when it
+	// has none. The audit follows what the request says.
+	Preserve string
 	// Source names the documentation or report the profile's rule comes
 	// from.
 	Source string
@@ -84,17 +89,17 @@ var (
 		Start: think.StartVisible, Replay: ReplayNone,
 		Source: "docs.x.ai reasoning guide: Chat Completions has no input field for reasoning"}
 	kimi = Profile{Name: "kimi", Provider: "moonshot", Format: formats.Kimi,
-		Start: think.StartVisible, Replay: ReplayToolCalls, Field: "reasoning_content",
+		Start: think.StartVisible, Replay: ReplayToolCalls, Field: "reasoning_content", Preserve: `thinking.keep "all"`,
 		Source: "platform.moonshot.ai/docs/guide/use-kimi-k2-thinking-model"}
 	glm = Profile{Name: "glm", Provider: "zai", Format: formats.GLM,
-		Start: think.StartVisible, Replay: ReplayAll, Field: "reasoning_content",
+		Start: think.StartVisible, Replay: ReplayAll, Field: "reasoning_content", Preserve: "clear_thinking false",
 		Source: "docs.z.ai/guides/capabilities/thinking-mode (interleaved; preserved with clear_thinking:false)"}
 	miniMax = Profile{Name: "minimax", Provider: "minimax", Format: formats.MiniMax,
 		Start: think.StartAuto, Replay: ReplayRawContent,
 		Source: "platform.minimax.io/docs/api-reference/text-openai-api (append the complete assistant message)"}
 	qwen = Profile{Name: "qwen", Provider: "dashscope", Format: formats.Qwen,
-		Start: think.StartVisible, Replay: ReplayNone,
-		Source: "alibabacloud.com/help/en/model-studio/deep-thinking (no replay rule documented)"}
+		Start: think.StartVisible, Replay: ReplayNone, Field: "reasoning_content", Preserve: "preserve_thinking",
+		Source: "alibabacloud.com/help/en/model-studio/deep-thinking (no replay rule documented); Qwen3.6 preserve_thinking (earendil-works/pi #3325)"}
 	groq = Profile{Name: "groq", Provider: "groq", Format: formats.Groq,
 		Start: think.StartAuto, Replay: ReplayNone,
 		Source: "console.groq.com/docs/reasoning (reasoning_format raw|parsed|hidden)"}

@@ -106,9 +106,9 @@ func (r *reader) delta(d *chatstream.Decoder, delta, ptr string, dst []replay.Ev
 		return dst, err
 	}
 	if !read {
-		for _, f := range dv[1:3] {
+		for i, f := range dv[1:3] {
 			if isString(f) && len(f) > 2 {
-				if dst, err = r.nativeRaw(f, dst); err != nil {
+				if dst, err = r.nativeRaw(f, chatstream.Loc{Base: ptr, Member: deltaKeys[1+i]}, dst); err != nil {
 					return dst, err
 				}
 				break
@@ -181,12 +181,12 @@ func (r *reader) newItem(label int, dst []replay.Event) (*chatstream.Item, []rep
 	return r.core.NewItem(it, label, dst)
 }
 
-func (r *reader) nativeRaw(raw string, dst []replay.Event) ([]replay.Event, error) {
+func (r *reader) nativeRaw(raw string, loc chatstream.Loc, dst []replay.Event) ([]replay.Event, error) {
 	st, dst, err := r.nativeItem(dst)
 	if err != nil {
 		return dst, err
 	}
-	return r.core.AppendRaw(st, raw, true, dst)
+	return r.core.AppendRaw(st, raw, loc, true, dst)
 }
 
 // content feeds the JSON string raw to the <think> splitter.
@@ -260,7 +260,14 @@ func (r *reader) call(d *chatstream.Decoder, raw, ptr string, dst []replay.Event
 		return nil, dst, d.Malformed(ptr+"/extra_content/google/thought_signature", "%v", err)
 	}
 	if !ok {
-		return jsonw.ExtraMembers(raw, toolCallKnown...), dst, nil
+		key, dst, err := d.BindRawSignature(raw, chatstream.Loc{Base: ptr}, dst)
+		if err != nil || key == "" {
+			return jsonw.ExtraMembers(raw, toolCallKnown...), dst, err
+		}
+		return jsonw.ExtraMembers(raw, append(toolCallKnown[:len(toolCallKnown):len(toolCallKnown)], key)...), dst, nil
+	}
+	if err := d.Exact(tc.Get(gemsig.Path).Raw, chatstream.Loc{Base: ptr, Member: "extra_content/google/thought_signature"}, "a thought signature"); err != nil {
+		return nil, dst, err
 	}
 	stripped, err := gemsig.Strip([]byte(raw))
 	if err != nil {

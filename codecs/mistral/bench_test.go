@@ -7,6 +7,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/mistral"
+	"github.com/reasonreplay/replay/internal/codectest"
 )
 
 // longStream returns a synthetic SSE stream of n thinking chunks (with
@@ -47,5 +48,34 @@ func BenchmarkDecode(b *testing.B) {
 		if _, err := c.Decode(data); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkStreamFraming is BenchmarkStream's framing alone.
+func BenchmarkStreamFraming(b *testing.B) {
+	data := longStream(2000)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for i := 0; i < b.N; i++ {
+		f := &codectest.FramesOnly{}
+		if _, err := replay.DecodeStream(bytes.NewReader(data), f, replay.StreamOptions{}); err != nil || f.N != 4002 {
+			b.Fatalf("%d frames, %v", f.N, err)
+		}
+	}
+}
+
+// TestStreamAllocsPerEvent guards the hot path: decoding allocates for the
+// blocks and the text it builds, not per event.
+func TestStreamAllocsPerEvent(t *testing.T) {
+	data := longStream(2000)
+	allocs := testing.AllocsPerRun(5, func() {
+		if _, err := replay.DecodeStream(bytes.NewReader(data), mistral.Codec{}.NewStream(), replay.StreamOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	perEvent := allocs / 4002
+	t.Logf("%.0f allocs for 4002 events: %.3f per event", allocs, perEvent)
+	if perEvent >= 0.1 {
+		t.Fatalf("%.3f allocs per event, want < 0.1", perEvent)
 	}
 }

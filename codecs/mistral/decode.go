@@ -7,6 +7,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/internal/chatstream"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
@@ -16,8 +17,8 @@ import (
 // body returns a *replay.ProviderError. What the turn keeps is bounded by
 // c.Limits.
 func (c Codec) Decode(body []byte) (*replay.Turn, error) {
-	if !jsonw.ValidBytes(body) {
-		return nil, replay.Malformed(API, -1, "", "expected a JSON chat completion")
+	if err := chatstream.CheckBody(API, body, "a JSON chat completion body"); err != nil {
+		return nil, err
 	}
 	root := gjson.ParseBytes(body)
 	if !root.IsObject() {
@@ -43,9 +44,14 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 		return nil, err
 	}
 	if fr := choice.Get("finish_reason"); fr.Type == gjson.String {
-		t.FinishReason = kit.Clone(fr.Str)
+		if t.FinishReason, err = b.Keep(-1, fr.Str); err != nil {
+			return nil, err
+		}
 	}
 	if u := root.Get("usage"); u.IsObject() {
+		if err := b.Item(-1, len(u.Raw), len(u.Raw)); err != nil {
+			return nil, err
+		}
 		t.Usage = raw(u.Raw)
 	}
 	return t, nil
@@ -167,9 +173,10 @@ func chunk(ch gjson.Result, ptr string) (replay.Block, int, error) {
 			return nil, 0, err
 		}
 		if !ok {
-			o := &replay.Opaque{Type: "thinking", Raw: raw(ch.Raw)}
-			o.Format = formats.Mistral
-			return o, len(ch.Raw), nil
+			// Thinking with parts other than text: kept verbatim as a
+			// native block, as the stream decoder keeps it (a reasoning
+			// item's type must be reasoning.<kind>; "thinking" is not).
+			return &replay.Native{Kind: "thinking", Raw: raw(ch.Raw)}, len(ch.Raw) + len("thinking"), nil
 		}
 		it := &replay.ReasoningText{Text: text}
 		it.Format = formats.Mistral
@@ -180,7 +187,7 @@ func chunk(ch gjson.Result, ptr string) (replay.Block, int, error) {
 	if kind == "" {
 		kind = "chunk"
 	}
-	return &replay.Native{Kind: kit.Clone(kind), Raw: raw(ch.Raw)}, len(ch.Raw), nil
+	return &replay.Native{Kind: kit.Clone(kind), Raw: raw(ch.Raw)}, len(ch.Raw) + len(kind), nil
 }
 
 // thinkingText joins the inner text parts of a thinking chunk. ok is false
@@ -210,6 +217,12 @@ func thinkingText(ch gjson.Result, ptr string) (string, bool, error) {
 func toolCall(tc gjson.Result, ptr string) (*replay.ToolCall, error) {
 	if !tc.IsObject() {
 		return nil, replay.Malformed(API, -1, ptr, "expected a tool call object")
+	}
+	if err := chatstream.ExactRaw(API, tc.Get("id").Raw, ptr+"/id", "a tool call id"); err != nil {
+		return nil, err
+	}
+	if err := chatstream.ExactRaw(API, tc.Get("function.name").Raw, ptr+"/function/name", "a tool call name"); err != nil {
+		return nil, err
 	}
 	fn := tc.Get("function")
 	name := fn.Get("name")

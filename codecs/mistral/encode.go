@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/internal/chatstream"
 	"github.com/reasonreplay/replay/internal/contentpatch"
 
 	"github.com/reasonreplay/replay"
@@ -76,7 +77,7 @@ func appendChunk(dst []byte, b replay.Block, i int) ([]byte, error) {
 		if b.Unfinished || b.Format != formats.Mistral {
 			return dst, nil
 		}
-		if !jsonw.Valid(string(b.Raw)) {
+		if !jsonw.ValidBytes(b.Raw) {
 			return nil, replay.Malformed(API, -1, "/blocks/"+strconv.Itoa(i), "opaque item is not valid JSON")
 		}
 		dst = jsonw.Comma(dst)
@@ -93,7 +94,7 @@ func appendChunk(dst []byte, b replay.Block, i int) ([]byte, error) {
 		if b.Unfinished {
 			return dst, nil
 		}
-		if !jsonw.Valid(string(b.Raw)) {
+		if !jsonw.ValidBytes(b.Raw) {
 			return nil, replay.Malformed(API, -1, "/blocks/"+strconv.Itoa(i), "native block is not valid JSON")
 		}
 		dst = jsonw.Comma(dst)
@@ -109,6 +110,9 @@ func appendChunk(dst []byte, b replay.Block, i int) ([]byte, error) {
 // rank among the text chunks); an item followed by no text (only tool
 // calls, or nothing) goes at the end of the content array.
 func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
+	if err := chatstream.CheckBody(API, msg, "an assistant message to patch"); err != nil {
+		return nil, err // depth-limited before the recursive readers of contentpatch see it
+	}
 	return patchSpec.Patch(msg, t)
 }
 
@@ -118,9 +122,13 @@ var patchSpec = contentpatch.Spec{
 	// A plain string chunk is text too.
 	IsText: func(v gjson.Result) bool { return v.Get("type").String() == "text" || v.Type == gjson.String },
 	Append: func(dst []byte, b replay.Block, i int) ([]byte, error) {
-		switch b.(type) {
+		switch b := b.(type) {
 		case *replay.ReasoningText, *replay.Opaque:
 			return appendChunk(dst, b, i)
+		case *replay.Native:
+			if b.Kind == "thinking" { // thinking with parts other than text
+				return appendChunk(dst, b, i)
+			}
 		}
 		return dst, nil
 	},

@@ -3,6 +3,7 @@ package mistral_test
 import (
 	"errors"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/reasonreplay/replay"
@@ -18,6 +19,10 @@ func FuzzStream(f *testing.F) {
 		"cut-mid-thinking.jsonl", "stream-error.jsonl"} {
 		f.Add(read(f, name))
 	}
+	// hostile: nesting at and past the limit, lone surrogate halves
+	f.Add([]byte(`{"x":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + "}\n"))
+	f.Add([]byte(`{"choices":[{"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"a\ud83c"}]}]}}]}` + "\n" +
+		`{"choices":[{"delta":{"content":"\udc00","tool_calls":[{"id":"c\ud800","function":{"name":"f","arguments":` + strings.Repeat("[", 9990) + strings.Repeat("]", 9990) + `}}]}}]}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := mistral.Codec{}
 		opts := replay.StreamOptions{Framing: replay.FramingJSONL}

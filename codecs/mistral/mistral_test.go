@@ -149,11 +149,39 @@ func TestVerbatimChunks(t *testing.T) {
 	body := `{"choices":[{"message":{"content":[{"type":"thinking","thinking":[{"type":"reference","reference_ids":[1]}]},{"type":"reference","reference_ids":[2]},{"type":"text","text":"x"}]},"finish_reason":"stop"}]}`
 	tu, err := mistral.Codec{}.Decode([]byte(body))
 	require.NoError(t, err)
-	require.Equal(t, `{"type":"thinking","thinking":[{"type":"reference","reference_ids":[1]}]}`, string(tu.Blocks[0].(*replay.Opaque).Raw))
+	require.Equal(t, "thinking", tu.Blocks[0].(*replay.Native).Kind)
+	require.Equal(t, `{"type":"thinking","thinking":[{"type":"reference","reference_ids":[1]}]}`, string(tu.Blocks[0].(*replay.Native).Raw))
 	require.Equal(t, "reference", tu.Blocks[1].(*replay.Native).Kind)
 	enc, err := mistral.Codec{}.Encode(tu)
 	require.NoError(t, err)
 	require.Equal(t, `{"role":"assistant","content":[{"type":"thinking","thinking":[{"type":"reference","reference_ids":[1]}]},{"type":"reference","reference_ids":[2]},{"type":"text","text":"x"}]}`, string(enc))
+	patched, err := mistral.Codec{}.Patch([]byte(`{"role":"assistant","content":"x"}`), tu)
+	require.NoError(t, err)
+	require.Equal(t, `{"role":"assistant","content":[{"type":"thinking","thinking":[{"type":"reference","reference_ids":[1]}]},{"type":"text","text":"x"}]}`, string(patched))
+}
+
+// TestThinkingWithOtherParts: a thinking chunk whose parts are not all text
+// decodes, from a body and from a stream, to the same blocks, in a document
+// that reads back and validates (it was a "thinking"-typed item that
+// UnmarshalTurn and the schema refuse).
+func TestThinkingWithOtherParts(t *testing.T) {
+	content := `[{"type":"thinking","thinking":[{"type":"text","text":"look it up"},{"type":"reference","reference_ids":[3]}],"closed":true},{"type":"text","text":"Found it."}]`
+	body, err := mistral.Codec{}.Decode([]byte(`{"model":"magistral-medium-2609","choices":[{"message":{"role":"assistant","content":` + content + `},"finish_reason":"stop"}]}`))
+	require.NoError(t, err)
+	sse := "data: {\"model\":\"magistral-medium-2609\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":" + content + "},\"finish_reason\":\"stop\"}]}\n\n"
+	res := codectest.SweepStream(t, func() replay.FrameDecoder { return mistral.Codec{}.NewStream() }, replay.StreamOptions{}, []byte(sse))
+	require.NoError(t, res.Err)
+	want := `{"version":1,"provenance":{"api":"mistral","provider":"mistral","model":"magistral-medium-2609"},"complete":true,"finish_reason":"stop","blocks":[` +
+		`{"type":"native","kind":"thinking","raw":{"type":"thinking","thinking":[{"type":"text","text":"look it up"},{"type":"reference","reference_ids":[3]}],"closed":true}},` +
+		`{"type":"text","text":"Found it."}]}`
+	for name, tu := range map[string]*replay.Turn{"body": body, "stream": res.Turn} {
+		doc := tu.AppendJSON(nil)
+		require.Equal(t, want, string(doc), name)
+		require.NoError(t, schema.Validate(schema.Turn, codectest.Indent(doc)), name)
+		back, err := replay.UnmarshalTurn(doc)
+		require.NoError(t, err, name)
+		require.Equal(t, string(doc), string(back.AppendJSON(nil)), name)
+	}
 }
 
 func TestCutAndError(t *testing.T) {

@@ -76,7 +76,7 @@ func (s *StreamDecoder) delta(d *chatstream.Decoder, delta, ptr string, dst []re
 	case raw[0] == '[':
 		var err error
 		for ch, pos, ok := jsonw.NextElem(raw, 0); ok; ch, pos, ok = jsonw.NextElem(raw, pos) {
-			if dst, err = s.contentChunk(d, ch, ptr+"/content", dst); err != nil {
+			if dst, err = s.contentChunk(d, ch, ptr, dst); err != nil {
 				return dst, err
 			}
 		}
@@ -87,27 +87,29 @@ func (s *StreamDecoder) delta(d *chatstream.Decoder, delta, ptr string, dst []re
 
 var chunkKeys = []string{"type", "text", "thinking"}
 
+// contentChunk reads one chunk of the content array of the delta at ptr
+// (the pointer is built only for an error).
 func (s *StreamDecoder) contentChunk(d *chatstream.Decoder, ch, ptr string, dst []replay.Event) ([]replay.Event, error) {
 	if ch[0] == '"' {
 		return d.TextRaw(ch, dst)
 	}
 	var cv [3]string
 	if !jsonw.RawMembers(ch, chunkKeys, cv[:]) {
-		return dst, d.Malformed(ptr, "expected chunk objects")
+		return dst, d.Malformed(ptr+"/content", "expected chunk objects")
 	}
 	switch {
 	case jsonw.StringEquals(cv[0], "text"):
 		if !isString(cv[1]) {
-			return dst, d.Malformed(ptr, "expected a string text")
+			return dst, d.Malformed(ptr+"/content", "expected a string text")
 		}
 		return d.TextRaw(cv[1], dst)
 	case jsonw.StringEquals(cv[0], "thinking"):
 		th := cv[2]
 		if th == "" || (th[0] != '[' && th[0] != '"') {
-			return dst, d.Malformed(ptr, "expected thinking to be an array")
+			return dst, d.Malformed(ptr+"/content", "expected thinking to be an array")
 		}
 		if textParts(th) {
-			return s.thinking(d, ch, th, dst)
+			return s.thinking(d, ch, th, ptr, dst)
 		}
 	}
 	// Another chunk type (or thinking that is not all text): kept verbatim
@@ -140,7 +142,7 @@ func textParts(th string) bool {
 
 // thinking appends a thinking chunk's text parts to the open reasoning
 // item, opening one when needed.
-func (s *StreamDecoder) thinking(d *chatstream.Decoder, ch, th string, dst []replay.Event) ([]replay.Event, error) {
+func (s *StreamDecoder) thinking(d *chatstream.Decoder, ch, th, ptr string, dst []replay.Event) ([]replay.Event, error) {
 	st := d.Last(0)
 	var err error
 	if st == nil {
@@ -153,11 +155,12 @@ func (s *StreamDecoder) thinking(d *chatstream.Decoder, ch, th string, dst []rep
 	if err := s.setExtra(d, st, ch); err != nil {
 		return dst, err
 	}
+	loc := chatstream.Loc{Base: ptr, Member: "content"}
 	if th[0] == '"' {
-		return d.AppendRaw(st, th, true, dst)
+		return d.AppendRaw(st, th, loc, true, dst)
 	}
 	for p, pos, ok := jsonw.NextElem(th, 0); ok; p, pos, ok = jsonw.NextElem(th, pos) {
-		if dst, err = d.AppendRaw(st, jsonw.RawMember(p, "text"), true, dst); err != nil {
+		if dst, err = d.AppendRaw(st, jsonw.RawMember(p, "text"), loc, true, dst); err != nil {
 			return dst, err
 		}
 	}

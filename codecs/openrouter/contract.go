@@ -6,6 +6,8 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/tidwall/gjson"
 )
 
 // Rule ids of the OpenRouter contract.
@@ -15,7 +17,19 @@ const (
 	// RuleGeminiReasoningMissing: a Gemini 3 tool loop sent back without
 	// its reasoning.
 	RuleGeminiReasoningMissing = "openrouter/gemini-reasoning-missing"
+	// RuleSignedReasoningMissing: the tool loop of a model whose upstream
+	// signs its reasoning (Anthropic) sent back with thinking on but
+	// without the signed reasoning_details (none, or only the plain
+	// `reasoning` string).
+	RuleSignedReasoningMissing = "openrouter/signed-reasoning-missing"
 )
+
+// errAnthropicThinkingFirst is Anthropic's 400 for a final assistant
+// message that does not start with thinking while thinking is on
+// (anomalyco/opencode #3077; OpenRouterTeam/ai-sdk-provider #177 through
+// OpenRouter). Anthropic prefixes it with the block's location in its own
+// messages array, which OpenRouter builds.
+const errAnthropicThinkingFirst = "Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
 
 // Contract returns what OpenRouter requires on replay: the reasoning_details
 // of each assistant message sent back unmodified and in order (the upstream
@@ -35,7 +49,7 @@ func (c Codec) Contract() replay.ReplayContract {
 			"and each item once across the history. It matters most in tool loops: Anthropic and Gemini 3 " +
 			"upstreams reject a continuation whose reasoning was dropped or changed. Reasoning of earlier turns " +
 			"may be dropped whole.",
-		Rules: []replay.Rule{ruleDuplicate, ruleGeminiUnsigned},
+		Rules: []replay.Rule{ruleDuplicate, ruleGeminiUnsigned, ruleSignedMissing},
 	}
 }
 
@@ -168,5 +182,88 @@ var ruleGeminiUnsigned = replay.Rule{
 				Fix: "send the assistant message's reasoning_details back unmodified (the reasoning.encrypted item whose id is the tool call id)"})
 			return
 		}
+	},
+}
+
+// signingUpstream tells, from a model slug, the format of an upstream that
+// signs its reasoning and rejects a tool loop sent back without it (the
+// vendor's own rule, enforced behind OpenRouter), or "" when the slug's
+// vendor does not. Gemini has its own rule (RuleGeminiReasoningMissing).
+func signingUpstream(model string) replay.Format {
+	if f := vendorFormats(model); len(f) == 1 && f[0] == formats.AnthropicClaude {
+		return f[0]
+	}
+	return ""
+}
+
+// signedFor reports whether the turn carries a replayable signed item of
+// format f: a signed reasoning.text, or an encrypted (redacted) item.
+func signedFor(t *replay.Turn, f replay.Format) bool {
+	for _, it := range t.Items() {
+		if it.Meta().Format != f || !replay.Replayable(it) {
+			continue
+		}
+		switch x := it.(type) {
+		case *replay.ReasoningText:
+			if x.Signed() {
+				return true
+			}
+		case *replay.Encrypted:
+			return true
+		}
+	}
+	return false
+}
+
+// inToolLoop reports whether the last assistant message is the one the
+// request continues with tool results: it has tool calls and, when the
+// request is known, only tool messages follow it.
+func inToolLoop(h *replay.History) bool {
+	last := h.Turns[len(h.Turns)-1]
+	if len(last.ToolCalls()) == 0 {
+		return false
+	}
+	if len(h.Request) == 0 || !jsonw.ValidBytes(h.Request) {
+		return true
+	}
+	seen, loop := false, true
+	gjson.GetBytes(h.Request, "messages").ForEach(func(_, m gjson.Result) bool {
+		switch role := m.Get("role").Str; {
+		case role == "assistant":
+			seen, loop = true, true
+		case seen && role != "tool":
+			loop = false
+		}
+		return true
+	})
+	return loop
+}
+
+var ruleSignedMissing = replay.Rule{
+	ID:       RuleSignedReasoningMissing,
+	Severity: replay.SeverityReject,
+	Doc: "With reasoning on, the assistant message of the current tool loop of a model whose upstream signs " +
+		"its reasoning (Anthropic) carries its signed reasoning_details, as the direct API requires.",
+	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
+		f := signingUpstream(t.Model)
+		if f == "" || !t.Thinking || len(h.Turns) == 0 || !inToolLoop(h) {
+			return
+		}
+		ti := len(h.Turns) - 1
+		last := h.Turns[ti]
+		if signedFor(last, f) {
+			return
+		}
+		msg := "the assistant message of the current tool loop has no reasoning_details"
+		for _, it := range last.Items() {
+			if x, ok := it.(*replay.ReasoningText); ok && x.Format == "" && !x.Signed() {
+				msg = "the assistant message of the current tool loop carries only the plain reasoning string, without the signed reasoning_details"
+				break
+			}
+		}
+		report(replay.Violation{Turn: ti, Block: -1,
+			Message:   msg + " (" + string(f) + " upstream, thinking on)",
+			Predicted: errAnthropicThinkingFirst,
+			Fix:       "send the message's reasoning_details back exactly as received (the reasoning.text items with their signatures), or turn reasoning off for this request"})
 	},
 }

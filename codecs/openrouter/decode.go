@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/chatstream"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
@@ -15,8 +16,8 @@ import (
 // choices[0].finish_reason. An `{"error": {...}}` body returns a
 // *replay.ProviderError. What the turn keeps is bounded by c.Limits.
 func (c Codec) Decode(body []byte) (*replay.Turn, error) {
-	if !jsonw.ValidBytes(body) {
-		return nil, replay.Malformed(API, -1, "", "expected a JSON chat completion body")
+	if err := chatstream.CheckBody(API, body, "a JSON chat completion body"); err != nil {
+		return nil, err
 	}
 	root := gjson.ParseBytes(body)
 	if !root.IsObject() {
@@ -41,13 +42,18 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 		return nil, err
 	}
 	if fr := root.Get("choices.0.finish_reason"); fr.Type == gjson.String {
-		t.FinishReason = kit.Clone(fr.Str)
+		if t.FinishReason, err = b.Keep(-1, fr.Str); err != nil {
+			return nil, err
+		}
 		if fr.Str == "error" {
 			t.Complete = false
 			t.MarkUnfinished()
 		}
 	}
 	if u := root.Get("usage"); u.IsObject() {
+		if err := b.Item(-1, len(u.Raw), len(u.Raw)); err != nil {
+			return nil, err
+		}
 		t.Usage = []byte(u.Raw)
 	}
 	return t, nil
@@ -69,12 +75,16 @@ func (c Codec) readMessage(msg gjson.Result, ptr string, b *kit.Budget) (*replay
 		t.Blocks = append(t.Blocks, blk)
 		return nil
 	}
-	if details := msg.Get("reasoning_details"); details.IsArray() && len(details.Array()) > 0 {
+	if details := msg.Get("reasoning_details"); details.IsArray() && details.Get("0").Exists() {
 		var err error
 		i := 0
 		details.ForEach(func(_, d gjson.Result) bool {
 			var it replay.ReasoningItem
-			if it, err = parseDetail(d.Raw, ptr+"/reasoning_details/"+strconv.Itoa(i)); err == nil {
+			at := ptr + "/reasoning_details/" + strconv.Itoa(i)
+			if err = exactDetail(d.Raw, at); err != nil {
+				return false
+			}
+			if it, err = parseDetail(d.Raw, at); err == nil {
 				err = add(it, len(d.Raw))
 			}
 			i++
@@ -92,16 +102,37 @@ func (c Codec) readMessage(msg gjson.Result, ptr string, b *kit.Budget) (*replay
 		return nil, err
 	}
 	var err error
-	msg.Get("tool_calls").ForEach(func(k, tc gjson.Result) bool {
+	k := -1
+	msg.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
+		k++
+		at := ptr + "/tool_calls/" + strconv.Itoa(k)
 		if !tc.IsObject() {
-			err = replay.Malformed(API, -1, ptr+"/tool_calls/"+k.Raw, "expected a tool call object")
+			err = replay.Malformed(API, -1, at, "expected a tool call object")
 			return false
+		}
+		if err = chatstream.ExactRaw(API, tc.Get("id").Raw, at+"/id", "a tool call id"); err != nil {
+			return false
+		}
+		if err = chatstream.ExactRaw(API, tc.Get("function.name").Raw, at+"/function/name", "a tool call name"); err != nil {
+			return false
+		}
+		key, sig, signed, e := chatstream.RawSignature(API, -1, tc.Raw, chatstream.Loc{Base: at})
+		if err = e; err != nil {
+			return false
+		}
+		known := toolCallKnown
+		if signed {
+			it := chatstream.SignatureItem(jsonw.Unquote(sig), kit.Clone(tc.Get("id").Str), key)
+			if err = add(it, len(it.Data)+len(it.ID.Value())); err != nil {
+				return false
+			}
+			known = append(known[:len(known):len(known)], key)
 		}
 		call := &replay.ToolCall{
 			ID:        kit.Clone(tc.Get("id").Str),
 			Name:      kit.Clone(tc.Get("function.name").Str),
 			Arguments: kit.Clone(tc.Get("function.arguments").Str),
-			Extra:     jsonw.ExtraMembers(tc.Raw, toolCallKnown...),
+			Extra:     jsonw.ExtraMembers(tc.Raw, known...),
 		}
 		err = add(call, len(call.ID)+len(call.Name)+len(call.Arguments)+len(call.Extra))
 		return err == nil
@@ -173,6 +204,29 @@ func providerError(e gjson.Result, provider string) *replay.ProviderError {
 		}
 	}
 	return pe
+}
+
+// exactDetail refuses a reasoning detail (raw JSON, at ptr) whose bytes
+// must stay exact but hold a lone surrogate escape: its id, format,
+// signature or data, and its text when it carries a signature. The stream
+// decoder refuses the same details (see package chatstream).
+func exactDetail(raw, ptr string) error {
+	var dv [8]string // in detailKnown order
+	if !jsonw.RawMembers(raw, detailKnown, dv[:]) {
+		return nil // not an object: parseDetail says so
+	}
+	for _, m := range [...]struct {
+		v, name, what string
+	}{{dv[5], "id", "an item id"}, {dv[6], "format", "a format"}, {dv[4], "signature", "a signature"},
+		{dv[3], "data", "an encrypted blob"}} {
+		if err := chatstream.ExactRaw(API, m.v, ptr+"/"+m.name, m.what); err != nil {
+			return err
+		}
+	}
+	if isString(dv[4]) && len(dv[4]) > 2 {
+		return chatstream.ExactRaw(API, dv[1], ptr+"/text", "signed reasoning text")
+	}
+	return nil
 }
 
 // parseDetail reads one reasoning_details entry (raw JSON) located at ptr.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/chatstream"
+	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -20,14 +22,14 @@ import (
 func (Codec) Encode(t *replay.Turn) ([]byte, error) {
 	out := append([]byte(nil), `{"role":"assistant","content":`...)
 	text, hasText := "", false
-	var calls []*replay.ToolCall
-	for _, b := range t.Blocks {
+	var calls []int
+	for i, b := range t.Blocks {
 		switch b := b.(type) {
 		case *replay.Text:
 			text += b.Text
 			hasText = true
 		case *replay.ToolCall:
-			calls = append(calls, b)
+			calls = append(calls, i)
 		}
 	}
 	if !hasText && len(calls) > 0 {
@@ -37,11 +39,11 @@ func (Codec) Encode(t *replay.Turn) ([]byte, error) {
 	}
 	if len(calls) > 0 {
 		out = append(out, `,"tool_calls":[`...)
-		for i, c := range calls {
-			if i > 0 {
+		for k, i := range calls {
+			if k > 0 {
 				out = append(out, ',')
 			}
-			out = appendToolCall(out, c)
+			out = appendToolCall(out, t.Blocks, i)
 		}
 		out = append(out, ']')
 	}
@@ -52,7 +54,10 @@ func (Codec) Encode(t *replay.Turn) ([]byte, error) {
 	return append(out, '}'), nil
 }
 
-func appendToolCall(out []byte, c *replay.ToolCall) []byte {
+// appendToolCall writes the tool call blocks[i], with a Gemini signature
+// that was read from the call itself put back in the member it came from.
+func appendToolCall(out []byte, blocks []replay.Block, i int) []byte {
+	c := blocks[i].(*replay.ToolCall)
 	out = append(out, `{"id":`...)
 	out = jsonw.String(out, c.ID)
 	out = append(out, `,"type":"function","function":{"name":`...)
@@ -61,7 +66,24 @@ func appendToolCall(out []byte, c *replay.ToolCall) []byte {
 	out = jsonw.String(out, c.Arguments)
 	out = append(out, '}')
 	out = jsonw.Members(out, c.Extra)
+	if sig, ok := gemsig.Bound(blocks, i); ok && replay.Replayable(sig) {
+		if key, raw := chatstream.RawSigKey(sig); raw {
+			out = jsonw.Key(out, key)
+			out = jsonw.String(out, sig.Data)
+		}
+	}
 	return append(out, '}')
+}
+
+// onCall reports whether it is a signature that travels on its tool call,
+// not in reasoning_details.
+func onCall(it replay.ReasoningItem) bool {
+	e, ok := it.(*replay.Encrypted)
+	if !ok {
+		return false
+	}
+	_, raw := chatstream.RawSigKey(e)
+	return raw
 }
 
 // appendDetails appends the reasoning_details array of t's replayable
@@ -70,7 +92,7 @@ func appendDetails(dst []byte, t *replay.Turn) []byte {
 	n := 0
 	for _, b := range t.Blocks {
 		it, ok := b.(replay.ReasoningItem)
-		if !ok || !replay.Replayable(it) {
+		if !ok || !replay.Replayable(it) || onCall(it) {
 			continue
 		}
 		if n == 0 {
@@ -91,16 +113,18 @@ func appendDetails(dst []byte, t *replay.Turn) []byte {
 // to the turn's replayable items, leaving every other member as it was. A
 // turn with no replayable item leaves msg unchanged.
 func (Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
-	if !jsonw.ValidBytes(msg) || !gjson.ParseBytes(msg).IsObject() {
+	if err := chatstream.CheckBody(API, msg, "an assistant message object to patch"); err != nil {
+		return nil, err
+	}
+	if !gjson.ParseBytes(msg).IsObject() {
 		return nil, replay.Malformed(API, -1, "", "expected an assistant message object to patch")
 	}
-	details := appendDetails(nil, t)
-	if details == nil {
-		return msg, nil
+	out := append([]byte(nil), msg...)
+	if details := appendDetails(nil, t); details != nil {
+		var err error
+		if out, err = sjson.SetRawBytes(out, "reasoning_details", details); err != nil {
+			return nil, fmt.Errorf("replay: openrouter: patch: %w", err)
+		}
 	}
-	out, err := sjson.SetRawBytes(append([]byte(nil), msg...), "reasoning_details", details)
-	if err != nil {
-		return nil, fmt.Errorf("replay: openrouter: patch: %w", err)
-	}
-	return out, nil
+	return chatstream.PatchCallSignatures(API, out, t, false)
 }

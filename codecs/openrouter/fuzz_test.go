@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/reasonreplay/replay"
@@ -21,6 +22,9 @@ func FuzzStream(f *testing.F) {
 		if err == nil {
 			f.Add(b, uint16(len(b)/2))
 		}
+	}
+	for _, b := range hostileSeeds() {
+		f.Add(b, uint16(len(b)/3))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, cut uint16) {
 		whole := codectest.FeedPush(newFD(), replay.StreamOptions{}, [][]byte{data})
@@ -51,6 +55,22 @@ func FuzzStream(f *testing.F) {
 			t.Fatalf("document round trip differs:\n%s\n%s", a, got)
 		}
 	})
+}
+
+// hostileSeeds are streams that reach the hostile paths: nesting at and
+// past the depth limit (in a delta, and in tool call arguments assembled
+// from fragments), and lone surrogate halves in signed and unsigned text.
+func hostileSeeds() [][]byte {
+	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	return [][]byte{
+		sse(`{"tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":` + deep(9990) + `}}]}`),
+		sse(`{"tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":"`+strings.Repeat("[", 20000)+`"}}]}`,
+			`{"tool_calls":[{"index":0,"function":{"arguments":"`+strings.Repeat("]", 20000)+`"}}]}`),
+		sse(`{"x":` + deep(10001) + `}`),
+		sse(detailDelta(`,"text":"a\ud83c"`), detailDelta(`,"text":"\udf0a","signature":"c2ln"`)),
+		sse(detailDelta(`,"text":"a\ud83c"`), detailDelta(`,"text":"b","signature":"c2ln\udc00"`)),
+		sse(`{"reasoning":"\ud800"}`, `{"content":"\udc00x"}`),
+	}
 }
 
 // FuzzDecode feeds arbitrary bodies: no panic, and a decoded turn encodes

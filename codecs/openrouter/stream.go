@@ -56,7 +56,18 @@ func newHost(provider string) chatstream.Host {
 		provider = "openrouter"
 	}
 	return chatstream.Host{API: API, Provider: provider, Upstream: true, FinishError: true,
-		Error: chunkError, Delta: readDelta}
+		Error: chunkError, Delta: readDelta, Call: readCall}
+}
+
+// readCall binds a Gemini thought signature that a gateway put directly on
+// a new tool call (`thoughtSignature` / `thought_signature`) as a signature
+// item before the call, and returns the call's other members.
+func readCall(d *chatstream.Decoder, raw, ptr string, dst []replay.Event) ([]byte, []replay.Event, error) {
+	key, dst, err := d.BindRawSignature(raw, chatstream.Loc{Base: ptr}, dst)
+	if err != nil || key == "" {
+		return jsonw.ExtraMembers(raw, toolCallKnown...), dst, err
+	}
+	return jsonw.ExtraMembers(raw, append(toolCallKnown[:len(toolCallKnown):len(toolCallKnown)], key)...), dst, nil
 }
 
 // SetLimits implements [replay.FrameDecoder].
@@ -94,15 +105,15 @@ func readDelta(d *chatstream.Decoder, delta, ptr string, dst []replay.Event) ([]
 	var err error
 	k := 0
 	for det, pos, ok := jsonw.NextElem(dv[0], 0); ok; det, pos, ok = jsonw.NextElem(dv[0], pos) {
-		if dst, err = detail(d, det, at{ptr, k}, dst); err != nil {
+		if dst, err = detail(d, det, chatstream.Loc{Base: ptr, List: "reasoning_details", K: k}, dst); err != nil {
 			return dst, err
 		}
 		k++
 	}
 	if k == 0 {
-		r := dv[1]
+		r, member := dv[1], "reasoning"
 		if !isString(r) || len(r) <= 2 {
-			r = dv[2]
+			r, member = dv[2], "reasoning_content"
 		}
 		if isString(r) && len(r) > 2 {
 			st := d.Last(labelPlain)
@@ -111,7 +122,7 @@ func readDelta(d *chatstream.Decoder, delta, ptr string, dst []replay.Event) ([]
 					return dst, err
 				}
 			}
-			if dst, err = d.AppendRaw(st, r, true, dst); err != nil {
+			if dst, err = d.AppendRaw(st, r, chatstream.Loc{Base: ptr, Member: member}, true, dst); err != nil {
 				return dst, err
 			}
 		}
@@ -124,7 +135,7 @@ func readDelta(d *chatstream.Decoder, delta, ptr string, dst []replay.Event) ([]
 
 // detail merges one reasoning_details fragment (raw JSON, a view of the
 // frame: nothing of it is kept without a copy) located at ptr.
-func detail(d *chatstream.Decoder, det string, loc at, dst []replay.Event) ([]replay.Event, error) {
+func detail(d *chatstream.Decoder, det string, loc chatstream.Loc, dst []replay.Event) ([]replay.Event, error) {
 	var dv [8]string // in detailKnown order
 	if !jsonw.RawMembers(det, detailKnown, dv[:]) {
 		return dst, d.Malformed(loc.String(), "expected a reasoning detail object")
@@ -158,6 +169,9 @@ func detail(d *chatstream.Decoder, det string, loc at, dst []replay.Event) ([]re
 			return dst, err
 		}
 	}
+	if err := d.Exact(dv[6], loc.With("format"), "a format"); err != nil {
+		return dst, err
+	}
 	if m := st.It.Meta(); isString(dv[6]) && m.Format == "" {
 		f, err := d.Budget().Keep(st.Block, jsonw.UnquoteView(dv[6]))
 		if err != nil {
@@ -175,7 +189,7 @@ func detail(d *chatstream.Decoder, det string, loc at, dst []replay.Event) ([]re
 	switch {
 	case isString(body):
 		if len(body) > 2 {
-			if dst, err = d.AppendRaw(st, body, label != labelEncrypted, dst); err != nil {
+			if dst, err = d.AppendRaw(st, body, loc.With(field), label != labelEncrypted, dst); err != nil {
 				return dst, err
 			}
 		}
@@ -205,7 +219,7 @@ func otherDetail(d *chatstream.Decoder, det, ptr string, dst []replay.Event) ([]
 }
 
 // detailPlace reads a fragment's index and id (the id a view of the frame).
-func detailPlace(d *chatstream.Decoder, ix, idRaw string, loc at) (replay.Opt[int], replay.Opt[string], error) {
+func detailPlace(d *chatstream.Decoder, ix, idRaw string, loc chatstream.Loc) (replay.Opt[int], replay.Opt[string], error) {
 	var index replay.Opt[int]
 	switch {
 	case ix == "null":
@@ -218,6 +232,9 @@ func detailPlace(d *chatstream.Decoder, ix, idRaw string, loc at) (replay.Opt[in
 		index = replay.Some(v)
 	}
 	var id replay.Opt[string]
+	if err := d.Exact(idRaw, loc.With("id"), "an item id"); err != nil {
+		return index, id, err
+	}
 	switch {
 	case isString(idRaw):
 		id = replay.Some(jsonw.UnquoteView(idRaw))
@@ -266,11 +283,11 @@ func keepOpt(d *chatstream.Decoder, pos int, id replay.Opt[string]) (replay.Opt[
 }
 
 // signature appends a text fragment's signature member.
-func signature(d *chatstream.Decoder, st *chatstream.Item, sig string, loc at) error {
+func signature(d *chatstream.Decoder, st *chatstream.Item, sig string, loc chatstream.Loc) error {
 	switch {
 	case sig == "":
 	case isString(sig):
-		return d.AppendSig(st, sig)
+		return d.AppendSig(st, sig, loc.With("signature"))
 	case sig == "null":
 		if st.SigP == replay.Absent {
 			st.SigP = replay.Null
@@ -304,12 +321,3 @@ func find(d *chatstream.Decoder, label int, index replay.Opt[int], id replay.Opt
 }
 
 func isString(raw string) bool { return len(raw) >= 2 && raw[0] == '"' }
-
-// at is the JSON Pointer of the k-th reasoning detail of the delta at
-// base, built only when an error needs it.
-type at struct {
-	base string
-	k    int
-}
-
-func (a at) String() string { return a.base + "/reasoning_details/" + strconv.Itoa(a.k) }

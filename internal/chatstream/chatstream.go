@@ -17,6 +17,14 @@
 // for reasoning items, [Decoder.TextRaw] / [Decoder.Text] for visible text.
 // Every string goes through the budget. A surrogate pair whose halves arrive
 // in two fragments of one text is joined (see [jsonw.WriteUnquotedJoin]).
+//
+// Lone surrogate escapes (`\ud800` with no partner) name no character;
+// decoded, they become U+FFFD. Where that would alter bytes that must stay
+// exact, the decoder refuses the input with an error located at the
+// member: a signature, an encrypted blob, the text of an item that carries
+// a signature, a tool call's id or name. In free text (visible text,
+// unsigned reasoning, tool call arguments) a lone half becomes U+FFFD, as
+// encoding/json and the providers' own SDKs read it.
 package chatstream
 
 import (
@@ -88,7 +96,37 @@ type Item struct {
 	SigP  replay.Presence
 	hi    rune
 	ended bool
+	// lone is where the item's body first held a lone surrogate half;
+	// held is where the high half held in hi came from.
+	lone    Loc
+	hasLone bool
+	held    Loc
 }
+
+// Loc is the JSON Pointer of a member, built only when an error needs it:
+// Base, then "/List/K" when List is set, then "/Member" when set. Event
+// is the frame it was in.
+type Loc struct {
+	Event      int
+	Base, List string
+	K          int
+	Member     string
+}
+
+// String returns the pointer.
+func (l Loc) String() string {
+	s := l.Base
+	if l.List != "" {
+		s += "/" + l.List + "/" + strconv.Itoa(l.K)
+	}
+	if l.Member != "" {
+		s += "/" + l.Member
+	}
+	return s
+}
+
+// With returns l for the member m.
+func (l Loc) With(m string) Loc { l.Member = m; return l }
 
 type call struct {
 	block int
@@ -173,7 +211,7 @@ func (d *Decoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, er
 	}
 	s := unsafe.String(unsafe.SliceData(data), len(data))
 	if !jsonw.Valid(s) {
-		d.err = d.Malformed("", "expected a JSON chat completion chunk")
+		d.err = d.Malformed("", "expected a JSON chat completion chunk: %s", jsonw.Explain(s))
 		return dst, d.err
 	}
 	dst, err := d.chunk(s, dst)
@@ -194,11 +232,16 @@ func (d *Decoder) chunk(s string, dst []replay.Event) ([]replay.Event, error) {
 	}
 	if pe := d.host.Error(c); pe != nil {
 		if fr := jsonw.RawMember(choice0(c.Choices), "finish_reason"); isString(fr) {
-			d.turn.FinishReason = jsonw.Unquote(fr)
+			if err := d.finishReason(fr); err != nil {
+				return dst, err
+			}
 		}
 		return d.providerError(dst, pe)
 	}
 	if u := c.Usage; len(u) > 0 && u[0] == '{' {
+		if err := d.budget.Item(-1, len(u), max(0, len(u)-len(d.turn.Usage))); err != nil {
+			return dst, err
+		}
 		d.turn.Usage = append(d.turn.Usage[:0], u...)
 	}
 	switch ch := c.Choices; {
@@ -226,7 +269,9 @@ func (d *Decoder) chunk(s string, dst []replay.Event) ([]replay.Event, error) {
 		return dst, err
 	}
 	if fr := cv[1]; isString(fr) {
-		d.turn.FinishReason = jsonw.Unquote(fr)
+		if err := d.finishReason(fr); err != nil {
+			return dst, err
+		}
 		if d.host.FinishError && d.turn.FinishReason == "error" {
 			return d.providerError(dst, &replay.ProviderError{API: d.host.API, Message: "the stream ended with finish_reason \"error\""})
 		}
@@ -236,6 +281,13 @@ func (d *Decoder) chunk(s string, dst []replay.Event) ([]replay.Event, error) {
 		}
 	}
 	return dst, nil
+}
+
+// finishReason keeps the finish_reason literal fr, within the budget.
+func (d *Decoder) finishReason(fr string) error {
+	v, err := d.budget.Keep(-1, jsonw.UnquoteView(fr))
+	d.turn.FinishReason = v
+	return err
 }
 
 func choice0(choices string) string {
@@ -352,12 +404,28 @@ func (d *Decoder) Last(label int) *Item {
 	return st
 }
 
-// AppendRaw appends the value of the JSON string literal raw to the item's
-// body and, when emit is set, emits the delta.
-func (d *Decoder) AppendRaw(st *Item, raw string, emit bool, dst []replay.Event) ([]replay.Event, error) {
+// AppendRaw appends the value of the JSON string literal raw, the member
+// at loc, to the item's body and, when emit is set, emits the delta. A
+// lone surrogate half in an encrypted blob, or in the text of a signed
+// item, is refused (see the package doc).
+func (d *Decoder) AppendRaw(st *Item, raw string, loc Loc, emit bool, dst []replay.Event) ([]replay.Event, error) {
 	start := st.Body.Len()
-	jsonw.WriteUnquotedJoin(&st.Body, raw, &st.hi)
+	loc.Event = d.budget.Event
+	if st.hi != 0 && !st.hasLone {
+		if _, ok := jsonw.LeadingLow(raw); !ok {
+			st.lone, st.hasLone = st.held, true // the half held from the previous fragment
+		}
+	}
+	if lone, _ := jsonw.WriteUnquotedJoinLone(&st.Body, raw, &st.hi); lone > 0 && !st.hasLone {
+		st.lone, st.hasLone = loc, true
+	}
+	if st.hi != 0 {
+		st.held = loc
+	}
 	if err := d.budget.Item(st.Block, st.Body.Len(), st.Body.Len()-start); err != nil {
+		return dst, err
+	}
+	if err := d.exact(st); err != nil {
 		return dst, err
 	}
 	if !emit || st.Body.Len() == start {
@@ -375,13 +443,70 @@ func (d *Decoder) AppendString(st *Item, s string, dst []replay.Event) ([]replay
 	return append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: st.Block, Item: st.It, Delta: st.Body.String()[start:]}), nil
 }
 
-// AppendSig appends the value of the JSON string literal raw to the item's
-// signature.
-func (d *Decoder) AppendSig(st *Item, raw string) error {
+// AppendSig appends the value of the JSON string literal raw, the member
+// at loc, to the item's signature. A lone surrogate half in it, or in the
+// text it signs, is refused.
+func (d *Decoder) AppendSig(st *Item, raw string, loc Loc) error {
+	if jsonw.LoneAt(raw, false) >= 0 {
+		return d.lone(loc, "a signature")
+	}
 	start := st.Sig.Len()
 	jsonw.WriteUnquoted(&st.Sig, raw)
 	st.SigP = replay.Present
-	return d.budget.Item(st.Block, st.Sig.Len(), st.Sig.Len()-start)
+	if err := d.budget.Item(st.Block, st.Sig.Len(), st.Sig.Len()-start); err != nil {
+		return err
+	}
+	return d.exact(st)
+}
+
+// exact refuses an item whose bytes must stay exact (an encrypted blob,
+// the text of a signed item) once its body holds a lone surrogate half.
+func (d *Decoder) exact(st *Item) error {
+	if !st.hasLone {
+		return nil
+	}
+	switch st.It.(type) {
+	case *replay.Encrypted:
+		return d.loneAt(st.lone, "an encrypted blob")
+	case *replay.ReasoningText:
+		if st.Sig.Len() > 0 {
+			return d.loneAt(st.lone, "signed reasoning text")
+		}
+	}
+	return nil
+}
+
+// Exact refuses the JSON string literal raw, the member at loc that must
+// be kept byte-exact (an id, a name, a format, a signature), when it holds
+// a lone surrogate half; what names the member in the error.
+func (d *Decoder) Exact(raw string, loc Loc, what string) error {
+	if len(raw) < 8 || jsonw.LoneAt(raw, false) < 0 {
+		return nil
+	}
+	return d.lone(loc, what)
+}
+
+// ExactRaw is [Decoder.Exact] for a body reader: the member at ptr of a
+// whole body (event -1) of api.
+func ExactRaw(api, raw, ptr, what string) error {
+	if len(raw) < 8 || jsonw.LoneAt(raw, false) < 0 {
+		return nil
+	}
+	return loneErr(api, -1, ptr, what)
+}
+
+func loneErr(api string, event int, ptr, what string) error {
+	return replay.Malformed(api, event, ptr,
+		"a lone surrogate escape in %s: it names no character, and decoding it would alter bytes that must be kept exact", what)
+}
+
+func (d *Decoder) lone(loc Loc, what string) error {
+	loc.Event = d.budget.Event
+	return d.loneAt(loc, what)
+}
+
+func (d *Decoder) loneAt(loc Loc, what string) error {
+	return loneErr(d.host.API, loc.Event, loc.String(), what)
 }
 
 // TextRaw appends the value of the JSON string literal raw to the open
@@ -447,10 +572,9 @@ func (d *Decoder) closeRun() {
 }
 
 var (
-	callKeys     = []string{"index", "id", "function"}
-	funcKeys     = []string{"name", "arguments"}
-	callKnown    = []string{"index", "id", "type", "function"}
-	maxCallIndex = 1 << 16
+	callKeys  = []string{"index", "id", "function"}
+	funcKeys  = []string{"name", "arguments"}
+	callKnown = []string{"index", "id", "type", "function"}
 )
 
 // toolCall merges one tool call fragment: the k-th of the tool_calls of the delta at base.
@@ -466,25 +590,28 @@ func (d *Decoder) toolCall(tc, base string, k int, dst []replay.Event) ([]replay
 	idx := k
 	if ix := tv[0]; ix != "" && ix != "null" {
 		v, err := strconv.Atoi(ix)
-		if err != nil {
-			return dst, d.Malformed(callPtr(base, k)+"/index", "expected an integer index")
+		if err != nil || v < 0 {
+			return dst, d.Malformed(callPtr(base, k)+"/index", "expected a non-negative integer index")
 		}
 		idx = v
 	}
-	if idx < 0 || idx >= d.budget.Limits().MaxBlocks || idx >= maxCallIndex {
-		return dst, d.Malformed(callPtr(base, k)+"/index", "tool call index %d out of range", idx)
+	if idx >= d.budget.Limits().MaxBlocks {
+		// A turn cannot hold that many blocks: the call would be one too many.
+		return dst, &replay.LimitError{What: "block count", Limit: d.budget.Limits().MaxBlocks,
+			API: d.host.API, Event: d.budget.Event, Block: len(d.turn.Blocks)}
 	}
 	for len(d.calls) <= idx {
 		d.calls = append(d.calls, nil)
 	}
 	c := d.calls[idx]
 	var err error
+	loc := Loc{Base: base, List: "tool_calls", K: k}
 	if c == nil {
-		if dst, c, err = d.newCall(tc, callPtr(base, k), tv[1], fv[0], dst); err != nil {
+		if dst, c, err = d.newCall(tc, loc, tv[1], fv[0], dst); err != nil {
 			return dst, err
 		}
 		d.calls[idx] = c
-	} else if err = d.fillCall(c, tv[1], fv[0]); err != nil {
+	} else if err = d.fillCall(c, tv[1], fv[0], loc); err != nil {
 		return dst, err
 	}
 	start := c.args.Len()
@@ -509,16 +636,19 @@ func (d *Decoder) toolCall(tc, base string, k int, dst []replay.Event) ([]replay
 
 func callPtr(base string, k int) string { return base + "/tool_calls/" + strconv.Itoa(k) }
 
-func (d *Decoder) newCall(tc, ptr, id, name string, dst []replay.Event) ([]replay.Event, *call, error) {
+func (d *Decoder) newCall(tc string, loc Loc, id, name string, dst []replay.Event) ([]replay.Event, *call, error) {
 	var extra []byte
 	var err error
 	switch {
 	case d.host.Call != nil:
-		extra, dst, err = d.host.Call(d, tc, ptr, dst)
+		extra, dst, err = d.host.Call(d, tc, loc.String(), dst)
 	case !d.host.NoCallExtra:
 		extra = jsonw.ExtraMembers(tc, callKnown...)
 	}
 	if err != nil {
+		return dst, nil, err
+	}
+	if err := d.budget.Item(len(d.turn.Blocks), len(extra), len(extra)); err != nil {
 		return dst, nil, err
 	}
 	tcall := &replay.ToolCall{Extra: extra, Unfinished: true}
@@ -527,7 +657,7 @@ func (d *Decoder) newCall(tc, ptr, id, name string, dst []replay.Event) ([]repla
 		return dst, nil, err
 	}
 	c := &call{block: pos}
-	if err := d.fillCall(c, id, name); err != nil {
+	if err := d.fillCall(c, id, name, loc); err != nil {
 		return dst, nil, err
 	}
 	d.order = append(d.order, c)
@@ -536,8 +666,14 @@ func (d *Decoder) newCall(tc, ptr, id, name string, dst []replay.Event) ([]repla
 
 // fillCall sets the call's id and name from a fragment that has them when
 // it has none yet.
-func (d *Decoder) fillCall(c *call, id, name string) error {
+func (d *Decoder) fillCall(c *call, id, name string, loc Loc) error {
 	tcall := d.turn.Blocks[c.block].(*replay.ToolCall)
+	if err := d.Exact(id, loc.With("id"), "a tool call id"); err != nil {
+		return err
+	}
+	if err := d.Exact(name, loc.With("function/name"), "a tool call name"); err != nil {
+		return err
+	}
 	var err error
 	if tcall.ID == "" && isString(id) && len(id) > 2 {
 		if tcall.ID, err = d.budget.Keep(c.block, jsonw.UnquoteView(id)); err != nil {
@@ -565,6 +701,12 @@ func (d *Decoder) End(dst []replay.Event) []replay.Event {
 			return dst
 		}
 	}
+	for _, st := range d.items {
+		if err := d.heldAtEnd(st); err != nil {
+			d.err = err
+			return dst
+		}
+	}
 	d.materialize()
 	for _, st := range d.items {
 		dst = d.EndItem(st, dst)
@@ -574,6 +716,15 @@ func (d *Decoder) End(dst []replay.Event) []replay.Event {
 		dst = append(dst, replay.Event{Kind: replay.EventToolCallEnd, Block: c.block})
 	}
 	return append(dst, replay.Event{Kind: replay.EventDone, Block: -1})
+}
+
+// heldAtEnd records a high half still held when the item ends as lone,
+// and refuses it where the item's bytes must stay exact.
+func (d *Decoder) heldAtEnd(st *Item) error {
+	if st.hi != 0 && !st.hasLone {
+		st.lone, st.hasLone = st.held, true
+	}
+	return d.exact(st)
 }
 
 // EndItem ends the item: its text is written and EventReasoningEnd emitted, once.

@@ -10,6 +10,18 @@ import (
 	"github.com/tidwall/gjson"
 )
 
+// CheckBody refuses data that is not one valid JSON value (see
+// [jsonw.Valid]: UTF-8, nested within the depth limit, no repeated member
+// name) with an error of api that says why; what names the expected
+// document ("a JSON chat completion body"). Every untrusted body passes it
+// before a recursive reader (gjson, sjson) sees it.
+func CheckBody(api string, data []byte, what string) error {
+	if jsonw.ValidBytes(data) {
+		return nil
+	}
+	return replay.Malformed(api, -1, "", "expected %s: %s", what, jsonw.Explain(string(data)))
+}
+
 // ReadMessage reads one assistant message of a request (msg, at JSON
 // Pointer ptr) natively into a turn, with the same reader as the codec's
 // body Decode.
@@ -37,7 +49,7 @@ func ReadRequestWithin(api string, lim replay.Limits, body []byte, read ReadMess
 func ReadRequest(api string, body []byte, read ReadMessage) (replay.History, replay.Target, error) {
 	h := replay.History{Request: body}
 	if !jsonw.ValidBytes(body) {
-		return h, replay.Target{}, replay.Malformed(api, -1, "", "expected a JSON request body")
+		return h, replay.Target{}, replay.Malformed(api, -1, "", "expected a JSON request body: %s", jsonw.Explain(string(body)))
 	}
 	root := gjson.ParseBytes(body)
 	msgs := root.Get("messages")

@@ -64,7 +64,9 @@ func skipSpace(s string, i int) int {
 }
 
 // skipString returns the index after the string literal starting at i, or
-// -1.
+// -1. Most strings are short (names, enum values, streamed tokens): a byte
+// loop small enough to be inlined ends them; past 64 bytes the rest is
+// scanned by skipLong with IndexByte.
 func skipString(s string, i int) int {
 	for j := i + 1; j < len(s); j++ {
 		switch s[j] {
@@ -73,11 +75,38 @@ func skipString(s string, i int) int {
 		case '"':
 			return j + 1
 		}
+		if j-i >= 64 {
+			return skipLong(s, i, j+1)
+		}
+	}
+	return -1
+}
+
+// skipLong ends the string literal that starts at i, from j (not inside an
+// escape): a quote ends it when an even run of backslashes precedes it
+// (each run counted once, so the scan stays linear).
+func skipLong(s string, i, j int) int {
+	for j <= len(s) {
+		k := strings.IndexByte(s[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		q := j + k
+		n := 0
+		for p := q - 1; p > i && s[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
 	}
 	return -1
 }
 
 // skipValue returns the index after the JSON value starting at i, or -1.
+// In an object or array, strings are skipped with skipString and only the
+// bytes between them are scanned for brackets.
 func skipValue(s string, i int) int {
 	if i >= len(s) {
 		return -1
@@ -90,8 +119,7 @@ func skipValue(s string, i int) int {
 		for j := i; j < len(s); j++ {
 			switch s[j] {
 			case '"':
-				j = skipString(s, j)
-				if j < 0 {
+				if j = skipString(s, j); j < 0 {
 					return -1
 				}
 				j--

@@ -1,0 +1,131 @@
+package chatstream
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/gemsig"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// RawSigKeys are the members in which some OpenAI-compatible gateways put
+// a Gemini thought signature directly on a tool call, instead of
+// `extra_content.google.thought_signature` (earendil-works/pi#9444,
+// lidge-jun/opencodex#2127).
+var RawSigKeys = []string{"thoughtSignature", "thought_signature"}
+
+// RawSignature reads a Gemini thought signature put directly on the tool
+// call tc (raw JSON, at loc): the member's name and the signature's JSON
+// string literal. ok is false when the call has none (absent or null).
+func RawSignature(api string, event int, tc string, loc Loc) (key, raw string, ok bool, err error) {
+	for _, k := range RawSigKeys {
+		v := jsonw.RawMember(tc, k)
+		switch {
+		case v == "" || v == "null":
+			continue
+		case v[0] != '"':
+			return "", "", false, replay.Malformed(api, event, loc.With(k).String(), "expected a thought signature string")
+		case ok:
+			return "", "", false, replay.Malformed(api, event, loc.With(k).String(), "a second thought signature on the same tool call (%s)", key)
+		}
+		if len(v) >= 8 && jsonw.LoneAt(v, false) >= 0 {
+			return "", "", false, loneErr(api, event, loc.With(k).String(), "a thought signature")
+		}
+		key, raw, ok = k, v, true
+	}
+	return key, raw, ok, nil
+}
+
+// SignatureItem returns the bound Gemini signature item for a signature
+// read from the member key of a tool call whose id is id: the item
+// records the member in its extra `source`, so that the encoders put the
+// signature back where it came from.
+func SignatureItem(sig, id, key string) *replay.Encrypted {
+	it := gemsig.Item(sig, id)
+	it.Extra = json.RawMessage(`{"source":` + string(jsonw.String(nil, key)) + `}`)
+	return it
+}
+
+// RawSigKey returns the tool call member a bound Gemini signature item
+// was read from when it is one of [RawSigKeys].
+func RawSigKey(e *replay.Encrypted) (string, bool) {
+	if len(e.Extra) == 0 {
+		return "", false
+	}
+	src := gjson.GetBytes(e.Extra, "source").Str
+	for _, k := range RawSigKeys {
+		if src == k {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+// BindRawSignature opens, before the tool call about to open, the bound
+// signature item for a signature put directly on the call (see
+// [RawSignature]), within the budget. It returns the member's name ("" when
+// the call has no such signature).
+func (d *Decoder) BindRawSignature(tc string, loc Loc, dst []replay.Event) (string, []replay.Event, error) {
+	key, raw, ok, err := RawSignature(d.host.API, d.budget.Event, tc, loc)
+	if !ok || err != nil {
+		return "", dst, err
+	}
+	pos := len(d.turn.Blocks)
+	sig, err := d.budget.Keep(pos, jsonw.UnquoteView(raw))
+	if err != nil {
+		return "", dst, err
+	}
+	id, err := d.budget.Keep(pos, jsonw.UnquoteView(jsonw.RawMember(tc, "id")))
+	if err != nil {
+		return "", dst, err
+	}
+	it := SignatureItem(sig, id, key)
+	if pos, dst, err = d.Open(it, dst); err != nil {
+		return "", dst, err
+	}
+	return key, append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: pos, Item: it},
+		replay.Event{Kind: replay.EventReasoningEnd, Block: pos, Item: it}), nil
+}
+
+// PatchCallSignatures puts the Gemini signatures bound to the turn's tool
+// calls back on the calls of the same id in msg (an assistant message the
+// caller built, already checked): in the member a signature was read from
+// ([RawSigKeys]), or else at extra_content.google.thought_signature when
+// extraContent is set. Every other member is left as it was.
+func PatchCallSignatures(api string, msg []byte, t *replay.Turn, extraContent bool) ([]byte, error) {
+	out := msg
+	for i, b := range t.Blocks {
+		tc, ok := b.(*replay.ToolCall)
+		if !ok || tc.ID == "" {
+			continue
+		}
+		sig, ok := gemsig.Bound(t.Blocks, i)
+		if !ok || !replay.Replayable(sig) {
+			continue
+		}
+		path, raw := RawSigKey(sig)
+		if !raw && !extraContent {
+			continue
+		}
+		if !raw {
+			path = gemsig.Path
+		}
+		k := -1
+		gjson.GetBytes(out, "tool_calls").ForEach(func(key, v gjson.Result) bool {
+			k++
+			return v.Get("id").Str != tc.ID
+		})
+		if k < 0 || gjson.GetBytes(out, "tool_calls."+strconv.Itoa(k)+".id").Str != tc.ID {
+			continue
+		}
+		var err error
+		if out, err = sjson.SetBytes(out, "tool_calls."+strconv.Itoa(k)+"."+path, sig.Data); err != nil {
+			return nil, fmt.Errorf("replay: %s: patch: %w", api, err)
+		}
+	}
+	return out, nil
+}
