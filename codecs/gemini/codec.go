@@ -61,6 +61,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/gemsig"
 )
 
 // API is the codec's API name.
@@ -75,8 +76,8 @@ const API = "gemini"
 // it a last resort that degrades the model. It is the plain string, not
 // base64 of anything (a base64 encoding of it is rejected as corrupt), so
 // signatures are always kept as the strings received. This codec writes
-// it only when [Codec.Sentinel] allows it.
-const Sentinel = "skip_thought_signature_validator"
+// it only when [Codec.Sentinel] allows it, and never an encoding of it.
+const Sentinel = gemsig.Sentinel
 
 // Codec is the Gemini codec. The zero value is ready to use.
 type Codec struct {
@@ -153,6 +154,22 @@ func RequiresSignatures(model string) bool {
 	}
 	digits := strings.TrimLeft(rest[:n], "0")
 	return len(digits) > 1 || digits >= "3"
+}
+
+// ValidatesSignatures reports whether model validates thought signatures
+// at all: Gemini 3 and later ([RequiresSignatures]), and Gemini 2.5, for
+// which Google announced validation errors for missing signatures from
+// 2026-01-30 (gptel#1146) and users report the Gemini 3 error text on
+// gemini-2.5-flash (rowboat#694) and gemini-2.5-flash-lite
+// (LLM-API-Key-Proxy#160). Gemini 2.5 signs only when it thinks, so a
+// missing signature is certain to be rejected only where the turn shows
+// the model signed (see [RuleMissingSignature]).
+func ValidatesSignatures(model string) bool {
+	if RequiresSignatures(model) {
+		return true
+	}
+	rest, ok := strings.CutPrefix(baseModel(model), "gemini-")
+	return ok && (strings.HasPrefix(rest, "2.5") || strings.HasPrefix(rest, "2-5"))
 }
 
 // baseModel returns the model id of a model name without its resource
