@@ -46,6 +46,7 @@ func at(path, msg string) string {
 func (Codec) Contract() replay.ReplayContract {
 	return replay.ReplayContract{
 		API:     API,
+		ToolIDs: true,
 		Accepts: []replay.Format{formats.AnthropicClaude},
 		Summary: "Send every thinking and redacted_thinking block of the in-progress tool turn (the assistant " +
 			"message whose tool_use the last user message answers) back unchanged, in its original position, " +

@@ -29,6 +29,7 @@ const (
 func (c Codec) Contract() replay.ReplayContract {
 	return replay.ReplayContract{
 		API:     API,
+		ToolIDs: true,
 		Gateway: true,
 		Accepts: vendorFormats(c.Model),
 		Summary: "Send each assistant message's reasoning_details back exactly as received, in the same order, " +
