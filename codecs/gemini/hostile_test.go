@@ -170,3 +170,23 @@ func TestLoneSurrogateSignatureRefused(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "a\uFFFDb", tu.VisibleText())
 }
+
+// Issue 11: every string the turn keeps is bounded, the response's own
+// members too (model version, usage, finish reason).
+func TestResponseMembersLimited(t *testing.T) {
+	big := strings.Repeat("x", 64)
+	for name, body := range map[string]string{
+		"modelVersion":  `{"candidates":[{"content":{"parts":[{"text":"ok"}]},"finishReason":"STOP"}],"modelVersion":"` + big + `"}`,
+		"usageMetadata": `{"candidates":[{"content":{"parts":[{"text":"ok"}]},"finishReason":"STOP"}],"usageMetadata":{"note":"` + big + `"}}`,
+		"finishReason":  `{"candidates":[{"content":{"parts":[{"text":"ok"}]},"finishReason":"` + big + `"}]}`,
+	} {
+		_, err := Codec{Limits: replay.Limits{MaxItem: 32}}.Decode([]byte(body))
+		var le *replay.LimitError
+		require.ErrorAs(t, err, &le, name)
+		assert.Equal(t, "item size", le.What, name)
+		assert.Equal(t, 32, le.Limit, name)
+		tu, err := Codec{}.Decode([]byte(body))
+		require.NoError(t, err, name)
+		assert.Equal(t, "ok", tu.VisibleText())
+	}
+}
