@@ -224,6 +224,5 @@ func extra(obj gjson.Result, known ...string) json.RawMessage {
 	return jsonw.ExtraMembers(obj.Raw, known...)
 }
 
-
 // quoted returns s as a JSON string literal.
 func quoted(s string) json.RawMessage { return jsonw.String(nil, s) }

@@ -196,4 +196,3 @@ func (n *argNode) appendJSON(dst []byte) []byte {
 	}
 	return append(dst, n.val...)
 }
-
