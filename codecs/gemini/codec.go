@@ -13,7 +13,17 @@
 // part. Gemini 3 signs the first functionCall of every step (in a parallel
 // batch only the first call), or, without calls, the last part — when
 // streaming often a final `{"text":"","thoughtSignature":...}`. Gemini 2.5
-// signs the first part of any type. Server-tool parts may be signed too.
+// signs the first part of any type, and only when it thinks; Google
+// announced validation errors for missing signatures from 2026-01-30
+// (gptel#1146) and users get Gemini 3's missing-signature 400 on
+// gemini-2.5-flash (rowboat#694) and -flash-lite (LLM-API-Key-Proxy#160):
+// see [ValidatesSignatures]. Server-tool parts may be signed too.
+//
+// The documented dummy is the plain string `skip_thought_signature_validator`
+// ([Sentinel]); a base64 encoding of it is treated as a corrupt signature
+// ("Corrupted thought signature."), so it is flagged
+// (gemini/encoded-sentinel) and never written. A signature holding a lone
+// surrogate escape is refused as malformed input: decoding would alter it.
 //
 // # Binding
 //
@@ -38,7 +48,9 @@
 // function-call arguments as fragments: `{"name":...,"willContinue":true}`
 // (which may carry the signature), `{"partialArgs":[...]}` pieces and a
 // closing `{}`; they are reassembled into one call that keeps the first
-// fragment's signature. The stream is complete when candidate 0 has a
+// fragment's signature, in time and memory linear in the pieces (a
+// jsonPath nested deeper than 10,000, or an array index past the end of its
+// array, is malformed input). The stream is complete when candidate 0 has a
 // finishReason. An `{"error":{...}}` event or a blocking promptFeedback is a
 // [*replay.ProviderError].
 //
@@ -53,7 +65,10 @@
 // part; [Codec.Patch] puts the signatures onto a model message the caller
 // built. The binding is shared, through package internal/gemsig, with the
 // chat-completions codecs that serve Gemini's OpenAI-compatible endpoint
-// (`tool_calls[i].extra_content.google.thought_signature`). See
+// (`tool_calls[i].extra_content.google.thought_signature`, or, from some
+// gateways, `thoughtSignature` / `thought_signature` on the call itself;
+// gemsig writes each back where it came from). Gemini function calls often
+// have no id; the other APIs need one, which replay.Carry mints. See
 // [Codec.Contract] for the audit rules.
 package gemini
 
