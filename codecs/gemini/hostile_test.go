@@ -40,8 +40,9 @@ func decodeJSONL(t testing.TB, data string) (*replay.Turn, time.Duration, error)
 // Issue 11: 100k distinct paths took 98 s and 400k one-character pieces
 // 26 s (a string concatenation and an sjson rebuild per piece). Both are
 // linear now: four times the input costs about four times the bytes
-// allocated and the time (memory is the deterministic measure on a shared
-// machine; a quadratic reassembly allocates sixteen times as much).
+// allocated and about four times the time (the time is logged, memory is
+// asserted: it is the deterministic measure on a shared machine; a
+// quadratic reassembly allocates sixteen times as much).
 func TestPartialArgsLinear(t *testing.T) {
 	distinct := func(i int) string {
 		return `{"jsonPath":"$.k` + strconv.Itoa(i) + `","numberValue":` + strconv.Itoa(i) + `}`
@@ -52,6 +53,9 @@ func TestPartialArgsLinear(t *testing.T) {
 		n     int
 		piece func(int) string
 	}{{"100k distinct paths", 100_000, distinct}, {"400k one-character pieces", 400_000, oneChar}} {
+		if raceEnabled {
+			c.n /= 10 // the ratio is what is checked; the sizes of issue 11 without -race
+		}
 		cost := func(data string) (time.Duration, uint64) {
 			var m0, m1 runtime.MemStats
 			runtime.ReadMemStats(&m0)
@@ -68,7 +72,6 @@ func TestPartialArgsLinear(t *testing.T) {
 		t.Logf("%s: %d bytes in %v (%d MB allocated); a quarter in %v (%d MB): allocation ratio %.1f (linear 4, quadratic 16)",
 			c.name, len(full), tf, af>>20, ts, as>>20, ratio)
 		assert.Less(t, ratio, 6.0, c.name)
-		assert.Less(t, tf, 10*time.Second, c.name)
 	}
 	tu, _, err := decodeJSONL(t, partialStream(400_000, 1000, oneChar))
 	require.NoError(t, err)
