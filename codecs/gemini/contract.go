@@ -324,18 +324,32 @@ func historySigned(h *replay.History) bool {
 // turnSigned reports whether t carries a replayable Gemini signature.
 func turnSigned(t *replay.Turn) bool {
 	for _, b := range t.Blocks {
-		switch x := b.(type) {
-		case *replay.Encrypted:
-			if x.Format == formats.GoogleGemini && replay.Replayable(x) {
-				return true
-			}
-		case *replay.ReasoningText:
-			if x.Format == formats.GoogleGemini && x.Signed() {
-				return true
-			}
+		if _, ok := blockSig(b); ok {
+			return true
 		}
 	}
 	return false
+}
+
+// blockSig returns the Gemini signature block b carries: a replayable
+// Gemini encrypted item's data, or a signed Gemini thought's signature.
+func blockSig(b replay.Block) (string, bool) {
+	switch x := b.(type) {
+	case *replay.Encrypted:
+		if x.Format == formats.GoogleGemini && replay.Replayable(x) {
+			return x.Data, true
+		}
+	case *replay.ReasoningText:
+		if x.Format == formats.GoogleGemini && x.Signed() {
+			return x.Signature.Value(), true
+		}
+	}
+	return "", false
+}
+
+// sigPointer is the JSON Pointer of a request part's thoughtSignature.
+func sigPointer(s reqCall) string {
+	return "/contents/" + strconv.Itoa(s.content) + "/parts/" + strconv.Itoa(s.part) + "/thoughtSignature"
 }
 
 // contentIndex guesses the contents[] index of the ti-th model turn when
@@ -429,7 +443,7 @@ var ruleBase64 = replay.Rule{
 					continue
 				}
 				report(replay.Violation{Turn: -1, Block: -1,
-					Pointer:   "/contents/" + strconv.Itoa(s.content) + "/parts/" + strconv.Itoa(s.part) + "/thoughtSignature",
+					Pointer:   sigPointer(s),
 					Message:   "the thoughtSignature is not valid base64",
 					Predicted: predictBase64(s.content, s.part, s.sig),
 					Fix:       "send the signature exactly as received: do not re-encode it (URL-safe alphabet), trim or truncate it"})
@@ -438,22 +452,8 @@ var ruleBase64 = replay.Rule{
 		}
 		for ti, tu := range h.Turns {
 			for bi, b := range tu.Blocks {
-				sig := ""
-				switch x := b.(type) {
-				case *replay.Encrypted:
-					if x.Format != formats.GoogleGemini || !replay.Replayable(x) {
-						continue
-					}
-					sig = x.Data
-				case *replay.ReasoningText:
-					if x.Format != formats.GoogleGemini || !x.Signed() {
-						continue
-					}
-					sig = x.Signature.Value()
-				default:
-					continue
-				}
-				if dummy(sig) || gemsig.ValidBase64(sig) {
+				sig, ok := blockSig(b)
+				if !ok || dummy(sig) || gemsig.ValidBase64(sig) {
 					continue
 				}
 				report(replay.Violation{Turn: ti, Block: bi,
@@ -476,7 +476,7 @@ var ruleSentinel = replay.Rule{
 			for _, s := range r.sigs {
 				if dummy(s.sig) {
 					report(replay.Violation{Turn: -1, Block: -1,
-						Pointer: "/contents/" + strconv.Itoa(s.content) + "/parts/" + strconv.Itoa(s.part) + "/thoughtSignature",
+						Pointer: sigPointer(s),
 						Message: msg, Fix: fix})
 				}
 			}
@@ -504,7 +504,7 @@ var ruleEncodedSentinel = replay.Rule{
 			for _, s := range r.sigs {
 				if gemsig.EncodedDummy(s.sig) {
 					report(replay.Violation{Turn: -1, Block: -1,
-						Pointer: "/contents/" + strconv.Itoa(s.content) + "/parts/" + strconv.Itoa(s.part) + "/thoughtSignature",
+						Pointer: sigPointer(s),
 						Message: msg, Predicted: predictForeign(t), Fix: fix})
 				}
 			}
@@ -512,18 +512,7 @@ var ruleEncodedSentinel = replay.Rule{
 		}
 		for ti, tu := range h.Turns {
 			for bi, b := range tu.Blocks {
-				sig := ""
-				switch x := b.(type) {
-				case *replay.Encrypted:
-					if x.Format == formats.GoogleGemini && replay.Replayable(x) {
-						sig = x.Data
-					}
-				case *replay.ReasoningText:
-					if x.Format == formats.GoogleGemini {
-						sig = x.Signature.Value()
-					}
-				}
-				if gemsig.EncodedDummy(sig) {
+				if sig, ok := blockSig(b); ok && gemsig.EncodedDummy(sig) {
 					report(replay.Violation{Turn: ti, Block: bi, Message: msg, Predicted: predictForeign(t), Fix: fix})
 				}
 			}
