@@ -152,6 +152,12 @@ type ReplayContract struct {
 	// when the model does not say, and the platform of a turn is not
 	// compared with the target's.
 	Gateway bool
+	// ToolIDs reports that the target's tool results name their call by id,
+	// so every tool call needs a non-empty id, unique in the request
+	// (Anthropic tool_use.id, OpenAI call_id, Bedrock toolUseId, chat
+	// tool_calls[].id). [Carry] mints ids where they are missing or
+	// repeated, and [RuleToolCallID] flags them.
+	ToolIDs bool
 	// Placeholder, when the target documents one, is the item written as
 	// the signature of a function call that has none when the policy asks
 	// for [Sentinel] (Gemini 3's skip value). Carry writes a copy.
@@ -352,7 +358,7 @@ func (r *Registry) AuditReplay(h History, t Target) Report {
 		}
 		rules = append(rules, rule)
 	}
-	for _, rule := range crossRules(rc) {
+	for _, rule := range append(crossRules(rc), toolIDRule(rc)) {
 		id, check := rule.ID, rule.Check
 		rule.Check = func(h *History, t *Target, report func(Violation)) {
 			check(h, t, func(v Violation) {

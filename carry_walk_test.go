@@ -62,6 +62,29 @@ func nativeFamilies(t replay.Target) []string {
 	return nil
 }
 
+// needsToolIDs tells, independently of the contracts, whether a target's
+// tool results name their call by id: every API here but Gemini's.
+func needsToolIDs(t replay.Target) bool { return t.API != "gemini" }
+
+// emptyIDs are the spellings of an empty call id in the encoded shapes.
+var emptyIDs = []string{`"id":""`, `"call_id":""`, `"toolUseId":""`, `"tool_call_id":""`}
+
+// checkToolIDs asserts that every tool call of the carried turn has a
+// non-empty id of its own and that the encoded message carries it.
+func checkToolIDs(t *testing.T, name string, tg replay.Target, carried *replay.Turn, msg []byte) int {
+	seen := map[string]bool{}
+	for _, c := range carried.ToolCalls() {
+		assert.NotEmpty(t, c.ID, "%s -> %s: a tool call %q without an id", name, tg.API, c.Name)
+		assert.False(t, seen[c.ID], "%s -> %s: the tool call id %q twice", name, tg.API, c.ID)
+		seen[c.ID] = true
+		assert.Contains(t, string(msg), c.ID, "%s -> %s: the id of %q is not encoded", name, tg.API, c.Name)
+	}
+	for _, e := range emptyIDs {
+		assert.NotContains(t, string(msg), e, "%s -> %s: an empty id was encoded", name, tg.API)
+	}
+	return len(seen)
+}
+
 // handles lists the signatures and encrypted data of a turn's items with
 // their format families.
 func handles(tu *replay.Turn) map[string]string {
@@ -86,7 +109,8 @@ func handles(tu *replay.Turn) map[string]string {
 // signature or ciphertext is emitted, and that the carried history passes
 // the cross-provider and core rules.
 func walk(t *testing.T, captures []capture, read func(capture) ([]byte, error)) int {
-	walked := 0
+	walked, idCalls := 0, 0
+	defer func() { t.Logf("checked %d tool call ids on targets that need them", idCalls) }()
 	for _, c := range captures {
 		codec, err := replay.Lookup(c.api, c.provider, "")
 		if err != nil {
@@ -114,6 +138,9 @@ func walk(t *testing.T, captures []capture, read func(capture) ([]byte, error)) 
 			if err != nil {
 				t.Logf("%s -> %s: encode: %v", c.name, tg.API, err)
 				continue
+			}
+			if needsToolIDs(tg) {
+				idCalls += checkToolIDs(t, c.name, tg, out.Turns[0], msg)
 			}
 			native := nativeFamilies(tg)
 			for h, fam := range hs {

@@ -165,6 +165,10 @@ type Notice struct {
 	Action Action
 	// Reason says what was lost and why, in one sentence.
 	Reason string
+	// OldID and NewID are set in [CaseToolCallID]: the tool call's id as
+	// stored (empty when it had none) and the id it is sent with. The
+	// tool result of the call (at Turn, Block) must name NewID.
+	OldID, NewID string
 }
 
 // String renders the notice on one line.
@@ -189,7 +193,10 @@ func (n Notice) String() string {
 // dropped together, and when a reasoning item whose format pairs with its
 // follower ([FormatTraits].PairsWithFollower) is not sent, its following message
 // or function call loses its original item id, so that it is never sent
-// without its reasoning item.
+// without its reasoning item. For a target that requires tool call ids
+// ([ReplayContract].ToolIDs), a call with no id or with an earlier call's
+// id gets a minted one ([CaseToolCallID]; the notice carries the old and
+// new id for the caller's tool results).
 //
 // Carry takes and returns a [History], the shape [AuditReplay] takes, so
 // that the carried history can be audited as it is. Only h.Turns is read;
@@ -208,6 +215,9 @@ func (r *Registry) Carry(h History, target Target, policy Policy) (History, []No
 	c := &carrier{target: target, policy: policy}
 	c.contract, _ = r.contract(target)
 	c.sentinel = c.sentinelTarget()
+	if c.contract.ToolIDs {
+		c.ids = newToolIDs(history)
+	}
 	out := make([]*Turn, len(history))
 	for ti, t := range history {
 		out[ti] = c.turn(ti, t)
@@ -237,6 +247,7 @@ type carrier struct {
 	contract ReplayContract
 	sentinel bool
 	notices  []Notice
+	ids      *toolIDs // set when the target requires tool call ids
 }
 
 func (c *carrier) note(ti, bi int, cs Case, a Action, reason string) {
@@ -455,6 +466,7 @@ type emitState struct {
 	crossAPI   bool
 	signedCall bool // the previous block is a kept item attached to what follows
 	firstCall  bool
+	calls      int // tool calls emitted so far in the turn
 }
 
 // emit builds the carried turn from t and the decisions, noting every
@@ -527,6 +539,13 @@ func (c *carrier) emitCall(ti, bi int, out []Block, x *ToolCall, d decision, st 
 		c.note(ti, bi, CaseUnsignedCall, Sentinel, "the function call "+strconvQuote(x.Name)+" has no signature; the target's documented placeholder is sent")
 	}
 	st.firstCall = false
+	if c.ids != nil {
+		if id, minted := c.ids.assign(&y, st.calls); minted {
+			c.mintNote(ti, bi, x, id)
+			y.ID = id
+		}
+	}
+	st.calls++
 	return append(out, &y)
 }
 

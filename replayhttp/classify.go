@@ -113,7 +113,7 @@ var patterns = []errorPattern{
 	pat("(?i)duplicate item found with id", FixDropDuplicates, "openrouter/duplicate-item"),
 	pat("(?i)require openrouter reasoning details to be preserved", FixRestore, "openrouter/gemini-reasoning-missing"),
 	pat("(?i)missing a .?thought_signature", FixRestore, "gemini/missing-signature", "gemini/interleaved-parallel-responses"),
-	pat("(?i)corrupted thought signature|thought signature is not valid", FixDropReasoning, "gemini/foreign-signature", "replay/foreign-format"),
+	pat("(?i)corrupted thought signature|thought signature is not valid", FixDropReasoning, "gemini/foreign-signature", "gemini/encoded-sentinel", "replay/foreign-format"),
 	pat("(?i)thought_signature' \\(TYPE_BYTES\\), base64 decoding failed", FixRestore, "gemini/bad-base64"),
 	pat("(?i)missing .?reasoning_content.? field", FixBackfillReasoningContent, "deepseek/reasoning-content-missing"),
 	pat("(?i)the .?reasoning_content.? in the thinking mode must be passed back", FixBackfillReasoningContent, "deepseek/reasoning-content-missing", "deepseek/reasoning-content-null"),

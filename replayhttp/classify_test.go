@@ -68,6 +68,7 @@ var predicted = []struct {
 	{"gemini/missing-signature", "Unable to submit request because function call `get_weather` in the 2. content block is missing a `thought_signature`. Learn more: https://docs.cloud.google.com/vertex-ai/generative-ai/docs/thought-signatures", replayhttp.FixRestore, ""},
 	{"gemini/interleaved-parallel-responses", "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:get_weather` , position 3.", replayhttp.FixRestore, ""},
 	{"gemini/foreign-signature", "Corrupted thought signature.", replayhttp.FixDropReasoning, ""},
+	{"gemini/encoded-sentinel", "Corrupted thought signature.", replayhttp.FixDropReasoning, ""},
 	{"gemini/foreign-signature", "Unable to submit request because Thought signature is not valid.. Learn more: https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/gemini", replayhttp.FixDropReasoning, ""},
 	{"gemini/bad-base64", "Invalid value at 'contents[1].parts[0].thought_signature' (TYPE_BYTES), Base64 decoding failed for \"Cq-_x\"", replayhttp.FixRestore, "/contents/1/parts/0"},
 	{"gemini/bad-base64", "Invalid value at 'contents[?].parts[?].thought_signature' (TYPE_BYTES), Base64 decoding failed for \"Cq-_x\"", replayhttp.FixRestore, ""},

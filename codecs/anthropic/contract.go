@@ -79,6 +79,7 @@ func (c Codec) Contract() replay.ReplayContract {
 	own := c.Format()
 	rc := replay.ReplayContract{
 		API:     API,
+		ToolIDs: true,
 		Accepts: []replay.Format{own},
 		Summary: "Send every thinking and redacted_thinking block of the in-progress tool turn (the assistant " +
 			"message whose tool_use the last user message answers) back unchanged, in its original position, " +

@@ -305,7 +305,7 @@ func formatName(f replay.Format) string {
 // Contract returns the Converse replay contract.
 func (c Codec) Contract() replay.ReplayContract {
 	return replay.ReplayContract{
-		API: API,
+		API: API, ToolIDs: true,
 		// The model named decides whose items go back as they are: Claude
 		// signatures on Claude, each other family's unsigned text on its own
 		// family; with no model, Claude (the only issuer that signs here).

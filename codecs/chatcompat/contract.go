@@ -79,7 +79,7 @@ func requestSwitches(h *replay.History, p Profile) switches {
 // them.
 func (c Codec) Contract() replay.ReplayContract {
 	p := c.Profile
-	rc := replay.ReplayContract{API: c.API(), Accepts: []replay.Format{p.Format}}
+	rc := replay.ReplayContract{API: c.API(), Accepts: []replay.Format{p.Format}, ToolIDs: true}
 	switch p.Replay {
 	case ReplayForbidden:
 		rc.Summary = "DeepSeek R1: never send reasoning_content back; the API rejects input messages that carry it (400)."

@@ -12,7 +12,10 @@
 //   - Tool use adds `message.tool_plan` (the model's plan, a string; kept
 //     as a [replay.Native] of kind "tool_plan" holding the JSON string) and
 //     `message.tool_calls[] {id, type, function {name, arguments}}`, with
-//     arguments a string holding JSON.
+//     arguments a string holding JSON. A `tool` message names its call
+//     by `tool_call_id`, so every call needs a unique non-empty id
+//     (ReplayContract.ToolIDs; replay.Carry mints one for calls from
+//     Gemini, which often have none).
 //   - The stream is typed events: `message-start`, `content-start` (index,
 //     the block's type), `content-delta` (`delta.message.content.thinking`
 //     or `.text`), `content-end`, `tool-plan-delta`, `tool-call-start`,
@@ -21,7 +24,9 @@
 //     blocks and tool calls are routed by their own `index` spaces. The
 //     event type is read from the JSON `type` member, or from the SSE event
 //     name when the member is absent. A `message-end` whose finish_reason is
-//     "ERROR" ends the stream with a *replay.ProviderError.
+//     "ERROR" ends the stream with a *replay.ProviderError. Every string
+//     kept (text, ids, names, arguments, the tool plan, finish_reason,
+//     usage, the error message) counts against Limits.MaxItem.
 //
 // A request carries each assistant turn as a `messages[]` element of the
 // same shape as the response's `message`; [Codec.DecodeRequest] reads it

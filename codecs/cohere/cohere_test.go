@@ -333,3 +333,31 @@ func Example() {
 	// cohere-v1
 	// {"role":"assistant","content":[{"type":"thinking","thinking":"3 + 4 = 7."},{"type":"text","text":"7"}]}
 }
+
+// Issue 11: the finish reason, usage and error message are bounded like
+// every other kept string, in bodies and streams.
+func TestResponseMembersLimited(t *testing.T) {
+	big := strings.Repeat("x", 64)
+	lim := replay.Limits{MaxItem: 32}
+	for name, body := range map[string]string{
+		"finish_reason": `{"id":"r","finish_reason":"` + big + `","message":{"role":"assistant","content":[{"type":"text","text":"ok"}]}}`,
+		"usage":         `{"id":"r","finish_reason":"COMPLETE","message":{"role":"assistant","content":[{"type":"text","text":"ok"}]},"usage":{"note":"` + big + `"}}`,
+		"error message": `{"id":"r","message":"` + big + `"}`,
+	} {
+		_, err := cohere.Codec{Limits: lim}.Decode([]byte(body))
+		var le *replay.LimitError
+		require.ErrorAs(t, err, &le, name)
+		assert.Equal(t, "item size", le.What, name)
+	}
+	for name, end := range map[string]string{
+		"finish_reason": `{"type":"message-end","delta":{"finish_reason":"` + big + `"}}`,
+		"usage":         `{"type":"message-end","delta":{"finish_reason":"COMPLETE","usage":{"note":"` + big + `"}}}`,
+		"error":         `{"type":"message-end","delta":{"finish_reason":"ERROR","error":"` + big + `"}}`,
+	} {
+		data := `{"type":"message-start","id":"r","delta":{"message":{"role":"assistant"}}}` + "\n" + end + "\n"
+		_, err := replay.DecodeStream(strings.NewReader(data), cohere.Codec{Limits: lim}.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL})
+		var le *replay.LimitError
+		require.ErrorAs(t, err, &le, name)
+		assert.Equal(t, "item size", le.What, name)
+	}
+}

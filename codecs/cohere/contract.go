@@ -23,6 +23,7 @@ var rules = plainrules.Rules(API, "Cohere", formats.Cohere, "thinking block")
 func (Codec) Contract() replay.ReplayContract {
 	return replay.ReplayContract{
 		API:     API,
+		ToolIDs: true,
 		Accepts: []replay.Format{formats.Cohere},
 		Summary: "Send the assistant message back as it came: thinking blocks then text in content, with the " +
 			"tool_plan and tool_calls (Cohere's documented tool loop appends the response message whole). " +

@@ -23,7 +23,12 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	}
 	msg := root.Get("message")
 	if msg.Type == gjson.String {
-		return nil, &replay.ProviderError{API: API, Message: kit.Clone(msg.Str)}
+		bud := kit.NewBudget(API, c.Limits, -1)
+		m, err := bud.Keep(-1, msg.Str)
+		if err != nil {
+			return nil, err
+		}
+		return nil, &replay.ProviderError{API: API, Message: m}
 	}
 	if !msg.IsObject() {
 		return nil, replay.Malformed(API, -1, "/message", "expected an object")
@@ -33,11 +38,18 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	if err := r.message(msg); err != nil {
 		return nil, err
 	}
+	var err error
 	if fr := root.Get("finish_reason"); fr.Type == gjson.String {
-		t.FinishReason = kit.Clone(fr.Str)
+		if t.FinishReason, err = r.keep(fr.Str); err != nil {
+			return nil, err
+		}
 	}
 	if u := root.Get("usage"); u.IsObject() {
-		t.Usage = raw(u.Raw)
+		us, err := r.keep(u.Raw)
+		if err != nil {
+			return nil, err
+		}
+		t.Usage = json.RawMessage(us)
 	}
 	return t, nil
 }
@@ -211,9 +223,6 @@ func (r *messageReader) toolCall(tc gjson.Result, ptr string) error {
 func extra(obj gjson.Result, known ...string) json.RawMessage {
 	return jsonw.ExtraMembers(obj.Raw, known...)
 }
-
-// raw copies a JSON text out of the input.
-func raw(s string) json.RawMessage { return json.RawMessage(kit.Clone(s)) }
 
 // quoted returns s as a JSON string literal.
 func quoted(s string) json.RawMessage { return jsonw.String(nil, s) }

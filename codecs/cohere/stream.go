@@ -2,6 +2,7 @@ package cohere
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"unsafe"
 
@@ -126,7 +127,7 @@ func (s *StreamDecoder) event(typ string, ev gjson.Result, dst []replay.Event) (
 	case "citation-start":
 		return dst, s.native("citation", ev.Get("delta.message.citations").Raw)
 	case "message-end":
-		return s.messageEnd(ev, dst), nil
+		return s.messageEnd(ev, dst)
 	}
 	return dst, nil // message-start, citation-end, debug, unknown
 }
@@ -253,25 +254,37 @@ func (s *StreamDecoder) end(tool bool, ev gjson.Result, dst []replay.Event) ([]r
 // messageEnd records finish_reason and usage and completes the turn, or,
 // for finish_reason "ERROR", ends it with a provider error (open blocks
 // stay open: Finish marks them unfinished).
-func (s *StreamDecoder) messageEnd(ev gjson.Result, dst []replay.Event) []replay.Event {
+func (s *StreamDecoder) messageEnd(ev gjson.Result, dst []replay.Event) ([]replay.Event, error) {
 	d := ev.Get("delta")
+	at := len(s.turn.Blocks)
+	var err error
 	if fr := d.Get("finish_reason"); fr.Type == gjson.String {
-		s.turn.FinishReason = kit.Clone(fr.Str)
+		if s.turn.FinishReason, err = s.bud.Keep(at, fr.Str); err != nil {
+			return dst, err
+		}
 	}
 	if u := d.Get("usage"); u.IsObject() {
-		s.turn.Usage = raw(u.Raw)
+		us, err := s.bud.Keep(at, u.Raw)
+		if err != nil {
+			return dst, err
+		}
+		s.turn.Usage = json.RawMessage(us)
 	}
 	if s.turn.FinishReason == "ERROR" {
-		pe := &replay.ProviderError{API: API, Type: "ERROR", Message: kit.Clone(d.Get("error").String())}
+		msg, err := s.bud.Keep(at, d.Get("error").String())
+		if err != nil {
+			return dst, err
+		}
+		pe := &replay.ProviderError{API: API, Type: "ERROR", Message: msg}
 		s.perr, s.turn.Error = pe, pe
-		return append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: pe})
+		return append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: pe}), nil
 	}
 	s.closePlan()
 	for len(s.opens) > 0 {
 		dst = s.close(s.opens[0], dst, true)
 	}
 	s.done = true
-	return append(dst, replay.Event{Kind: replay.EventDone, Block: -1})
+	return append(dst, replay.Event{Kind: replay.EventDone, Block: -1}), nil
 }
 
 // deltaMessage returns the raw member name of the event's delta.message.

@@ -13,7 +13,17 @@
 // part. Gemini 3 signs the first functionCall of every step (in a parallel
 // batch only the first call), or, without calls, the last part — when
 // streaming often a final `{"text":"","thoughtSignature":...}`. Gemini 2.5
-// signs the first part of any type. Server-tool parts may be signed too.
+// signs the first part of any type, and only when it thinks; Google
+// announced validation errors for missing signatures from 2026-01-30
+// (gptel#1146) and users get Gemini 3's missing-signature 400 on
+// gemini-2.5-flash (rowboat#694) and -flash-lite (LLM-API-Key-Proxy#160):
+// see [ValidatesSignatures]. Server-tool parts may be signed too.
+//
+// The documented dummy is the plain string `skip_thought_signature_validator`
+// ([Sentinel]); a base64 encoding of it is treated as a corrupt signature
+// ("Corrupted thought signature."), so it is flagged
+// (gemini/encoded-sentinel) and never written. A signature holding a lone
+// surrogate escape is refused as malformed input: decoding would alter it.
 //
 // # Binding
 //
@@ -38,7 +48,9 @@
 // function-call arguments as fragments: `{"name":...,"willContinue":true}`
 // (which may carry the signature), `{"partialArgs":[...]}` pieces and a
 // closing `{}`; they are reassembled into one call that keeps the first
-// fragment's signature. The stream is complete when candidate 0 has a
+// fragment's signature, in time and memory linear in the pieces (a
+// jsonPath nested deeper than 10,000, or an array index past the end of its
+// array, is malformed input). The stream is complete when candidate 0 has a
 // finishReason. An `{"error":{...}}` event or a blocking promptFeedback is a
 // [*replay.ProviderError].
 //
@@ -53,7 +65,10 @@
 // part; [Codec.Patch] puts the signatures onto a model message the caller
 // built. The binding is shared, through package internal/gemsig, with the
 // chat-completions codecs that serve Gemini's OpenAI-compatible endpoint
-// (`tool_calls[i].extra_content.google.thought_signature`). See
+// (`tool_calls[i].extra_content.google.thought_signature`, or, from some
+// gateways, `thoughtSignature` / `thought_signature` on the call itself;
+// gemsig writes each back where it came from). Gemini function calls often
+// have no id; the other APIs need one, which replay.Carry mints. See
 // [Codec.Contract] for the audit rules.
 package gemini
 
@@ -61,6 +76,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/gemsig"
 )
 
 // API is the codec's API name.
@@ -75,8 +91,8 @@ const API = "gemini"
 // it a last resort that degrades the model. It is the plain string, not
 // base64 of anything (a base64 encoding of it is rejected as corrupt), so
 // signatures are always kept as the strings received. This codec writes
-// it only when [Codec.Sentinel] allows it.
-const Sentinel = "skip_thought_signature_validator"
+// it only when [Codec.Sentinel] allows it, and never an encoding of it.
+const Sentinel = gemsig.Sentinel
 
 // Codec is the Gemini codec. The zero value is ready to use.
 type Codec struct {
@@ -153,6 +169,22 @@ func RequiresSignatures(model string) bool {
 	}
 	digits := strings.TrimLeft(rest[:n], "0")
 	return len(digits) > 1 || digits >= "3"
+}
+
+// ValidatesSignatures reports whether model validates thought signatures
+// at all: Gemini 3 and later ([RequiresSignatures]), and Gemini 2.5, for
+// which Google announced validation errors for missing signatures from
+// 2026-01-30 (gptel#1146) and users report the Gemini 3 error text on
+// gemini-2.5-flash (rowboat#694) and gemini-2.5-flash-lite
+// (LLM-API-Key-Proxy#160). Gemini 2.5 signs only when it thinks, so a
+// missing signature is certain to be rejected only where the turn shows
+// the model signed (see [RuleMissingSignature]).
+func ValidatesSignatures(model string) bool {
+	if RequiresSignatures(model) {
+		return true
+	}
+	rest, ok := strings.CutPrefix(baseModel(model), "gemini-")
+	return ok && (strings.HasPrefix(rest, "2.5") || strings.HasPrefix(rest, "2-5"))
 }
 
 // baseModel returns the model id of a model name without its resource

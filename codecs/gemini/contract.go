@@ -19,6 +19,7 @@ const (
 	RuleForeignSignature     = "gemini/foreign-signature"
 	RuleBadBase64            = "gemini/bad-base64"
 	RuleSentinel             = "gemini/sentinel-signature"
+	RuleEncodedSentinel      = "gemini/encoded-sentinel"
 )
 
 // Contract returns what Gemini requires on replay. Gemini 3 and later
@@ -26,14 +27,19 @@ const (
 // real content, not a bare function response): the first functionCall
 // part of every model step must carry its signature, parallel calls go
 // back all calls then all responses, and signatures must come from the
-// same backend and be valid base64. Gemini 2.5 and earlier accept replay
-// without signatures, and earlier turns are not checked.
+// same backend and be valid base64. Gemini 2.5 validates too since
+// 2026-01-30 ([ValidatesSignatures]): a step of the current turn that lost
+// its signature is rejected where the turn shows the model signed (it
+// thinks), a risk where nothing in it is signed (thinking may be off).
+// Gemini 2.0 and earlier accept replay without signatures, and earlier
+// turns are not checked. A signature that encodes the documented dummy
+// is corrupt on every model.
 //
-// For a Gemini 3 or later model the contract's Placeholder is [Sentinel],
-// attached to the call it precedes.
+// For a Gemini 2.5 or later model the contract's Placeholder is
+// [Sentinel], attached to the call it precedes.
 func (c Codec) Contract() replay.ReplayContract {
 	var placeholder replay.ReasoningItem
-	if RequiresSignatures(c.Model) {
+	if ValidatesSignatures(c.Model) {
 		placeholder = &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.GoogleGemini, Attached: true}, Data: Sentinel}
 	}
 	return replay.ReplayContract{
@@ -45,7 +51,7 @@ func (c Codec) Contract() replay.ReplayContract {
 			"functionCall of every step of the current turn must be signed (else 400), parallel calls go back " +
 			"as all calls then all responses, and signatures are bound to the backend (AI Studio or Vertex) that " +
 			"minted them. Other signatures and thought parts may be dropped at a cost in quality only.",
-		Rules: []replay.Rule{ruleMissing, ruleInterleaved, ruleForeign, ruleBase64, ruleSentinel},
+		Rules: []replay.Rule{ruleMissing, ruleInterleaved, ruleForeign, ruleBase64, ruleSentinel, ruleEncodedSentinel},
 	}
 }
 
@@ -99,9 +105,7 @@ func targetModel(h *replay.History, t *replay.Target) string {
 
 // dummy reports whether sig is one of the documented validator-skipping
 // values (not base64, accepted as they are).
-func dummy(sig string) bool {
-	return sig == Sentinel || sig == "context_engineering_is_the_way_to_go"
-}
+func dummy(sig string) bool { return gemsig.Dummy(sig) }
 
 // reqCall is a functionCall part of the request.
 type reqCall struct {
@@ -114,6 +118,22 @@ type request struct {
 	steps   [][]reqCall // functionCall parts of each model content of the current turn
 	current int         // index of the first content of the current turn
 	sigs    []reqCall   // every signed part of the request (name empty for non-calls)
+	signed  map[int]bool
+}
+
+// stepSigned reports whether a part of the model content ci is signed
+// (Gemini 2.5 signs the first part of a step, whatever its type).
+func (r *request) stepSigned(ci int) bool { return r.signed[ci] }
+
+// currentSigned reports whether any model step of the current turn is
+// signed: the model thinks, and so signs.
+func (r *request) currentSigned() bool {
+	for ci := range r.signed {
+		if ci >= r.current {
+			return true
+		}
+	}
+	return false
 }
 
 func parseRequest(body []byte) (request, bool) {
@@ -158,6 +178,12 @@ func parseRequest(body []byte) (request, bool) {
 			}
 			if sig.Exists() {
 				r.sigs = append(r.sigs, rc)
+				if model && rc.sig != "" {
+					if r.signed == nil {
+						r.signed = map[int]bool{}
+					}
+					r.signed[ci] = true
+				}
 			}
 			pi++
 			return true
@@ -206,21 +232,26 @@ func interleaved(h *replay.History, r request) map[int]bool {
 var ruleMissing = replay.Rule{
 	ID:       RuleMissingSignature,
 	Severity: replay.SeverityReject,
-	Doc:      "Gemini 3: the first functionCall part of every model step in the current turn carries its thought signature.",
+	Doc: "Gemini 3: the first functionCall part of every model step in the current turn carries its thought signature. " +
+		"Gemini 2.5: every model step of the current turn that calls a function carries the signature the model gave it " +
+		"(reject where the turn shows the model signed, risk where nothing is signed).",
 	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
-		if !RequiresSignatures(targetModel(h, t)) {
+		model := targetModel(h, t)
+		if !ValidatesSignatures(model) {
 			return
 		}
+		g3 := RequiresSignatures(model)
 		if r, ok := parseRequest(h.Request); ok {
 			skip := interleaved(h, r)
+			sev := severity25(g3, r.currentSigned() || historySigned(h))
 			for _, s := range r.steps {
 				fc := s[0]
-				if fc.sig != "" || skip[fc.content] {
+				if fc.sig != "" || skip[fc.content] || !g3 && r.stepSigned(fc.content) {
 					continue
 				}
-				report(replay.Violation{Turn: -1, Block: -1,
+				report(replay.Violation{Turn: -1, Block: -1, Severity: sev,
 					Pointer:   "/contents/" + strconv.Itoa(fc.content) + "/parts/" + strconv.Itoa(fc.part),
-					Message:   fmt.Sprintf("function call %q is the first call of a model step in the current turn and has no thoughtSignature", fc.name),
+					Message:   missingMessage(g3, fc.name, sev),
 					Predicted: predictMissing(t, fc.name, fc.content),
 					Fix:       "send the turn's signatures back (Encode or Patch the turn as decoded); for history the model did not produce, drop it or, as a last resort, allow the skip_thought_signature_validator sentinel"})
 			}
@@ -232,8 +263,12 @@ var ruleMissing = replay.Rule{
 		for start > 0 && len(h.Turns[start-1].ToolCalls()) > 0 {
 			start--
 		}
+		sev := severity25(g3, historySigned(h))
 		for ti := start; ti < len(h.Turns); ti++ {
 			tu := h.Turns[ti]
+			if !g3 && turnSigned(tu) {
+				continue
+			}
 			for bi, b := range tu.Blocks {
 				c, ok := b.(*replay.ToolCall)
 				if !ok {
@@ -245,14 +280,76 @@ var ruleMissing = replay.Rule{
 				if signedByID(tu, c.ID) {
 					break
 				}
-				report(replay.Violation{Turn: ti, Block: bi,
-					Message:   fmt.Sprintf("function call %q is the first call of a model step in the current turn and has no thoughtSignature", c.Name),
+				report(replay.Violation{Turn: ti, Block: bi, Severity: sev,
+					Message:   missingMessage(g3, c.Name, sev),
 					Predicted: predictMissing(t, c.Name, contentIndex(ti)),
 					Fix:       "keep the signature the call came with; for history the model did not produce, drop it or, as a last resort, allow the skip_thought_signature_validator sentinel"})
 				break
 			}
 		}
 	},
+}
+
+// severity25 is the severity of a missing signature: reject on Gemini 3;
+// on Gemini 2.5 reject when the conversation shows the model signs, else
+// risk (2.5 signs only when it thinks; Google's notice of 2026-01-30 and
+// the reports on 2.5 Flash do not say whether an unthinking turn passes).
+func severity25(g3, signs bool) replay.Severity {
+	if g3 || signs {
+		return replay.SeverityReject
+	}
+	return replay.SeverityRisk
+}
+
+func missingMessage(g3 bool, name string, sev replay.Severity) string {
+	switch {
+	case g3:
+		return fmt.Sprintf("function call %q is the first call of a model step in the current turn and has no thoughtSignature", name)
+	case sev == replay.SeverityReject:
+		return fmt.Sprintf("function call %q is in a model step of the current turn with no thoughtSignature, and the model signs its steps (Gemini 2.5 validates signatures since 2026-01-30)", name)
+	}
+	return fmt.Sprintf("function call %q is in a model step of the current turn with no thoughtSignature; Gemini 2.5 validates signatures since 2026-01-30 when it thinks", name)
+}
+
+// historySigned reports whether a turn of h carries a Gemini signature.
+func historySigned(h *replay.History) bool {
+	for _, tu := range h.Turns {
+		if turnSigned(tu) {
+			return true
+		}
+	}
+	return false
+}
+
+// turnSigned reports whether t carries a replayable Gemini signature.
+func turnSigned(t *replay.Turn) bool {
+	for _, b := range t.Blocks {
+		if _, ok := blockSig(b); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// blockSig returns the Gemini signature block b carries: a replayable
+// Gemini encrypted item's data, or a signed Gemini thought's signature.
+func blockSig(b replay.Block) (string, bool) {
+	switch x := b.(type) {
+	case *replay.Encrypted:
+		if x.Format == formats.GoogleGemini && replay.Replayable(x) {
+			return x.Data, true
+		}
+	case *replay.ReasoningText:
+		if x.Format == formats.GoogleGemini && x.Signed() {
+			return x.Signature.Value(), true
+		}
+	}
+	return "", false
+}
+
+// sigPointer is the JSON Pointer of a request part's thoughtSignature.
+func sigPointer(s reqCall) string {
+	return "/contents/" + strconv.Itoa(s.content) + "/parts/" + strconv.Itoa(s.part) + "/thoughtSignature"
 }
 
 // contentIndex guesses the contents[] index of the ti-th model turn when
@@ -275,11 +372,13 @@ func signedByID(t *replay.Turn, id string) bool {
 var ruleInterleaved = replay.Rule{
 	ID:       RuleInterleavedResponses,
 	Severity: replay.SeverityReject,
-	Doc:      "Gemini 3: parallel function calls go back together, then all their responses (FC1, FC2, FR1, FR2), never interleaved.",
+	Doc:      "Gemini 3 (and 2.5, as a risk): parallel function calls go back together, then all their responses (FC1, FC2, FR1, FR2), never interleaved.",
 	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
-		if !RequiresSignatures(targetModel(h, t)) {
+		model := targetModel(h, t)
+		if !ValidatesSignatures(model) {
 			return
 		}
+		sev := severity25(RequiresSignatures(model), false)
 		r, ok := parseRequest(h.Request)
 		if !ok {
 			return
@@ -290,7 +389,7 @@ var ruleInterleaved = replay.Rule{
 			if !bad[fc.content] || fc.sig != "" {
 				continue
 			}
-			report(replay.Violation{Turn: -1, Block: -1,
+			report(replay.Violation{Turn: -1, Block: -1, Severity: sev,
 				Pointer:   "/contents/" + strconv.Itoa(fc.content) + "/parts/" + strconv.Itoa(fc.part),
 				Message:   fmt.Sprintf("function call %q belongs to a parallel batch but is sent in a model message of its own, after the response of an earlier call of the batch", fc.name),
 				Predicted: predictMissing(t, fc.name, fc.content),
@@ -303,9 +402,9 @@ var ruleForeign = replay.Rule{
 	ID:       RuleForeignSignature,
 	Covers:   []string{replay.RuleForeignFormat},
 	Severity: replay.SeverityReject,
-	Doc:      "Gemini 3: a thought signature goes back only to the backend that minted it (AI Studio and Vertex do not share keys), and only Gemini signatures go in thoughtSignature.",
+	Doc:      "Gemini 2.5 and later: a thought signature goes back only to the backend that minted it (AI Studio and Vertex do not share keys), and only Gemini signatures go in thoughtSignature.",
 	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
-		if !RequiresSignatures(targetModel(h, t)) {
+		if !ValidatesSignatures(targetModel(h, t)) {
 			return
 		}
 		want := backend(t.Provider)
@@ -344,7 +443,7 @@ var ruleBase64 = replay.Rule{
 					continue
 				}
 				report(replay.Violation{Turn: -1, Block: -1,
-					Pointer:   "/contents/" + strconv.Itoa(s.content) + "/parts/" + strconv.Itoa(s.part) + "/thoughtSignature",
+					Pointer:   sigPointer(s),
 					Message:   "the thoughtSignature is not valid base64",
 					Predicted: predictBase64(s.content, s.part, s.sig),
 					Fix:       "send the signature exactly as received: do not re-encode it (URL-safe alphabet), trim or truncate it"})
@@ -353,22 +452,8 @@ var ruleBase64 = replay.Rule{
 		}
 		for ti, tu := range h.Turns {
 			for bi, b := range tu.Blocks {
-				sig := ""
-				switch x := b.(type) {
-				case *replay.Encrypted:
-					if x.Format != formats.GoogleGemini || !replay.Replayable(x) {
-						continue
-					}
-					sig = x.Data
-				case *replay.ReasoningText:
-					if x.Format != formats.GoogleGemini || !x.Signed() {
-						continue
-					}
-					sig = x.Signature.Value()
-				default:
-					continue
-				}
-				if dummy(sig) || gemsig.ValidBase64(sig) {
+				sig, ok := blockSig(b)
+				if !ok || dummy(sig) || gemsig.ValidBase64(sig) {
 					continue
 				}
 				report(replay.Violation{Turn: ti, Block: bi,
@@ -391,7 +476,7 @@ var ruleSentinel = replay.Rule{
 			for _, s := range r.sigs {
 				if dummy(s.sig) {
 					report(replay.Violation{Turn: -1, Block: -1,
-						Pointer: "/contents/" + strconv.Itoa(s.content) + "/parts/" + strconv.Itoa(s.part) + "/thoughtSignature",
+						Pointer: sigPointer(s),
 						Message: msg, Fix: fix})
 				}
 			}
@@ -401,6 +486,34 @@ var ruleSentinel = replay.Rule{
 			for bi, b := range tu.Blocks {
 				if e, ok := gemsig.Is(b); ok && dummy(e.Data) {
 					report(replay.Violation{Turn: ti, Block: bi, Message: msg, Fix: fix})
+				}
+			}
+		}
+	},
+}
+
+var ruleEncodedSentinel = replay.Rule{
+	ID:       RuleEncodedSentinel,
+	Severity: replay.SeverityReject,
+	Doc: "The dummy signature is the plain string skip_thought_signature_validator; a base64 encoding of it (any value " +
+		"that decodes to a dummy) is a corrupt signature, not the dummy.",
+	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
+		msg := "the thoughtSignature is a base64 encoding of the skip_thought_signature_validator dummy: Gemini reads it as a corrupt signature, not as the dummy"
+		fix := "send the call's real signature; where none exists, send the plain string skip_thought_signature_validator, never an encoding of it"
+		if r, ok := parseRequest(h.Request); ok {
+			for _, s := range r.sigs {
+				if gemsig.EncodedDummy(s.sig) {
+					report(replay.Violation{Turn: -1, Block: -1,
+						Pointer: sigPointer(s),
+						Message: msg, Predicted: predictForeign(t), Fix: fix})
+				}
+			}
+			return
+		}
+		for ti, tu := range h.Turns {
+			for bi, b := range tu.Blocks {
+				if sig, ok := blockSig(b); ok && gemsig.EncodedDummy(sig) {
+					report(replay.Violation{Turn: ti, Block: bi, Message: msg, Predicted: predictForeign(t), Fix: fix})
 				}
 			}
 		}

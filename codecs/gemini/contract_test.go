@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/reasonreplay/replay"
@@ -60,9 +61,29 @@ func TestRuleMissingSignatureRequest(t *testing.T) {
 	require.Len(t, vs, 1)
 	assert.Equal(t, "Unable to submit request because function call `book_taxi` in the 3. content block is missing a `thought_signature`. Learn more: https://docs.cloud.google.com/vertex-ai/generative-ai/docs/thought-signatures", vs[0].Predicted)
 
-	// Not triggered: Gemini 2.5; a new user message started a new turn;
+	// Gemini 2.5 (validated since 2026-01-30, rowboat#694): the turn's
+	// first step is signed, so the model signs and the loss is a reject.
+	vs = only(audit(h, replay.Target{Model: "gemini-2.5-flash"}), RuleMissingSignature)
+	require.Len(t, vs, 1)
+	assert.Equal(t, replay.SeverityReject, vs[0].Severity)
+	assert.Equal(t, "/contents/3/parts/0", vs[0].Pointer)
+	assert.Equal(t, `function call "book_taxi" is in a model step of the current turn with no thoughtSignature, and the model signs its steps (Gemini 2.5 validates signatures since 2026-01-30)`, vs[0].Message)
+	assert.Equal(t, missingAIStudio, vs[0].Predicted)
+	// Nothing signed in the turn (2.5 without thinking signs nothing): a risk.
+	unsigned := strings.Replace(req, `,"thoughtSignature":"U2lnbmF0dXJlQQ=="`, "", 1)
+	vs = only(audit(replay.History{Request: []byte(unsigned)}, replay.Target{Model: "gemini-2.5-flash-lite"}), RuleMissingSignature)
+	require.Len(t, vs, 2)
+	assert.Equal(t, replay.SeverityRisk, vs[0].Severity)
+	assert.Equal(t, `function call "check_flight" is in a model step of the current turn with no thoughtSignature; Gemini 2.5 validates signatures since 2026-01-30 when it thinks`, vs[0].Message)
+	// 2.5 signs the first part of a step whatever its type: a signed text
+	// part before the call signs the step.
+	textSigned := strings.Replace(req, `{"role":"model","parts":[{"functionCall":{"name":"book_taxi"`, `{"role":"model","parts":[{"text":"Booking.","thoughtSignature":"VGV4dFNpZw=="},{"functionCall":{"name":"book_taxi"`, 1)
+	assert.Empty(t, only(audit(replay.History{Request: []byte(textSigned)}, replay.Target{Model: "gemini-2.5-pro"}), RuleMissingSignature))
+	require.Len(t, only(audit(replay.History{Request: []byte(textSigned)}, replay.Target{Model: "gemini-3-pro-preview"}), RuleMissingSignature), 1, "Gemini 3 wants it on the call")
+
+	// Not triggered: Gemini 2.0; a new user message started a new turn;
 	// every step signed.
-	assert.Empty(t, only(audit(h, replay.Target{Model: "gemini-2.5-flash"}), RuleMissingSignature))
+	assert.Empty(t, only(audit(h, replay.Target{Model: "gemini-2.0-flash"}), RuleMissingSignature))
 	newTurn := req[:len(req)-2] + `,{"role":"user","parts":[{"text":"Thanks. Now the hotel?"}]}]}`
 	assert.Empty(t, only(audit(replay.History{Request: []byte(newTurn)}, replay.Target{Model: "gemini-3-pro-preview"}), RuleMissingSignature))
 	signed := `{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"a"},"thoughtSignature":"QQ=="},{"functionCall":{"name":"b"}}]}]}`
@@ -82,8 +103,18 @@ func TestRuleMissingSignatureTurns(t *testing.T) {
 	assert.Equal(t, 0, vs[0].Block)
 	assert.Contains(t, vs[0].Predicted, "function call `default_api:c` , position 7.")
 
-	// Not triggered: 2.5 target, or the signature relayed by id.
-	assert.Empty(t, only(audit(h, replay.Target{Model: "gemini-2.5-pro"}), RuleMissingSignature))
+	// 2.5: turn 2 is signed, so the model signs: turn 3's loss is a reject.
+	vs = only(audit(h, replay.Target{Model: "gemini-2.5-pro"}), RuleMissingSignature)
+	require.Len(t, vs, 1)
+	assert.Equal(t, 3, vs[0].Turn)
+	assert.Equal(t, replay.SeverityReject, vs[0].Severity)
+	// Nothing signed anywhere: a risk.
+	vs = only(audit(replay.History{Turns: []*replay.Turn{callTurn("", false, "c")}}, replay.Target{Model: "gemini-2.5-pro"}), RuleMissingSignature)
+	require.Len(t, vs, 1)
+	assert.Equal(t, replay.SeverityRisk, vs[0].Severity)
+
+	// Not triggered: 2.0 target, or the signature relayed by id.
+	assert.Empty(t, only(audit(h, replay.Target{Model: "gemini-2.0-flash"}), RuleMissingSignature))
 	relayed := &replay.Encrypted{Data: "QQ==", ItemMeta: replay.ItemMeta{Format: formats.GoogleGemini, ID: replay.Some("c1")}}
 	h.Turns[3] = &replay.Turn{Complete: true, Blocks: []replay.Block{relayed, &replay.ToolCall{ID: "c1", Name: "c"}}}
 	assert.Empty(t, only(audit(h, replay.Target{Model: "gemini-3-flash-preview"}), RuleMissingSignature))
@@ -114,8 +145,12 @@ func TestRuleInterleaved(t *testing.T) {
 {"role":"user","parts":[{"functionResponse":{"name":"get_weather","id":"fc1","response":{"t":12}}},{"functionResponse":{"name":"get_weather","id":"fc2","response":{"t":20}}}]}]}`
 	vs = audit(replay.History{Turns: []*replay.Turn{turn}, Request: []byte(good)}, replay.Target{Model: "gemini-3-pro-preview"})
 	assert.Empty(t, vs)
-	// 2.5: no violation.
-	assert.Empty(t, only(audit(replay.History{Turns: []*replay.Turn{turn}, Request: []byte(bad)}, replay.Target{Model: "gemini-2.5-flash"}), RuleInterleavedResponses))
+	// 2.5: a risk (whether 2.5 binds a batch's signature to its first
+	// call is not documented); 2.0: nothing.
+	in = only(audit(replay.History{Turns: []*replay.Turn{turn}, Request: []byte(bad)}, replay.Target{Model: "gemini-2.5-flash"}), RuleInterleavedResponses)
+	require.Len(t, in, 1)
+	assert.Equal(t, replay.SeverityRisk, in[0].Severity)
+	assert.Empty(t, only(audit(replay.History{Turns: []*replay.Turn{turn}, Request: []byte(bad)}, replay.Target{Model: "gemini-2.0-flash"}), RuleInterleavedResponses))
 }
 
 func TestRuleForeignSignature(t *testing.T) {
@@ -135,11 +170,16 @@ func TestRuleForeignSignature(t *testing.T) {
 	h = replay.History{Turns: []*replay.Turn{{Complete: true, Blocks: []replay.Block{claude, &replay.ToolCall{Name: "f"}}}}}
 	require.Len(t, only(audit(h, replay.Target{Model: "gemini-3-pro-preview"}), RuleForeignSignature), 1)
 
-	// Not triggered: same backend, unknown backend, 2.5.
+	// 2.5 validates the signatures it is sent as 3 does.
 	h = replay.History{Turns: []*replay.Turn{callTurn("vertex", true, "f")}}
+	vs = only(audit(h, replay.Target{Provider: "aistudio", Model: "gemini-2.5-pro"}), RuleForeignSignature)
+	require.Len(t, vs, 1)
+	assert.Equal(t, "Corrupted thought signature.", vs[0].Predicted)
+
+	// Not triggered: same backend, unknown backend, 2.0.
 	assert.Empty(t, only(audit(h, replay.Target{Provider: "vertex", Model: "gemini-3-pro-preview"}), RuleForeignSignature))
 	assert.Empty(t, only(audit(h, replay.Target{Provider: "google", Model: "gemini-3-pro-preview"}), RuleForeignSignature))
-	assert.Empty(t, only(audit(h, replay.Target{Provider: "aistudio", Model: "gemini-2.5-pro"}), RuleForeignSignature))
+	assert.Empty(t, only(audit(h, replay.Target{Provider: "aistudio", Model: "gemini-2.0-flash"}), RuleForeignSignature))
 }
 
 func TestRuleBadBase64(t *testing.T) {
@@ -182,8 +222,43 @@ func TestContractThroughRegistry(t *testing.T) {
 		assert.NotEmpty(t, r.Doc)
 		ids[r.ID] = true
 	}
-	assert.Equal(t, map[string]bool{RuleMissingSignature: true, RuleInterleavedResponses: true, RuleForeignSignature: true, RuleBadBase64: true, RuleSentinel: true}, ids)
+	assert.Equal(t, map[string]bool{RuleMissingSignature: true, RuleInterleavedResponses: true, RuleForeignSignature: true, RuleBadBase64: true, RuleSentinel: true, RuleEncodedSentinel: true}, ids)
 	rep := replay.AuditReplay(replay.History{Turns: []*replay.Turn{callTurn("", false, "f")}}, replay.Target{Provider: "vertex", Model: "gemini-3-pro-preview"})
 	assert.True(t, rep.Rejects())
 	assert.Len(t, only(rep.Violations, RuleMissingSignature), 1)
+}
+
+// The dummy is the plain string; base64 of it is a corrupt signature
+// (wire-2026-update.md §22): rejected on every model, in a request and in
+// stored turns.
+func TestRuleEncodedSentinel(t *testing.T) {
+	const enc = "c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3I="
+	req := `{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{}},"thoughtSignature":"` + enc + `"}]}]}`
+	vs := audit(replay.History{Request: []byte(req)}, replay.Target{Model: "gemini-3-pro-preview"})
+	require.Len(t, vs, 1, "%v", vs)
+	assert.Equal(t, RuleEncodedSentinel, vs[0].Rule)
+	assert.Equal(t, replay.SeverityReject, vs[0].Severity)
+	assert.Equal(t, "/contents/1/parts/0/thoughtSignature", vs[0].Pointer)
+	assert.Equal(t, "Corrupted thought signature.", vs[0].Predicted)
+	assert.Equal(t, "the thoughtSignature is a base64 encoding of the skip_thought_signature_validator dummy: Gemini reads it as a corrupt signature, not as the dummy", vs[0].Message)
+
+	vs = only(audit(replay.History{Request: []byte(req)}, replay.Target{Provider: "vertex", Model: "gemini-2.5-flash"}), RuleEncodedSentinel)
+	require.Len(t, vs, 1)
+	assert.Equal(t, "Unable to submit request because Thought signature is not valid.. Learn more: https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/gemini", vs[0].Predicted)
+
+	// Stored turns: the URL-safe unpadded form, on a call and on a thought.
+	thought := &replay.ReasoningText{Text: "plan", Signature: replay.Some("c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3I")}
+	thought.Format = formats.GoogleGemini
+	tu := &replay.Turn{Complete: true, Blocks: []replay.Block{thought, sigItem(enc), &replay.ToolCall{Name: "f", Arguments: `{}`}}}
+	vs = only(audit(replay.History{Turns: []*replay.Turn{tu}}, replay.Target{Model: "gemini-3-pro-preview"}), RuleEncodedSentinel)
+	require.Len(t, vs, 2)
+	assert.Equal(t, []int{0, 1}, []int{vs[0].Block, vs[1].Block})
+
+	// Not triggered: the plain dummy (flagged as degrading, not corrupt),
+	// a real signature.
+	plain := strings.Replace(req, enc, Sentinel, 1)
+	vs = audit(replay.History{Request: []byte(plain)}, replay.Target{Model: "gemini-3-pro-preview"})
+	require.Len(t, vs, 1)
+	assert.Equal(t, RuleSentinel, vs[0].Rule)
+	assert.Empty(t, only(audit(replay.History{Turns: []*replay.Turn{callTurn("", true, "f")}}, replay.Target{Model: "gemini-3-pro-preview"}), RuleEncodedSentinel))
 }

@@ -129,12 +129,20 @@ func (r *responder) response(root string) (*replay.ProviderError, error) {
 	if errObj != "" {
 		return providerError(gjson.Parse(errObj)), nil
 	}
+	// The model and usage are replaced by each event: each is bounded by
+	// MaxItem (what the turn keeps of them is one copy).
 	if isString(model) {
 		if m := model[1 : len(model)-1]; m != r.model {
+			if err := r.b.bud.Item(len(r.b.blocks), len(model), 0); err != nil {
+				return nil, err
+			}
 			r.model = strings.Clone(gjson.Parse(model).String()) // model aliases the frame
 		}
 	}
 	if isObject(usage) {
+		if err := r.b.bud.Item(len(r.b.blocks), len(usage), 0); err != nil {
+			return nil, err
+		}
 		r.usage = append(r.usage[:0], usage...)
 	}
 	if feedback != "" && !r.seenCandidate {
@@ -196,6 +204,9 @@ func (r *responder) decodeCandidate(root string, ci, at int, errp *error) (int, 
 	}
 	if isString(finish) && len(finish) > 2 {
 		if f := finish[1 : len(finish)-1]; f != r.finish {
+			if *errp = r.b.bud.Item(len(r.b.blocks), len(finish), 0); *errp != nil {
+				return end, true
+			}
 			r.finish = string([]byte(gjson.Parse(finish).String()))
 		}
 	}

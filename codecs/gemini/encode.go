@@ -19,6 +19,10 @@ type SentinelUse struct {
 	Part int
 	// Name and ID identify the function call.
 	Name, ID string
+	// Replaced is the value the call carried instead, when it carried an
+	// encoding of the dummy (which Google treats as a corrupt signature,
+	// see [gemsig.EncodedDummy]); empty when the call was unsigned.
+	Replaced string
 }
 
 // Encode writes the turn as the `contents[]` entry of the next request:
@@ -28,7 +32,10 @@ type SentinelUse struct {
 // with every part in its original order and each signature on the part it
 // came on. Thought text without a signature, items of other issuers,
 // unfinished items, calls and native parts are left out, and so is a
-// signature whose part is left out.
+// signature whose part is left out. A signature that is an encoding of the
+// documented dummy (base64 of [Sentinel]) is corrupt and never written: the
+// part goes without it (a thought part is left out), or, on the first call
+// when [Codec.Sentinel] allows it, with the plain [Sentinel].
 func (c Codec) Encode(t *replay.Turn) ([]byte, error) {
 	out, _, err := c.EncodeReport(t)
 	return out, err
@@ -65,7 +72,7 @@ func signaturesByID(t *replay.Turn) map[string]string {
 	byID := map[string]string{}
 	for _, bl := range t.Blocks {
 		e, ok := bl.(*replay.Encrypted)
-		if !ok || e.Attached || e.Format != formats.GoogleGemini || !replay.Replayable(e) {
+		if !ok || e.Attached || e.Format != formats.GoogleGemini || !replay.Replayable(e) || gemsig.EncodedDummy(e.Data) {
 			continue
 		}
 		if id := e.ID.Value(); id != "" {
@@ -89,15 +96,19 @@ type encoder struct {
 // block writes the part of blocks[i], with the signature bound to it, and
 // reports whether it wrote one.
 func (e *encoder) block(i int) (bool, error) {
-	sig, hasSig := "", false
+	sig, hasSig, corrupt := "", false, ""
 	if x, ok := gemsig.Bound(e.blocks, i); ok && replay.Replayable(x) {
-		sig, hasSig = x.Data, true
+		if gemsig.EncodedDummy(x.Data) {
+			corrupt = x.Data
+		} else {
+			sig, hasSig = x.Data, true
+		}
 	}
 	switch bl := e.blocks[i].(type) {
 	case *replay.Encrypted:
 		return e.signaturePart(i, bl), nil
 	case *replay.ReasoningText:
-		if bl.Format != formats.GoogleGemini || !replay.Replayable(bl) {
+		if bl.Format != formats.GoogleGemini || !replay.Replayable(bl) || gemsig.EncodedDummy(bl.Signature.Value()) {
 			return false, nil
 		}
 		e.out = append(e.out, `{"text":`...)
@@ -115,7 +126,7 @@ func (e *encoder) block(i int) (bool, error) {
 		e.out = jsonw.Members(e.out, bl.Extra)
 		e.out = append(appendSig(e.out, sig, hasSig), '}')
 	case *replay.ToolCall:
-		return e.call(bl, sig, hasSig)
+		return e.call(bl, sig, hasSig, corrupt)
 	case *replay.Native:
 		return e.native(bl, sig, hasSig), nil
 	default:
@@ -133,7 +144,8 @@ func (e *encoder) signaturePart(i int, bl *replay.Encrypted) bool {
 			return false
 		}
 	}
-	if bl.Format != formats.GoogleGemini || !replay.Replayable(bl) || (!bl.Attached && e.byID[bl.ID.Value()] != "") {
+	if bl.Format != formats.GoogleGemini || !replay.Replayable(bl) || gemsig.EncodedDummy(bl.Data) ||
+		(!bl.Attached && e.byID[bl.ID.Value()] != "") {
 		return false
 	}
 	e.out = append(e.out, `{"text":"","thoughtSignature":`...)
@@ -144,7 +156,7 @@ func (e *encoder) signaturePart(i int, bl *replay.Encrypted) bool {
 
 // call writes a functionCall part: its own signature, else one relayed
 // by id, else (first call only, when allowed) the sentinel.
-func (e *encoder) call(bl *replay.ToolCall, sig string, hasSig bool) (bool, error) {
+func (e *encoder) call(bl *replay.ToolCall, sig string, hasSig bool, corrupt string) (bool, error) {
 	if bl.Unfinished {
 		return false, nil
 	}
@@ -153,7 +165,7 @@ func (e *encoder) call(bl *replay.ToolCall, sig string, hasSig bool) (bool, erro
 	}
 	if e.firstCall && !hasSig && e.sentinel {
 		sig, hasSig = Sentinel, true
-		e.uses = append(e.uses, SentinelUse{Part: e.part, Name: bl.Name, ID: bl.ID})
+		e.uses = append(e.uses, SentinelUse{Part: e.part, Name: bl.Name, ID: bl.ID, Replaced: corrupt})
 	}
 	e.firstCall = false
 	var err error
@@ -289,7 +301,7 @@ func turnAnchors(t *replay.Turn) *anchors {
 	a := &anchors{callByID: map[string]*sigSlot{}, callByName: map[string][]*sigSlot{}, natives: map[string][]*sigSlot{}}
 	for i, bl := range t.Blocks {
 		s := &sigSlot{}
-		if e, ok := gemsig.Bound(t.Blocks, i); ok && replay.Replayable(e) {
+		if e, ok := gemsig.Bound(t.Blocks, i); ok && replay.Replayable(e) && !gemsig.EncodedDummy(e.Data) {
 			s.sig = e.Data
 		}
 		switch bl := bl.(type) {
@@ -304,7 +316,7 @@ func turnAnchors(t *replay.Turn) *anchors {
 				a.trailing = append(a.trailing, s.sig)
 			}
 		case *replay.ReasoningText:
-			if bl.Format == formats.GoogleGemini && replay.Replayable(bl) {
+			if bl.Format == formats.GoogleGemini && replay.Replayable(bl) && !gemsig.EncodedDummy(bl.Signature.Value()) {
 				s.sig = bl.Signature.Value()
 				a.thoughts = append(a.thoughts, s)
 			}

@@ -12,6 +12,9 @@ import (
 // however the bytes are split, and nothing unfinished is replayable.
 func FuzzStream(f *testing.F) {
 	f.Add([]byte("data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"a\",\"thought\":true},{\"functionCall\":{\"name\":\"f\",\"willContinue\":true},\"thoughtSignature\":\"QQ==\"}]}}]}\n\ndata: {\"candidates\":[{\"content\":{\"parts\":[{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.a\",\"stringValue\":\"x\"}]}}]},\"finishReason\":\"STOP\"}]}\n\n"))
+	// Issue 11: paths (deep, indexed, quoted, revisited) and lone surrogates.
+	f.Add([]byte("data: {\"candidates\":[{\"content\":{\"parts\":[{\"functionCall\":{\"name\":\"f\",\"willContinue\":true}},{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.a.b.c[0].d\",\"stringValue\":\"x\"},{\"jsonPath\":\"$.a.b.c[0].d\",\"stringValue\":\"y\"},{\"jsonPath\":\"$['q r'][0]\",\"numberValue\":1},{\"jsonPath\":\"$.a\",\"nullValue\":\"NULL_VALUE\"}]}}]},\"finishReason\":\"STOP\"}]}\n\n"))
+	f.Add([]byte("data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"\",\"thoughtSignature\":\"QQ\\ud800==\"}]},\"finishReason\":\"STOP\"}]}\n\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		whole := codectest.FeedPush(newFD(), replay.StreamOptions{}, [][]byte{data})
 		split := codectest.FeedPull(newFD(), replay.StreamOptions{}, codectest.Splits(data)[4].Chunks)

@@ -11,6 +11,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
@@ -614,4 +615,58 @@ func TestGatewayDoneAndProvider(t *testing.T) {
 	tu, err := Codec{Provider: "aistudio"}.Decode([]byte(`{"candidates":[{"content":{"parts":[{"text":"ok"}]}}],"createTime":"2026-01-01T00:00:00Z"}`))
 	require.NoError(t, err)
 	assert.Equal(t, "aistudio", tu.Provenance.Provider, "an explicit backend is kept")
+}
+
+func TestValidatesSignatures(t *testing.T) {
+	for _, tc := range []struct {
+		model string
+		want  bool
+	}{
+		{"gemini-3-pro-preview", true},
+		{"gemini-flash-latest", true},
+		{"gemini-2.5-flash", true},
+		{"gemini-2.5-flash-lite", true},
+		{"models/gemini-2.5-pro", true},
+		{"google/gemini-2.5-flash:free", true},
+		{"projects/p/locations/global/publishers/google/models/gemini-2.5-flash", true},
+		{"gemini-2.0-flash", false},
+		{"gemini-1.5-pro", false},
+		{"gemini-2-flash", false},
+		{"gemma-3-27b-it", false},
+		{"", false},
+	} {
+		assert.Equal(t, tc.want, ValidatesSignatures(tc.model), tc.model)
+	}
+	// The placeholder is documented for every validating model.
+	assert.NotNil(t, Codec{Model: "gemini-2.5-flash"}.Contract().Placeholder)
+	assert.Nil(t, Codec{Model: "gemini-2.0-flash"}.Contract().Placeholder)
+}
+
+// A base64 encoding of the dummy is a corrupt signature: Encode and Patch
+// never write it; with Sentinel allowed the first call gets the plain one.
+func TestEncodeNeverWritesEncodedSentinel(t *testing.T) {
+	const enc = "c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3I="
+	thought := &replay.ReasoningText{Text: "plan", Signature: replay.Some("c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3I")}
+	thought.Format = formats.GoogleGemini
+	byID := &replay.Encrypted{Data: enc}
+	byID.Format, byID.ID = formats.GoogleGemini, replay.Some("c2")
+	tu := &replay.Turn{Complete: true, Blocks: []replay.Block{
+		thought,
+		gemsig.Item(enc, "c1"), &replay.ToolCall{ID: "c1", Name: "f", Arguments: `{"a":1}`},
+		byID, &replay.ToolCall{ID: "c2", Name: "g", Arguments: `{}`},
+		gemsig.Item(enc, ""), &replay.Text{},
+	}}
+	out, err := Codec{}.Encode(tu)
+	require.NoError(t, err)
+	assert.Equal(t, `{"role":"model","parts":[{"functionCall":{"name":"f","args":{"a":1},"id":"c1"}},{"functionCall":{"name":"g","args":{},"id":"c2"}}]}`, string(out))
+
+	out, uses, err := Codec{Sentinel: true}.EncodeReport(tu)
+	require.NoError(t, err)
+	assert.Equal(t, `{"role":"model","parts":[{"functionCall":{"name":"f","args":{"a":1},"id":"c1"},"thoughtSignature":"skip_thought_signature_validator"},{"functionCall":{"name":"g","args":{},"id":"c2"}}]}`, string(out))
+	assert.Equal(t, []SentinelUse{{Part: 0, Name: "f", ID: "c1", Replaced: enc}}, uses)
+
+	msg := `{"role":"model","parts":[{"text":"plan","thought":true},{"functionCall":{"name":"f","args":{"a":1},"id":"c1"}}]}`
+	out, err = Codec{}.Patch([]byte(msg), tu)
+	require.NoError(t, err)
+	assert.Equal(t, msg, string(out))
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // open says which block is open, i.e. may still grow.
@@ -22,13 +21,6 @@ const (
 	openText
 	openCall // a call streamed in partialArgs fragments
 )
-
-// partialArg is one reassembled argument of a streamed function call.
-type partialArg struct {
-	path string // sjson path
-	raw  string // JSON value text; for strings, the unescaped text so far
-	str  bool   // raw holds string content, written as a JSON string
-}
 
 // builder turns parts into blocks. The body and stream decoders share it,
 // so that a stream and its whole-body equivalent give the same turn.
@@ -61,8 +53,8 @@ type builder struct {
 	text    *replay.Text
 	call    *replay.ToolCall
 	callAt  int
-	args    []partialArg
-	argLen  int // bytes of the open call's argument values so far
+	args    argTree // the open call's streamed arguments
+	argLen  int     // bytes of the open call's argument values so far
 	scratch []byte
 }
 
@@ -242,6 +234,10 @@ func (b *builder) fields(f *partFields) error {
 	if f.sig != "" {
 		if !isString(f.sig) {
 			return b.malformed(b.ptr()+"/thoughtSignature", "expected a string signature")
+		}
+		if gemsig.LoneSurrogate(f.sig) {
+			// Decoding would put U+FFFD in its place: an altered signature.
+			return b.malformed(b.ptr()+"/thoughtSignature", "a lone surrogate escape in a signature")
 		}
 	}
 	switch {
@@ -514,7 +510,8 @@ func (b *builder) functionCall(p string, f *partFields) error {
 	}
 	b.push(replay.Event{Kind: replay.EventToolCallStart, Block: at, ID: c.ID, Name: c.Name})
 	if cf.cont || cf.partial != "" {
-		b.open, b.call, b.callAt, b.args, b.argLen = openCall, c, at, b.args[:0], 0
+		b.args.reset()
+		b.open, b.call, b.callAt, b.argLen = openCall, c, at, 0
 		return b.moreArgs(&cf)
 	}
 	if c.Arguments != "" {
@@ -609,19 +606,13 @@ func (b *builder) partialArgs(list string) error {
 
 // partialArg records one piece, `{"jsonPath":"$.a","stringValue":"..."}`
 // (or numberValue, boolValue, nullValue), within the budget: all the
-// pieces of a call count against MaxItem as one string of its block.
+// pieces of a call count against MaxItem as one string of its block. The
+// cost of a piece is linear in its size, whatever came before.
 func (b *builder) partialArg(v string) error {
 	a := gjson.Parse(v)
 	jp := a.Get("jsonPath")
 	if jp.Type != gjson.String {
 		return b.malformed(b.ptr()+"/functionCall/partialArgs", "expected a jsonPath string")
-	}
-	// An array element needs a piece for each element before it, so an
-	// index past the pieces seen so far is refused: it would pad the
-	// arguments with nulls.
-	p, ok := sjsonPath(jp.Str, len(b.args))
-	if !ok {
-		return b.malformed(b.ptr()+"/functionCall/partialArgs", "unsupported jsonPath %q", jp.Str)
 	}
 	raw, str, ok := partialValue(a)
 	if !ok {
@@ -631,12 +622,18 @@ func (b *builder) partialArg(v string) error {
 	if err := b.bud.Item(b.callAt, b.argLen, len(raw)); err != nil {
 		return err
 	}
-	if n := len(b.args); str && n > 0 && b.args[n-1].str && b.args[n-1].path == p {
-		b.args[n-1].raw += raw
-		return nil
+	if !b.args.set(jp.Str, raw, str) {
+		return b.malformed(b.ptr()+"/functionCall/partialArgs", "unsupported jsonPath %q", truncate(jp.Str, 64))
 	}
-	b.args = append(b.args, partialArg{path: p, raw: strings.Clone(raw), str: str})
 	return nil
+}
+
+// truncate shortens s for an error message.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
 }
 
 // partialValue returns the value of a partial argument: the text of a
@@ -661,18 +658,8 @@ func partialValue(a gjson.Result) (raw string, str, ok bool) {
 // arguments count against the budget for what they add to the pieces.
 func (b *builder) finishCall() error {
 	c := b.call
-	if len(b.args) > 0 {
-		obj := append(b.scratch[:0], '{', '}')
-		var err error
-		for _, a := range b.args {
-			val := a.raw
-			if a.str {
-				val = string(jsonw.String(nil, a.raw))
-			}
-			if obj, err = sjson.SetRawBytes(obj, a.path, []byte(val)); err != nil {
-				return b.malformed("", "cannot rebuild streamed arguments: %v", err)
-			}
-		}
+	if !b.args.empty() {
+		obj := b.args.appendJSON(b.scratch[:0])
 		if err := b.bud.Item(b.callAt, len(obj), max(len(obj)-b.argLen, 0)); err != nil {
 			return err
 		}
@@ -680,82 +667,9 @@ func (b *builder) finishCall() error {
 		b.scratch = obj
 		b.push(replay.Event{Kind: replay.EventToolCallDelta, Block: b.callAt, Delta: c.Arguments})
 	}
-	b.args = b.args[:0]
+	b.args.reset()
 	b.push(replay.Event{Kind: replay.EventToolCallEnd, Block: b.callAt})
 	return nil
-}
-
-// sjsonPath converts a partialArgs jsonPath ("$.a.b[0]", "$['a b']") to an
-// sjson path. An array index above maxIndex is refused.
-func sjsonPath(jp string, maxIndex int) (string, bool) {
-	if !strings.HasPrefix(jp, "$") || len(jp) < 3 {
-		return "", false
-	}
-	var out []byte
-	seg := func(s string) {
-		if len(out) > 0 {
-			out = append(out, '.')
-		}
-		for i := 0; i < len(s); i++ {
-			c := s[i]
-			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c >= 0x80) {
-				out = append(out, '\\')
-			}
-			out = append(out, c)
-		}
-	}
-	s := jp[1:]
-	for s != "" {
-		switch {
-		case s[0] == '.':
-			s = s[1:]
-			n := strings.IndexAny(s, ".[")
-			if n < 0 {
-				n = len(s)
-			}
-			if n == 0 {
-				return "", false
-			}
-			seg(s[:n])
-			s = s[n:]
-		case strings.HasPrefix(s, "['"):
-			n := strings.Index(s, "']")
-			if n < 2 {
-				return "", false
-			}
-			seg(s[2:n])
-			s = s[n+2:]
-		case s[0] == '[':
-			n := strings.IndexByte(s, ']')
-			if n < 2 || !indexAtMost(s[1:n], maxIndex) {
-				return "", false
-			}
-			if len(out) > 0 {
-				out = append(out, '.')
-			}
-			out = append(out, s[1:n]...)
-			s = s[n+1:]
-		default:
-			return "", false
-		}
-	}
-	return string(out), true
-}
-
-// indexAtMost reports whether digits is a decimal array index no greater
-// than max.
-func indexAtMost(digits string, max int) bool {
-	n := 0
-	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return false
-		}
-		n = n*10 + int(c-'0')
-		if n > max {
-			return false
-		}
-	}
-	return true
 }
 
 // knownKinds are the part kinds of the Gemini API that are kept as Native

@@ -75,10 +75,19 @@ func TestAuditRequest(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, r.Violations)
 
-	// Gemini 2.5 does not validate signatures: the same request is clean.
+	// Gemini 2.5 validates since 2026-01-30, but nothing in this request
+	// shows the model signs (2.5 signs only when it thinks): a risk.
 	old, err := sjson.SetBytes(broken, "model", "gemini-2.5-flash")
 	require.NoError(t, err)
 	r, err = replay.AuditRequest(API, old)
+	require.NoError(t, err)
+	require.Len(t, r.Violations, 1)
+	assert.Equal(t, replay.SeverityRisk, r.Violations[0].Severity)
+	assert.False(t, r.Rejects())
+	// Gemini 2.0 does not validate: clean.
+	older, err := sjson.SetBytes(broken, "model", "gemini-2.0-flash")
+	require.NoError(t, err)
+	r, err = replay.AuditRequest(API, older)
 	require.NoError(t, err)
 	assert.True(t, r.Clean(), "%v", r.Err())
 

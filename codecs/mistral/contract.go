@@ -21,6 +21,7 @@ const (
 func (Codec) Contract() replay.ReplayContract {
 	return replay.ReplayContract{
 		API:     API,
+		ToolIDs: true,
 		Accepts: []replay.Format{formats.Mistral},
 		Summary: "Send the assistant message back with its thinking chunks in the content array, in order, before " +
 			"the text (as Mistral's own SDKs do, with `closed` kept). Mistral's reasoning is unsigned; whether " +

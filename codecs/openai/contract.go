@@ -31,6 +31,7 @@ const (
 func (c Codec) Contract() replay.ReplayContract {
 	return replay.ReplayContract{
 		API:     API,
+		ToolIDs: true,
 		Accepts: []replay.Format{c.format()},
 		Summary: "Send every output item of the previous response back in `input`, in order, each reasoning item " +
 			"immediately followed by the item that followed it, with its original id. With store=false send the " +

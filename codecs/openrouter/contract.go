@@ -43,6 +43,7 @@ const errAnthropicThinkingFirst = "Expected `thinking` or `redacted_thinking`, b
 func (c Codec) Contract() replay.ReplayContract {
 	return replay.ReplayContract{
 		API:     API,
+		ToolIDs: true,
 		Gateway: true,
 		Accepts: vendorFormats(c.Model),
 		Summary: "Send each assistant message's reasoning_details back exactly as received, in the same order, " +

@@ -18,6 +18,14 @@
 // tool call object, [Write] puts it back, [Strip] removes it so that the
 // rest of extra_content can be kept without a second copy of the signature.
 //
+// Some OpenAI-compatible gateways put the signature directly on the tool
+// call instead, as `thoughtSignature` or `thought_signature` (pi#9444,
+// opencodex#2127). A chat reader that serves them calls [Find] (all three
+// places, and where it was), [ItemAt] (the bound item remembers the place),
+// and [Remove] (drops the signature members, whichever they are, before the
+// call's other members are kept); its encoder calls [At] and [Put] to write
+// the signature back where it came from.
+//
 // Signatures are base64 strings on the wire. They are kept and written as
 // the exact string received, never decoded and re-encoded: the documented
 // sentinel (gemini.Sentinel, which this package cannot import) is not
@@ -27,6 +35,7 @@ package gemsig
 import (
 	"encoding/base64"
 	"fmt"
+	"strings"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
@@ -34,6 +43,212 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
+
+// Sentinel is the documented dummy thought signature,
+// `skip_thought_signature_validator` (gemini.Sentinel re-exports it). It
+// is the plain string: a base64 encoding of it is a corrupt signature.
+const Sentinel = "skip_thought_signature_validator"
+
+// dummies are the values Google's validator skips, as plain strings.
+var dummies = [...]string{Sentinel, "context_engineering_is_the_way_to_go"}
+
+// Dummy reports whether sig is one of the documented validator-skipping
+// values, exactly as documented (the plain string).
+func Dummy(sig string) bool {
+	for _, d := range dummies {
+		if sig == d {
+			return true
+		}
+	}
+	return false
+}
+
+// EncodedDummy reports whether sig is not itself a dummy value but decodes
+// (standard or URL-safe base64, padded or not, surrounding space ignored)
+// to one: Google treats such a value as a corrupt signature, not as the
+// dummy (wire-2026-update.md §22), so it is never sent.
+func EncodedDummy(sig string) bool {
+	if Dummy(sig) {
+		return false
+	}
+	s := strings.TrimSpace(sig)
+	if len(s) > 64 {
+		return false // base64 of the longest dummy is 48 characters
+	}
+	for _, enc := range [...]*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(s); err == nil && Dummy(strings.TrimSpace(string(b))) {
+			return true
+		}
+	}
+	return false
+}
+
+// LoneSurrogate reports whether the JSON string literal raw holds a
+// `\uD800`-`\uDFFF` escape that is not half of a pair: decoding would turn it
+// into U+FFFD and so alter the bytes of a signature.
+func LoneSurrogate(raw string) bool {
+	for i := 0; i+5 < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		if raw[i+1] != 'u' {
+			i++ // skip the escaped character
+			continue
+		}
+		r, ok := hex4(raw[i+2:])
+		if !ok {
+			continue
+		}
+		switch {
+		case r >= 0xD800 && r < 0xDC00: // high half: a low half must follow
+			if i+11 < len(raw) && raw[i+6] == '\\' && raw[i+7] == 'u' {
+				if lo, ok := hex4(raw[i+8:]); ok && lo >= 0xDC00 && lo < 0xE000 {
+					i += 11
+					continue
+				}
+			}
+			return true
+		case r >= 0xDC00 && r < 0xE000:
+			return true
+		}
+		i += 5
+	}
+	return false
+}
+
+func hex4(s string) (rune, bool) {
+	if len(s) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range []byte(s[:4]) {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// Where is the place an OpenAI-compatible tool call object carries its
+// thought signature.
+type Where uint8
+
+// The places, in the order [Find] looks.
+const (
+	// ExtraContent is `extra_content.google.thought_signature`, Google's
+	// own OpenAI-compatible endpoint.
+	ExtraContent Where = iota
+	// CamelCase is `thoughtSignature` directly on the call (gateways).
+	CamelCase
+	// SnakeCase is `thought_signature` directly on the call (gateways).
+	SnakeCase
+)
+
+// wherePaths are the gjson/sjson paths of the places, by Where.
+var wherePaths = [...]string{ExtraContent: Path, CamelCase: "thoughtSignature", SnakeCase: "thought_signature"}
+
+// Path returns the gjson/sjson path of the place inside a tool call object.
+func (w Where) Path() string {
+	if int(w) < len(wherePaths) {
+		return wherePaths[w]
+	}
+	return Path
+}
+
+// Pointer returns the place as a JSON Pointer suffix, e.g.
+// "/extra_content/google/thought_signature".
+func (w Where) Pointer() string { return "/" + strings.ReplaceAll(w.Path(), ".", "/") }
+
+// Find returns the thought signature of an OpenAI-compatible tool call
+// object wherever it is (see [Where]) and where it was. ok is false when
+// the call carries none (absent or null everywhere). A signature that is
+// not a JSON string, or two places that carry different signatures, is an
+// error naming the place. The returned string is a copy.
+func Find(call gjson.Result) (sig string, at Where, ok bool, err error) {
+	for w := range wherePaths {
+		v := call.Get(wherePaths[w])
+		switch {
+		case !v.Exists(), v.Type == gjson.Null:
+			continue
+		case v.Type != gjson.String:
+			return "", Where(w), false, fmt.Errorf("gemsig: %s is %s, expected a string", wherePaths[w], v.Type)
+		case !ok:
+			sig, at, ok = string([]byte(v.Str)), Where(w), true
+		case v.Str != sig:
+			return "", Where(w), false, fmt.Errorf("gemsig: %s and %s carry different signatures", at.Path(), wherePaths[w])
+		}
+	}
+	return sig, at, ok, nil
+}
+
+// atKey is the member of a bound item's Extra that records where a chat
+// tool call carried the signature, when it was not [ExtraContent].
+const atKey = "at"
+
+// ItemAt is [Item] for a signature found at w on a chat tool call: the item
+// remembers the place (in its Extra, as {"at":"thoughtSignature"}), so that
+// an encoder writes it back there ([At]).
+func ItemAt(sig, callID string, w Where) *replay.Encrypted {
+	e := Item(sig, callID)
+	if w != ExtraContent {
+		e.Extra = append(append([]byte(`{"`+atKey+`":"`), w.Path()...), `"}`...)
+	}
+	return e
+}
+
+// At returns where the bound item e came from on a chat tool call:
+// [ExtraContent] unless [ItemAt] recorded another place.
+func At(e *replay.Encrypted) Where {
+	if e == nil || len(e.Extra) == 0 {
+		return ExtraContent
+	}
+	p := gjson.GetBytes(e.Extra, atKey).Str
+	for w := range wherePaths {
+		if w != int(ExtraContent) && wherePaths[w] == p {
+			return Where(w)
+		}
+	}
+	return ExtraContent
+}
+
+// Put sets the thought signature of an OpenAI-compatible tool call object
+// at w to sig, exactly as given, keeping every other member ([Write] is Put
+// at [ExtraContent]).
+func Put(call []byte, sig string, w Where) ([]byte, error) {
+	if !jsonw.ValidBytes(call) || !gjson.ParseBytes(call).IsObject() {
+		return nil, fmt.Errorf("gemsig: tool call is not a JSON object")
+	}
+	out, err := sjson.SetBytes(call, w.Path(), sig)
+	if err != nil {
+		return nil, fmt.Errorf("gemsig: %w", err)
+	}
+	return out, nil
+}
+
+// Remove removes the thought signature from every place of an
+// OpenAI-compatible tool call object ([Strip], and the two members on the
+// call itself). A call without one is returned unchanged.
+func Remove(call []byte) ([]byte, error) {
+	out, err := Strip(call)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range [...]Where{CamelCase, SnakeCase} {
+		if gjson.GetBytes(out, w.Path()).Exists() {
+			if out, err = sjson.DeleteBytes(out, w.Path()); err != nil {
+				return nil, fmt.Errorf("gemsig: %w", err)
+			}
+		}
+	}
+	return out, nil
+}
 
 // Path is the gjson/sjson path of the signature inside an OpenAI-compatible
 // tool call object.
@@ -94,14 +309,7 @@ func Bound(blocks []replay.Block, i int) (*replay.Encrypted, bool) {
 // to sig, exactly as given, creating extra_content.google when needed and
 // keeping every other member.
 func Write(call []byte, sig string) ([]byte, error) {
-	if !jsonw.ValidBytes(call) || !gjson.ParseBytes(call).IsObject() {
-		return nil, fmt.Errorf("gemsig: tool call is not a JSON object")
-	}
-	out, err := sjson.SetBytes(call, Path, sig)
-	if err != nil {
-		return nil, fmt.Errorf("gemsig: %w", err)
-	}
-	return out, nil
+	return Put(call, sig, ExtraContent)
 }
 
 // Strip removes the thought signature from an OpenAI-compatible tool call

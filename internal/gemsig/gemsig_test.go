@@ -144,3 +144,105 @@ func TestValidBase64(t *testing.T) {
 		assert.False(t, ValidBase64(s), s)
 	}
 }
+
+// Gateways put the signature directly on the tool call (pi#9444,
+// opencodex#2127); Google's endpoint under extra_content.google.
+func TestFindEveryPlace(t *testing.T) {
+	cases := []struct {
+		name, call, sig string
+		at              Where
+		ok              bool
+		err             string
+	}{
+		{"extra_content", signed, "Qm9va2luZ1NpZw==", ExtraContent, true, ""},
+		{"camel", `{"id":"c1","thoughtSignature":"Q2FtZWxTaWc=","function":{"name":"f","arguments":"{}"}}`, "Q2FtZWxTaWc=", CamelCase, true, ""},
+		{"snake", `{"id":"c1","thought_signature":"U25ha2VTaWc=","type":"function"}`, "U25ha2VTaWc=", SnakeCase, true, ""},
+		{"same value twice", `{"thoughtSignature":"QQ==","extra_content":{"google":{"thought_signature":"QQ=="}}}`, "QQ==", ExtraContent, true, ""},
+		{"null camel", `{"thoughtSignature":null}`, "", ExtraContent, false, ""},
+		{"none", `{"id":"c1"}`, "", ExtraContent, false, ""},
+		{"number snake", `{"thought_signature":7}`, "", SnakeCase, false, "gemsig: thought_signature is Number, expected a string"},
+		{"two values", `{"thoughtSignature":"QQ==","thought_signature":"Qg=="}`, "", SnakeCase, false, "gemsig: thoughtSignature and thought_signature carry different signatures"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sig, at, ok, err := Find(gjson.Parse(c.call))
+			if c.err != "" {
+				require.EqualError(t, err, c.err)
+				assert.Equal(t, c.at, at)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, c.ok, ok)
+			assert.Equal(t, c.sig, sig)
+			assert.Equal(t, c.at, at)
+		})
+	}
+}
+
+// A signature goes back to the place it came from: the item remembers it.
+func TestWriteBackWhereItCameFrom(t *testing.T) {
+	for _, c := range []struct {
+		in, stripped, out string
+	}{
+		{`{"id":"c1","thoughtSignature":"Q2FtZWw=","type":"function"}`,
+			`{"id":"c1","type":"function"}`,
+			`{"id":"c1","type":"function","thoughtSignature":"Q2FtZWw="}`},
+		{`{"id":"c1","thought_signature":"U25ha2U=","type":"function"}`,
+			`{"id":"c1","type":"function"}`,
+			`{"id":"c1","type":"function","thought_signature":"U25ha2U="}`},
+		{`{"id":"c1","extra_content":{"google":{"thought_signature":"RXh0cmE="}},"type":"function"}`,
+			`{"id":"c1","type":"function"}`,
+			`{"id":"c1","type":"function","extra_content":{"google":{"thought_signature":"RXh0cmE="}}}`},
+	} {
+		sig, at, ok, err := Find(gjson.Parse(c.in))
+		require.NoError(t, err)
+		require.True(t, ok)
+		it := ItemAt(sig, "c1", at)
+		assert.Equal(t, sig, it.Data)
+		assert.Equal(t, at, At(it))
+		stripped, err := Remove([]byte(c.in))
+		require.NoError(t, err)
+		assert.Equal(t, c.stripped, string(stripped))
+		out, err := Put(stripped, it.Data, At(it))
+		require.NoError(t, err)
+		assert.Equal(t, c.out, string(out))
+	}
+	// The default place records nothing in the item.
+	assert.Nil(t, ItemAt("QQ==", "", ExtraContent).Extra)
+	assert.Equal(t, `{"at":"thought_signature"}`, string(ItemAt("QQ==", "", SnakeCase).Extra))
+	assert.Equal(t, ExtraContent, At(nil))
+	assert.Equal(t, ExtraContent, At(&replay.Encrypted{ItemMeta: replay.ItemMeta{Extra: []byte(`{"at":"nowhere"}`)}}))
+	assert.Equal(t, "/thoughtSignature", CamelCase.Pointer())
+	assert.Equal(t, "/extra_content/google/thought_signature", ExtraContent.Pointer())
+	_, err := Put([]byte(`[`), "QQ==", CamelCase)
+	assert.EqualError(t, err, "gemsig: tool call is not a JSON object")
+	_, err = Remove([]byte(`[]`))
+	assert.EqualError(t, err, "gemsig: tool call is not a JSON object")
+}
+
+func TestDummies(t *testing.T) {
+	assert.True(t, Dummy(sentinel))
+	assert.True(t, Dummy("context_engineering_is_the_way_to_go"))
+	assert.False(t, Dummy("c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3I="))
+	for _, s := range []string{
+		"c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3I=", // std, padded
+		"c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3I",  // raw
+		" c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3I= ",
+		"Y29udGV4dF9lbmdpbmVlcmluZ19pc190aGVfd2F5X3RvX2dv",
+		"c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3IK", // with a newline
+	} {
+		assert.True(t, EncodedDummy(s), s)
+	}
+	for _, s := range []string{sentinel, "", "Qm9va2luZ1NpZw==", "CiQBcGxhY2Vob2xk", "!!"} {
+		assert.False(t, EncodedDummy(s), s)
+	}
+}
+
+func TestLoneSurrogate(t *testing.T) {
+	for _, raw := range []string{`"\ud800"`, `"QQ\uDBFF=="`, `"\udc00QQ"`, `"\ud800\u0041"`, `"\ud800\ud800"`, `"a\\\ud800"`} {
+		assert.True(t, LoneSurrogate(raw), raw)
+	}
+	for _, raw := range []string{`""`, `"QQ=="`, `"\ud83d\ude00"`, `"\\ud800"`, `"\u00e9\/"`, `"\uZZZZ"`} {
+		assert.False(t, LoneSurrogate(raw), raw)
+	}
+}
