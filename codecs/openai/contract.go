@@ -231,7 +231,12 @@ func describe(t *replay.Target) string {
 
 func ptr(i int) string { return "/input/" + strconv.Itoa(i) }
 
-func isReasoningInput(in input) bool { return in.typ == "reasoning" || in.typ == "item_reference" }
+// isReasoningInput reports whether an input element is a reasoning item,
+// or a reference to one (an `rs_` id: a reference to a message or a call
+// is its follower).
+func isReasoningInput(in input) bool {
+	return in.typ == "reasoning" || in.typ == "item_reference" && strings.HasPrefix(in.id, "rs_")
+}
 
 func itemType(t *replay.Turn, g *group) string {
 	switch g.kind {
