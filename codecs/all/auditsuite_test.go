@@ -88,7 +88,9 @@ func chatToolTurn(reasoning string) string {
 	return `{"role":"assistant","content":null,` + reasoning + `"tool_calls":[{"id":"call_01","type":"function","function":{"name":"lookup","arguments":"{\"port\":\"Brest\"}"}}]},{"role":"tool","tool_call_id":"call_01","content":"06:12"}`
 }
 
-func orDetails(items ...string) string { return `"reasoning_details":[` + strings.Join(items, ",") + `],` }
+func orDetails(items ...string) string {
+	return `"reasoning_details":[` + strings.Join(items, ",") + `],`
+}
 
 func orClaude(text, sig string) string {
 	return `{"type":"reasoning.text","text":"` + text + `","signature":"` + sig + `","format":"anthropic-claude-v1","index":0}`
