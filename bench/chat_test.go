@@ -20,6 +20,8 @@ func (f *framesOnly) Decode(_ replay.Frame, dst []replay.Event) ([]replay.Event,
 
 func (f *framesOnly) Finish() (*replay.Turn, error) { return &replay.Turn{Complete: true}, nil }
 
+func (f *framesOnly) SetLimits(replay.Limits) {}
+
 // chatCase is one chat-completions stream and the codec that decodes it.
 type chatCase struct {
 	name   string
