@@ -35,6 +35,10 @@ const (
 	// RepairFailed: the codec could not patch the element; it was left as
 	// it was.
 	RepairFailed RepairAction = "failed"
+	// RepairSet: a member was set on the request by a one-shot fix (see
+	// [Retry]): drop_block, the Gemini sentinel, an empty
+	// reasoning_content, a beta header.
+	RepairSet RepairAction = "set"
 )
 
 // Repair reports one thing repair did, or refused to do, to a request.
