@@ -201,7 +201,7 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 			capture.setTurn(tu, err)
 		}
 	}
-	resp.Body = newTeeBody(resp.Body, rt.codec, resp.Header.Get("Content-Type"), resp.StatusCode, t.Limits, finish)
+	resp.Body = newTeeBody(resp.Body, rt.codec, resp.Header.Get("Content-Type"), rt.array, resp.StatusCode, t.Limits, finish)
 	return resp, nil
 }
 
