@@ -158,9 +158,9 @@ func isReasoningBlock(api string, b gjson.Result) bool {
 // whose fingerprint keep holds. For OpenAI Responses, reasoning items (the
 // one named item, when set) go, and the item that followed each loses its
 // id, which paired it with the reasoning. For Gemini, thought parts and
-// signatures go and the first function call of each model step gets the
-// documented sentinel.
-func dropReasoning(api, list string, body []byte, first, last int, item string, keep map[string]bool) edit {
+// signatures go and, when sentinel is set, the first function call of each
+// model step gets the documented sentinel.
+func dropReasoning(api, list string, body []byte, first, last int, item string, keep map[string]bool, sentinel bool) edit {
 	e := edit{body: body}
 	take := func(i int, raw string) bool {
 		if keep != nil {
@@ -220,8 +220,8 @@ func dropReasoning(api, list string, body []byte, first, last int, item string, 
 				return true
 			})
 			raw = raw2
-			if len(e.changes) > n {
-				raw = sentinel(raw2, ptr, &e.changes)
+			if sentinel && len(e.changes) > n {
+				raw = addSentinel(raw2, ptr, &e.changes)
 			}
 		case chatLike(api):
 			for _, f := range []string{"reasoning_details", "reasoning_content", "reasoning"} {
@@ -243,9 +243,9 @@ func dropReasoning(api, list string, body []byte, first, last int, item string, 
 	return e
 }
 
-// sentinel writes Gemini's documented sentinel as the signature of the
+// addSentinel writes Gemini's documented sentinel as the signature of the
 // first function call of a model element that has none.
-func sentinel(raw, ptr string, changes *[]Repair) string {
+func addSentinel(raw, ptr string, changes *[]Repair) string {
 	j := -1
 	out := raw
 	gjson.Get(raw, "parts").ForEach(func(_, p gjson.Result) bool {
@@ -273,7 +273,7 @@ func addSentinels(list string, body []byte) edit {
 		if el.Get("role").Str != "model" {
 			return el.Raw
 		}
-		return sentinel(el.Raw, "/"+list+"/"+strconv.Itoa(i), &e.changes)
+		return addSentinel(el.Raw, "/"+list+"/"+strconv.Itoa(i), &e.changes)
 	})
 	return e
 }

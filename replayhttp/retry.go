@@ -220,7 +220,7 @@ func (t *Transport) plan(ctx context.Context, rt route, body []byte, h http.Head
 		if keep != nil && len(keep) == 0 {
 			return edit{body: body}
 		}
-		return dropReasoning(rt.api, rt.list, body, from(c.Pointer), -1, c.Item, keep)
+		return dropReasoning(rt.api, rt.list, body, from(c.Pointer), -1, c.Item, keep, true)
 	case FixSentinel:
 		if rt.api == "gemini" {
 			return addSentinels(rt.list, body)
@@ -255,7 +255,7 @@ func (t *Transport) plan(ctx context.Context, rt route, body []byte, h http.Head
 			// refused (altered): put the captured reasoning in its place.
 			if c.Pointer != "" {
 				n := from(c.Pointer)
-				d := dropReasoning(rt.api, rt.list, body, n, n, "", nil)
+				d := dropReasoning(rt.api, rt.list, body, n, n, "", nil, false)
 				out, reps := t.repair(ctx, rt, d.body)
 				if reps = restored(reps); len(reps) > 0 {
 					return edit{body: out, changes: append(d.changes, reps...)}
@@ -270,7 +270,7 @@ func (t *Transport) plan(ctx context.Context, rt route, body []byte, h http.Head
 			return addSentinels(rt.list, body)
 		case rt.api == "openai-responses" && c.Item != "":
 			if c.Rule == "openai/store-false-without-encrypted" {
-				return dropReasoning(rt.api, rt.list, body, 0, -1, c.Item, nil)
+				return dropReasoning(rt.api, rt.list, body, 0, -1, c.Item, nil, true)
 			}
 			return removeItemID(rt.list, body, c.Item)
 		}
