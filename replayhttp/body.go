@@ -20,7 +20,7 @@ type teeBody struct {
 	rc io.ReadCloser
 
 	mu       sync.Mutex
-	dec      *replay.Decoder // SSE
+	dec      streamSink // a stream: SSE, the AWS event stream, a JSON array
 	codec    replay.ReasoningCodec
 	buf      []byte // JSON
 	max      int
@@ -30,10 +30,23 @@ type teeBody struct {
 	finish   func(*replay.Turn, error)
 }
 
-func newTeeBody(rc io.ReadCloser, c replay.ReasoningCodec, contentType string, status int, lim replay.Limits, finish func(*replay.Turn, error)) *teeBody {
+// newTeeBody tees rc to the decoder its Content-Type calls for: SSE, the
+// AWS binary event stream (Bedrock ConverseStream and InvokeModel
+// streams), or, when array is set (Gemini's streamGenerateContent without
+// alt=sse), a JSON body that is an array of chunks; any other body is
+// decoded whole.
+func newTeeBody(rc io.ReadCloser, c replay.ReasoningCodec, contentType string, array bool, status int, lim replay.Limits, finish func(*replay.Turn, error)) *teeBody {
 	b := &teeBody{rc: rc, codec: c, status: status, finish: finish, max: lim.WithDefaults().MaxEvent}
-	if mt, _, _ := mime.ParseMediaType(contentType); mt == "text/event-stream" && status < 300 {
-		b.dec = replay.NewDecoder(c.NewStream(), replay.StreamOptions{Limits: lim})
+	if status >= 300 {
+		return b
+	}
+	switch mt, _, _ := mime.ParseMediaType(contentType); {
+	case mt == "text/event-stream":
+		b.dec = replay.NewDecoder(c.NewStream(), replay.StreamOptions{Limits: lim, CaptureOnly: true})
+	case mt == "application/vnd.amazon.eventstream":
+		b.dec = replay.NewDecoder(c.NewStream(), replay.StreamOptions{Limits: lim, CaptureOnly: true, Framing: replay.FramingEventStream})
+	case array && (mt == "application/json" || mt == ""):
+		b.dec = newArrayDecoder(c.NewStream(), lim)
 	}
 	return b
 }
@@ -70,11 +83,6 @@ func (b *teeBody) feed(p []byte) {
 	if b.dec != nil {
 		if _, err := b.dec.Write(p); err != nil {
 			b.err = err
-		}
-		for { // drain: events are the caller's concern through the SDK
-			if _, ok := b.dec.Next(); !ok {
-				break
-			}
 		}
 		return
 	}

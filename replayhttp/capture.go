@@ -21,6 +21,7 @@ type Capture struct {
 	err     error
 	report  *replay.Report
 	repairs []Repair
+	retries []Retried
 }
 
 type captureKey struct{}
@@ -87,8 +88,23 @@ func (c *Capture) setTurn(t *replay.Turn, err error) {
 	c.mu.Unlock()
 }
 
-func (c *Capture) setRequest(rep *replay.Report, repairs []Repair) {
+func (c *Capture) setRequest(rep *replay.Report, repairs []Repair, retries []Retried) {
 	c.mu.Lock()
-	c.report, c.repairs = rep, repairs
+	c.report, c.repairs, c.retries = rep, repairs, retries
 	c.mu.Unlock()
+}
+
+func (c *Capture) addRetry(r Retried) {
+	c.mu.Lock()
+	c.retries = append(c.retries, r)
+	c.mu.Unlock()
+}
+
+// Retries returns the fixes a [Retry] applied to the call's request: up
+// front, from the conversation's remembered decision, and after the
+// provider refused it.
+func (c *Capture) Retries() []Retried {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Retried(nil), c.retries...)
 }

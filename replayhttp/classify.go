@@ -26,7 +26,8 @@ const (
 	// signature or ciphertext is refused.
 	FixDropReasoning Fix = "drop-reasoning"
 	// FixDropBlock: ask Anthropic to drop a thinking block bound to another
-	// conversation (`thinking.block_binding.mismatch_behavior: "drop_block"`).
+	// conversation (`thinking.block_binding.prefix_mismatch_behavior:
+	// "drop_block"`, with the beta header it requires).
 	FixDropBlock Fix = "drop-block"
 	// FixSentinel: write Gemini's documented skip value as the signature of
 	// each model step's first function call that has none.

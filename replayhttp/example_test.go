@@ -68,3 +68,36 @@ func ExampleClassify() {
 	fmt.Println(c.Rule, c.Pointer, c.Fix)
 	// Output: deepseek/reasoning-content-missing /messages/3 backfill-reasoning-content
 }
+
+// A provider refuses a thinking block bound to another conversation; with
+// Retry on, the Transport sends the request once more with drop_block
+// set, and reports it.
+func ExampleRetry() {
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if n++; n == 1 {
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"type":"error","error":{"type":"invalid_request_error","message":"messages.1.content.0: Invalid `+"`signature`"+` in `+"`thinking`"+` block. The block is bound to a different conversation."}}`)
+			return
+		}
+		io.WriteString(w, anthropicJSON("EqQBsig", "toolu_2"))
+	}))
+	defer srv.Close()
+
+	client := &http.Client{Transport: &replayhttp.Transport{Retry: &replayhttp.Retry{
+		OnRetry: func(req *http.Request, r replayhttp.Retried) {
+			fmt.Println(r.Status, r.Class.Rule, r.Class.Fix, "->", r.RetryStatus, req.Header.Get("anthropic-beta"))
+		},
+	}}}
+	resp, err := client.Post(srv.URL+"/v1/messages", "application/json", strings.NewReader(anthropicFirst))
+	if err != nil {
+		panic(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	fmt.Println(resp.StatusCode)
+	// Output:
+	// 400 anthropic/prefix-mismatch drop-block -> 200 thinking-binding-controls-2026-08-01
+	// 200
+}

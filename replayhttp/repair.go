@@ -36,6 +36,10 @@ const (
 	// RepairFailed: the codec could not patch the element; it was left as
 	// it was.
 	RepairFailed RepairAction = "failed"
+	// RepairSet: a member was set on the request by a one-shot fix (see
+	// [Retry]): drop_block, the Gemini sentinel, an empty
+	// reasoning_content, a beta header.
+	RepairSet RepairAction = "set"
 )
 
 // Repair reports one thing repair did, or refused to do, to a request.
@@ -238,6 +242,7 @@ func (t *Transport) repair(ctx context.Context, rt route, body []byte) ([]byte, 
 	}
 	var reps []Repair
 	out := body
+	inRequest := requestTurns(rt, body)
 	i := -1
 	gjson.GetBytes(body, rt.list).ForEach(func(_, m gjson.Result) bool {
 		i++
@@ -246,12 +251,6 @@ func (t *Transport) repair(ctx context.Context, rt route, body []byte) ([]byte, 
 			return true
 		}
 		ptr := "/" + rt.list + "/" + strconv.Itoa(i)
-		if msg.reasoning && rt.api != "gemini" {
-			if rt.api == "openrouter" {
-				out, reps = t.removeForeign(rt, out, m, i, target, policy, reps)
-			}
-			return true
-		}
 		// Tool-call ids name one turn; the position and content hash,
 		// shared by every conversation at the same point, only when the
 		// message has no ids.
@@ -265,6 +264,23 @@ func (t *Transport) repair(ctx context.Context, rt route, body []byte) ([]byte, 
 		if len(turns) == 0 {
 			turns, ambiguous = t.lookup(ctx, []string{posKey(i, msg)})
 		}
+		why := ""
+		if len(turns) == 1 && !ambiguous {
+			why = mismatch(msg, turnMessage(turns[0]))
+		}
+		if msg.reasoning {
+			// What the element carries is judged by where it came from:
+			// the stored turn it matches, else what the request says.
+			src := inRequest[ptr]
+			if len(turns) == 1 && !ambiguous && why == "" {
+				src = turns[0]
+			}
+			var removed bool
+			out, reps, removed = t.dropForeign(rt, out, i, src, target, policy, reps)
+			if removed || rt.api != "gemini" {
+				return true
+			}
+		}
 		switch {
 		case len(turns) == 0:
 			return true
@@ -272,8 +288,7 @@ func (t *Transport) repair(ctx context.Context, rt route, body []byte) ([]byte, 
 			reps = append(reps, Repair{Pointer: ptr, Action: RepairAmbiguous,
 				Detail: fmt.Sprintf("the message's keys name %d stored turns; left as it was", len(turns))})
 			return true
-		}
-		if why := mismatch(msg, turnMessage(turns[0])); why != "" {
+		case why != "":
 			reps = append(reps, Repair{Pointer: ptr, Action: RepairMismatch, Detail: why + "; left as it was"})
 			return true
 		}
@@ -281,6 +296,66 @@ func (t *Transport) repair(ctx context.Context, rt route, body []byte) ([]byte, 
 		return true
 	})
 	return out, reps
+}
+
+// requestTurns reads the model's turns out of a request body with the
+// codec's request reader, by the pointer of their element.
+func requestTurns(rt route, body []byte) map[string]*replay.Turn {
+	h, _, err := rt.codec.DecodeRequest(body)
+	if err != nil || len(h.Pointers) != len(h.Turns) {
+		return nil
+	}
+	m := make(map[string]*replay.Turn, len(h.Turns))
+	for i, p := range h.Pointers {
+		m[p] = h.Turns[i]
+	}
+	return m
+}
+
+// foreign reports whether a notice of Carry is a removal by origin: an
+// item of another issuer, account or backend than the target's.
+func foreign(n replay.Notice) bool {
+	switch n.Case {
+	case replay.CaseForeignOpaque, replay.CaseForeignText, replay.CaseIdentityMismatch, replay.CaseBackendMismatch:
+		return n.Action != replay.Keep
+	}
+	return false
+}
+
+// dropForeign carries src (the turn of the element at index i) to the
+// target, and when the policy removes some of its items by origin, puts
+// in the element's place the element stripped of its reasoning with the
+// carried turn patched back in: what the target may get, byte for byte,
+// and nothing else. Each removal is reported.
+func (t *Transport) dropForeign(rt route, body []byte, i int, src *replay.Turn, target replay.Target, policy replay.Policy, reps []Repair) ([]byte, []Repair, bool) {
+	if src == nil {
+		return body, reps, false
+	}
+	carried, notices := t.registry().Carry(replay.History{Turns: []*replay.Turn{src}}, target, policy)
+	var found []replay.Notice
+	for _, n := range notices {
+		if foreign(n) {
+			found = append(found, n)
+		}
+	}
+	if len(found) == 0 {
+		return body, reps, false
+	}
+	ptr := "/" + rt.list + "/" + strconv.Itoa(i)
+	path := rt.list + "." + strconv.Itoa(i)
+	stripped := dropReasoning(rt.api, rt.list, body, i, i, "", nil, false)
+	patched, err := rt.codec.Patch([]byte(gjson.GetBytes(stripped.body, path).Raw), carried.Turns[0])
+	if err != nil {
+		return body, append(reps, Repair{Pointer: ptr, Action: RepairFailed, Detail: err.Error()}), false
+	}
+	out, err := sjson.SetRawBytes(append([]byte(nil), stripped.body...), path, patched)
+	if err != nil {
+		return body, append(reps, Repair{Pointer: ptr, Action: RepairFailed, Detail: err.Error()}), false
+	}
+	for _, n := range found {
+		reps = append(reps, Repair{Pointer: ptr, Action: RepairRemoved, Detail: n.String()})
+	}
+	return out, reps, true
 }
 
 // patch carries tu to the target, patches it into raw (the element at
@@ -376,42 +451,41 @@ func (t *Transport) repairInput(ctx context.Context, rt route, body []byte, targ
 		return true
 	})
 	out := body
+	// Reasoning items the input carries that the target must not get, by
+	// the stored turn they came in, else by what the request says.
+	sources := append([]*replay.Turn(nil), turns...)
+	if h, _, err := rt.codec.DecodeRequest(body); err == nil {
+		sources = append(sources, h.Turns...)
+	}
+	for _, tu := range sources {
+		out, reps = t.dropForeignItems(rt, out, tu, target, policy, reps)
+	}
 	for _, tu := range turns {
 		out, reps = t.patch(rt, out, "", "/input", out, tu, target, policy, reps)
 	}
 	return out, reps
 }
 
-// removeForeign drops from an OpenRouter assistant message the
-// reasoning_details the target must not get, by the policy.
-func (t *Transport) removeForeign(rt route, body []byte, m gjson.Result, i int, target replay.Target, policy replay.Policy, reps []Repair) ([]byte, []Repair) {
-	if !m.Get("reasoning_details").IsArray() {
-		return body, reps
-	}
-	resp := `{"object":"chat.completion","choices":[{"index":0,"finish_reason":"stop","message":` + m.Raw + `}]}`
-	tu, err := rt.codec.Decode([]byte(resp))
-	if err != nil {
-		return body, reps
-	}
-	carried, notices := t.registry().Carry(replay.History{Turns: []*replay.Turn{tu}}, target, policy)
-	if len(notices) == 0 {
-		return body, reps
-	}
-	ptr := "/messages/" + strconv.Itoa(i)
+// dropForeignItems removes from a Responses input the reasoning items of
+// tu that the policy keeps from the target by origin (with the id of the
+// item that followed each), reporting each.
+func (t *Transport) dropForeignItems(rt route, body []byte, tu *replay.Turn, target replay.Target, policy replay.Policy, reps []Repair) ([]byte, []Repair) {
+	_, notices := t.registry().Carry(replay.History{Turns: []*replay.Turn{tu}}, target, policy)
 	for _, n := range notices {
-		reps = append(reps, Repair{Pointer: ptr, Action: RepairRemoved, Detail: n.String()})
+		if !foreign(n) || n.Block >= len(tu.Blocks) {
+			continue
+		}
+		it, ok := tu.Blocks[n.Block].(replay.ReasoningItem)
+		if !ok || it.Meta().ID.Value() == "" {
+			continue
+		}
+		e := dropReasoning(rt.api, rt.list, body, 0, -1, it.Meta().ID.Value(), nil, false)
+		if len(e.changes) == 0 {
+			continue
+		}
+		body = e.body
+		reps = append(reps, Repair{Pointer: e.changes[0].Pointer, Action: RepairRemoved, Detail: n.String()})
+		reps = append(reps, e.changes[1:]...)
 	}
-	stripped, err := sjson.DeleteBytes([]byte(m.Raw), "reasoning_details")
-	if err != nil {
-		return body, reps
-	}
-	patched, err := rt.codec.Patch(stripped, carried.Turns[0])
-	if err != nil {
-		return body, append(reps, Repair{Pointer: ptr, Action: RepairFailed, Detail: err.Error()})
-	}
-	out, err := sjson.SetRawBytes(append([]byte(nil), body...), "messages."+strconv.Itoa(i), patched)
-	if err != nil {
-		return body, append(reps, Repair{Pointer: ptr, Action: RepairFailed, Detail: err.Error()})
-	}
-	return out, reps
+	return body, reps
 }

@@ -2,6 +2,7 @@ package replayhttp
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/reasonreplay/replay"
@@ -17,6 +18,7 @@ type route struct {
 	provider string
 	model    string
 	list     string // the conversation's member: "messages", "input", "contents"
+	array    bool   // a streamed response is one JSON array of chunks
 	codec    replay.ReasoningCodec
 }
 
@@ -87,6 +89,7 @@ func recognise(reg *replay.Registry, req *http.Request, body []byte, provider st
 		r.list, r.api = "input", "openai-responses"
 	case strings.HasSuffix(p, ":generateContent"), strings.HasSuffix(p, ":streamGenerateContent"):
 		r.list, r.api = "contents", "gemini"
+		r.array = strings.HasSuffix(p, ":streamGenerateContent") && req.URL.Query().Get("alt") != "sse"
 		if i := strings.LastIndex(p, "/models/"); i >= 0 {
 			m := p[i+len("/models/"):]
 			r.model = m[:strings.IndexByte(m, ':')]
@@ -96,10 +99,17 @@ func recognise(reg *replay.Registry, req *http.Request, body []byte, provider st
 			return route{}
 		}
 		r.list, r.api, r.provider = "messages", "anthropic", "vertex"
-	case strings.HasSuffix(p, "/converse") && strings.Contains(p, "/model/"):
+	case (strings.HasSuffix(p, "/converse") || strings.HasSuffix(p, "/converse-stream")) && strings.Contains(p, "/model/"):
 		r.list, r.api, r.provider = "messages", "bedrock-converse", "bedrock"
-		m := p[strings.Index(p, "/model/")+len("/model/"):]
-		r.model = strings.TrimSuffix(m, "/converse")
+		r.model = bedrockModel(p)
+	case (strings.HasSuffix(p, "/invoke") || strings.HasSuffix(p, "/invoke-with-response-stream")) && strings.Contains(p, "/model/"):
+		// InvokeModel carries the model's own body: Anthropic Messages for
+		// Claude; other models' bodies are not read.
+		r.model = bedrockModel(p)
+		if !strings.Contains(strings.ToLower(r.model), "anthropic.") {
+			return route{}
+		}
+		r.list, r.api, r.provider = "messages", "anthropic", "bedrock"
 	case strings.HasSuffix(p, "/v2/chat"):
 		r.list, r.api = "messages", "cohere"
 	default:
@@ -111,6 +121,19 @@ func recognise(reg *replay.Registry, req *http.Request, body []byte, provider st
 		}
 	}
 	return r
+}
+
+// bedrockModel returns the model id of a Bedrock runtime path
+// (/model/{modelId}/converse, .../invoke-with-response-stream), unescaped.
+func bedrockModel(p string) string {
+	m := p[strings.Index(p, "/model/")+len("/model/"):]
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[:i]
+	}
+	if u, err := url.PathUnescape(m); err == nil {
+		m = u
+	}
+	return m
 }
 
 // chatCodec picks the codec of a chat-completions request: the one the

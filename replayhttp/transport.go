@@ -96,6 +96,11 @@ type Transport struct {
 	// OnRepair, when set, receives the repairs made to (or refused on)
 	// each request.
 	OnRepair func(req *http.Request, repairs []Repair)
+	// Retry, when set, retries once a request the provider refused with
+	// an error [Classify] recognises, with the classification's fix
+	// applied, and applies the fixes that worked up front to the
+	// conversation's next requests (see [Retry]). Nil means off.
+	Retry *Retry
 }
 
 func (t *Transport) registry() *replay.Registry {
@@ -141,6 +146,16 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 			t.OnRepair(out, repairs)
 		}
 	}
+	var retries []Retried
+	if t.Retry != nil {
+		body, retries = t.upfront(req.Context(), rt, out, body)
+		setBody(out, body)
+		if t.Retry.OnRetry != nil {
+			for _, r := range retries {
+				t.Retry.OnRetry(out, r)
+			}
+		}
+	}
 	var rep *replay.Report
 	if t.Audit != AuditOff {
 		r, err := t.audit(rt, body)
@@ -152,7 +167,7 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 		}
 	}
 	if capture != nil {
-		capture.setRequest(rep, repairs)
+		capture.setRequest(rep, repairs, retries)
 	}
 	if rep != nil && t.Audit == AuditRefuse && rep.Rejects() {
 		err := &AuditError{API: rt.api, Report: *rep}
@@ -162,6 +177,13 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 		return nil, err
 	}
 	resp, err := next(out)
+	if err == nil && t.Retry != nil && resp.StatusCode >= 400 {
+		var r *Retried
+		resp, body, r, err = t.retry(rt, out, body, resp, next)
+		if r != nil && capture != nil {
+			capture.addRetry(*r)
+		}
+	}
 	if err != nil {
 		if capture != nil {
 			capture.setTurn(nil, err)
@@ -179,7 +201,7 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 			capture.setTurn(tu, err)
 		}
 	}
-	resp.Body = newTeeBody(resp.Body, rt.codec, resp.Header.Get("Content-Type"), resp.StatusCode, t.Limits, finish)
+	resp.Body = newTeeBody(resp.Body, rt.codec, resp.Header.Get("Content-Type"), rt.array, resp.StatusCode, t.Limits, finish)
 	return resp, nil
 }
 
