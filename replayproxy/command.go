@@ -68,7 +68,7 @@ func (u upstreamFlag) Set(v string) error {
 
 // Register defines the command's flags on fs.
 func (f *Flags) Register(fs *flag.FlagSet) {
-	fs.StringVar(&f.Listen, "listen", "127.0.0.1:8080", "`ADDR`ess to listen on (host:port; port 0 picks a free one, logged at start)")
+	fs.StringVar(&f.Listen, "listen", "127.0.0.1:8080", "`ADDR` to listen on, host:port (port 0 picks a free one, logged at start)")
 	fs.Var(upstreamFlag{f}, "upstream", "`NAME=URL`: forward /NAME/... to URL/... (repeatable; NAME anthropic, openai, gemini, openrouter, deepseek, xai, mistral, or any name for an OpenAI-compatible host). "+
 		"Without any, the public anthropic, openai, gemini and openrouter endpoints")
 	fs.StringVar(&f.ConfigFile, "config", "", "JSON `FILE` adding upstreams: {\"upstreams\":[{\"name\":...,\"url\":...,\"provider\":...}]}")
@@ -77,11 +77,11 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.StoreURI, "store", "memory", "store `URI`: memory, file:PATH (survives a restart), or redis://HOST:PORT/DB in the redisstore module's replay-proxy")
 	fs.IntVar(&f.Store.MaxTurns, "store-max-turns", 10000, "`N` turns kept at most")
 	fs.IntVar(&f.Store.MaxBytes, "store-max-bytes", 256<<20, "`N` bytes of turn documents kept at most")
-	fs.DurationVar(&f.Store.TTL, "store-ttl", time.Hour, "how long a turn is kept (`D`uration)")
-	fs.DurationVar(&f.StoreTimeout, "store-timeout", 250*time.Millisecond, "bound on each store operation (`D`uration); a failing store is skipped, requests pass through unrepaired")
+	fs.DurationVar(&f.Store.TTL, "store-ttl", time.Hour, "`D`: how long a turn is kept")
+	fs.DurationVar(&f.StoreTimeout, "store-timeout", 250*time.Millisecond, "`D`: bound on each store operation; a failing store is skipped, requests pass through unrepaired")
 	fs.Int64Var(&f.MaxBody, "max-body", 32<<20, "`N` bytes a request body may have (413 beyond)")
 	fs.IntVar(&f.MaxStreams, "max-streams", 1024, "`N` requests proxied at once (503 beyond)")
-	fs.DurationVar(&f.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGINT or SIGTERM, how long to let streams in flight finish (`D`uration)")
+	fs.DurationVar(&f.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "`D`: on SIGINT or SIGTERM, how long streams in flight may take to finish")
 	fs.StringVar(&f.LogLevel, "log-level", "info", "`LEVEL` of the JSON log lines on stderr: debug, info, warn, error")
 }
 
