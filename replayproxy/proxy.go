@@ -79,7 +79,8 @@ type Config struct {
 	// MaxStreams bounds the requests proxied at once; 0 means 1024. One
 	// more is answered with 503 and a Retry-After header.
 	MaxStreams int
-	// StoreTimeout bounds each store operation; 0 means 250ms.
+	// StoreTimeout bounds each operation of a store outside the proxy's
+	// memory (not a MemoryStore or a FileStore); 0 means 250ms.
 	StoreTimeout time.Duration
 	// StoreBackoff is how long a failing store is skipped before it is
 	// tried again; 0 means one second.
@@ -151,6 +152,10 @@ func New(cfg Config) (*Server, error) {
 		sem: make(chan struct{}, cfg.MaxStreams)}
 	s.bufs.New = func() any { b := make([]byte, 32<<10); return &b }
 	s.store = &guardedStore{inner: cfg.Store, timeout: cfg.StoreTimeout, backoff: cfg.StoreBackoff, log: cfg.Logger, m: s.m}
+	switch cfg.Store.(type) {
+	case *replayhttp.MemoryStore, *FileStore:
+		s.store.local = true
+	}
 	audit := [...]replayhttp.AuditMode{ModeOff: replayhttp.AuditOff, ModeReport: replayhttp.AuditReport, ModeEnforce: replayhttp.AuditRefuse}
 	if int(cfg.Mode) >= len(audit) {
 		return nil, &ConfigError{Where: "mode", Problem: cfg.Mode.String() + " is not a mode"}

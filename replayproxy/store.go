@@ -97,9 +97,13 @@ var ErrStoreUnavailable = errors.New("replayproxy: store unavailable")
 // guardedStore keeps a request from ever waiting on a slow or failing
 // store: each call is bounded by timeout (and not cancelled with the
 // client's request), and after a failure the store is skipped for backoff
-// before it is tried again. The transitions are logged once each.
+// before it is tried again. The transitions are logged once each. A store
+// in the proxy's own memory (local) is called directly: it has no network
+// to wait on, and a machine too busy to schedule it within the timeout
+// must not turn repair off.
 type guardedStore struct {
 	inner   replayhttp.Store
+	local   bool
 	timeout time.Duration
 	backoff time.Duration
 	log     *slog.Logger
@@ -135,15 +139,19 @@ func (g *guardedStore) do(ctx context.Context, op string, f func(context.Context
 		return ErrStoreUnavailable
 	}
 	g.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), g.timeout)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- f(ctx) }()
 	var err error
-	select {
-	case err = <-done:
-	case <-ctx.Done(): // a store that does not honour its context
-		err = fmt.Errorf("%w: no answer within %v", ErrStoreUnavailable, g.timeout)
+	if g.local {
+		err = f(context.WithoutCancel(ctx))
+	} else {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), g.timeout)
+		defer cancel()
+		done := make(chan error, 1)
+		go func() { done <- f(ctx) }()
+		select {
+		case err = <-done:
+		case <-ctx.Done(): // a store that does not honour its context
+			err = fmt.Errorf("%w: no answer within %v", ErrStoreUnavailable, g.timeout)
+		}
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -154,7 +162,10 @@ func (g *guardedStore) do(ctx context.Context, op string, f func(context.Context
 				"op", op, "error", err.Error(), "retry_after", g.backoff.String())
 			g.m.storeUp.Store(false)
 		}
-		g.down, g.downUntil = true, time.Now().Add(g.backoff)
+		g.down = true
+		if !g.local {
+			g.downUntil = time.Now().Add(g.backoff)
+		}
 		return err
 	}
 	if g.down {
