@@ -33,7 +33,7 @@ const (
 	barrierTurn       = 2 // every conversation holds its stream open here once, for the RSS sample
 )
 
-func loadSig(c, k int) string { return sigFor(fmt.Sprintf("c%03dk%d", c, k)) }
+func loadSig(c, k int) string  { return sigFor(fmt.Sprintf("c%03dk%d", c, k)) }
 func loadTool(c, k int) string { return fmt.Sprintf("toolu_c%03dk%d", c, k) }
 
 // loadAssistant is the assistant message of turn k as the provider wants
@@ -185,7 +185,9 @@ func pct(d []time.Duration, p float64) time.Duration {
 	return s[min(len(s)-1, int(float64(len(s))*p))]
 }
 
-func ms(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) + "ms" }
+func ms(d time.Duration) string {
+	return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) + "ms"
+}
 
 // buildReplay builds the replay command into a temporary directory.
 func buildReplay(t *testing.T) string {
