@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -131,4 +132,27 @@ func TestShutdownFinishesStreams(t *testing.T) {
 	close(release)
 	assert.Equal(t, strings.Join(events, ""), readAll(t, resp), "the stream in flight finished")
 	assert.NoError(t, <-stopped)
+}
+
+// The configuration file adds upstreams (with a provider when the name
+// says none); an unknown member or a bad URL is refused.
+func TestConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	good := dir + "/good.json"
+	require.NoError(t, os.WriteFile(good, []byte(`{"upstreams":[{"name":"local","url":"http://127.0.0.1:11434/","provider":"deepseek"}]}`), 0o600))
+	fc, err := replayproxy.LoadFile(good)
+	require.NoError(t, err)
+	assert.Equal(t, []replayproxy.Upstream{{Name: "local", URL: "http://127.0.0.1:11434/", Provider: "deepseek"}}, fc.Upstreams)
+
+	for body, want := range map[string]string{
+		`{"upstream":[]}`: `json: unknown field "upstream"`,
+		`{"upstreams":[{"name":"x","url":"nope"}]}`: `upstream x: "nope" is not an http(s) URL`,
+	} {
+		bad := dir + "/bad.json"
+		require.NoError(t, os.WriteFile(bad, []byte(body), 0o600))
+		_, err := replayproxy.LoadFile(bad)
+		var ce *replayproxy.ConfigError
+		require.ErrorAs(t, err, &ce)
+		assert.Equal(t, bad+": "+want, err.Error())
+	}
 }

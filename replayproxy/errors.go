@@ -117,12 +117,13 @@ func writeError(w http.ResponseWriter, shape string, status int, msg string, ref
 // The response headers the proxy adds.
 const (
 	// HeaderAudit carries the audit's verdict of the request in the report
-	// and enforce modes: "clean", "warn" or "reject", followed by the rule
-	// ids ("reject anthropic/thinking-first").
+	// and enforce modes: "clean", or the worst severity found ("risk",
+	// "degrade", "reject") followed by the rule ids
+	// ("reject anthropic/thinking-first").
 	HeaderAudit = "X-Replay-Audit"
-	// HeaderRepairs counts what repair changed in the request, by action
-	// ("restored=1 removed=0 ambiguous=0 mismatch=0 failed=0"); absent
-	// when repair had nothing to do.
+	// HeaderRepairs counts what repair did to the request, by action,
+	// leaving out the actions it did not take ("restored=2 ambiguous=1");
+	// absent when repair had nothing to do.
 	HeaderRepairs = "X-Replay-Repairs"
 	// HeaderRefused names the rule an enforce-mode refusal is for.
 	HeaderRefused = "X-Replay-Refused"

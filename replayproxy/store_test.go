@@ -167,3 +167,31 @@ func TestOpenStore(t *testing.T) {
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, "--store redis://127.0.0.1:6379/0: unknown store (want memory, file:PATH); the Redis store is in the module github.com/reasonreplay/replay/redisstore, whose replay-proxy command takes it", err.Error())
 }
+
+// A proxy restarted on the same file store repairs the next turn of a
+// conversation the previous process captured.
+func TestFileStoreAcrossProxyRestart(t *testing.T) {
+	sig := sigFor("restart")
+	up := newUpstream(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) {
+		writeEvents(w, anthropicEvents(sig, "toolu_RS"))
+	})
+	path := filepath.Join(t.TempDir(), "turns.jsonl")
+	ups := []replayproxy.Upstream{{Name: "anthropic", URL: up.URL}}
+
+	store, err := replayproxy.OpenStore("file:"+path, replayproxy.StoreOptions{})
+	require.NoError(t, err)
+	hs, srv, _ := proxy(t, replayproxy.Config{Store: store, Upstreams: ups})
+	readAll(t, post(t, hs.URL+"/anthropic/v1/messages", anthropicRequest(firstUser)))
+	hs.Close()
+	require.NoError(t, srv.Close())
+
+	store, err = replayproxy.OpenStore("file:"+path, replayproxy.StoreOptions{})
+	require.NoError(t, err)
+	hs, _, _ = proxy(t, replayproxy.Config{Store: store, Upstreams: ups})
+	resp := post(t, hs.URL+"/anthropic/v1/messages", followUp(`{"role":"assistant","content":[`+toolUse("toolu_RS")+`]}`, "toolu_RS"))
+	readAll(t, resp)
+	assert.Equal(t, "restored=1", resp.Header.Get(replayproxy.HeaderRepairs))
+	got := up.received()
+	require.Len(t, got, 2)
+	assert.Equal(t, followUp(`{"role":"assistant","content":[`+thinkingBlock(sig)+`,`+toolUse("toolu_RS")+`]}`, "toolu_RS"), string(got[1].body))
+}

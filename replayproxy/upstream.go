@@ -123,6 +123,7 @@ func (u Upstream) provider() string {
 //	  {"name": "groq", "url": "https://api.groq.com/openai", "provider": "groq"}
 //	]}
 type FileConfig struct {
+	// Upstreams are added to those of the --upstream flags.
 	Upstreams []Upstream `json:"upstreams"`
 }
 
