@@ -1,7 +1,8 @@
 // Command replay decodes provider responses into turn documents, writes
 // them back as request messages, audits histories before they are sent,
-// validates documents against the published schemas, and shows the whole
-// job on a sample.
+// validates documents against the published schemas, serves a repairing
+// reverse proxy for agents in any language, and shows the whole job on a
+// sample.
 //
 // Usage (generated from the commands' flag sets; a test keeps it current):
 //
@@ -10,6 +11,7 @@
 //	replay convert --to API [--account A] [--compact] [--framing F] [--from API] [--model M] [--provider P] [--sentinel] [--stream] [--to-account A] [--to-model M] [--to-provider P] [--to-text] [-v] FILE|-
 //	replay audit --api API [--account A] [--compact] [--jobs N] [--model M] [--prefix-hash H] [--progress] [--provider P] [--request BODY] [--store] [--thinking] [--tools] [HISTORY|DIR|-]...
 //	replay validate [--kind KIND] FILE...
+//	replay proxy [--config FILE] [--listen ADDR] [--log-level LEVEL] [--max-body N] [--max-streams N] [--mode MODE] [--retry] [--shutdown-timeout D] [--store URI] [--store-max-bytes N] [--store-max-turns N] [--store-timeout D] [--store-ttl D] [--upstream NAME=URL]
 //	replay demo
 //
 // JSON goes to stdout, diagnostics to stderr. The exit status is 0 on
@@ -72,6 +74,7 @@ func init() {
 			summary: auditSummary},
 		{name: "validate", operands: "FILE...", define: defineValidate,
 			summary: "Validate turn, item and report documents against the published JSON Schemas"},
+		{name: "proxy", define: defineProxy, summary: proxySummary},
 		{name: "demo", define: defineDemo,
 			summary: "Decode a sample in the shape of a real OpenRouter capture, show its reasoning items, write them back, switch providers, and audit"},
 	}

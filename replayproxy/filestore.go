@@ -1,0 +1,193 @@
+package replayproxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/replayhttp"
+)
+
+// FileStore is a [replayhttp.Store] that survives a restart of one proxy:
+// the turns are served from a bounded [replayhttp.MemoryStore] and each
+// Put is appended to a file (one JSON record a line: the keys, the turn
+// document and when it expires). Opening the file again loads the
+// records that have not expired, the newest within the bounds, and
+// rewrites the file with only those; the file is rewritten the same way
+// whenever it holds twice the bounds. Writes are not synced to the disk
+// one by one: a crash of the machine may lose the last turns, a restart
+// of the proxy loses none.
+type FileStore struct {
+	mem  *replayhttp.MemoryStore
+	path string
+	o    StoreOptions
+
+	mu    sync.Mutex
+	f     *os.File
+	w     *bufio.Writer
+	lines int
+	size  int
+	now   func() time.Time
+}
+
+// record is one line of a FileStore's file.
+type record struct {
+	Expires int64           `json:"expires"` // Unix milliseconds
+	Keys    []string        `json:"keys"`
+	Turn    json.RawMessage `json:"turn"`
+}
+
+// OpenFileStore opens (or creates) the store kept in the file at path.
+func OpenFileStore(path string, o StoreOptions) (*FileStore, error) {
+	o = o.withDefaults()
+	s := &FileStore{path: path, o: o, now: time.Now,
+		mem: &replayhttp.MemoryStore{MaxTurns: o.MaxTurns, MaxBytes: o.MaxBytes, TTL: o.TTL}}
+	recs, err := s.compact()
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		t, err := replay.UnmarshalTurn(r.Turn)
+		if err != nil {
+			continue
+		}
+		_ = s.mem.Put(context.Background(), r.Keys, t)
+	}
+	return s, nil
+}
+
+// compact reads the file's live records, keeps the newest within the
+// bounds, rewrites the file with them and opens it for appending. It is
+// called with s.mu held (or before s is shared).
+func (s *FileStore) compact() ([]record, error) {
+	if s.f != nil {
+		if err := s.w.Flush(); err != nil {
+			return nil, err
+		}
+		s.f.Close()
+		s.f = nil
+	}
+	recs, err := readRecords(s.path, s.now().UnixMilli())
+	if err != nil {
+		return nil, err
+	}
+	size, first := 0, len(recs)
+	for first > 0 && len(recs)-first < s.o.MaxTurns && size+len(recs[first-1].Turn) <= s.o.MaxBytes {
+		first--
+		size += len(recs[first].Turn)
+	}
+	recs = recs[first:]
+	tmp := s.path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	w := bufio.NewWriter(f)
+	s.size, s.lines = 0, 0
+	for _, r := range recs {
+		line, _ := json.Marshal(r)
+		w.Write(line)
+		w.WriteByte('\n')
+		s.size += len(line) + 1
+		s.lines++
+	}
+	if err := errors.Join(w.Flush(), f.Sync(), f.Close()); err != nil {
+		return nil, err
+	}
+	if err := os.Rename(tmp, s.path); err != nil {
+		return nil, err
+	}
+	if s.f, err = os.OpenFile(s.path, os.O_APPEND|os.O_WRONLY, 0o600); err != nil {
+		return nil, err
+	}
+	s.w = bufio.NewWriter(s.f)
+	return recs, nil
+}
+
+// readRecords reads the records of the file that expire after now; a line
+// that does not parse (the end of a write cut by a crash) is skipped.
+func readRecords(path string, now int64) ([]record, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var recs []record
+	r := bufio.NewReader(f)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			var rec record
+			if json.Unmarshal(line, &rec) == nil && rec.Expires > now && len(rec.Keys) > 0 {
+				recs = append(recs, rec)
+			}
+		}
+		if err == io.EOF {
+			return recs, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("replayproxy: reading %s: %w", path, err)
+		}
+	}
+}
+
+// Put keeps t under keys in memory and appends it to the file.
+func (s *FileStore) Put(ctx context.Context, keys []string, t *replay.Turn) error {
+	if len(keys) == 0 || t == nil {
+		return nil
+	}
+	if err := s.mem.Put(ctx, keys, t); err != nil {
+		return err
+	}
+	line, err := json.Marshal(record{Expires: s.now().Add(s.o.TTL).UnixMilli(), Keys: keys, Turn: t.AppendJSON(nil)})
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f == nil {
+		return os.ErrClosed
+	}
+	s.w.Write(line)
+	s.w.WriteByte('\n')
+	if err := s.w.Flush(); err != nil {
+		return err
+	}
+	s.size += len(line) + 1
+	s.lines++
+	if s.lines > 2*s.o.MaxTurns || s.size > 2*s.o.MaxBytes {
+		_, err = s.compact()
+	}
+	return err
+}
+
+// Get returns the turns kept under key.
+func (s *FileStore) Get(ctx context.Context, key string) ([]*replay.Turn, error) {
+	return s.mem.Get(ctx, key)
+}
+
+// Len returns the number of turns kept.
+func (s *FileStore) Len() int { return s.mem.Len() }
+
+// Close flushes and closes the file.
+func (s *FileStore) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f == nil {
+		return nil
+	}
+	err := errors.Join(s.w.Flush(), s.f.Close())
+	s.f = nil
+	return err
+}

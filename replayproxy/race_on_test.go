@@ -1,0 +1,5 @@
+//go:build race
+
+package replayproxy_test
+
+const raceEnabled = true

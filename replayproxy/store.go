@@ -1,0 +1,185 @@
+package replayproxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/replayhttp"
+)
+
+// StoreOptions bound a store: how many turns, how many bytes of turn
+// documents, and for how long.
+type StoreOptions struct {
+	// MaxTurns bounds the number of turns kept; 0 means 10000.
+	MaxTurns int
+	// MaxBytes bounds the total size of the turn documents kept; 0 means
+	// 256 MiB.
+	MaxBytes int
+	// TTL is how long a turn is kept; 0 means one hour.
+	TTL time.Duration
+}
+
+func (o StoreOptions) withDefaults() StoreOptions {
+	if o.MaxTurns <= 0 {
+		o.MaxTurns = 10000
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = 256 << 20
+	}
+	if o.TTL <= 0 {
+		o.TTL = time.Hour
+	}
+	return o
+}
+
+// StoreOpener opens the store a URI names.
+type StoreOpener func(uri string, o StoreOptions) (replayhttp.Store, error)
+
+var (
+	openersMu sync.Mutex
+	openers   = map[string]StoreOpener{}
+)
+
+// RegisterStore makes OpenStore open URIs of scheme ("redis" for
+// "redis://host:6379/0") with open. The Redis store's module registers
+// itself this way, so that the library does not depend on a Redis client.
+func RegisterStore(scheme string, open StoreOpener) {
+	openersMu.Lock()
+	openers[scheme] = open
+	openersMu.Unlock()
+}
+
+// OpenStore opens the store uri names: "memory" (or "") for the bounded
+// in-memory store, "file:PATH" for a [FileStore], or a scheme registered
+// with [RegisterStore]. A store that holds resources implements
+// io.Closer.
+func OpenStore(uri string, o StoreOptions) (replayhttp.Store, error) {
+	o = o.withDefaults()
+	switch {
+	case uri == "" || uri == "memory":
+		return &replayhttp.MemoryStore{MaxTurns: o.MaxTurns, MaxBytes: o.MaxBytes, TTL: o.TTL}, nil
+	case strings.HasPrefix(uri, "file:"):
+		return OpenFileStore(strings.TrimPrefix(strings.TrimPrefix(uri, "file:"), "//"), o)
+	}
+	scheme, _, _ := strings.Cut(uri, ":")
+	openersMu.Lock()
+	open := openers[scheme]
+	var known []string
+	for s := range openers {
+		known = append(known, s+"://...")
+	}
+	openersMu.Unlock()
+	if open == nil {
+		sort.Strings(known)
+		hint := ""
+		if scheme == "redis" || scheme == "rediss" {
+			hint = "; the Redis store is in the module github.com/reasonreplay/replay/redisstore, whose replay-proxy command takes it"
+		}
+		return nil, &ConfigError{Where: "--store " + uri,
+			Problem: "unknown store (want memory, file:PATH" + strings.Join(append([]string{""}, known...), ", ") + ")" + hint}
+	}
+	return open(uri, o)
+}
+
+// ErrStoreUnavailable is returned by the proxy's guard around a store
+// while the store is failing: for a short while after a failure the store
+// is not asked at all, and requests pass through unrepaired.
+var ErrStoreUnavailable = errors.New("replayproxy: store unavailable")
+
+// guardedStore keeps a request from ever waiting on a slow or failing
+// store: each call is bounded by timeout (and not cancelled with the
+// client's request), and after a failure the store is skipped for backoff
+// before it is tried again. The transitions are logged once each. A store
+// in the proxy's own memory (local) is called directly: it has no network
+// to wait on, and a machine too busy to schedule it within the timeout
+// must not turn repair off.
+type guardedStore struct {
+	inner   replayhttp.Store
+	local   bool
+	timeout time.Duration
+	backoff time.Duration
+	log     *slog.Logger
+	m       *metrics
+
+	mu        sync.Mutex
+	down      bool
+	downUntil time.Time
+}
+
+func (g *guardedStore) Put(ctx context.Context, keys []string, t *replay.Turn) error {
+	return g.do(ctx, "put", func(ctx context.Context) error { return g.inner.Put(ctx, keys, t) })
+}
+
+func (g *guardedStore) Get(ctx context.Context, key string) ([]*replay.Turn, error) {
+	var got []*replay.Turn
+	err := g.do(ctx, "get", func(ctx context.Context) error {
+		var err error
+		got, err = g.inner.Get(ctx, key)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return got, nil
+}
+
+func (g *guardedStore) do(ctx context.Context, op string, f func(context.Context) error) error {
+	g.mu.Lock()
+	if g.down && time.Now().Before(g.downUntil) {
+		g.mu.Unlock()
+		g.m.inc(mStoreErrors, "op", op, "result", "skipped")
+		return ErrStoreUnavailable
+	}
+	g.mu.Unlock()
+	var err error
+	if g.local {
+		err = f(context.WithoutCancel(ctx))
+	} else {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), g.timeout)
+		defer cancel()
+		done := make(chan error, 1)
+		go func() { done <- f(ctx) }()
+		select {
+		case err = <-done:
+		case <-ctx.Done(): // a store that does not honour its context
+			err = fmt.Errorf("%w: no answer within %v", ErrStoreUnavailable, g.timeout)
+		}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err != nil {
+		g.m.inc(mStoreErrors, "op", op, "result", "failed")
+		if !g.down {
+			g.log.Warn("store unavailable: requests pass through unrepaired and turns are not kept until it answers again",
+				"op", op, "error", err.Error(), "retry_after", g.backoff.String())
+			g.m.storeUp.Store(false)
+		}
+		g.down = true
+		if !g.local {
+			g.downUntil = time.Now().Add(g.backoff)
+		}
+		return err
+	}
+	if g.down {
+		g.down = false
+		g.m.storeUp.Store(true)
+		g.log.Info("store recovered: repairing and keeping turns again", "op", op)
+	}
+	return nil
+}
+
+// Close closes the store when it holds resources.
+func (g *guardedStore) Close() error {
+	if c, ok := g.inner.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
