@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/replayhttp"
-	"github.com/tidwall/gjson"
 )
 
 // Mode says what the proxy does with the audit of a request.
@@ -320,7 +320,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, x *exchange, u
 		return nil, false
 	}
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); len(body) > 0 &&
-		(mt == "application/json" || strings.HasSuffix(mt, "+json")) && !gjson.ValidBytes(body) {
+		(mt == "application/json" || strings.HasSuffix(mt, "+json")) && !jsonw.ValidBytes(body) {
 		x.refused = "malformed_json"
 		s.fail(w, x, up.shape, http.StatusBadRequest, "replay proxy: the request body is not valid JSON; it was not sent")
 		return nil, false
