@@ -169,7 +169,7 @@ func (r *reader) reasoning(b, rc gjson.Result, i, pos int, ptr string) (replay.B
 	case rt.IsObject() && !rd.Exists():
 		return r.reasoningText(rt, i, pos, ptr+"/reasoningText")
 	case rd.Type == gjson.String && !rt.Exists():
-		if kit.LoneSurrogate(rd.Raw) {
+		if jsonw.Lone(rd.Raw) {
 			return nil, replay.Malformed(API, -1, ptr+"/redactedContent", "a lone surrogate escape would alter the minted bytes")
 		}
 		data, err := r.b.Keep(pos, rd.Str)
@@ -203,7 +203,7 @@ func (r *reader) reasoningText(rt gjson.Result, i, pos int, ptr string) (replay.
 	}
 	switch s := rt.Get("signature"); {
 	case s.Type == gjson.String:
-		if kit.LoneSurrogate(s.Raw) {
+		if jsonw.Lone(s.Raw) {
 			return nil, replay.Malformed(API, -1, ptr+"/signature", "a lone surrogate escape would alter the signed bytes")
 		}
 		sig, err := r.b.Keep(pos, s.Str)
@@ -218,7 +218,7 @@ func (r *reader) reasoningText(rt gjson.Result, i, pos int, ptr string) (replay.
 	case r.cut && isClaude(r.c.Model):
 		it.Unfinished = true
 	}
-	if it.Signature.IsPresent() && kit.LoneSurrogate(text.Raw) {
+	if it.Signature.IsPresent() && jsonw.Lone(text.Raw) {
 		return nil, replay.Malformed(API, -1, ptr+"/text", "a lone surrogate escape would alter the signed text")
 	}
 	it.Format = formatFor(r.c.Model, it.Signed())

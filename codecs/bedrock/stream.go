@@ -344,7 +344,7 @@ func (s *StreamDecoder) reasoningDelta(n, cbi int, o *open, rc string, dst []rep
 			return dst, replay.Malformed(API, n, ptr, "expected string members")
 		}
 	}
-	if kit.LoneSurrogate(sig) || kit.LoneSurrogate(red) {
+	if jsonw.Lone(sig) || jsonw.Lone(red) {
 		// Read as U+FFFD it would alter the minted bytes.
 		return dst, replay.Malformed(API, n, ptr, "a lone surrogate escape in a signature or redactedContent")
 	}

@@ -235,7 +235,7 @@ func (b *builder) fields(f *partFields) error {
 		if !isString(f.sig) {
 			return b.malformed(b.ptr()+"/thoughtSignature", "expected a string signature")
 		}
-		if gemsig.LoneSurrogate(f.sig) {
+		if jsonw.Lone(f.sig) {
 			// Decoding would put U+FFFD in its place: an altered signature.
 			return b.malformed(b.ptr()+"/thoughtSignature", "a lone surrogate escape in a signature")
 		}

@@ -472,7 +472,7 @@ func hasMember(members []byte, name string) bool {
 // refuseSurrogate refuses a string member whose escapes hold a lone
 // surrogate: read as U+FFFD, it would alter the bytes the issuer minted.
 func refuseSurrogate(v gjson.Result, ptr string) error {
-	if v.Type == gjson.String && kit.LoneSurrogate(v.Raw) {
+	if v.Type == gjson.String && jsonw.Lone(v.Raw) {
 		return replay.Malformed(API, -1, ptr, "a lone surrogate escape would alter the minted bytes")
 	}
 	return nil

@@ -83,59 +83,6 @@ func EncodedDummy(sig string) bool {
 	return false
 }
 
-// LoneSurrogate reports whether the JSON string literal raw holds a
-// `\uD800`-`\uDFFF` escape that is not half of a pair: decoding would turn it
-// into U+FFFD and so alter the bytes of a signature.
-func LoneSurrogate(raw string) bool {
-	for i := 0; i+5 < len(raw); i++ {
-		if raw[i] != '\\' {
-			continue
-		}
-		if raw[i+1] != 'u' {
-			i++ // skip the escaped character
-			continue
-		}
-		r, ok := hex4(raw[i+2:])
-		if !ok {
-			continue
-		}
-		switch {
-		case r >= 0xD800 && r < 0xDC00: // high half: a low half must follow
-			if i+11 < len(raw) && raw[i+6] == '\\' && raw[i+7] == 'u' {
-				if lo, ok := hex4(raw[i+8:]); ok && lo >= 0xDC00 && lo < 0xE000 {
-					i += 11
-					continue
-				}
-			}
-			return true
-		case r >= 0xDC00 && r < 0xE000:
-			return true
-		}
-		i += 5
-	}
-	return false
-}
-
-func hex4(s string) (rune, bool) {
-	if len(s) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range []byte(s[:4]) {
-		switch {
-		case c >= '0' && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case c >= 'a' && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	return r, true
-}
-
 // Where is the place an OpenAI-compatible tool call object carries its
 // thought signature.
 type Where uint8

@@ -237,12 +237,3 @@ func TestDummies(t *testing.T) {
 		assert.False(t, EncodedDummy(s), s)
 	}
 }
-
-func TestLoneSurrogate(t *testing.T) {
-	for _, raw := range []string{`"\ud800"`, `"QQ\uDBFF=="`, `"\udc00QQ"`, `"\ud800\u0041"`, `"\ud800\ud800"`, `"a\\\ud800"`} {
-		assert.True(t, LoneSurrogate(raw), raw)
-	}
-	for _, raw := range []string{`""`, `"QQ=="`, `"\ud83d\ude00"`, `"\\ud800"`, `"\u00e9\/"`, `"\uZZZZ"`} {
-		assert.False(t, LoneSurrogate(raw), raw)
-	}
-}

@@ -109,3 +109,9 @@ func FlushHalfLone(b *strings.Builder, hi *rune) bool {
 	*hi = 0
 	return true
 }
+
+// Lone reports whether the JSON string literal raw (with its quotes) holds
+// a surrogate escape with no partner: decoding would put U+FFFD in its
+// place, so a signature, ciphertext or id holding one is refused rather
+// than altered.
+func Lone(raw string) bool { return LoneAt(raw, false) >= 0 }

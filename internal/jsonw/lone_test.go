@@ -169,3 +169,16 @@ func FuzzSkipString(f *testing.F) {
 		}
 	})
 }
+
+// TestLone: the cases the codecs' checks were written against.
+func TestLone(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`"abc"`: false, `""`: false, `"QQ=="`: false, `"\ud83d\ude00"`: false, `"\\ud800"`: false, `"\u00e9\/"`: false, `"\uZZZZ"`: false,
+		`"\ud800"`: true, `"x\udc00y"`: true, `"\ud83d\u0041"`: true, `"\\\ud800"`: true, `"\u00e9\uD800"`: true,
+		`"\uD83D\uDE00\ud800"`: true, `"\ud83d"`: true, `"QQ\uDBFF=="`: true, `"\ud800\ud800"`: true,
+	} {
+		if got := Lone(raw); got != want {
+			t.Errorf("Lone(%s) = %v, want %v", raw, got, want)
+		}
+	}
+}
