@@ -471,13 +471,21 @@ func parseCompaction(b gjson.Result, ptr string) (Block, error) {
 			err = readString(&f, val, p, key.Str)
 			x.Format = Format(f)
 		case "id":
-			err = readString(&x.ID, val, p, key.Str)
+			if err = refuseLone(val, p); err == nil {
+				err = readString(&x.ID, val, p, key.Str)
+			}
 		case "content":
-			err = readOptString(&x.Content, val, p, key.Str)
+			if err = refuseLone(val, p); err == nil {
+				err = readOptString(&x.Content, val, p, key.Str)
+			}
 		case "signature":
-			err = readOptString(&x.Signature, val, p, key.Str)
+			if err = refuseLone(val, p); err == nil {
+				err = readOptString(&x.Signature, val, p, key.Str)
+			}
 		case "data":
-			err = readString(&x.Data, val, p, key.Str)
+			if err = refuseLone(val, p); err == nil {
+				err = readString(&x.Data, val, p, key.Str)
+			}
 		case "unfinished":
 			err = readBool(&x.Unfinished, val, p, key.Str)
 		case "extra":

@@ -270,6 +270,9 @@ type itemReader struct {
 	// The kind's own members.
 	text, summary, data string
 	signature           Opt[string]
+	// textRaw and textPtr are the text member as it came, and where: text
+	// under a signature is checked once the signature is known.
+	textRaw, textPtr string
 }
 
 // member reads one member of the item object; p is its pointer.
@@ -285,6 +288,9 @@ func (r *itemReader) member(key, val gjson.Result, p string) error {
 	case k == "format":
 		return r.format(key, val, p)
 	case k == "id":
+		if err := refuseLone(val, p); err != nil {
+			return err
+		}
 		return readOptString(&r.meta.ID, val, p, k)
 	case k == "index":
 		return readIndex(&r.meta.Index, val, p)
@@ -292,12 +298,19 @@ func (r *itemReader) member(key, val gjson.Result, p string) error {
 		if val.Type == gjson.Null && r.wire {
 			return nil
 		}
+		r.textRaw, r.textPtr = val.Raw, p
 		return readString(&r.text, val, p, k)
 	case k == "signature" && r.kind == KindText:
+		if err := refuseLone(val, p); err != nil {
+			return err
+		}
 		return readOptString(&r.signature, val, p, k)
 	case k == "summary" && r.kind == KindSummary:
 		return readString(&r.summary, val, p, k)
 	case k == "data" && r.kind == KindEncrypted:
+		if err := refuseLone(val, p); err != nil {
+			return err
+		}
 		return readString(&r.data, val, p, k)
 	case !r.wire && isLibraryMember(k):
 		return r.library(k, val, p)
@@ -366,6 +379,9 @@ func (r *itemReader) item(ptr string) (ReasoningItem, error) {
 	if r.kind == KindSummary && !r.found["summary"] {
 		return nil, docErr(ptr+"/summary", "a reasoning.summary item needs summary")
 	}
+	if r.signature.Value() != "" && r.textRaw != "" && jsonw.Lone(r.textRaw) {
+		return nil, loneErr(r.textPtr)
+	}
 	if len(r.extra) > 0 {
 		r.meta.Extra = append(append([]byte{'{'}, r.extra...), '}')
 	}
@@ -376,6 +392,21 @@ func (r *itemReader) item(ptr string) (ReasoningItem, error) {
 		return &Summary{ItemMeta: r.meta, Summary: r.summary}, nil
 	}
 	return &Encrypted{ItemMeta: r.meta, Data: r.data}, nil
+}
+
+// refuseLone refuses a string member that holds a surrogate escape with no
+// partner: read, it would become U+FFFD, and the member's bytes (a
+// signature, ciphertext, id or signed text) would not be the ones the
+// issuer sent.
+func refuseLone(val gjson.Result, p string) error {
+	if val.Type == gjson.String && jsonw.Lone(val.Raw) {
+		return loneErr(p)
+	}
+	return nil
+}
+
+func loneErr(p string) error {
+	return docErr(p, "a lone surrogate escape (\\ud800-\\udfff with no partner) would alter these bytes")
 }
 
 func readString(dst *string, val gjson.Result, p, k string) error {

@@ -229,3 +229,26 @@ func FuzzItemJSON(f *testing.F) {
 		}
 	})
 }
+
+// A lone surrogate escape in a signature, ciphertext, id or signed text is
+// refused at the member; in unsigned text it reads as U+FFFD, as every JSON
+// reader reads it.
+func TestUnmarshalRefusesLoneSurrogates(t *testing.T) {
+	for doc, ptr := range map[string]string{
+		`{"type":"reasoning.text","text":"t","signature":"c2ln\ud800"}`:       "/signature",
+		`{"type":"reasoning.encrypted","data":"\udc00ZGF0YQ=="}`:              "/data",
+		`{"type":"reasoning.summary","summary":"s","id":"rs_\ud800"}`:         "/id",
+		`{"type":"reasoning.text","text":"signed \ud800","signature":"c2ln"}`: "/text",
+	} {
+		_, err := replay.UnmarshalItem([]byte(doc))
+		var e *replay.Error
+		require.ErrorAs(t, err, &e, doc)
+		assert.Equal(t, ptr, e.Pointer, doc)
+		assert.ErrorIs(t, err, replay.ErrMalformed)
+	}
+	it, err := replay.UnmarshalItem([]byte(`{"type":"reasoning.text","text":"unsigned \ud800"}`))
+	require.NoError(t, err)
+	assert.Equal(t, "unsigned \uFFFD", it.(*replay.ReasoningText).Text)
+	_, err = replay.UnmarshalTurn([]byte(`{"version":1,"complete":true,"blocks":[{"type":"compaction","signature":"\ud800"}]}`))
+	assert.ErrorContains(t, err, "/blocks/0/signature")
+}

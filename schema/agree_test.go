@@ -48,9 +48,10 @@ var agreeSeeds = []string{
 // FuzzSchemaAgreement: the published schema accepts a document if and
 // only if the library reads it, and what the library reads it writes back
 // to a document it reads again, unchanged. JSON Schema cannot see a name
-// repeated in one object, invalid UTF-8 (the JSON decoder replaces it) or
-// nesting deeper than the library reads: such documents are refused by the
-// library and left out of the comparison.
+// repeated in one object, invalid UTF-8 or a lone surrogate escape in a
+// signature (the JSON decoder replaces both), or nesting deeper than the
+// library reads: such documents are refused by the library and left out of
+// the comparison.
 func FuzzSchemaAgreement(f *testing.F) {
 	for _, s := range agreeSeeds {
 		f.Add(s)
@@ -97,8 +98,8 @@ func checkAgreement(t *testing.T, doc string) {
 				require.Equal(t, string(again), string(replay.MarshalItem(back)))
 			}
 		}
-		if libErr != nil && strings.Contains(libErr.Error(), "repeats an earlier member") {
-			continue
+		if libErr != nil && (strings.Contains(libErr.Error(), "repeats an earlier member") || strings.Contains(libErr.Error(), "lone surrogate")) {
+			continue // what JSON Schema cannot see: the library refuses it
 		}
 		schemaErr := schema.ValidateSchema(kind, []byte(doc))
 		require.Equal(t, schemaErr == nil, libErr == nil, "%s %s: schema says %v, library says %v", kind, doc, schemaErr, libErr)
