@@ -169,8 +169,8 @@ func ValidateSchema(kind Kind, doc []byte) error {
 	dec.UseNumber()
 	var v any
 	err := dec.Decode(&v)
-	if err == nil && dec.More() {
-		err = errors.New("more than one JSON value")
+	if err == nil && len(bytes.TrimLeft(doc[dec.InputOffset():], " \t\r\n")) > 0 {
+		err = errors.New("more than one JSON value, or text after it")
 	}
 	if err != nil {
 		return &Error{Kind: kind, Problems: []Problem{{Message: "not valid JSON: " + err.Error()}}}
