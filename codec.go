@@ -222,9 +222,6 @@ func (r *Registry) Resolve(provider, model string) (ReasoningCodec, error) {
 	return nil, fmt.Errorf("replay: no codec for provider %q model %q and no fallback %q: %w", provider, model, fb, ErrUnknownAPI)
 }
 
-// Register adds e to [Default].
-func Register(e Entry) error { return Default.Register(e) }
-
 // Lookup is [Registry.Lookup] on [Default].
 func Lookup(api, provider, model string) (ReasoningCodec, error) {
 	return Default.Lookup(api, provider, model)

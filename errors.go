@@ -191,27 +191,27 @@ type Limits struct {
 	MaxTurn int
 }
 
-// Default limits.
+// The default limits (see [Limits]; Limits{}.WithDefaults() returns them).
 const (
-	DefaultMaxEvent  = 16 << 20
-	DefaultMaxItem   = 64 << 20
-	DefaultMaxBlocks = 100000
-	DefaultMaxTurn   = 256 << 20
+	defaultMaxEvent  = 16 << 20
+	defaultMaxItem   = 64 << 20
+	defaultMaxBlocks = 100000
+	defaultMaxTurn   = 256 << 20
 )
 
 // WithDefaults returns l with every zero field set to its default.
 func (l Limits) WithDefaults() Limits {
 	if l.MaxEvent <= 0 {
-		l.MaxEvent = DefaultMaxEvent
+		l.MaxEvent = defaultMaxEvent
 	}
 	if l.MaxItem <= 0 {
-		l.MaxItem = DefaultMaxItem
+		l.MaxItem = defaultMaxItem
 	}
 	if l.MaxBlocks <= 0 {
-		l.MaxBlocks = DefaultMaxBlocks
+		l.MaxBlocks = defaultMaxBlocks
 	}
 	if l.MaxTurn <= 0 {
-		l.MaxTurn = DefaultMaxTurn
+		l.MaxTurn = defaultMaxTurn
 	}
 	return l
 }

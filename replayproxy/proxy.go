@@ -160,7 +160,7 @@ func New(cfg Config) (*Server, error) {
 	if int(cfg.Mode) >= len(audit) {
 		return nil, &ConfigError{Where: "mode", Problem: cfg.Mode.String() + " is not a mode"}
 	}
-	lim := replay.Limits{MaxEvent: max(int(cfg.MaxBodyBytes), replay.DefaultMaxEvent)}
+	lim := replay.Limits{MaxEvent: max(int(cfg.MaxBodyBytes), replay.Limits{}.WithDefaults().MaxEvent)}
 	for _, u := range cfg.Upstreams {
 		p, err := u.check()
 		if err != nil {

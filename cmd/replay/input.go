@@ -16,7 +16,8 @@ import (
 // maxBody is the largest input read whole (a response body, a turn
 // document, a history); streams are decoded as they arrive, bounded by the
 // decoders' limits instead.
-const maxBody = replay.DefaultMaxTurn
+// maxBody is the most of a whole body or document read.
+const maxBody = 256 << 20 // the default Limits.MaxTurn
 
 // source is an opened input whose first bytes have been looked at.
 type source struct {
@@ -44,7 +45,7 @@ func open(e *env, name string) (*source, error) {
 		}
 		r, closer = f, f.Close
 	}
-	prefix, what, err := sse.DetectReader(r, replay.DefaultMaxEvent)
+	prefix, what, err := sse.DetectReader(r, replay.Limits{}.WithDefaults().MaxEvent)
 	if err != nil {
 		closer()
 		return nil, fmt.Errorf("%s: %w", displayName(name), err)
