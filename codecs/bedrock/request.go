@@ -2,7 +2,6 @@ package bedrock
 
 import (
 	"github.com/reasonreplay/replay"
-	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
@@ -24,13 +23,9 @@ import (
 // without its input, is unfinished and its turn is not Complete.
 func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error) {
 	h := replay.History{Request: body}
-	if !jsonw.ValidBytes(body) || !gjson.ParseBytes(body).IsObject() {
-		return h, replay.Target{}, replay.Malformed(API, -1, "", "expected a Converse request body object")
-	}
-	root := gjson.ParseBytes(body)
-	msgs := root.Get("messages")
-	if !msgs.IsArray() {
-		return h, replay.Target{}, replay.Malformed(API, -1, "/messages", "expected a messages array")
+	root, msgs, err := kit.RequestRoot(API, body, "a Converse request body", "messages")
+	if err != nil {
+		return h, replay.Target{}, err
 	}
 	if c.Model == "" {
 		c.Model = root.Get("modelId").String()
@@ -41,7 +36,7 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 		Thinking: amrf.Get("thinking.type").String() == "enabled" ||
 			amrf.Get("reasoning_config.type").String() == "enabled"}
 	isTurn := func(m gjson.Result) bool { return m.Get("role").String() == "assistant" }
-	err := kit.RequestTurns(&h, &t, msgs, "/messages", isTurn, c.requestTurn)
+	err = kit.RequestTurns(&h, &t, msgs, "/messages", isTurn, c.requestTurn)
 	return h, t, err
 }
 

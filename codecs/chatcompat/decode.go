@@ -17,7 +17,7 @@ import (
 // invalid. What the turn keeps is bounded by c.Limits.
 func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	api := c.API()
-	if err := chatstream.CheckBody(api, body, "a JSON chat completion body"); err != nil {
+	if err := kit.CheckBody(api, body, "a JSON chat completion body"); err != nil {
 		return nil, err
 	}
 	root := gjson.ParseBytes(body)

@@ -8,6 +8,7 @@ import (
 	"github.com/reasonreplay/replay/internal/chatstream"
 	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -182,7 +183,7 @@ func (c Codec) appendCall(out []byte, blocks []replay.Block, i int) ([]byte, err
 // the same id. Every other member is left as it was.
 func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 	api := c.API()
-	if err := chatstream.CheckBody(api, msg, "an assistant message object to patch"); err != nil {
+	if err := kit.CheckBody(api, msg, "an assistant message object to patch"); err != nil {
 		return nil, err
 	}
 	if !gjson.ParseBytes(msg).IsObject() {

@@ -2,7 +2,6 @@ package cohere
 
 import (
 	"github.com/reasonreplay/replay"
-	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
@@ -23,13 +22,9 @@ import (
 // tool; Thinking is true when `thinking.type` is "enabled".
 func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error) {
 	h := replay.History{Request: body}
-	if !jsonw.ValidBytes(body) || !gjson.ParseBytes(body).IsObject() {
-		return h, replay.Target{}, replay.Malformed(API, -1, "", "expected a v2 chat request body object")
-	}
-	root := gjson.ParseBytes(body)
-	msgs := root.Get("messages")
-	if !msgs.IsArray() {
-		return h, replay.Target{}, replay.Malformed(API, -1, "/messages", "expected a messages array")
+	root, msgs, err := kit.RequestRoot(API, body, "a v2 chat request body", "messages")
+	if err != nil {
+		return h, replay.Target{}, err
 	}
 	if c.Model == "" {
 		c.Model = kit.Clone(root.Get("model").String())
@@ -38,7 +33,7 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 		Tools:    len(root.Get("tools").Array()) > 0,
 		Thinking: root.Get("thinking.type").String() == "enabled"}
 	isTurn := func(m gjson.Result) bool { return m.Get("role").String() == "assistant" }
-	err := kit.RequestTurns(&h, &t, msgs, "/messages", isTurn, func(m gjson.Result, ptr string, _ bool) (*replay.Turn, error) {
+	err = kit.RequestTurns(&h, &t, msgs, "/messages", isTurn, func(m gjson.Result, ptr string, _ bool) (*replay.Turn, error) {
 		return c.requestTurn(m, ptr)
 	})
 	return h, t, err

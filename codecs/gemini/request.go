@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/reasonreplay/replay"
-	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
@@ -29,17 +28,13 @@ import (
 // thinkingBudget to 0.
 func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error) {
 	h := replay.History{Request: body}
-	if !jsonw.ValidBytes(body) || !gjson.ParseBytes(body).IsObject() {
-		return h, replay.Target{}, replay.Malformed(API, -1, "", "expected a generateContent request body object")
-	}
-	root := gjson.ParseBytes(body)
-	contents := root.Get("contents")
-	if !contents.IsArray() {
-		return h, replay.Target{}, replay.Malformed(API, -1, "/contents", "expected a contents array")
+	root, contents, err := kit.RequestRoot(API, body, "a generateContent request body", "contents")
+	if err != nil {
+		return h, replay.Target{}, err
 	}
 	t := requestTarget(c.Provider, root)
 	isTurn := func(m gjson.Result) bool { return m.Get("role").String() == "model" }
-	err := kit.RequestTurns(&h, &t, contents, "/contents", isTurn, func(m gjson.Result, ptr string, _ bool) (*replay.Turn, error) {
+	err = kit.RequestTurns(&h, &t, contents, "/contents", isTurn, func(m gjson.Result, ptr string, _ bool) (*replay.Turn, error) {
 		return c.requestTurn(m.Raw, ptr, t.Model)
 	})
 	return h, t, err

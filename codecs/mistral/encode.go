@@ -4,8 +4,8 @@ import (
 	"strconv"
 
 	"github.com/reasonreplay/replay/formats"
-	"github.com/reasonreplay/replay/internal/chatstream"
 	"github.com/reasonreplay/replay/internal/contentpatch"
+	"github.com/reasonreplay/replay/internal/kit"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
@@ -110,7 +110,7 @@ func appendChunk(dst []byte, b replay.Block, i int) ([]byte, error) {
 // rank among the text chunks); an item followed by no text (only tool
 // calls, or nothing) goes at the end of the content array.
 func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
-	if err := chatstream.CheckBody(API, msg, "an assistant message to patch"); err != nil {
+	if err := kit.CheckBody(API, msg, "an assistant message to patch"); err != nil {
 		return nil, err // depth-limited before the recursive readers of contentpatch see it
 	}
 	return patchSpec.Patch(msg, t)

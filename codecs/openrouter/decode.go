@@ -16,7 +16,7 @@ import (
 // choices[0].finish_reason. An `{"error": {...}}` body returns a
 // *replay.ProviderError. What the turn keeps is bounded by c.Limits.
 func (c Codec) Decode(body []byte) (*replay.Turn, error) {
-	if err := chatstream.CheckBody(API, body, "a JSON chat completion body"); err != nil {
+	if err := kit.CheckBody(API, body, "a JSON chat completion body"); err != nil {
 		return nil, err
 	}
 	root := gjson.ParseBytes(body)

@@ -7,6 +7,7 @@ import (
 	"github.com/reasonreplay/replay/internal/chatstream"
 	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -113,7 +114,7 @@ func appendDetails(dst []byte, t *replay.Turn) []byte {
 // to the turn's replayable items, leaving every other member as it was. A
 // turn with no replayable item leaves msg unchanged.
 func (Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
-	if err := chatstream.CheckBody(API, msg, "an assistant message object to patch"); err != nil {
+	if err := kit.CheckBody(API, msg, "an assistant message object to patch"); err != nil {
 		return nil, err
 	}
 	if !gjson.ParseBytes(msg).IsObject() {

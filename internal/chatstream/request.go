@@ -10,17 +10,6 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// CheckBody refuses data that is not one valid JSON value (see
-// [jsonw.Valid]: UTF-8, nested within the depth limit, no repeated member
-// name) with an error of api that says why; what names the expected
-// document ("a JSON chat completion body"). Every untrusted body passes it
-// before a recursive reader (gjson, sjson) sees it.
-func CheckBody(api string, data []byte, what string) error {
-	if jsonw.ValidBytes(data) {
-		return nil
-	}
-	return replay.Malformed(api, -1, "", "expected %s: %s", what, jsonw.Explain(string(data)))
-}
 
 // ReadMessage reads one assistant message of a request (msg, at JSON
 // Pointer ptr) natively into a turn, with the same reader as the codec's
