@@ -10,7 +10,6 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-
 // ReadMessage reads one assistant message of a request (msg, at JSON
 // Pointer ptr) natively into a turn, with the same reader as the codec's
 // body Decode.
