@@ -181,6 +181,12 @@ func (r *reader) block(cb gjson.Result, i int, ptr string) (replay.Block, error)
 		return nil, bodyErr(ptr, "expected a content block object with a string type")
 	}
 	switch typ.Str {
+	case "thinking", "redacted_thinking", "compaction":
+		if err := r.lone(cb, ptr, "thinking", "signature", "data", "content"); err != nil {
+			return nil, err
+		}
+	}
+	switch typ.Str {
 	case "thinking":
 		return r.thinking(cb, i, ptr)
 	case "redacted_thinking":
@@ -288,6 +294,22 @@ func (r *reader) toolUse(cb gjson.Result, i int, ptr string) (replay.Block, erro
 	}
 	tc.Extra, err = r.extra(cb, i, "type", "id", "name", "input")
 	return tc, err
+}
+
+// lone refuses, in a response, a signed or opaque member of cb (those of
+// names it has) whose string holds a lone surrogate escape: it names no
+// character, and reading it as U+FFFD would alter the minted bytes.
+// Visible text keeps its lone halves as U+FFFD.
+func (r *reader) lone(cb gjson.Result, ptr string, names ...string) error {
+	if r.request || strings.IndexByte(cb.Raw, '\\') < 0 {
+		return nil
+	}
+	for _, n := range names {
+		if v := cb.Get(n); v.Type == gjson.String && kit.LoneSurrogate(v.Raw) {
+			return bodyErr(ptr+"/"+n, "a lone surrogate escape: it names no character, and decoding it would alter bytes that must be kept exact")
+		}
+	}
+	return nil
 }
 
 // str reads the string member name of block i within the budget; an absent

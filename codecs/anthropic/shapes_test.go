@@ -175,3 +175,18 @@ func TestDeepInputJSONDelta(t *testing.T) {
 	n := tu.Blocks[0].(*replay.Native)
 	assert.Equal(t, `{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}`, string(n.Raw), "too deep to set: the start's input is kept")
 }
+
+// Kimi's `/anthropic` endpoint streams unsigned thinking: its blocks are
+// Kimi's format, kept for Kimi and never carried to Claude.
+func TestKimiHost(t *testing.T) {
+	tu := sweepAs(t, "kimi", "kimi-anthropic.sse")
+	require.Len(t, tu.Blocks, 3)
+	th := tu.Blocks[0].(*replay.ReasoningText)
+	assert.Equal(t, formats.KimiAnthropic, th.Format)
+	assert.Equal(t, "The user asks for the \"largest\" file in src/; list it first → then compare sizes.\n", th.Text)
+	assert.False(t, th.Signature.IsPresent())
+	assert.Equal(t, `{"path": "src/"}`, tu.Blocks[2].(*replay.ToolCall).Arguments)
+	out, notes := replay.Carry(replay.History{Turns: []*replay.Turn{tu}}, replay.Target{API: "anthropic", Provider: "anthropic", Model: "claude-opus-5-5"}, nil)
+	require.NotEmpty(t, notes)
+	assert.Empty(t, out.Turns[0].Items())
+}

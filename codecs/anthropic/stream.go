@@ -3,9 +3,11 @@ package anthropic
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -57,6 +59,10 @@ type block struct {
 	comp  *replay.Compaction
 	// contentSeen records that a compaction's content arrived.
 	contentSeen bool
+	// hi holds a high surrogate half that ended the previous text_delta,
+	// to be joined with the low half that starts the next one (a host
+	// cutting text by UTF-16 code units splits pairs).
+	hi rune
 }
 
 // StreamDecoder decodes an Anthropic Messages event stream (SSE, or one JSON
@@ -132,10 +138,27 @@ func (d *StreamDecoder) decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 	if len(data) == 0 || string(data) == "[DONE]" {
 		return dst, nil
 	}
-	if !jsonw.ValidBytes(data) {
+	s := bytesString(data)
+	var ev eventFields
+	if !ev.scan(s) {
 		return dst, d.malformed("", "expected one JSON object per event")
 	}
-	s := bytesString(data)
+	// The hot path: deltas, stops and pings, read from the one pass.
+	if ev.object && len(ev.typ) > 2 && ev.typ[0] == '"' && !d.done {
+		switch ev.typ[1 : len(ev.typ)-1] {
+		case "content_block_delta":
+			return d.deltaFast(&ev, dst)
+		case "content_block_stop":
+			b, err := d.blockAt(ev.index)
+			if err != nil {
+				return dst, err
+			}
+			return d.stop(b, dst), nil
+		case "ping":
+			return dst, nil
+		}
+	}
+	// The event is valid JSON: the rarer events are read with gjson.
 	typ := gjson.Get(s, "type")
 	if !typ.Exists() {
 		var pe *replay.ProviderError
@@ -153,6 +176,72 @@ func (d *StreamDecoder) decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 		return dst, nil // nothing after message_stop changes the turn
 	}
 	return d.event(typ.Str, s, dst)
+}
+
+// eventFields is what one pass over an event keeps: the raw text of the
+// members the hot path reads (a member absent is "").
+type eventFields struct {
+	object bool // the event is a JSON object
+	typ    string
+	index  string
+	delta  string // the delta member, whatever its kind
+	dtype  string // delta.type, when delta is an object
+	// The delta's string members, by name.
+	thinking, text, signature, partialJSON, content, citation string
+}
+
+// scan reads the event s once, validating it as [jsonw.Valid] does, and
+// keeps the raw members the hot path needs. It reports false when s is
+// not valid JSON.
+func (ev *eventFields) scan(s string) bool {
+	var sc jsonw.Scanner
+	if !sc.Reset(s) {
+		return false
+	}
+	var top jsonw.Object
+	if !sc.Object(&top) {
+		return sc.End()
+	}
+	ev.object = true
+	for name, ok := sc.Member(&top); ok; name, ok = sc.Member(&top) {
+		switch name {
+		case "type":
+			ev.typ = sc.Value()
+		case "index":
+			ev.index = sc.Value()
+		case "delta":
+			mark := sc.Mark()
+			var o jsonw.Object
+			if !sc.Object(&o) {
+				ev.delta = sc.Value()
+				continue
+			}
+			for n, ok := sc.Member(&o); ok; n, ok = sc.Member(&o) {
+				var dst *string
+				switch n {
+				case "type":
+					dst = &ev.dtype
+				case "thinking":
+					dst = &ev.thinking
+				case "text":
+					dst = &ev.text
+				case "signature":
+					dst = &ev.signature
+				case "partial_json":
+					dst = &ev.partialJSON
+				case "content":
+					dst = &ev.content
+				case "citation":
+					dst = &ev.citation
+				default:
+					continue
+				}
+				*dst = sc.Value()
+			}
+			ev.delta = sc.Since(mark)
+		}
+	}
+	return sc.End()
 }
 
 // unwrap reads an event without a JSON `type`: Bedrock
@@ -296,18 +385,42 @@ func mergeUsage(old []byte, upd gjson.Result) []byte {
 }
 
 func (d *StreamDecoder) index(s string) (int, error) {
-	ix := gjson.Get(s, "index")
-	if ix.Type != gjson.Number || ix.Num < 0 || ix.Num != float64(int64(ix.Num)) {
-		return 0, d.malformed("/index", "expected a non-negative integer block index")
+	return d.indexRaw(gjson.Get(s, "index").Raw)
+}
+
+// indexRaw reads a block index from its raw JSON text ("" when absent).
+func (d *StreamDecoder) indexRaw(raw string) (int, error) {
+	n, ok := 0, len(raw) > 0 && len(raw) < 10
+	for i := 0; ok && i < len(raw); i++ {
+		c := raw[i]
+		ok = c >= '0' && c <= '9' && !(i == 0 && c == '0' && len(raw) > 1)
+		n = n*10 + int(c-'0')
 	}
-	if max := d.budget.Limits().MaxBlocks; ix.Num >= float64(max) {
+	if !ok {
+		// Not a plain small integer: read it as a JSON number (1e2 is 100).
+		f, err := strconv.ParseFloat(raw, 64)
+		if raw == "" || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) || err != nil && !errors.Is(err, strconv.ErrRange) ||
+			f < 0 || f != float64(int64(f)) {
+			return 0, d.malformed("/index", "expected a non-negative integer block index")
+		}
+		if max := d.budget.Limits().MaxBlocks; f >= float64(max) {
+			return 0, &replay.LimitError{What: "block count", Limit: max, API: API, Event: d.n, Block: -1}
+		}
+		return int(f), nil
+	}
+	if max := d.budget.Limits().MaxBlocks; n >= max {
 		return 0, &replay.LimitError{What: "block count", Limit: max, API: API, Event: d.n, Block: -1}
 	}
-	return int(ix.Num), nil
+	return n, nil
 }
 
 func (d *StreamDecoder) block(s string) (*block, error) {
-	i, err := d.index(s)
+	return d.blockAt(gjson.Get(s, "index").Raw)
+}
+
+// blockAt returns the open block of the raw index ix.
+func (d *StreamDecoder) blockAt(ix string) (*block, error) {
+	i, err := d.indexRaw(ix)
 	if err != nil {
 		return nil, err
 	}
@@ -338,6 +451,17 @@ func (d *StreamDecoder) start(s string, dst []replay.Event) ([]replay.Event, err
 	b := &block{pos: len(d.turn.Blocks), open: true}
 	if err := d.budget.Block(b.pos); err != nil {
 		return dst, err
+	}
+	switch ctype.Str {
+	case "thinking", "redacted_thinking", "compaction":
+		// Signed or opaque strings: a lone surrogate escape would alter them.
+		for _, k := range [...]string{"thinking", "signature", "data", "content"} {
+			if v := cb.Get(k); v.Type == gjson.String {
+				if err := d.lone(v.Raw, "/content_block/", k); err != nil {
+					return dst, err
+				}
+			}
+		}
 	}
 	switch ctype.Str {
 	case "thinking":
@@ -526,11 +650,16 @@ func (d *StreamDecoder) startToolUse(b *block, cb gjson.Result, dst []replay.Eve
 // grow appends the value of the JSON string v to sb, a growing string of
 // block b, within the budget, and returns the length sb had before.
 func (d *StreamDecoder) grow(b *block, sb *strings.Builder, v gjson.Result) (int, error) {
-	old := sb.Len()
 	if v.Type != gjson.String {
-		return old, nil
+		return sb.Len(), nil
 	}
-	jsonw.WriteUnquoted(sb, v.Raw)
+	return d.growRaw(b, sb, v.Raw)
+}
+
+// growRaw is grow for the raw text of a JSON string.
+func (d *StreamDecoder) growRaw(b *block, sb *strings.Builder, raw string) (int, error) {
+	old := sb.Len()
+	jsonw.WriteUnquoted(sb, raw)
 	return old, d.budget.Item(b.pos, sb.Len(), sb.Len()-old)
 }
 
@@ -542,13 +671,32 @@ type deltaSpec struct {
 	event  replay.EventKind
 }
 
-var deltaSpecs = map[string]deltaSpec{
-	"thinking_delta":   {[]blockKind{kindThinking}, "thinking", replay.EventReasoningDelta},
-	"signature_delta":  {[]blockKind{kindThinking, kindCompaction}, "signature", replay.EventInvalid},
-	"compaction_delta": {[]blockKind{kindCompaction}, "content", replay.EventInvalid},
-	"text_delta":       {[]blockKind{kindText}, "text", replay.EventTextDelta},
-	"input_json_delta": {[]blockKind{kindToolUse, kindNative}, "partial_json", replay.EventToolCallDelta},
-	"citations_delta":  {[]blockKind{kindText}, "citation", replay.EventInvalid},
+var (
+	specThinking   = deltaSpec{[]blockKind{kindThinking}, "thinking", replay.EventReasoningDelta}
+	specSignature  = deltaSpec{[]blockKind{kindThinking, kindCompaction}, "signature", replay.EventInvalid}
+	specCompaction = deltaSpec{[]blockKind{kindCompaction}, "content", replay.EventInvalid}
+	specText       = deltaSpec{[]blockKind{kindText}, "text", replay.EventTextDelta}
+	specInput      = deltaSpec{[]blockKind{kindToolUse, kindNative}, "partial_json", replay.EventToolCallDelta}
+	specCitations  = deltaSpec{[]blockKind{kindText}, "citation", replay.EventInvalid}
+)
+
+// spec returns the delta type's spec and its string member's raw text.
+func (ev *eventFields) spec(dtype string) (*deltaSpec, string) {
+	switch dtype {
+	case "thinking_delta":
+		return &specThinking, ev.thinking
+	case "signature_delta":
+		return &specSignature, ev.signature
+	case "compaction_delta":
+		return &specCompaction, ev.content
+	case "text_delta":
+		return &specText, ev.text
+	case "input_json_delta":
+		return &specInput, ev.partialJSON
+	case "citations_delta":
+		return &specCitations, ev.citation
+	}
+	return nil, ""
 }
 
 var kindNames = map[blockKind]string{
@@ -557,37 +705,54 @@ var kindNames = map[blockKind]string{
 
 // delta applies a content_block_delta to the block at its index.
 func (d *StreamDecoder) delta(s string, dst []replay.Event) ([]replay.Event, error) {
-	b, err := d.block(s)
+	var ev eventFields
+	ev.scan(s) // s was validated
+	return d.deltaFast(&ev, dst)
+}
+
+// deltaFast applies a content_block_delta read by one pass into ev.
+func (d *StreamDecoder) deltaFast(ev *eventFields, dst []replay.Event) ([]replay.Event, error) {
+	b, err := d.blockAt(ev.index)
 	if err != nil {
 		return dst, err
 	}
-	delta := gjson.Get(s, "delta")
-	dtype := delta.Get("type")
-	if !delta.IsObject() || dtype.Type != gjson.String {
+	if len(ev.delta) == 0 || ev.delta[0] != '{' || len(ev.dtype) < 2 || ev.dtype[0] != '"' {
 		return dst, d.malformed("/delta", "expected a delta object with a string type")
 	}
-	spec, ok := deltaSpecs[dtype.Str]
-	if !ok {
+	dtype := jsonw.UnquoteView(ev.dtype)
+	spec, raw := ev.spec(dtype)
+	if spec == nil {
 		return dst, nil // a delta type added later: tolerated, not kept
 	}
 	if !slices.Contains(spec.kinds, b.kind) {
-		return dst, d.malformed("/delta/type", "%s for a block that is not %s", dtype.Str, kindNames[b.kind])
+		return dst, d.malformed("/delta/type", "%s for a block that is not %s", dtype, kindNames[b.kind])
 	}
-	v := delta.Get(spec.member)
-	if dtype.Str == "citations_delta" {
-		return dst, d.citation(b, v)
+	if spec == &specCitations {
+		return dst, d.citation(b, raw)
 	}
-	if v.Type != gjson.String {
+	if len(raw) < 2 || raw[0] != '"' {
 		return dst, d.malformed("/delta/"+spec.member, "expected a string")
 	}
 	sb := &b.text
-	switch dtype.Str {
-	case "signature_delta":
+	switch spec {
+	case &specSignature:
 		sb, b.sigSeen = &b.sig, true
-	case "compaction_delta":
+	case &specCompaction:
 		b.contentSeen = true
 	}
-	old, err := d.grow(b, sb, v)
+	if spec != &specText && spec != &specInput {
+		if err := d.lone(raw, "/delta/", spec.member); err != nil {
+			return dst, err
+		}
+	}
+	var old int
+	if spec == &specText {
+		old = sb.Len()
+		jsonw.WriteUnquotedJoin(sb, raw, &b.hi)
+		err = d.budget.Item(b.pos, sb.Len(), sb.Len()-old)
+	} else {
+		old, err = d.growRaw(b, sb, raw)
+	}
 	if err != nil {
 		return dst, err
 	}
@@ -597,18 +762,29 @@ func (d *StreamDecoder) delta(s string, dst []replay.Event) ([]replay.Event, err
 	return append(dst, replay.Event{Kind: spec.event, Block: b.pos, Delta: sb.String()[old:]}), nil
 }
 
+// lone refuses a string whose raw JSON text holds a lone surrogate escape:
+// it names no character, and decoding it would alter signed or opaque
+// bytes (a signature, signed thinking text, compaction content).
+// The error names the member at the pointer ptr+name.
+func (d *StreamDecoder) lone(raw, ptr, name string) error {
+	if strings.IndexByte(raw, '\\') < 0 || jsonw.LoneAt(raw, false) < 0 {
+		return nil
+	}
+	return d.malformed(ptr+name, "a lone surrogate escape: it names no character, and decoding it would alter bytes that must be kept exact")
+}
+
 // citation keeps a citations_delta's citation for the text block b.
-func (d *StreamDecoder) citation(b *block, c gjson.Result) error {
-	if !c.IsObject() {
+func (d *StreamDecoder) citation(b *block, raw string) error {
+	if len(raw) == 0 || raw[0] != '{' {
 		return d.malformed("/delta/citation", "expected a citation object")
 	}
-	if err := d.budget.Item(b.pos, len(b.cites)+1+len(c.Raw), 1+len(c.Raw)); err != nil {
+	if err := d.budget.Item(b.pos, len(b.cites)+1+len(raw), 1+len(raw)); err != nil {
 		return err
 	}
 	if len(b.cites) > 0 {
 		b.cites = append(b.cites, ',')
 	}
-	b.cites = append(b.cites, c.Raw...)
+	b.cites = append(b.cites, raw...)
 	return nil
 }
 
@@ -636,6 +812,7 @@ func (d *StreamDecoder) settle(b *block) {
 			b.think.Signature = replay.Some(b.sig.String())
 		}
 	case kindText:
+		jsonw.FlushHalf(&b.text, &b.hi) // a lone half: U+FFFD, as unsigned visible text reads it
 		b.txt.Text = b.text.String()
 		if len(b.cites) > 0 {
 			extra := b.txt.Extra

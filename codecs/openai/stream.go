@@ -109,16 +109,16 @@ func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 		return dst, nil
 	}
 	s := view(data)
-	if !jsonw.Valid(s) {
+	fl, obj, ok := readFields(s)
+	if !ok {
 		d.err = replay.Malformed(API, n, "", "expected a JSON Responses stream event")
 		return dst, d.err
 	}
-	root := gjson.Parse(s)
-	if !root.IsObject() {
+	if !obj {
 		d.err = replay.Malformed(API, n, "", "expected a JSON Responses stream event object")
 		return dst, d.err
 	}
-	fl := readFields(root)
+	root := gjson.Result{Type: gjson.JSON, Raw: s}
 	typ := fl.typ.Str
 	if typ == "" && len(f.Type) > 0 {
 		typ = view(f.Type)
@@ -141,40 +141,82 @@ func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 	return dst, err
 }
 
-// readFields reads the top-level members of an event that the decoder
-// uses, in one pass.
-func readFields(root gjson.Result) fields {
-	var fl fields
-	root.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
+// readFields reads the top-level members of the event s that the decoder
+// uses, in the one pass that validates s as [jsonw.Valid] does. It reports
+// whether s is an object, and ok false when s is not valid JSON.
+func readFields(s string) (fl fields, obj, ok bool) {
+	var sc jsonw.Scanner
+	if !sc.Reset(s) {
+		return fl, false, false
+	}
+	var top jsonw.Object
+	if !sc.Object(&top) {
+		return fl, false, sc.End()
+	}
+	for name, more := sc.Member(&top); more; name, more = sc.Member(&top) {
+		var dst *gjson.Result
+		switch name {
 		case "type":
-			fl.typ = v
+			dst = &fl.typ
 		case "sequence_number":
-			fl.seq = v
+			dst = &fl.seq
 		case "output_index":
-			fl.outIdx = v
+			dst = &fl.outIdx
 		case "summary_index":
-			fl.sumIdx = v
+			dst = &fl.sumIdx
 		case "content_index":
-			fl.contIdx = v
+			dst = &fl.contIdx
 		case "delta":
-			fl.delta = v
+			dst = &fl.delta
 		case "text":
-			fl.text = v
+			dst = &fl.text
 		case "item":
-			fl.item = v
+			dst = &fl.item
 		case "part":
-			fl.part = v
+			dst = &fl.part
 		case "response":
-			fl.response = v
+			dst = &fl.response
 		case "arguments":
-			fl.args = v
+			dst = &fl.args
 		case "input":
-			fl.input = v
+			dst = &fl.input
+		default:
+			continue
 		}
-		return true
-	})
-	return fl
+		*dst = result(sc.Value())
+	}
+	return fl, true, sc.End()
+}
+
+// result makes the gjson value of the raw text of one valid JSON value,
+// as gjson reads it; a string's Str views raw unless it has escapes.
+func result(raw string) gjson.Result {
+	if raw == "" {
+		return gjson.Result{}
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		return gjson.Result{Type: gjson.String, Raw: raw, Str: jsonw.UnquoteView(raw)}
+	case c == '{' || c == '[':
+		return gjson.Result{Type: gjson.JSON, Raw: raw}
+	case c == 't':
+		return gjson.Result{Type: gjson.True, Raw: raw}
+	case c == 'f':
+		return gjson.Result{Type: gjson.False, Raw: raw}
+	case c == 'n':
+		return gjson.Result{Type: gjson.Null, Raw: raw}
+	}
+	if len(raw) < 16 && raw[0] != '-' && raw[0] != '0' || raw == "0" {
+		n := 0
+		for i := 0; i < len(raw); i++ {
+			if raw[i] < '0' || raw[i] > '9' {
+				return gjson.Parse(raw) // a fraction or an exponent
+			}
+			n = n*10 + int(raw[i]-'0')
+		}
+		return gjson.Result{Type: gjson.Number, Raw: raw, Num: float64(n)}
+	}
+	return gjson.Parse(raw) // a number
 }
 
 func trimSpace(b []byte) []byte {
