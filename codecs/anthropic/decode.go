@@ -305,7 +305,7 @@ func (r *reader) lone(cb gjson.Result, ptr string, names ...string) error {
 		return nil
 	}
 	for _, n := range names {
-		if v := cb.Get(n); v.Type == gjson.String && kit.LoneSurrogate(v.Raw) {
+		if v := cb.Get(n); v.Type == gjson.String && jsonw.Lone(v.Raw) {
 			return bodyErr(ptr+"/"+n, "a lone surrogate escape: it names no character, and decoding it would alter bytes that must be kept exact")
 		}
 	}
