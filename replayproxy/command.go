@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/reasonreplay/replay/replayhttp"
 )
 
 // Flags are the settings of the `replay proxy` command, shared by every
@@ -106,7 +108,11 @@ func (f *Flags) Config(log *slog.Logger) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	return Config{Upstreams: ups, Store: store, Mode: mode, Retry: f.Retry, MaxBodyBytes: f.MaxBody,
+	var retry *replayhttp.Retry
+	if f.Retry {
+		retry = &replayhttp.Retry{}
+	}
+	return Config{Upstreams: ups, Store: store, Mode: mode, Retry: retry, MaxBodyBytes: f.MaxBody,
 		MaxStreams: f.MaxStreams, StoreTimeout: f.StoreTimeout, Logger: log}, nil
 }
 
@@ -150,7 +156,7 @@ func Run(ctx context.Context, f *Flags, logw io.Writer) error {
 		names = append(names, u.Name+"="+u.URL)
 	}
 	log.Info("listening", "addr", ln.Addr().String(), "upstreams", names, "mode", cfg.Mode.String(),
-		"store", storeName(f.StoreURI), "retry", cfg.Retry)
+		"store", storeName(f.StoreURI), "retry", cfg.Retry != nil)
 	return Serve(ctx, ln, srv, f.ShutdownTimeout, log)
 }
 
