@@ -16,7 +16,7 @@ type family struct{ name, help, typ string }
 var (
 	mRequests       = family{"replay_proxy_requests_total", "Requests answered, by upstream and HTTP status.", "counter"}
 	mTurns          = family{"replay_proxy_turns_captured_total", "Turns captured from responses, by upstream, API and whether the turn was complete (only complete turns are stored).", "counter"}
-	mRepairs        = family{"replay_proxy_repairs_total", "Repairs of requests, by kind (restored, removed, ambiguous, mismatch, failed).", "counter"}
+	mRepairs        = family{"replay_proxy_repairs_total", "Repairs of requests, by kind (restored, removed, ambiguous, mismatch, failed, store-error).", "counter"}
 	mAudits         = family{"replay_proxy_audits_total", "Audited requests, by verdict (clean, risk, degrade, reject).", "counter"}
 	mViolations     = family{"replay_proxy_audit_violations_total", "Audit violations, by rule id and verdict (reject refused in enforce mode, or reported).", "counter"}
 	mUpstreamErrors = family{"replay_proxy_upstream_errors_total", "Upstream error responses and failures, by upstream, status (or transport) and the rule Classify names (unknown when none).", "counter"}

@@ -433,7 +433,7 @@ func (s *Server) countRequest(w http.ResponseWriter, up *upstream, report replay
 		}
 		var parts []string
 		for _, a := range []replayhttp.RepairAction{replayhttp.RepairRestored, replayhttp.RepairRemoved,
-			replayhttp.RepairAmbiguous, replayhttp.RepairMismatch, replayhttp.RepairFailed} {
+			replayhttp.RepairAmbiguous, replayhttp.RepairMismatch, replayhttp.RepairFailed, replayhttp.RepairStoreError} {
 			if counts[a] > 0 {
 				parts = append(parts, string(a)+"="+strconv.Itoa(counts[a]))
 			}
