@@ -205,7 +205,7 @@ func hasItems(t *replay.Turn) bool {
 // lookup returns the distinct stored turns under keys, and whether some
 // key named more than one; or the first error of the store.
 func (t *Transport) lookup(ctx context.Context, keys []string) (turns []*replay.Turn, ambiguous bool, err error) {
-	var docs [][]byte
+	var set turnSet
 	for _, k := range keys {
 		got, err := t.Store.Get(ctx, k)
 		if err != nil {
@@ -214,19 +214,28 @@ func (t *Transport) lookup(ctx context.Context, keys []string) (turns []*replay.
 		if len(got) > 1 {
 			ambiguous = true
 		}
-	next:
 		for _, tu := range got {
-			d := tu.AppendJSON(nil)
-			for _, x := range docs {
-				if bytes.Equal(x, d) {
-					continue next
-				}
-			}
-			docs = append(docs, d)
-			turns = append(turns, tu)
+			set.add(tu)
 		}
 	}
-	return turns, ambiguous || len(turns) > 1, nil
+	return set.turns, ambiguous || len(set.turns) > 1, nil
+}
+
+// turnSet collects turns once each: two turns with the same document are
+// one.
+type turnSet struct {
+	docs  [][]byte
+	turns []*replay.Turn
+}
+
+func (s *turnSet) add(tu *replay.Turn) {
+	d := tu.AppendJSON(nil)
+	for _, x := range s.docs {
+		if bytes.Equal(x, d) {
+			return
+		}
+	}
+	s.docs, s.turns = append(s.docs, d), append(s.turns, tu)
 }
 
 // storeError reports a store that could not be read for the element at
@@ -425,8 +434,7 @@ func mismatch(m, t message) string {
 // the reasoning items that are missing before their followers.
 func (t *Transport) repairInput(ctx context.Context, rt route, body []byte, target replay.Target, policy replay.Policy) ([]byte, []Repair) {
 	var reps []Repair
-	var docs [][]byte
-	var turns []*replay.Turn
+	var found turnSet
 	i := -1
 	gjson.GetBytes(body, "input").ForEach(func(_, it gjson.Result) bool {
 		i++
@@ -448,28 +456,22 @@ func (t *Transport) repairInput(ctx context.Context, rt route, body []byte, targ
 		if len(keys) == 0 {
 			return true
 		}
-		found, ambiguous, err := t.lookup(ctx, keys)
+		turns, ambiguous, err := t.lookup(ctx, keys)
 		if err != nil {
 			reps = append(reps, storeError("/input/"+strconv.Itoa(i), err))
 			return true
 		}
 		if ambiguous {
 			reps = append(reps, Repair{Pointer: "/input/" + strconv.Itoa(i), Action: RepairAmbiguous,
-				Detail: fmt.Sprintf("the item's ids name %d stored turns; left as it was", len(found))})
+				Detail: fmt.Sprintf("the item's ids name %d stored turns; left as it was", len(turns))})
 			return true
 		}
-	next:
-		for _, tu := range found {
-			d := tu.AppendJSON(nil)
-			for _, x := range docs {
-				if bytes.Equal(x, d) {
-					continue next
-				}
-			}
-			docs, turns = append(docs, d), append(turns, tu)
+		for _, tu := range turns {
+			found.add(tu)
 		}
 		return true
 	})
+	turns := found.turns
 	out := body
 	// Reasoning items the input carries that the target must not get, by
 	// the stored turn they came in, else by what the request says.

@@ -280,20 +280,28 @@ func TestClientDisconnectCancelsUpstream(t *testing.T) {
 	assert.Equal(t, 0, store.Len())
 }
 
-// With retry on, an upstream refusal Classify knows is retried once with
-// its fix, and the conversation's next request gets the fix up front;
-// without, the client gets the provider's error byte for byte.
-func TestRetry(t *testing.T) {
-	refusal := `{"type":"error","error":{"type":"invalid_request_error","message":"messages.1.content.0: Invalid ` + "`signature`" + ` in ` + "`thinking`" + ` block"}}`
-	up := newUpstream(t, func(w http.ResponseWriter, _ *http.Request, body []byte) {
+// refusal is Anthropic's answer to a forged signature.
+const refusal = `{"type":"error","error":{"type":"invalid_request_error","message":"messages.1.content.0: Invalid ` + "`signature`" + ` in ` + "`thinking`" + ` block"}}`
+
+// refusingUpstream answers a request that carries a forged signature with
+// refusal, and any other with ok.
+func refusingUpstream(t *testing.T, ok func(w http.ResponseWriter)) *upstream {
+	return newUpstream(t, func(w http.ResponseWriter, _ *http.Request, body []byte) {
 		if strings.Contains(string(body), `"signature":"forged"`) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadRequest)
 			_, _ = io.WriteString(w, refusal)
 			return
 		}
-		writeEvents(w, anthropicEvents(sigFor("after"), "toolu_B"))
+		ok(w)
 	})
+}
+
+// With retry on, an upstream refusal Classify knows is retried once with
+// its fix, and the conversation's next request gets the fix up front;
+// without, the client gets the provider's error byte for byte.
+func TestRetry(t *testing.T) {
+	up := refusingUpstream(t, func(w http.ResponseWriter) { writeEvents(w, anthropicEvents(sigFor("after"), "toolu_B")) })
 	foreign := `{"role":"assistant","content":[{"type":"thinking","thinking":"x","signature":"forged"},` + toolUse("toolu_A") + `]}`
 	stripped := `{"role":"assistant","content":[` + toolUse("toolu_A") + `]}`
 	body := followUp(foreign, "toolu_A")
@@ -345,16 +353,8 @@ func TestRetry(t *testing.T) {
 // A retry the upstream drops the connection on leaves the client the
 // provider's refusal, byte for byte, with a log line.
 func TestRetryThatFailsGivesTheRefusal(t *testing.T) {
-	refusal := `{"type":"error","error":{"type":"invalid_request_error","message":"messages.1.content.0: Invalid ` + "`signature`" + ` in ` + "`thinking`" + ` block"}}`
-	up := newUpstream(t, func(w http.ResponseWriter, _ *http.Request, body []byte) {
-		if strings.Contains(string(body), `"signature":"forged"`) {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadRequest)
-			_, _ = io.WriteString(w, refusal)
-			return
-		}
-		conn, _, err := http.NewResponseController(w).Hijack()
-		if err == nil {
+	up := refusingUpstream(t, func(w http.ResponseWriter) {
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
 			conn.Close()
 		}
 	})
