@@ -80,8 +80,9 @@ func TestSecondInstanceServesNextTurn(t *testing.T) {
 }
 
 // Redis restarted during the run: the proxy passes requests through
-// (unrepaired, never waiting on the store) with one log line, and repairs
-// again once Redis answers, with another.
+// (unrepaired, never waiting on the store, the store's error the reason
+// in X-Replay-Repairs) with one log line, and repairs again once Redis
+// answers, with another.
 func TestRedisRestart(t *testing.T) {
 	r := startRedis(t)
 	up := newUpstream(t)
@@ -98,7 +99,7 @@ func TestRedisRestart(t *testing.T) {
 	r.stop()
 	for i, id := range []string{"r2", "r3", "r4"} {
 		rep, took := loop(id)
-		assert.Empty(t, rep, "passed through")
+		assert.Equal(t, "store-error=1", rep, "passed through, the store's error the reason")
 		assert.Less(t, took, 2*time.Second, "never blocked on the store")
 		assert.Equal(t, nextRequest(sigFor(id), "toolu_"+id, true), up.got(id)[1], "the request went as the client sent it")
 		if i == 0 {

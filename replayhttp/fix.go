@@ -281,36 +281,41 @@ func addSentinels(list string, body []byte) edit {
 // backfillReasoningContent sends `reasoning_content: ""` on every
 // assistant message that lacks it (or has null).
 func backfillReasoningContent(list string, body []byte) edit {
-	e := edit{body: body}
-	e.body, _ = editList(body, list, func(i int, el gjson.Result) string {
-		if el.Get("role").Str != "assistant" {
-			return el.Raw
+	return editAssistants(list, body, RepairSet, func(raw string) (string, string) {
+		if v := gjson.Get(raw, "reasoning_content"); v.Exists() && v.Type != gjson.Null {
+			return raw, ""
 		}
-		if v := el.Get("reasoning_content"); v.Exists() && v.Type != gjson.Null {
-			return el.Raw
-		}
-		out, err := sjson.Set(el.Raw, "reasoning_content", "")
+		out, err := sjson.Set(raw, "reasoning_content", "")
 		if err != nil {
-			return el.Raw
+			return raw, ""
 		}
-		e.changes = append(e.changes, Repair{Pointer: "/" + list + "/" + strconv.Itoa(i), Action: RepairSet,
-			Detail: `reasoning_content "" sent where the message had none`})
-		return out
+		return out, `reasoning_content "" sent where the message had none`
 	})
-	return e
 }
 
 // removeReasoningContent removes `reasoning_content` from every assistant
 // message.
 func removeReasoningContent(list string, body []byte) edit {
+	return editAssistants(list, body, RepairRemoved, func(raw string) (string, string) {
+		if out, v := deleteMember(raw, "reasoning_content"); v.Exists() {
+			return out, "reasoning_content removed"
+		}
+		return raw, ""
+	})
+}
+
+// editAssistants rewrites each assistant message of the array at list
+// with fn, which returns the message's new JSON and what it changed ("":
+// nothing), reported as action.
+func editAssistants(list string, body []byte, action RepairAction, fn func(raw string) (string, string)) edit {
 	e := edit{body: body}
 	e.body, _ = editList(body, list, func(i int, el gjson.Result) string {
 		if el.Get("role").Str != "assistant" {
 			return el.Raw
 		}
-		out, v := deleteMember(el.Raw, "reasoning_content")
-		if v.Exists() {
-			e.changes = append(e.changes, Repair{Pointer: "/" + list + "/" + strconv.Itoa(i), Action: RepairRemoved, Detail: "reasoning_content removed"})
+		out, detail := fn(el.Raw)
+		if detail != "" {
+			e.changes = append(e.changes, Repair{Pointer: "/" + list + "/" + strconv.Itoa(i), Action: action, Detail: detail})
 		}
 		return out
 	})

@@ -36,6 +36,10 @@ const (
 	// RepairFailed: the codec could not patch the element; it was left as
 	// it was.
 	RepairFailed RepairAction = "failed"
+	// RepairStoreError: the store could not be read for the element's
+	// keys (Detail has the error); it was left as it was, and no other
+	// key was tried in their place.
+	RepairStoreError RepairAction = "store-error"
 	// RepairSet: a member was set on the request by a one-shot fix (see
 	// [Retry]): drop_block, the Gemini sentinel, an empty
 	// reasoning_content, a beta header.
@@ -199,30 +203,45 @@ func hasItems(t *replay.Turn) bool {
 }
 
 // lookup returns the distinct stored turns under keys, and whether some
-// key named more than one.
-func (t *Transport) lookup(ctx context.Context, keys []string) (turns []*replay.Turn, ambiguous bool) {
-	var docs [][]byte
+// key named more than one; or the first error of the store.
+func (t *Transport) lookup(ctx context.Context, keys []string) (turns []*replay.Turn, ambiguous bool, err error) {
+	var set turnSet
 	for _, k := range keys {
 		got, err := t.Store.Get(ctx, k)
 		if err != nil {
-			continue
+			return nil, false, err
 		}
 		if len(got) > 1 {
 			ambiguous = true
 		}
-	next:
 		for _, tu := range got {
-			d := tu.AppendJSON(nil)
-			for _, x := range docs {
-				if bytes.Equal(x, d) {
-					continue next
-				}
-			}
-			docs = append(docs, d)
-			turns = append(turns, tu)
+			set.add(tu)
 		}
 	}
-	return turns, ambiguous || len(turns) > 1
+	return set.turns, ambiguous || len(set.turns) > 1, nil
+}
+
+// turnSet collects turns once each: two turns with the same document are
+// one.
+type turnSet struct {
+	docs  [][]byte
+	turns []*replay.Turn
+}
+
+func (s *turnSet) add(tu *replay.Turn) {
+	d := tu.AppendJSON(nil)
+	for _, x := range s.docs {
+		if bytes.Equal(x, d) {
+			return
+		}
+	}
+	s.docs, s.turns = append(s.docs, d), append(s.turns, tu)
+}
+
+// storeError reports a store that could not be read for the element at
+// ptr.
+func storeError(ptr string, err error) Repair {
+	return Repair{Pointer: ptr, Action: RepairStoreError, Detail: "the store could not be read (" + err.Error() + "); left as it was"}
 }
 
 // repair puts back into body what its assistant elements lost, from the
@@ -253,16 +272,16 @@ func (t *Transport) repair(ctx context.Context, rt route, body []byte) ([]byte, 
 		ptr := "/" + rt.list + "/" + strconv.Itoa(i)
 		// Tool-call ids name one turn; the position and content hash,
 		// shared by every conversation at the same point, only when the
-		// message has no ids.
+		// ids name none (not when the store could not say).
 		var keys []string
 		for _, id := range msg.calls {
 			if id != "" {
 				keys = append(keys, "call:"+id)
 			}
 		}
-		turns, ambiguous := t.lookup(ctx, keys)
-		if len(turns) == 0 {
-			turns, ambiguous = t.lookup(ctx, []string{posKey(i, msg)})
+		turns, ambiguous, err := t.lookup(ctx, keys)
+		if err == nil && len(turns) == 0 {
+			turns, ambiguous, err = t.lookup(ctx, []string{posKey(i, msg)})
 		}
 		why := ""
 		if len(turns) == 1 && !ambiguous {
@@ -278,10 +297,16 @@ func (t *Transport) repair(ctx context.Context, rt route, body []byte) ([]byte, 
 			var removed bool
 			out, reps, removed = t.dropForeign(rt, out, i, src, target, policy, reps)
 			if removed || rt.api != "gemini" {
+				if err != nil { // judged by the request alone
+					reps = append(reps, storeError(ptr, err))
+				}
 				return true
 			}
 		}
 		switch {
+		case err != nil:
+			reps = append(reps, storeError(ptr, err))
+			return true
 		case len(turns) == 0:
 			return true
 		case ambiguous:
@@ -409,8 +434,7 @@ func mismatch(m, t message) string {
 // the reasoning items that are missing before their followers.
 func (t *Transport) repairInput(ctx context.Context, rt route, body []byte, target replay.Target, policy replay.Policy) ([]byte, []Repair) {
 	var reps []Repair
-	var docs [][]byte
-	var turns []*replay.Turn
+	var found turnSet
 	i := -1
 	gjson.GetBytes(body, "input").ForEach(func(_, it gjson.Result) bool {
 		i++
@@ -432,24 +456,22 @@ func (t *Transport) repairInput(ctx context.Context, rt route, body []byte, targ
 		if len(keys) == 0 {
 			return true
 		}
-		found, ambiguous := t.lookup(ctx, keys)
-		if ambiguous {
-			reps = append(reps, Repair{Pointer: "/input/" + strconv.Itoa(i), Action: RepairAmbiguous,
-				Detail: fmt.Sprintf("the item's ids name %d stored turns; left as it was", len(found))})
+		turns, ambiguous, err := t.lookup(ctx, keys)
+		if err != nil {
+			reps = append(reps, storeError("/input/"+strconv.Itoa(i), err))
 			return true
 		}
-	next:
-		for _, tu := range found {
-			d := tu.AppendJSON(nil)
-			for _, x := range docs {
-				if bytes.Equal(x, d) {
-					continue next
-				}
-			}
-			docs, turns = append(docs, d), append(turns, tu)
+		if ambiguous {
+			reps = append(reps, Repair{Pointer: "/input/" + strconv.Itoa(i), Action: RepairAmbiguous,
+				Detail: fmt.Sprintf("the item's ids name %d stored turns; left as it was", len(turns))})
+			return true
+		}
+		for _, tu := range turns {
+			found.add(tu)
 		}
 		return true
 	})
+	turns := found.turns
 	out := body
 	// Reasoning items the input carries that the target must not get, by
 	// the stored turn they came in, else by what the request says.

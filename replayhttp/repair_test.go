@@ -2,6 +2,7 @@ package replayhttp_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -184,4 +185,53 @@ func TestRepairRemovesForeignItems(t *testing.T) {
 	require.Len(t, reps, 1)
 	assert.Equal(t, replayhttp.RepairRemoved, reps[0].Action)
 	assert.Contains(t, reps[0].Detail, "foreign")
+}
+
+// callsDown is a store whose tool-call keys cannot be read (the store is
+// down for them) while the rest of it answers.
+type callsDown struct{ replayhttp.MemoryStore }
+
+var errStoreDown = errors.New("dial tcp 127.0.0.1:6379: connection refused")
+
+func (s *callsDown) Get(ctx context.Context, key string) ([]*replay.Turn, error) {
+	if strings.HasPrefix(key, "call:") {
+		return nil, errStoreDown
+	}
+	return s.MemoryStore.Get(ctx, key)
+}
+
+// When the store cannot say what a message's tool-call ids name, repair
+// does not fall back to the position key (which other conversations may
+// share): the message is left as it was, with the store's error as the
+// reason.
+func TestRepairStoreErrorIsTheReason(t *testing.T) {
+	for _, tc := range []struct{ name, path, first, response, second, ptr string }{
+		{"anthropic", "/v1/messages", anthropicFirst, anthropicJSON(sigFor(17), "toolu_17"),
+			anthropicFollowUp(`{"role":"assistant","content":[{"type":"text","text":"Let me check."},{"type":"tool_use","id":"toolu_17","name":"get_weather","input":{"city":"Zürich"}}]}`, "toolu_17"),
+			"/messages/1"},
+		{"openai-responses", "/v1/responses", `{"model":"gpt-5","store":false,"input":[{"role":"user","content":"Weather in Zürich?"}]}`, responsesJSON("gAAA17", "call_17"),
+			`{"model":"gpt-5","store":false,"input":[{"role":"user","content":"Weather in Zürich?"},` +
+				`{"type":"function_call","id":"fc_call_17","call_id":"call_17","name":"get_weather","arguments":"{\"city\":\"Zürich\"}"},` +
+				`{"type":"function_call_output","call_id":"call_17","output":"18°C"}]}`,
+			"/input/1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newServer(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) { serveJSON(w, tc.response) })
+			store := &callsDown{}
+			c := &http.Client{Transport: &replayhttp.Transport{Store: store}}
+			resp := post(t, c, context.Background(), srv.URL+tc.path, tc.first)
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			require.Equal(t, 1, store.Len(), "the turn was captured")
+
+			ctx, call := replayhttp.WithCapture(context.Background())
+			resp = post(t, c, ctx, srv.URL+tc.path, tc.second)
+			resp.Body.Close()
+			got := srv.received()
+			require.Len(t, got, 2)
+			assert.Equal(t, tc.second, string(got[1]), "left as the agent sent it")
+			assert.Equal(t, []replayhttp.Repair{{Pointer: tc.ptr, Action: replayhttp.RepairStoreError,
+				Detail: "the store could not be read (dial tcp 127.0.0.1:6379: connection refused); left as it was"}}, call.Repairs())
+		})
+	}
 }

@@ -62,6 +62,9 @@ type Retried struct {
 	// RetryStatus is the status of the response to the retried request
 	// (0 up front, and when the retry failed to send).
 	RetryStatus int
+	// Err is the error the retried request failed to send with; the
+	// caller then gets the provider's first answer, its body as it came.
+	Err error
 }
 
 // decision is what a Retry remembers of one conversation.
@@ -317,8 +320,9 @@ func (t *Transport) upfront(ctx context.Context, rt route, req *http.Request, bo
 // retry reads the error response resp to the request out (whose body is
 // body), and when Classify recognises it and its fix changes the request,
 // sends the fixed request once with next. It returns the response the
-// caller gets, the body of the request that produced it, and the report
-// of the retry (nil when none was made).
+// caller gets (the first one, with its body, when the retry failed to
+// send), the body of the request that produced it, and the report of the
+// retry (nil when none was made).
 func (t *Transport) retry(rt route, out *http.Request, body []byte, resp *http.Response, next func(*http.Request) (*http.Response, error)) (*http.Response, []byte, *Retried, error) {
 	max := t.Limits.WithDefaults().MaxEvent
 	errBody, err := io.ReadAll(io.LimitReader(resp.Body, int64(max)+1))
@@ -352,7 +356,13 @@ func (t *Transport) retry(rt route, out *http.Request, body []byte, resp *http.R
 	setBody(again, e.body)
 	r := &Retried{Class: c, Status: resp.StatusCode, Changes: e.changes}
 	resp2, err := next(again)
-	if err == nil {
+	if err != nil {
+		// The retry did not reach the provider: its refusal is the
+		// answer, rather than an error the caller could not act on.
+		r.Err = err
+		giveBack()
+		resp2, e.body = resp, body
+	} else {
 		r.RetryStatus = resp2.StatusCode
 		if resp2.StatusCode < 400 {
 			t.Retry.remember(conversationKeys(rt, body), c, e.removed)
@@ -361,5 +371,5 @@ func (t *Transport) retry(rt route, out *http.Request, body []byte, resp *http.R
 	if t.Retry.OnRetry != nil {
 		t.Retry.OnRetry(again, *r)
 	}
-	return resp2, e.body, r, err
+	return resp2, e.body, r, nil
 }

@@ -2,6 +2,7 @@ package replayhttp_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -281,4 +282,53 @@ func TestRetryOffByDefault(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, errBody, string(b))
 	assert.Len(t, p.received(), 1)
+}
+
+// failSecond sends the first request and fails every later one, as a
+// provider that went away between the refusal and the retry.
+type failSecond struct{ n int }
+
+var errGone = errors.New("connection refused")
+
+func (f *failSecond) RoundTrip(req *http.Request) (*http.Response, error) {
+	f.n++
+	if f.n > 1 {
+		return nil, errGone
+	}
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// A retry that cannot be sent leaves the caller the provider's refusal,
+// byte for byte, and reports the error; nothing is remembered.
+func TestRetryFailingToSendGivesTheRefusal(t *testing.T) {
+	errBody := envelopes["anthropic"]("messages.1.content.0: Invalid `signature` in `thinking` block")
+	p := newRefusing(t, errBody, `"signature":"forged"`, "application/json", "{}")
+	foreign := `{"role":"assistant","content":[{"type":"thinking","thinking":"x","signature":"forged"},{"type":"tool_use","id":"toolu_53","name":"get_weather","input":{}}]}`
+	body := anthropicFollowUp(foreign, "toolu_53")
+	tr := &replayhttp.Transport{Base: &failSecond{}, Retry: &replayhttp.Retry{}}
+	ctx, call := replayhttp.WithCapture(context.Background())
+	resp := post(t, &http.Client{Transport: tr}, ctx, p.URL+"/v1/messages", body)
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	assert.Equal(t, 400, resp.StatusCode)
+	assert.Equal(t, errBody, string(b))
+	retries := call.Retries()
+	require.Len(t, retries, 1)
+	assert.Equal(t, "anthropic/foreign-signature", retries[0].Class.Rule)
+	assert.Equal(t, 400, retries[0].Status)
+	assert.Equal(t, 0, retries[0].RetryStatus)
+	assert.ErrorIs(t, retries[0].Err, errGone)
+
+	// Nothing was remembered: the same request goes out as the agent sent
+	// it, is refused, and is retried.
+	tr.Base = http.DefaultTransport
+	_, retries = retryCase(t, tr, p, "/v1/messages", body)
+	got := p.received()
+	require.Len(t, got, 3)
+	assert.Equal(t, body, string(got[1]))
+	assert.Equal(t, anthropicFollowUp(`{"role":"assistant","content":[{"type":"tool_use","id":"toolu_53","name":"get_weather","input":{}}]}`, "toolu_53"), string(got[2]))
+	require.Len(t, retries, 1)
+	assert.False(t, retries[0].Upfront)
+	assert.Equal(t, 200, retries[0].RetryStatus)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"container/list"
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -19,9 +20,13 @@ import (
 //	pos:<n>:<hash>                the message's position in the next request
 //	                              and a hash of its visible text and tool names
 //
-// Get returns every turn recorded under a key; when two different turns
-// share one, the middleware leaves the message alone and says so. A Store
-// must be safe for concurrent use; it may be shared by several Transports.
+// Get returns the turns recorded under a key; when two different turns
+// share one, the middleware leaves the message alone and says so. A store
+// may bound the turns one key holds (a position key is shared by every
+// conversation at the same point with the same visible text), provided it
+// keeps at least two, the most recently put, so that a key that names
+// several live turns still reads as ambiguous. A Store must be safe for
+// concurrent use; it may be shared by several Transports.
 type Store interface {
 	// Put records t under every key. The store keeps its own copy.
 	Put(ctx context.Context, keys []string, t *replay.Turn) error
@@ -32,9 +37,11 @@ type Store interface {
 
 // MemoryStore is the in-memory [Store]: bounded by the number of turns and
 // their total size, each turn forgotten TTL after it was put (or put
-// again). The oldest turns go first when a bound is reached. The zero value
-// is ready to use with the defaults. Turns are kept as turn documents, so a
-// Get returns a fresh copy.
+// again). The oldest turns go first when a bound is reached. One key holds
+// at most MaxPerKey turns, the most recently put, so that a Put or a Get
+// costs the same however many conversations share a position key. The
+// zero value is ready to use with the defaults. Turns are kept as turn
+// documents, so a Get returns a fresh copy.
 type MemoryStore struct {
 	// MaxTurns bounds the number of turns kept; 0 means 10000.
 	MaxTurns int
@@ -43,6 +50,15 @@ type MemoryStore struct {
 	MaxBytes int
 	// TTL is how long a turn is kept; 0 means one hour.
 	TTL time.Duration
+	// MaxPerKey bounds the turns one key holds; 0 means 8, and less than
+	// 2 means 2. A turn put under a key that holds that many takes the
+	// place of the key's least recently put turn, which stays in the store
+	// under its other keys (and goes back under this one when it is put
+	// again). A key that named several turns keeps naming several (and
+	// reads as ambiguous) until at most one of them is left: the turns it
+	// let go of were put before the ones it keeps, and leave the store
+	// first.
+	MaxPerKey int
 
 	mu    sync.Mutex
 	now   func() time.Time
@@ -53,7 +69,8 @@ type MemoryStore struct {
 
 type memEntry struct {
 	doc     []byte
-	keys    []string
+	keys    []string // the keys that find it
+	lost    []string // keys it was put under that let it go for newer turns
 	expires time.Time
 }
 
@@ -67,10 +84,16 @@ func (s *MemoryStore) init() {
 	}
 }
 
-func (s *MemoryStore) limits() (turns, size int, ttl time.Duration) {
-	turns, size, ttl = s.MaxTurns, s.MaxBytes, s.TTL
+func (s *MemoryStore) limits() (turns, size, perKey int, ttl time.Duration) {
+	turns, size, perKey, ttl = s.MaxTurns, s.MaxBytes, s.MaxPerKey, s.TTL
 	if turns <= 0 {
 		turns = 10000
+	}
+	switch {
+	case perKey == 0:
+		perKey = 8
+	case perKey < 2:
+		perKey = 2
 	}
 	if size <= 0 {
 		size = 256 << 20
@@ -82,7 +105,8 @@ func (s *MemoryStore) limits() (turns, size int, ttl time.Duration) {
 }
 
 // Put records t under keys. A turn put again under a key that holds the
-// same document is refreshed, not doubled.
+// same document is refreshed, not doubled, and becomes the key's most
+// recently put turn.
 func (s *MemoryStore) Put(_ context.Context, keys []string, t *replay.Turn) error {
 	if len(keys) == 0 || t == nil {
 		return nil
@@ -91,7 +115,7 @@ func (s *MemoryStore) Put(_ context.Context, keys []string, t *replay.Turn) erro
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.init()
-	maxTurns, maxBytes, ttl := s.limits()
+	maxTurns, maxBytes, perKey, ttl := s.limits()
 	now := s.now()
 	s.expire(now)
 	var e *memEntry
@@ -104,7 +128,19 @@ func (s *MemoryStore) Put(_ context.Context, keys []string, t *replay.Turn) erro
 		}
 	}
 	if e != nil {
+		// Each key's turns stay in the store's order, by when they were
+		// last put, and a turn put again goes back under the keys that
+		// let it go: a turn a full key lets go of is older than every
+		// turn the key keeps, and leaves the store first.
 		s.order.MoveToBack(el)
+		keys = append(slices.Clip(keys), e.lost...)
+		e.lost = nil
+		for _, k := range e.keys {
+			l := s.keys[k]
+			i := slices.Index(l, el)
+			copy(l[i:], l[i+1:])
+			l[len(l)-1] = el
+		}
 	} else {
 		if len(doc) > maxBytes {
 			return nil
@@ -115,10 +151,23 @@ func (s *MemoryStore) Put(_ context.Context, keys []string, t *replay.Turn) erro
 	}
 	e.expires = now.Add(ttl)
 	for _, k := range keys {
-		if !has(s.keys[k], el) {
-			s.keys[k] = append(s.keys[k], el)
-			e.keys = append(e.keys, k)
+		l := s.keys[k]
+		if slices.Contains(l, el) {
+			continue
 		}
+		if len(l) >= perKey {
+			oldEl := l[0]
+			old := oldEl.Value.(*memEntry)
+			old.keys = slices.DeleteFunc(old.keys, func(x string) bool { return x == k })
+			old.lost = append(old.lost, k)
+			l = append(l[:0], l[1:]...)
+			if len(old.keys) == 0 { // no key finds it any more
+				s.bytes -= len(old.doc)
+				s.order.Remove(oldEl)
+			}
+		}
+		s.keys[k] = append(l, el)
+		e.keys = append(e.keys, k)
 	}
 	for s.order.Len() > maxTurns || s.bytes > maxBytes {
 		s.remove(s.order.Front())
@@ -126,17 +175,8 @@ func (s *MemoryStore) Put(_ context.Context, keys []string, t *replay.Turn) erro
 	return nil
 }
 
-func has(l []*list.Element, el *list.Element) bool {
-	for _, x := range l {
-		if x == el {
-			return true
-		}
-	}
-	return false
-}
-
 // Get returns copies of the turns recorded under key that have not
-// expired.
+// expired, the least recently put first.
 func (s *MemoryStore) Get(_ context.Context, key string) ([]*replay.Turn, error) {
 	s.mu.Lock()
 	s.init()

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/reasonreplay/replay/replayhttp"
 )
 
 // Flags are the settings of the `replay proxy` command, shared by every
@@ -73,7 +75,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 		"Without any, the public anthropic, openai, gemini and openrouter endpoints")
 	fs.StringVar(&f.ConfigFile, "config", "", "JSON `FILE` adding upstreams: {\"upstreams\":[{\"name\":...,\"url\":...,\"provider\":...}]}")
 	fs.StringVar(&f.Mode, "mode", "report", "audit `MODE`: off, report (X-Replay-Audit header and a log line), enforce (answer the provider's 400 without calling it)")
-	fs.BoolVar(&f.Retry, "retry", false, "retry once a request the upstream refused with a known replay error, with the classified fix applied")
+	fs.BoolVar(&f.Retry, "retry", false, "retry once a request the upstream refused with a known replay error, with the classified fix applied, and apply a fix that worked up front to the conversation's next requests")
 	fs.StringVar(&f.StoreURI, "store", "memory", "store `URI`: memory, file:PATH (survives a restart), or redis://HOST:PORT/DB in the redisstore module's replay-proxy")
 	fs.IntVar(&f.Store.MaxTurns, "store-max-turns", 10000, "`N` turns kept at most")
 	fs.IntVar(&f.Store.MaxBytes, "store-max-bytes", 256<<20, "`N` bytes of turn documents kept at most")
@@ -106,7 +108,11 @@ func (f *Flags) Config(log *slog.Logger) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	return Config{Upstreams: ups, Store: store, Mode: mode, Retry: f.Retry, MaxBodyBytes: f.MaxBody,
+	var retry *replayhttp.Retry
+	if f.Retry {
+		retry = &replayhttp.Retry{}
+	}
+	return Config{Upstreams: ups, Store: store, Mode: mode, Retry: retry, MaxBodyBytes: f.MaxBody,
 		MaxStreams: f.MaxStreams, StoreTimeout: f.StoreTimeout, Logger: log}, nil
 }
 
@@ -150,7 +156,7 @@ func Run(ctx context.Context, f *Flags, logw io.Writer) error {
 		names = append(names, u.Name+"="+u.URL)
 	}
 	log.Info("listening", "addr", ln.Addr().String(), "upstreams", names, "mode", cfg.Mode.String(),
-		"store", storeName(f.StoreURI), "retry", cfg.Retry)
+		"store", storeName(f.StoreURI), "retry", cfg.Retry != nil)
 	return Serve(ctx, ln, srv, f.ShutdownTimeout, log)
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -74,6 +75,19 @@ func TestRunHealthzAndFlags(t *testing.T) {
 	require.NoError(t, stop())
 	assert.Contains(t, logs.String(), `"msg":"listening","addr":"`+addr+`","upstreams":["claude=`+up.URL+`"],"mode":"enforce","store":"memory","retry":false}`)
 	assert.Contains(t, logs.String(), `"msg":"shut down"`)
+}
+
+// --retry turns the classified retry on; without it the Config has none.
+func TestRetryFlag(t *testing.T) {
+	for args, on := range map[string]bool{"--retry": true, "": false} {
+		var f replayproxy.Flags
+		fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
+		f.Register(fs)
+		require.NoError(t, fs.Parse(strings.Fields(args)))
+		cfg, err := f.Config(slog.New(slog.DiscardHandler))
+		require.NoError(t, err)
+		assert.Equal(t, on, cfg.Retry != nil, args)
+	}
 }
 
 func TestFlagErrors(t *testing.T) {

@@ -14,8 +14,10 @@
 //   - captures the reasoning of every response as the client reads it,
 //     streaming each SSE event through as it arrives, with no added
 //     buffering;
-//   - optionally retries once, with the fix [replayhttp.Classify] names,
-//     a request the upstream refused with a known replay error.
+//   - optionally ([Config.Retry], a [replayhttp.Retry]) retries once,
+//     with the fix [replayhttp.Classify] names, a request the upstream
+//     refused with a known replay error, and applies the fix that worked
+//     up front to the conversation's next requests.
 //
 // Authentication headers (and the query string, where Gemini may carry a
 // key) pass through untouched and are never logged. The server answers

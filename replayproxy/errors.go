@@ -130,4 +130,8 @@ const (
 	// HeaderRetried names the fix of a request retried once after the
 	// upstream refused it ("drop-reasoning anthropic/missing-signature").
 	HeaderRetried = "X-Replay-Retried"
+	// HeaderUpfront names the fixes applied before sending, because they
+	// made an earlier request of the same conversation succeed
+	// ("drop-reasoning anthropic/foreign-signature"), comma-separated.
+	HeaderUpfront = "X-Replay-Upfront"
 )

@@ -16,18 +16,19 @@ type family struct{ name, help, typ string }
 var (
 	mRequests       = family{"replay_proxy_requests_total", "Requests answered, by upstream and HTTP status.", "counter"}
 	mTurns          = family{"replay_proxy_turns_captured_total", "Turns captured from responses, by upstream, API and whether the turn was complete (only complete turns are stored).", "counter"}
-	mRepairs        = family{"replay_proxy_repairs_total", "Repairs of requests, by kind (restored, removed, ambiguous, mismatch, failed).", "counter"}
+	mRepairs        = family{"replay_proxy_repairs_total", "Repairs of requests, by kind (restored, removed, ambiguous, mismatch, failed, store-error).", "counter"}
 	mAudits         = family{"replay_proxy_audits_total", "Audited requests, by verdict (clean, risk, degrade, reject).", "counter"}
 	mViolations     = family{"replay_proxy_audit_violations_total", "Audit violations, by rule id and verdict (reject refused in enforce mode, or reported).", "counter"}
 	mUpstreamErrors = family{"replay_proxy_upstream_errors_total", "Upstream error responses and failures, by upstream, status (or transport) and the rule Classify names (unknown when none).", "counter"}
 	mRetries        = family{"replay_proxy_retries_total", "One-shot retries after a classified upstream error, by rule and fix.", "counter"}
+	mUpfront        = family{"replay_proxy_upfront_fixes_total", "Fixes applied before sending because they made an earlier request of the conversation succeed, by rule and fix.", "counter"}
 	mRefused        = family{"replay_proxy_refused_total", "Requests the proxy answered itself, by reason (audit, too_large, too_many_streams, malformed_json, unknown_upstream).", "counter"}
 	mStoreErrors    = family{"replay_proxy_store_errors_total", "Store operations that failed or were skipped while the store was unavailable, by operation.", "counter"}
 	mInFlight       = family{"replay_proxy_streams_in_flight", "Requests being proxied now (streams included).", "gauge"}
 	mStoreUp        = family{"replay_proxy_store_up", "1 while the store answers, 0 while the proxy passes requests through without it.", "gauge"}
 )
 
-var families = []family{mRequests, mTurns, mRepairs, mAudits, mViolations, mUpstreamErrors, mRetries, mRefused, mStoreErrors}
+var families = []family{mRequests, mTurns, mRepairs, mAudits, mViolations, mUpstreamErrors, mRetries, mUpfront, mRefused, mStoreErrors}
 
 // metrics holds the proxy's counters; it is safe for concurrent use.
 type metrics struct {

@@ -70,9 +70,12 @@ type Config struct {
 	Mode Mode
 	// Retry, when set, retries once a request the upstream refused with an
 	// error [replayhttp.Classify] knows, with the fix it names applied to
-	// the body that was sent (off by default: the retry spends a second
-	// upstream call).
-	Retry bool
+	// the body that was sent, and applies the fixes that worked up front
+	// to the conversation's next requests (see [replayhttp.Retry]). Nil
+	// means off, the default: the retry spends a second upstream call.
+	// The proxy reports through the call's [replayhttp.Capture]; OnRetry
+	// is left to the caller.
+	Retry *replayhttp.Retry
 	// MaxBodyBytes bounds a request body; 0 means 32 MiB. A larger body is
 	// answered with 413 and never sent.
 	MaxBodyBytes int64
@@ -116,8 +119,8 @@ type upstream struct {
 	Upstream
 	base  *url.URL
 	shape string
-	// tr repairs, audits and captures; retry captures only.
-	tr, retry *replayhttp.Transport
+	// tr repairs, audits, captures and retries.
+	tr *replayhttp.Transport
 }
 
 // New checks cfg and builds the server.
@@ -147,7 +150,6 @@ func New(cfg Config) (*Server, error) {
 	if base == nil {
 		base = newTransport()
 	}
-	base = recorder{base}
 	s := &Server{cfg: cfg, routes: map[string]*upstream{}, m: newMetrics(), log: cfg.Logger,
 		sem: make(chan struct{}, cfg.MaxStreams)}
 	s.bufs.New = func() any { b := make([]byte, 32<<10); return &b }
@@ -174,9 +176,7 @@ func New(cfg Config) (*Server, error) {
 			up.shape = "openai"
 		}
 		up.tr = &replayhttp.Transport{Base: base, Registry: cfg.Registry, Provider: u.provider(), Limits: lim,
-			Audit: audit[cfg.Mode], Store: s.store, Policy: cfg.Policy}
-		up.retry = &replayhttp.Transport{Base: base, Registry: cfg.Registry, Provider: u.provider(), Limits: lim,
-			Store: putOnly{s.store}, Policy: cfg.Policy}
+			Audit: audit[cfg.Mode], Store: s.store, Policy: cfg.Policy, Retry: cfg.Retry}
 		s.routes[u.Name] = up
 		s.names = append(s.names, u.Name)
 	}
@@ -199,12 +199,6 @@ func newTransport() *http.Transport {
 		DisableCompression:    true,
 	}
 }
-
-// putOnly is a store that keeps turns but finds none: the retry's
-// transport captures the new turn without undoing the fix by a repair.
-type putOnly struct{ replayhttp.Store }
-
-func (putOnly) Get(context.Context, string) ([]*replay.Turn, error) { return nil, nil }
 
 // Close closes the store when it holds resources (a file, a connection
 // pool).
@@ -362,10 +356,6 @@ func (s *Server) outgoing(ctx context.Context, r *http.Request, up *upstream, re
 // the answer back.
 func (s *Server) forward(w http.ResponseWriter, r *http.Request, x *exchange, up *upstream, rest string, body []byte) {
 	ctx, call := replayhttp.WithCapture(r.Context())
-	var sent []byte
-	if s.cfg.Retry {
-		ctx = context.WithValue(ctx, sentKey{}, &sent)
-	}
 	out, err := s.outgoing(ctx, r, up, rest, body)
 	if err != nil {
 		x.refused = "bad_request"
@@ -399,8 +389,9 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, x *exchange, up
 		s.fail(w, x, up.shape, http.StatusBadGateway, "replay proxy: the upstream "+up.Name+" could not be reached: "+err.Error())
 		return
 	}
+	s.countRetries(x, up, resp, call.Retries())
 	if resp.StatusCode >= 400 {
-		resp = s.upstreamError(ctx, x, up, resp, rest, sent, r)
+		s.upstreamError(up, resp)
 	}
 	defer func() { // also when stream aborts the response
 		if tu, terr := call.Turn(); !errors.Is(terr, replayhttp.ErrPending) && tu != nil && tu.Provenance.API != "" {
@@ -442,7 +433,7 @@ func (s *Server) countRequest(w http.ResponseWriter, up *upstream, report replay
 		}
 		var parts []string
 		for _, a := range []replayhttp.RepairAction{replayhttp.RepairRestored, replayhttp.RepairRemoved,
-			replayhttp.RepairAmbiguous, replayhttp.RepairMismatch, replayhttp.RepairFailed} {
+			replayhttp.RepairAmbiguous, replayhttp.RepairMismatch, replayhttp.RepairFailed, replayhttp.RepairStoreError} {
 			if counts[a] > 0 {
 				parts = append(parts, string(a)+"="+strconv.Itoa(counts[a]))
 			}
@@ -472,52 +463,54 @@ func verdictOf(r replay.Report) string {
 	return worst
 }
 
-// upstreamError reads an error answer (bounded), classifies it, and when
-// retrying is on and the error has a fix the proxy can apply, sends the
-// fixed request once. It returns the response to stream to the client.
-func (s *Server) upstreamError(ctx context.Context, x *exchange, up *upstream, resp *http.Response, rest string, sent []byte, r *http.Request) *http.Response {
-	head, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	c := replayhttp.Classify(resp.StatusCode, head)
+// countRetries counts and logs the fixes the retry applied to a request:
+// up front, from the conversation's remembered decision (named in the
+// X-Replay-Upfront header), and after the upstream refused it (the
+// refusal counted as an upstream error, the retry named in the
+// X-Replay-Retried header). A retry that could not be sent is logged; the
+// client gets the refusal.
+func (s *Server) countRetries(x *exchange, up *upstream, resp *http.Response, retries []replayhttp.Retried) {
+	var upfront []string
+	for _, rt := range retries {
+		c := rt.Class
+		switch {
+		case rt.Upfront:
+			s.m.inc(mUpfront, "rule", c.Rule, "fix", string(c.Fix))
+			s.log.Info("fix applied up front", "upstream", up.Name, "rule", c.Rule, "fix", string(c.Fix), "changes", repairStrings(rt.Changes))
+			upfront = append(upfront, string(c.Fix)+" "+c.Rule)
+		case rt.Err != nil:
+			s.log.Warn("retry failed", "upstream", up.Name, "rule", c.Rule, "fix", string(c.Fix), "error", rt.Err.Error())
+		default:
+			s.countUpstreamError(up, rt.Status, c)
+			x.retried = string(c.Fix) + " " + c.Rule
+			s.m.inc(mRetries, "rule", c.Rule, "fix", string(c.Fix))
+			resp.Header.Set(HeaderRetried, x.retried)
+		}
+	}
+	if len(upfront) > 0 {
+		resp.Header.Set(HeaderUpfront, strings.Join(upfront, ", "))
+	}
+}
+
+// upstreamError classifies an error answer from its first MiB, counts it
+// and puts the bytes read back in front of the body.
+func (s *Server) upstreamError(up *upstream, resp *http.Response) {
+	head, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	s.countUpstreamError(up, resp.StatusCode, replayhttp.Classify(resp.StatusCode, head))
+	resp.Body = readCloser{io.MultiReader(strings.NewReader(string(head)), resp.Body), resp.Body}
+}
+
+// countUpstreamError counts an error answer by status and rule, and logs
+// it when Classify knows it.
+func (s *Server) countUpstreamError(up *upstream, status int, c replayhttp.Classification) {
 	rule := c.Rule
 	if rule == "" {
 		rule = "unknown"
 	}
-	s.m.inc(mUpstreamErrors, "upstream", up.Name, "status", strconv.Itoa(resp.StatusCode), "rule", rule)
+	s.m.inc(mUpstreamErrors, "upstream", up.Name, "status", strconv.Itoa(status), "rule", rule)
 	if c.Known() {
-		s.log.Info("upstream error classified", "upstream", up.Name, "status", resp.StatusCode, "rule", c.Rule, "fix", string(c.Fix), "pointer", c.Pointer)
+		s.log.Info("upstream error classified", "upstream", up.Name, "status", status, "rule", c.Rule, "fix", string(c.Fix), "pointer", c.Pointer)
 	}
-	resp.Body = readCloser{io.MultiReader(strings.NewReader(string(head)), resp.Body), resp.Body}
-	if !s.cfg.Retry || !c.Known() || err != nil || sent == nil {
-		return resp
-	}
-	fixed, ok := applyFix(rest, c.Fix, sent)
-	if !ok {
-		return resp
-	}
-	out, oerr := s.outgoing(ctx, r, up, rest, fixed)
-	if oerr != nil {
-		return resp
-	}
-	second, rerr := up.retry.RoundTrip(out)
-	if rerr != nil {
-		s.log.Warn("retry failed", "upstream", up.Name, "rule", c.Rule, "fix", string(c.Fix), "error", rerr.Error())
-		return resp
-	}
-	resp.Body.Close()
-	x.retried = string(c.Fix) + " " + c.Rule
-	s.m.inc(mRetries, "rule", c.Rule, "fix", string(c.Fix))
-	if second.StatusCode >= 400 {
-		head, _ := io.ReadAll(io.LimitReader(second.Body, 1<<20))
-		c2 := replayhttp.Classify(second.StatusCode, head)
-		rule := c2.Rule
-		if rule == "" {
-			rule = "unknown"
-		}
-		s.m.inc(mUpstreamErrors, "upstream", up.Name, "status", strconv.Itoa(second.StatusCode), "rule", rule)
-		second.Body = readCloser{io.MultiReader(strings.NewReader(string(head)), second.Body), second.Body}
-	}
-	second.Header.Set(HeaderRetried, x.retried)
-	return second
 }
 
 type readCloser struct {
@@ -621,21 +614,4 @@ func (s *Server) logExchange(r *http.Request, x *exchange) {
 	}
 	s.log.Log(r.Context(), level, "request", attrs...)
 	x.status, x.up, x.refused = 0, "", ""
-}
-
-// sentKey is the context key under which the proxy asks its transport to
-// record the body it sent (after repair), for the retry.
-type sentKey struct{}
-
-// recorder records the body sent upstream when the request's context asks
-// for it.
-type recorder struct{ next http.RoundTripper }
-
-func (rt recorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	if p, ok := req.Context().Value(sentKey{}).(*[]byte); ok && req.GetBody != nil {
-		if rc, err := req.GetBody(); err == nil {
-			*p, _ = io.ReadAll(rc)
-		}
-	}
-	return rt.next.RoundTrip(req)
 }

@@ -280,20 +280,30 @@ func TestClientDisconnectCancelsUpstream(t *testing.T) {
 	assert.Equal(t, 0, store.Len())
 }
 
-// With retry on, an upstream refusal Classify knows is retried once with
-// its fix; without, the client gets the provider's error byte for byte.
-func TestRetry(t *testing.T) {
-	refusal := `{"type":"error","error":{"type":"invalid_request_error","message":"messages.1.content.0: Invalid ` + "`signature`" + ` in ` + "`thinking`" + ` block"}}`
-	up := newUpstream(t, func(w http.ResponseWriter, _ *http.Request, body []byte) {
-		if strings.Contains(string(body), `"thinking","thinking"`) {
+// refusal is Anthropic's answer to a forged signature.
+const refusal = `{"type":"error","error":{"type":"invalid_request_error","message":"messages.1.content.0: Invalid ` + "`signature`" + ` in ` + "`thinking`" + ` block"}}`
+
+// refusingUpstream answers a request that carries a forged signature with
+// refusal, and any other with ok.
+func refusingUpstream(t *testing.T, ok func(w http.ResponseWriter)) *upstream {
+	return newUpstream(t, func(w http.ResponseWriter, _ *http.Request, body []byte) {
+		if strings.Contains(string(body), `"signature":"forged"`) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadRequest)
 			_, _ = io.WriteString(w, refusal)
 			return
 		}
-		writeEvents(w, anthropicEvents(sigFor("after"), "toolu_B"))
+		ok(w)
 	})
+}
+
+// With retry on, an upstream refusal Classify knows is retried once with
+// its fix, and the conversation's next request gets the fix up front;
+// without, the client gets the provider's error byte for byte.
+func TestRetry(t *testing.T) {
+	up := refusingUpstream(t, func(w http.ResponseWriter) { writeEvents(w, anthropicEvents(sigFor("after"), "toolu_B")) })
 	foreign := `{"role":"assistant","content":[{"type":"thinking","thinking":"x","signature":"forged"},` + toolUse("toolu_A") + `]}`
+	stripped := `{"role":"assistant","content":[` + toolUse("toolu_A") + `]}`
 	body := followUp(foreign, "toolu_A")
 
 	hs, srv, _ := proxy(t, replayproxy.Config{Upstreams: []replayproxy.Upstream{{Name: "anthropic", URL: up.URL}}})
@@ -303,17 +313,62 @@ func TestRetry(t *testing.T) {
 	assert.Contains(t, metrics(t, srv), `replay_proxy_upstream_errors_total{upstream="anthropic",status="400",rule="anthropic/foreign-signature"} 1`)
 	require.Len(t, up.received(), 1)
 
-	hs, srv, _ = proxy(t, replayproxy.Config{Retry: true, Upstreams: []replayproxy.Upstream{{Name: "anthropic", URL: up.URL}}})
+	hs, srv, logs := proxy(t, replayproxy.Config{Retry: &replayhttp.Retry{}, Upstreams: []replayproxy.Upstream{{Name: "anthropic", URL: up.URL}}})
 	resp = post(t, hs.URL+"/anthropic/v1/messages", body)
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Equal(t, "drop-reasoning anthropic/foreign-signature", resp.Header.Get(replayproxy.HeaderRetried))
+	assert.Empty(t, resp.Header.Get(replayproxy.HeaderUpfront))
 	assert.Equal(t, anthropicSSE(sigFor("after"), "toolu_B"), readAll(t, resp))
 	got := up.received()
 	require.Len(t, got, 3)
 	assert.Equal(t, body, string(got[1].body))
-	assert.Equal(t, followUp(`{"role":"assistant","content":[`+toolUse("toolu_A")+`]}`, "toolu_A"), string(got[2].body))
-	assert.Contains(t, metrics(t, srv), `replay_proxy_retries_total{rule="anthropic/foreign-signature",fix="drop-reasoning"} 1`)
-	assert.Contains(t, metrics(t, srv), `replay_proxy_turns_captured_total{upstream="anthropic",api="anthropic",complete="true"} 1`)
+	assert.Equal(t, followUp(stripped, "toolu_A"), string(got[2].body))
+	m := metrics(t, srv)
+	assert.Contains(t, m, `replay_proxy_upstream_errors_total{upstream="anthropic",status="400",rule="anthropic/foreign-signature"} 1`+"\n")
+	assert.Contains(t, m, `replay_proxy_retries_total{rule="anthropic/foreign-signature",fix="drop-reasoning"} 1`+"\n")
+	assert.Contains(t, m, `replay_proxy_turns_captured_total{upstream="anthropic",api="anthropic",complete="true"} 1`+"\n")
+	assert.Contains(t, logs.String(), `"retried":"drop-reasoning anthropic/foreign-signature"`)
+
+	// The agent sends the conversation on with the forged block again:
+	// the same block goes before sending, the provider's own stays, and
+	// the provider is asked once.
+	next := anthropicRequest(firstUser, foreign,
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_A","content":"18°C"}]}`,
+		`{"role":"assistant","content":[`+thinkingBlock(sigFor("after"))+`,`+toolUse("toolu_B")+`]}`,
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_B","content":"17°C"}]}`)
+	resp = post(t, hs.URL+"/anthropic/v1/messages", next)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "drop-reasoning anthropic/foreign-signature", resp.Header.Get(replayproxy.HeaderUpfront))
+	assert.Empty(t, resp.Header.Get(replayproxy.HeaderRetried))
+	readAll(t, resp)
+	got = up.received()
+	require.Len(t, got, 4)
+	assert.Equal(t, strings.Replace(next, foreign, stripped, 1), string(got[3].body))
+	m = metrics(t, srv)
+	assert.Contains(t, m, `replay_proxy_upfront_fixes_total{rule="anthropic/foreign-signature",fix="drop-reasoning"} 1`+"\n")
+	assert.Contains(t, m, `replay_proxy_retries_total{rule="anthropic/foreign-signature",fix="drop-reasoning"} 1`+"\n")
+	assert.Contains(t, logs.String(), `"msg":"fix applied up front","upstream":"anthropic","rule":"anthropic/foreign-signature","fix":"drop-reasoning","changes":["removed /messages/1: reasoning block removed"]}`)
+}
+
+// A retry the upstream drops the connection on leaves the client the
+// provider's refusal, byte for byte, with a log line.
+func TestRetryThatFailsGivesTheRefusal(t *testing.T) {
+	up := refusingUpstream(t, func(w http.ResponseWriter) {
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			conn.Close()
+		}
+	})
+	body := followUp(`{"role":"assistant","content":[{"type":"thinking","thinking":"x","signature":"forged"},`+toolUse("toolu_A")+`]}`, "toolu_A")
+	hs, srv, logs := proxy(t, replayproxy.Config{Retry: &replayhttp.Retry{}, Upstreams: []replayproxy.Upstream{{Name: "anthropic", URL: up.URL}}})
+	resp := post(t, hs.URL+"/anthropic/v1/messages", body)
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	assert.Empty(t, resp.Header.Get(replayproxy.HeaderRetried))
+	assert.Equal(t, refusal, readAll(t, resp))
+	require.Len(t, up.received(), 2)
+	m := metrics(t, srv)
+	assert.Contains(t, m, `replay_proxy_upstream_errors_total{upstream="anthropic",status="400",rule="anthropic/foreign-signature"} 1`+"\n")
+	assert.NotContains(t, m, `replay_proxy_retries_total{`)
+	assert.Contains(t, logs.String(), `"msg":"retry failed","upstream":"anthropic","rule":"anthropic/foreign-signature","fix":"drop-reasoning","error":"EOF"}`)
 }
 
 // An upstream that cannot be reached is a 502 in the provider's shape.

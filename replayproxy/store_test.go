@@ -48,8 +48,8 @@ func (f *flakyStore) Get(ctx context.Context, key string) ([]*replay.Turn, error
 }
 
 // A failing store: requests pass through unrepaired, without waiting, with
-// one log line; when the store answers again the proxy repairs again and
-// says so.
+// one log line and the store's error as the reason in X-Replay-Repairs;
+// when the store answers again the proxy repairs again and says so.
 func TestStoreDownPassesThroughAndRecovers(t *testing.T) {
 	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
 		id := r.Header.Get("X-Call")
@@ -58,12 +58,14 @@ func TestStoreDownPassesThroughAndRecovers(t *testing.T) {
 	store := &flakyStore{}
 	hs, srv, logs := proxy(t, replayproxy.Config{Store: store, StoreTimeout: 100 * time.Millisecond, StoreBackoff: 50 * time.Millisecond,
 		Upstreams: []replayproxy.Upstream{{Name: "anthropic", URL: up.URL}}})
+	var repairs string
 	loop := func(id string) (restored bool, took time.Duration) {
 		start := time.Now()
 		readAll(t, post(t, hs.URL+"/anthropic/v1/messages", anthropicRequest(firstUser), "X-Call", id))
 		resp := post(t, hs.URL+"/anthropic/v1/messages", followUp(`{"role":"assistant","content":[`+toolUse("toolu_"+id)+`]}`, "toolu_"+id), "X-Call", id+"b")
 		readAll(t, resp)
-		return resp.Header.Get(replayproxy.HeaderRepairs) == "restored=1", time.Since(start)
+		repairs = resp.Header.Get(replayproxy.HeaderRepairs)
+		return repairs == "restored=1", time.Since(start)
 	}
 	ok, _ := loop("a")
 	assert.True(t, ok)
@@ -71,12 +73,14 @@ func TestStoreDownPassesThroughAndRecovers(t *testing.T) {
 	store.down.Store(true)
 	ok, took := loop("b")
 	assert.False(t, ok, "passed through")
+	assert.Equal(t, "store-error=1", repairs, "the store's error is the reason")
 	assert.Less(t, took, 2*time.Second)
 	assert.Contains(t, metrics(t, srv), "\nreplay_proxy_store_up 0\n")
 	store.hang.Store(true)
 	time.Sleep(60 * time.Millisecond) // past the backoff: the store is asked, and hangs
 	ok, took = loop("c")
 	assert.False(t, ok)
+	assert.Equal(t, "store-error=1", repairs)
 	assert.Less(t, took, 1500*time.Millisecond, "a hanging store is not waited on")
 	store.hang.Store(false)
 	store.down.Store(false)
