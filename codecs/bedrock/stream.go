@@ -72,6 +72,8 @@ type StreamDecoder struct {
 	done    bool
 	split   bool // split tags out of text blocks
 	segs    []think.Segment
+	rd      jsonw.Reader
+	ev      event
 }
 
 // exception events and the HTTP status each stands for.
@@ -113,9 +115,9 @@ func (s *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 	if s.done {
 		return dst, nil
 	}
-	typ, p, err := s.frame(f, n)
+	typ, err := s.frame(f, n)
 	if err == nil {
-		dst, err = s.event(n, typ, p, dst)
+		dst, err = s.event(n, typ, &s.ev, dst)
 	}
 	if err != nil {
 		s.err = err
@@ -123,68 +125,72 @@ func (s *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 	return dst, err
 }
 
-// frame returns the event type and payload of a frame: its Type and data,
-// or, for a frame without a type, the one member of its data,
-// `{"<eventType>":{...}}`. The frame is read in place (it is valid only
-// during this call); everything kept is copied out of it.
-func (s *StreamDecoder) frame(f replay.Frame, n int) (string, gjson.Result, error) {
+// frame reads a frame into s.ev and returns its event type: its Type, or,
+// for a frame without a type, the name of the one member of its data,
+// `{"<eventType>":{...}}`. The frame is validated and read in one pass,
+// in place (it is valid only during this call); everything kept is
+// copied out of it.
+func (s *StreamDecoder) frame(f replay.Frame, n int) (string, error) {
 	data := f.Data
 	if len(data) == 0 && len(f.Type) > 0 {
 		data = []byte("{}") // an event stream message without a payload
 	}
-	if !jsonw.ValidBytes(data) {
-		return "", gjson.Result{}, replay.Malformed(API, n, "", "expected a JSON event")
+	s.rd.ResetBytes(data)
+	e := &s.ev
+	wrapped := len(f.Type) == 0
+	if !scan(&s.rd, e, wrapped) {
+		return "", replay.Malformed(API, n, "", "expected a JSON event")
 	}
-	p := gjson.Parse(unsafe.String(unsafe.SliceData(data), len(data)))
-	if len(f.Type) > 0 {
-		return unsafe.String(unsafe.SliceData(f.Type), len(f.Type)), p, nil
+	if !wrapped {
+		return unsafe.String(unsafe.SliceData(f.Type), len(f.Type)), nil
 	}
-	if !p.IsObject() {
-		return "", p, replay.Malformed(API, n, "", "expected an object {\"<eventType>\":{...}}")
+	if trimmedFirst(data) != '{' {
+		return "", replay.Malformed(API, n, "", "expected an object {\"<eventType>\":{...}}")
 	}
-	var typ string
-	var v gjson.Result
-	members := 0
-	p.ForEach(func(k, x gjson.Result) bool {
-		typ, v = k.Str, x
-		members++
-		return members < 2
-	})
-	if members != 1 {
-		return "", p, replay.Malformed(API, n, "", "expected exactly one member naming the event type")
+	if e.members != 1 {
+		return "", replay.Malformed(API, n, "", "expected exactly one member naming the event type")
 	}
-	return typ, v, nil
+	return e.typ, nil
 }
 
-// event decodes one event of type typ with payload p.
-func (s *StreamDecoder) event(n int, typ string, p gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+// trimmedFirst returns the first byte of b that is not JSON white space.
+func trimmedFirst(b []byte) byte {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return c
+		}
+	}
+	return 0
+}
+
+// event decodes one event of type typ, read into e.
+func (s *StreamDecoder) event(n int, typ string, e *event, dst []replay.Event) ([]replay.Event, error) {
 	switch typ {
 	case "messageStart", "metadata", "messageStop", "contentBlockStart", "contentBlockDelta", "contentBlockStop":
-		if !p.IsObject() {
+		if len(e.payload) < 2 || e.payload[0] != '{' {
 			return dst, replay.Malformed(API, n, "", "expected %s to be an object", typ)
 		}
 	default:
-		return s.other(typ, p, dst), nil
+		return s.other(typ, gjson.Parse(e.payload), dst), nil
 	}
 	switch typ {
 	case "messageStart":
 		return dst, nil
 	case "metadata":
-		if u := p.Get("usage"); u.IsObject() {
-			s.turn.Usage = raw(u.Raw)
+		if u := e.usage; len(u) >= 2 && u[0] == '{' {
+			s.turn.Usage = raw(u)
 		}
 		return dst, nil
 	case "messageStop":
-		return s.messageStop(p, dst), nil
+		return s.messageStop(gjson.Parse(e.payload), dst), nil
 	}
 	if s.stopped {
 		return dst, replay.Malformed(API, n, "", "%s after messageStop", typ)
 	}
-	idx := p.Get("contentBlockIndex")
-	if idx.Type != gjson.Number || idx.Int() < 0 || float64(idx.Int()) != idx.Num {
+	cbi, ok := index(e.index)
+	if !ok {
 		return dst, replay.Malformed(API, n, "/contentBlockIndex", "expected a non-negative integer")
 	}
-	cbi := int(idx.Int())
 	o := s.find(cbi)
 	switch typ {
 	case "contentBlockStop":
@@ -196,9 +202,9 @@ func (s *StreamDecoder) event(n int, typ string, p gjson.Result, dst []replay.Ev
 		if o != nil {
 			return dst, replay.Malformed(API, n, "/contentBlockIndex", "block %d started twice", cbi)
 		}
-		return s.blockStart(n, cbi, p.Get("start"), dst)
+		return s.blockStart(n, cbi, gjson.Parse(e.start), dst)
 	}
-	return s.blockDelta(n, cbi, o, p.Get("delta"), dst)
+	return s.blockDelta(n, cbi, o, e, dst)
 }
 
 // other handles an event outside the message's own: an exception or error
@@ -287,22 +293,22 @@ func (s *StreamDecoder) native(kind, rawJSON string) error {
 }
 
 // blockDelta routes a contentBlockDelta to its block by kind.
-func (s *StreamDecoder) blockDelta(n, cbi int, o *open, d gjson.Result, dst []replay.Event) ([]replay.Event, error) {
-	if !d.IsObject() {
+func (s *StreamDecoder) blockDelta(n, cbi int, o *open, e *event, dst []replay.Event) ([]replay.Event, error) {
+	if len(e.delta) < 2 || e.delta[0] != '{' {
 		return dst, replay.Malformed(API, n, "/delta", "expected an object")
 	}
-	if x := jsonw.RawMember(d.Raw, "text"); x != "" {
-		return s.textDelta(n, cbi, o, x, dst)
+	if e.text != "" {
+		return s.textDelta(n, cbi, o, e.text, dst)
 	}
-	if rc := jsonw.RawMember(d.Raw, "reasoningContent"); rc != "" {
-		return s.reasoningDelta(n, cbi, o, rc, dst)
+	if e.rc != "" {
+		return s.reasoningDelta(n, cbi, o, e, dst)
 	}
-	if tu := jsonw.RawMember(d.Raw, "toolUse"); tu != "" {
-		return s.toolDelta(n, o, tu, dst)
+	if e.tu != "" {
+		return s.toolDelta(n, o, e.tuInput, dst)
 	}
 	// Another delta kind (citation, image, ...): kept verbatim as its own
 	// block.
-	return dst, s.native("contentBlockDelta", d.Raw)
+	return dst, s.native("contentBlockDelta", e.delta)
 }
 
 // textDelta appends a text piece: it goes through the tag splitter into
@@ -320,9 +326,12 @@ func (s *StreamDecoder) textDelta(n, cbi int, o *open, x string, dst []replay.Ev
 	if x == `""` {
 		return dst, nil
 	}
-	s.piece.Reset()
-	jsonw.WriteUnquoted(&s.piece, x)
-	piece := s.piece.String()
+	piece := x[1 : len(x)-1] // a view of the frame, used during this call only
+	if strings.IndexByte(piece, '\\') >= 0 {
+		s.piece.Reset()
+		jsonw.WriteUnquoted(&s.piece, x)
+		piece = s.piece.String()
+	}
 	if !s.split {
 		s.segs = append(s.segs[:0], think.Segment{Text: unsafe.Slice(unsafe.StringData(piece), len(piece))})
 	} else {
@@ -333,12 +342,12 @@ func (s *StreamDecoder) textDelta(n, cbi int, o *open, x string, dst []replay.Ev
 
 // reasoningDelta appends to a reasoning block: text, signature or
 // redactedContent pieces, opening the block at its first.
-func (s *StreamDecoder) reasoningDelta(n, cbi int, o *open, rc string, dst []replay.Event) ([]replay.Event, error) {
+func (s *StreamDecoder) reasoningDelta(n, cbi int, o *open, e *event, dst []replay.Event) ([]replay.Event, error) {
 	const ptr = "/delta/reasoningContent"
-	if rc[0] != '{' {
+	if e.rc[0] != '{' {
 		return dst, replay.Malformed(API, n, ptr, "expected an object")
 	}
-	text, sig, red := jsonw.RawMember(rc, "text"), jsonw.RawMember(rc, "signature"), jsonw.RawMember(rc, "redactedContent")
+	text, sig, red := e.rcText, e.rcSig, e.rcRed
 	for _, v := range [...]string{text, sig, red} {
 		if v != "" && v[0] != '"' {
 			return dst, replay.Malformed(API, n, ptr, "expected string members")
@@ -408,9 +417,8 @@ func (s *StreamDecoder) openReasoning(cbi int, kind openKind, dst []replay.Event
 }
 
 // toolDelta appends a piece of a tool call's input.
-func (s *StreamDecoder) toolDelta(n int, o *open, tu string, dst []replay.Event) ([]replay.Event, error) {
+func (s *StreamDecoder) toolDelta(n int, o *open, in string, dst []replay.Event) ([]replay.Event, error) {
 	const ptr = "/delta/toolUse"
-	in := jsonw.RawMember(tu, "input")
 	if in == "" || in[0] != '"' {
 		return dst, replay.Malformed(API, n, ptr+"/input", "expected a string")
 	}

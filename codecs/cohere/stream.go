@@ -10,7 +10,6 @@ import (
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
-	"github.com/tidwall/gjson"
 )
 
 // NewStream returns a decoder for v2 chat streams, seeded with the
@@ -48,6 +47,8 @@ type StreamDecoder struct {
 	opens []*open
 	plan  int // block of the tool plan, or -1
 	planB strings.Builder
+	rd    jsonw.Reader
+	ev    event
 }
 
 func (s *StreamDecoder) start() {
@@ -83,18 +84,20 @@ func (s *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 		// completes the turn.
 		return dst, nil
 	}
-	if !jsonw.ValidBytes(f.Data) {
+	// Read in place, validated and extracted in one pass: the frame is
+	// valid only during this call, and everything kept is copied.
+	s.rd.ResetBytes(f.Data)
+	ev := &s.ev
+	valid, object := scan(&s.rd, ev)
+	if !valid {
 		s.err = replay.Malformed(API, n, "", "expected a JSON event")
 		return dst, s.err
 	}
-	// Read in place: the frame is valid only during this call, and
-	// everything kept is copied.
-	ev := gjson.Parse(unsafe.String(unsafe.SliceData(f.Data), len(f.Data)))
-	if !ev.IsObject() {
+	if !object {
 		s.err = replay.Malformed(API, n, "", "expected an event object")
 		return dst, s.err
 	}
-	typ := ev.Get("type").String()
+	typ := str(ev.typ)
 	if typ == "" {
 		typ = unsafe.String(unsafe.SliceData(f.Type), len(f.Type))
 	}
@@ -108,7 +111,7 @@ func (s *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 
 // event dispatches one event by its type. An event type this decoder does
 // not know is ignored.
-func (s *StreamDecoder) event(typ string, ev gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+func (s *StreamDecoder) event(typ string, ev *event, dst []replay.Event) ([]replay.Event, error) {
 	switch typ {
 	case "content-start":
 		return s.contentStart(ev, dst)
@@ -125,7 +128,7 @@ func (s *StreamDecoder) event(typ string, ev gjson.Result, dst []replay.Event) (
 	case "tool-call-end":
 		return s.end(true, ev, dst)
 	case "citation-start":
-		return dst, s.native("citation", ev.Get("delta.message.citations").Raw)
+		return dst, s.native("citation", ev.citations)
 	case "message-end":
 		return s.messageEnd(ev, dst)
 	}
@@ -134,7 +137,7 @@ func (s *StreamDecoder) event(typ string, ev gjson.Result, dst []replay.Event) (
 
 // contentStart opens a content block: thinking, text, or another type
 // kept verbatim.
-func (s *StreamDecoder) contentStart(ev gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+func (s *StreamDecoder) contentStart(ev *event, dst []replay.Event) ([]replay.Event, error) {
 	idx, err := s.index(ev)
 	if err != nil {
 		return dst, err
@@ -142,9 +145,8 @@ func (s *StreamDecoder) contentStart(ev gjson.Result, dst []replay.Event) ([]rep
 	if s.find(false, idx) != nil {
 		return dst, replay.Malformed(API, s.bud.Event, "/index", "content block %d started twice", idx)
 	}
-	c := ev.Get("delta.message.content")
 	o := &open{index: idx, block: -1}
-	switch c.Get("type").String() {
+	switch str(ev.ctype) {
 	case "thinking":
 		it := &replay.ReasoningText{}
 		it.Format, it.Unfinished = formats.Cohere, true
@@ -154,31 +156,30 @@ func (s *StreamDecoder) contentStart(ev gjson.Result, dst []replay.Event) ([]rep
 		o.think, o.block = true, len(s.turn.Blocks)-1
 		s.opens = append(s.opens, o)
 		dst = append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: o.block, Item: it})
-		return s.piece(o, jsonw.RawMember(c.Raw, "thinking"), dst)
+		return s.piece(o, ev.thinking, dst)
 	case "text":
 		s.opens = append(s.opens, o)
-		return s.piece(o, jsonw.RawMember(c.Raw, "text"), dst)
+		return s.piece(o, ev.text, dst)
 	}
-	return dst, s.native("content-start", c.Raw)
+	return dst, s.native("content-start", ev.content)
 }
 
 // contentDelta appends `delta.message.content.thinking` (or `.text`) to
 // its block.
-func (s *StreamDecoder) contentDelta(ev gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+func (s *StreamDecoder) contentDelta(ev *event, dst []replay.Event) ([]replay.Event, error) {
 	o, err := s.started(false, ev, "content-delta for a block that was not started")
 	if err != nil {
 		return dst, err
 	}
-	field := "text"
 	if o.think {
-		field = "thinking"
+		return s.piece(o, ev.thinking, dst)
 	}
-	return s.piece(o, jsonw.RawMember(deltaMessage(ev, "content"), field), dst)
+	return s.piece(o, ev.text, dst)
 }
 
 // toolPlanDelta appends to the tool plan, opening it on the first piece.
-func (s *StreamDecoder) toolPlanDelta(ev gjson.Result) error {
-	r := deltaMessage(ev, "tool_plan")
+func (s *StreamDecoder) toolPlanDelta(ev *event) error {
+	r := ev.plan
 	if r == "" {
 		return nil
 	}
@@ -198,7 +199,7 @@ func (s *StreamDecoder) toolPlanDelta(ev gjson.Result) error {
 
 // toolCallStart opens a tool call (id, name) and takes its first piece of
 // arguments. It closes the tool plan.
-func (s *StreamDecoder) toolCallStart(ev gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+func (s *StreamDecoder) toolCallStart(ev *event, dst []replay.Event) ([]replay.Event, error) {
 	idx, err := s.index(ev)
 	if err != nil {
 		return dst, err
@@ -206,18 +207,16 @@ func (s *StreamDecoder) toolCallStart(ev gjson.Result, dst []replay.Event) ([]re
 	if s.find(true, idx) != nil {
 		return dst, replay.Malformed(API, s.bud.Event, "/index", "tool call %d started twice", idx)
 	}
-	tc := ev.Get("delta.message.tool_calls")
-	name := tc.Get("function.name")
-	if name.Type != gjson.String {
+	if len(ev.fnName) < 2 || ev.fnName[0] != '"' {
 		return dst, replay.Malformed(API, s.bud.Event, "/delta/message/tool_calls/function/name", "expected a string")
 	}
 	s.closePlan()
 	call := &replay.ToolCall{Unfinished: true}
 	at := len(s.turn.Blocks)
-	if call.ID, err = s.bud.Keep(at, tc.Get("id").String()); err != nil {
+	if call.ID, err = s.bud.Keep(at, str(ev.callID)); err != nil {
 		return dst, err
 	}
-	if call.Name, err = s.bud.Keep(at, name.Str); err != nil {
+	if call.Name, err = s.bud.Keep(at, str(ev.fnName)); err != nil {
 		return dst, err
 	}
 	if err := s.add(call); err != nil {
@@ -226,21 +225,20 @@ func (s *StreamDecoder) toolCallStart(ev gjson.Result, dst []replay.Event) ([]re
 	o := &open{tool: true, index: idx, block: at}
 	s.opens = append(s.opens, o)
 	dst = append(dst, replay.Event{Kind: replay.EventToolCallStart, Block: o.block, ID: call.ID, Name: call.Name})
-	return s.piece(o, jsonw.RawMember(jsonw.RawMember(tc.Raw, "function"), "arguments"), dst)
+	return s.piece(o, ev.fnArgs, dst)
 }
 
 // toolCallDelta appends a piece of a call's arguments.
-func (s *StreamDecoder) toolCallDelta(ev gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+func (s *StreamDecoder) toolCallDelta(ev *event, dst []replay.Event) ([]replay.Event, error) {
 	o, err := s.started(true, ev, "tool-call-delta for a call that was not started")
 	if err != nil {
 		return dst, err
 	}
-	a := jsonw.RawMember(jsonw.RawMember(deltaMessage(ev, "tool_calls"), "function"), "arguments")
-	return s.piece(o, a, dst)
+	return s.piece(o, ev.fnArgs, dst)
 }
 
 // end closes the content block or tool call the event's index names.
-func (s *StreamDecoder) end(tool bool, ev gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+func (s *StreamDecoder) end(tool bool, ev *event, dst []replay.Event) ([]replay.Event, error) {
 	idx, err := s.index(ev)
 	if err != nil {
 		return dst, err
@@ -254,24 +252,23 @@ func (s *StreamDecoder) end(tool bool, ev gjson.Result, dst []replay.Event) ([]r
 // messageEnd records finish_reason and usage and completes the turn, or,
 // for finish_reason "ERROR", ends it with a provider error (open blocks
 // stay open: Finish marks them unfinished).
-func (s *StreamDecoder) messageEnd(ev gjson.Result, dst []replay.Event) ([]replay.Event, error) {
-	d := ev.Get("delta")
+func (s *StreamDecoder) messageEnd(ev *event, dst []replay.Event) ([]replay.Event, error) {
 	at := len(s.turn.Blocks)
 	var err error
-	if fr := d.Get("finish_reason"); fr.Type == gjson.String {
-		if s.turn.FinishReason, err = s.bud.Keep(at, fr.Str); err != nil {
+	if fr := ev.finish; len(fr) >= 2 && fr[0] == '"' {
+		if s.turn.FinishReason, err = s.bud.Keep(at, str(fr)); err != nil {
 			return dst, err
 		}
 	}
-	if u := d.Get("usage"); u.IsObject() {
-		us, err := s.bud.Keep(at, u.Raw)
+	if u := ev.usage; len(u) >= 2 && u[0] == '{' {
+		us, err := s.bud.Keep(at, u)
 		if err != nil {
 			return dst, err
 		}
 		s.turn.Usage = json.RawMessage(us)
 	}
 	if s.turn.FinishReason == "ERROR" {
-		msg, err := s.bud.Keep(at, d.Get("error").String())
+		msg, err := s.bud.Keep(at, str(ev.errMsg))
 		if err != nil {
 			return dst, err
 		}
@@ -287,17 +284,12 @@ func (s *StreamDecoder) messageEnd(ev gjson.Result, dst []replay.Event) ([]repla
 	return append(dst, replay.Event{Kind: replay.EventDone, Block: -1}), nil
 }
 
-// deltaMessage returns the raw member name of the event's delta.message.
-func deltaMessage(ev gjson.Result, name string) string {
-	return jsonw.RawMember(jsonw.RawMember(jsonw.RawMember(ev.Raw, "delta"), "message"), name)
-}
-
-func (s *StreamDecoder) index(ev gjson.Result) (int, error) {
-	idx := ev.Get("index")
-	if idx.Type != gjson.Number || idx.Int() < 0 || float64(idx.Int()) != idx.Num {
+func (s *StreamDecoder) index(ev *event) (int, error) {
+	idx, ok := index(ev.index)
+	if !ok {
 		return 0, replay.Malformed(API, s.bud.Event, "/index", "expected a non-negative integer")
 	}
-	return int(idx.Int()), nil
+	return idx, nil
 }
 
 // add appends a block within the budget.
@@ -354,7 +346,7 @@ func (s *StreamDecoder) piece(o *open, r string, dst []replay.Event) ([]replay.E
 
 // started returns the open block or call the delta event ev names, or a
 // malformed-input error saying what when there is none.
-func (s *StreamDecoder) started(tool bool, ev gjson.Result, what string) (*open, error) {
+func (s *StreamDecoder) started(tool bool, ev *event, what string) (*open, error) {
 	idx, err := s.index(ev)
 	if err != nil {
 		return nil, err

@@ -28,9 +28,8 @@ const maxDepth = 512
 // reasoning payloads are mostly long strings, and validation runs once on
 // every stream event.
 func Valid(s string) bool {
-	if !utf8.ValidString(s) {
-		return false
-	}
+	// UTF-8 is checked inside strings (validString): outside them the
+	// grammar admits only ASCII.
 	i, ok := value(s, skipSpace(s, 0), 0)
 	return ok && skipSpace(s, i) == len(s)
 }
@@ -140,9 +139,13 @@ func number(s string, i int) (int, bool) {
 }
 
 // stop marks the bytes a string scan must look at: the quote, the
-// backslash and the control characters.
+// backslash, the control characters and the bytes of non-ASCII UTF-8
+// sequences (checked to be valid UTF-8).
 var stop = func() (t [256]bool) {
 	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	for c := 0x80; c < 0x100; c++ {
 		t[c] = true
 	}
 	t['"'], t['\\'] = true, true
@@ -153,6 +156,29 @@ const (
 	lsb = 0x0101010101010101
 	msb = 0x8080808080808080
 )
+
+// badRun reports whether the run s (string contents between escapes)
+// holds a control character or is not valid UTF-8. Eight bytes are tested
+// at a time for a byte below 0x20 or above 0x7f; UTF-8 is decoded only
+// when there is one. A multi-byte sequence holds no quote or backslash, so
+// checking runs one by one checks the whole string.
+func badRun(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+		if ((x-0x20*lsb)&^x|x)&msb != 0 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 {
+			return true
+		} else if c >= utf8.RuneSelf {
+			return hasControl(s[i:]) || !utf8.ValidString(s[i:])
+		}
+	}
+	return false
+}
 
 // hasControl reports whether s holds a byte below 0x20, testing eight bytes
 // at a time.
@@ -173,23 +199,50 @@ func hasControl(s string) bool {
 }
 
 // validString validates a string's contents from i (just after the opening
-// quote) and returns the index after the closing quote. The next quote and
+// quote), UTF-8 included, and returns the index after the closing quote. The next quote and
 // the next backslash are found with IndexByte; the quote found is reused
 // across escapes, so the scan stays linear.
 func validString(s string, i int) (int, bool) {
-	// Most strings of a payload are short (member names, enum values): a
-	// table-driven loop ends them before IndexByte's call would pay off.
-	for j := i; j < len(s) && j < i+32; j++ {
-		if !stop[s[j]] {
+	// Most strings of a payload are short (member names, enum values,
+	// streamed tokens): a table-driven loop that takes escapes and UTF-8
+	// in its stride ends them before IndexByte's calls would pay off.
+	for j := i; j < len(s); {
+		if j-i >= 64 {
+			i = j // not inside an escape or a sequence: the general loop goes on
+			break
+		}
+		c := s[j]
+		if !stop[c] {
+			j++
 			continue
 		}
-		switch c := s[j]; {
+		switch {
 		case c == '"':
 			return j + 1, true
 		case c < 0x20:
 			return j, false
+		case c == '\\':
+			if j+1 >= len(s) {
+				return j, false
+			}
+			switch s[j+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				j += 2
+			case 'u':
+				if _, ok := hex4(s[j+2:]); !ok {
+					return j, false
+				}
+				j += 6
+			default:
+				return j, false
+			}
+		default:
+			r, size := utf8.DecodeRuneInString(s[j:])
+			if r == utf8.RuneError && size == 1 {
+				return j, false
+			}
+			j += size
 		}
-		break // a backslash: the general loop handles escapes
 	}
 	q := -1 // index of the next unescaped-looking quote at or after i
 	for {
@@ -204,7 +257,7 @@ func validString(s string, i int) (int, bool) {
 		if b := strings.IndexByte(s[i:q], '\\'); b >= 0 {
 			end = i + b
 		}
-		if hasControl(s[i:end]) {
+		if badRun(s[i:end]) {
 			return i, false
 		}
 		if end == q {
