@@ -24,73 +24,58 @@ type event struct {
 	finish, usage, errMsg string
 }
 
-// scan reads the event in r (reset on its text) in one pass and reports
+// scan reads the event in sc (reset on its text) in one pass and reports
 // whether the text is valid JSON; object is false when it is valid but not
 // an object. e is meaningful only when both are true.
-func scan(r *jsonw.Reader, e *event) (valid, object bool) {
+func scan(sc *jsonw.Scanner, e *event) (valid, object bool) {
 	*e = event{}
-	if !r.Object() {
-		return r.End(), false
+	var top jsonw.Object
+	if !sc.Object(&top) {
+		return sc.End(), false
 	}
-	for {
-		name, ok := r.Member()
-		if !ok {
-			break
-		}
-		switch jsonw.Name(name) {
+	for name, ok := sc.Member(&top); ok; name, ok = sc.Member(&top) {
+		switch name {
 		case "type":
-			e.typ = r.Raw()
+			e.typ = sc.Value()
 		case "index":
-			e.index = r.Raw()
+			e.index = sc.Value()
 		case "delta":
-			scanDelta(r, e)
-		default:
-			r.Skip()
+			scanDelta(sc, e)
 		}
 	}
-	return r.End(), true
+	return sc.End(), true
 }
 
 // scanDelta reads the event's delta.
-func scanDelta(r *jsonw.Reader, e *event) {
-	if !r.Object() {
-		r.Skip()
+func scanDelta(sc *jsonw.Scanner, e *event) {
+	var o jsonw.Object
+	if !sc.Object(&o) {
 		return
 	}
-	for {
-		name, ok := r.Member()
-		if !ok {
-			break
-		}
-		switch jsonw.Name(name) {
+	for name, ok := sc.Member(&o); ok; name, ok = sc.Member(&o) {
+		switch name {
 		case "message":
-			scanMessage(r, e)
+			scanMessage(sc, e)
 		case "finish_reason":
-			e.finish = r.Raw()
+			e.finish = sc.Value()
 		case "usage":
-			e.usage = r.Raw()
+			e.usage = sc.Value()
 		case "error":
-			e.errMsg = r.Raw()
-		default:
-			r.Skip()
+			e.errMsg = sc.Value()
 		}
 	}
 }
 
 // scanMessage reads delta.message.
-func scanMessage(r *jsonw.Reader, e *event) {
-	if !r.Object() {
-		r.Skip()
+func scanMessage(sc *jsonw.Scanner, e *event) {
+	var o jsonw.Object
+	if !sc.Object(&o) {
 		return
 	}
-	for {
-		name, ok := r.Member()
-		if !ok {
-			return
-		}
-		switch jsonw.Name(name) {
+	for name, ok := sc.Member(&o); ok; name, ok = sc.Member(&o) {
+		switch name {
 		case "content":
-			e.content = members(r, func(k string) *string {
+			e.content = members(sc, func(k string) *string {
 				switch k {
 				case "type":
 					return &e.ctype
@@ -102,15 +87,15 @@ func scanMessage(r *jsonw.Reader, e *event) {
 				return nil
 			})
 		case "tool_plan":
-			e.plan = r.Raw()
+			e.plan = sc.Value()
 		case "tool_calls":
-			members(r, func(k string) *string {
+			members(sc, func(k string) *string {
 				switch k {
 				case "id":
 					return &e.callID
 				case "function":
 					e.fnName, e.fnArgs = "", ""
-					members(r, func(k string) *string {
+					members(sc, func(k string) *string {
 						switch k {
 						case "name":
 							return &e.fnName
@@ -124,9 +109,7 @@ func scanMessage(r *jsonw.Reader, e *event) {
 				return nil
 			})
 		case "citations":
-			e.citations = r.Raw()
-		default:
-			r.Skip()
+			e.citations = sc.Value()
 		}
 	}
 }
@@ -135,28 +118,23 @@ func scanMessage(r *jsonw.Reader, e *event) {
 // itself.
 var skipped string
 
-// members reads the value at r's cursor and returns its text; when it is
-// an object, each member's raw value goes to the string slot field names
-// (nil: skipped; &skipped: already read by field).
-func members(r *jsonw.Reader, field func(name string) *string) string {
-	start := r.Offset()
-	if !r.Object() {
-		return r.Raw()
+// members reads the value at sc's position and returns its text; when it
+// is an object, each member's raw value goes to the string slot field
+// names (nil: skipped; &skipped: already read by field).
+func members(sc *jsonw.Scanner, field func(name string) *string) string {
+	mark := sc.Mark()
+	var o jsonw.Object
+	if !sc.Object(&o) {
+		return sc.Value()
 	}
-	for {
-		name, ok := r.Member()
-		if !ok {
-			break
-		}
-		switch p := field(jsonw.Name(name)); p {
-		case nil:
-			r.Skip()
-		case &skipped:
+	for name, ok := sc.Member(&o); ok; name, ok = sc.Member(&o) {
+		switch p := field(name); p {
+		case nil, &skipped: // skipped by the next Member, or read by field
 		default:
-			*p = r.Raw()
+			*p = sc.Value()
 		}
 	}
-	return r.Text(start)
+	return sc.Since(mark)
 }
 
 // str is gjson's Result.String of the raw JSON text raw ("" when absent),

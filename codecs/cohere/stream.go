@@ -47,7 +47,6 @@ type StreamDecoder struct {
 	opens []*open
 	plan  int // block of the tool plan, or -1
 	planB strings.Builder
-	rd    jsonw.Reader
 	ev    event
 }
 
@@ -86,9 +85,10 @@ func (s *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 	}
 	// Read in place, validated and extracted in one pass: the frame is
 	// valid only during this call, and everything kept is copied.
-	s.rd.ResetBytes(f.Data)
+	var sc jsonw.Scanner
+	sc.ResetBytes(f.Data)
 	ev := &s.ev
-	valid, object := scan(&s.rd, ev)
+	valid, object := scan(&sc, ev)
 	if !valid {
 		s.err = replay.Malformed(API, n, "", "expected a JSON event")
 		return dst, s.err

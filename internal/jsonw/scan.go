@@ -3,6 +3,7 @@ package jsonw
 import (
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Scanner reads one JSON text in a single pass that validates and extracts
@@ -58,6 +59,15 @@ func (sc *Scanner) Reset(s string) bool {
 	}
 	sc.i = skipSpace(s, 0)
 	return true
+}
+
+// ResetBytes is Reset for a byte slice, read in place: b must not change
+// while sc reads it, and what sc returns views it.
+func (sc *Scanner) ResetBytes(b []byte) bool {
+	if len(b) == 0 {
+		return sc.Reset("")
+	}
+	return sc.Reset(unsafe.String(&b[0], len(b)))
 }
 
 // Failed reports whether the text was found invalid so far.
