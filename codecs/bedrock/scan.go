@@ -24,112 +24,86 @@ type event struct {
 	rcText, rcSig, rcRed, tuInput string
 }
 
-// scan reads a frame's data in r (reset on it) in one pass and reports
+// scan reads a frame's data in sc (reset on it) in one pass and reports
 // whether it is valid JSON. With wrapped (a frame without an event type)
 // the data is `{"<eventType>":payload}`: its members are counted and the
 // first is read; else the data is the payload.
-func scan(r *jsonw.Reader, e *event, wrapped bool) bool {
+func scan(sc *jsonw.Scanner, e *event, wrapped bool) bool {
 	*e = event{}
 	if !wrapped {
-		scanPayload(r, e)
-		return r.End()
+		scanPayload(sc, e)
+		return sc.End()
 	}
-	if !r.Object() {
-		return r.End()
+	var top jsonw.Object
+	if !sc.Object(&top) {
+		return sc.End()
 	}
-	for {
-		name, ok := r.Member()
-		if !ok {
-			break
-		}
+	for name, ok := sc.Member(&top); ok; name, ok = sc.Member(&top) {
 		e.members++
-		if e.members > 1 {
-			r.Skip()
-			continue
+		if e.members == 1 {
+			e.typ = name
+			scanPayload(sc, e)
 		}
-		e.typ = jsonw.Name(name)
-		scanPayload(r, e)
 	}
-	return r.End()
+	return sc.End()
 }
 
-// scanPayload reads the payload at r's cursor.
-func scanPayload(r *jsonw.Reader, e *event) {
-	start := r.Offset()
-	if !r.Object() {
-		e.payload = r.Raw()
-		return
-	}
-	for {
-		name, ok := r.Member()
-		if !ok {
-			break
-		}
-		switch jsonw.Name(name) {
-		case "contentBlockIndex":
-			e.index = r.Raw()
-		case "start":
-			e.start = r.Raw()
-		case "usage":
-			e.usage = r.Raw()
-		case "delta":
-			e.delta = scanDelta(r, e)
-		default:
-			r.Skip()
-		}
-	}
-	e.payload = r.Text(start)
-}
-
-// scanDelta reads a contentBlockDelta's delta and returns its text.
-func scanDelta(r *jsonw.Reader, e *event) string {
-	return object(r, func(name string) {
+// scanPayload reads the payload at sc's position.
+func scanPayload(sc *jsonw.Scanner, e *event) {
+	e.payload = object(sc, func(name string) {
 		switch name {
-		case "text":
-			e.text = r.Raw()
-		case "reasoningContent":
-			e.rc = object(r, func(name string) {
-				switch name {
-				case "text":
-					e.rcText = r.Raw()
-				case "signature":
-					e.rcSig = r.Raw()
-				case "redactedContent":
-					e.rcRed = r.Raw()
-				default:
-					r.Skip()
-				}
-			})
-		case "toolUse":
-			e.tu = object(r, func(name string) {
-				if name == "input" {
-					e.tuInput = r.Raw()
-				} else {
-					r.Skip()
-				}
-			})
-		default:
-			r.Skip()
+		case "contentBlockIndex":
+			e.index = sc.Value()
+		case "start":
+			e.start = sc.Value()
+		case "usage":
+			e.usage = sc.Value()
+		case "delta":
+			e.delta = scanDelta(sc, e)
 		}
 	})
 }
 
-// object reads the value at r's cursor and returns its text; when it is an
-// object, member is called on each member's name (escapes decoded) with
-// the cursor at its value, which it must read.
-func object(r *jsonw.Reader, member func(name string)) string {
-	start := r.Offset()
-	if !r.Object() {
-		return r.Raw()
-	}
-	for {
-		name, ok := r.Member()
-		if !ok {
-			break
+// scanDelta reads a contentBlockDelta's delta and returns its text.
+func scanDelta(sc *jsonw.Scanner, e *event) string {
+	return object(sc, func(name string) {
+		switch name {
+		case "text":
+			e.text = sc.Value()
+		case "reasoningContent":
+			e.rc = object(sc, func(name string) {
+				switch name {
+				case "text":
+					e.rcText = sc.Value()
+				case "signature":
+					e.rcSig = sc.Value()
+				case "redactedContent":
+					e.rcRed = sc.Value()
+				}
+			})
+		case "toolUse":
+			e.tu = object(sc, func(name string) {
+				if name == "input" {
+					e.tuInput = sc.Value()
+				}
+			})
 		}
-		member(jsonw.Name(name))
+	})
+}
+
+// object reads the value at sc's position and returns its text; when it
+// is an object, member is called on each member's name with sc at its
+// value, which it reads or leaves for the next Member to skip.
+func object(sc *jsonw.Scanner, member func(name string)) string {
+	mark := sc.Mark()
+	var o jsonw.Object
+	if !sc.Object(&o) {
+		return sc.Value()
 	}
-	return r.Text(start)
+	for name, ok := sc.Member(&o); ok; name, ok = sc.Member(&o) {
+		member(name)
+	}
+	return sc.Since(mark)
 }
 
 // index reads a non-negative integer as gjson's Int did (a number equal to

@@ -72,7 +72,6 @@ type StreamDecoder struct {
 	done    bool
 	split   bool // split tags out of text blocks
 	segs    []think.Segment
-	rd      jsonw.Reader
 	ev      event
 }
 
@@ -135,10 +134,11 @@ func (s *StreamDecoder) frame(f replay.Frame, n int) (string, error) {
 	if len(data) == 0 && len(f.Type) > 0 {
 		data = []byte("{}") // an event stream message without a payload
 	}
-	s.rd.ResetBytes(data)
+	var sc jsonw.Scanner
+	sc.ResetBytes(data)
 	e := &s.ev
 	wrapped := len(f.Type) == 0
-	if !scan(&s.rd, e, wrapped) {
+	if !scan(&sc, e, wrapped) {
 		return "", replay.Malformed(API, n, "", "expected a JSON event")
 	}
 	if !wrapped {
