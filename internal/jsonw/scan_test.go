@@ -3,6 +3,8 @@ package jsonw
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // walk reads s with a Scanner, descending into every object, and reports
@@ -43,11 +45,45 @@ var scanCases = []string{
 	`{"a":` + strings.Repeat(`[`, 512) + strings.Repeat(`]`, 512) + `}`,
 }
 
+// moreScanCases adds repeated names, misplaced separators, containers in
+// arrays, deep arrays and invalid UTF-8 in and out of strings, and
+// validCases.
+var moreScanCases = append([]string{
+	`{"a":1,"a":2}`, `{"a":{"b":1,"b":1}}`, `[{"x":1},{"x":1}]`, `{"a\u0062":1,"ab":2}`, `{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"a":0}`,
+	`{,}`, `{"a":1,,"b":2}`, `[,1]`, `[1,,2]`, `{"a":}`, `{"a"}`, `{"a":1 "b":2}`, ` [ ] `, ` { } `, `{"a":[]}`, `[[],{}]`,
+	"{\"a\":\"\xc3\xa9\"}", "{\"a\":\"\xc3\"}", "{\"\xff\":1}", "[1,\xff]", "\"ok\" \xff",
+	strings.Repeat("[", 512) + strings.Repeat("]", 512), strings.Repeat("[", 511) + "{}" + strings.Repeat("]", 511),
+	strings.Repeat(`{"a":`, 513) + "1" + strings.Repeat("}", 513),
+}, validCases...)
+
+// partly reads s as a decoder that wants only the first member does: it
+// opens the top object, reads one member's value and skips the rest.
+func partly(s string) bool {
+	var sc Scanner
+	sc.Reset(s)
+	var top Object
+	if sc.Object(&top) {
+		if _, ok := sc.Member(&top); ok {
+			sc.Value()
+		}
+		sc.Skip(&top)
+	}
+	return sc.End()
+}
+
 func TestScannerAgreesWithValid(t *testing.T) {
-	for _, s := range scanCases {
+	for _, s := range append(scanCases, moreScanCases...) {
 		got, _ := walk(s)
 		if want := Valid(s); got != want {
 			t.Errorf("%.60q: scanner %v, Valid %v", s, got, want)
+		}
+		var sc Scanner
+		sc.Reset(s)
+		if got, want := sc.End(), Valid(s); got != want {
+			t.Errorf("%.60q unread: scanner %v, Valid %v", s, got, want)
+		}
+		if got, want := partly(s), Valid(s); got != want {
+			t.Errorf("%.60q partly read: scanner %v, Valid %v", s, got, want)
 		}
 	}
 }
@@ -86,13 +122,61 @@ func TestScannerMembers(t *testing.T) {
 	}
 }
 
+// TestScannerBytes reads a byte slice in place: white space around the
+// text and its separators, a name written with escapes (decoded), an
+// array value returned raw, a repeated name failing the read, and the
+// empty text refused.
+func TestScannerBytes(t *testing.T) {
+	var sc Scanner
+	assert.True(t, sc.ResetBytes([]byte(` {"a" : [1, {"b":"x\"y"}], "c\u0064": true, "e":{}} `)))
+	var top Object
+	assert.True(t, sc.Object(&top))
+	var got []string
+	for name, ok := sc.Member(&top); ok; name, ok = sc.Member(&top) {
+		switch name {
+		case "a", "cd":
+			got = append(got, name+"="+sc.Value())
+		case "e":
+			mark := sc.Mark()
+			var e Object
+			assert.True(t, sc.Object(&e))
+			_, ok := sc.Member(&e)
+			assert.False(t, ok)
+			assert.Equal(t, "{}", sc.Since(mark))
+		default:
+			t.Fatalf("name %q", name)
+		}
+	}
+	assert.True(t, sc.End())
+	assert.Equal(t, []string{`a=[1, {"b":"x\"y"}]`, `cd=true`}, got)
+
+	sc.Reset(`{"a":1,"a":2}`)
+	assert.True(t, sc.Object(&top))
+	_, ok := sc.Member(&top)
+	assert.True(t, ok)
+	assert.Equal(t, "1", sc.Value())
+	_, ok = sc.Member(&top)
+	assert.False(t, ok, "a repeated name fails the read")
+	assert.Equal(t, "", sc.Value())
+	assert.False(t, sc.End())
+
+	assert.True(t, sc.ResetBytes(nil))
+	assert.False(t, sc.End(), "the empty text is not JSON")
+	assert.False(t, sc.ResetBytes([]byte("\"\xff\"")), "not UTF-8")
+	assert.False(t, sc.End())
+}
+
 func FuzzScanner(f *testing.F) {
-	for _, s := range scanCases[:25] {
+	for _, s := range append(scanCases, moreScanCases...) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := func() bool { ok, _ := walk(s); return ok }(), Valid(s); got != want {
+		want := Valid(s)
+		if got, _ := walk(s); got != want {
 			t.Fatalf("%q: scanner %v, Valid %v", s, got, want)
+		}
+		if got := partly(s); got != want {
+			t.Fatalf("%q partly read: scanner %v, Valid %v", s, got, want)
 		}
 	})
 }

@@ -126,3 +126,17 @@ func TestValidRefusesRepeatedNames(t *testing.T) {
 		t.Error("a large object's names are checked through the set")
 	}
 }
+
+// TestValidStringBoundaries puts escapes, UTF-8 sequences, invalid bytes
+// and control characters at every offset around the 64 bytes where
+// validString leaves its byte loop for IndexByte, against encoding/json.
+func TestValidStringBoundaries(t *testing.T) {
+	for _, piece := range []string{`\"`, `\\`, `\u00e9`, `\ud83d\ude00`, "é", "😀", "\xff", "\xe2\x82", "\x01", `\x`, `\u12`, `"`} {
+		for n := 55; n < 75; n++ {
+			for _, s := range []string{`"` + strings.Repeat("a", n) + piece + `b"`, `"` + strings.Repeat("a", n) + piece + `"`, `["` + strings.Repeat("a", n) + piece} {
+				want := json.Valid([]byte(s)) && utf8.ValidString(s)
+				assert.Equal(t, want, Valid(s), "%q", s)
+			}
+		}
+	}
+}
