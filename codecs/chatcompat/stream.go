@@ -80,7 +80,7 @@ func newReader(api string, p Profile, lim replay.Limits, event int) *reader {
 		r.split = *sp
 	}
 	r.host = chatstream.Host{API: api, Provider: p.Provider, Error: r.chunkError,
-		Delta: r.delta, Call: r.call, Flush: r.flush}
+		Keys: deltaKeys, Delta: r.delta, Call: r.call, Flush: r.flush}
 	r.core = chatstream.New(&r.host, lim, event)
 	return r
 }
@@ -94,13 +94,10 @@ func (r *reader) chunkError(c chatstream.Chunk) *replay.ProviderError {
 
 var deltaKeys = []string{"reasoning_details", "reasoning_content", "reasoning", "content"}
 
-// delta reads the reasoning and content of one delta (or a whole message).
-// One native reasoning field per chunk: mirrored text counts once.
-func (r *reader) delta(d *chatstream.Decoder, delta, ptr string, dst []replay.Event) ([]replay.Event, error) {
-	var dv [4]string
-	if !jsonw.RawMembers(delta, deltaKeys, dv[:]) {
-		return dst, d.Malformed(ptr, "expected an object")
-	}
+// delta reads the reasoning and content of one delta (or a whole message):
+// dv holds the values of deltaKeys. One native reasoning field per chunk:
+// mirrored text counts once.
+func (r *reader) delta(d *chatstream.Decoder, dv []string, ptr string, dst []replay.Event) ([]replay.Event, error) {
 	dst, read, err := r.details(dv[0], dst)
 	if err != nil {
 		return dst, err

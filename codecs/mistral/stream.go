@@ -39,7 +39,7 @@ type StreamDecoder struct {
 func (s *StreamDecoder) dec() *chatstream.Decoder {
 	if s.core == nil {
 		s.host = chatstream.Host{API: API, Provider: Codec{Provider: s.Provider}.provider(),
-			Error: chunkError, Delta: s.delta, NoCallExtra: true, DoneIgnored: true,
+			Error: chunkError, Keys: deltaKeys, Delta: s.delta, NoCallExtra: true, DoneIgnored: true,
 			RejectAfterFinish: true, EndOnSwitch: true}
 		s.core = chatstream.New(&s.host, s.Limits, 0)
 	}
@@ -64,11 +64,14 @@ func chunkError(c chatstream.Chunk) *replay.ProviderError {
 	return providerError(gjson.Parse(c.Raw))
 }
 
-// delta reads the content of a delta: a string, or an array of chunks.
-// String values are read raw and unquoted straight into the builders, so
-// that an escaped delta costs no allocation.
-func (s *StreamDecoder) delta(d *chatstream.Decoder, delta, ptr string, dst []replay.Event) ([]replay.Event, error) {
-	switch raw := jsonw.RawMember(delta, "content"); {
+var deltaKeys = []string{"content"}
+
+// delta reads the content of a delta (dv holds the values of deltaKeys): a
+// string, or an array of chunks. String values are read raw and unquoted
+// straight into the builders, so that an escaped delta costs no
+// allocation.
+func (s *StreamDecoder) delta(d *chatstream.Decoder, dv []string, ptr string, dst []replay.Event) ([]replay.Event, error) {
+	switch raw := dv[0]; {
 	case raw == "" || raw == "null":
 		return dst, nil
 	case raw[0] == '"':

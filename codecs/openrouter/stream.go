@@ -56,7 +56,7 @@ func newHost(provider string) chatstream.Host {
 		provider = "openrouter"
 	}
 	return chatstream.Host{API: API, Provider: provider, Upstream: true, FinishError: true,
-		Error: chunkError, Delta: readDelta, Call: readCall}
+		Error: chunkError, Keys: deltaKeys, Delta: readDelta, Call: readCall}
 }
 
 // readCall binds a Gemini thought signature that a gateway put directly on
@@ -96,12 +96,8 @@ var (
 )
 
 // readDelta reads reasoning_details (else the plain reasoning string) and a
-// string content of one delta.
-func readDelta(d *chatstream.Decoder, delta, ptr string, dst []replay.Event) ([]replay.Event, error) {
-	var dv [4]string
-	if !jsonw.RawMembers(delta, deltaKeys, dv[:]) {
-		return dst, d.Malformed(ptr, "expected a delta object")
-	}
+// string content of one delta: dv holds the values of deltaKeys.
+func readDelta(d *chatstream.Decoder, dv []string, ptr string, dst []replay.Event) ([]replay.Event, error) {
 	var err error
 	k := 0
 	for det, pos, ok := jsonw.NextElem(dv[0], 0); ok; det, pos, ok = jsonw.NextElem(dv[0], pos) {

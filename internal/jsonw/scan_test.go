@@ -1,0 +1,126 @@
+package jsonw
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// walk reads the value at sc: descending into objects and arrays when
+// deep, else skipping them, and records what it saw.
+func walk(sc *Scanner, deep bool, out *strings.Builder) {
+	switch c := sc.Peek(); {
+	case deep && c == '{':
+		var o Object
+		out.WriteByte('{')
+		for name, ok := sc.Member(&o); ok; name, ok = sc.Member(&o) {
+			out.WriteString(name + ":")
+			walk(sc, deep, out)
+			out.WriteByte(',')
+		}
+		out.WriteByte('}')
+	case deep && c == '[':
+		var a Array
+		out.WriteByte('[')
+		for sc.Elem(&a) {
+			walk(sc, deep, out)
+			out.WriteByte(',')
+		}
+		out.WriteByte(']')
+	default:
+		out.WriteString(sc.Skip())
+	}
+}
+
+// scanValid walks s with the scanner (deep: every object and array
+// entered; else the top value skipped) and reports its verdict.
+func scanValid(s string, deep bool) bool {
+	sc := NewScanner(s)
+	var out strings.Builder
+	walk(&sc, deep, &out)
+	return sc.End()
+}
+
+var scanCases = append(append([]string{}, validCases...),
+	`{"a":1,"a":2}`, `{"a":1,"\u0061":1}`, `[{"x":{"k":1,"b":2,"k":3}}]`, `{"a":{"b":[1,{"c":"d"}]},"e":[]}`,
+	`{"a":1 "b":2}`, `[1,,2]`, `{"a":}`, `{"a"}`, `{"a":1]`, `[1}`, `{"a":[1,2}`, ` [ ] `, `{ }`, "\"\xff\"", `[{}, {"a":{}}]`)
+
+func TestScannerMatchesValid(t *testing.T) {
+	for _, c := range scanCases {
+		want := Valid(c)
+		assert.Equal(t, want, scanValid(c, true), "deep walk of %q", c)
+		assert.Equal(t, want, scanValid(c, false), "skip of %q", c)
+	}
+	deep := strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)
+	assert.True(t, scanValid(deep, true))
+	assert.False(t, scanValid("["+deep+"]", true), "one level too deep, entered")
+	assert.False(t, scanValid("["+deep+"]", false), "one level too deep, skipped")
+	many := `{"k0":0`
+	for i := 1; i < 40; i++ {
+		many += `,"k` + strconv.Itoa(i) + `":0`
+	}
+	assert.True(t, scanValid(many+"}", true))
+	assert.False(t, scanValid(many+`,"k33":1}`, true), "a large object's names are checked through the set")
+}
+
+func TestScannerYieldsRawValues(t *testing.T) {
+	s := ` {"a" : [1, {"b":"x\"y"}], "c":null, "d":{"e":true}} `
+	sc := NewScanner(s)
+	var got []string
+	var o Object
+	for name, ok := sc.Member(&o); ok; name, ok = sc.Member(&o) {
+		switch {
+		case NameIs(name, "a"):
+			var a Array
+			for sc.Elem(&a) {
+				if sc.Peek() == '{' {
+					var inner Object
+					for n, ok := sc.Member(&inner); ok; n, ok = sc.Member(&inner) {
+						got = append(got, n+"="+sc.Skip())
+					}
+					continue
+				}
+				got = append(got, "elem="+sc.Skip())
+			}
+		case NameIs(name, "d"):
+			sc.Peek()
+			p := sc.Pos()
+			var inner Object
+			for _, ok := sc.Member(&inner); ok; _, ok = sc.Member(&inner) {
+			} // every member left unread: skipped
+			got = append(got, "d="+sc.Text(p, sc.Pos()))
+		}
+		// "c" is left unread: skipped by the next step
+	}
+	assert.True(t, sc.End())
+	assert.Equal(t, []string{`elem=1`, `"b"="x\"y"`, `d={"e":true}`}, got)
+
+	sc = NewScanner(`{"a":[1,2],"b":{"c":1,"c":2}}`)
+	var top Object
+	for name, ok := sc.Member(&top); ok; name, ok = sc.Member(&top) {
+		if NameIs(name, "a") {
+			var a Array
+			for sc.Elem(&a) {
+			}
+		}
+	}
+	assert.True(t, sc.Failed(), "a repeated name in a member left unread is found when it is skipped")
+	assert.False(t, sc.End())
+}
+
+func FuzzScanner(f *testing.F) {
+	for _, c := range scanCases {
+		f.Add(c)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := Valid(s)
+		if got := scanValid(s, true); got != want {
+			t.Fatalf("deep scan of %q = %v, Valid says %v", s, got, want)
+		}
+		if got := scanValid(s, false); got != want {
+			t.Fatalf("skipping scan of %q = %v, Valid says %v", s, got, want)
+		}
+	})
+}
