@@ -247,9 +247,9 @@ func (d *Decoder) scan(s string, out *scanned) bool {
 	}
 	out.object = true
 	var top jsonw.Object
-	for name, ok := sc.Member(&top); ok; name, ok = sc.Member(&top) {
+	for _, ok := sc.Member(&top); ok; _, ok = sc.Member(&top) {
 		switch {
-		case jsonw.NameIs(name, "choices"):
+		case top.Is("choices"):
 			sc.Peek()
 			start := sc.Pos()
 			if sc.Peek() == '[' {
@@ -263,15 +263,15 @@ func (d *Decoder) scan(s string, out *scanned) bool {
 				sc.Skip()
 			}
 			out.c.Choices = sc.Text(start, sc.Pos())
-		case jsonw.NameIs(name, "model"):
+		case top.Is("model"):
 			out.c.Model = sc.Skip()
-		case jsonw.NameIs(name, "provider"):
+		case top.Is("provider"):
 			out.c.Provider = sc.Skip()
-		case jsonw.NameIs(name, "error"):
+		case top.Is("error"):
 			out.c.Error = sc.Skip()
-		case jsonw.NameIs(name, "usage"):
+		case top.Is("usage"):
 			out.c.Usage = sc.Skip()
-		case jsonw.NameIs(name, "object"):
+		case top.Is("object"):
 			out.c.Object = sc.Skip()
 		}
 	}
@@ -289,9 +289,9 @@ func (d *Decoder) scanChoice(sc *jsonw.Scanner, out *scanned) {
 	}
 	out.choiceObject = true
 	var o jsonw.Object
-	for name, ok := sc.Member(&o); ok; name, ok = sc.Member(&o) {
+	for _, ok := sc.Member(&o); ok; _, ok = sc.Member(&o) {
 		switch {
-		case jsonw.NameIs(name, "delta"):
+		case o.Is("delta"):
 			if sc.Peek() != '{' {
 				out.delta = sc.Skip()
 				continue
@@ -300,16 +300,16 @@ func (d *Decoder) scanChoice(sc *jsonw.Scanner, out *scanned) {
 			vals := d.vals[:len(d.keys)]
 			clear(vals)
 			var dm jsonw.Object
-			for k, ok := sc.Member(&dm); ok; k, ok = sc.Member(&dm) {
+			for _, ok := sc.Member(&dm); ok; _, ok = sc.Member(&dm) {
 				for n, key := range d.keys {
-					if jsonw.NameIs(k, key) {
+					if dm.Is(key) {
 						vals[n] = sc.Skip()
 						break
 					}
 				}
 			}
 			out.delta, out.deltaRead = sc.Text(ds, sc.Pos()), true
-		case jsonw.NameIs(name, "finish_reason"):
+		case o.Is("finish_reason"):
 			out.finish = sc.Skip()
 		}
 	}

@@ -40,7 +40,28 @@ type Object struct {
 	names   memberNames
 	started bool
 	done    bool
-	pending int // where the current member's value starts; -1 once read
+	pending int  // where the current member's value starts
+	esc     bool // the current member's name holds an escape
+}
+
+// Is reports whether the name of the member the last [Scanner.Member]
+// returned is key (compared by value, so "\u0061" is "a").
+func (o *Object) Is(key string) bool {
+	name := o.names.last
+	if !o.esc {
+		return len(name) == len(key)+2 && name[1:len(name)-1] == key
+	}
+	return keyEquals(name, key)
+}
+
+// escaped reports whether the raw string literal s holds a backslash.
+func escaped(s string) bool {
+	for i := 1; i < len(s)-1; i++ {
+		if s[i] == '\\' {
+			return true
+		}
+	}
+	return false
 }
 
 // Array is the state of one array being walked by [Scanner.Elem]; its zero
@@ -151,10 +172,14 @@ func (sc *Scanner) Member(o *Object) (name string, ok bool) {
 		return "", sc.fail()
 	}
 	end, ok := validString(s, i+1)
-	if !ok || o.names.repeated(s[i:end]) {
+	if !ok {
 		return "", sc.fail()
 	}
 	name = s[i:end]
+	o.esc = escaped(name)
+	if o.names.seen(name, o.esc) {
+		return "", sc.fail()
+	}
 	i = skipSpace(s, end)
 	if i >= len(s) || s[i] != ':' {
 		return "", sc.fail()

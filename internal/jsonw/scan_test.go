@@ -124,3 +124,18 @@ func FuzzScanner(f *testing.F) {
 		}
 	})
 }
+
+func TestObjectIs(t *testing.T) {
+	sc := NewScanner(`{"plain":1,"\u0065sc":2,"pla\"in":3}`)
+	var o Object
+	var got []string
+	for _, ok := sc.Member(&o); ok; _, ok = sc.Member(&o) {
+		for _, k := range []string{"plain", "esc", `pla"in`, "pla"} {
+			if o.Is(k) {
+				got = append(got, k)
+			}
+		}
+	}
+	assert.True(t, sc.End())
+	assert.Equal(t, []string{"plain", "esc", `pla"in`}, got)
+}

@@ -177,19 +177,36 @@ func hasControl(s string) bool {
 // the next backslash are found with IndexByte; the quote found is reused
 // across escapes, so the scan stays linear.
 func validString(s string, i int) (int, bool) {
-	// Most strings of a payload are short (member names, enum values): a
-	// table-driven loop ends them before IndexByte's call would pay off.
-	for j := i; j < len(s) && j < i+32; j++ {
-		if !stop[s[j]] {
+	// Most strings of a payload are short (member names, enum values,
+	// streamed tokens with an escape or two): a table-driven loop that
+	// reads escapes in place ends them before IndexByte's calls would pay
+	// off.
+	for lim := min(len(s), i+64); i < lim; {
+		c := s[i]
+		if !stop[c] {
+			i++
 			continue
 		}
-		switch c := s[j]; {
+		switch {
 		case c == '"':
-			return j + 1, true
+			return i + 1, true
 		case c < 0x20:
-			return j, false
+			return i, false
 		}
-		break // a backslash: the general loop handles escapes
+		if i+1 >= len(s) {
+			return i, false
+		}
+		switch s[i+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			i += 2
+		case 'u':
+			if _, ok := hex4(s[i+2:]); !ok {
+				return i, false
+			}
+			i += 6
+		default:
+			return i, false
+		}
 	}
 	q := -1 // index of the next unescaped-looking quote at or after i
 	for {
@@ -280,14 +297,21 @@ type memberNames struct {
 	small [8]string
 	n     int
 	set   map[string]struct{}
+	last  string // the raw name recorded last
 }
 
 // repeated records the raw name (a string literal with its quotes) and
 // reports whether the object already has a member of that name. Names are
 // compared decoded, so "a" and "\u0061" are the same name.
 func (m *memberNames) repeated(raw string) bool {
+	return m.seen(raw, strings.IndexByte(raw, '\\') >= 0)
+}
+
+// seen is repeated for a name known to hold an escape or not.
+func (m *memberNames) seen(raw string, esc bool) bool {
+	m.last = raw
 	name := raw[1 : len(raw)-1]
-	if len(name) < 64 && strings.IndexByte(name, '\\') >= 0 || len(name) >= 64 && strings.Contains(name, "\\") {
+	if esc {
 		var b strings.Builder
 		WriteUnquoted(&b, raw)
 		name = b.String()
