@@ -92,7 +92,10 @@ func (r *reader) chunkError(c chatstream.Chunk) *replay.ProviderError {
 	return providerError(r.host.API, gjson.Parse(c.Error))
 }
 
-var deltaKeys = []string{"reasoning_details", "reasoning_content", "reasoning", "content"}
+var (
+	deltaKeys = []string{"reasoning_details", "reasoning_content", "reasoning", "content"}
+	textKeys  = []string{"type", "text"}
+)
 
 // delta reads the reasoning and content of one delta (or a whole message):
 // dv holds the values of deltaKeys. One native reasoning field per chunk:
@@ -127,11 +130,12 @@ func (r *reader) delta(d *chatstream.Decoder, dv []string, ptr string, dst []rep
 func (r *reader) details(rd string, dst []replay.Event) ([]replay.Event, bool, error) {
 	read := false
 	var err error
-	for det, pos, ok := jsonw.NextElem(rd, 0); ok; det, pos, ok = jsonw.NextElem(rd, pos) {
-		if !jsonw.StringEquals(jsonw.RawMember(det, "type"), string(replay.KindText)) {
+	var dv [2]string
+	for _, pos, ok := jsonw.NextMembers(rd, 0, textKeys, dv[:]); ok; _, pos, ok = jsonw.NextMembers(rd, pos, textKeys, dv[:]) {
+		if !jsonw.StringEquals(dv[0], string(replay.KindText)) {
 			continue
 		}
-		t := jsonw.RawMember(det, "text")
+		t := dv[1]
 		if !isString(t) || len(t) <= 2 {
 			continue
 		}

@@ -100,8 +100,9 @@ var (
 func readDelta(d *chatstream.Decoder, dv []string, ptr string, dst []replay.Event) ([]replay.Event, error) {
 	var err error
 	k := 0
-	for det, pos, ok := jsonw.NextElem(dv[0], 0); ok; det, pos, ok = jsonw.NextElem(dv[0], pos) {
-		if dst, err = detail(d, det, chatstream.Loc{Base: ptr, List: "reasoning_details", K: k}, dst); err != nil {
+	var vals [8]string // in detailKnown order
+	for det, pos, ok := jsonw.NextMembers(dv[0], 0, detailKnown, vals[:]); ok; det, pos, ok = jsonw.NextMembers(dv[0], pos, detailKnown, vals[:]) {
+		if dst, err = detail(d, det, &vals, chatstream.Loc{Base: ptr, List: "reasoning_details", K: k}, dst); err != nil {
 			return dst, err
 		}
 		k++
@@ -130,10 +131,10 @@ func readDelta(d *chatstream.Decoder, dv []string, ptr string, dst []replay.Even
 }
 
 // detail merges one reasoning_details fragment (raw JSON, a view of the
-// frame: nothing of it is kept without a copy) located at ptr.
-func detail(d *chatstream.Decoder, det string, loc chatstream.Loc, dst []replay.Event) ([]replay.Event, error) {
-	var dv [8]string // in detailKnown order
-	if !jsonw.RawMembers(det, detailKnown, dv[:]) {
+// frame: nothing of it is kept without a copy) located at ptr; dv holds
+// its members in detailKnown order.
+func detail(d *chatstream.Decoder, det string, dv *[8]string, loc chatstream.Loc, dst []replay.Event) ([]replay.Event, error) {
+	if det[0] != '{' {
 		return dst, d.Malformed(loc.String(), "expected a reasoning detail object")
 	}
 	typ := dv[0]

@@ -243,45 +243,97 @@ func sameName(a, b string) bool {
 // occurrence wins). It reports false when obj is not an object. It does not
 // allocate when member names carry no escapes.
 func RawMembers(obj string, keys []string, vals []string) bool {
-	for k := range vals {
-		vals[k] = ""
-	}
+	clear(vals)
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return false
 	}
+	rawMembers(obj, i, keys, vals)
+	return true
+}
+
+// rawMembers reads the members of the object at s[i] ('{', valid JSON)
+// into vals (cleared by the caller) and returns the index after it, or -1.
+func rawMembers(s string, i int, keys []string, vals []string) int {
 	i++
 	for {
-		i = skipSpace(obj, i)
-		if i >= len(obj) || obj[i] != '"' {
-			return true
+		i = skipSpace(s, i)
+		if i >= len(s) {
+			return -1
 		}
-		kEnd := skipString(obj, i)
+		if s[i] == '}' {
+			return i + 1
+		}
+		if s[i] != '"' {
+			return -1
+		}
+		kEnd := skipString(s, i)
 		if kEnd < 0 {
-			return true
+			return -1
 		}
-		k := obj[i:kEnd]
-		i = skipSpace(obj, kEnd)
-		if i >= len(obj) || obj[i] != ':' {
-			return true
+		k := s[i:kEnd]
+		i = skipSpace(s, kEnd)
+		if i >= len(s) || s[i] != ':' {
+			return -1
 		}
-		i = skipSpace(obj, i+1)
-		vEnd := skipValue(obj, i)
+		i = skipSpace(s, i+1)
+		vEnd := skipValue(s, i)
 		if vEnd < 0 {
-			return true
+			return -1
 		}
 		for n, key := range keys {
 			if vals[n] == "" && keyEquals(k, key) {
-				vals[n] = obj[i:vEnd]
+				vals[n] = s[i:vEnd]
 				break
 			}
 		}
-		i = skipSpace(obj, vEnd)
-		if i >= len(obj) || obj[i] != ',' {
-			return true
+		i = skipSpace(s, vEnd)
+		if i >= len(s) {
+			return -1
+		}
+		switch s[i] {
+		case ',':
+			i++
+		case '}':
+			return i + 1
+		default:
+			return -1
+		}
+	}
+}
+
+// NextMembers is [NextElem] for an array of objects: when the element is
+// an object, it also sets vals[k] to the raw text of its member keys[k]
+// (as [RawMembers] does), in the same walk; otherwise vals are "".
+func NextMembers(arr string, pos int, keys, vals []string) (elem string, next int, ok bool) {
+	clear(vals)
+	i := pos
+	if i == 0 {
+		i = skipSpace(arr, 0)
+		if i >= len(arr) || arr[i] != '[' {
+			return "", len(arr), false
 		}
 		i++
 	}
+	i = skipSpace(arr, i)
+	if i >= len(arr) || arr[i] == ']' {
+		return "", len(arr), false
+	}
+	var end int
+	if arr[i] == '{' {
+		end = rawMembers(arr, i, keys, vals)
+	} else {
+		end = skipValue(arr, i)
+	}
+	if end < 0 {
+		return "", len(arr), false
+	}
+	elem = arr[i:end]
+	j := skipSpace(arr, end)
+	if j < len(arr) && arr[j] == ',' {
+		j++
+	}
+	return elem, j, true
 }
 
 // NextElem iterates over the elements of the array arr (valid JSON): start

@@ -139,3 +139,14 @@ func TestObjectIs(t *testing.T) {
 	assert.True(t, sc.End())
 	assert.Equal(t, []string{"plain", "esc", `pla"in`}, got)
 }
+
+func TestNextMembers(t *testing.T) {
+	arr := ` [ {"type":"a","text":"x\"}"} , "s", {"text":[1,{"type":"no"}],"type":"b"}, {} ] `
+	keys := []string{"type", "text"}
+	vals := make([]string, 2)
+	var got []string
+	for e, pos, ok := NextMembers(arr, 0, keys, vals); ok; e, pos, ok = NextMembers(arr, pos, keys, vals) {
+		got = append(got, e+"|"+vals[0]+"|"+vals[1])
+	}
+	assert.Equal(t, []string{`{"type":"a","text":"x\"}"}|"a"|"x\"}"`, `"s"||`, `{"text":[1,{"type":"no"}],"type":"b"}|"b"|[1,{"type":"no"}]`, `{}||`}, got)
+}
