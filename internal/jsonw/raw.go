@@ -64,44 +64,22 @@ func skipSpace(s string, i int) int {
 }
 
 // skipString returns the index after the string literal starting at i, or
-// -1. Most strings are short (names, enum values, streamed tokens): a byte
-// loop small enough to be inlined ends them; past 64 bytes the rest is
-// scanned by skipLong with IndexByte.
+// -1. The bytes between escapes are stepped over eight at a time.
 func skipString(s string, i int) int {
-	for j := i + 1; j < len(s); j++ {
-		switch s[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-		if j-i >= 64 {
-			return skipLong(s, i, j+1)
-		}
-	}
-	return -1
-}
-
-// skipLong ends the string literal that starts at i, from j (not inside an
-// escape): a quote ends it when an even run of backslashes precedes it
-// (each run counted once, so the scan stays linear).
-func skipLong(s string, i, j int) int {
-	for j <= len(s) {
-		k := strings.IndexByte(s[j:], '"')
-		if k < 0 {
+	for j := i + 1; ; {
+		j = nextStop(s, j)
+		if j >= len(s) {
 			return -1
 		}
-		q := j + k
-		n := 0
-		for p := q - 1; p > i && s[p] == '\\'; p-- {
-			n++
+		switch s[j] {
+		case '"':
+			return j + 1
+		case '\\':
+			j += 2
+		default:
+			j++ // a control byte: not in valid JSON, stepped over
 		}
-		if n%2 == 0 {
-			return q + 1
-		}
-		j = q + 1
 	}
-	return -1
 }
 
 // skipValue returns the index after the JSON value starting at i, or -1.

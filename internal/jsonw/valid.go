@@ -2,6 +2,7 @@ package jsonw
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -154,40 +155,37 @@ const (
 	msb = 0x8080808080808080
 )
 
-// hasControl reports whether s holds a byte below 0x20, testing eight bytes
-// at a time.
-func hasControl(s string) bool {
-	i := 0
+// nextStop returns the index of the first quote, backslash or control
+// byte of s at or after i, or len(s). It tests eight bytes at a time: in
+// each of the three masks the lowest flagged byte is a true match (a
+// false flag can only sit above a true one), so the lowest of all is.
+func nextStop(s string, i int) int {
 	for ; i+8 <= len(s); i += 8 {
 		x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
-		if (x-0x20*lsb)&^x&msb != 0 {
-			return true
+		q := x ^ ('"' * lsb)
+		b := x ^ ('\\' * lsb)
+		if m := ((q - lsb) &^ q) | ((b - lsb) &^ b) | ((x - 0x20*lsb) &^ x); m&msb != 0 {
+			return i + bits.TrailingZeros64(m&msb)/8
 		}
 	}
 	for ; i < len(s); i++ {
-		if s[i] < 0x20 {
-			return true
+		if stop[s[i]] {
+			return i
 		}
 	}
-	return false
+	return i
 }
 
 // validString validates a string's contents from i (just after the opening
-// quote) and returns the index after the closing quote. The next quote and
-// the next backslash are found with IndexByte; the quote found is reused
-// across escapes, so the scan stays linear.
+// quote) and returns the index after the closing quote. The bytes between
+// escapes are stepped over eight at a time (nextStop).
 func validString(s string, i int) (int, bool) {
-	// Most strings of a payload are short (member names, enum values,
-	// streamed tokens with an escape or two): a table-driven loop that
-	// reads escapes in place ends them before IndexByte's calls would pay
-	// off.
-	for lim := min(len(s), i+64); i < lim; {
-		c := s[i]
-		if !stop[c] {
-			i++
-			continue
+	for {
+		i = nextStop(s, i)
+		if i >= len(s) {
+			return len(s), false
 		}
-		switch {
+		switch c := s[i]; {
 		case c == '"':
 			return i + 1, true
 		case c < 0x20:
@@ -206,41 +204,6 @@ func validString(s string, i int) (int, bool) {
 			i += 6
 		default:
 			return i, false
-		}
-	}
-	q := -1 // index of the next unescaped-looking quote at or after i
-	for {
-		if q < i {
-			k := strings.IndexByte(s[i:], '"')
-			if k < 0 {
-				return len(s), false
-			}
-			q = i + k
-		}
-		end := q
-		if b := strings.IndexByte(s[i:q], '\\'); b >= 0 {
-			end = i + b
-		}
-		if hasControl(s[i:end]) {
-			return i, false
-		}
-		if end == q {
-			return q + 1, true
-		}
-		// An escape at end.
-		if end+1 >= len(s) {
-			return end, false
-		}
-		switch s[end+1] {
-		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			i = end + 2
-		case 'u':
-			if _, ok := hex4(s[end+2:]); !ok {
-				return end, false
-			}
-			i = end + 6
-		default:
-			return end, false
 		}
 	}
 }
