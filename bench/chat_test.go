@@ -1,7 +1,13 @@
 package bench
 
 import (
+	"bytes"
+	"io"
+	"net/http"
 	"testing"
+
+	oai "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/chatcompat"
@@ -41,7 +47,11 @@ var chatCases = []chatCase{
 
 // BenchmarkChat decodes each chat stream into a finished turn ("decode")
 // and frames the same bytes alone ("framing"), in 4 KiB writes; the ratio
-// of the two is the share of framing speed the codec keeps.
+// of the two is the share of framing speed the codec keeps. The peer
+// ("openai-go") is what a Go program talking to these chat-completions
+// endpoints uses: openai-go/v3's ssestream of ChatCompletionChunk and its
+// ChatCompletionAccumulator, on the same bytes (it keeps no reasoning:
+// those members stay as unparsed extra fields).
 func BenchmarkChat(b *testing.B) {
 	for _, cc := range chatCases {
 		data, events := cc.stream()
@@ -55,6 +65,24 @@ func BenchmarkChat(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(events), "events/op")
+		})
+		b.Run(cc.name+"/openai-go", func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				res := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": []string{"text/event-stream"}},
+					Body: io.NopCloser(bytes.NewReader(data))}
+				s := ssestream.NewStream[oai.ChatCompletionChunk](ssestream.NewDecoder(res), nil)
+				var acc oai.ChatCompletionAccumulator
+				n := 0
+				for s.Next() {
+					acc.AddChunk(s.Current())
+					n++
+				}
+				if s.Err() != nil || n < events-1 || len(acc.Choices) != 1 {
+					b.Fatalf("err %v, %d chunks of %d events", s.Err(), n, events)
+				}
+			}
 		})
 		b.Run(cc.name+"/framing", func(b *testing.B) {
 			b.SetBytes(int64(len(data)))

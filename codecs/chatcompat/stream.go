@@ -80,7 +80,7 @@ func newReader(api string, p Profile, lim replay.Limits, event int) *reader {
 		r.split = *sp
 	}
 	r.host = chatstream.Host{API: api, Provider: p.Provider, Error: r.chunkError,
-		Delta: r.delta, Call: r.call, Flush: r.flush}
+		Keys: deltaKeys, Delta: r.delta, Call: r.call, Flush: r.flush}
 	r.core = chatstream.New(&r.host, lim, event)
 	return r
 }
@@ -92,15 +92,15 @@ func (r *reader) chunkError(c chatstream.Chunk) *replay.ProviderError {
 	return providerError(r.host.API, gjson.Parse(c.Error))
 }
 
-var deltaKeys = []string{"reasoning_details", "reasoning_content", "reasoning", "content"}
+var (
+	deltaKeys = []string{"reasoning_details", "reasoning_content", "reasoning", "content"}
+	textKeys  = []string{"type", "text"}
+)
 
-// delta reads the reasoning and content of one delta (or a whole message).
-// One native reasoning field per chunk: mirrored text counts once.
-func (r *reader) delta(d *chatstream.Decoder, delta, ptr string, dst []replay.Event) ([]replay.Event, error) {
-	var dv [4]string
-	if !jsonw.RawMembers(delta, deltaKeys, dv[:]) {
-		return dst, d.Malformed(ptr, "expected an object")
-	}
+// delta reads the reasoning and content of one delta (or a whole message):
+// dv holds the values of deltaKeys. One native reasoning field per chunk:
+// mirrored text counts once.
+func (r *reader) delta(d *chatstream.Decoder, dv []string, ptr string, dst []replay.Event) ([]replay.Event, error) {
 	dst, read, err := r.details(dv[0], dst)
 	if err != nil {
 		return dst, err
@@ -130,11 +130,12 @@ func (r *reader) delta(d *chatstream.Decoder, delta, ptr string, dst []replay.Ev
 func (r *reader) details(rd string, dst []replay.Event) ([]replay.Event, bool, error) {
 	read := false
 	var err error
-	for det, pos, ok := jsonw.NextElem(rd, 0); ok; det, pos, ok = jsonw.NextElem(rd, pos) {
-		if !jsonw.StringEquals(jsonw.RawMember(det, "type"), string(replay.KindText)) {
+	var dv [2]string
+	for _, pos, ok := jsonw.NextMembers(rd, 0, textKeys, dv[:]); ok; _, pos, ok = jsonw.NextMembers(rd, pos, textKeys, dv[:]) {
+		if !jsonw.StringEquals(dv[0], string(replay.KindText)) {
 			continue
 		}
-		t := jsonw.RawMember(det, "text")
+		t := dv[1]
 		if !isString(t) || len(t) <= 2 {
 			continue
 		}

@@ -34,12 +34,13 @@ type StreamDecoder struct {
 	host    chatstream.Host
 	core    *chatstream.Decoder
 	scratch []byte
+	parts   []string // the text parts of the thinking chunk being read, views of the frame
 }
 
 func (s *StreamDecoder) dec() *chatstream.Decoder {
 	if s.core == nil {
 		s.host = chatstream.Host{API: API, Provider: Codec{Provider: s.Provider}.provider(),
-			Error: chunkError, Delta: s.delta, NoCallExtra: true, DoneIgnored: true,
+			Error: chunkError, Keys: deltaKeys, Delta: s.delta, NoCallExtra: true, DoneIgnored: true,
 			RejectAfterFinish: true, EndOnSwitch: true}
 		s.core = chatstream.New(&s.host, s.Limits, 0)
 	}
@@ -64,19 +65,23 @@ func chunkError(c chatstream.Chunk) *replay.ProviderError {
 	return providerError(gjson.Parse(c.Raw))
 }
 
-// delta reads the content of a delta: a string, or an array of chunks.
-// String values are read raw and unquoted straight into the builders, so
-// that an escaped delta costs no allocation.
-func (s *StreamDecoder) delta(d *chatstream.Decoder, delta, ptr string, dst []replay.Event) ([]replay.Event, error) {
-	switch raw := jsonw.RawMember(delta, "content"); {
+var deltaKeys = []string{"content"}
+
+// delta reads the content of a delta (dv holds the values of deltaKeys): a
+// string, or an array of chunks. String values are read raw and unquoted
+// straight into the builders, so that an escaped delta costs no
+// allocation.
+func (s *StreamDecoder) delta(d *chatstream.Decoder, dv []string, ptr string, dst []replay.Event) ([]replay.Event, error) {
+	switch raw := dv[0]; {
 	case raw == "" || raw == "null":
 		return dst, nil
 	case raw[0] == '"':
 		return d.TextRaw(raw, dst)
 	case raw[0] == '[':
 		var err error
-		for ch, pos, ok := jsonw.NextElem(raw, 0); ok; ch, pos, ok = jsonw.NextElem(raw, pos) {
-			if dst, err = s.contentChunk(d, ch, ptr, dst); err != nil {
+		var cv [3]string // in chunkKeys order
+		for ch, pos, ok := jsonw.NextMembers(raw, 0, chunkKeys, cv[:]); ok; ch, pos, ok = jsonw.NextMembers(raw, pos, chunkKeys, cv[:]) {
+			if dst, err = s.contentChunk(d, ch, &cv, ptr, dst); err != nil {
 				return dst, err
 			}
 		}
@@ -88,13 +93,13 @@ func (s *StreamDecoder) delta(d *chatstream.Decoder, delta, ptr string, dst []re
 var chunkKeys = []string{"type", "text", "thinking"}
 
 // contentChunk reads one chunk of the content array of the delta at ptr
-// (the pointer is built only for an error).
-func (s *StreamDecoder) contentChunk(d *chatstream.Decoder, ch, ptr string, dst []replay.Event) ([]replay.Event, error) {
+// (the pointer is built only for an error); cv holds its members in
+// chunkKeys order.
+func (s *StreamDecoder) contentChunk(d *chatstream.Decoder, ch string, cv *[3]string, ptr string, dst []replay.Event) ([]replay.Event, error) {
 	if ch[0] == '"' {
 		return d.TextRaw(ch, dst)
 	}
-	var cv [3]string
-	if !jsonw.RawMembers(ch, chunkKeys, cv[:]) {
+	if ch[0] != '{' {
 		return dst, d.Malformed(ptr+"/content", "expected chunk objects")
 	}
 	switch {
@@ -108,7 +113,7 @@ func (s *StreamDecoder) contentChunk(d *chatstream.Decoder, ch, ptr string, dst 
 		if th == "" || (th[0] != '[' && th[0] != '"') {
 			return dst, d.Malformed(ptr+"/content", "expected thinking to be an array")
 		}
-		if textParts(th) {
+		if s.textParts(th) {
 			return s.thinking(d, ch, th, ptr, dst)
 		}
 	}
@@ -127,21 +132,26 @@ func (s *StreamDecoder) contentChunk(d *chatstream.Decoder, ch, ptr string, dst 
 }
 
 // textParts reports whether thinking (a string, or an array) holds only
-// text parts with string text.
-func textParts(th string) bool {
+// text parts with string text, and keeps the texts of an array in s.parts.
+func (s *StreamDecoder) textParts(th string) bool {
+	s.parts = s.parts[:0]
 	if th[0] == '"' {
 		return true
 	}
-	for p, pos, ok := jsonw.NextElem(th, 0); ok; p, pos, ok = jsonw.NextElem(th, pos) {
-		if !jsonw.StringEquals(jsonw.RawMember(p, "type"), "text") || !isString(jsonw.RawMember(p, "text")) {
+	var pv [2]string
+	for _, pos, ok := jsonw.NextMembers(th, 0, partKeys, pv[:]); ok; _, pos, ok = jsonw.NextMembers(th, pos, partKeys, pv[:]) {
+		if !jsonw.StringEquals(pv[0], "text") || !isString(pv[1]) {
 			return false
 		}
+		s.parts = append(s.parts, pv[1])
 	}
 	return true
 }
 
-// thinking appends a thinking chunk's text parts to the open reasoning
-// item, opening one when needed.
+var partKeys = []string{"type", "text"}
+
+// thinking appends a thinking chunk's text parts (s.parts, or th when it
+// is a string) to the open reasoning item, opening one when needed.
 func (s *StreamDecoder) thinking(d *chatstream.Decoder, ch, th, ptr string, dst []replay.Event) ([]replay.Event, error) {
 	st := d.Last(0)
 	var err error
@@ -159,11 +169,12 @@ func (s *StreamDecoder) thinking(d *chatstream.Decoder, ch, th, ptr string, dst 
 	if th[0] == '"' {
 		return d.AppendRaw(st, th, loc, true, dst)
 	}
-	for p, pos, ok := jsonw.NextElem(th, 0); ok; p, pos, ok = jsonw.NextElem(th, pos) {
-		if dst, err = d.AppendRaw(st, jsonw.RawMember(p, "text"), loc, true, dst); err != nil {
+	for _, p := range s.parts {
+		if dst, err = d.AppendRaw(st, p, loc, true, dst); err != nil {
 			return dst, err
 		}
 	}
+	clear(s.parts)
 	return dst, nil
 }
 

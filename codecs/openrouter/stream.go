@@ -56,7 +56,7 @@ func newHost(provider string) chatstream.Host {
 		provider = "openrouter"
 	}
 	return chatstream.Host{API: API, Provider: provider, Upstream: true, FinishError: true,
-		Error: chunkError, Delta: readDelta, Call: readCall}
+		Error: chunkError, Keys: deltaKeys, Delta: readDelta, Call: readCall}
 }
 
 // readCall binds a Gemini thought signature that a gateway put directly on
@@ -96,16 +96,13 @@ var (
 )
 
 // readDelta reads reasoning_details (else the plain reasoning string) and a
-// string content of one delta.
-func readDelta(d *chatstream.Decoder, delta, ptr string, dst []replay.Event) ([]replay.Event, error) {
-	var dv [4]string
-	if !jsonw.RawMembers(delta, deltaKeys, dv[:]) {
-		return dst, d.Malformed(ptr, "expected a delta object")
-	}
+// string content of one delta: dv holds the values of deltaKeys.
+func readDelta(d *chatstream.Decoder, dv []string, ptr string, dst []replay.Event) ([]replay.Event, error) {
 	var err error
 	k := 0
-	for det, pos, ok := jsonw.NextElem(dv[0], 0); ok; det, pos, ok = jsonw.NextElem(dv[0], pos) {
-		if dst, err = detail(d, det, chatstream.Loc{Base: ptr, List: "reasoning_details", K: k}, dst); err != nil {
+	var vals [8]string // in detailKnown order
+	for det, pos, ok := jsonw.NextMembers(dv[0], 0, detailKnown, vals[:]); ok; det, pos, ok = jsonw.NextMembers(dv[0], pos, detailKnown, vals[:]) {
+		if dst, err = detail(d, det, &vals, chatstream.Loc{Base: ptr, List: "reasoning_details", K: k}, dst); err != nil {
 			return dst, err
 		}
 		k++
@@ -134,10 +131,10 @@ func readDelta(d *chatstream.Decoder, delta, ptr string, dst []replay.Event) ([]
 }
 
 // detail merges one reasoning_details fragment (raw JSON, a view of the
-// frame: nothing of it is kept without a copy) located at ptr.
-func detail(d *chatstream.Decoder, det string, loc chatstream.Loc, dst []replay.Event) ([]replay.Event, error) {
-	var dv [8]string // in detailKnown order
-	if !jsonw.RawMembers(det, detailKnown, dv[:]) {
+// frame: nothing of it is kept without a copy) located at ptr; dv holds
+// its members in detailKnown order.
+func detail(d *chatstream.Decoder, det string, dv *[8]string, loc chatstream.Loc, dst []replay.Event) ([]replay.Event, error) {
+	if det[0] != '{' {
 		return dst, d.Malformed(loc.String(), "expected a reasoning detail object")
 	}
 	typ := dv[0]

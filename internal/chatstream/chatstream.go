@@ -55,10 +55,14 @@ type Host struct {
 	Upstream bool
 	// Error returns the provider error a chunk reports, or nil.
 	Error func(c Chunk) *replay.ProviderError
+	// Keys names the members of a delta (or a whole message) that Delta
+	// reads: reasoning and content (at most seven).
+	Keys []string
 	// Delta reads the members of a delta (or a whole message) that the core
-	// does not: reasoning and content. ptr is the JSON Pointer of delta.
-	// The core reads tool_calls after it.
-	Delta func(d *Decoder, delta string, ptr string, dst []replay.Event) ([]replay.Event, error)
+	// does not: vals[k] is the raw JSON value of Keys[k] ("" when absent),
+	// a view of the frame. ptr is the JSON Pointer of the delta. The core
+	// reads tool_calls after it.
+	Delta func(d *Decoder, vals []string, ptr string, dst []replay.Event) ([]replay.Event, error)
 	// Call, when set, runs before a new tool call opens its block (raw is
 	// the tool call object); it returns the call's extra members. When nil,
 	// the extra members are those other than index, id, type and function.
@@ -153,6 +157,9 @@ type Decoder struct {
 	textHi rune
 	runs   []textRun
 	open   int // 1 + position of the last opened block when it is a text run
+
+	keys []string  // the host's Keys, then "tool_calls"
+	vals [8]string // the delta's values of keys, views of the frame being decoded
 }
 
 type textRun struct{ pos, start, end int }
@@ -161,6 +168,7 @@ type textRun struct{ pos, start, end int }
 // stream, -1 for a body read as one message.
 func New(host *Host, lim replay.Limits, event int) *Decoder {
 	d := &Decoder{host: host, budget: kit.NewBudget(host.API, lim, event)}
+	d.keys = append(append(make([]string, 0, len(host.Keys)+1), host.Keys...), "tool_calls")
 	d.turn.Provenance = replay.Provenance{API: host.API, Provider: host.Provider}
 	return d
 }
@@ -185,11 +193,6 @@ func (d *Decoder) Malformed(ptr, format string, args ...any) error {
 
 var doneMarker = []byte("[DONE]")
 
-var (
-	topKeys    = []string{"model", "provider", "error", "usage", "choices", "object"}
-	choiceKeys = []string{"delta", "finish_reason"}
-)
-
 // Decode implements [replay.FrameDecoder].
 func (d *Decoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
 	if d.err != nil {
@@ -210,28 +213,119 @@ func (d *Decoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, er
 		return dst, nil
 	}
 	s := unsafe.String(unsafe.SliceData(data), len(data))
-	if !jsonw.Valid(s) {
+	var sc scanned
+	if !d.scan(s, &sc) {
 		d.err = d.Malformed("", "expected a JSON chat completion chunk: %s", jsonw.Explain(s))
 		return dst, d.err
 	}
-	dst, err := d.chunk(s, dst)
+	dst, err := d.chunk(&sc, dst)
+	clear(d.vals[:])
 	if err != nil && d.err == nil {
 		d.err = err
 	}
 	return dst, err
 }
 
-func (d *Decoder) chunk(s string, dst []replay.Event) ([]replay.Event, error) {
-	var top [6]string
-	if !jsonw.RawMembers(s, topKeys, top[:]) {
+// scanned is what one pass over a chunk found: the envelope, the raw text
+// of the first choice and of its members, and whether the delta's members
+// were read into the decoder's vals.
+type scanned struct {
+	c                       Chunk
+	object                  bool // the chunk is an object
+	choice, delta, finish   string
+	choiceObject, deltaRead bool
+}
+
+// scan validates the chunk s and extracts its parts in a single pass (see
+// [jsonw.Walker]); nothing is kept or emitted before the whole chunk is
+// known to be valid.
+func (d *Decoder) scan(s string, out *scanned) bool {
+	sc := jsonw.NewWalker(s)
+	out.c.Raw = s
+	if sc.Peek() != '{' {
+		return sc.End()
+	}
+	out.object = true
+	var top jsonw.WalkObject
+	for _, ok := sc.Member(&top); ok; _, ok = sc.Member(&top) {
+		switch {
+		case top.Is("choices"):
+			sc.Peek()
+			start := sc.Pos()
+			if sc.Peek() == '[' {
+				var arr jsonw.WalkArray
+				for first := true; sc.Elem(&arr); first = false {
+					if first {
+						d.scanChoice(&sc, out)
+					}
+				}
+			} else {
+				sc.Skip()
+			}
+			out.c.Choices = sc.Text(start, sc.Pos())
+		case top.Is("model"):
+			out.c.Model = sc.Skip()
+		case top.Is("provider"):
+			out.c.Provider = sc.Skip()
+		case top.Is("error"):
+			out.c.Error = sc.Skip()
+		case top.Is("usage"):
+			out.c.Usage = sc.Skip()
+		case top.Is("object"):
+			out.c.Object = sc.Skip()
+		}
+	}
+	return sc.End()
+}
+
+// scanChoice reads the first choice: its delta (the delta's members the
+// host and the core read) and finish_reason.
+func (d *Decoder) scanChoice(sc *jsonw.Walker, out *scanned) {
+	sc.Peek()
+	start := sc.Pos()
+	if sc.Peek() != '{' {
+		out.choice = sc.Skip()
+		return
+	}
+	out.choiceObject = true
+	var o jsonw.WalkObject
+	for _, ok := sc.Member(&o); ok; _, ok = sc.Member(&o) {
+		switch {
+		case o.Is("delta"):
+			if sc.Peek() != '{' {
+				out.delta = sc.Skip()
+				continue
+			}
+			ds := sc.Pos()
+			vals := d.vals[:len(d.keys)]
+			clear(vals)
+			var dm jsonw.WalkObject
+			for _, ok := sc.Member(&dm); ok; _, ok = sc.Member(&dm) {
+				for n, key := range d.keys {
+					if dm.Is(key) {
+						vals[n] = sc.Skip()
+						break
+					}
+				}
+			}
+			out.delta, out.deltaRead = sc.Text(ds, sc.Pos()), true
+		case o.Is("finish_reason"):
+			out.finish = sc.Skip()
+		}
+	}
+	out.choice = sc.Text(start, sc.Pos())
+}
+
+func (d *Decoder) chunk(sc *scanned, dst []replay.Event) ([]replay.Event, error) {
+	if !sc.object {
 		return dst, d.Malformed("", "expected a JSON object (a chat completion chunk)")
 	}
-	c := Chunk{Raw: s, Model: top[0], Provider: top[1], Error: top[2], Usage: top[3], Choices: top[4], Object: top[5]}
+	c := sc.c
 	if err := d.Envelope(c); err != nil {
 		return dst, err
 	}
 	if pe := d.host.Error(c); pe != nil {
-		if fr := jsonw.RawMember(choice0(c.Choices), "finish_reason"); isString(fr) {
+		if fr := sc.finish; isString(fr) {
 			if err := d.finishReason(fr); err != nil {
 				return dst, err
 			}
@@ -250,12 +344,10 @@ func (d *Decoder) chunk(s string, dst []replay.Event) ([]replay.Event, error) {
 	case ch[0] != '[':
 		return dst, d.Malformed("/choices", "expected an array of choice objects")
 	}
-	choice, _, ok := jsonw.NextElem(c.Choices, 0)
-	if !ok {
+	if sc.choice == "" {
 		return dst, nil // an empty chunk
 	}
-	var cv [2]string
-	if !jsonw.RawMembers(choice, choiceKeys, cv[:]) {
+	if !sc.choiceObject {
 		return dst, d.Malformed("/choices/0", "expected a choice object")
 	}
 	if d.ended {
@@ -264,11 +356,17 @@ func (d *Decoder) chunk(s string, dst []replay.Event) ([]replay.Event, error) {
 		}
 		return dst, nil
 	}
-	dst, err := d.Message(cv[0], "/choices/0/delta", dst)
+	const ptr = "/choices/0/delta"
+	var err error
+	if sc.deltaRead {
+		dst, err = d.message(ptr, dst)
+	} else {
+		dst, err = d.Message(sc.delta, ptr, dst)
+	}
 	if err != nil {
 		return dst, err
 	}
-	if fr := cv[1]; isString(fr) {
+	if fr := sc.finish; isString(fr) {
 		if err := d.finishReason(fr); err != nil {
 			return dst, err
 		}
@@ -288,11 +386,6 @@ func (d *Decoder) finishReason(fr string) error {
 	v, err := d.budget.Keep(-1, jsonw.UnquoteView(fr))
 	d.turn.FinishReason = v
 	return err
-}
-
-func choice0(choices string) string {
-	c, _, _ := jsonw.NextElem(choices, 0)
-	return c
 }
 
 // Envelope records the provenance facts of a chunk or body: the model and,
@@ -332,11 +425,21 @@ func (d *Decoder) Message(delta, ptr string, dst []replay.Event) ([]replay.Event
 	if delta[0] != '{' {
 		return dst, d.Malformed(ptr, "expected an object")
 	}
-	dst, err := d.host.Delta(d, delta, ptr, dst)
+	jsonw.RawMembers(delta, d.keys, d.vals[:len(d.keys)])
+	dst, err := d.message(ptr, dst)
+	clear(d.vals[:])
+	return dst, err
+}
+
+// message reads a delta whose members are in d.vals: the host's, then the
+// tool calls.
+func (d *Decoder) message(ptr string, dst []replay.Event) ([]replay.Event, error) {
+	n := len(d.keys) - 1
+	dst, err := d.host.Delta(d, d.vals[:n], ptr, dst)
 	if err != nil {
 		return dst, err
 	}
-	switch tcs := jsonw.RawMember(delta, "tool_calls"); {
+	switch tcs := d.vals[n]; {
 	case tcs == "" || tcs == "null":
 	case tcs[0] != '[':
 		return dst, d.Malformed(ptr+"/tool_calls", "expected an array or null")

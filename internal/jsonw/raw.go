@@ -64,44 +64,22 @@ func skipSpace(s string, i int) int {
 }
 
 // skipString returns the index after the string literal starting at i, or
-// -1. Most strings are short (names, enum values, streamed tokens): a byte
-// loop small enough to be inlined ends them; past 64 bytes the rest is
-// scanned by skipLong with IndexByte.
+// -1. The bytes between escapes are stepped over eight at a time.
 func skipString(s string, i int) int {
-	for j := i + 1; j < len(s); j++ {
-		switch s[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-		if j-i >= 64 {
-			return skipLong(s, i, j+1)
-		}
-	}
-	return -1
-}
-
-// skipLong ends the string literal that starts at i, from j (not inside an
-// escape): a quote ends it when an even run of backslashes precedes it
-// (each run counted once, so the scan stays linear).
-func skipLong(s string, i, j int) int {
-	for j <= len(s) {
-		k := strings.IndexByte(s[j:], '"')
-		if k < 0 {
+	for j := i + 1; ; {
+		j = nextStop(s, j)
+		if j >= len(s) {
 			return -1
 		}
-		q := j + k
-		n := 0
-		for p := q - 1; p > i && s[p] == '\\'; p-- {
-			n++
+		switch s[j] {
+		case '"':
+			return j + 1
+		case '\\':
+			j += 2
+		default:
+			j++ // a control byte: not in valid JSON, stepped over
 		}
-		if n%2 == 0 {
-			return q + 1
-		}
-		j = q + 1
 	}
-	return -1
 }
 
 // skipValue returns the index after the JSON value starting at i, or -1.
@@ -243,45 +221,97 @@ func sameName(a, b string) bool {
 // occurrence wins). It reports false when obj is not an object. It does not
 // allocate when member names carry no escapes.
 func RawMembers(obj string, keys []string, vals []string) bool {
-	for k := range vals {
-		vals[k] = ""
-	}
+	clear(vals)
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return false
 	}
+	rawMembers(obj, i, keys, vals)
+	return true
+}
+
+// rawMembers reads the members of the object at s[i] ('{', valid JSON)
+// into vals (cleared by the caller) and returns the index after it, or -1.
+func rawMembers(s string, i int, keys []string, vals []string) int {
 	i++
 	for {
-		i = skipSpace(obj, i)
-		if i >= len(obj) || obj[i] != '"' {
-			return true
+		i = skipSpace(s, i)
+		if i >= len(s) {
+			return -1
 		}
-		kEnd := skipString(obj, i)
+		if s[i] == '}' {
+			return i + 1
+		}
+		if s[i] != '"' {
+			return -1
+		}
+		kEnd := skipString(s, i)
 		if kEnd < 0 {
-			return true
+			return -1
 		}
-		k := obj[i:kEnd]
-		i = skipSpace(obj, kEnd)
-		if i >= len(obj) || obj[i] != ':' {
-			return true
+		k := s[i:kEnd]
+		i = skipSpace(s, kEnd)
+		if i >= len(s) || s[i] != ':' {
+			return -1
 		}
-		i = skipSpace(obj, i+1)
-		vEnd := skipValue(obj, i)
+		i = skipSpace(s, i+1)
+		vEnd := skipValue(s, i)
 		if vEnd < 0 {
-			return true
+			return -1
 		}
 		for n, key := range keys {
 			if vals[n] == "" && keyEquals(k, key) {
-				vals[n] = obj[i:vEnd]
+				vals[n] = s[i:vEnd]
 				break
 			}
 		}
-		i = skipSpace(obj, vEnd)
-		if i >= len(obj) || obj[i] != ',' {
-			return true
+		i = skipSpace(s, vEnd)
+		if i >= len(s) {
+			return -1
+		}
+		switch s[i] {
+		case ',':
+			i++
+		case '}':
+			return i + 1
+		default:
+			return -1
+		}
+	}
+}
+
+// NextMembers is [NextElem] for an array of objects: when the element is
+// an object, it also sets vals[k] to the raw text of its member keys[k]
+// (as [RawMembers] does), in the same walk; otherwise vals are "".
+func NextMembers(arr string, pos int, keys, vals []string) (elem string, next int, ok bool) {
+	clear(vals)
+	i := pos
+	if i == 0 {
+		i = skipSpace(arr, 0)
+		if i >= len(arr) || arr[i] != '[' {
+			return "", len(arr), false
 		}
 		i++
 	}
+	i = skipSpace(arr, i)
+	if i >= len(arr) || arr[i] == ']' {
+		return "", len(arr), false
+	}
+	var end int
+	if arr[i] == '{' {
+		end = rawMembers(arr, i, keys, vals)
+	} else {
+		end = skipValue(arr, i)
+	}
+	if end < 0 {
+		return "", len(arr), false
+	}
+	elem = arr[i:end]
+	j := skipSpace(arr, end)
+	if j < len(arr) && arr[j] == ',' {
+		j++
+	}
+	return elem, j, true
 }
 
 // NextElem iterates over the elements of the array arr (valid JSON): start

@@ -2,6 +2,7 @@ package jsonw
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -28,8 +29,9 @@ const maxDepth = 512
 // reasoning payloads are mostly long strings, and validation runs once on
 // every stream event.
 func Valid(s string) bool {
-	// UTF-8 is checked inside strings (validString): outside them the
-	// grammar admits only ASCII.
+	if !utf8.ValidString(s) {
+		return false
+	}
 	i, ok := value(s, skipSpace(s, 0), 0)
 	return ok && skipSpace(s, i) == len(s)
 }
@@ -139,13 +141,9 @@ func number(s string, i int) (int, bool) {
 }
 
 // stop marks the bytes a string scan must look at: the quote, the
-// backslash, the control characters and the bytes of non-ASCII UTF-8
-// sequences (checked to be valid UTF-8).
+// backslash and the control characters.
 var stop = func() (t [256]bool) {
 	for c := 0; c < 0x20; c++ {
-		t[c] = true
-	}
-	for c := 0x80; c < 0x100; c++ {
 		t[c] = true
 	}
 	t['"'], t['\\'] = true, true
@@ -157,126 +155,55 @@ const (
 	msb = 0x8080808080808080
 )
 
-// badRun reports whether the run s (string contents between escapes)
-// holds a control character or is not valid UTF-8. Eight bytes are tested
-// at a time for a byte below 0x20 or above 0x7f; UTF-8 is decoded only
-// when there is one. A multi-byte sequence holds no quote or backslash, so
-// checking runs one by one checks the whole string.
-func badRun(s string) bool {
-	i := 0
+// nextStop returns the index of the first quote, backslash or control
+// byte of s at or after i, or len(s). It tests eight bytes at a time: in
+// each of the three masks the lowest flagged byte is a true match (a
+// false flag can only sit above a true one), so the lowest of all is.
+func nextStop(s string, i int) int {
 	for ; i+8 <= len(s); i += 8 {
 		x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
-		if ((x-0x20*lsb)&^x|x)&msb != 0 {
-			break
+		q := x ^ ('"' * lsb)
+		b := x ^ ('\\' * lsb)
+		if m := ((q - lsb) &^ q) | ((b - lsb) &^ b) | ((x - 0x20*lsb) &^ x); m&msb != 0 {
+			return i + bits.TrailingZeros64(m&msb)/8
 		}
 	}
 	for ; i < len(s); i++ {
-		if c := s[i]; c < 0x20 {
-			return true
-		} else if c >= utf8.RuneSelf {
-			return hasControl(s[i:]) || !utf8.ValidString(s[i:])
+		if stop[s[i]] {
+			return i
 		}
 	}
-	return false
-}
-
-// hasControl reports whether s holds a byte below 0x20, testing eight bytes
-// at a time.
-func hasControl(s string) bool {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
-		if (x-0x20*lsb)&^x&msb != 0 {
-			return true
-		}
-	}
-	for ; i < len(s); i++ {
-		if s[i] < 0x20 {
-			return true
-		}
-	}
-	return false
+	return i
 }
 
 // validString validates a string's contents from i (just after the opening
-// quote), UTF-8 included, and returns the index after the closing quote. The next quote and
-// the next backslash are found with IndexByte; the quote found is reused
-// across escapes, so the scan stays linear.
+// quote) and returns the index after the closing quote. The bytes between
+// escapes are stepped over eight at a time (nextStop).
 func validString(s string, i int) (int, bool) {
-	// Most strings of a payload are short (member names, enum values,
-	// streamed tokens): a table-driven loop that takes escapes and UTF-8
-	// in its stride ends them before IndexByte's calls would pay off.
-	for j := i; j < len(s); {
-		if j-i >= 64 {
-			i = j // not inside an escape or a sequence: the general loop goes on
-			break
-		}
-		c := s[j]
-		if !stop[c] {
-			j++
-			continue
-		}
-		switch {
-		case c == '"':
-			return j + 1, true
-		case c < 0x20:
-			return j, false
-		case c == '\\':
-			if j+1 >= len(s) {
-				return j, false
-			}
-			switch s[j+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				j += 2
-			case 'u':
-				if _, ok := hex4(s[j+2:]); !ok {
-					return j, false
-				}
-				j += 6
-			default:
-				return j, false
-			}
-		default:
-			r, size := utf8.DecodeRuneInString(s[j:])
-			if r == utf8.RuneError && size == 1 {
-				return j, false
-			}
-			j += size
-		}
-	}
-	q := -1 // index of the next unescaped-looking quote at or after i
 	for {
-		if q < i {
-			k := strings.IndexByte(s[i:], '"')
-			if k < 0 {
-				return len(s), false
-			}
-			q = i + k
+		i = nextStop(s, i)
+		if i >= len(s) {
+			return len(s), false
 		}
-		end := q
-		if b := strings.IndexByte(s[i:q], '\\'); b >= 0 {
-			end = i + b
-		}
-		if badRun(s[i:end]) {
+		switch c := s[i]; {
+		case c == '"':
+			return i + 1, true
+		case c < 0x20:
 			return i, false
 		}
-		if end == q {
-			return q + 1, true
+		if i+1 >= len(s) {
+			return i, false
 		}
-		// An escape at end.
-		if end+1 >= len(s) {
-			return end, false
-		}
-		switch s[end+1] {
+		switch s[i+1] {
 		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			i = end + 2
+			i += 2
 		case 'u':
-			if _, ok := hex4(s[end+2:]); !ok {
-				return end, false
+			if _, ok := hex4(s[i+2:]); !ok {
+				return i, false
 			}
-			i = end + 6
+			i += 6
 		default:
-			return end, false
+			return i, false
 		}
 	}
 }
@@ -333,14 +260,21 @@ type memberNames struct {
 	small [8]string
 	n     int
 	set   map[string]struct{}
+	last  string // the raw name recorded last
 }
 
 // repeated records the raw name (a string literal with its quotes) and
 // reports whether the object already has a member of that name. Names are
 // compared decoded, so "a" and "\u0061" are the same name.
 func (m *memberNames) repeated(raw string) bool {
+	return m.seen(raw, strings.IndexByte(raw, '\\') >= 0)
+}
+
+// seen is repeated for a name known to hold an escape or not.
+func (m *memberNames) seen(raw string, esc bool) bool {
+	m.last = raw
 	name := raw[1 : len(raw)-1]
-	if len(name) < 64 && strings.IndexByte(name, '\\') >= 0 || len(name) >= 64 && strings.Contains(name, "\\") {
+	if esc {
 		var b strings.Builder
 		WriteUnquoted(&b, raw)
 		name = b.String()

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs/openrouter"
+	"github.com/stretchr/testify/require"
+)
+
+var cliSpeed = flag.Bool("cli.speed", false, "run TestDecodeStreamSpeed (builds the binary, decodes a 27 MB stream)")
+
+// toolLoop is an OpenRouter stream (Anthropic upstream) of blocks signed
+// reasoning blocks of deltas fragments, each followed by a tool call, then
+// text.
+func toolLoop(blocks, deltas int) []byte {
+	var b bytes.Buffer
+	ev := func(delta, finish string) {
+		fmt.Fprintf(&b, `data: {"id":"gen-2","provider":"Anthropic","model":"anthropic/claude-sonnet-4.5","object":"chat.completion.chunk","choices":[{"index":0,"delta":%s,"finish_reason":%s}]}`+"\n\n", delta, finish)
+	}
+	for k := 0; k < blocks; k++ {
+		for i := 0; i < deltas; i++ {
+			tok := fmt.Sprintf(`token %d of step %d, the \"edge\" case;\n `, i, k)
+			ev(fmt.Sprintf(`{"role":"assistant","content":"","reasoning":"%s","reasoning_details":[{"type":"reasoning.text","text":"%s","format":"anthropic-claude-v1","index":%d}]}`, tok, tok, k), "null")
+		}
+		ev(fmt.Sprintf(`{"role":"assistant","content":"","reasoning_details":[{"type":"reasoning.text","text":"","signature":"%s","format":"anthropic-claude-v1","index":%d}]}`, strings.Repeat("RXFv", 80), k), "null")
+		ev(fmt.Sprintf(`{"tool_calls":[{"index":%d,"id":"call_%04d","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"src/f%d.go\"}"}}]}`, k, k, k), "null")
+	}
+	for i := 0; i < deltas; i++ {
+		ev(fmt.Sprintf(`{"role":"assistant","content":"answer %d "}`, i), "null")
+	}
+	ev(`{}`, `"tool_calls"`)
+	b.WriteString("data: [DONE]\n\n")
+	return b.Bytes()
+}
+
+// TestDecodeStreamSpeed compares `replay decode --stream` of a 27 MB
+// OpenRouter tool-loop stream, as a whole process (start, read the file,
+// decode, print the indented document), with the library decoding the
+// same bytes in-process and writing the turn document: best of five each,
+// alternated so that both see the same load. Run it with -cli.speed.
+func TestDecodeStreamSpeed(t *testing.T) {
+	if !*cliSpeed {
+		t.Skip("run with -cli.speed")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "replay")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	require.NoError(t, build.Run())
+	data := toolLoop(250, 250)
+	in := filepath.Join(dir, "loop.sse")
+	require.NoError(t, os.WriteFile(in, data, 0o600))
+
+	var lib, cli time.Duration
+	var doc []byte
+	for round := 0; round < 5; round++ {
+		start := time.Now()
+		turn, err := replay.DecodeStream(bytes.NewReader(data), openrouter.Codec{}.NewStream(), replay.StreamOptions{})
+		require.NoError(t, err)
+		doc = turn.AppendJSON(doc[:0])
+		if el := time.Since(start); lib == 0 || el < lib {
+			lib = el
+		}
+
+		var out bytes.Buffer
+		cmd := exec.Command(bin, "decode", "--stream", "--api", "openrouter", in)
+		cmd.Stdout = &out
+		cmd.Stderr = os.Stderr
+		start = time.Now()
+		require.NoError(t, cmd.Run())
+		if el := time.Since(start); cli == 0 || el < cli {
+			cli = el
+		}
+		require.Contains(t, out.String(), `"complete": true`, "the process prints a complete turn")
+	}
+	mbs := func(d time.Duration) float64 { return float64(len(data)) / 1e6 / d.Seconds() }
+	t.Logf("%d bytes: library in-process %v (%.0f MB/s), replay decode --stream %v (%.0f MB/s), ratio %.2fx",
+		len(data), lib, mbs(lib), cli, mbs(cli), float64(cli)/float64(lib))
+}
