@@ -154,25 +154,13 @@ func (c Codec) Encode(t *replay.Turn) ([]byte, error) {
 }
 
 func (c Codec) appendCall(out []byte, blocks []replay.Block, i int) ([]byte, error) {
-	tc := blocks[i].(*replay.ToolCall)
-	out = append(out, `{"id":`...)
-	out = jsonw.String(out, tc.ID)
-	out = append(out, `,"type":"function","function":{"name":`...)
-	out = jsonw.String(out, tc.Name)
-	out = append(out, `,"arguments":`...)
-	out = jsonw.String(out, tc.Arguments)
-	out = append(out, '}')
-	out = jsonw.Members(out, tc.Extra)
-	out = append(out, '}')
-	if sig, ok := gemsig.Bound(blocks, i); ok && replay.Replayable(sig) {
-		if key, raw := chatstream.RawSigKey(sig); raw {
-			// back in the member of the call it came from
-			return append(jsonw.String(jsonw.Key(out[:len(out)-1], key), sig.Data), '}'), nil
-		}
-		var err error
-		if out, err = gemsig.Write(out, sig.Data); err != nil {
-			return nil, fmt.Errorf("replay: %s: encode: %w", c.API(), err)
-		}
+	out, sig := chatstream.AppendToolCall(out, blocks, i)
+	if sig == nil {
+		return out, nil
+	}
+	out, err := gemsig.Write(out, sig.Data)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %s: encode: %w", c.API(), err)
 	}
 	return out, nil
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/chatstream"
-	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
@@ -55,25 +54,11 @@ func (Codec) Encode(t *replay.Turn) ([]byte, error) {
 	return append(out, '}'), nil
 }
 
-// appendToolCall writes the tool call blocks[i], with a Gemini signature
-// that was read from the call itself put back in the member it came from.
+// appendToolCall writes the tool call blocks[i]; a Gemini signature bound
+// to it that did not come on the call travels in reasoning_details.
 func appendToolCall(out []byte, blocks []replay.Block, i int) []byte {
-	c := blocks[i].(*replay.ToolCall)
-	out = append(out, `{"id":`...)
-	out = jsonw.String(out, c.ID)
-	out = append(out, `,"type":"function","function":{"name":`...)
-	out = jsonw.String(out, c.Name)
-	out = append(out, `,"arguments":`...)
-	out = jsonw.String(out, c.Arguments)
-	out = append(out, '}')
-	out = jsonw.Members(out, c.Extra)
-	if sig, ok := gemsig.Bound(blocks, i); ok && replay.Replayable(sig) {
-		if key, raw := chatstream.RawSigKey(sig); raw {
-			out = jsonw.Key(out, key)
-			out = jsonw.String(out, sig.Data)
-		}
-	}
-	return append(out, '}')
+	out, _ = chatstream.AppendToolCall(out, blocks, i)
+	return out
 }
 
 // onCall reports whether it is a signature that travels on its tool call,

@@ -129,3 +129,31 @@ func PatchCallSignatures(api string, msg []byte, t *replay.Turn, extraContent bo
 	}
 	return out, nil
 }
+
+// AppendToolCall appends the chat-completions tool call blocks[i]
+// (`{"id":...,"type":"function","function":{"name":...,"arguments":...}}`
+// with its extra members). A Gemini signature bound to the call that was
+// read from a member of the call itself goes back in that member; a bound
+// signature that came from elsewhere is returned for the caller to write
+// its own way (nil when none).
+func AppendToolCall(out []byte, blocks []replay.Block, i int) ([]byte, *replay.Encrypted) {
+	c := blocks[i].(*replay.ToolCall)
+	out = append(out, `{"id":`...)
+	out = jsonw.String(out, c.ID)
+	out = append(out, `,"type":"function","function":{"name":`...)
+	out = jsonw.String(out, c.Name)
+	out = append(out, `,"arguments":`...)
+	out = jsonw.String(out, c.Arguments)
+	out = append(out, '}')
+	out = jsonw.Members(out, c.Extra)
+	sig, ok := gemsig.Bound(blocks, i)
+	if !ok || !replay.Replayable(sig) {
+		return append(out, '}'), nil
+	}
+	if key, raw := RawSigKey(sig); raw {
+		out = jsonw.Key(out, key)
+		out = jsonw.String(out, sig.Data)
+		return append(out, '}'), nil
+	}
+	return append(out, '}'), sig
+}
