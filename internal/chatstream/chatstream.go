@@ -237,42 +237,42 @@ type scanned struct {
 }
 
 // scan validates the chunk s and extracts its parts in a single pass (see
-// [jsonw.Walker]); nothing is kept or emitted before the whole chunk is
+// [jsonw.Scanner]); nothing is kept or emitted before the whole chunk is
 // known to be valid.
 func (d *Decoder) scan(s string, out *scanned) bool {
-	sc := jsonw.NewWalker(s)
+	var sc jsonw.Scanner
+	sc.Reset(s)
 	out.c.Raw = s
-	if sc.Peek() != '{' {
+	var top jsonw.Object
+	if !sc.Object(&top) {
 		return sc.End()
 	}
 	out.object = true
-	var top jsonw.WalkObject
-	for _, ok := sc.Member(&top); ok; _, ok = sc.Member(&top) {
-		switch {
-		case top.Is("choices"):
-			sc.Peek()
-			start := sc.Pos()
-			if sc.Peek() == '[' {
-				var arr jsonw.WalkArray
+	for name, ok := sc.Member(&top); ok; name, ok = sc.Member(&top) {
+		switch name {
+		case "choices":
+			mark := sc.Mark()
+			var arr jsonw.Array
+			if sc.Array(&arr) {
 				for first := true; sc.Elem(&arr); first = false {
 					if first {
 						d.scanChoice(&sc, out)
 					}
 				}
 			} else {
-				sc.Skip()
+				sc.Value()
 			}
-			out.c.Choices = sc.Text(start, sc.Pos())
-		case top.Is("model"):
-			out.c.Model = sc.Skip()
-		case top.Is("provider"):
-			out.c.Provider = sc.Skip()
-		case top.Is("error"):
-			out.c.Error = sc.Skip()
-		case top.Is("usage"):
-			out.c.Usage = sc.Skip()
-		case top.Is("object"):
-			out.c.Object = sc.Skip()
+			out.c.Choices = sc.Since(mark)
+		case "model":
+			out.c.Model = sc.Value()
+		case "provider":
+			out.c.Provider = sc.Value()
+		case "error":
+			out.c.Error = sc.Value()
+		case "usage":
+			out.c.Usage = sc.Value()
+		case "object":
+			out.c.Object = sc.Value()
 		}
 	}
 	return sc.End()
@@ -280,40 +280,39 @@ func (d *Decoder) scan(s string, out *scanned) bool {
 
 // scanChoice reads the first choice: its delta (the delta's members the
 // host and the core read) and finish_reason.
-func (d *Decoder) scanChoice(sc *jsonw.Walker, out *scanned) {
-	sc.Peek()
-	start := sc.Pos()
-	if sc.Peek() != '{' {
-		out.choice = sc.Skip()
+func (d *Decoder) scanChoice(sc *jsonw.Scanner, out *scanned) {
+	mark := sc.Mark()
+	var o jsonw.Object
+	if !sc.Object(&o) {
+		out.choice = sc.Value()
 		return
 	}
 	out.choiceObject = true
-	var o jsonw.WalkObject
-	for _, ok := sc.Member(&o); ok; _, ok = sc.Member(&o) {
-		switch {
-		case o.Is("delta"):
-			if sc.Peek() != '{' {
-				out.delta = sc.Skip()
+	for name, ok := sc.Member(&o); ok; name, ok = sc.Member(&o) {
+		switch name {
+		case "delta":
+			ds := sc.Mark()
+			var dm jsonw.Object
+			if !sc.Object(&dm) {
+				out.delta = sc.Value()
 				continue
 			}
-			ds := sc.Pos()
 			vals := d.vals[:len(d.keys)]
 			clear(vals)
-			var dm jsonw.WalkObject
-			for _, ok := sc.Member(&dm); ok; _, ok = sc.Member(&dm) {
+			for name, ok := sc.Member(&dm); ok; name, ok = sc.Member(&dm) {
 				for n, key := range d.keys {
-					if dm.Is(key) {
-						vals[n] = sc.Skip()
+					if name == key {
+						vals[n] = sc.Value()
 						break
 					}
 				}
 			}
-			out.delta, out.deltaRead = sc.Text(ds, sc.Pos()), true
-		case o.Is("finish_reason"):
-			out.finish = sc.Skip()
+			out.delta, out.deltaRead = sc.Since(ds), true
+		case "finish_reason":
+			out.finish = sc.Value()
 		}
 	}
-	out.choice = sc.Text(start, sc.Pos())
+	out.choice = sc.Since(mark)
 }
 
 func (d *Decoder) chunk(sc *scanned, dst []replay.Event) ([]replay.Event, error) {

@@ -8,8 +8,9 @@ import (
 
 // Scanner reads one JSON text in a single pass that validates and extracts
 // at once: a stream decoder walks an event's members with [Scanner.Member],
-// descends into the objects it needs with [Scanner.Object], and lets every
-// other value be validated and skipped. What it accepts is exactly what
+// descends into the objects it needs with [Scanner.Object] (and the arrays
+// with [Scanner.Array] and [Scanner.Elem]), and lets every other value be
+// validated and skipped. What it accepts is exactly what
 // [Valid] accepts (UTF-8, RFC 8259, nesting at most 512 deep, no member
 // name repeated in its object); any refusal makes [Scanner.End] report
 // false, so a caller checks End before it trusts what it read. It does not
@@ -36,7 +37,7 @@ type Scanner struct {
 	i       int
 	depth   int
 	bad     bool
-	pending bool // a member's value has not been consumed yet
+	pending bool // a member's value or an element has not been consumed yet
 	top     bool // the top-level value was opened or read
 }
 
@@ -46,6 +47,13 @@ type Scanner struct {
 type Object struct {
 	names memberNames
 	after bool // a member has been read: a comma or the end comes next
+	done  bool
+}
+
+// Array is the state of one array being read by a [Scanner]. Its zero
+// value is ready; keep it on the caller's stack.
+type Array struct {
+	after bool // an element has been read: a comma or the end comes next
 	done  bool
 }
 
@@ -85,18 +93,69 @@ func (sc *Scanner) consume() {
 // consumes nothing, when the value there is not an object (or the text is
 // already invalid); the value is then read or skipped as any other.
 func (sc *Scanner) Object(o *Object) bool {
-	if sc.bad || sc.i >= len(sc.s) || sc.s[sc.i] != '{' {
+	if !sc.open('{') {
+		return false
+	}
+	*o = Object{}
+	return true
+}
+
+// Array opens the array at the current position into a, as
+// [Scanner.Object] opens an object; [Scanner.Elem] then steps through its
+// elements.
+func (sc *Scanner) Array(a *Array) bool {
+	if !sc.open('[') {
+		return false
+	}
+	*a = Array{}
+	return true
+}
+
+// open enters the container starting with c at the current position.
+func (sc *Scanner) open(c byte) bool {
+	if sc.bad || sc.i >= len(sc.s) || sc.s[sc.i] != c {
 		return false
 	}
 	if sc.depth >= maxDepth {
 		sc.bad = true
 		return false
 	}
-	*o = Object{}
 	sc.top = true
 	sc.depth++
 	sc.pending = false
 	sc.i = skipSpace(sc.s, sc.i+1)
+	return true
+}
+
+// Elem steps to the next element of a and stops at it, after skipping the
+// previous element if it was not read. It reports false at the array's end
+// or when the text is invalid.
+func (sc *Scanner) Elem(a *Array) bool {
+	sc.consume()
+	if sc.bad || a.done {
+		return false
+	}
+	s, i := sc.s, sc.i
+	if i >= len(s) {
+		sc.bad = true
+		return false
+	}
+	if a.after {
+		switch s[i] {
+		case ',':
+			i = skipSpace(s, i+1)
+		case ']':
+			return sc.close(&a.done, i)
+		default:
+			sc.bad = true
+			return false
+		}
+	} else if s[i] == ']' {
+		return sc.close(&a.done, i)
+	}
+	sc.i = i
+	a.after = true
+	sc.pending = true
 	return true
 }
 
@@ -119,13 +178,13 @@ func (sc *Scanner) Member(o *Object) (string, bool) {
 		case ',':
 			i = skipSpace(s, i+1)
 		case '}':
-			return "", sc.close(o, i)
+			return "", sc.close(&o.done, i)
 		default:
 			sc.bad = true
 			return "", false
 		}
 	} else if s[i] == '}' {
-		return "", sc.close(o, i)
+		return "", sc.close(&o.done, i)
 	}
 	if i >= len(s) || s[i] != '"' {
 		sc.bad = true
@@ -152,10 +211,10 @@ func (sc *Scanner) Member(o *Object) (string, bool) {
 	return name, true
 }
 
-// close ends the object o at s[i] ('}'); it always returns false, what
-// Member returns at the end.
-func (sc *Scanner) close(o *Object, i int) bool {
-	o.done = true
+// close ends the object or array whose done flag is given at s[i] ('}' or
+// ']'); it always returns false, what Member and Elem return at the end.
+func (sc *Scanner) close(done *bool, i int) bool {
+	*done = true
 	sc.depth--
 	sc.i = skipSpace(sc.s, i+1)
 	return false

@@ -1,34 +1,45 @@
 package jsonw
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 )
 
-// walk reads s with a Scanner, descending into every object, and reports
-// End's verdict and the names met, in order.
+// walk reads s with a Scanner, descending into every object and array
+// (but leaving every third member and every second element for Member and
+// Elem to skip), and reports End's verdict and the names met, in order.
 func walk(s string) (bool, []string) {
 	var sc Scanner
 	sc.Reset(s)
 	var names []string
-	var obj func()
-	obj = func() {
+	var val func()
+	val = func() {
 		var o Object
-		if !sc.Object(&o) {
-			sc.Value()
-			return
-		}
-		for n, ok := sc.Member(&o); ok; n, ok = sc.Member(&o) {
-			names = append(names, n)
-			if len(names)%3 == 0 {
-				continue // left for Member to skip
+		var a Array
+		switch {
+		case sc.Object(&o):
+			for n, ok := sc.Member(&o); ok; n, ok = sc.Member(&o) {
+				names = append(names, n)
+				if len(names)%3 == 0 {
+					continue // left for Member to skip
+				}
+				val()
 			}
-			obj()
+		case sc.Array(&a):
+			for i := 0; sc.Elem(&a); i++ {
+				if i%2 == 1 {
+					continue // left for Elem to skip
+				}
+				val()
+			}
+		default:
+			sc.Value()
 		}
 	}
-	obj()
+	val()
 	return sc.End(), names
 }
 
@@ -54,7 +65,20 @@ var moreScanCases = append([]string{
 	"{\"a\":\"\xc3\xa9\"}", "{\"a\":\"\xc3\"}", "{\"\xff\":1}", "[1,\xff]", "\"ok\" \xff",
 	strings.Repeat("[", 512) + strings.Repeat("]", 512), strings.Repeat("[", 511) + "{}" + strings.Repeat("]", 511),
 	strings.Repeat(`{"a":`, 513) + "1" + strings.Repeat("}", 513),
+	strings.Repeat("[", 513) + strings.Repeat("]", 513), `{"a":1,"\u0061":1}`, `[{"x":{"k":1,"b":2,"k":3}}]`,
+	`{"a":{"b":[1,{"c":"d"}]},"e":[]}`, `{"a":1]`, `[1}`, `{"a":[1,2}`, `[{}, {"a":{}}]`, `[1,]`, `[1 2]`, `[`,
+	manyMembers + "}", manyMembers + `,"k33":1}`,
 }, validCases...)
+
+// manyMembers opens an object with 40 members, more than memberNames
+// keeps without its set.
+var manyMembers = func() string {
+	s := `{"k0":0`
+	for i := 1; i < 40; i++ {
+		s += `,"k` + strconv.Itoa(i) + `":0`
+	}
+	return s
+}()
 
 // partly reads s as a decoder that wants only the first member does: it
 // opens the top object, reads one member's value and skips the rest.
@@ -86,6 +110,88 @@ func TestScannerAgreesWithValid(t *testing.T) {
 			t.Errorf("%.60q partly read: scanner %v, Valid %v", s, got, want)
 		}
 	}
+}
+
+// TestScannerArrays reads arrays' elements raw, in objects and objects in
+// them, elements left unread skipped, and a repeated name in a value left
+// unread found when it is skipped.
+func TestScannerArrays(t *testing.T) {
+	var sc Scanner
+	sc.Reset(` {"a" : [1, {"b":"x\"y"}, [2], 3], "c":null, "d":{"e":true}} `)
+	var got []string
+	var top Object
+	assert.True(t, sc.Object(&top))
+	for name, ok := sc.Member(&top); ok; name, ok = sc.Member(&top) {
+		switch name {
+		case "a":
+			mark := sc.Mark()
+			var a Array
+			assert.True(t, sc.Array(&a))
+			for i := 0; sc.Elem(&a); i++ {
+				var inner Object
+				switch {
+				case i == 3:
+					// left unread: skipped by Elem
+				case sc.Object(&inner):
+					for n, ok := sc.Member(&inner); ok; n, ok = sc.Member(&inner) {
+						got = append(got, n+"="+sc.Value())
+					}
+				default:
+					got = append(got, "elem="+sc.Value())
+				}
+			}
+			got = append(got, "a="+sc.Since(mark))
+		case "d":
+			mark := sc.Mark()
+			var d Object
+			assert.True(t, sc.Object(&d))
+			sc.Skip(&d)
+			got = append(got, "d="+sc.Since(mark))
+		}
+		// "c" is left unread: skipped by the next Member
+	}
+	assert.True(t, sc.End())
+	assert.Equal(t, []string{`elem=1`, `b="x\"y"`, `elem=[2]`, `a=[1, {"b":"x\"y"}, [2], 3]`, `d={"e":true}`}, got)
+
+	var a Array
+	assert.False(t, sc.Reset(`{}`) && sc.Array(&a), "an object is not an array")
+	assert.True(t, sc.End())
+
+	sc.Reset(`{"a":[1,2],"b":{"c":1,"c":2}}`)
+	assert.True(t, sc.Object(&top))
+	for name, ok := sc.Member(&top); ok; name, ok = sc.Member(&top) {
+		if name == "a" && sc.Array(&a) {
+			for sc.Elem(&a) {
+			}
+		}
+	}
+	assert.True(t, sc.Failed(), "a repeated name in a member left unread is found when it is skipped")
+	assert.False(t, sc.End())
+}
+
+// TestScannerNames compares names by value: escapes are decoded.
+func TestScannerNames(t *testing.T) {
+	var sc Scanner
+	sc.Reset(`{"plain":1,"\u0065sc":2,"pla\"in":3}`)
+	var o Object
+	assert.True(t, sc.Object(&o))
+	var got []string
+	for name, ok := sc.Member(&o); ok; name, ok = sc.Member(&o) {
+		got = append(got, name)
+	}
+	assert.True(t, sc.End())
+	assert.Equal(t, []string{"plain", "esc", `pla"in`}, got)
+}
+
+func TestNextMembers(t *testing.T) {
+	arr := ` [ {"type":"a","text":"x\"}"} , "s", {"text":[1,{"type":"no"}],"type":"b"}, {} ] `
+	keys := []string{"type", "text"}
+	vals := make([]string, 2)
+	var got []string
+	for e, pos, ok := NextMembers(arr, 0, keys, vals); ok; e, pos, ok = NextMembers(arr, pos, keys, vals) {
+		got = append(got, e+"|"+vals[0]+"|"+vals[1])
+	}
+	assert.Equal(t, []string{`{"type":"a","text":"x\"}"}|"a"|"x\"}"`, `"s"||`, `{"text":[1,{"type":"no"}],"type":"b"}|"b"|[1,{"type":"no"}]`, `{}||`}, got)
 }
 
 func TestScannerMembers(t *testing.T) {

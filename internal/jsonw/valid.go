@@ -260,21 +260,14 @@ type memberNames struct {
 	small [8]string
 	n     int
 	set   map[string]struct{}
-	last  string // the raw name recorded last
 }
 
 // repeated records the raw name (a string literal with its quotes) and
 // reports whether the object already has a member of that name. Names are
 // compared decoded, so "a" and "\u0061" are the same name.
 func (m *memberNames) repeated(raw string) bool {
-	return m.seen(raw, strings.IndexByte(raw, '\\') >= 0)
-}
-
-// seen is repeated for a name known to hold an escape or not.
-func (m *memberNames) seen(raw string, esc bool) bool {
-	m.last = raw
 	name := raw[1 : len(raw)-1]
-	if esc {
+	if strings.IndexByte(name, '\\') >= 0 {
 		var b strings.Builder
 		WriteUnquoted(&b, raw)
 		name = b.String()
