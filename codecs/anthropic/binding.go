@@ -210,14 +210,7 @@ func (p *prefix) hash(n int) string {
 // appendMessage appends a message in canonical form without its thinking
 // blocks and its first skip content blocks.
 func appendMessage(dst []byte, m gjson.Result, skip int) []byte {
-	var ms []member
-	m.ForEach(func(k, v gjson.Result) bool {
-		if k.Str != "cache_control" {
-			ms = append(ms, member{k.Str, v})
-		}
-		return true
-	})
-	sortMembers(ms)
+	ms := canonicalMembers(m)
 	dst = append(dst, '{')
 	for i, e := range ms {
 		if i > 0 {
@@ -252,11 +245,20 @@ type member struct {
 	val gjson.Result
 }
 
-// sortMembers sorts members by key. Bodies with a name repeated in one
-// object are refused before they are read (jsonw.Valid), so keys are
-// unique.
-func sortMembers(ms []member) {
+// canonicalMembers returns the members of the object v sorted by key,
+// without `cache_control` (a marker the server does not compare). Bodies
+// with a name repeated in one object are refused before they are read
+// (jsonw.Valid), so keys are unique.
+func canonicalMembers(v gjson.Result) []member {
+	var ms []member
+	v.ForEach(func(k, e gjson.Result) bool {
+		if k.Str != "cache_control" {
+			ms = append(ms, member{k.Str, e})
+		}
+		return true
+	})
 	sort.Slice(ms, func(i, j int) bool { return ms[i].key < ms[j].key })
+	return ms
 }
 
 // appendCanonical appends v in canonical form: object members sorted by
@@ -266,14 +268,7 @@ func sortMembers(ms []member) {
 func appendCanonical(dst []byte, v gjson.Result) []byte {
 	switch {
 	case v.IsObject():
-		var ms []member
-		v.ForEach(func(k, e gjson.Result) bool {
-			if k.Str != "cache_control" {
-				ms = append(ms, member{k.Str, e})
-			}
-			return true
-		})
-		sortMembers(ms)
+		ms := canonicalMembers(v)
 		dst = append(dst, '{')
 		for i, m := range ms {
 			if i > 0 {
