@@ -64,13 +64,6 @@ func (m *metrics) inc(f family, labels ...string) {
 	m.mu.Unlock()
 }
 
-// get returns a counter's value (for tests and the load figures).
-func (m *metrics) get(f family, labels string) uint64 {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.counters[f.name][labels]
-}
-
 func escapeLabel(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
 }

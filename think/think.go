@@ -534,7 +534,6 @@ func (s *Splitter) scan(dst []Segment, b []byte, final bool) []Segment {
 				j = ts.anyClose.index(b[i:])
 			}
 			if j < 0 {
-				i = len(b)
 				break
 			}
 			j += i
@@ -619,7 +618,6 @@ func (s *Splitter) scan(dst []Segment, b []byte, final bool) []Segment {
 		j := ts.vis.index(b[i:])
 		if j < 0 {
 			s.ws = wsAt(b, i, s.ws, len(b))
-			i = len(b)
 			break
 		}
 		j += i

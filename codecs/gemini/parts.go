@@ -219,12 +219,6 @@ func scanPart(s string, i int) (partFields, int) {
 	return f, e
 }
 
-// part decodes one part, the raw JSON text p.
-func (b *builder) part(p string) error {
-	f, _ := scanPart(p, 0)
-	return b.fields(&f)
-}
-
 // fields decodes one scanned part.
 func (b *builder) fields(f *partFields) error {
 	p := f.raw

@@ -49,8 +49,8 @@ func FuzzWriteUnquoted(f *testing.F) {
 		}
 		want := s
 		if !utf8.ValidString(s) {
-			want = strings.ToValidUTF8(s, "\ufffd")
-			// String replaces each invalid byte, ToValidUTF8 each run.
+			// String replaces each invalid byte (strings.ToValidUTF8 would
+			// replace each run).
 			var w strings.Builder
 			for i := 0; i < len(s); {
 				r, n := utf8.DecodeRuneInString(s[i:])

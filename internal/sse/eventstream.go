@@ -51,7 +51,6 @@ func (e *FormatError) Unwrap() error {
 // binState is the event-stream framer's state: the message being
 // gathered in Parser.line, and its length once its prelude is read.
 type binState struct {
-	need  int // bytes of the current message still to gather: prelude, then whole message
 	total int // the message length, 0 until the prelude is read
 	n     int // messages read
 }
