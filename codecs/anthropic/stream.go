@@ -87,6 +87,13 @@ type StreamDecoder struct {
 	err      error
 	finished bool
 	buf      []byte
+
+	// shape is the last delta read in full; a next delta like it (only
+	// its string differs) is read by matching (see [jsonw.Shape]) into
+	// shapeBlock under shapeSpec.
+	shape      jsonw.Shape
+	shapeBlock *block
+	shapeSpec  *deltaSpec
 }
 
 // format is the format of the decoded thinking blocks: Claude's for a
@@ -139,6 +146,11 @@ func (d *StreamDecoder) decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 		return dst, nil
 	}
 	s := bytesString(data)
+	var raw [1]string
+	if d.shape.Match(s, raw[:]) {
+		return d.apply(d.shapeBlock, d.shapeSpec, raw[0], d.shape.Unicode(0), dst)
+	}
+	d.shape.Forget()
 	var ev eventFields
 	if !ev.scan(s) {
 		return dst, d.malformed("", "expected one JSON object per event")
@@ -147,7 +159,7 @@ func (d *StreamDecoder) decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 	if ev.object && len(ev.typ) > 2 && ev.typ[0] == '"' && !d.done {
 		switch ev.typ[1 : len(ev.typ)-1] {
 		case "content_block_delta":
-			return d.deltaFast(&ev, dst)
+			return d.deltaFast(s, &ev, dst)
 		case "content_block_stop":
 			b, err := d.blockAt(ev.index)
 			if err != nil {
@@ -707,11 +719,13 @@ var kindNames = map[blockKind]string{
 func (d *StreamDecoder) delta(s string, dst []replay.Event) ([]replay.Event, error) {
 	var ev eventFields
 	ev.scan(s) // s was validated
-	return d.deltaFast(&ev, dst)
+	return d.deltaFast("", &ev, dst)
 }
 
-// deltaFast applies a content_block_delta read by one pass into ev.
-func (d *StreamDecoder) deltaFast(ev *eventFields, dst []replay.Event) ([]replay.Event, error) {
+// deltaFast applies a content_block_delta read by one pass into ev. When
+// s, the event's text, is given, the next delta that differs from it only
+// in its string is read by matching its shape.
+func (d *StreamDecoder) deltaFast(s string, ev *eventFields, dst []replay.Event) ([]replay.Event, error) {
 	b, err := d.blockAt(ev.index)
 	if err != nil {
 		return dst, err
@@ -733,6 +747,17 @@ func (d *StreamDecoder) deltaFast(ev *eventFields, dst []replay.Event) ([]replay
 	if len(raw) < 2 || raw[0] != '"' {
 		return dst, d.malformed("/delta/"+spec.member, "expected a string")
 	}
+	dst, err = d.apply(b, spec, raw, true, dst)
+	if err == nil && s != "" && d.shape.Learn(s, []string{raw}) {
+		d.shapeBlock, d.shapeSpec = b, spec
+	}
+	return dst, err
+}
+
+// apply appends raw, the JSON string of a delta of kind spec, to the
+// block b it was checked against. unicode says raw may hold a \u escape
+// (and so a lone surrogate, refused where the bytes must stay exact).
+func (d *StreamDecoder) apply(b *block, spec *deltaSpec, raw string, unicode bool, dst []replay.Event) ([]replay.Event, error) {
 	sb := &b.text
 	switch spec {
 	case &specSignature:
@@ -740,12 +765,13 @@ func (d *StreamDecoder) deltaFast(ev *eventFields, dst []replay.Event) ([]replay
 	case &specCompaction:
 		b.contentSeen = true
 	}
-	if spec != &specText && spec != &specInput {
+	if unicode && spec != &specText && spec != &specInput {
 		if err := d.lone(raw, "/delta/", spec.member); err != nil {
 			return dst, err
 		}
 	}
 	var old int
+	var err error
 	if spec == &specText {
 		old = sb.Len()
 		jsonw.WriteUnquotedJoin(sb, raw, &b.hi)

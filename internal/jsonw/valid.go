@@ -296,3 +296,63 @@ func (m *memberNames) repeated(raw string) bool {
 	m.set[name] = struct{}{}
 	return false
 }
+
+// String flags, as [scanString] reports them.
+const (
+	flagEscape  = 1 << iota // a backslash escape
+	flagUnicode             // a \u escape (a surrogate half, perhaps)
+)
+
+// scanString is validString that also checks the string is UTF-8 (so
+// that a caller needs no separate pass) and reports the escapes it holds
+// (flagEscape, flagUnicode). Eight bytes at a time are tested for a stop:
+// a quote, a backslash, a control byte or a byte of a multi-byte
+// character, which is decoded there.
+func scanString(s string, i int) (end int, flags uint8, ok bool) {
+	for {
+		for ; i+8 <= len(s); i += 8 {
+			x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+			q := x ^ ('"' * lsb)
+			b := x ^ ('\\' * lsb)
+			if m := ((q - lsb) &^ q) | ((b - lsb) &^ b) | ((x - 0x20*lsb) &^ x) | x; m&msb != 0 {
+				i += bits.TrailingZeros64(m&msb) / 8
+				break
+			}
+		}
+		for i < len(s) && !stop[s[i]] && s[i] < utf8.RuneSelf {
+			i++
+		}
+		if i >= len(s) {
+			return len(s), flags, false
+		}
+		switch c := s[i]; {
+		case c == '"':
+			return i + 1, flags, true
+		case c >= utf8.RuneSelf:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && n == 1 {
+				return i, flags, false
+			}
+			i += n
+			continue
+		case c < 0x20:
+			return i, flags, false
+		}
+		if i+1 >= len(s) {
+			return i, flags, false
+		}
+		flags |= flagEscape
+		switch s[i+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			i += 2
+		case 'u':
+			if _, ok := hex4(s[i+2:]); !ok {
+				return i, flags, false
+			}
+			flags |= flagUnicode
+			i += 6
+		default:
+			return i, flags, false
+		}
+	}
+}

@@ -1,0 +1,221 @@
+package jsonw
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// topHoles reads s (valid JSON) and returns its top-level members' string
+// and number values, at most MaxHoles, as views of s: the holes the tests
+// learn with.
+func topHoles(s string) ([]string, bool) {
+	var sc Scanner
+	sc.Reset(s)
+	var top Object
+	if !sc.Object(&top) {
+		return nil, false
+	}
+	var holes []string
+	for _, ok := sc.Member(&top); ok; _, ok = sc.Member(&top) {
+		v := sc.Value()
+		if len(v) > 0 && (v[0] == '"' || v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) && len(holes) < MaxHoles {
+			holes = append(holes, v)
+		}
+	}
+	return holes, sc.End()
+}
+
+func TestShapeMatch(t *testing.T) {
+	learned := `{"type":"content_block_delta","index":3,"delta":{"type":"thinking_delta","thinking":"step 1"}}`
+	var sc Scanner
+	require.True(t, sc.Reset(learned))
+	var top, d Object
+	require.True(t, sc.Object(&top))
+	var text string
+	for n, ok := sc.Member(&top); ok; n, ok = sc.Member(&top) {
+		if n == "delta" && sc.Object(&d) {
+			for n, ok := sc.Member(&d); ok; n, ok = sc.Member(&d) {
+				if n == "thinking" {
+					text = sc.Value()
+				}
+			}
+		}
+	}
+	require.True(t, sc.End())
+	var sh Shape
+	assert.False(t, sh.Match(learned, make([]string, 1)), "the zero Shape matches nothing")
+	require.True(t, sh.Learn(learned, []string{text}))
+	assert.True(t, sh.Learned())
+
+	raws := make([]string, 1)
+	for _, c := range []struct {
+		s, raw string
+	}{
+		{`{"type":"content_block_delta","index":3,"delta":{"type":"thinking_delta","thinking":"step 2: \"x\" \u00e9 →\n"}}`, `"step 2: \"x\" \u00e9 →\n"`},
+		{`{"type":"content_block_delta","index":3,"delta":{"type":"thinking_delta","thinking":""}}`, `""`},
+		{learned, `"step 1"`},
+	} {
+		if assert.True(t, sh.Match(c.s, raws), c.s) {
+			assert.Equal(t, c.raw, raws[0])
+			assert.True(t, Valid(c.s))
+		}
+	}
+	for _, s := range []string{
+		`{"type":"content_block_delta","index":4,"delta":{"type":"thinking_delta","thinking":"step 2"}}`, // another index
+		`{"type":"content_block_delta","index":3,"delta":{"type":"text_delta","thinking":"step 2"}}`,     // another type
+		`{"type":"content_block_delta","index":3,"delta":{"type":"thinking_delta","thinking":"a","thinking":"b"}}`,
+		`{"type":"content_block_delta","index":3,"delta":{"type":"thinking_delta","thinking":"a"}} `,    // a byte more
+		`{"type":"content_block_delta","index":3,"delta":{"type":"thinking_delta","thinking":"a\"}}`,    // the quote escaped
+		`{"type":"content_block_delta","index":3,"delta":{"type":"thinking_delta","thinking":"a\x01"}}`, // a control byte
+		`{"type":"content_block_delta","index":3,"delta":{"type":"thinking_delta","thinking":"a\q"}}`,   // a bad escape
+		`{"type":"content_block_delta","index":3,"delta":{"type":"thinking_delta","thinking":"a\u12"}}`, // a short \u
+		"{\"type\":\"content_block_delta\",\"index\":3,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"\xff\"}}",
+		`{"type":"content_block_delta","index":3,"delta":{"type":"thinking_delta","thinking":null}}`,      // not a string
+		`{"type":"content_block_delta","index":3,"delta":{"type":"thinking_delta","thinking":"a","x":"}}`, // the hole swallows structure
+		`{"type":"content_block_delta","index":3,"delta":{"type":"thinking_delta","thinking":`,
+		``,
+	} {
+		assert.False(t, sh.Match(s, raws), s)
+	}
+	sh.Forget()
+	assert.False(t, sh.Match(learned, raws), "forgotten")
+}
+
+func TestShapeNumbersAndSeveralHoles(t *testing.T) {
+	learned := `{"type":"response.reasoning_summary_text.delta","delta":"a","sequence_number":17,"obfuscation":"xYz"}`
+	holes, ok := topHoles(learned)
+	require.True(t, ok)
+	holes = holes[1:] // the type stays literal
+	require.Len(t, holes, 3)
+	var sh Shape
+	require.True(t, sh.Learn(learned, holes))
+	raws := make([]string, MaxHoles)
+	s := `{"type":"response.reasoning_summary_text.delta","delta":"b c","sequence_number":-1.5e3,"obfuscation":""}`
+	require.True(t, sh.Match(s, raws))
+	assert.Equal(t, []string{`"b c"`, `-1.5e3`, `""`}, raws[:3])
+	for _, s := range []string{
+		`{"type":"response.reasoning_summary_text.delta","delta":"b","sequence_number":"18","obfuscation":""}`,
+		`{"type":"response.reasoning_summary_text.delta","delta":"b","sequence_number":01,"obfuscation":""}`,
+		`{"type":"response.reasoning_summary_text.delta","delta":"b","sequence_number":1.,"obfuscation":""}`,
+		`{"type":"response.reasoning_summary_text.delta","delta":"b","sequence_number":-,"obfuscation":""}`,
+		`{"type":"response.reasoning_summary_text.delta","delta":"b","sequence_number":1}`,
+	} {
+		assert.False(t, sh.Match(s, raws), s)
+	}
+	assert.False(t, sh.Match(s, raws[:2]), "no room for every hole")
+}
+
+func TestShapeLearnRefuses(t *testing.T) {
+	s := `{"a":"x","b":1,"c":true,"d":[1]}`
+	var sh Shape
+	other := `"x"`
+	for _, holes := range [][]string{
+		{other},            // not a view of s
+		{s[13:14], s[5:8]}, // out of order
+		{s[19:23]},         // true is not a string or number
+		{s[5:7]},           // a cut string
+		{s[5:8], s[13:14], s[5:8], s[5:8], s[5:8]}, // too many
+		{""},
+	} {
+		assert.False(t, sh.Learn(s, holes), "%q", holes)
+		assert.False(t, sh.Learned())
+	}
+	assert.False(t, sh.Learn("", nil))
+	require.True(t, sh.Learn(s, nil), "no holes: the text itself")
+	raws := []string{}
+	assert.True(t, sh.Match(s, raws))
+	assert.False(t, sh.Match(s+" ", raws))
+}
+
+func TestShapeLearnAllocatesOnce(t *testing.T) {
+	s := `{"type":"content_block_delta","index":3,"delta":{"type":"thinking_delta","thinking":"step 1"}}`
+	holes := []string{s[len(s)-10 : len(s)-2]}
+	var sh Shape
+	require.True(t, sh.Learn(s, holes))
+	raws := make([]string, 1)
+	allocs := testing.AllocsPerRun(100, func() {
+		sh.Learn(s, holes)
+		sh.Match(s, raws)
+	})
+	assert.Zero(t, allocs)
+}
+
+// FuzzShape learns a's shape (its top-level strings and numbers as holes)
+// and matches b against it: a match must mean b is valid JSON, the same
+// text outside the holes, and the holes a valid JSON reader finds there.
+func FuzzShape(f *testing.F) {
+	f.Add(`{"type":"d","text":"a","n":1}`, `{"type":"d","text":"b\"c","n":-2.5}`)
+	f.Add(`{"t":"x","s":"é"}`, "{\"t\":\"x\",\"s\":\"\xff\"}")
+	f.Add(`{"t":"x","s":"a"}`, `{"t":"x","s":"a","s":"b"}`)
+	f.Add(`{"t":"x","s":"a"}`, `{"t":"x","s":"a\\"}`)
+	f.Add(`{"t":1}`, `{"t":10}`)
+	f.Add(`{"t":1,"u":[2]}`, `{"t":1e5,"u":[2]}`)
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if !Valid(a) {
+			return
+		}
+		holes, ok := topHoles(a)
+		if !ok {
+			return
+		}
+		var sh Shape
+		if !sh.Learn(a, holes) {
+			t.Fatalf("%q: learning its own values refused", a)
+		}
+		raws := make([]string, MaxHoles)
+		if !sh.Match(a, raws) {
+			t.Fatalf("%q does not match its own shape", a)
+		}
+		if !sh.Match(b, raws) {
+			return
+		}
+		if !Valid(b) {
+			t.Fatalf("%q matches %q's shape but is not valid", b, a)
+		}
+		got, ok := topHoles(b)
+		if !ok || len(got) != len(holes) {
+			t.Fatalf("%q: holes %q, read %q", b, raws[:len(holes)], got)
+		}
+		for h := range got {
+			if got[h] != raws[h] {
+				t.Fatalf("%q: hole %d is %q, read %q", b, h, raws[h], got[h])
+			}
+		}
+	})
+}
+
+// FuzzScanString checks scanString against validString followed by a
+// UTF-8 check, and its flags against the escapes in the string.
+func FuzzScanString(f *testing.F) {
+	for _, s := range []string{`"abc"`, `"a\"b"`, `"\u00e9 é →"`, "\"\xff\"", `"\ud83c\udf0a"`, `"12345678\n12345678é"`, `"a`, `"a\`, "\"\x01\"", `"\q"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) == 0 || s[0] != '"' {
+			return
+		}
+		end, flags, ok := scanString(s, 1)
+		vend, vok := validString(s, 1)
+		want := vok && utf8.ValidString(s[:vend])
+		if ok != want {
+			t.Fatalf("%q: scanString %v, validString %v and UTF-8 %v", s, ok, vok, want)
+		}
+		if !ok {
+			return
+		}
+		if end != vend {
+			t.Fatalf("%q: ends at %d, validString at %d", s, end, vend)
+		}
+		body := s[1 : end-1]
+		if got, want := flags&flagEscape != 0, strings.Contains(body, `\`); got != want {
+			t.Fatalf("%q: escape flag %v", s, got)
+		}
+		if flags&flagUnicode == 0 && LoneAt(s[:end], false) >= 0 {
+			t.Fatalf("%q: a lone surrogate without the unicode flag", s)
+		}
+	})
+}
