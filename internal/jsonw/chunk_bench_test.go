@@ -1,6 +1,7 @@
 package jsonw
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -23,5 +24,20 @@ func BenchmarkGjsonValidChunk(b *testing.B) {
 		if !gjson.Valid(geminiChunk) {
 			b.Fatal("invalid")
 		}
+	}
+}
+
+// BenchmarkWriteUnquoted unescapes a short delta with a few escapes, as
+// thinking deltas are, into a builder reset every 1,000 strings.
+func BenchmarkWriteUnquoted(b *testing.B) {
+	raw := `"step 12: the \"value\" doubles →\n"`
+	var sb strings.Builder
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if i%1000 == 0 {
+			sb = strings.Builder{}
+		}
+		WriteUnquoted(&sb, raw)
 	}
 }
