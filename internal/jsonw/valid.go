@@ -307,7 +307,7 @@ const (
 // that a caller needs no separate pass) and reports the escapes it holds
 // (flagEscape, flagUnicode). Eight bytes at a time are tested for a stop:
 // a quote, a backslash, a control byte or a byte of a multi-byte
-// character, which is decoded there.
+// character, where the run of such bytes is checked.
 func scanString(s string, i int) (end int, flags uint8, ok bool) {
 	for {
 		for ; i+8 <= len(s); i += 8 {
@@ -329,11 +329,16 @@ func scanString(s string, i int) (end int, flags uint8, ok bool) {
 		case c == '"':
 			return i + 1, flags, true
 		case c >= utf8.RuneSelf:
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && n == 1 {
+			// A multi-byte character is all high bytes: the run of them
+			// is checked at once (a run of CJK text is one call).
+			j := i + 1
+			for j < len(s) && s[j] >= utf8.RuneSelf {
+				j++
+			}
+			if !utf8.ValidString(s[i:j]) {
 				return i, flags, false
 			}
-			i += n
+			i = j
 			continue
 		case c < 0x20:
 			return i, flags, false
