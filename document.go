@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/turndoc"
 	"github.com/tidwall/gjson"
 )
 
@@ -17,7 +18,13 @@ func (t *Turn) MarshalJSON() ([]byte, error) { return t.AppendJSON(nil), nil }
 // AppendJSON appends the turn document to dst. The output is deterministic:
 // members in a fixed order, unknown members after known ones in source
 // order, strings escaped minimally.
-func (t *Turn) AppendJSON(dst []byte) []byte {
+func (t *Turn) AppendJSON(dst []byte) []byte { return t.appendJSON(dst, nil) }
+
+// appendJSON appends the turn document to dst. With flush set, it hands
+// flush what it has appended so far, between two blocks, whenever that is
+// flushChunk bytes or more, and goes on appending to the slice flush
+// returns: the document is then the concatenation of the pieces.
+func (t *Turn) appendJSON(dst []byte, flush func([]byte) []byte) []byte {
 	dst = append(dst, '{')
 	dst = jsonw.Key(dst, "version")
 	dst = jsonw.Int(dst, DocumentVersion)
@@ -62,10 +69,22 @@ func (t *Turn) AppendJSON(dst []byte) []byte {
 	dst = append(dst, '[')
 	for _, b := range t.Blocks {
 		dst = jsonw.Comma(dst)
+		if flush != nil && len(dst) >= flushChunk {
+			dst = flush(dst)
+		}
 		dst = appendBlock(dst, b)
 	}
 	dst = append(dst, ']')
 	return append(dst, '}')
+}
+
+// flushChunk is the size of the pieces appendJSON hands to its flush.
+const flushChunk = 32 << 10
+
+func init() {
+	turndoc.Write = func(t any, dst []byte, flush func([]byte) []byte) []byte {
+		return t.(*Turn).appendJSON(dst, flush)
+	}
 }
 
 func appendProviderError(dst []byte, e *ProviderError) []byte {

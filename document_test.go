@@ -2,10 +2,13 @@ package replay_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/internal/turndoc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -105,4 +108,33 @@ func TestExtraMembersNamedLikeTheDocuments(t *testing.T) {
 	var e *replay.Error
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, "/blocks/0/extra/phase", e.Pointer)
+}
+
+// TestTurnDocumentInPieces: the document written in pieces (the command
+// line's writer) is AppendJSON's, byte for byte, cut only between blocks.
+func TestTurnDocumentInPieces(t *testing.T) {
+	big := &replay.Turn{Provenance: replay.Provenance{API: "openrouter"}, Complete: true}
+	for i := 0; i < 40; i++ {
+		big.Blocks = append(big.Blocks, sampleTurn().Blocks...)
+		big.Blocks = append(big.Blocks, &replay.Text{Text: strings.Repeat(fmt.Sprintf("part %d, \"quoted\" é\n", i), 400)})
+	}
+	for _, tu := range []*replay.Turn{sampleTurn(), {}, big} {
+		want := tu.AppendJSON([]byte("prefix:"))
+		var pieces []string
+		buf := make([]byte, 0, 16)
+		last := turndoc.Write(tu, append(buf, "prefix:"...), func(b []byte) []byte {
+			pieces = append(pieces, string(b))
+			return b[:0]
+		})
+		assert.Equal(t, string(want), strings.Join(pieces, "")+string(last))
+		for _, p := range pieces {
+			assert.GreaterOrEqual(t, len(p), 32<<10, "a piece is flushed once it is large")
+			assert.True(t, strings.HasSuffix(p, "[") || strings.HasSuffix(p, "},"), "a piece ends before a block: %q", p[len(p)-10:])
+		}
+		if tu == big {
+			assert.Greater(t, len(pieces), 5)
+		} else {
+			assert.Empty(t, pieces)
+		}
+	}
 }
