@@ -3,6 +3,8 @@ package replay_test
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -135,6 +137,57 @@ func TestTurnDocumentInPieces(t *testing.T) {
 			assert.Greater(t, len(pieces), 5)
 		} else {
 			assert.Empty(t, pieces)
+		}
+	}
+}
+
+// TestReadersKeepNothingOfTheInput: the readers parse the caller's bytes in
+// place; nothing they return may share them. Every document of the golden
+// files, the sample turn, and items of every kind (document and wire form,
+// strings with and without escapes) read the same after the input is
+// overwritten.
+func TestReadersKeepNothingOfTheInput(t *testing.T) {
+	scribble := func(b []byte) {
+		for i := range b {
+			b[i] = 'x'
+		}
+	}
+	docs := [][]byte{sampleTurn().AppendJSON(nil)}
+	files, _ := filepath.Glob("testdata/*/golden/*.turn.json")
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		docs = append(docs, b)
+	}
+	for i, doc := range docs {
+		in := append([]byte(nil), doc...)
+		tu, err := replay.UnmarshalTurn(in)
+		require.NoError(t, err, i)
+		want := string(tu.AppendJSON(nil))
+		scribble(in)
+		assert.Equal(t, want, string(tu.AppendJSON(nil)), "document %d", i)
+	}
+	items := []string{
+		`{"type":"reasoning.text","text":"plain","signature":"sig","format":"anthropic-claude-v1","id":"rs_1","index":0,"display":"shown","digest":"sha256:` + strings.Repeat("ab", 32) + `","extra":{"type":"x"},"provider_member":{"a":[1]}}`,
+		`{"type":"reasoning.text","text":"esc \"aped\" \u00e9\n","signature":"s\/ig","format":"anthropic-claude-v1","id":"r\u0073_1"}`,
+		`{"type":"reasoning.summary","summary":"a summary","format":"openai-responses-v1","id":"rs_2"}`,
+		`{"type":"reasoning.encrypted","data":"Z0FB\/\/","format":"google-gemini-v1","index":2}`,
+		`{"type":"reasoning.future","format":"f","id":"i","index":3,"payload":"p"}`,
+	}
+	for _, s := range items {
+		for _, wire := range []bool{false, true} {
+			in := []byte(s)
+			read, marshal := replay.UnmarshalItem, replay.MarshalItem
+			if wire {
+				read = replay.UnmarshalItemWire
+				marshal = func(it replay.ReasoningItem) []byte { return replay.AppendItemWire(nil, it) }
+			}
+			it, err := read(in)
+			require.NoError(t, err, s)
+			want := string(marshal(it))
+			scribble(in)
+			assert.Equal(t, want, string(marshal(it)), "%s (wire %v)", s, wire)
 		}
 	}
 }
