@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/turndoc"
 	"github.com/tidwall/gjson"
 )
 
@@ -17,7 +18,13 @@ func (t *Turn) MarshalJSON() ([]byte, error) { return t.AppendJSON(nil), nil }
 // AppendJSON appends the turn document to dst. The output is deterministic:
 // members in a fixed order, unknown members after known ones in source
 // order, strings escaped minimally.
-func (t *Turn) AppendJSON(dst []byte) []byte {
+func (t *Turn) AppendJSON(dst []byte) []byte { return t.appendJSON(dst, nil) }
+
+// appendJSON appends the turn document to dst. With flush set, it hands
+// flush what it has appended so far, between two blocks, whenever that is
+// flushChunk bytes or more, and goes on appending to the slice flush
+// returns: the document is then the concatenation of the pieces.
+func (t *Turn) appendJSON(dst []byte, flush func([]byte) []byte) []byte {
 	dst = append(dst, '{')
 	dst = jsonw.Key(dst, "version")
 	dst = jsonw.Int(dst, DocumentVersion)
@@ -62,10 +69,22 @@ func (t *Turn) AppendJSON(dst []byte) []byte {
 	dst = append(dst, '[')
 	for _, b := range t.Blocks {
 		dst = jsonw.Comma(dst)
+		if flush != nil && len(dst) >= flushChunk {
+			dst = flush(dst)
+		}
 		dst = appendBlock(dst, b)
 	}
 	dst = append(dst, ']')
 	return append(dst, '}')
+}
+
+// flushChunk is the size of the pieces appendJSON hands to its flush.
+const flushChunk = 32 << 10
+
+func init() {
+	turndoc.Write = func(t any, dst []byte, flush func([]byte) []byte) []byte {
+		return t.(*Turn).appendJSON(dst, flush)
+	}
 }
 
 func appendProviderError(dst []byte, e *ProviderError) []byte {
@@ -154,7 +173,7 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 	if err := checkJSON(data, "a turn document"); err != nil {
 		return nil, err
 	}
-	root := gjson.ParseBytes(data)
+	root := gjson.Parse(view(data))
 	if !root.IsObject() {
 		return nil, docErr("", "a turn document must be a JSON object")
 	}
@@ -183,7 +202,7 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 		if fr.Type != gjson.String {
 			return nil, docErr("/finish_reason", "finish_reason must be a string")
 		}
-		t.FinishReason = clone(fr.Str)
+		t.FinishReason = owned(fr)
 	}
 	if e := root.Get("error"); e.Exists() {
 		pe, err := parseProviderError(e)
@@ -252,7 +271,7 @@ func parseProvenance(p gjson.Result, dst *Provenance) error {
 		case v.Type != gjson.String:
 			err = docErr(ptr, "%s must be a string", k.Str)
 		default:
-			*f = clone(v.Str)
+			*f = owned(v)
 		}
 		return err == nil
 	})
@@ -285,7 +304,7 @@ func parseProviderError(e gjson.Result) (*ProviderError, error) {
 		if v.Type != gjson.String {
 			return nil, docErr("/error/"+f.k, "%s must be a string", f.k)
 		}
-		*f.dst = clone(v.Str)
+		*f.dst = owned(v)
 	}
 	return pe, nil
 }
@@ -327,13 +346,13 @@ func parseText(b gjson.Result, ptr string) (Block, error) {
 				err = docErr(ptr+"/text", "text must be a string")
 				return false
 			}
-			x.Text = clone(val.Str)
+			x.Text = owned(val)
 		case "id":
 			if val.Type != gjson.String {
 				err = docErr(ptr+"/id", "id must be a string")
 				return false
 			}
-			x.ID = clone(val.Str)
+			x.ID = owned(val)
 		case "extra":
 			if extra, err = unpackExtra(extra, val, ptr+"/extra", textNames); err != nil {
 				return false
@@ -365,7 +384,7 @@ func parseToolCall(b gjson.Result, ptr string) (Block, error) {
 				err = docErr(p, "%s must be a string", key.Str)
 				return false
 			}
-			*dst = clone(val.Str)
+			*dst = owned(val)
 			return true
 		}
 		switch key.Str {
@@ -412,7 +431,7 @@ func parseNative(b gjson.Result, ptr string) (Block, error) {
 	if k.Type != gjson.String {
 		return nil, docErr(ptr+"/kind", "a native block needs a string kind")
 	}
-	x.Kind = clone(k.Str)
+	x.Kind = owned(k)
 	r := b.Get("raw")
 	if !r.Exists() {
 		return nil, docErr(ptr+"/raw", "a native block needs raw")
@@ -536,7 +555,7 @@ func parseTransformation(v gjson.Result, ptr string) (Transformation, error) {
 		if m.Type != gjson.String {
 			return x, docErr(ptr+"/"+f.k, "%s must be a string", f.k)
 		}
-		*f.dst = clone(m.Str)
+		*f.dst = owned(m)
 	}
 	x.Extra = jsonw.ExtraMembers(v.Raw, transformationNames...)
 	return x, nil

@@ -2,10 +2,15 @@ package replay_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/internal/turndoc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -105,4 +110,84 @@ func TestExtraMembersNamedLikeTheDocuments(t *testing.T) {
 	var e *replay.Error
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, "/blocks/0/extra/phase", e.Pointer)
+}
+
+// TestTurnDocumentInPieces: the document written in pieces (the command
+// line's writer) is AppendJSON's, byte for byte, cut only between blocks.
+func TestTurnDocumentInPieces(t *testing.T) {
+	big := &replay.Turn{Provenance: replay.Provenance{API: "openrouter"}, Complete: true}
+	for i := 0; i < 40; i++ {
+		big.Blocks = append(big.Blocks, sampleTurn().Blocks...)
+		big.Blocks = append(big.Blocks, &replay.Text{Text: strings.Repeat(fmt.Sprintf("part %d, \"quoted\" é\n", i), 400)})
+	}
+	for _, tu := range []*replay.Turn{sampleTurn(), {}, big} {
+		want := tu.AppendJSON([]byte("prefix:"))
+		var pieces []string
+		buf := make([]byte, 0, 16)
+		last := turndoc.Write(tu, append(buf, "prefix:"...), func(b []byte) []byte {
+			pieces = append(pieces, string(b))
+			return b[:0]
+		})
+		assert.Equal(t, string(want), strings.Join(pieces, "")+string(last))
+		for _, p := range pieces {
+			assert.GreaterOrEqual(t, len(p), 32<<10, "a piece is flushed once it is large")
+			assert.True(t, strings.HasSuffix(p, "[") || strings.HasSuffix(p, "},"), "a piece ends before a block: %q", p[len(p)-10:])
+		}
+		if tu == big {
+			assert.Greater(t, len(pieces), 5)
+		} else {
+			assert.Empty(t, pieces)
+		}
+	}
+}
+
+// TestReadersKeepNothingOfTheInput: the readers parse the caller's bytes in
+// place; nothing they return may share them. Every document of the golden
+// files, the sample turn, and items of every kind (document and wire form,
+// strings with and without escapes) read the same after the input is
+// overwritten.
+func TestReadersKeepNothingOfTheInput(t *testing.T) {
+	scribble := func(b []byte) {
+		for i := range b {
+			b[i] = 'x'
+		}
+	}
+	docs := [][]byte{sampleTurn().AppendJSON(nil)}
+	files, _ := filepath.Glob("testdata/*/golden/*.turn.json")
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		docs = append(docs, b)
+	}
+	for i, doc := range docs {
+		in := append([]byte(nil), doc...)
+		tu, err := replay.UnmarshalTurn(in)
+		require.NoError(t, err, i)
+		want := string(tu.AppendJSON(nil))
+		scribble(in)
+		assert.Equal(t, want, string(tu.AppendJSON(nil)), "document %d", i)
+	}
+	items := []string{
+		`{"type":"reasoning.text","text":"plain","signature":"sig","format":"anthropic-claude-v1","id":"rs_1","index":0,"display":"shown","digest":"sha256:` + strings.Repeat("ab", 32) + `","extra":{"type":"x"},"provider_member":{"a":[1]}}`,
+		`{"type":"reasoning.text","text":"esc \"aped\" \u00e9\n","signature":"s\/ig","format":"anthropic-claude-v1","id":"r\u0073_1"}`,
+		`{"type":"reasoning.summary","summary":"a summary","format":"openai-responses-v1","id":"rs_2"}`,
+		`{"type":"reasoning.encrypted","data":"Z0FB\/\/","format":"google-gemini-v1","index":2}`,
+		`{"type":"reasoning.future","format":"f","id":"i","index":3,"payload":"p"}`,
+	}
+	for _, s := range items {
+		for _, wire := range []bool{false, true} {
+			in := []byte(s)
+			read, marshal := replay.UnmarshalItem, replay.MarshalItem
+			if wire {
+				read = replay.UnmarshalItemWire
+				marshal = func(it replay.ReasoningItem) []byte { return replay.AppendItemWire(nil, it) }
+			}
+			it, err := read(in)
+			require.NoError(t, err, s)
+			want := string(marshal(it))
+			scribble(in)
+			assert.Equal(t, want, string(marshal(it)), "%s (wire %v)", s, wire)
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
@@ -153,7 +154,7 @@ func UnmarshalItem(data []byte) (ReasoningItem, error) {
 	if err := checkJSON(data, "a reasoning item"); err != nil {
 		return nil, err
 	}
-	return parseItem(gjson.ParseBytes(data), false, "")
+	return parseItem(gjson.Parse(view(data)), false, "")
 }
 
 // UnmarshalItemWire reads the wire form of one reasoning item: a
@@ -164,7 +165,7 @@ func UnmarshalItemWire(data []byte) (ReasoningItem, error) {
 	if err := checkJSON(data, "a reasoning item"); err != nil {
 		return nil, err
 	}
-	return parseItem(gjson.ParseBytes(data), true, "")
+	return parseItem(gjson.Parse(view(data)), true, "")
 }
 
 // checkJSON refuses data unless it is valid JSON text (see jsonw.Valid):
@@ -186,6 +187,28 @@ func checkJSON(data []byte, what string) error {
 
 func docErr(ptr, format string, args ...any) error {
 	return &Error{Event: -1, Pointer: ptr, Err: fmt.Errorf("%w: %s", ErrMalformed, fmt.Sprintf(format, args...))}
+}
+
+// view is data as a string, without a copy: the readers parse the
+// caller's bytes in place and copy what they keep (owned, cloneBytes,
+// appendMember), so that nothing they return shares data's memory.
+func view(data []byte) string { return unsafe.String(unsafe.SliceData(data), len(data)) }
+
+// owned returns the value of the string v as a string of its own. gjson
+// gives a view of the document for a literal with no escapes, copied here;
+// for one with escapes it has already made a new string (unescaped), kept
+// as it is instead of being copied again.
+func owned(v gjson.Result) string {
+	s := v.Str
+	if s == "" {
+		return ""
+	}
+	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	raw := uintptr(unsafe.Pointer(unsafe.StringData(v.Raw)))
+	if p >= raw && p < raw+uintptr(len(v.Raw)) {
+		return clone(s)
+	}
+	return s
 }
 
 func clone(s string) string {
@@ -233,10 +256,10 @@ func parseOpaque(v gjson.Result, typ, ptr string) (ReasoningItem, error) {
 	}
 	o := &Opaque{Type: clone(typ), Raw: cloneBytes(v.Raw)}
 	if f := v.Get("format"); f.Type == gjson.String {
-		o.Format = Format(clone(f.Str))
+		o.Format = Format(owned(f))
 	}
 	if id := v.Get("id"); id.Type == gjson.String {
-		o.ID = Some(clone(id.Str))
+		o.ID = Some(owned(id))
 	}
 	if ix := v.Get("index"); ix.Type == gjson.Number {
 		o.Index = Some(int(ix.Int()))
@@ -322,7 +345,7 @@ func (r *itemReader) member(key, val gjson.Result, p string) error {
 func (r *itemReader) format(key, val gjson.Result, p string) error {
 	switch val.Type {
 	case gjson.String:
-		r.meta.Format = Format(clone(val.Str))
+		r.meta.Format = Format(owned(val))
 	case gjson.Null:
 		// A null format says nothing; keep it verbatim.
 		r.extra = appendMember(r.extra, key.Raw, val.Raw)
@@ -413,14 +436,14 @@ func readString(dst *string, val gjson.Result, p, k string) error {
 	if val.Type != gjson.String {
 		return docErr(p, "%s must be a string", k)
 	}
-	*dst = clone(val.Str)
+	*dst = owned(val)
 	return nil
 }
 
 func readOptString(dst *Opt[string], val gjson.Result, p, k string) error {
 	switch val.Type {
 	case gjson.String:
-		*dst = Some(clone(val.Str))
+		*dst = Some(owned(val))
 	case gjson.Null:
 		*dst = NullOf[string]()
 	default:

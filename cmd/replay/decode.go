@@ -31,7 +31,7 @@ func defineDecode(fs *flag.FlagSet) func(*env, []string) error {
 			return err
 		}
 		if t != nil {
-			writeJSON(e.stdout, t.AppendJSON(nil), *compact)
+			writeTurn(e.stdout, t, *compact)
 		}
 		if err != nil && t != nil {
 			return fmt.Errorf("%w (the partial turn was printed, marked incomplete)", err)

@@ -6,6 +6,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonindent"
+	"github.com/reasonreplay/replay/internal/turndoc"
 	"github.com/tidwall/gjson"
 )
 
@@ -26,6 +29,33 @@ func writeJSON(w io.Writer, b []byte, compact bool) {
 		b = append(b, '\n')
 	}
 	w.Write(b)
+}
+
+// writeTurn writes t's document as writeJSON writes t.AppendJSON(nil),
+// byte for byte, but while the document is made: indented as it is
+// written, in pieces of some tens of kilobytes, never held whole. (A turn
+// from a decoder is valid JSON, its raw members checked when read, so the
+// fallback of indent, the compact document as it is, never applies.)
+func writeTurn(w io.Writer, t *replay.Turn, compact bool) {
+	out := w
+	var ind *jsonindent.Writer
+	if !compact {
+		ind = jsonindent.NewWriter(w, "", "  ")
+		out = ind
+	}
+	buf := make([]byte, 0, 64<<10)
+	buf = turndoc.Write(t, buf, func(b []byte) []byte {
+		out.Write(b)
+		return b[:0]
+	})
+	if compact {
+		w.Write(append(buf, '\n'))
+		return
+	}
+	ind.Write(buf)
+	if ind.Flush() == nil {
+		w.Write([]byte{'\n'})
+	}
 }
 
 // isTurnDocument reports whether data is a turn document.

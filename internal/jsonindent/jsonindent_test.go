@@ -1,0 +1,142 @@
+package jsonindent
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// indentWhole is what the Writer must reproduce.
+func indentWhole(t testing.TB, src []byte, prefix, indent string) []byte {
+	var b bytes.Buffer
+	require.NoError(t, json.Indent(&b, src, prefix, indent))
+	return b.Bytes()
+}
+
+// indentCut writes src to a Writer in pieces cut at cuts.
+func indentCut(src []byte, cuts []int, prefix, indent string) ([]byte, error) {
+	var b bytes.Buffer
+	x := NewWriter(&b, prefix, indent)
+	last := 0
+	for _, c := range cuts {
+		if _, err := x.Write(src[last:c]); err != nil {
+			return nil, err
+		}
+		last = c
+	}
+	if _, err := x.Write(src[last:]); err != nil {
+		return nil, err
+	}
+	err := x.Flush()
+	return b.Bytes(), err
+}
+
+var samples = []string{
+	`{}`, `[]`, `""`, `0`, `-1.5e+30`, `true`, `null`,
+	`{"a":1}`, `[1,2,3]`, `{"a":{},"b":[],"c":[{}],"d":[[]]}`,
+	`{"version":1,"provenance":{"api":"openrouter"},"complete":true,"blocks":[{"type":"text","text":"a \"quoted\", {braced} [and] \\ slashed: \n"}]}`,
+	` { "a" : [ 1 , 2 ] ,	"b":
+	"x" } `,
+	`"\\"`, `"\\\\"`, `"\"\"\""`, `["\\\"", "\u00e9\ud83d\ude00", "é😀"]`,
+	`{"k\"ey":"v\\","":""}`,
+	`[[[[[[[[[[{"deep":[[[]]]}]]]]]]]]]]`,
+}
+
+func TestWriterMatchesIndent(t *testing.T) {
+	for _, s := range samples {
+		src := []byte(s)
+		for _, pi := range [][2]string{{"", "  "}, {">", "\t"}, {"", ""}} {
+			want := indentWhole(t, src, pi[0], pi[1])
+			want = bytes.TrimRight(want, " \t\r\n") // the Writer drops trailing whitespace
+			got, err := indentCut(src, nil, pi[0], pi[1])
+			require.NoError(t, err)
+			assert.Equal(t, string(want), string(got), "%q whole", s)
+			// Every single cut, and byte by byte.
+			for c := 0; c <= len(src); c++ {
+				got, err := indentCut(src, []int{c}, pi[0], pi[1])
+				require.NoError(t, err)
+				assert.Equal(t, string(want), string(got), "%q cut at %d", s, c)
+			}
+			var all []int
+			for c := 1; c < len(src); c++ {
+				all = append(all, c)
+			}
+			got, err = indentCut(src, all, pi[0], pi[1])
+			require.NoError(t, err)
+			assert.Equal(t, string(want), string(got), "%q byte by byte", s)
+		}
+	}
+}
+
+// TestWriterLongStrings crosses the window and the flush size with strings
+// full of escapes, an escape falling on every window edge.
+func TestWriterLongStrings(t *testing.T) {
+	var parts []string
+	for _, unit := range []string{`\"`, `\\`, `ab\n`, `x`, `\u00e9`} {
+		for _, n := range []int{flushAt / len(unit), flushAt/len(unit) + 1, 3 * flushAt / len(unit)} {
+			for pad := 0; pad < 3; pad++ {
+				parts = append(parts, `"`+strings.Repeat("p", pad)+strings.Repeat(unit, n)+`"`)
+			}
+		}
+	}
+	src := []byte(`{"s":[` + strings.Join(parts, ",") + `],"end":{"k":"v"}}`)
+	want := indentWhole(t, src, "", "  ")
+	got, err := indentCut(src, nil, "", "  ")
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(got))
+	rng := rand.New(rand.NewSource(1))
+	for round := 0; round < 20; round++ {
+		var cuts []int
+		for c := rng.Intn(flushAt); c < len(src); c += 1 + rng.Intn(3*flushAt) {
+			cuts = append(cuts, c)
+		}
+		got, err := indentCut(src, cuts, "", "  ")
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(got), "round %d", round)
+	}
+}
+
+type failWriter struct{ n int }
+
+func (f *failWriter) Write(p []byte) (int, error) {
+	f.n++
+	return 0, errors.New("disk full")
+}
+
+func TestWriterReportsWriteErrors(t *testing.T) {
+	fw := &failWriter{}
+	x := NewWriter(fw, "", "  ")
+	src := []byte(`{"s":"` + strings.Repeat("a", 3*flushAt) + `"}`)
+	_, err := x.Write(src)
+	require.EqualError(t, err, "disk full")
+	_, err = x.Write([]byte(`1`))
+	require.EqualError(t, err, "disk full", "the error sticks")
+	require.EqualError(t, x.Flush(), "disk full")
+	assert.Equal(t, 1, fw.n, "nothing is written after the first error")
+}
+
+func FuzzWriter(f *testing.F) {
+	for _, s := range samples {
+		f.Add([]byte(s), uint16(1), uint16(3))
+	}
+	f.Fuzz(func(t *testing.T, src []byte, a, b uint16) {
+		if !json.Valid(src) {
+			return
+		}
+		want := bytes.TrimRight(indentWhole(t, src, "", "  "), " \t\r\n")
+		var cuts []int
+		step := int(b)%17 + 1
+		for c := int(a) % (len(src) + 1); c <= len(src); c += step {
+			cuts = append(cuts, c)
+		}
+		got, err := indentCut(src, cuts, "", "  ")
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(got))
+	})
+}
