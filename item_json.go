@@ -234,18 +234,32 @@ func parseItem(v gjson.Result, wire bool, ptr string) (ReasoningItem, error) {
 	switch kind {
 	case KindText, KindSummary, KindEncrypted:
 	default:
+		if !wire {
+			// Kept whole, but its common and library members are
+			// checked as any item's are: the schema holds them to the
+			// same types.
+			if _, err := readMembers(v, ItemKind(""), wire, ptr); err != nil {
+				return nil, err
+			}
+		}
 		return parseOpaque(v, typ.Str, ptr)
 	}
-	r := itemReader{kind: kind, wire: wire, found: map[string]bool{}}
+	r, err := readMembers(v, kind, wire, ptr)
+	if err != nil {
+		return nil, err
+	}
+	return r.item(ptr)
+}
+
+// readMembers reads every member of the item object v as an item of kind.
+func readMembers(v gjson.Result, kind ItemKind, wire bool, ptr string) (*itemReader, error) {
+	r := &itemReader{kind: kind, wire: wire, found: map[string]bool{}}
 	var err error
 	v.ForEach(func(key, val gjson.Result) bool {
 		err = r.member(key, val, ptr+"/"+escapePointer(key.Str))
 		return err == nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return r.item(ptr)
+	return r, err
 }
 
 // parseOpaque reads an item of a type this library does not know: kept

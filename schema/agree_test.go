@@ -16,6 +16,10 @@ import (
 // agreeSeeds are documents on the edge of what the schema and the library
 // accept (the library's findings included).
 var agreeSeeds = []string{
+	// An item of a type the library keeps whole still has its common
+	// members checked: an index must be an integer.
+	`{"version":1,"complete":true,"blocks":[{"type":"reasoning.0","index":0.1}]}`,
+	`{"type":"reasoning.x","digest":"sha1:00","unfinished":"yes"}`,
 	`{"version":1,"complete":true,"blocks":[{"type":"reasoning.text","text":"a","index":1.0}]}`,
 	`{"version":1,"complete":true,"blocks":[{"type":"reasoning.text","text":"a","index":1e2}]}`,
 	`{"version":1,"complete":true,"blocks":[{"type":"reasoning.text","text":"a","index":1.5}]}`,
