@@ -282,6 +282,18 @@ func parseProviderError(e gjson.Result) (*ProviderError, error) {
 	if !e.IsObject() {
 		return nil, docErr("/error", "error must be an object")
 	}
+	var unknown *string
+	e.ForEach(func(k, _ gjson.Result) bool {
+		switch k.Str {
+		case "api", "status", "type", "code", "message", "provider", "raw":
+			return true
+		}
+		unknown = &k.Str
+		return false
+	})
+	if unknown != nil {
+		return nil, docErr("/error/"+escapePointer(*unknown), "error has no member %q (it would be lost)", *unknown)
+	}
 	pe := &ProviderError{}
 	if s := e.Get("status"); s.Exists() {
 		n, ok := jsonInt(s.Raw)
