@@ -24,6 +24,12 @@ type event struct {
 	finish, usage, errMsg string
 }
 
+// fields returns the raw texts of e, for [shapeview.Views].
+func (e *event) fields() [14]*string {
+	return [...]*string{&e.typ, &e.index, &e.content, &e.ctype, &e.thinking, &e.text, &e.plan,
+		&e.callID, &e.fnName, &e.fnArgs, &e.citations, &e.finish, &e.usage, &e.errMsg}
+}
+
 // scan reads the event in sc (reset on its text) in one pass and reports
 // whether the text is valid JSON; object is false when it is valid but not
 // an object. e is meaningful only when both are true.
