@@ -22,6 +22,15 @@ type event struct {
 	text, rc, tu string
 	// members of delta.reasoningContent and delta.toolUse
 	rcText, rcSig, rcRed, tuInput string
+	// the payload's padding "p" (ConverseStream pads events to hide
+	// their sizes), read to be a hole of the shape; the decoder ignores it
+	pad string
+}
+
+// fields returns the raw texts of e, for [shapeview.Views].
+func (e *event) fields() [14]*string {
+	return [...]*string{&e.payload, &e.typ, &e.index, &e.start, &e.usage, &e.delta, &e.text, &e.rc, &e.tu,
+		&e.rcText, &e.rcSig, &e.rcRed, &e.tuInput, &e.pad}
 }
 
 // scan reads a frame's data in sc (reset on it) in one pass and reports
@@ -60,6 +69,8 @@ func scanPayload(sc *jsonw.Scanner, e *event) {
 			e.usage = sc.Value()
 		case "delta":
 			e.delta = scanDelta(sc, e)
+		case "p":
+			e.pad = sc.Value()
 		}
 	})
 }
