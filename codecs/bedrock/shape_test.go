@@ -1,6 +1,7 @@
 package bedrock_test
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"testing"
@@ -185,4 +186,24 @@ func TestShapeEventStream(t *testing.T) {
 	require.NoError(t, res.Err)
 	assert.Equal(t, "againagainagain", res.Turn.Blocks[0].(*replay.ReasoningText).Text, "the event of another type is not a delta")
 	assert.Equal(t, 1, matched(t, c, es, s))
+}
+
+// Text deltas with escapes (a newline in every one) are decoded without
+// an allocation each: the allocations per event stay well under 0.1.
+func TestEscapedTextAllocatesLittle(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 2000; i++ {
+		b.WriteString(delta(0, i, `{"text":"line `+strconv.Itoa(i)+`\n"}`))
+	}
+	b.WriteString(`{"contentBlockStop":{"contentBlockIndex":0}}` + "\n" + `{"messageStop":{"stopReason":"end_turn"}}` + "\n")
+	data := []byte(b.String())
+	var text string
+	allocs := testing.AllocsPerRun(5, func() {
+		tu, err := replay.DecodeStream(bytes.NewReader(data), bedrock.Codec{Model: claude}.NewStream(), jsonl)
+		require.NoError(t, err)
+		text = tu.Blocks[0].(*replay.Text).Text
+	})
+	assert.True(t, strings.HasPrefix(text, "line 0\nline 1\nline 2\n"), text[:20])
+	assert.Len(t, text, len("line \n")*2000+10+2*90+3*900+4*1000)
+	assert.Less(t, allocs/2002, 0.1, "%v allocations", allocs)
 }

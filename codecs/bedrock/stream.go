@@ -63,7 +63,7 @@ type StreamDecoder struct {
 
 	budget  kit.Budget
 	init    bool
-	piece   strings.Builder // the decoded piece of the current text delta
+	piece   strings.Builder // the decoded pieces of text deltas with escapes
 	turn    replay.Turn
 	opens   []*open
 	free    []*open
@@ -379,9 +379,15 @@ func (s *StreamDecoder) textDelta(n, cbi int, o *open, x string, dst []replay.Ev
 	}
 	piece := x[1 : len(x)-1] // a view of the frame, used during this call only
 	if strings.IndexByte(piece, '\\') >= 0 {
-		s.piece.Reset()
+		// Decoded at the end of s.piece, which only grows (no byte it
+		// holds is rewritten) until it is replaced: no allocation per
+		// piece.
+		if s.piece.Len() > 32<<10 {
+			s.piece = strings.Builder{}
+		}
+		k := s.piece.Len()
 		jsonw.WriteUnquoted(&s.piece, x)
-		piece = s.piece.String()
+		piece = s.piece.String()[k:]
 	}
 	if !s.split {
 		s.segs = append(s.segs[:0], think.Segment{Text: unsafe.Slice(unsafe.StringData(piece), len(piece))})

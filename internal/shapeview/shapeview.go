@@ -31,9 +31,9 @@ type Views struct {
 // many holes end at or before each (the holes that move them), for the
 // view views[i] that was not "".
 type span struct {
-	i            int
+	i            int32
+	hStart, hEnd uint16
 	start, end   int
-	hStart, hEnd uint8
 }
 
 // Learn records the places of *views[i] in s, the text a jsonw.Shape
@@ -64,7 +64,7 @@ func (v *Views) Learn(s string, holes []string, views []*string) bool {
 		if !ok {
 			return false
 		}
-		sp := span{i: i, start: off, end: off + len(x)}
+		sp := span{i: int32(i), start: off, end: off + len(x)}
 		for h := 0; h < len(holes); h++ {
 			if sp.start < he[h] && hs[h] < sp.end && (sp.start > hs[h] || sp.end < he[h]) {
 				return false // the view cuts a hole
@@ -95,7 +95,8 @@ func (v *Views) Find(t string, raws []string, views []*string) {
 	for h := 0; h < v.nh; h++ {
 		moved[h+1] = moved[h] + len(raws[h]) - v.lens[h]
 	}
-	for _, sp := range v.at {
+	for k := range v.at {
+		sp := &v.at[k]
 		*views[sp.i] = t[sp.start+moved[sp.hStart] : sp.end+moved[sp.hEnd]]
 	}
 }
