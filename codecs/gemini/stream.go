@@ -150,6 +150,9 @@ func (d *StreamDecoder) learn(text string) {
 	}
 	holes = usageCounts(ch.usage, holes)
 	shapeview.Order(holes)
+	if d.fields == nil {
+		d.fields = make([]*string, 0, 16)
+	}
 	d.fields = ch.fields(d.fields[:0])
 	if !d.shape.Learn(text, holes) || !d.views.Learn(text, holes, d.fields) {
 		d.shape.Forget()

@@ -54,6 +54,9 @@ func (v *Views) Learn(s string, holes []string, views []*string) bool {
 		hs[h], he[h], v.lens[h] = off, off+len(x), len(x)
 	}
 	v.nh, v.n = len(holes), len(views)
+	if cap(v.at) < len(views) {
+		v.at = make([]span, 0, len(views))
+	}
 	v.at = v.at[:0]
 	for i, p := range views {
 		x := *p
