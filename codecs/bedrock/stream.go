@@ -81,6 +81,7 @@ type StreamDecoder struct {
 	// matching (see [jsonw.Shape]); fromShape says the current one was.
 	shape     jsonw.Shape
 	views     shapeview.Views
+	fields    [14]*string // the fields of ev, as learned
 	shapeType []byte
 	fromShape bool
 	matched   int // frames read by matching, for the tests
@@ -157,8 +158,7 @@ func (s *StreamDecoder) frame(f replay.Frame, n int) (string, string, error) {
 	s.fromShape = s.shape.Match(text, raws[:]) && string(f.Type) == string(s.shapeType)
 	if s.fromShape {
 		s.matched++
-		fs := e.fields()
-		s.views.Find(text, raws[:], fs[:])
+		s.views.Find(text, raws[:], s.fields[:])
 	} else {
 		s.shape.Forget()
 		var sc jsonw.Scanner
@@ -196,8 +196,8 @@ func (s *StreamDecoder) learn(text string, ftype []byte) {
 		}
 	}
 	shapeview.Order(holes)
-	fs := e.fields()
-	if len(holes) > jsonw.MaxHoles || !s.shape.Learn(text, holes) || !s.views.Learn(text, holes, fs[:]) {
+	s.fields = e.fields()
+	if len(holes) > jsonw.MaxHoles || !s.shape.Learn(text, holes) || !s.views.Learn(text, holes, s.fields[:]) {
 		s.shape.Forget()
 		return
 	}

@@ -55,7 +55,8 @@ type StreamDecoder struct {
 	// lie: a next event like it is read by matching (see [jsonw.Shape]).
 	shape   jsonw.Shape
 	views   shapeview.Views
-	matched int // events read by matching, for the tests
+	fields  [14]*string // the fields of ev, as learned
+	matched int         // events read by matching, for the tests
 }
 
 func (s *StreamDecoder) start() {
@@ -101,8 +102,7 @@ func (s *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 	matched := s.shape.Match(text, raws[:])
 	if matched {
 		s.matched++
-		fs := ev.fields()
-		s.views.Find(text, raws[:], fs[:])
+		s.views.Find(text, raws[:], s.fields[:])
 	} else {
 		s.shape.Forget()
 		var sc jsonw.Scanner
@@ -154,8 +154,8 @@ func (s *StreamDecoder) learn(text, typ string, ev *event) {
 		}
 	}
 	shapeview.Order(holes)
-	fs := ev.fields()
-	if !s.shape.Learn(text, holes) || !s.views.Learn(text, holes, fs[:]) {
+	s.fields = ev.fields()
+	if !s.shape.Learn(text, holes) || !s.views.Learn(text, holes, s.fields[:]) {
 		s.shape.Forget()
 	}
 }
