@@ -82,3 +82,18 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// FuzzShape feeds arbitrary JSONL whole and reshaped (no two events in a
+// row of one shape): the events read by matching the shape of the last
+// one give the same turn, error and events as when every event is read in
+// full.
+func FuzzShape(f *testing.F) {
+	f.Add([]byte(converseRuns()))
+	f.Add(read(f, "claude-thinking.jsonl"))
+	f.Add(read(f, "kimi-think-tags.jsonl"))
+	opts := replay.StreamOptions{Framing: replay.FramingJSONL}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		codectest.SameAsReshaped(t, bedrock.Codec{Model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0"}.NewStream, opts, data)
+		codectest.SameAsReshaped(t, bedrock.Codec{Model: "moonshot.kimi-k2-thinking"}.NewStream, opts, data)
+	})
+}

@@ -22,6 +22,15 @@ type event struct {
 	text, rc, tu string
 	// members of delta.reasoningContent and delta.toolUse
 	rcText, rcSig, rcRed, tuInput string
+	// the payload's padding "p" (ConverseStream pads events to hide
+	// their sizes), read to be a hole of the shape; the decoder ignores it
+	pad string
+}
+
+// fields returns the raw texts of e, for [shapeview.Views].
+func (e *event) fields() [14]*string {
+	return [...]*string{&e.payload, &e.typ, &e.index, &e.start, &e.usage, &e.delta, &e.text, &e.rc, &e.tu,
+		&e.rcText, &e.rcSig, &e.rcRed, &e.tuInput, &e.pad}
 }
 
 // scan reads a frame's data in sc (reset on it) in one pass and reports
@@ -60,6 +69,8 @@ func scanPayload(sc *jsonw.Scanner, e *event) {
 			e.usage = sc.Value()
 		case "delta":
 			e.delta = scanDelta(sc, e)
+		case "p":
+			e.pad = sc.Value()
 		}
 	})
 }
@@ -109,6 +120,9 @@ func object(sc *jsonw.Scanner, member func(name string)) string {
 // index reads a non-negative integer as gjson's Int did (a number equal to
 // its integer part).
 func index(raw string) (int, bool) {
+	if n, ok := digits(raw); ok {
+		return n, true
+	}
 	if len(raw) > 0 && len(raw) < 16 {
 		if n, err := strconv.Atoi(raw); err == nil {
 			return n, n >= 0
@@ -119,4 +133,22 @@ func index(raw string) (int, bool) {
 		return 0, false
 	}
 	return int(idx.Int()), true
+}
+
+// digits reads raw when it is one to nine decimal digits (as a valid JSON
+// number, without a leading zero unless it is 0): what strconv.Atoi would
+// give, without its overhead, for the index of nearly every event.
+func digits(raw string) (int, bool) {
+	if len(raw) == 0 || len(raw) > 9 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }

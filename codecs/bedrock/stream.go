@@ -7,6 +7,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/internal/shapeview"
 	"github.com/reasonreplay/replay/think"
 	"github.com/tidwall/gjson"
 )
@@ -30,7 +31,8 @@ const (
 type open struct {
 	cbi   int // contentBlockIndex
 	kind  openKind
-	block int // position in the turn's Blocks, -1 for an empty text block
+	block int                  // position in the turn's Blocks, -1 for an empty text block
+	item  replay.ReasoningItem // the block, for a reasoning or redacted block
 	text  strings.Builder
 	sig   strings.Builder
 	nsig  int // signature deltas seen
@@ -61,7 +63,7 @@ type StreamDecoder struct {
 
 	budget  kit.Budget
 	init    bool
-	piece   strings.Builder // the decoded piece of the current text delta
+	piece   strings.Builder // the decoded pieces of text deltas with escapes
 	turn    replay.Turn
 	opens   []*open
 	free    []*open
@@ -73,6 +75,16 @@ type StreamDecoder struct {
 	split   bool // split tags out of text blocks
 	segs    []think.Segment
 	ev      event
+
+	// shape is the last delta read in full, views where its fields lie
+	// and shapeType its frame type: a next frame like it is read by
+	// matching (see [jsonw.Shape]); fromShape says the current one was.
+	shape     jsonw.Shape
+	views     shapeview.Views
+	fields    [14]*string // the fields of ev, as learned
+	shapeType []byte
+	fromShape bool
+	matched   int // frames read by matching, for the tests
 }
 
 // exception events and the HTTP status each stands for.
@@ -114,43 +126,82 @@ func (s *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 	if s.done {
 		return dst, nil
 	}
-	typ, err := s.frame(f, n)
+	typ, text, err := s.frame(f, n)
 	if err == nil {
 		dst, err = s.event(n, typ, &s.ev, dst)
 	}
 	if err != nil {
 		s.err = err
+	} else if !s.fromShape && typ == "contentBlockDelta" {
+		s.learn(text, f.Type)
 	}
 	return dst, err
 }
 
 // frame reads a frame into s.ev and returns its event type: its Type, or,
 // for a frame without a type, the name of the one member of its data,
-// `{"<eventType>":{...}}`. The frame is validated and read in one pass,
-// in place (it is valid only during this call); everything kept is
-// copied out of it.
-func (s *StreamDecoder) frame(f replay.Frame, n int) (string, error) {
+// `{"<eventType>":{...}}`, and the text read. The frame is validated and
+// read in one pass, in place (it is valid only during this call);
+// everything kept is copied out of it. A frame like the last delta read in
+// full (the same type, the same bytes but for its holes) is read by
+// matching its shape instead: s.ev gets the fields at their places in it,
+// what the full read would give.
+func (s *StreamDecoder) frame(f replay.Frame, n int) (string, string, error) {
 	data := f.Data
 	if len(data) == 0 && len(f.Type) > 0 {
 		data = []byte("{}") // an event stream message without a payload
 	}
-	var sc jsonw.Scanner
-	sc.ResetBytes(data)
+	text := unsafe.String(unsafe.SliceData(data), len(data))
 	e := &s.ev
 	wrapped := len(f.Type) == 0
-	if !scan(&sc, e, wrapped) {
-		return "", replay.Malformed(API, n, "", "expected a JSON event")
+	var raws [jsonw.MaxHoles]string
+	s.fromShape = s.shape.Match(text, raws[:]) && string(f.Type) == string(s.shapeType)
+	if s.fromShape {
+		s.matched++
+		s.views.Find(text, raws[:], s.fields[:])
+	} else {
+		s.shape.Forget()
+		var sc jsonw.Scanner
+		sc.Reset(text)
+		if !scan(&sc, e, wrapped) {
+			return "", "", replay.Malformed(API, n, "", "expected a JSON event")
+		}
 	}
 	if !wrapped {
-		return unsafe.String(unsafe.SliceData(f.Type), len(f.Type)), nil
+		return unsafe.String(unsafe.SliceData(f.Type), len(f.Type)), text, nil
 	}
 	if trimmedFirst(data) != '{' {
-		return "", replay.Malformed(API, n, "", "expected an object {\"<eventType>\":{...}}")
+		return "", "", replay.Malformed(API, n, "", "expected an object {\"<eventType>\":{...}}")
 	}
 	if e.members != 1 {
-		return "", replay.Malformed(API, n, "", "expected exactly one member naming the event type")
+		return "", "", replay.Malformed(API, n, "", "expected exactly one member naming the event type")
 	}
-	return e.typ, nil
+	return e.typ, text, nil
+}
+
+// learn learns the shape of text, a contentBlockDelta of frame type ftype
+// read in full into s.ev without error, so that the next delta like it is
+// read by matching: its holes are the delta's piece (text, reasoning text,
+// signature, redacted content or tool input: appended, or kept verbatim,
+// by the same code either way) and the padding "p", which the decoder
+// ignores. The block index and the delta's kind are not holes: they
+// decide what the event is.
+func (s *StreamDecoder) learn(text string, ftype []byte) {
+	e := &s.ev
+	var buf [jsonw.MaxHoles + 2]string
+	holes := buf[:0]
+	for _, r := range [...]string{e.text, e.rcText, e.rcSig, e.rcRed, e.tuInput, e.pad} {
+		if len(r) >= 2 && r[0] == '"' {
+			holes = append(holes, r)
+		}
+	}
+	shapeview.Order(holes)
+	s.fields = e.fields()
+	if len(holes) > jsonw.MaxHoles || !s.shape.Learn(text, holes) || !s.views.Learn(text, holes, s.fields[:]) {
+		s.shape.Forget()
+		return
+	}
+	s.shapeType = append(s.shapeType[:0], ftype...)
 }
 
 // trimmedFirst returns the first byte of b that is not JSON white space.
@@ -328,9 +379,15 @@ func (s *StreamDecoder) textDelta(n, cbi int, o *open, x string, dst []replay.Ev
 	}
 	piece := x[1 : len(x)-1] // a view of the frame, used during this call only
 	if strings.IndexByte(piece, '\\') >= 0 {
-		s.piece.Reset()
+		// Decoded at the end of s.piece, which only grows (no byte it
+		// holds is rewritten) until it is replaced: no allocation per
+		// piece.
+		if s.piece.Len() > 32<<10 {
+			s.piece = strings.Builder{}
+		}
+		k := s.piece.Len()
 		jsonw.WriteUnquoted(&s.piece, x)
-		piece = s.piece.String()
+		piece = s.piece.String()[k:]
 	}
 	if !s.split {
 		s.segs = append(s.segs[:0], think.Segment{Text: unsafe.Slice(unsafe.StringData(piece), len(piece))})
@@ -390,8 +447,7 @@ func (s *StreamDecoder) reasoningDelta(n, cbi int, o *open, e *event, dst []repl
 			return dst, err
 		}
 		if delta != "" {
-			it := s.turn.Blocks[o.block].(replay.ReasoningItem)
-			dst = append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: o.block, Delta: delta, Item: it})
+			dst = append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: o.block, Delta: delta, Item: o.item})
 		}
 	}
 	return dst, nil
@@ -413,6 +469,7 @@ func (s *StreamDecoder) openReasoning(cbi int, kind openKind, dst []replay.Event
 	m.Index, m.Unfinished = replay.Some(cbi), true
 	m.Format = formatFor(s.Model, false)
 	s.turn.Blocks = append(s.turn.Blocks, it)
+	o.item = it
 	return o, append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: o.block, Item: it}), nil
 }
 
@@ -462,7 +519,7 @@ func (s *StreamDecoder) openAt(cbi int, kind openKind) *open {
 	} else {
 		o = &open{}
 	}
-	o.cbi, o.kind, o.nsig = cbi, kind, 0
+	o.cbi, o.kind, o.nsig, o.item = cbi, kind, 0, nil
 	o.block, o.vis, o.rsn = -1, -1, -1
 	o.split.Reset()
 	if kind != openText {

@@ -82,3 +82,15 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// FuzzShape feeds arbitrary SSE whole and reshaped (no two events in a
+// row of one shape): the events read by matching the shape of the last
+// one give the same turn, error and events as when every event is read in
+// full.
+func FuzzShape(f *testing.F) {
+	f.Add([]byte(runs()))
+	f.Add(read(f, "thinking.sse"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		codectest.SameAsReshaped(t, cohere.Codec{}.NewStream, replay.StreamOptions{}, data)
+	})
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/internal/shapeview"
 )
 
 // NewStream returns a decoder for v2 chat streams, seeded with the
@@ -24,6 +25,7 @@ type open struct {
 	index int
 	block int // position in the turn's Blocks, -1 for a text block with no text yet
 	think bool
+	item  *replay.ReasoningText // the block, when think
 	b     strings.Builder
 }
 
@@ -48,6 +50,13 @@ type StreamDecoder struct {
 	plan  int // block of the tool plan, or -1
 	planB strings.Builder
 	ev    event
+
+	// shape is the last delta event read in full, views where its fields
+	// lie: a next event like it is read by matching (see [jsonw.Shape]).
+	shape   jsonw.Shape
+	views   shapeview.Views
+	fields  [14]*string // the fields of ev, as learned
+	matched int         // events read by matching, for the tests
 }
 
 func (s *StreamDecoder) start() {
@@ -78,24 +87,35 @@ func (s *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 	if s.done || s.perr != nil {
 		return dst, nil
 	}
-	if string(bytes.TrimSpace(f.Data)) == "[DONE]" {
+	if (len(f.Data) == 0 || f.Data[0] != '{') && string(bytes.TrimSpace(f.Data)) == "[DONE]" {
 		// The SSE terminator cohere-go reads up to; message-end is what
 		// completes the turn.
 		return dst, nil
 	}
 	// Read in place, validated and extracted in one pass: the frame is
-	// valid only during this call, and everything kept is copied.
-	var sc jsonw.Scanner
-	sc.ResetBytes(f.Data)
+	// valid only during this call, and everything kept is copied. An
+	// event shaped like the last delta read in full is read by matching
+	// its shape instead: the same fields at their places in it.
+	text := unsafe.String(unsafe.SliceData(f.Data), len(f.Data))
 	ev := &s.ev
-	valid, object := scan(&sc, ev)
-	if !valid {
-		s.err = replay.Malformed(API, n, "", "expected a JSON event")
-		return dst, s.err
-	}
-	if !object {
-		s.err = replay.Malformed(API, n, "", "expected an event object")
-		return dst, s.err
+	var raws [jsonw.MaxHoles]string
+	matched := s.shape.Match(text, raws[:])
+	if matched {
+		s.matched++
+		s.views.Find(text, raws[:], s.fields[:])
+	} else {
+		s.shape.Forget()
+		var sc jsonw.Scanner
+		sc.Reset(text)
+		valid, object := scan(&sc, ev)
+		if !valid {
+			s.err = replay.Malformed(API, n, "", "expected a JSON event")
+			return dst, s.err
+		}
+		if !object {
+			s.err = replay.Malformed(API, n, "", "expected an event object")
+			return dst, s.err
+		}
 	}
 	typ := str(ev.typ)
 	if typ == "" {
@@ -105,8 +125,39 @@ func (s *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 	dst, err = s.event(typ, ev, dst)
 	if err != nil {
 		s.err = err
+	} else if !matched {
+		s.learn(text, typ, ev)
 	}
 	return dst, err
+}
+
+// learn learns the shape of text, a delta event read in full into ev
+// without error, so that the next event like it is read by matching:
+// its holes are the pieces a delta appends (thinking, text, tool plan,
+// arguments), whose meaning the decoder takes from the value alone.
+// Only an event that names its type is learned: a type taken from the
+// frame is not in the text the shape matches.
+func (s *StreamDecoder) learn(text, typ string, ev *event) {
+	switch typ {
+	case "content-delta", "tool-call-delta", "tool-plan-delta":
+	default:
+		return
+	}
+	if ev.typ == "" {
+		return
+	}
+	var buf [4]string
+	holes := buf[:0]
+	for _, r := range [...]string{ev.thinking, ev.text, ev.plan, ev.fnArgs} {
+		if len(r) >= 2 && r[0] == '"' {
+			holes = append(holes, r)
+		}
+	}
+	shapeview.Order(holes)
+	s.fields = ev.fields()
+	if !s.shape.Learn(text, holes) || !s.views.Learn(text, holes, s.fields[:]) {
+		s.shape.Forget()
+	}
 }
 
 // event dispatches one event by its type. An event type this decoder does
@@ -153,7 +204,7 @@ func (s *StreamDecoder) contentStart(ev *event, dst []replay.Event) ([]replay.Ev
 		if err := s.add(it); err != nil {
 			return dst, err
 		}
-		o.think, o.block = true, len(s.turn.Blocks)-1
+		o.think, o.item, o.block = true, it, len(s.turn.Blocks)-1
 		s.opens = append(s.opens, o)
 		dst = append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: o.block, Item: it})
 		return s.piece(o, ev.thinking, dst)
@@ -338,8 +389,7 @@ func (s *StreamDecoder) piece(o *open, r string, dst []replay.Event) ([]replay.E
 	case o.tool:
 		return append(dst, replay.Event{Kind: replay.EventToolCallDelta, Block: o.block, Delta: d}), nil
 	case o.think:
-		it := s.turn.Blocks[o.block].(replay.ReasoningItem)
-		return append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: o.block, Delta: d, Item: it}), nil
+		return append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: o.block, Delta: d, Item: o.item}), nil
 	}
 	return append(dst, replay.Event{Kind: replay.EventTextDelta, Block: o.block, Delta: d}), nil
 }

@@ -16,17 +16,16 @@ import (
 // (`{"error":{...}}`) or a prompt blocked by promptFeedback returns a
 // *[replay.ProviderError] with the turn.
 func (c Codec) Decode(body []byte) (*replay.Turn, error) {
-	if !jsonw.ValidBytes(body) {
-		return nil, replay.Malformed(API, -1, "", "expected a JSON object")
-	}
-	root := view(body)
-	if !isObject(root[skipSpace(root, 0):]) {
+	var ch chunk
+	var sc jsonw.Scanner
+	sc.ResetBytes(body)
+	if valid, object := ch.read(&sc); !valid || !object {
 		return nil, replay.Malformed(API, -1, "", "expected a JSON object")
 	}
 	r := responder{provider: c.Provider, candidate: c.Candidate}
 	r.b.bud = kit.NewBudget(API, c.Limits, -1)
 	t := &replay.Turn{Provenance: replay.Provenance{API: API}}
-	pe, err := r.response(root)
+	pe, err := r.response(&ch)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +55,6 @@ type responder struct {
 	finish        string
 	usage         []byte
 	seenCandidate bool
-	parts         []partFields // the parts of the current event, transient
 }
 
 func (r *responder) finishTurn(t *replay.Turn) {
@@ -76,62 +74,24 @@ func (r *responder) finishTurn(t *replay.Turn) {
 	}
 }
 
-// response reads one response object, the raw JSON text root. It returns
-// a provider error for an error object or a blocked prompt.
-func (r *responder) response(root string) (*replay.ProviderError, error) {
-	var usage, model, feedback, errObj string
-	var err error
-	pos := 0
-	object(root, 0, func(k string, vi int) int {
-		if err != nil {
-			return len(root)
-		}
-		switch k {
-		case "candidates":
-			if root[vi] != '[' {
-				err = r.b.malformed("/candidates", "expected an array")
-				return len(root)
-			}
-			return array(root, vi, func(ci int) int {
-				if err != nil {
-					return len(root)
-				}
-				at := pos
-				pos++
-				e, ok := r.decodeCandidate(root, ci, at, &err)
-				if ok || err != nil {
-					return e
-				}
-				return -1
-			})
-		case "usageMetadata", "modelVersion", "promptFeedback", "error":
-			e := valueEnd(root, vi)
-			v := root[vi:e]
-			switch k {
-			case "usageMetadata":
-				usage = v
-			case "modelVersion":
-				model = v
-			case "promptFeedback":
-				feedback = v
-			case "error":
-				errObj = v
-			}
-			return e
-		case "createTime":
-			r.vertex = true
-		}
-		return -1
-	})
+// response applies one response object, read into ch. It returns a
+// provider error for an error object or a blocked prompt.
+func (r *responder) response(ch *chunk) (*replay.ProviderError, error) {
+	err := r.candidates(ch)
+	// A createTime member (Vertex) counts unless the candidates before
+	// it failed.
+	if ch.createTime && (err == nil || ch.createFirst) {
+		r.vertex = true
+	}
 	if err != nil {
 		return nil, err
 	}
-	if errObj != "" {
-		return providerError(gjson.Parse(errObj)), nil
+	if ch.errObj != "" {
+		return providerError(gjson.Parse(ch.errObj)), nil
 	}
 	// The model and usage are replaced by each event: each is bounded by
 	// MaxItem (what the turn keeps of them is one copy).
-	if isString(model) {
+	if model := ch.model; isString(model) {
 		if m := model[1 : len(model)-1]; m != r.model {
 			if err := r.b.bud.Item(len(r.b.blocks), len(model), 0); err != nil {
 				return nil, err
@@ -139,13 +99,13 @@ func (r *responder) response(root string) (*replay.ProviderError, error) {
 			r.model = strings.Clone(gjson.Parse(model).String()) // model aliases the frame
 		}
 	}
-	if isObject(usage) {
+	if usage := ch.usage; isObject(usage) {
 		if err := r.b.bud.Item(len(r.b.blocks), len(usage), 0); err != nil {
 			return nil, err
 		}
 		r.usage = append(r.usage[:0], usage...)
 	}
-	if feedback != "" && !r.seenCandidate {
+	if feedback := ch.feedback; feedback != "" && !r.seenCandidate {
 		if br := gjson.Get(feedback, "blockReason"); br.Exists() {
 			pe := &replay.ProviderError{API: API, Type: string([]byte(br.String())), Code: "PROMPT_BLOCKED"}
 			pe.Message = "prompt blocked: " + pe.Type
@@ -158,91 +118,45 @@ func (r *responder) response(root string) (*replay.ProviderError, error) {
 	return nil, nil
 }
 
-// decodeCandidate decodes the candidate at root[ci] (position at) when it
-// is the one asked for. It returns the candidate's end and whether it was.
-// One pass delimits the parts and reads the index (which usually comes
-// after the content); the parts are decoded once the index is known.
-func (r *responder) decodeCandidate(root string, ci, at int, errp *error) (int, bool) {
-	if root[ci] != '{' {
-		*errp = r.b.malformed("/candidates/"+strconv.Itoa(at), "expected a candidate object")
-		return len(root), false
+// candidates decodes the candidate asked for (each candidate whose index
+// is the one asked for, in order), up to the first error.
+func (r *responder) candidates(ch *chunk) error {
+	if ch.candsBad {
+		return r.b.malformed("/candidates", "expected an array")
 	}
-	idx := at
-	var finish string
-	r.parts = r.parts[:0]
-	partsBad := false
-	end := object(root, ci, func(k string, vi int) int {
-		switch k {
-		case "index":
-			e := valueEnd(root, vi)
-			if n, err := strconv.Atoi(root[vi:e]); err == nil {
-				idx = n
-			}
-			return e
-		case "finishReason":
-			e := valueEnd(root, vi)
-			finish = root[vi:e]
-			return e
-		case "content":
-			e, ok := r.scanContent(root, vi)
-			partsBad = !ok
-			return e
+	for i := range ch.cands {
+		cd := &ch.cands[i]
+		if cd.bad {
+			return r.b.malformed("/candidates/"+strconv.Itoa(cd.at), "expected a candidate object")
 		}
-		return -1
-	})
-	if idx != r.candidate {
-		return end, false
-	}
-	r.seenCandidate = true
-	r.b.cand = at
-	if partsBad {
-		*errp = r.b.malformed("/candidates/"+strconv.Itoa(at)+"/content/parts", "expected an array")
-		return end, true
-	}
-	if *errp = r.decodeParts(); *errp != nil {
-		return end, true
-	}
-	if isString(finish) && len(finish) > 2 {
-		if f := finish[1 : len(finish)-1]; f != r.finish {
-			if *errp = r.b.bud.Item(len(r.b.blocks), len(finish), 0); *errp != nil {
-				return end, true
+		if cd.idx != r.candidate {
+			continue
+		}
+		r.seenCandidate = true
+		r.b.cand = cd.at
+		if cd.partsBad {
+			return r.b.malformed("/candidates/"+strconv.Itoa(cd.at)+"/content/parts", "expected an array")
+		}
+		if err := r.decodeParts(ch.parts[cd.p0:cd.p1]); err != nil {
+			return err
+		}
+		if finish := cd.finish; isString(finish) && len(finish) > 2 {
+			if f := finish[1 : len(finish)-1]; f != r.finish {
+				if err := r.b.bud.Item(len(r.b.blocks), len(finish), 0); err != nil {
+					return err
+				}
+				r.finish = string([]byte(gjson.Parse(finish).String()))
 			}
-			r.finish = string([]byte(gjson.Parse(finish).String()))
 		}
 	}
-	return end, true
+	return nil
 }
 
-// scanContent delimits the parts of the Content object at root[vi] (a
-// candidate's content, or a model turn of a request) into r.parts, and
-// returns its end. ok is false when `parts` is not an array.
-func (r *responder) scanContent(root string, vi int) (end int, ok bool) {
-	if root[vi] != '{' {
-		return -1, true
-	}
-	ok = true
-	end = object(root, vi, func(k string, pi int) int {
-		if k != "parts" {
-			return -1
-		}
-		if root[pi] != '[' {
-			ok = false
-			return -1
-		}
-		return array(root, pi, func(vi int) int {
-			f, e := scanPart(root, vi)
-			r.parts = append(r.parts, f)
-			return e
-		})
-	})
-	return end, ok
-}
-
-// decodeParts decodes the parts scanned into r.parts.
-func (r *responder) decodeParts() error {
-	for i := range r.parts {
+// decodeParts decodes parts, read by [chunk.readContent].
+func (r *responder) decodeParts(parts []partFields) error {
+	for i := range parts {
 		r.b.pi = i
-		if err := r.b.fields(&r.parts[i]); err != nil {
+		if err := r.b.fields(&parts[i]); err != nil {
 			return err
 		}
 	}

@@ -59,3 +59,14 @@ func checkTurn(t *testing.T, tu *replay.Turn, utf8ok bool) {
 		t.Fatalf("encode unstable: %v\n%s\n%s", err, enc, again)
 	}
 }
+
+// FuzzShape feeds arbitrary SSE whole and reshaped (no two events in a
+// row of one shape): the events read by matching the shape of the last
+// one give the same turn, error and events as when every event is read in
+// full.
+func FuzzShape(f *testing.F) {
+	f.Add([]byte(gchunk(`{"text":"a"}`, "", 1) + gchunk(`{"text":"b"}`, "", 2) + gchunk(`{"text":"c"}`, `,"finishReason":"STOP"`, 3)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		codectest.SameAsReshaped(t, newFD, replay.StreamOptions{}, data)
+	})
+}

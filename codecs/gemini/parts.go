@@ -182,43 +182,6 @@ type partFields struct {
 	raw           string // the whole part
 }
 
-// scanPart reads the members of the part that starts at s[i] and returns
-// its fields and its end.
-func scanPart(s string, i int) (partFields, int) {
-	var f partFields
-	if s[i] != '{' {
-		e := valueEnd(s, i)
-		f.raw = s[i:e]
-		return f, e
-	}
-	e := object(s, i, func(k string, vi int) int {
-		f.n++
-		ve := valueEnd(s, vi)
-		v := s[vi:ve]
-		switch k {
-		case "thoughtSignature":
-			f.sig = v
-		case "text":
-			f.text = v
-		case "thought":
-			f.thought = v == "true"
-			if v != "true" && v != "false" {
-				f.others++ // kept verbatim
-			}
-		case "functionCall":
-			f.fc = v
-		default:
-			if f.kind == "" {
-				f.kind = k
-			}
-			f.others++
-		}
-		return ve
-	})
-	f.raw = s[i:e]
-	return f, e
-}
-
 // fields decodes one scanned part.
 func (b *builder) fields(f *partFields) error {
 	p := f.raw
@@ -259,9 +222,9 @@ func (f *partFields) textExtra() bool { return f.others > 0 }
 // JSON object (nil when there are none).
 func (b *builder) extra(obj string, skip ...string) []byte {
 	var out []byte
-	members(obj, func(k, v string) bool {
+	members(obj, func(name, k, v string) bool {
 		for _, s := range skip {
-			if k == s {
+			if name == s {
 				return true
 			}
 		}
@@ -446,7 +409,7 @@ type callFields struct {
 // scanCall reads and checks the members of the functionCall object fc.
 func (b *builder) scanCall(fc string) (callFields, error) {
 	var cf callFields
-	members(fc, func(k, v string) bool {
+	members(fc, func(k, _, v string) bool {
 		switch k {
 		case "name":
 			cf.name = v

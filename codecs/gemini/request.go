@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
@@ -57,10 +58,17 @@ func (c Codec) requestTurn(content, ptr, model string) (*replay.Turn, error) {
 	r := responder{provider: c.Provider, model: model}
 	r.b.bud = kit.NewBudget(API, c.Limits, -1)
 	r.b.content, r.b.request = ptr, true
-	if _, ok := r.scanContent(content, 0); !ok {
+	var ch chunk
+	var sc jsonw.Scanner
+	sc.Reset(content)
+	ok := ch.readContent(&sc)
+	if !sc.End() {
+		return nil, replay.Malformed(API, -1, ptr, "expected a content object")
+	}
+	if !ok {
 		return nil, replay.Malformed(API, -1, ptr+"/parts", "expected an array")
 	}
-	if err := r.decodeParts(); err != nil {
+	if err := r.decodeParts(ch.parts); err != nil {
 		return nil, err
 	}
 	if err := r.b.close(); err != nil {

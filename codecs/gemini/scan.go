@@ -1,13 +1,17 @@
 package gemini
 
 import (
+	"strconv"
 	"strings"
+
+	"github.com/reasonreplay/replay/internal/jsonw"
 )
 
-// A small scanner over JSON text that jsonw.ValidBytes has already
-// accepted. It walks members and elements without decoding the values, so
-// that long text values are unescaped once (by jsonw.WriteUnquoted),
-// straight into the decoder's buffer, instead of once per lookup.
+// A response is read in one pass by a jsonw.Scanner, which validates it
+// as it goes, into a chunk: the raw texts of the members the decoder
+// uses. The small walkers below read parts of a text already validated
+// (a part's members for its extras, a functionCall's members, partialArgs
+// elements) without decoding the values.
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
@@ -62,10 +66,11 @@ func valueEnd(s string, i int) int {
 	return j
 }
 
-// members calls fn with each member of the object obj: the key's raw text
-// between its quotes, and the value's raw JSON text. It stops when fn
-// returns false. obj must be a valid JSON object.
-func members(obj string, fn func(key, val string) bool) {
+// members calls fn with each member of the object obj: the key's name
+// (its value, escapes decoded), the key's raw text between its quotes, and
+// the value's raw JSON text. It stops when fn returns false. obj must be a
+// valid JSON object.
+func members(obj string, fn func(name, key, val string) bool) {
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return
@@ -82,10 +87,14 @@ func members(obj string, fn func(key, val string) bool) {
 		}
 		ke := valueEnd(obj, i)
 		key := obj[i+1 : ke-1]
+		name := key
+		if strings.IndexByte(key, '\\') >= 0 {
+			name = jsonw.Unquote(obj[i:ke])
+		}
 		i = skipSpace(obj, ke)
 		i = skipSpace(obj, i+1) // the colon
 		ve := valueEnd(obj, i)
-		if !fn(key, obj[i:ve]) {
+		if !fn(name, key, obj[i:ve]) {
 			return
 		}
 		i = ve
@@ -124,64 +133,168 @@ func isArray(raw string) bool  { return len(raw) >= 2 && raw[0] == '[' }
 // string raw (with quotes).
 func unescapedLen(raw string) int { return len(raw) - 2 }
 
-// object walks the members of the object that starts at s[i] in one pass:
-// fn gets each key and the offset of its value, and returns the value's
-// end offset, or -1 to have the value skipped. object returns the end of
-// the object. It lets a decoder descend into the members it wants without
-// scanning them twice.
-func object(s string, i int, fn func(key string, vi int) int) int {
-	i = skipSpace(s, i)
-	if i >= len(s) || s[i] != '{' {
-		return i
-	}
-	i++
-	for {
-		i = skipSpace(s, i)
-		if i >= len(s) {
-			return i
-		}
-		switch s[i] {
-		case '}':
-			return i + 1
-		case ',':
-			i++
-			continue
-		}
-		ke := valueEnd(s, i)
-		key := s[i+1 : ke-1]
-		i = skipSpace(s, ke)
-		i = skipSpace(s, i+1) // the colon
-		e := fn(key, i)
-		if e < 0 {
-			e = valueEnd(s, i)
-		}
-		i = e
-	}
+// chunk is what one pass over a GenerateContentResponse keeps: raw JSON
+// texts (views of the text read), "" for a member that is absent.
+type chunk struct {
+	usage, model, feedback, errObj string
+	createTime                     bool // a createTime member (Vertex)
+	createFirst                    bool // ... before the candidates member
+	candsBad                       bool // candidates is not an array
+	cands                          []cand
+	parts                          []partFields // the parts of every candidate, in order
 }
 
-// array is [object] for the elements of the array that starts at s[i].
-func array(s string, i int, fn func(vi int) int) int {
-	i = skipSpace(s, i)
-	if i >= len(s) || s[i] != '[' {
-		return i
+// cand is one element of candidates, as read.
+type cand struct {
+	at       int // position in candidates
+	idx      int // its index member, or at
+	finish   string
+	bad      bool // not an object: candidates read stop there
+	partsBad bool // content.parts is not an array
+	p0, p1   int  // its parts in chunk.parts
+}
+
+// fields appends to dst the raw texts of ch, for [shapeview.Views]: the
+// fields of its candidates and parts as they are (ch must not read
+// another response while the list is in use).
+func (ch *chunk) fields(dst []*string) []*string {
+	dst = append(dst, &ch.usage, &ch.model, &ch.feedback, &ch.errObj)
+	for i := range ch.cands {
+		dst = append(dst, &ch.cands[i].finish)
 	}
-	i++
-	for {
-		i = skipSpace(s, i)
-		if i >= len(s) {
-			return i
+	for i := range ch.parts {
+		f := &ch.parts[i]
+		dst = append(dst, &f.sig, &f.text, &f.fc, &f.kind, &f.raw)
+	}
+	return dst
+}
+
+// read reads the response in sc (reset on its text) in one pass into ch
+// and reports whether the text is valid JSON; object is false when it is
+// valid but not an object. ch is meaningful only when both are true.
+func (ch *chunk) read(sc *jsonw.Scanner) (valid, object bool) {
+	ch.usage, ch.model, ch.feedback, ch.errObj = "", "", "", ""
+	ch.createTime, ch.createFirst, ch.candsBad = false, false, false
+	ch.cands, ch.parts = ch.cands[:0], ch.parts[:0]
+	var top jsonw.Object
+	if !sc.Object(&top) {
+		return sc.End(), false
+	}
+	seenCands := false
+	for name, ok := sc.Member(&top); ok; name, ok = sc.Member(&top) {
+		switch name {
+		case "candidates":
+			seenCands = true
+			var a jsonw.Array
+			if !sc.Array(&a) {
+				ch.candsBad = true
+				continue
+			}
+			stop := false
+			for at := 0; sc.Elem(&a); at++ {
+				if !stop {
+					stop = ch.readCandidate(sc, at)
+				}
+			}
+		case "usageMetadata":
+			ch.usage = sc.Value()
+		case "modelVersion":
+			ch.model = sc.Value()
+		case "promptFeedback":
+			ch.feedback = sc.Value()
+		case "error":
+			ch.errObj = sc.Value()
+		case "createTime":
+			ch.createTime, ch.createFirst = true, !seenCands
 		}
-		switch s[i] {
-		case ']':
-			return i + 1
-		case ',':
-			i++
+	}
+	return sc.End(), true
+}
+
+// readCandidate reads the candidate at sc's position, at position at of
+// candidates. It reports true when the candidate is not an object: the
+// decoder stops there, so the candidates after it are only validated.
+func (ch *chunk) readCandidate(sc *jsonw.Scanner, at int) bool {
+	var o jsonw.Object
+	if !sc.Object(&o) {
+		ch.cands = append(ch.cands, cand{at: at, bad: true})
+		return true
+	}
+	cd := cand{at: at, idx: at, p0: len(ch.parts)}
+	for name, ok := sc.Member(&o); ok; name, ok = sc.Member(&o) {
+		switch name {
+		case "index":
+			if n, err := strconv.Atoi(sc.Value()); err == nil {
+				cd.idx = n
+			}
+		case "finishReason":
+			cd.finish = sc.Value()
+		case "content":
+			cd.partsBad = !ch.readContent(sc)
+		}
+	}
+	cd.p1 = len(ch.parts)
+	ch.cands = append(ch.cands, cd)
+	return false
+}
+
+// readContent reads the Content object at sc's position (a candidate's
+// content, or a model turn of a request), appending its parts to
+// ch.parts. It reports false when `parts` is not an array; a content that
+// is not an object has no parts.
+func (ch *chunk) readContent(sc *jsonw.Scanner) bool {
+	var o jsonw.Object
+	if !sc.Object(&o) {
+		return true
+	}
+	ok := true
+	for name, more := sc.Member(&o); more; name, more = sc.Member(&o) {
+		if name != "parts" {
 			continue
 		}
-		e := fn(i)
-		if e < 0 {
-			e = valueEnd(s, i)
+		var a jsonw.Array
+		if !sc.Array(&a) {
+			ok = false
+			continue
 		}
-		i = e
+		for sc.Elem(&a) {
+			ch.parts = append(ch.parts, readPart(sc))
+		}
 	}
+	return ok
+}
+
+// readPart reads the members of the part at sc's position.
+func readPart(sc *jsonw.Scanner) partFields {
+	var f partFields
+	mark := sc.Mark()
+	var o jsonw.Object
+	if !sc.Object(&o) {
+		f.raw = sc.Value()
+		return f
+	}
+	for name, ok := sc.Member(&o); ok; name, ok = sc.Member(&o) {
+		f.n++
+		v := sc.Value()
+		switch name {
+		case "thoughtSignature":
+			f.sig = v
+		case "text":
+			f.text = v
+		case "thought":
+			f.thought = v == "true"
+			if v != "true" && v != "false" {
+				f.others++ // kept verbatim
+			}
+		case "functionCall":
+			f.fc = v
+		default:
+			if f.kind == "" {
+				f.kind = name
+			}
+			f.others++
+		}
+	}
+	f.raw = sc.Since(mark)
+	return f
 }

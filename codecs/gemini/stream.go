@@ -6,6 +6,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/internal/shapeview"
 )
 
 // NewStream returns a fresh stream decoder seeded with the codec's
@@ -30,6 +31,15 @@ type StreamDecoder struct {
 	perr     *replay.ProviderError
 	done     bool
 	finished bool
+
+	// ch is the response being read. shape is the last one read in full,
+	// views where the fields of ch lie in it (fields, the fields of ch):
+	// a next response like it is read by matching.
+	ch      chunk
+	shape   jsonw.Shape
+	views   shapeview.Views
+	fields  []*string
+	matched int // responses read by matching, for the tests
 }
 
 // start seeds the decoder from its fields, once.
@@ -66,16 +76,31 @@ func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 		// Gemini sends no [DONE]; some gateways add one.
 		return dst, nil
 	}
-	if !jsonw.ValidBytes(data) {
-		d.err = replay.Malformed(API, n, "", "expected a JSON GenerateContentResponse")
-		return dst, d.err
+	// Read in place, validated and extracted in one pass; a response like
+	// the last one read in full is read by matching its shape instead,
+	// into the same chunk (see [jsonw.Shape]).
+	text := view(data)
+	ch := &d.ch
+	var raws [jsonw.MaxHoles]string
+	matched := d.shape.Match(text, raws[:])
+	if matched {
+		d.matched++
+		d.views.Find(text, raws[:], d.fields)
+	} else {
+		d.shape.Forget()
+		var sc jsonw.Scanner
+		sc.Reset(text)
+		valid, object := ch.read(&sc)
+		if !valid {
+			d.err = replay.Malformed(API, n, "", "expected a JSON GenerateContentResponse")
+			return dst, d.err
+		}
+		if !object {
+			d.err = replay.Malformed(API, n, "", "expected a JSON object")
+			return dst, d.err
+		}
 	}
-	root := view(data)
-	if !isObject(root[skipSpace(root, 0):]) {
-		d.err = replay.Malformed(API, n, "", "expected a JSON object")
-		return dst, d.err
-	}
-	pe, err := d.r.response(root)
+	pe, err := d.r.response(ch)
 	if err != nil {
 		d.err = err
 		return b.ev, err
@@ -97,7 +122,73 @@ func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 			b.push(replay.Event{Kind: replay.EventDone, Block: -1})
 		}
 	}
+	if !matched {
+		d.learn(text)
+	}
 	return b.ev, nil
+}
+
+// learn learns the shape of text, a response read in full into d.ch and
+// applied without error, so that the next response like it is read by
+// matching. Its holes are the text of each text part (text to append,
+// whatever the value) and, as many as there is room for, the counts of
+// usageMetadata (kept verbatim, by the same code either way); the counts
+// of the prompt, which do not change during a response, come last.
+// Nothing that decides what a part is (its members, the thought flag, a
+// signature, an index or a finishReason) is a hole.
+func (d *StreamDecoder) learn(text string) {
+	ch := &d.ch
+	var buf [jsonw.MaxHoles]string
+	holes := buf[:0]
+	for i := range ch.parts {
+		if f := &ch.parts[i]; f.fc == "" && isString(f.text) {
+			if len(holes) == jsonw.MaxHoles {
+				return
+			}
+			holes = append(holes, f.text)
+		}
+	}
+	holes = usageCounts(ch.usage, holes)
+	shapeview.Order(holes)
+	if d.fields == nil {
+		d.fields = make([]*string, 0, 16)
+	}
+	d.fields = ch.fields(d.fields[:0])
+	if !d.shape.Learn(text, holes) || !d.views.Learn(text, holes, d.fields) {
+		d.shape.Forget()
+	}
+}
+
+// promptCounts are the usageMetadata counts of the prompt: the same in
+// every event of a response.
+var promptCounts = [...]string{"promptTokenCount", "cachedContentTokenCount", "toolUsePromptTokenCount"}
+
+// usageCounts appends to holes, up to jsonw.MaxHoles, the number members
+// of the usageMetadata object usage (valid JSON): the counts of the
+// output first, then those of the prompt.
+func usageCounts(usage string, holes []string) []string {
+	if !isObject(usage) {
+		return holes
+	}
+	for pass := 0; pass < 2; pass++ {
+		var sc jsonw.Scanner
+		sc.Reset(usage)
+		var o jsonw.Object
+		sc.Object(&o)
+		for name, ok := sc.Member(&o); ok && len(holes) < jsonw.MaxHoles; name, ok = sc.Member(&o) {
+			prompt := false
+			for _, p := range promptCounts {
+				prompt = prompt || name == p
+			}
+			if prompt != (pass == 1) {
+				continue
+			}
+			if v := sc.Value(); len(v) > 0 && (v[0] == '-' || v[0] >= '0' && v[0] <= '9') {
+				holes = append(holes, v)
+			}
+		}
+	}
+	return holes
 }
 
 // Finish returns the turn. A stream without a finishReason on its
