@@ -5,6 +5,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
@@ -38,7 +39,35 @@ type StreamDecoder struct {
 	nEvents int
 	err     error
 	ended   bool // a terminal event was decoded
+
+	// shape is the last delta event read in full; a next event like it
+	// (only its delta, sequence number or obfuscation differ) is read by
+	// matching (see [jsonw.Shape]) and appended to the block to, as the
+	// full path would.
+	shape jsonw.Shape
+	to    deltaTo
+	holes [jsonw.MaxHoles]byte // each hole's role: holeDelta, holeSeq, holeIgnored
+	nHole int
+	// cand is the block the event being read in full appended its delta
+	// to, if it did.
+	cand deltaTo
 }
+
+// deltaTo is the block a delta event appends to, as the full path found
+// it: its position and the kind of event its deltas emit.
+type deltaTo struct {
+	b    *blk
+	at   int
+	kind replay.EventKind
+	ok   bool
+}
+
+// The roles of a learned shape's holes.
+const (
+	holeDelta   = 'd' // the delta text, appended
+	holeSeq     = 's' // the sequence number, checked for repeats
+	holeIgnored = 'i' // a value the decoder does not read (obfuscation)
+)
 
 // blk is one block under construction.
 type blk struct {
@@ -72,6 +101,9 @@ type outItem struct {
 // fields are the top-level members of one event that the decoder reads.
 type fields struct {
 	typ, seq, outIdx, sumIdx, contIdx, delta, text, item, part, response, args, input gjson.Result
+	// obf is the raw value of the obfuscation member, which the decoder
+	// does not read ("" when absent).
+	obf string
 }
 
 func (d *StreamDecoder) start() {
@@ -92,6 +124,7 @@ func (d *StreamDecoder) start() {
 // replace the decoder's limits.
 func (d *StreamDecoder) SetLimits(l replay.Limits) {
 	d.start()
+	d.shape.Forget() // the full path checks indexes against MaxBlocks
 	d.budget.Override(l)
 }
 
@@ -109,14 +142,34 @@ func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 		return dst, nil
 	}
 	s := view(data)
+	var raws [jsonw.MaxHoles]string
+	var err error
+	if d.shape.Match(s, raws[:]) {
+		dst, err = d.matched(raws[:], n, dst)
+	} else {
+		d.shape.Forget()
+		dst, err = d.full(f, s, n, dst)
+	}
+	if err != nil {
+		d.err = err
+		if pe, ok := err.(*replay.ProviderError); ok {
+			d.turn.Error = pe
+			dst = append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: pe})
+		}
+	}
+	return dst, err
+}
+
+// full reads the event s in full (trusting nothing) and decodes it. A
+// delta event whose type its JSON names, appended to a block, is learned
+// as the shape of the next.
+func (d *StreamDecoder) full(f replay.Frame, s string, n int, dst []replay.Event) ([]replay.Event, error) {
 	fl, obj, ok := readFields(s)
 	if !ok {
-		d.err = replay.Malformed(API, n, "", "expected a JSON Responses stream event")
-		return dst, d.err
+		return dst, replay.Malformed(API, n, "", "expected a JSON Responses stream event")
 	}
 	if !obj {
-		d.err = replay.Malformed(API, n, "", "expected a JSON Responses stream event object")
-		return dst, d.err
+		return dst, replay.Malformed(API, n, "", "expected a JSON Responses stream event object")
 	}
 	root := gjson.Result{Type: gjson.JSON, Raw: s}
 	typ := fl.typ.Str
@@ -129,16 +182,67 @@ func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 	if d.ended {
 		return dst, nil
 	}
-	var err error
-	dst, err = d.event(typ, &fl, root, n, dst)
-	if err != nil {
-		d.err = err
-		if pe, ok := err.(*replay.ProviderError); ok {
-			d.turn.Error = pe
-			dst = append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: pe})
-		}
+	d.cand.ok = false
+	dst, err := d.event(typ, &fl, root, n, dst)
+	if err == nil && d.cand.ok && fl.typ.Type == gjson.String && fl.typ.Str != "" {
+		d.learn(s, &fl)
 	}
 	return dst, err
+}
+
+// learn records the shape of the delta event s, read in full into fl,
+// with its delta, sequence number and obfuscation as the holes.
+func (d *StreamDecoder) learn(s string, fl *fields) {
+	type hole struct {
+		raw  string
+		role byte
+	}
+	hs := [3]hole{{fl.delta.Raw, holeDelta}}
+	k := 1
+	if fl.seq.Type == gjson.Number {
+		hs[k] = hole{fl.seq.Raw, holeSeq}
+		k++
+	}
+	if o := fl.obf; o != "" && (o[0] == '"' || o[0] == '-' || (o[0] >= '0' && o[0] <= '9')) {
+		hs[k] = hole{o, holeIgnored}
+		k++
+	}
+	// In the order they appear in s.
+	off := func(v string) uintptr { return uintptr(unsafe.Pointer(unsafe.StringData(v))) }
+	for i := 1; i < k; i++ {
+		for j := i; j > 0 && off(hs[j].raw) < off(hs[j-1].raw); j-- {
+			hs[j], hs[j-1] = hs[j-1], hs[j]
+		}
+	}
+	var raws [3]string
+	for i := 0; i < k; i++ {
+		raws[i], d.holes[i] = hs[i].raw, hs[i].role
+	}
+	if d.shape.Learn(s, raws[:k]) {
+		d.to, d.nHole = d.cand, k
+	}
+}
+
+// matched decodes an event that matched the learned shape: it differs
+// from the last delta event only in the holes' values, raws. It runs what
+// the full path runs for that event: the sequence number's repeat check,
+// then the delta appended to the same block, within the budget.
+func (d *StreamDecoder) matched(raws []string, n int, dst []replay.Event) ([]replay.Event, error) {
+	var delta gjson.Result
+	for h, role := range d.holes[:d.nHole] {
+		switch role {
+		case holeDelta:
+			delta = result(raws[h])
+		case holeSeq:
+			if seq := result(raws[h]); seq.Type == gjson.Number && d.seenBefore(seq.Int()) {
+				return dst, nil
+			}
+		}
+	}
+	if d.ended {
+		return dst, nil
+	}
+	return d.appendDelta(d.to.b, d.to.at, d.to.kind, delta, n, dst)
 }
 
 // readFields reads the top-level members of the event s that the decoder
@@ -180,6 +284,9 @@ func readFields(s string) (fl fields, obj, ok bool) {
 			dst = &fl.args
 		case "input":
 			dst = &fl.input
+		case "obfuscation":
+			fl.obf = sc.Value()
+			continue
 		default:
 			continue
 		}
@@ -605,6 +712,7 @@ func (d *StreamDecoder) appendDelta(b *blk, at int, kind replay.EventKind, delta
 	if delta.Type != gjson.String {
 		return dst, replay.Malformed(API, n, "/delta", "expected a string delta")
 	}
+	d.cand = deltaTo{b: b, at: at, kind: kind, ok: true}
 	if delta.Str == "" {
 		return dst, nil
 	}
