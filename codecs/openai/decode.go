@@ -191,19 +191,19 @@ type reasoning struct {
 	unfinished bool
 }
 
-func optString(v gjson.Result) replay.Opt[string] {
-	switch v.Type {
-	case gjson.String:
-		return replay.Some(clone(v.Str))
-	case gjson.Null:
-		return replay.NullOf[string]()
-	}
-	return replay.Opt[string]{}
+// keeper counts, against a budget, and copies the strings an item reader
+// keeps: a *kit.Budget, or a stream decoder's budget that copies them into
+// its arena.
+type keeper interface {
+	// Item counts a string of the block at pos (see [kit.Budget.Item]).
+	Item(pos, size, add int) error
+	// Keep counts s as a string of the block at pos and returns a copy.
+	Keep(pos int, s string) (string, error)
 }
 
 // read reads a reasoning item whose blocks start at pos, within the
 // budget b.
-func (r *reasoning) read(item gjson.Result, ptr string, pos int, b *kit.Budget) error {
+func (r *reasoning) read(item gjson.Result, ptr string, pos int, b keeper) error {
 	var err error
 	item.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
@@ -213,17 +213,23 @@ func (r *reasoning) read(item gjson.Result, ptr string, pos int, b *kit.Budget) 
 				err = replay.Malformed(API, -1, ptr+"/id", "expected a string id")
 				return false
 			}
-			if err = refuseSurrogate(v, ptr+"/id"); err != nil {
+			if err = refuseSurrogate(v, ptr, "/id"); err != nil {
 				return false
 			}
-			r.id = optString(v)
-			err = b.Item(pos, len(v.Str), len(v.Str))
+			if v.Type == gjson.String {
+				var id string
+				id, err = b.Keep(pos, v.Str)
+				r.id = replay.Some(id)
+			} else {
+				r.id = replay.NullOf[string]()
+				err = b.Item(pos, 0, 0)
+			}
 		case "summary":
-			r.summaries, err = readParts(v, ptr+"/summary", pos, b)
+			r.summaries, err = readParts(r.summaries[:0], v, ptr, "/summary", pos, b)
 		case "content":
-			r.texts, err = readParts(v, ptr+"/content", pos, b)
+			r.texts, err = readParts(r.texts[:0], v, ptr, "/content", pos, b)
 		case "encrypted_content":
-			if err = refuseSurrogate(v, ptr+"/encrypted_content"); err != nil {
+			if err = refuseSurrogate(v, ptr, "/encrypted_content"); err != nil {
 				return false
 			}
 			switch v.Type {
@@ -247,26 +253,25 @@ func (r *reasoning) read(item gjson.Result, ptr string, pos int, b *kit.Budget) 
 	return err
 }
 
-// readParts reads the texts of a summary or content array; null and
-// absent are empty.
-func readParts(v gjson.Result, ptr string, pos int, b *kit.Budget) ([]string, error) {
+// readParts appends to out the texts of a summary or content array (at
+// the JSON Pointer ptr+name); null and absent are empty.
+func readParts(out []string, v gjson.Result, ptr, name string, pos int, b keeper) ([]string, error) {
 	if v.Type == gjson.Null {
-		return nil, nil
+		return out, nil
 	}
 	if !v.IsArray() {
-		return nil, replay.Malformed(API, -1, ptr, "expected an array of parts")
+		return out, replay.Malformed(API, -1, ptr+name, "expected an array of parts")
 	}
-	var out []string
 	var err error
-	i := 0
+	i, first := 0, len(out)
 	v.ForEach(func(_, p gjson.Result) bool {
 		t := p.Get("text")
 		if !p.IsObject() || t.Type != gjson.String {
-			err = replay.Malformed(API, -1, ptr+"/"+strconv.Itoa(i), "expected a part object with a string text")
+			err = replay.Malformed(API, -1, ptr+name+"/"+strconv.Itoa(i), "expected a part object with a string text")
 			return false
 		}
 		var s string
-		if s, err = b.Keep(pos+len(out), t.Str); err != nil {
+		if s, err = b.Keep(pos+len(out)-first, t.Str); err != nil {
 			return false
 		}
 		out = append(out, s)
@@ -316,7 +321,7 @@ type message struct {
 
 // read reads a message item whose blocks start at pos, within the budget
 // b.
-func (m *message) read(item gjson.Result, ptr string, pos int, b *kit.Budget) error {
+func (m *message) read(item gjson.Result, ptr string, pos int, b keeper) error {
 	var err error
 	item.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
@@ -387,7 +392,7 @@ func (m *message) extra(i int) []byte {
 
 // readCall reads a function_call or custom_tool_call item, to be placed
 // at pos, within the budget b.
-func readCall(tc *replay.ToolCall, item gjson.Result, ptr string, pos int, b *kit.Budget) error {
+func readCall(tc *replay.ToolCall, item gjson.Result, ptr string, pos int, b keeper) error {
 	custom := item.Get("type").Str == "custom_tool_call"
 	argKey := "arguments"
 	if custom {
@@ -469,11 +474,12 @@ func hasMember(members []byte, name string) bool {
 	return found
 }
 
-// refuseSurrogate refuses a string member whose escapes hold a lone
-// surrogate: read as U+FFFD, it would alter the bytes the issuer minted.
-func refuseSurrogate(v gjson.Result, ptr string) error {
+// refuseSurrogate refuses a string member (at the JSON Pointer ptr+name)
+// whose escapes hold a lone surrogate: read as U+FFFD, it would alter the
+// bytes the issuer minted.
+func refuseSurrogate(v gjson.Result, ptr, name string) error {
 	if v.Type == gjson.String && jsonw.Lone(v.Raw) {
-		return replay.Malformed(API, -1, ptr, "a lone surrogate escape would alter the minted bytes")
+		return replay.Malformed(API, -1, ptr+name, "a lone surrogate escape would alter the minted bytes")
 	}
 	return nil
 }
@@ -481,7 +487,7 @@ func refuseSurrogate(v gjson.Result, ptr string) error {
 // readCompaction reads a `compaction` output item (`id` "cmp_...",
 // `encrypted_content`) as a [replay.Compaction] of format f, within the
 // budget b.
-func readCompaction(item gjson.Result, f replay.Format, ptr string, pos int, b *kit.Budget) (*replay.Compaction, error) {
+func readCompaction(item gjson.Result, f replay.Format, ptr string, pos int, b keeper) (*replay.Compaction, error) {
 	x := &replay.Compaction{Format: f, Unfinished: unfinishedStatus(item)}
 	var extra []byte
 	var err error
@@ -493,7 +499,7 @@ func readCompaction(item gjson.Result, f replay.Format, ptr string, pos int, b *
 				err = replay.Malformed(API, -1, ptr+"/"+k.Str, "expected a string %s", k.Str)
 				return false
 			}
-			if err = refuseSurrogate(v, ptr+"/"+k.Str); err != nil {
+			if err = refuseSurrogate(v, ptr, "/"+k.Str); err != nil {
 				return false
 			}
 			var s string

@@ -3,7 +3,6 @@ package openai
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"unsafe"
 
@@ -51,6 +50,38 @@ type StreamDecoder struct {
 	// cand is the block the event being read in full appended its delta
 	// to, if it did.
 	cand deltaTo
+
+	// Where the turn's objects, kept strings and texts are carved from
+	// (see arena.go), and the budget that reads a finished item.
+	outSlab  slab[outItem]
+	blkSlab  slab[blk]
+	sumSlab  slab[replay.Summary]
+	rtSlab   slab[replay.ReasoningText]
+	textSlab slab[replay.Text]
+	callSlab slab[replay.ToolCall]
+	encSlab  slab[replay.Encrypted]
+	strs     arena
+	keepr    arenaKeeper
+	order    []int // itemBlocks' result
+	// The parts of the reasoning item being read, reused from item to
+	// item.
+	sums, texts []string
+}
+
+// arenaKeeper is the [keeper] of a finished item's strings: it counts them
+// against its budget and copies them into the decoder's arena.
+type arenaKeeper struct {
+	budget kit.Budget
+	strs   *arena
+}
+
+func (k *arenaKeeper) Item(pos, size, add int) error { return k.budget.Item(pos, size, add) }
+
+func (k *arenaKeeper) Keep(pos int, s string) (string, error) {
+	if err := k.budget.Item(pos, len(s), len(s)); err != nil {
+		return "", err
+	}
+	return k.strs.clone(s), nil
 }
 
 // deltaTo is the block a delta event appends to, as the full path found
@@ -73,7 +104,7 @@ const (
 type blk struct {
 	out     int   // output_index
 	key     int64 // order inside the output item
-	b       strings.Builder
+	b       text
 	block   replay.Block
 	dropped bool
 }
@@ -96,6 +127,11 @@ type outItem struct {
 	cont   []int // content_index -> position + 1
 	enc    int   // position + 1 of the encrypted block
 	call   int   // position + 1 of the tool call or native block
+	// Room for the first blocks and parts, so that most items need no
+	// more.
+	blocks0 [3]int
+	summ0   [2]int
+	cont0   [1]int
 }
 
 // fields are the top-level members of one event that the decoder reads.
@@ -531,7 +567,7 @@ func (d *StreamDecoder) unsuccessful(typ string, fl *fields) error {
 
 func (d *StreamDecoder) model(resp gjson.Result) {
 	if m := resp.Get("model"); m.Type == gjson.String && d.turn.Provenance.Model == "" {
-		d.turn.Provenance.Model = clone(m.Str)
+		d.turn.Provenance.Model = d.strs.clone(m.Str)
 	}
 }
 
@@ -563,7 +599,8 @@ func (d *StreamDecoder) out(fl *fields, n int, typ string) (*outItem, int, error
 	}
 	o := d.outs[pos]
 	if o == nil {
-		o = &outItem{typ: typ}
+		o = d.outSlab.new()
+		o.typ = typ
 		d.outs[pos] = o
 	}
 	return o, pos, nil
@@ -574,7 +611,12 @@ func (d *StreamDecoder) newBlock(o *outItem, pos int, key int64, b replay.Block)
 	if err := d.budget.Block(len(d.blks)); err != nil {
 		return 0, err
 	}
-	d.blks = append(d.blks, &blk{out: pos, key: key, block: b})
+	x := d.blkSlab.new()
+	x.out, x.key, x.block = pos, key, b
+	d.blks = append(d.blks, x)
+	if o.blocks == nil {
+		o.blocks = o.blocks0[:0]
+	}
 	o.blocks = append(o.blocks, len(d.blks)-1)
 	return len(d.blks) - 1, nil
 }
@@ -584,7 +626,7 @@ func (d *StreamDecoder) added(o *outItem, pos int, item gjson.Result, n int, dst
 		return dst, replay.Malformed(API, n, "/item", "expected an output item object")
 	}
 	if o.typ == "" {
-		o.typ = clone(item.Get("type").Str)
+		o.typ = internType(item.Get("type").Str)
 	}
 	switch o.typ {
 	case "":
@@ -592,7 +634,7 @@ func (d *StreamDecoder) added(o *outItem, pos int, item gjson.Result, n int, dst
 	case "reasoning", "message":
 		// Blocks open with their parts.
 		if o.typ == "message" {
-			o.id = clone(item.Get("id").Str)
+			o.id = d.strs.clone(item.Get("id").Str)
 			if err := d.keep(len(d.blks), o.id); err != nil {
 				return dst, err
 			}
@@ -604,7 +646,7 @@ func (d *StreamDecoder) added(o *outItem, pos int, item gjson.Result, n int, dst
 	case "compaction":
 		// Its encrypted content comes whole with output_item.done.
 		if o.call == 0 {
-			at, err := d.newBlock(o, pos, 0, &replay.Compaction{Format: d.format, ID: clone(item.Get("id").Str), Unfinished: true})
+			at, err := d.newBlock(o, pos, 0, &replay.Compaction{Format: d.format, ID: d.strs.clone(item.Get("id").Str), Unfinished: true})
 			if err == nil {
 				err = d.keep(at, item.Get("id").Str)
 			}
@@ -629,8 +671,9 @@ func (d *StreamDecoder) added(o *outItem, pos int, item gjson.Result, n int, dst
 }
 
 func (d *StreamDecoder) openCall(o *outItem, pos int, item gjson.Result, dst []replay.Event) []replay.Event {
-	tc := &replay.ToolCall{ID: clone(item.Get("call_id").Str), Name: clone(item.Get("name").Str),
-		ItemID: clone(item.Get("id").Str), Unfinished: true}
+	tc := d.callSlab.new()
+	*tc = replay.ToolCall{ID: d.strs.clone(item.Get("call_id").Str), Name: d.strs.clone(item.Get("name").Str),
+		ItemID: d.strs.clone(item.Get("id").Str), Unfinished: true}
 	at, err := d.newBlock(o, pos, 0, tc)
 	if err == nil {
 		err = d.keep(at, tc.ID, tc.Name, tc.ItemID)
@@ -649,6 +692,13 @@ func (d *StreamDecoder) part(o *outItem, pos int, parts *[]int, idx int, key int
 	if idx >= d.budget.Limits().MaxBlocks {
 		return 0, dst, d.blockLimit()
 	}
+	if *parts == nil {
+		if parts == &o.summ {
+			*parts = o.summ0[:0]
+		} else {
+			*parts = o.cont0[:0]
+		}
+	}
 	for len(*parts) <= idx {
 		*parts = append(*parts, 0)
 	}
@@ -659,11 +709,17 @@ func (d *StreamDecoder) part(o *outItem, pos int, parts *[]int, idx int, key int
 	meta := replay.ItemMeta{Format: d.format, Index: replay.Some(idx), Unfinished: true}
 	switch {
 	case o.typ == "message":
-		b = &replay.Text{ID: o.id}
+		t := d.textSlab.new()
+		t.ID = o.id
+		b = t
 	case key == keySummary:
-		b = &replay.Summary{ItemMeta: meta}
+		x := d.sumSlab.new()
+		x.ItemMeta = meta
+		b = x
 	default:
-		b = &replay.ReasoningText{ItemMeta: meta}
+		x := d.rtSlab.new()
+		x.ItemMeta = meta
+		b = x
 	}
 	at, err := d.newBlock(o, pos, key+int64(idx), b)
 	if err != nil {
@@ -720,7 +776,7 @@ func (d *StreamDecoder) appendDelta(b *blk, at int, kind replay.EventKind, delta
 		return dst, err
 	}
 	start := b.b.Len()
-	b.b.WriteString(delta.Str)
+	d.strs.write(&b.b, delta.Str)
 	return append(dst, replay.Event{Kind: kind, Block: at, Delta: b.b.String()[start:]}), nil
 }
 
@@ -736,11 +792,11 @@ func (d *StreamDecoder) reconcile(b *blk, at int, kind replay.EventKind, final s
 		return dst, nil
 	}
 	if strings.HasPrefix(final, cur) {
-		b.b.WriteString(final[len(cur):])
+		d.strs.write(&b.b, final[len(cur):])
 		return append(dst, replay.Event{Kind: kind, Block: at, Delta: b.b.String()[len(cur):]}), nil
 	}
-	b.b.Reset()
-	b.b.WriteString(final)
+	b.b.reset()
+	d.strs.write(&b.b, final)
 	return dst, nil
 }
 
@@ -759,29 +815,31 @@ func (d *StreamDecoder) itemDone(o *outItem, pos int, item gjson.Result, n int, 
 		for _, at := range o.blocks {
 			d.blks[at].dropped = true
 		}
-		*o = outItem{typ: clone(typ)}
+		*o = outItem{typ: internType(typ)}
 	}
 	ptr := "/item"
 	var err error
 	switch typ {
 	case "reasoning":
-		var r reasoning
+		r := reasoning{summaries: d.sums[:0], texts: d.texts[:0]}
 		scratch := d.scratch()
-		if err = r.read(item, ptr, len(d.blks), &scratch); err != nil {
+		err = r.read(item, ptr, len(d.blks), scratch)
+		d.sums, d.texts = r.summaries[:0], r.texts[:0]
+		if err != nil {
 			return dst, withEvent(err, n)
 		}
 		dst, err = d.reasoningDone(o, pos, &r, item, dst)
 	case "message":
 		var m message
 		scratch := d.scratch()
-		if err = m.read(item, ptr, len(d.blks), &scratch); err != nil {
+		if err = m.read(item, ptr, len(d.blks), scratch); err != nil {
 			return dst, withEvent(err, n)
 		}
 		dst, err = d.messageDone(o, pos, &m, item, dst)
 	case "function_call", "custom_tool_call":
 		var tc replay.ToolCall
 		scratch := d.scratch()
-		if err = readCall(&tc, item, ptr, len(d.blks), &scratch); err != nil {
+		if err = readCall(&tc, item, ptr, len(d.blks), scratch); err != nil {
 			return dst, withEvent(err, n)
 		}
 		if o.call == 0 {
@@ -798,7 +856,7 @@ func (d *StreamDecoder) itemDone(o *outItem, pos int, item gjson.Result, n int, 
 		dst = append(dst, replay.Event{Kind: replay.EventToolCallEnd, Block: o.call - 1, ID: tc.ID, Name: tc.Name})
 	case "compaction":
 		scratch := d.scratch()
-		x, err := readCompaction(item, d.format, ptr, len(d.blks), &scratch)
+		x, err := readCompaction(item, d.format, ptr, len(d.blks), scratch)
 		if err != nil {
 			return dst, withEvent(err, n)
 		}
@@ -817,7 +875,7 @@ func (d *StreamDecoder) itemDone(o *outItem, pos int, item gjson.Result, n int, 
 		if err := d.keep(len(d.blks), item.Raw); err != nil {
 			return dst, err
 		}
-		nat := &replay.Native{Kind: clone(typ), Raw: []byte(item.Raw), Unfinished: unfinishedStatus(item)}
+		nat := &replay.Native{Kind: internType(typ), Raw: []byte(item.Raw), Unfinished: unfinishedStatus(item)}
 		if o.call == 0 {
 			at, err := d.newBlock(o, pos, 0, nat)
 			if err != nil {
@@ -834,12 +892,13 @@ func (d *StreamDecoder) itemDone(o *outItem, pos int, item gjson.Result, n int, 
 	return dst, nil
 }
 
-// scratch returns a budget for reading one finished item: its strings are
-// bounded by MaxItem there, and counted against the turn as they are
-// applied (text by reconcile, the rest by keep).
-func (d *StreamDecoder) scratch() kit.Budget {
-	b := kit.NewBudget(API, d.budget.Limits(), d.budget.Event)
-	return b
+// scratch returns the keeper for reading one finished item: its strings
+// are bounded by MaxItem there, copied into the decoder's arena, and
+// counted against the turn as they are applied (text by reconcile, the
+// rest by keep).
+func (d *StreamDecoder) scratch() *arenaKeeper {
+	d.keepr = arenaKeeper{budget: kit.NewBudget(API, d.budget.Limits(), d.budget.Event), strs: &d.strs}
+	return &d.keepr
 }
 
 // keep counts strings of the block at pos, kept from a finished item,
@@ -886,7 +945,8 @@ func (d *StreamDecoder) reasoningDone(o *outItem, pos int, r *reasoning, item gj
 	}
 	if data, ok := r.enc.Get(); ok {
 		if o.enc == 0 {
-			enc := &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: d.format}}
+			enc := d.encSlab.new()
+			enc.Format = d.format
 			if at, err = d.newBlock(o, pos, keyEncrypted, enc); err != nil {
 				return dst, err
 			}
@@ -932,15 +992,22 @@ func (d *StreamDecoder) reasoningDone(o *outItem, pos int, r *reasoning, item gj
 	return dst, nil
 }
 
-// itemBlocks returns the positions of o's live blocks in item order.
+// itemBlocks returns the positions of o's live blocks in item order. The
+// slice is reused by the next call.
 func (d *StreamDecoder) itemBlocks(o *outItem) []int {
-	var out []int
+	out := d.order[:0]
 	for _, at := range o.blocks {
 		if !d.blks[at].dropped {
 			out = append(out, at)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return d.blks[out[i]].key < d.blks[out[j]].key })
+	// A stable insertion sort: the blocks come nearly in order.
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && d.blks[out[j]].key < d.blks[out[j-1]].key; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	d.order = out
 	return out
 }
 
