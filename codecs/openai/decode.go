@@ -23,19 +23,19 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	if !root.IsObject() {
 		return nil, replay.Malformed(API, -1, "", "expected a JSON response object")
 	}
-	out := root.Get("output")
-	if e := root.Get("error"); e.IsObject() && !out.Exists() {
+	out := get(root, "output")
+	if e := get(root, "error"); e.IsObject() && !out.Exists() {
 		return nil, providerError(e)
 	}
 	if !out.IsArray() {
 		return nil, replay.Malformed(API, -1, "/output", "expected a response with an output array")
 	}
-	t := &replay.Turn{Provenance: replay.Provenance{API: API, Provider: c.provider(), Model: clone(root.Get("model").Str)}}
+	t := &replay.Turn{Provenance: replay.Provenance{API: API, Provider: c.provider(), Model: clone(get(root, "model").Str)}}
 	b := kit.NewBudget(API, c.Limits, -1)
-	if err := appendItems(t, out, 0, out.Get("#").Int(), c.format(), "/output/", &b); err != nil {
+	if err := appendItems(t, out, 0, int64(count(out)), c.format(), "/output/", &b); err != nil {
 		return nil, err
 	}
-	if u := root.Get("usage"); u.IsObject() {
+	if u := get(root, "usage"); u.IsObject() {
 		t.Usage = []byte(u.Raw)
 	}
 	return t, finishStatus(t, root)
@@ -44,7 +44,7 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 // finishStatus sets Complete, FinishReason and Error from a response
 // object's status, and returns the error to report.
 func finishStatus(t *replay.Turn, resp gjson.Result) error {
-	status := resp.Get("status").Str
+	status := get(resp, "status").Str
 	switch status {
 	case "completed", "":
 		t.Complete = true
@@ -61,7 +61,7 @@ func finishStatus(t *replay.Turn, resp gjson.Result) error {
 		return t.Error
 	case "failed":
 		t.FinishReason = "failed"
-		e := resp.Get("error")
+		e := get(resp, "error")
 		if e.IsObject() {
 			t.Error = providerError(e)
 		} else {
@@ -78,17 +78,17 @@ func finishStatus(t *replay.Turn, resp gjson.Result) error {
 // or an `error` event whose members are at the top level.
 func providerError(e gjson.Result) *replay.ProviderError {
 	pe := &replay.ProviderError{API: API}
-	pe.Type = clone(e.Get("type").Str)
+	pe.Type = clone(get(e, "type").Str)
 	if pe.Type == "error" || pe.Type == "response.failed" {
 		pe.Type = ""
 	}
-	if c := e.Get("code"); c.Type == gjson.String {
+	if c := get(e, "code"); c.Type == gjson.String {
 		pe.Code = clone(c.Str)
 	} else if c.Type == gjson.Number {
 		pe.Code = clone(c.Raw)
 	}
-	pe.Message = clone(e.Get("message").Str)
-	if s := e.Get("status"); s.Type == gjson.Number {
+	pe.Message = clone(get(e, "message").Str)
+	if s := get(e, "status"); s.Type == gjson.Number {
 		pe.Status = int(s.Int())
 	}
 	return pe
@@ -100,7 +100,7 @@ func providerError(e gjson.Result) *replay.ProviderError {
 func appendItems(t *replay.Turn, arr gjson.Result, from, to int64, f replay.Format, base string, b *kit.Budget) error {
 	var err error
 	i := int64(0)
-	arr.ForEach(func(_, item gjson.Result) bool {
+	forEach(arr, func(_, item gjson.Result) bool {
 		if i >= from && i < to {
 			t.Blocks, err = appendItem(t.Blocks, item, f, base+strconv.FormatInt(i, 10), b)
 		}
@@ -127,9 +127,9 @@ func itemBlocks(dst []replay.Block, item gjson.Result, f replay.Format, ptr stri
 	if !item.IsObject() {
 		return dst, replay.Malformed(API, -1, ptr, "expected an output item object")
 	}
-	typ := item.Get("type")
+	typ := get(item, "type")
 	kind := typ.Str
-	if !typ.Exists() && item.Get("role").Type == gjson.String {
+	if !typ.Exists() && get(item, "role").Type == gjson.String {
 		// An input message may leave its type out (EasyInputMessage).
 		kind = "message"
 	} else if typ.Type != gjson.String {
@@ -177,7 +177,7 @@ func itemBlocks(dst []replay.Block, item gjson.Result, f replay.Format, ptr stri
 }
 
 func unfinishedStatus(item gjson.Result) bool {
-	s := item.Get("status").Str
+	s := get(item, "status").Str
 	return s == "incomplete" || s == "in_progress"
 }
 
@@ -205,7 +205,7 @@ type keeper interface {
 // budget b.
 func (r *reasoning) read(item gjson.Result, ptr string, pos int, b keeper) error {
 	var err error
-	item.ForEach(func(k, v gjson.Result) bool {
+	forEach(item, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "type", "status":
 		case "id":
@@ -264,8 +264,8 @@ func readParts(out []string, v gjson.Result, ptr, name string, pos int, b keeper
 	}
 	var err error
 	i, first := 0, len(out)
-	v.ForEach(func(_, p gjson.Result) bool {
-		t := p.Get("text")
+	forEach(v, func(_, p gjson.Result) bool {
+		t := get(p, "text")
 		if !p.IsObject() || t.Type != gjson.String {
 			err = replay.Malformed(API, -1, ptr+name+"/"+strconv.Itoa(i), "expected a part object with a string text")
 			return false
@@ -323,7 +323,7 @@ type message struct {
 // b.
 func (m *message) read(item gjson.Result, ptr string, pos int, b keeper) error {
 	var err error
-	item.ForEach(func(k, v gjson.Result) bool {
+	forEach(item, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "type", "role", "status":
 		case "id":
@@ -347,9 +347,9 @@ func (m *message) read(item gjson.Result, ptr string, pos int, b keeper) error {
 				err = replay.Malformed(API, -1, ptr+"/content", "expected a content array or string")
 				return false
 			}
-			v.ForEach(func(_, p gjson.Result) bool {
-				t := p.Get("text")
-				if p.Get("type").Str != "output_text" || t.Type != gjson.String {
+			forEach(v, func(_, p gjson.Result) bool {
+				t := get(p, "text")
+				if get(p, "type").Str != "output_text" || t.Type != gjson.String {
 					m.native = true
 					return false
 				}
@@ -360,7 +360,7 @@ func (m *message) read(item gjson.Result, ptr string, pos int, b keeper) error {
 				}
 				m.texts = append(m.texts, s)
 				a := ""
-				if an := p.Get("annotations"); an.Exists() {
+				if an := get(p, "annotations"); an.Exists() {
 					if a, err = b.Keep(at, an.Raw); err != nil {
 						return false
 					}
@@ -393,14 +393,14 @@ func (m *message) extra(i int) []byte {
 // readCall reads a function_call or custom_tool_call item, to be placed
 // at pos, within the budget b.
 func readCall(tc *replay.ToolCall, item gjson.Result, ptr string, pos int, b keeper) error {
-	custom := item.Get("type").Str == "custom_tool_call"
+	custom := get(item, "type").Str == "custom_tool_call"
 	argKey := "arguments"
 	if custom {
 		argKey = "input"
 	}
 	var extra []byte
 	var err error
-	item.ForEach(func(k, v gjson.Result) bool {
+	forEach(item, func(k, v gjson.Result) bool {
 		str := func(dst *string) {
 			if v.Type != gjson.String {
 				err = replay.Malformed(API, -1, ptr+"/"+k.Str, "expected a string %s", k.Str)
@@ -491,7 +491,7 @@ func readCompaction(item gjson.Result, f replay.Format, ptr string, pos int, b k
 	x := &replay.Compaction{Format: f, Unfinished: unfinishedStatus(item)}
 	var extra []byte
 	var err error
-	item.ForEach(func(k, v gjson.Result) bool {
+	forEach(item, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "type", "status":
 		case "id", "encrypted_content":

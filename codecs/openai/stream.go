@@ -431,7 +431,7 @@ func (d *StreamDecoder) event(typ string, fl *fields, root gjson.Result, n int, 
 	case "error":
 		d.ended = true
 		e := root
-		if x := root.Get("error"); x.IsObject() {
+		if x := get(root, "error"); x.IsObject() {
 			e = x
 		}
 		return dst, providerError(e)
@@ -467,7 +467,7 @@ func (d *StreamDecoder) contentPart(typ string, fl *fields, n int, dst []replay.
 	if err != nil {
 		return dst, err
 	}
-	pt := fl.part.Get("type").Str
+	pt := get(fl.part, "type").Str
 	if o.typ == "" {
 		if pt == "reasoning_text" {
 			o.typ = "reasoning"
@@ -540,7 +540,7 @@ func (d *StreamDecoder) completed(fl *fields, n int, dst []replay.Event) ([]repl
 	if err != nil {
 		return dst, err
 	}
-	if u := fl.response.Get("usage"); u.IsObject() {
+	if u := get(fl.response, "usage"); u.IsObject() {
 		d.turn.Usage = []byte(u.Raw)
 	}
 	d.turn.Complete = true
@@ -553,7 +553,7 @@ func (d *StreamDecoder) completed(fl *fields, n int, dst []replay.Event) ([]repl
 func (d *StreamDecoder) unsuccessful(typ string, fl *fields) error {
 	d.ended = true
 	d.model(fl.response)
-	if u := fl.response.Get("usage"); u.IsObject() {
+	if u := get(fl.response, "usage"); u.IsObject() {
 		d.turn.Usage = []byte(u.Raw)
 	}
 	var t replay.Turn
@@ -566,7 +566,7 @@ func (d *StreamDecoder) unsuccessful(typ string, fl *fields) error {
 }
 
 func (d *StreamDecoder) model(resp gjson.Result) {
-	if m := resp.Get("model"); m.Type == gjson.String && d.turn.Provenance.Model == "" {
+	if m := get(resp, "model"); m.Type == gjson.String && d.turn.Provenance.Model == "" {
 		d.turn.Provenance.Model = d.strs.clone(m.Str)
 	}
 }
@@ -626,7 +626,7 @@ func (d *StreamDecoder) added(o *outItem, pos int, item gjson.Result, n int, dst
 		return dst, replay.Malformed(API, n, "/item", "expected an output item object")
 	}
 	if o.typ == "" {
-		o.typ = internType(item.Get("type").Str)
+		o.typ = internType(get(item, "type").Str)
 	}
 	switch o.typ {
 	case "":
@@ -634,7 +634,7 @@ func (d *StreamDecoder) added(o *outItem, pos int, item gjson.Result, n int, dst
 	case "reasoning", "message":
 		// Blocks open with their parts.
 		if o.typ == "message" {
-			o.id = d.strs.clone(item.Get("id").Str)
+			o.id = d.strs.clone(get(item, "id").Str)
 			if err := d.keep(len(d.blks), o.id); err != nil {
 				return dst, err
 			}
@@ -646,9 +646,9 @@ func (d *StreamDecoder) added(o *outItem, pos int, item gjson.Result, n int, dst
 	case "compaction":
 		// Its encrypted content comes whole with output_item.done.
 		if o.call == 0 {
-			at, err := d.newBlock(o, pos, 0, &replay.Compaction{Format: d.format, ID: d.strs.clone(item.Get("id").Str), Unfinished: true})
+			at, err := d.newBlock(o, pos, 0, &replay.Compaction{Format: d.format, ID: d.strs.clone(get(item, "id").Str), Unfinished: true})
 			if err == nil {
-				err = d.keep(at, item.Get("id").Str)
+				err = d.keep(at, get(item, "id").Str)
 			}
 			if err != nil {
 				return dst, err
@@ -672,8 +672,8 @@ func (d *StreamDecoder) added(o *outItem, pos int, item gjson.Result, n int, dst
 
 func (d *StreamDecoder) openCall(o *outItem, pos int, item gjson.Result, dst []replay.Event) []replay.Event {
 	tc := d.callSlab.new()
-	*tc = replay.ToolCall{ID: d.strs.clone(item.Get("call_id").Str), Name: d.strs.clone(item.Get("name").Str),
-		ItemID: d.strs.clone(item.Get("id").Str), Unfinished: true}
+	*tc = replay.ToolCall{ID: d.strs.clone(get(item, "call_id").Str), Name: d.strs.clone(get(item, "name").Str),
+		ItemID: d.strs.clone(get(item, "id").Str), Unfinished: true}
 	at, err := d.newBlock(o, pos, 0, tc)
 	if err == nil {
 		err = d.keep(at, tc.ID, tc.Name, tc.ItemID)
@@ -757,7 +757,7 @@ func (d *StreamDecoder) partEvent(o *outItem, pos int, parts *[]int, idx int, ke
 			return d.reconcile(b, at, kind, fl.text.Str, dst)
 		}
 	case strings.HasSuffix(typ, "part.done"):
-		if t := fl.part.Get("text"); t.Type == gjson.String {
+		if t := get(fl.part, "text"); t.Type == gjson.String {
 			return d.reconcile(b, at, kind, t.Str, dst)
 		}
 	}
@@ -808,7 +808,7 @@ func (d *StreamDecoder) itemDone(o *outItem, pos int, item gjson.Result, n int, 
 	if o.done {
 		return dst, nil
 	}
-	typ := item.Get("type").Str
+	typ := get(item, "type").Str
 	if o.typ != typ {
 		// The item changed type since it was announced: what was built
 		// for the old type is dropped.
@@ -1048,13 +1048,13 @@ func (d *StreamDecoder) fillFrom(resp gjson.Result, n int, dst []replay.Event) (
 			break
 		}
 	}
-	out := resp.Get("output")
-	if !missing && len(d.outs) >= int(out.Get("#").Int()) {
+	out := get(resp, "output")
+	if !missing && len(d.outs) >= count(out) {
 		return dst, nil
 	}
 	var err error
 	i := 0
-	out.ForEach(func(_, item gjson.Result) bool {
+	forEach(out, func(_, item gjson.Result) bool {
 		if i >= d.budget.Limits().MaxBlocks {
 			err = d.blockLimit()
 			return false

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tidwall/gjson"
 )
 
 func TestStringMatchesEncodingJSON(t *testing.T) {
@@ -118,6 +119,32 @@ func TestRawMembersAndNextElem(t *testing.T) {
 	assert.False(t, ok)
 	_, _, ok = NextElem(`{}`, 0)
 	assert.False(t, ok)
+}
+
+func TestNextMember(t *testing.T) {
+	obj := ` { "a" : 1, "b\u0022" :{"x":"}\"","y":[1,{"z":"]"}]} ,"c":"s,t\\" , "d":[] , "e":null,"f":-1.5e3,"g":true } `
+	var got [][2]string
+	for k, v, p, ok := NextMember(obj, 0); ok; k, v, p, ok = NextMember(obj, p) {
+		got = append(got, [2]string{k, v})
+	}
+	assert.Equal(t, [][2]string{{`"a"`, "1"}, {`"b\u0022"`, `{"x":"}\"","y":[1,{"z":"]"}]}`}, {`"c"`, `"s,t\\"`},
+		{`"d"`, "[]"}, {`"e"`, "null"}, {`"f"`, "-1.5e3"}, {`"g"`, "true"}}, got)
+	// As gjson's ForEach reads the same object.
+	var want [][2]string
+	gjson.Parse(obj).ForEach(func(k, v gjson.Result) bool {
+		want = append(want, [2]string{k.Raw, v.Raw})
+		return true
+	})
+	assert.Equal(t, want, got)
+	for _, s := range []string{`{}`, ` { } `, `[1]`, `"x"`, ``} {
+		_, _, _, ok := NextMember(s, 0)
+		assert.False(t, ok, s)
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		for _, _, p, ok := NextMember(obj, 0); ok; _, _, p, ok = NextMember(obj, p) {
+		}
+	})
+	assert.Zero(t, allocs)
 }
 
 func TestWriteUnquotedJoin(t *testing.T) {

@@ -1,0 +1,113 @@
+package openai
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/stretchr/testify/require"
+	"github.com/tidwall/gjson"
+)
+
+// seen is what a test compares of a gjson value (Index aside: the readers
+// never use it).
+type seen struct {
+	Type gjson.Type
+	Raw  string
+	Str  string
+	Num  float64
+}
+
+func seenOf(r gjson.Result) seen { return seen{r.Type, r.Raw, r.Str, r.Num} }
+
+// requireSameWalk requires get, forEach and count to read v, and every
+// value nested in it, as gjson does.
+func requireSameWalk(t *testing.T, v gjson.Result) {
+	t.Helper()
+	var want, got [][2]seen
+	v.ForEach(func(k, x gjson.Result) bool {
+		want = append(want, [2]seen{seenOf(k), seenOf(x)})
+		return true
+	})
+	forEach(v, func(k, x gjson.Result) bool {
+		got = append(got, [2]seen{seenOf(k), seenOf(x)})
+		return true
+	})
+	require.Equal(t, want, got, v.Raw)
+	require.Equal(t, int(v.Get("#").Int()), count(v), v.Raw)
+	if v.IsObject() {
+		v.ForEach(func(k, _ gjson.Result) bool {
+			if k.Str != "" && !strings.ContainsAny(k.Str, `.*?#|@\!=<>%"`) {
+				require.Equal(t, seenOf(v.Get(k.Str)), seenOf(get(v, k.Str)), "%s in %s", k.Str, v.Raw)
+			}
+			return true
+		})
+		require.Equal(t, seenOf(v.Get("absent")), seenOf(get(v, "absent")))
+	}
+	// Stopped early, as ForEach stops.
+	n := 0
+	forEach(v, func(_, _ gjson.Result) bool { n++; return false })
+	m := 0
+	v.ForEach(func(_, _ gjson.Result) bool { m++; return false })
+	require.Equal(t, m, n)
+	v.ForEach(func(_, x gjson.Result) bool {
+		if x.Type == gjson.JSON {
+			requireSameWalk(t, x)
+		}
+		return true
+	})
+}
+
+// Every body and stream event of the fixtures, and values written to hit
+// escapes, numbers, literals and space, read by get, forEach and count as
+// gjson reads them.
+func TestWalkReadsAsGjson(t *testing.T) {
+	var docs []string
+	files, err := filepath.Glob(filepath.Join("../../testdata/openai", "*"))
+	require.NoError(t, err)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue // a directory
+		}
+		if strings.HasSuffix(f, ".json") {
+			docs = append(docs, string(b))
+			continue
+		}
+		sc := bufio.NewScanner(bytes.NewReader(b))
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			line := strings.TrimPrefix(sc.Text(), "data: ")
+			if strings.HasPrefix(line, "{") {
+				docs = append(docs, line)
+			}
+		}
+	}
+	require.Greater(t, len(docs), 50)
+	docs = append(docs,
+		` { "a\u0062" : "x\"y\\z\u00e9\ud83d\ude00" , "n": -0.5e+3, "i": 12345678901234567890, "t":true,"f":false,"z":null,`+
+			`"o":{ },"e":[ ],"arr":[ 1 , "two\n" , {"k":[[]]} , null ], "lone":"\ud800x", "s":"" } `,
+		`[ {"text":"a"}, 3, "x", [1,[2]] ]`,
+		`{"type":"summary_text","text":"**Plan**\n\nThe \"kettle\" \u2014 85 \u00b0C"}`,
+	)
+	for _, d := range docs {
+		require.True(t, jsonw.Valid(d), d)
+		requireSameWalk(t, gjson.Parse(d))
+	}
+	// Neither an object nor an array: passed whole, as ForEach does.
+	for _, s := range []string{`"x"`, `5`, `null`} {
+		var got []seen
+		forEach(gjson.Parse(s), func(k, x gjson.Result) bool {
+			got = append(got, seenOf(k), seenOf(x))
+			return true
+		})
+		require.Equal(t, []seen{{}, seenOf(gjson.Parse(s))}, got)
+		require.Equal(t, seen{}, seenOf(get(gjson.Parse(s), "a")))
+		require.Zero(t, count(gjson.Parse(s)))
+	}
+	forEach(gjson.Result{}, func(_, _ gjson.Result) bool { t.Fatal("called for nothing"); return false })
+}
