@@ -205,9 +205,12 @@ type keeper interface {
 // budget b.
 func (r *reasoning) read(item gjson.Result, ptr string, pos int, b keeper) error {
 	var err error
+	status := ""
 	forEach(item, func(k, v gjson.Result) bool {
 		switch k.Str {
-		case "type", "status":
+		case "type":
+		case "status":
+			status = v.Str
 		case "id":
 			if v.Type != gjson.String && v.Type != gjson.Null {
 				err = replay.Malformed(API, -1, ptr+"/id", "expected a string id")
@@ -249,7 +252,7 @@ func (r *reasoning) read(item gjson.Result, ptr string, pos int, b keeper) error
 		}
 		return err == nil
 	})
-	r.unfinished = unfinishedStatus(item)
+	r.unfinished = status == "incomplete" || status == "in_progress" // as unfinishedStatus reads it
 	return err
 }
 
@@ -262,23 +265,20 @@ func readParts(out []string, v gjson.Result, ptr, name string, pos int, b keeper
 	if !v.IsArray() {
 		return out, replay.Malformed(API, -1, ptr+name, "expected an array of parts")
 	}
-	var err error
-	i, first := 0, len(out)
-	forEach(v, func(_, p gjson.Result) bool {
-		t := get(p, "text")
-		if !p.IsObject() || t.Type != gjson.String {
-			err = replay.Malformed(API, -1, ptr+name+"/"+strconv.Itoa(i), "expected a part object with a string text")
-			return false
+	keys, vals := [1]string{"text"}, [1]string{}
+	first := len(out)
+	for p, at, ok := jsonw.NextMembers(v.Raw, 0, keys[:], vals[:]); ok; p, at, ok = jsonw.NextMembers(v.Raw, at, keys[:], vals[:]) {
+		t := value(vals[0]) // as get(p, "text") reads it
+		if p[0] != '{' || t.Type != gjson.String {
+			return out, replay.Malformed(API, -1, ptr+name+"/"+strconv.Itoa(len(out)-first), "expected a part object with a string text")
 		}
-		var s string
-		if s, err = b.Keep(pos+len(out)-first, t.Str); err != nil {
-			return false
+		s, err := b.Keep(pos+len(out)-first, t.Str)
+		if err != nil {
+			return out, err
 		}
 		out = append(out, s)
-		i++
-		return true
-	})
-	return out, err
+	}
+	return out, nil
 }
 
 // appendBlocks appends one block per part and one for the encrypted

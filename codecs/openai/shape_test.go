@@ -290,3 +290,12 @@ func TestShapeSetLimitsBetweenSameEvents(t *testing.T) {
 	require.ErrorAs(t, err, &le)
 	require.Equal(t, replay.LimitError{What: "block count", Limit: 2, API: API, Event: 2, Block: -1}, *le)
 }
+
+// A matched sequence number is the number the full path reads.
+func TestSeqNumberAsResult(t *testing.T) {
+	for _, raw := range []string{"0", "7", "42", "999999999999999", "1000000000000000", "12345678901234567890",
+		"-1", "-0", "0.0", "1.5", "1e3", "2E+2", "16777216", "9007199254740993"} {
+		require.Equal(t, result(raw).Int(), seqNumber(raw), raw)
+	}
+	require.Equal(t, int64(999999999999999), seqNumber("999999999999999"))
+}

@@ -264,13 +264,18 @@ func (d *StreamDecoder) learn(s string, fl *fields) {
 // the full path runs for that event: the sequence number's repeat check,
 // then the delta appended to the same block, within the budget.
 func (d *StreamDecoder) matched(raws []string, n int, dst []replay.Event) ([]replay.Event, error) {
-	var delta gjson.Result
+	var delta string
 	for h, role := range d.holes[:d.nHole] {
 		switch role {
 		case holeDelta:
-			delta = result(raws[h])
+			// Its value, as result reads it.
+			if raw := raws[h]; d.shape.Escaped(h) {
+				delta = jsonw.Unquote(raw)
+			} else {
+				delta = raw[1 : len(raw)-1]
+			}
 		case holeSeq:
-			if seq := result(raws[h]); seq.Type == gjson.Number && d.seenBefore(seq.Int()) {
+			if d.seenBefore(seqNumber(raws[h])) {
 				return dst, nil
 			}
 		}
@@ -278,7 +283,24 @@ func (d *StreamDecoder) matched(raws []string, n int, dst []replay.Event) ([]rep
 	if d.ended {
 		return dst, nil
 	}
-	return d.appendDelta(d.to.b, d.to.at, d.to.kind, delta, n, dst)
+	return d.appendText(d.to.b, d.to.at, d.to.kind, delta, dst)
+}
+
+// seqNumber returns result(raw).Int() for raw a JSON number, without
+// going through a float for a plain integer of up to 15 digits.
+func seqNumber(raw string) int64 {
+	if len(raw) >= 16 || raw[0] == '-' || (raw[0] == '0' && raw != "0") {
+		return result(raw).Int()
+	}
+	var n int64
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c < '0' || c > '9' {
+			return result(raw).Int() // a fraction or an exponent
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n
 }
 
 // readFields reads the top-level members of the event s that the decoder
@@ -536,11 +558,14 @@ func (d *StreamDecoder) callInput(typ string, fl *fields, n int, dst []replay.Ev
 func (d *StreamDecoder) completed(fl *fields, n int, dst []replay.Event) ([]replay.Event, error) {
 	d.ended = true
 	d.model(fl.response)
-	dst, err := d.fillFrom(fl.response, n, dst)
+	// One walk over the response finds both (as get would).
+	keys, vals := [2]string{"output", "usage"}, [2]string{}
+	jsonw.RawMembers(fl.response.Raw, keys[:], vals[:])
+	dst, err := d.fillFrom(value(vals[0]), n, dst)
 	if err != nil {
 		return dst, err
 	}
-	if u := get(fl.response, "usage"); u.IsObject() {
+	if u := value(vals[1]); u.IsObject() {
 		d.turn.Usage = []byte(u.Raw)
 	}
 	d.turn.Complete = true
@@ -769,14 +794,20 @@ func (d *StreamDecoder) appendDelta(b *blk, at int, kind replay.EventKind, delta
 		return dst, replay.Malformed(API, n, "/delta", "expected a string delta")
 	}
 	d.cand = deltaTo{b: b, at: at, kind: kind, ok: true}
-	if delta.Str == "" {
+	return d.appendText(b, at, kind, delta.Str, dst)
+}
+
+// appendText appends the delta text s to the block b at position at,
+// within the budget, and emits it as an event of the given kind.
+func (d *StreamDecoder) appendText(b *blk, at int, kind replay.EventKind, s string, dst []replay.Event) ([]replay.Event, error) {
+	if s == "" {
 		return dst, nil
 	}
-	if err := d.budget.Item(at, b.b.Len()+len(delta.Str), len(delta.Str)); err != nil {
+	if err := d.budget.Item(at, b.b.Len()+len(s), len(s)); err != nil {
 		return dst, err
 	}
 	start := b.b.Len()
-	d.strs.write(&b.b, delta.Str)
+	d.strs.write(&b.b, s)
 	return append(dst, replay.Event{Kind: kind, Block: at, Delta: b.b.String()[start:]}), nil
 }
 
@@ -1038,9 +1069,9 @@ func (d *StreamDecoder) messageDone(o *outItem, pos int, m *message, item gjson.
 	return dst, nil
 }
 
-// fillFrom takes, from the terminal response object, the items whose
-// output_item.done never came.
-func (d *StreamDecoder) fillFrom(resp gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
+// fillFrom takes, from the terminal response's output array, the items
+// whose output_item.done never came.
+func (d *StreamDecoder) fillFrom(out gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
 	missing := false
 	for _, o := range d.outs {
 		if o == nil || !o.done {
@@ -1048,7 +1079,6 @@ func (d *StreamDecoder) fillFrom(resp gjson.Result, n int, dst []replay.Event) (
 			break
 		}
 	}
-	out := get(resp, "output")
 	if !missing && len(d.outs) >= count(out) {
 		return dst, nil
 	}

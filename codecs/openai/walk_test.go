@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
 )
@@ -110,4 +112,35 @@ func TestWalkReadsAsGjson(t *testing.T) {
 		require.Zero(t, count(gjson.Parse(s)))
 	}
 	forEach(gjson.Result{}, func(_, _ gjson.Result) bool { t.Fatal("called for nothing"); return false })
+}
+
+// A part that is not an object with a string text is refused at its
+// pointer, in a body and in a stream's finished item.
+func TestReadPartsRefusals(t *testing.T) {
+	for _, tc := range []struct{ parts, ptr string }{
+		{`[{"type":"summary_text","text":"a"},"x"]`, "/output/0/summary/1"},
+		{`[{"type":"summary_text","text":"a"},{"type":"summary_text","text":"b"},{"type":"summary_text","text":5}]`, "/output/0/summary/2"},
+		{`[{"type":"summary_text"}]`, "/output/0/summary/0"},
+		{`{"text":"a"}`, "/output/0/summary"},
+	} {
+		body := `{"object":"response","status":"completed","output":[{"type":"reasoning","id":"rs_1","summary":` + tc.parts + `}]}`
+		_, err := Codec{}.Decode([]byte(body))
+		var e *replay.Error
+		require.ErrorAs(t, err, &e, tc.parts)
+		require.ErrorIs(t, err, replay.ErrMalformed)
+		require.Equal(t, tc.ptr, e.Pointer)
+		require.Equal(t, -1, e.Event)
+
+		d := &StreamDecoder{}
+		_, err = d.Decode(replay.Frame{Data: []byte(`{"type":"response.output_item.done","output_index":0,"item":{"type":"reasoning","id":"rs_1","summary":` + tc.parts + `}}`)}, nil)
+		require.ErrorAs(t, err, &e, tc.parts)
+		require.Equal(t, strings.Replace(tc.ptr, "/output/0", "/item", 1), e.Pointer)
+		require.Equal(t, 0, e.Event)
+	}
+	r := reasoning{}
+	bud := kit.NewBudget(API, replay.Limits{}, -1)
+	require.NoError(t, r.read(gjson.Parse(`{"type":"reasoning","status":"in_progress","summary":[{"text":"x"},{"text":"y\u00e9"}],"content":null}`), "/item", 0, &bud))
+	require.Equal(t, []string{"x", "yé"}, r.summaries)
+	require.Nil(t, r.texts)
+	require.True(t, r.unfinished)
 }
