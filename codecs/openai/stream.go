@@ -140,6 +140,11 @@ type fields struct {
 	// obf is the raw value of the obfuscation member, which the decoder
 	// does not read ("" when absent).
 	obf string
+	// Members of the item, part and response objects, read in the same
+	// pass: raw values, "" when absent (or the container is not an
+	// object); outputs counts response.output's elements.
+	itemType, partType, partText, respModel, respOutput, respUsage string
+	outputs                                                        int
 }
 
 func (d *StreamDecoder) start() {
@@ -333,11 +338,14 @@ func readFields(s string) (fl fields, obj, ok bool) {
 		case "text":
 			dst = &fl.text
 		case "item":
-			dst = &fl.item
+			fl.item = result(readObject(&sc, "type", &fl.itemType, "", nil))
+			continue
 		case "part":
-			dst = &fl.part
+			fl.part = result(readObject(&sc, "type", &fl.partType, "text", &fl.partText))
+			continue
 		case "response":
-			dst = &fl.response
+			fl.response = result(readResponse(&sc, &fl))
+			continue
 		case "arguments":
 			dst = &fl.args
 		case "input":
@@ -351,6 +359,58 @@ func readFields(s string) (fl fields, obj, ok bool) {
 		*dst = result(sc.Value())
 	}
 	return fl, true, sc.End()
+}
+
+// readObject reads the value at sc's position and returns its raw text;
+// when it is an object, it sets *v1 and *v2 to the raw values of its
+// members k1 and k2 (left "" when absent), in the same pass.
+func readObject(sc *jsonw.Scanner, k1 string, v1 *string, k2 string, v2 *string) string {
+	mark := sc.Mark()
+	var o jsonw.Object
+	if !sc.Object(&o) {
+		return sc.Value()
+	}
+	for name, ok := sc.Member(&o); ok; name, ok = sc.Member(&o) {
+		switch name {
+		case k1:
+			*v1 = sc.Value()
+		case k2:
+			*v2 = sc.Value()
+		}
+	}
+	return sc.Since(mark)
+}
+
+// readResponse reads the value at sc's position, a terminal event's
+// response, and returns its raw text; when it is an object, it keeps its
+// model, output and usage in fl and counts the output's elements, in the
+// same pass.
+func readResponse(sc *jsonw.Scanner, fl *fields) string {
+	mark := sc.Mark()
+	var o jsonw.Object
+	if !sc.Object(&o) {
+		return sc.Value()
+	}
+	for name, ok := sc.Member(&o); ok; name, ok = sc.Member(&o) {
+		switch name {
+		case "model":
+			fl.respModel = sc.Value()
+		case "usage":
+			fl.respUsage = sc.Value()
+		case "output":
+			at := sc.Mark()
+			var a jsonw.Array
+			if !sc.Array(&a) {
+				fl.respOutput = sc.Value()
+				continue
+			}
+			for sc.Elem(&a) {
+				fl.outputs++
+			}
+			fl.respOutput = sc.Since(at)
+		}
+	}
+	return sc.Since(mark)
 }
 
 // result makes the gjson value of the raw text of one valid JSON value,
@@ -445,7 +505,7 @@ func (d *StreamDecoder) event(typ string, fl *fields, root gjson.Result, n int, 
 		if err != nil {
 			return dst, err
 		}
-		return d.itemDone(o, pos, fl.item, n, dst)
+		return d.itemDone(o, pos, fl.item, value(fl.itemType), n, dst)
 	case "response.completed":
 		return d.completed(fl, n, dst)
 	case "response.incomplete", "response.failed":
@@ -489,7 +549,7 @@ func (d *StreamDecoder) contentPart(typ string, fl *fields, n int, dst []replay.
 	if err != nil {
 		return dst, err
 	}
-	pt := get(fl.part, "type").Str
+	pt := value(fl.partType).Str // get(fl.part, "type"), read in the event's pass
 	if o.typ == "" {
 		if pt == "reasoning_text" {
 			o.typ = "reasoning"
@@ -557,15 +617,14 @@ func (d *StreamDecoder) callInput(typ string, fl *fields, n int, dst []replay.Ev
 // taken from the response.
 func (d *StreamDecoder) completed(fl *fields, n int, dst []replay.Event) ([]replay.Event, error) {
 	d.ended = true
-	d.model(fl.response)
-	// One walk over the response finds both (as get would).
-	keys, vals := [2]string{"output", "usage"}, [2]string{}
-	jsonw.RawMembers(fl.response.Raw, keys[:], vals[:])
-	dst, err := d.fillFrom(value(vals[0]), n, dst)
+	// The response's members as get reads them, found in the event's one
+	// pass.
+	d.setModel(value(fl.respModel))
+	dst, err := d.fillFrom(value(fl.respOutput), fl.outputs, n, dst)
 	if err != nil {
 		return dst, err
 	}
-	if u := value(vals[1]); u.IsObject() {
+	if u := value(fl.respUsage); u.IsObject() {
 		d.turn.Usage = []byte(u.Raw)
 	}
 	d.turn.Complete = true
@@ -590,8 +649,11 @@ func (d *StreamDecoder) unsuccessful(typ string, fl *fields) error {
 	return err
 }
 
-func (d *StreamDecoder) model(resp gjson.Result) {
-	if m := get(resp, "model"); m.Type == gjson.String && d.turn.Provenance.Model == "" {
+func (d *StreamDecoder) model(resp gjson.Result) { d.setModel(get(resp, "model")) }
+
+// setModel keeps m, a response's model, unless the turn has one.
+func (d *StreamDecoder) setModel(m gjson.Result) {
+	if m.Type == gjson.String && d.turn.Provenance.Model == "" {
 		d.turn.Provenance.Model = d.strs.clone(m.Str)
 	}
 }
@@ -782,7 +844,7 @@ func (d *StreamDecoder) partEvent(o *outItem, pos int, parts *[]int, idx int, ke
 			return d.reconcile(b, at, kind, fl.text.Str, dst)
 		}
 	case strings.HasSuffix(typ, "part.done"):
-		if t := get(fl.part, "text"); t.Type == gjson.String {
+		if t := value(fl.partText); t.Type == gjson.String { // get(fl.part, "text")
 			return d.reconcile(b, at, kind, t.Str, dst)
 		}
 	}
@@ -831,15 +893,16 @@ func (d *StreamDecoder) reconcile(b *blk, at int, kind replay.EventKind, final s
 	return dst, nil
 }
 
-// itemDone takes the authoritative item of response.output_item.done.
-func (d *StreamDecoder) itemDone(o *outItem, pos int, item gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
+// itemDone takes the authoritative item of response.output_item.done, of
+// type itemType (its member as get reads it).
+func (d *StreamDecoder) itemDone(o *outItem, pos int, item, itemType gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
 	if !item.IsObject() {
 		return dst, replay.Malformed(API, n, "/item", "expected an output item object")
 	}
 	if o.done {
 		return dst, nil
 	}
-	typ := get(item, "type").Str
+	typ := itemType.Str
 	if o.typ != typ {
 		// The item changed type since it was announced: what was built
 		// for the old type is dropped.
@@ -1071,7 +1134,8 @@ func (d *StreamDecoder) messageDone(o *outItem, pos int, m *message, item gjson.
 
 // fillFrom takes, from the terminal response's output array, the items
 // whose output_item.done never came.
-func (d *StreamDecoder) fillFrom(out gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
+// The array has elems elements.
+func (d *StreamDecoder) fillFrom(out gjson.Result, elems, n int, dst []replay.Event) ([]replay.Event, error) {
 	missing := false
 	for _, o := range d.outs {
 		if o == nil || !o.done {
@@ -1079,7 +1143,7 @@ func (d *StreamDecoder) fillFrom(out gjson.Result, n int, dst []replay.Event) ([
 			break
 		}
 	}
-	if !missing && len(d.outs) >= count(out) {
+	if !missing && len(d.outs) >= elems {
 		return dst, nil
 	}
 	var err error
@@ -1098,7 +1162,7 @@ func (d *StreamDecoder) fillFrom(out gjson.Result, n int, dst []replay.Event) ([
 			d.outs[i] = o
 		}
 		if !o.done {
-			dst, err = d.itemDone(o, i, item, n, dst)
+			dst, err = d.itemDone(o, i, item, get(item, "type"), n, dst)
 		}
 		i++
 		return err == nil

@@ -144,3 +144,47 @@ func TestReadPartsRefusals(t *testing.T) {
 	require.Nil(t, r.texts)
 	require.True(t, r.unfinished)
 }
+
+// The members of an event's item, part and response that readFields keeps
+// in its one pass are the values get finds in them.
+func TestReadFieldsNestedAsGet(t *testing.T) {
+	var events []string
+	files, err := filepath.Glob(filepath.Join("../../testdata/openai", "*.*"))
+	require.NoError(t, err)
+	for _, f := range files {
+		if strings.HasSuffix(f, ".json") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, line := range strings.Split(string(b), "\n") {
+			if line = strings.TrimPrefix(line, "data: "); strings.HasPrefix(line, "{") {
+				events = append(events, line)
+			}
+		}
+	}
+	require.Greater(t, len(events), 50)
+	events = append(events,
+		`{"type":"response.output_item.done","item":"x","part":[1],"response":5}`,
+		`{"type":"response.output_item.done","item":{"t\u0079pe":"a\u0062","type2":1},"part":{"text":"x\ud800y","type":null}}`,
+		`{"type":"response.completed","response":{"output":{"a":1},"usage":[1],"model":7}}`,
+		`{"type":"response.completed","response":{"model":"m\"x","output":[ 1, {"a":[2]} , [] ,"s"],"usage":{"input_tokens":1}}}`,
+		`{"type":"response.completed","response":{"output":[]}}`,
+	)
+	for _, e := range events {
+		fl, obj, ok := readFields(e)
+		require.True(t, ok && obj, e)
+		require.Equal(t, seenOf(get(fl.item, "type")), seenOf(value(fl.itemType)), e)
+		require.Equal(t, seenOf(get(fl.part, "type")), seenOf(value(fl.partType)), e)
+		require.Equal(t, seenOf(get(fl.part, "text")), seenOf(value(fl.partText)), e)
+		require.Equal(t, seenOf(get(fl.response, "model")), seenOf(value(fl.respModel)), e)
+		require.Equal(t, seenOf(get(fl.response, "output")), seenOf(value(fl.respOutput)), e)
+		require.Equal(t, seenOf(get(fl.response, "usage")), seenOf(value(fl.respUsage)), e)
+		require.Equal(t, count(get(fl.response, "output")), fl.outputs, e)
+		require.Equal(t, seenOf(gjson.Get(e, "item")), seenOf(fl.item), e)
+		require.Equal(t, seenOf(gjson.Get(e, "response")), seenOf(fl.response), e)
+	}
+	fl, _, _ := readFields(events[len(events)-2])
+	require.Equal(t, 4, fl.outputs)
+	require.Equal(t, `"m\"x"`, fl.respModel)
+}
