@@ -3,6 +3,8 @@ package openai
 import (
 	"strings"
 	"unsafe"
+
+	"github.com/reasonreplay/replay/internal/jsonw"
 )
 
 // A stream decoder builds, per output item, a handful of small objects
@@ -110,6 +112,17 @@ func (a *arena) write(t *text, s string) {
 	a.grow(t, len(s))
 	t.b = append(t.b, s...)
 }
+
+// writeUnquoted appends to t the value of the JSON string literal raw
+// (valid JSON), as jsonw.WriteUnquoted writes it.
+func (a *arena) writeUnquoted(t *text, raw string) {
+	a.grow(t, len(raw)-2) // the value is no longer than that
+	t.b, _ = jsonw.AppendUnquoted(t.b, raw)
+}
+
+// truncate cuts t back to its first n bytes, bytes written since it had n
+// and never handed out.
+func (t *text) truncate(n int) { t.b = t.b[:n] }
 
 // reset empties t; its next bytes go to a new region (the old one's bytes
 // may be held by deltas already handed out).

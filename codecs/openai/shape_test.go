@@ -299,3 +299,58 @@ func TestSeqNumberAsResult(t *testing.T) {
 	}
 	require.Equal(t, int64(999999999999999), seqNumber("999999999999999"))
 }
+
+// escapedRun is summaryRun with deltas written with escapes: each is
+// "café\n" (6 bytes) once read.
+func escapedRun(n int) []string {
+	events := summaryRun(n)
+	for i := 1; i <= n; i++ {
+		events[i] = fmt.Sprintf(`{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","output_index":0,"summary_index":0,"delta":"caf\u00e9\n","sequence_number":%d}`, i)
+	}
+	return events
+}
+
+// A delta with escapes is unquoted straight into its block, and counted
+// before anyone sees it: a delta past a limit leaves no byte behind.
+func TestShapeEscapedDeltas(t *testing.T) {
+	events := escapedRun(12)
+	res := sameAsFull(t, events, replay.Limits{})
+	require.NoError(t, res.Err)
+	require.Equal(t, strings.Repeat("café\n", 12), res.Turn.Blocks[0].(*replay.Summary).Summary)
+	require.Equal(t, map[int]string{0: strings.Repeat("café\n", 12)}, codectest.MergedDeltas(res.Events, replay.EventReasoningDelta))
+
+	for _, tc := range []struct {
+		limits replay.Limits
+		want   replay.LimitError
+	}{
+		{replay.Limits{MaxItem: 45}, replay.LimitError{What: "item size", Limit: 45, API: API, Event: 8, Block: 0}},
+		{replay.Limits{MaxTurn: 28}, replay.LimitError{What: "turn size", Limit: 28, API: API, Event: 5, Block: 0}},
+	} {
+		res := sameAsFull(t, events, tc.limits)
+		var le *replay.LimitError
+		require.ErrorAs(t, res.Err, &le)
+		require.Equal(t, tc.want, *le)
+		require.Equal(t, strings.Repeat("café\n", tc.want.Event-1), res.Turn.Blocks[0].(*replay.Summary).Summary)
+		matched, _, err := feedFrames(t, &StreamDecoder{Limits: tc.limits}, events)
+		require.ErrorAs(t, err, &le)
+		require.Contains(t, matched, tc.want.Event)
+	}
+
+	// A long run of them allocates next to nothing.
+	events = escapedRun(2000)
+	frames := make([]replay.Frame, len(events))
+	for i, e := range events {
+		frames[i] = replay.Frame{Data: []byte(e)}
+	}
+	evs := make([]replay.Event, 0, 8)
+	allocs := testing.AllocsPerRun(5, func() {
+		d := &StreamDecoder{}
+		for _, f := range frames {
+			var err error
+			if evs, err = d.Decode(f, evs[:0]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	require.Less(t, allocs/float64(len(frames)), 0.02)
+}

@@ -136,7 +136,10 @@ type outItem struct {
 
 // fields are the top-level members of one event that the decoder reads.
 type fields struct {
-	typ, seq, outIdx, sumIdx, contIdx, delta, text, item, part, response, args, input gjson.Result
+	typ, seq, outIdx, sumIdx, contIdx, text, item, part, response, args, input gjson.Result
+	// delta is the raw value of the delta member ("" when absent): its
+	// text is written straight into its block.
+	delta string
 	// obf is the raw value of the obfuscation member, which the decoder
 	// does not read ("" when absent).
 	obf string
@@ -238,7 +241,7 @@ func (d *StreamDecoder) learn(s string, fl *fields) {
 		raw  string
 		role byte
 	}
-	hs := [3]hole{{fl.delta.Raw, holeDelta}}
+	hs := [3]hole{{fl.delta, holeDelta}}
 	k := 1
 	if fl.seq.Type == gjson.Number {
 		hs[k] = hole{fl.seq.Raw, holeSeq}
@@ -269,16 +272,11 @@ func (d *StreamDecoder) learn(s string, fl *fields) {
 // the full path runs for that event: the sequence number's repeat check,
 // then the delta appended to the same block, within the budget.
 func (d *StreamDecoder) matched(raws []string, n int, dst []replay.Event) ([]replay.Event, error) {
-	var delta string
+	delta, escaped := "", false
 	for h, role := range d.holes[:d.nHole] {
 		switch role {
 		case holeDelta:
-			// Its value, as result reads it.
-			if raw := raws[h]; d.shape.Escaped(h) {
-				delta = jsonw.Unquote(raw)
-			} else {
-				delta = raw[1 : len(raw)-1]
-			}
+			delta, escaped = raws[h], d.shape.Escaped(h)
 		case holeSeq:
 			if d.seenBefore(seqNumber(raws[h])) {
 				return dst, nil
@@ -288,7 +286,7 @@ func (d *StreamDecoder) matched(raws []string, n int, dst []replay.Event) ([]rep
 	if d.ended {
 		return dst, nil
 	}
-	return d.appendText(d.to.b, d.to.at, d.to.kind, delta, dst)
+	return d.appendText(d.to.b, d.to.at, d.to.kind, delta, escaped, dst)
 }
 
 // seqNumber returns result(raw).Int() for raw a JSON number, without
@@ -334,7 +332,8 @@ func readFields(s string) (fl fields, obj, ok bool) {
 		case "content_index":
 			dst = &fl.contIdx
 		case "delta":
-			dst = &fl.delta
+			fl.delta = sc.Value()
+			continue
 		case "text":
 			dst = &fl.text
 		case "item":
@@ -851,25 +850,38 @@ func (d *StreamDecoder) partEvent(o *outItem, pos int, parts *[]int, idx int, ke
 	return dst, nil
 }
 
-func (d *StreamDecoder) appendDelta(b *blk, at int, kind replay.EventKind, delta gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
-	if delta.Type != gjson.String {
+func (d *StreamDecoder) appendDelta(b *blk, at int, kind replay.EventKind, delta string, n int, dst []replay.Event) ([]replay.Event, error) {
+	if len(delta) == 0 || delta[0] != '"' {
 		return dst, replay.Malformed(API, n, "/delta", "expected a string delta")
 	}
 	d.cand = deltaTo{b: b, at: at, kind: kind, ok: true}
-	return d.appendText(b, at, kind, delta.Str, dst)
+	return d.appendText(b, at, kind, delta, strings.IndexByte(delta, '\\') >= 0, dst)
 }
 
-// appendText appends the delta text s to the block b at position at,
-// within the budget, and emits it as an event of the given kind.
-func (d *StreamDecoder) appendText(b *blk, at int, kind replay.EventKind, s string, dst []replay.Event) ([]replay.Event, error) {
-	if s == "" {
-		return dst, nil
-	}
-	if err := d.budget.Item(at, b.b.Len()+len(s), len(s)); err != nil {
-		return dst, err
+// appendText appends the value of raw, a delta's JSON string (escaped when
+// it holds an escape), to the block b at position at, within the budget,
+// and emits it as an event of the given kind. Both the full and the
+// matched path end here.
+func (d *StreamDecoder) appendText(b *blk, at int, kind replay.EventKind, raw string, escaped bool, dst []replay.Event) ([]replay.Event, error) {
+	if len(raw) == 2 {
+		return dst, nil // ""
 	}
 	start := b.b.Len()
-	d.strs.write(&b.b, s)
+	if !escaped {
+		s := raw[1 : len(raw)-1]
+		if err := d.budget.Item(at, start+len(s), len(s)); err != nil {
+			return dst, err
+		}
+		d.strs.write(&b.b, s)
+	} else {
+		// Unquoted in place, then counted: a delta refused is cut off
+		// again before anything sees it.
+		d.strs.writeUnquoted(&b.b, raw)
+		if err := d.budget.Item(at, b.b.Len(), b.b.Len()-start); err != nil {
+			b.b.truncate(start)
+			return dst, err
+		}
+	}
 	return append(dst, replay.Event{Kind: kind, Block: at, Delta: b.b.String()[start:]}), nil
 }
 

@@ -39,6 +39,45 @@ func TestWriteUnquotedMatchesEncodingJSON(t *testing.T) {
 	assert.False(t, WriteUnquoted(&b, `"`))
 }
 
+// AppendUnquoted writes what WriteUnquoted writes, for valid literals and
+// for text that is not one.
+func TestAppendUnquotedAsWriteUnquoted(t *testing.T) {
+	for _, raw := range []string{`""`, `"plain"`, `"a\"b\\c\/d"`, `"\b\f\n\r\t"`, `"\u00fc\u2014"`, `"\ud83d\ude00 smile"`,
+		`"lone \ud83d high"`, `"lone \ude00 low"`, `"\ud83d\u0041"`, `"mix \\u0041 \u0041"`, `"bad \x \u12"`, `"end \"`,
+		`abc`, `"`, ``, `"\ud83d\ud83d\ude00"`} {
+		requireAppendAsWrite(t, raw)
+	}
+	got, ok := AppendUnquoted([]byte("kept:"), `"a\nb"`)
+	require.True(t, ok)
+	require.Equal(t, "kept:a\nb", string(got))
+	dst := make([]byte, 0, 16)
+	allocs := testing.AllocsPerRun(100, func() { dst, _ = AppendUnquoted(dst[:0], `"caf\u00e9 \"x\""`) })
+	assert.Zero(t, allocs)
+	assert.Equal(t, `café "x"`, string(dst))
+}
+
+func requireAppendAsWrite(t *testing.T, raw string) {
+	t.Helper()
+	var b strings.Builder
+	wok := WriteUnquoted(&b, raw)
+	got, aok := AppendUnquoted([]byte{}, raw)
+	require.Equal(t, wok, aok, "%q", raw)
+	require.Equal(t, b.String(), string(got), "%q", raw)
+	if Valid(raw) && len(raw) > 0 && raw[0] == '"' {
+		require.LessOrEqual(t, len(got), len(raw)-2, "%q", raw)
+	}
+}
+
+func FuzzAppendUnquoted(f *testing.F) {
+	f.Add(`"a\u00e9\n\ud83d\ude00"`)
+	f.Add(`"\\\"\/"`)
+	f.Add(`"\ud800\udc00\ud800"`)
+	f.Fuzz(func(t *testing.T, raw string) {
+		requireAppendAsWrite(t, raw)
+		requireAppendAsWrite(t, `"`+raw+`"`)
+	})
+}
+
 func FuzzWriteUnquoted(f *testing.F) {
 	f.Add(`"a\u00e9\n\ud83d\ude00"`)
 	f.Add(`"\\\"\/"`)
