@@ -354,3 +354,40 @@ func TestShapeEscapedDeltas(t *testing.T) {
 	})
 	require.Less(t, allocs/float64(len(frames)), 0.02)
 }
+
+// decodeLines decodes each line of data as one frame, forgetting the
+// learned shape before each when full is set (every event then goes the
+// full path), and returns what a test compares.
+func decodeLines(data string, limits replay.Limits, full bool) (events []string, errText, doc string) {
+	d := &StreamDecoder{Limits: limits}
+	var evs []replay.Event
+	var err error
+	for _, line := range strings.Split(data, "\n") {
+		if full {
+			d.shape.Forget()
+		}
+		if evs, err = d.Decode(replay.Frame{Data: []byte(line)}, evs); err != nil {
+			break
+		}
+	}
+	tu, ferr := d.Finish()
+	return codectest.EventSummary(evs), fmt.Sprint(err, ferr), string(tu.AppendJSON(nil))
+}
+
+// Any sequence of events decodes to the same events, error and turn
+// whether its deltas are matched or all read in full.
+func FuzzShapeSameAsFull(f *testing.F) {
+	events, _, _, _ := deltaRunEvents(&testing.T{})
+	f.Add(strings.Join(events, "\n"), 0)
+	f.Add(strings.Join(escapedRun(6), "\n"), 40)
+	f.Add(strings.Join(summaryRun(5), "\n"), 20)
+	f.Add(strings.Join(events[:12], "\n"), 3)
+	f.Fuzz(func(t *testing.T, data string, maxItem int) {
+		limits := replay.Limits{MaxItem: max(0, maxItem%256)}
+		fastEv, fastErr, fastDoc := decodeLines(data, limits, false)
+		fullEv, fullErr, fullDoc := decodeLines(data, limits, true)
+		require.Equal(t, fullEv, fastEv)
+		require.Equal(t, fullErr, fastErr)
+		require.Equal(t, fullDoc, fastDoc)
+	})
+}

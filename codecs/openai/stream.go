@@ -361,8 +361,8 @@ func readFields(s string) (fl fields, obj, ok bool) {
 }
 
 // readObject reads the value at sc's position and returns its raw text;
-// when it is an object, it sets *v1 and *v2 to the raw values of its
-// members k1 and k2 (left "" when absent), in the same pass.
+// when it is an object, it sets *v1 and *v2 (when v2 is not nil) to the raw
+// values of its members k1 and k2 (left "" when absent), in the same pass.
 func readObject(sc *jsonw.Scanner, k1 string, v1 *string, k2 string, v2 *string) string {
 	mark := sc.Mark()
 	var o jsonw.Object
@@ -370,10 +370,10 @@ func readObject(sc *jsonw.Scanner, k1 string, v1 *string, k2 string, v2 *string)
 		return sc.Value()
 	}
 	for name, ok := sc.Member(&o); ok; name, ok = sc.Member(&o) {
-		switch name {
-		case k1:
+		switch {
+		case name == k1:
 			*v1 = sc.Value()
-		case k2:
+		case v2 != nil && name == k2:
 			*v2 = sc.Value()
 		}
 	}
