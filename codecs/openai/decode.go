@@ -189,6 +189,10 @@ type reasoning struct {
 	enc        replay.Opt[string]
 	extra      []byte // unknown members, as one object
 	unfinished bool
+	// compareOnly says the texts are read to be compared with a stream's
+	// own and copied only where they differ: they are counted, not copied,
+	// and valid only as long as the item's text.
+	compareOnly bool
 }
 
 // keeper counts, against a budget, and copies the strings an item reader
@@ -228,9 +232,9 @@ func (r *reasoning) read(item gjson.Result, ptr string, pos int, b keeper) error
 				err = b.Item(pos, 0, 0)
 			}
 		case "summary":
-			r.summaries, err = readParts(r.summaries[:0], v, ptr, "/summary", pos, b)
+			r.summaries, err = readParts(r.summaries[:0], v, ptr, "/summary", pos, b, r.compareOnly)
 		case "content":
-			r.texts, err = readParts(r.texts[:0], v, ptr, "/content", pos, b)
+			r.texts, err = readParts(r.texts[:0], v, ptr, "/content", pos, b, r.compareOnly)
 		case "encrypted_content":
 			if err = refuseSurrogate(v, ptr, "/encrypted_content"); err != nil {
 				return false
@@ -257,8 +261,9 @@ func (r *reasoning) read(item gjson.Result, ptr string, pos int, b keeper) error
 }
 
 // readParts appends to out the texts of a summary or content array (at
-// the JSON Pointer ptr+name); null and absent are empty.
-func readParts(out []string, v gjson.Result, ptr, name string, pos int, b keeper) ([]string, error) {
+// the JSON Pointer ptr+name), copies unless view is set; null and absent
+// are empty.
+func readParts(out []string, v gjson.Result, ptr, name string, pos int, b keeper, view bool) ([]string, error) {
 	if v.Type == gjson.Null {
 		return out, nil
 	}
@@ -272,7 +277,12 @@ func readParts(out []string, v gjson.Result, ptr, name string, pos int, b keeper
 		if p[0] != '{' || t.Type != gjson.String {
 			return out, replay.Malformed(API, -1, ptr+name+"/"+strconv.Itoa(len(out)-first), "expected a part object with a string text")
 		}
-		s, err := b.Keep(pos+len(out)-first, t.Str)
+		s, err := t.Str, error(nil)
+		if view {
+			err = b.Item(pos+len(out)-first, len(s), len(s)) // as Keep counts it
+		} else {
+			s, err = b.Keep(pos+len(out)-first, s)
+		}
 		if err != nil {
 			return out, err
 		}

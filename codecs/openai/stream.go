@@ -927,10 +927,15 @@ func (d *StreamDecoder) itemDone(o *outItem, pos int, item, itemType gjson.Resul
 	var err error
 	switch typ {
 	case "reasoning":
-		r := reasoning{summaries: d.sums[:0], texts: d.texts[:0]}
+		r := reasoning{summaries: d.sums[:0], texts: d.texts[:0], compareOnly: true}
 		scratch := d.scratch()
 		err = r.read(item, ptr, len(d.blks), scratch)
-		d.sums, d.texts = r.summaries[:0], r.texts[:0]
+		defer func() {
+			// Views of this frame: dropped, the slices kept.
+			clear(r.summaries)
+			clear(r.texts)
+			d.sums, d.texts = r.summaries[:0], r.texts[:0]
+		}()
 		if err != nil {
 			return dst, withEvent(err, n)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/stretchr/testify/require"
@@ -188,4 +189,28 @@ func TestReadFieldsNestedAsGet(t *testing.T) {
 	fl, _, _ := readFields(`{"type":"response.completed","response":{"model":"m\"x","output":[ 1, {"a":[2]} , [] ,"s"],"usage":{"input_tokens":1}}}`)
 	require.Equal(t, 4, fl.outputs)
 	require.Equal(t, `"m\"x"`, fl.respModel)
+}
+
+// A finished item's texts that differ from what the deltas built replace
+// it, copied out of the frame (the sweep overwrites every chunk it has
+// written); the ones that extend it add the missing tail.
+func TestItemDoneTextsReplaceDeltas(t *testing.T) {
+	data := `data: {"type":"response.output_item.added","output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[]}}
+
+data: {"type":"response.reasoning_summary_text.delta","output_index":0,"summary_index":0,"delta":"abc"}
+
+data: {"type":"response.reasoning_summary_text.delta","output_index":0,"summary_index":1,"delta":"de"}
+
+data: {"type":"response.output_item.done","output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[{"type":"summary_text","text":"xyz"},{"type":"summary_text","text":"def\u00e9"}],"encrypted_content":"gAAA"}}
+
+data: {"type":"response.completed","response":{"status":"completed","output":[]}}
+
+`
+	res := codectest.SweepStream(t, func() replay.FrameDecoder { return &StreamDecoder{} }, replay.StreamOptions{}, []byte(data))
+	require.NoError(t, res.Err)
+	require.Len(t, res.Turn.Blocks, 3)
+	require.Equal(t, "xyz", res.Turn.Blocks[0].(*replay.Summary).Summary)
+	require.Equal(t, "defé", res.Turn.Blocks[1].(*replay.Summary).Summary)
+	require.Equal(t, "gAAA", res.Turn.Blocks[2].(*replay.Encrypted).Data)
+	require.Equal(t, map[int]string{0: "abc", 1: "defé"}, codectest.MergedDeltas(res.Events, replay.EventReasoningDelta))
 }
