@@ -486,7 +486,7 @@ func (d *StreamDecoder) event(typ string, fl *fields, root gjson.Result, n int, 
 		if err != nil {
 			return dst, err
 		}
-		return d.added(o, pos, fl.item, n, dst)
+		return d.added(o, pos, fl.item, value(fl.itemType), n, dst)
 	case "response.reasoning_summary_part.added", "response.reasoning_summary_text.delta",
 		"response.reasoning_summary_text.done", "response.reasoning_summary_part.done":
 		return d.reasoningPart(typ, fl, n, fl.sumIdx, "/summary_index", keySummary, dst)
@@ -707,12 +707,14 @@ func (d *StreamDecoder) newBlock(o *outItem, pos int, key int64, b replay.Block)
 	return len(d.blks) - 1, nil
 }
 
-func (d *StreamDecoder) added(o *outItem, pos int, item gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
+// added opens what an output_item.added announces: item, of type
+// itemType (its member as get reads it).
+func (d *StreamDecoder) added(o *outItem, pos int, item, itemType gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
 	if !item.IsObject() {
 		return dst, replay.Malformed(API, n, "/item", "expected an output item object")
 	}
 	if o.typ == "" {
-		o.typ = internType(get(item, "type").Str)
+		o.typ = internType(itemType.Str) // get(item, "type"), read in the event's pass
 	}
 	switch o.typ {
 	case "":
