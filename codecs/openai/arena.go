@@ -48,7 +48,7 @@ type arena struct {
 // than a quarter of the largest is allocated on its own.
 const (
 	arenaFirst = 512
-	arenaMax   = 64 << 10
+	arenaMax   = 32 << 10 // the largest small-object size class
 )
 
 // region returns an empty slice with room for n bytes that no other region
@@ -103,7 +103,19 @@ func (a *arena) grow(t *text, n int) {
 	if cap(t.b)-len(t.b) >= n {
 		return
 	}
-	r := a.region(max(2*cap(t.b), len(t.b)+n, 32))
+	size := max(2*cap(t.b), len(t.b)+n, 32)
+	// A region that ends the chunk's used part, with room after it, grows
+	// in place: the bytes after it were never handed out.
+	if c := cap(t.b); c > 0 && len(a.buf) > 0 && cap(a.buf)-len(a.buf) >= size-c {
+		start := uintptr(unsafe.Pointer(unsafe.SliceData(t.b)))
+		base := uintptr(unsafe.Pointer(unsafe.SliceData(a.buf)))
+		if start >= base && start+uintptr(c) == base+uintptr(len(a.buf)) {
+			a.buf = a.buf[:len(a.buf)+size-c]
+			t.b = unsafe.Slice(unsafe.SliceData(t.b), size)[:len(t.b)]
+			return
+		}
+	}
+	r := a.region(size)
 	t.b = append(r, t.b...)
 }
 

@@ -67,3 +67,29 @@ func TestInternType(t *testing.T) {
 		require.Equal(t, s, got)
 	}
 }
+
+// A text written alone grows where it is, without copies, while its
+// chunk has room; strings cloned after it do not overlap it.
+func TestArenaTextGrowsInPlace(t *testing.T) {
+	var a arena
+	var x text
+	a.write(&x, "0123456789")
+	at := &x.b[0]
+	var want strings.Builder
+	want.WriteString("0123456789")
+	for i := 0; i < 40; i++ { // 410 bytes: the first chunk holds them
+		a.write(&x, "abcdefghij")
+		want.WriteString("abcdefghij")
+	}
+	require.Same(t, at, &x.b[0])
+	require.Equal(t, want.String(), x.String())
+	for i := 0; i < 200; i++ { // past it: moved once, then in place again
+		a.write(&x, "klmnopqrst")
+		want.WriteString("klmnopqrst")
+	}
+	require.Equal(t, want.String(), x.String())
+	c := a.clone("after")
+	a.write(&x, "tail")
+	require.Equal(t, "after", c)
+	require.Equal(t, want.String()+"tail", x.String())
+}
