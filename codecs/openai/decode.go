@@ -23,19 +23,19 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	if !root.IsObject() {
 		return nil, replay.Malformed(API, -1, "", "expected a JSON response object")
 	}
-	out := root.Get("output")
-	if e := root.Get("error"); e.IsObject() && !out.Exists() {
+	out := get(root, "output")
+	if e := get(root, "error"); e.IsObject() && !out.Exists() {
 		return nil, providerError(e)
 	}
 	if !out.IsArray() {
 		return nil, replay.Malformed(API, -1, "/output", "expected a response with an output array")
 	}
-	t := &replay.Turn{Provenance: replay.Provenance{API: API, Provider: c.provider(), Model: clone(root.Get("model").Str)}}
+	t := &replay.Turn{Provenance: replay.Provenance{API: API, Provider: c.provider(), Model: clone(get(root, "model").Str)}}
 	b := kit.NewBudget(API, c.Limits, -1)
-	if err := appendItems(t, out, 0, out.Get("#").Int(), c.format(), "/output/", &b); err != nil {
+	if err := appendItems(t, out, 0, int64(count(out)), c.format(), "/output/", &b); err != nil {
 		return nil, err
 	}
-	if u := root.Get("usage"); u.IsObject() {
+	if u := get(root, "usage"); u.IsObject() {
 		t.Usage = []byte(u.Raw)
 	}
 	return t, finishStatus(t, root)
@@ -44,7 +44,7 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 // finishStatus sets Complete, FinishReason and Error from a response
 // object's status, and returns the error to report.
 func finishStatus(t *replay.Turn, resp gjson.Result) error {
-	status := resp.Get("status").Str
+	status := get(resp, "status").Str
 	switch status {
 	case "completed", "":
 		t.Complete = true
@@ -61,7 +61,7 @@ func finishStatus(t *replay.Turn, resp gjson.Result) error {
 		return t.Error
 	case "failed":
 		t.FinishReason = "failed"
-		e := resp.Get("error")
+		e := get(resp, "error")
 		if e.IsObject() {
 			t.Error = providerError(e)
 		} else {
@@ -78,17 +78,17 @@ func finishStatus(t *replay.Turn, resp gjson.Result) error {
 // or an `error` event whose members are at the top level.
 func providerError(e gjson.Result) *replay.ProviderError {
 	pe := &replay.ProviderError{API: API}
-	pe.Type = clone(e.Get("type").Str)
+	pe.Type = clone(get(e, "type").Str)
 	if pe.Type == "error" || pe.Type == "response.failed" {
 		pe.Type = ""
 	}
-	if c := e.Get("code"); c.Type == gjson.String {
+	if c := get(e, "code"); c.Type == gjson.String {
 		pe.Code = clone(c.Str)
 	} else if c.Type == gjson.Number {
 		pe.Code = clone(c.Raw)
 	}
-	pe.Message = clone(e.Get("message").Str)
-	if s := e.Get("status"); s.Type == gjson.Number {
+	pe.Message = clone(get(e, "message").Str)
+	if s := get(e, "status"); s.Type == gjson.Number {
 		pe.Status = int(s.Int())
 	}
 	return pe
@@ -100,7 +100,7 @@ func providerError(e gjson.Result) *replay.ProviderError {
 func appendItems(t *replay.Turn, arr gjson.Result, from, to int64, f replay.Format, base string, b *kit.Budget) error {
 	var err error
 	i := int64(0)
-	arr.ForEach(func(_, item gjson.Result) bool {
+	forEach(arr, func(_, item gjson.Result) bool {
 		if i >= from && i < to {
 			t.Blocks, err = appendItem(t.Blocks, item, f, base+strconv.FormatInt(i, 10), b)
 		}
@@ -127,9 +127,9 @@ func itemBlocks(dst []replay.Block, item gjson.Result, f replay.Format, ptr stri
 	if !item.IsObject() {
 		return dst, replay.Malformed(API, -1, ptr, "expected an output item object")
 	}
-	typ := item.Get("type")
+	typ := get(item, "type")
 	kind := typ.Str
-	if !typ.Exists() && item.Get("role").Type == gjson.String {
+	if !typ.Exists() && get(item, "role").Type == gjson.String {
 		// An input message may leave its type out (EasyInputMessage).
 		kind = "message"
 	} else if typ.Type != gjson.String {
@@ -177,7 +177,7 @@ func itemBlocks(dst []replay.Block, item gjson.Result, f replay.Format, ptr stri
 }
 
 func unfinishedStatus(item gjson.Result) bool {
-	s := item.Get("status").Str
+	s := get(item, "status").Str
 	return s == "incomplete" || s == "in_progress"
 }
 
@@ -189,41 +189,54 @@ type reasoning struct {
 	enc        replay.Opt[string]
 	extra      []byte // unknown members, as one object
 	unfinished bool
+	// compareOnly says the texts are read to be compared with a stream's
+	// own and copied only where they differ: they are counted, not copied,
+	// and valid only as long as the item's text.
+	compareOnly bool
 }
 
-func optString(v gjson.Result) replay.Opt[string] {
-	switch v.Type {
-	case gjson.String:
-		return replay.Some(clone(v.Str))
-	case gjson.Null:
-		return replay.NullOf[string]()
-	}
-	return replay.Opt[string]{}
+// keeper counts, against a budget, and copies the strings an item reader
+// keeps: a *kit.Budget, or a stream decoder's budget that copies them into
+// its arena.
+type keeper interface {
+	// Item counts a string of the block at pos (see [kit.Budget.Item]).
+	Item(pos, size, add int) error
+	// Keep counts s as a string of the block at pos and returns a copy.
+	Keep(pos int, s string) (string, error)
 }
 
 // read reads a reasoning item whose blocks start at pos, within the
 // budget b.
-func (r *reasoning) read(item gjson.Result, ptr string, pos int, b *kit.Budget) error {
+func (r *reasoning) read(item gjson.Result, ptr string, pos int, b keeper) error {
 	var err error
-	item.ForEach(func(k, v gjson.Result) bool {
+	status := ""
+	forEach(item, func(k, v gjson.Result) bool {
 		switch k.Str {
-		case "type", "status":
+		case "type":
+		case "status":
+			status = v.Str
 		case "id":
 			if v.Type != gjson.String && v.Type != gjson.Null {
 				err = replay.Malformed(API, -1, ptr+"/id", "expected a string id")
 				return false
 			}
-			if err = refuseSurrogate(v, ptr+"/id"); err != nil {
+			if err = refuseSurrogate(v, ptr, "/id"); err != nil {
 				return false
 			}
-			r.id = optString(v)
-			err = b.Item(pos, len(v.Str), len(v.Str))
+			if v.Type == gjson.String {
+				var id string
+				id, err = b.Keep(pos, v.Str)
+				r.id = replay.Some(id)
+			} else {
+				r.id = replay.NullOf[string]()
+				err = b.Item(pos, 0, 0)
+			}
 		case "summary":
-			r.summaries, err = readParts(v, ptr+"/summary", pos, b)
+			r.summaries, err = readParts(r.summaries[:0], v, ptr, "/summary", pos, b, r.compareOnly)
 		case "content":
-			r.texts, err = readParts(v, ptr+"/content", pos, b)
+			r.texts, err = readParts(r.texts[:0], v, ptr, "/content", pos, b, r.compareOnly)
 		case "encrypted_content":
-			if err = refuseSurrogate(v, ptr+"/encrypted_content"); err != nil {
+			if err = refuseSurrogate(v, ptr, "/encrypted_content"); err != nil {
 				return false
 			}
 			switch v.Type {
@@ -243,37 +256,39 @@ func (r *reasoning) read(item gjson.Result, ptr string, pos int, b *kit.Budget) 
 		}
 		return err == nil
 	})
-	r.unfinished = unfinishedStatus(item)
+	r.unfinished = status == "incomplete" || status == "in_progress" // as unfinishedStatus reads it
 	return err
 }
 
-// readParts reads the texts of a summary or content array; null and
-// absent are empty.
-func readParts(v gjson.Result, ptr string, pos int, b *kit.Budget) ([]string, error) {
+// readParts appends to out the texts of a summary or content array (at
+// the JSON Pointer ptr+name), copies unless view is set; null and absent
+// are empty.
+func readParts(out []string, v gjson.Result, ptr, name string, pos int, b keeper, view bool) ([]string, error) {
 	if v.Type == gjson.Null {
-		return nil, nil
+		return out, nil
 	}
 	if !v.IsArray() {
-		return nil, replay.Malformed(API, -1, ptr, "expected an array of parts")
+		return out, replay.Malformed(API, -1, ptr+name, "expected an array of parts")
 	}
-	var out []string
-	var err error
-	i := 0
-	v.ForEach(func(_, p gjson.Result) bool {
-		t := p.Get("text")
-		if !p.IsObject() || t.Type != gjson.String {
-			err = replay.Malformed(API, -1, ptr+"/"+strconv.Itoa(i), "expected a part object with a string text")
-			return false
+	keys, vals := [1]string{"text"}, [1]string{}
+	first := len(out)
+	for p, at, ok := jsonw.NextMembers(v.Raw, 0, keys[:], vals[:]); ok; p, at, ok = jsonw.NextMembers(v.Raw, at, keys[:], vals[:]) {
+		t := value(vals[0]) // as get(p, "text") reads it
+		if p[0] != '{' || t.Type != gjson.String {
+			return out, replay.Malformed(API, -1, ptr+name+"/"+strconv.Itoa(len(out)-first), "expected a part object with a string text")
 		}
-		var s string
-		if s, err = b.Keep(pos+len(out), t.Str); err != nil {
-			return false
+		s, err := t.Str, error(nil)
+		if view {
+			err = b.Item(pos+len(out)-first, len(s), len(s)) // as Keep counts it
+		} else {
+			s, err = b.Keep(pos+len(out)-first, s)
+		}
+		if err != nil {
+			return out, err
 		}
 		out = append(out, s)
-		i++
-		return true
-	})
-	return out, err
+	}
+	return out, nil
 }
 
 // appendBlocks appends one block per part and one for the encrypted
@@ -316,9 +331,9 @@ type message struct {
 
 // read reads a message item whose blocks start at pos, within the budget
 // b.
-func (m *message) read(item gjson.Result, ptr string, pos int, b *kit.Budget) error {
+func (m *message) read(item gjson.Result, ptr string, pos int, b keeper) error {
 	var err error
-	item.ForEach(func(k, v gjson.Result) bool {
+	forEach(item, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "type", "role", "status":
 		case "id":
@@ -342,9 +357,9 @@ func (m *message) read(item gjson.Result, ptr string, pos int, b *kit.Budget) er
 				err = replay.Malformed(API, -1, ptr+"/content", "expected a content array or string")
 				return false
 			}
-			v.ForEach(func(_, p gjson.Result) bool {
-				t := p.Get("text")
-				if p.Get("type").Str != "output_text" || t.Type != gjson.String {
+			forEach(v, func(_, p gjson.Result) bool {
+				t := get(p, "text")
+				if get(p, "type").Str != "output_text" || t.Type != gjson.String {
 					m.native = true
 					return false
 				}
@@ -355,7 +370,7 @@ func (m *message) read(item gjson.Result, ptr string, pos int, b *kit.Budget) er
 				}
 				m.texts = append(m.texts, s)
 				a := ""
-				if an := p.Get("annotations"); an.Exists() {
+				if an := get(p, "annotations"); an.Exists() {
 					if a, err = b.Keep(at, an.Raw); err != nil {
 						return false
 					}
@@ -387,15 +402,15 @@ func (m *message) extra(i int) []byte {
 
 // readCall reads a function_call or custom_tool_call item, to be placed
 // at pos, within the budget b.
-func readCall(tc *replay.ToolCall, item gjson.Result, ptr string, pos int, b *kit.Budget) error {
-	custom := item.Get("type").Str == "custom_tool_call"
+func readCall(tc *replay.ToolCall, item gjson.Result, ptr string, pos int, b keeper) error {
+	custom := get(item, "type").Str == "custom_tool_call"
 	argKey := "arguments"
 	if custom {
 		argKey = "input"
 	}
 	var extra []byte
 	var err error
-	item.ForEach(func(k, v gjson.Result) bool {
+	forEach(item, func(k, v gjson.Result) bool {
 		str := func(dst *string) {
 			if v.Type != gjson.String {
 				err = replay.Malformed(API, -1, ptr+"/"+k.Str, "expected a string %s", k.Str)
@@ -469,11 +484,12 @@ func hasMember(members []byte, name string) bool {
 	return found
 }
 
-// refuseSurrogate refuses a string member whose escapes hold a lone
-// surrogate: read as U+FFFD, it would alter the bytes the issuer minted.
-func refuseSurrogate(v gjson.Result, ptr string) error {
+// refuseSurrogate refuses a string member (at the JSON Pointer ptr+name)
+// whose escapes hold a lone surrogate: read as U+FFFD, it would alter the
+// bytes the issuer minted.
+func refuseSurrogate(v gjson.Result, ptr, name string) error {
 	if v.Type == gjson.String && jsonw.Lone(v.Raw) {
-		return replay.Malformed(API, -1, ptr, "a lone surrogate escape would alter the minted bytes")
+		return replay.Malformed(API, -1, ptr+name, "a lone surrogate escape would alter the minted bytes")
 	}
 	return nil
 }
@@ -481,11 +497,11 @@ func refuseSurrogate(v gjson.Result, ptr string) error {
 // readCompaction reads a `compaction` output item (`id` "cmp_...",
 // `encrypted_content`) as a [replay.Compaction] of format f, within the
 // budget b.
-func readCompaction(item gjson.Result, f replay.Format, ptr string, pos int, b *kit.Budget) (*replay.Compaction, error) {
+func readCompaction(item gjson.Result, f replay.Format, ptr string, pos int, b keeper) (*replay.Compaction, error) {
 	x := &replay.Compaction{Format: f, Unfinished: unfinishedStatus(item)}
 	var extra []byte
 	var err error
-	item.ForEach(func(k, v gjson.Result) bool {
+	forEach(item, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "type", "status":
 		case "id", "encrypted_content":
@@ -493,7 +509,7 @@ func readCompaction(item gjson.Result, f replay.Format, ptr string, pos int, b *
 				err = replay.Malformed(API, -1, ptr+"/"+k.Str, "expected a string %s", k.Str)
 				return false
 			}
-			if err = refuseSurrogate(v, ptr+"/"+k.Str); err != nil {
+			if err = refuseSurrogate(v, ptr, "/"+k.Str); err != nil {
 				return false
 			}
 			var s string

@@ -3,8 +3,8 @@ package openai
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
@@ -38,13 +38,73 @@ type StreamDecoder struct {
 	nEvents int
 	err     error
 	ended   bool // a terminal event was decoded
+
+	// shape is the last delta event read in full; a next event like it
+	// (only its delta, sequence number or obfuscation differ) is read by
+	// matching (see [jsonw.Shape]) and appended to the block to, as the
+	// full path would.
+	shape jsonw.Shape
+	to    deltaTo
+	holes [jsonw.MaxHoles]byte // each hole's role: holeDelta, holeSeq, holeIgnored
+	nHole int
+	// cand is the block the event being read in full appended its delta
+	// to, if it did.
+	cand deltaTo
+
+	// Where the turn's objects, kept strings and texts are carved from
+	// (see arena.go), and the budget that reads a finished item.
+	outSlab  slab[outItem]
+	blkSlab  slab[blk]
+	sumSlab  slab[replay.Summary]
+	rtSlab   slab[replay.ReasoningText]
+	textSlab slab[replay.Text]
+	callSlab slab[replay.ToolCall]
+	encSlab  slab[replay.Encrypted]
+	strs     arena
+	keepr    arenaKeeper
+	order    []int // itemBlocks' result
+	// The parts of the reasoning item being read, reused from item to
+	// item.
+	sums, texts []string
 }
+
+// arenaKeeper is the [keeper] of a finished item's strings: it counts them
+// against its budget and copies them into the decoder's arena.
+type arenaKeeper struct {
+	budget kit.Budget
+	strs   *arena
+}
+
+func (k *arenaKeeper) Item(pos, size, add int) error { return k.budget.Item(pos, size, add) }
+
+func (k *arenaKeeper) Keep(pos int, s string) (string, error) {
+	if err := k.budget.Item(pos, len(s), len(s)); err != nil {
+		return "", err
+	}
+	return k.strs.clone(s), nil
+}
+
+// deltaTo is the block a delta event appends to, as the full path found
+// it: its position and the kind of event its deltas emit.
+type deltaTo struct {
+	b    *blk
+	at   int
+	kind replay.EventKind
+	ok   bool
+}
+
+// The roles of a learned shape's holes.
+const (
+	holeDelta   = 'd' // the delta text, appended
+	holeSeq     = 's' // the sequence number, checked for repeats
+	holeIgnored = 'i' // a value the decoder does not read (obfuscation)
+)
 
 // blk is one block under construction.
 type blk struct {
 	out     int   // output_index
 	key     int64 // order inside the output item
-	b       strings.Builder
+	b       text
 	block   replay.Block
 	dropped bool
 }
@@ -67,11 +127,27 @@ type outItem struct {
 	cont   []int // content_index -> position + 1
 	enc    int   // position + 1 of the encrypted block
 	call   int   // position + 1 of the tool call or native block
+	// Room for the first blocks and parts, so that most items need no
+	// more.
+	blocks0 [3]int
+	summ0   [2]int
+	cont0   [1]int
 }
 
 // fields are the top-level members of one event that the decoder reads.
 type fields struct {
-	typ, seq, outIdx, sumIdx, contIdx, delta, text, item, part, response, args, input gjson.Result
+	typ, seq, outIdx, sumIdx, contIdx, text, item, part, response, args, input gjson.Result
+	// delta is the raw value of the delta member ("" when absent): its
+	// text is written straight into its block.
+	delta string
+	// obf is the raw value of the obfuscation member, which the decoder
+	// does not read ("" when absent).
+	obf string
+	// Members of the item, part and response objects, read in the same
+	// pass: raw values, "" when absent (or the container is not an
+	// object); outputs counts response.output's elements.
+	itemType, partType, partText, respModel, respOutput, respUsage string
+	outputs                                                        int
 }
 
 func (d *StreamDecoder) start() {
@@ -92,6 +168,7 @@ func (d *StreamDecoder) start() {
 // replace the decoder's limits.
 func (d *StreamDecoder) SetLimits(l replay.Limits) {
 	d.start()
+	d.shape.Forget() // the full path checks indexes against MaxBlocks
 	d.budget.Override(l)
 }
 
@@ -109,14 +186,34 @@ func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 		return dst, nil
 	}
 	s := view(data)
+	var raws [jsonw.MaxHoles]string
+	var err error
+	if d.shape.Match(s, raws[:]) {
+		dst, err = d.matched(raws[:], n, dst)
+	} else {
+		d.shape.Forget()
+		dst, err = d.full(f, s, n, dst)
+	}
+	if err != nil {
+		d.err = err
+		if pe, ok := err.(*replay.ProviderError); ok {
+			d.turn.Error = pe
+			dst = append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: pe})
+		}
+	}
+	return dst, err
+}
+
+// full reads the event s in full (trusting nothing) and decodes it. A
+// delta event whose type its JSON names, appended to a block, is learned
+// as the shape of the next.
+func (d *StreamDecoder) full(f replay.Frame, s string, n int, dst []replay.Event) ([]replay.Event, error) {
 	fl, obj, ok := readFields(s)
 	if !ok {
-		d.err = replay.Malformed(API, n, "", "expected a JSON Responses stream event")
-		return dst, d.err
+		return dst, replay.Malformed(API, n, "", "expected a JSON Responses stream event")
 	}
 	if !obj {
-		d.err = replay.Malformed(API, n, "", "expected a JSON Responses stream event object")
-		return dst, d.err
+		return dst, replay.Malformed(API, n, "", "expected a JSON Responses stream event object")
 	}
 	root := gjson.Result{Type: gjson.JSON, Raw: s}
 	typ := fl.typ.Str
@@ -129,16 +226,84 @@ func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 	if d.ended {
 		return dst, nil
 	}
-	var err error
-	dst, err = d.event(typ, &fl, root, n, dst)
-	if err != nil {
-		d.err = err
-		if pe, ok := err.(*replay.ProviderError); ok {
-			d.turn.Error = pe
-			dst = append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: pe})
-		}
+	d.cand.ok = false
+	dst, err := d.event(typ, &fl, root, n, dst)
+	if err == nil && d.cand.ok && fl.typ.Type == gjson.String && fl.typ.Str != "" {
+		d.learn(s, &fl)
 	}
 	return dst, err
+}
+
+// learn records the shape of the delta event s, read in full into fl,
+// with its delta, sequence number and obfuscation as the holes.
+func (d *StreamDecoder) learn(s string, fl *fields) {
+	type hole struct {
+		raw  string
+		role byte
+	}
+	hs := [3]hole{{fl.delta, holeDelta}}
+	k := 1
+	if fl.seq.Type == gjson.Number {
+		hs[k] = hole{fl.seq.Raw, holeSeq}
+		k++
+	}
+	if o := fl.obf; o != "" && (o[0] == '"' || o[0] == '-' || (o[0] >= '0' && o[0] <= '9')) {
+		hs[k] = hole{o, holeIgnored}
+		k++
+	}
+	// In the order they appear in s.
+	off := func(v string) uintptr { return uintptr(unsafe.Pointer(unsafe.StringData(v))) }
+	for i := 1; i < k; i++ {
+		for j := i; j > 0 && off(hs[j].raw) < off(hs[j-1].raw); j-- {
+			hs[j], hs[j-1] = hs[j-1], hs[j]
+		}
+	}
+	var raws [3]string
+	for i := 0; i < k; i++ {
+		raws[i], d.holes[i] = hs[i].raw, hs[i].role
+	}
+	if d.shape.Learn(s, raws[:k]) {
+		d.to, d.nHole = d.cand, k
+	}
+}
+
+// matched decodes an event that matched the learned shape: it differs
+// from the last delta event only in the holes' values, raws. It runs what
+// the full path runs for that event: the sequence number's repeat check,
+// then the delta appended to the same block, within the budget.
+func (d *StreamDecoder) matched(raws []string, n int, dst []replay.Event) ([]replay.Event, error) {
+	delta, escaped := "", false
+	for h, role := range d.holes[:d.nHole] {
+		switch role {
+		case holeDelta:
+			delta, escaped = raws[h], d.shape.Escaped(h)
+		case holeSeq:
+			if d.seenBefore(seqNumber(raws[h])) {
+				return dst, nil
+			}
+		}
+	}
+	if d.ended {
+		return dst, nil
+	}
+	return d.appendText(d.to.b, d.to.at, d.to.kind, delta, escaped, dst)
+}
+
+// seqNumber returns result(raw).Int() for raw a JSON number, without
+// going through a float for a plain integer of up to 15 digits.
+func seqNumber(raw string) int64 {
+	if len(raw) >= 16 || raw[0] == '-' || (raw[0] == '0' && raw != "0") {
+		return result(raw).Int()
+	}
+	var n int64
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c < '0' || c > '9' {
+			return result(raw).Int() // a fraction or an exponent
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n
 }
 
 // readFields reads the top-level members of the event s that the decoder
@@ -167,25 +332,84 @@ func readFields(s string) (fl fields, obj, ok bool) {
 		case "content_index":
 			dst = &fl.contIdx
 		case "delta":
-			dst = &fl.delta
+			fl.delta = sc.Value()
+			continue
 		case "text":
 			dst = &fl.text
 		case "item":
-			dst = &fl.item
+			fl.item = result(readObject(&sc, "type", &fl.itemType, "", nil))
+			continue
 		case "part":
-			dst = &fl.part
+			fl.part = result(readObject(&sc, "type", &fl.partType, "text", &fl.partText))
+			continue
 		case "response":
-			dst = &fl.response
+			fl.response = result(readResponse(&sc, &fl))
+			continue
 		case "arguments":
 			dst = &fl.args
 		case "input":
 			dst = &fl.input
+		case "obfuscation":
+			fl.obf = sc.Value()
+			continue
 		default:
 			continue
 		}
 		*dst = result(sc.Value())
 	}
 	return fl, true, sc.End()
+}
+
+// readObject reads the value at sc's position and returns its raw text;
+// when it is an object, it sets *v1 and *v2 (when v2 is not nil) to the raw
+// values of its members k1 and k2 (left "" when absent), in the same pass.
+func readObject(sc *jsonw.Scanner, k1 string, v1 *string, k2 string, v2 *string) string {
+	mark := sc.Mark()
+	var o jsonw.Object
+	if !sc.Object(&o) {
+		return sc.Value()
+	}
+	for name, ok := sc.Member(&o); ok; name, ok = sc.Member(&o) {
+		switch {
+		case name == k1:
+			*v1 = sc.Value()
+		case v2 != nil && name == k2:
+			*v2 = sc.Value()
+		}
+	}
+	return sc.Since(mark)
+}
+
+// readResponse reads the value at sc's position, a terminal event's
+// response, and returns its raw text; when it is an object, it keeps its
+// model, output and usage in fl and counts the output's elements, in the
+// same pass.
+func readResponse(sc *jsonw.Scanner, fl *fields) string {
+	mark := sc.Mark()
+	var o jsonw.Object
+	if !sc.Object(&o) {
+		return sc.Value()
+	}
+	for name, ok := sc.Member(&o); ok; name, ok = sc.Member(&o) {
+		switch name {
+		case "model":
+			fl.respModel = sc.Value()
+		case "usage":
+			fl.respUsage = sc.Value()
+		case "output":
+			at := sc.Mark()
+			var a jsonw.Array
+			if !sc.Array(&a) {
+				fl.respOutput = sc.Value()
+				continue
+			}
+			for sc.Elem(&a) {
+				fl.outputs++
+			}
+			fl.respOutput = sc.Since(at)
+		}
+	}
+	return sc.Since(mark)
 }
 
 // result makes the gjson value of the raw text of one valid JSON value,
@@ -262,7 +486,7 @@ func (d *StreamDecoder) event(typ string, fl *fields, root gjson.Result, n int, 
 		if err != nil {
 			return dst, err
 		}
-		return d.added(o, pos, fl.item, n, dst)
+		return d.added(o, pos, fl.item, value(fl.itemType), n, dst)
 	case "response.reasoning_summary_part.added", "response.reasoning_summary_text.delta",
 		"response.reasoning_summary_text.done", "response.reasoning_summary_part.done":
 		return d.reasoningPart(typ, fl, n, fl.sumIdx, "/summary_index", keySummary, dst)
@@ -280,7 +504,7 @@ func (d *StreamDecoder) event(typ string, fl *fields, root gjson.Result, n int, 
 		if err != nil {
 			return dst, err
 		}
-		return d.itemDone(o, pos, fl.item, n, dst)
+		return d.itemDone(o, pos, fl.item, value(fl.itemType), n, dst)
 	case "response.completed":
 		return d.completed(fl, n, dst)
 	case "response.incomplete", "response.failed":
@@ -288,7 +512,7 @@ func (d *StreamDecoder) event(typ string, fl *fields, root gjson.Result, n int, 
 	case "error":
 		d.ended = true
 		e := root
-		if x := root.Get("error"); x.IsObject() {
+		if x := get(root, "error"); x.IsObject() {
 			e = x
 		}
 		return dst, providerError(e)
@@ -324,7 +548,7 @@ func (d *StreamDecoder) contentPart(typ string, fl *fields, n int, dst []replay.
 	if err != nil {
 		return dst, err
 	}
-	pt := fl.part.Get("type").Str
+	pt := value(fl.partType).Str // get(fl.part, "type"), read in the event's pass
 	if o.typ == "" {
 		if pt == "reasoning_text" {
 			o.typ = "reasoning"
@@ -392,12 +616,14 @@ func (d *StreamDecoder) callInput(typ string, fl *fields, n int, dst []replay.Ev
 // taken from the response.
 func (d *StreamDecoder) completed(fl *fields, n int, dst []replay.Event) ([]replay.Event, error) {
 	d.ended = true
-	d.model(fl.response)
-	dst, err := d.fillFrom(fl.response, n, dst)
+	// The response's members as get reads them, found in the event's one
+	// pass.
+	d.setModel(value(fl.respModel))
+	dst, err := d.fillFrom(value(fl.respOutput), fl.outputs, n, dst)
 	if err != nil {
 		return dst, err
 	}
-	if u := fl.response.Get("usage"); u.IsObject() {
+	if u := value(fl.respUsage); u.IsObject() {
 		d.turn.Usage = []byte(u.Raw)
 	}
 	d.turn.Complete = true
@@ -410,7 +636,7 @@ func (d *StreamDecoder) completed(fl *fields, n int, dst []replay.Event) ([]repl
 func (d *StreamDecoder) unsuccessful(typ string, fl *fields) error {
 	d.ended = true
 	d.model(fl.response)
-	if u := fl.response.Get("usage"); u.IsObject() {
+	if u := get(fl.response, "usage"); u.IsObject() {
 		d.turn.Usage = []byte(u.Raw)
 	}
 	var t replay.Turn
@@ -422,9 +648,12 @@ func (d *StreamDecoder) unsuccessful(typ string, fl *fields) error {
 	return err
 }
 
-func (d *StreamDecoder) model(resp gjson.Result) {
-	if m := resp.Get("model"); m.Type == gjson.String && d.turn.Provenance.Model == "" {
-		d.turn.Provenance.Model = clone(m.Str)
+func (d *StreamDecoder) model(resp gjson.Result) { d.setModel(get(resp, "model")) }
+
+// setModel keeps m, a response's model, unless the turn has one.
+func (d *StreamDecoder) setModel(m gjson.Result) {
+	if m.Type == gjson.String && d.turn.Provenance.Model == "" {
+		d.turn.Provenance.Model = d.strs.clone(m.Str)
 	}
 }
 
@@ -456,7 +685,8 @@ func (d *StreamDecoder) out(fl *fields, n int, typ string) (*outItem, int, error
 	}
 	o := d.outs[pos]
 	if o == nil {
-		o = &outItem{typ: typ}
+		o = d.outSlab.new()
+		o.typ = typ
 		d.outs[pos] = o
 	}
 	return o, pos, nil
@@ -467,17 +697,24 @@ func (d *StreamDecoder) newBlock(o *outItem, pos int, key int64, b replay.Block)
 	if err := d.budget.Block(len(d.blks)); err != nil {
 		return 0, err
 	}
-	d.blks = append(d.blks, &blk{out: pos, key: key, block: b})
+	x := d.blkSlab.new()
+	x.out, x.key, x.block = pos, key, b
+	d.blks = append(d.blks, x)
+	if o.blocks == nil {
+		o.blocks = o.blocks0[:0]
+	}
 	o.blocks = append(o.blocks, len(d.blks)-1)
 	return len(d.blks) - 1, nil
 }
 
-func (d *StreamDecoder) added(o *outItem, pos int, item gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
+// added opens what an output_item.added announces: item, of type
+// itemType (its member as get reads it).
+func (d *StreamDecoder) added(o *outItem, pos int, item, itemType gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
 	if !item.IsObject() {
 		return dst, replay.Malformed(API, n, "/item", "expected an output item object")
 	}
 	if o.typ == "" {
-		o.typ = clone(item.Get("type").Str)
+		o.typ = internType(itemType.Str) // get(item, "type"), read in the event's pass
 	}
 	switch o.typ {
 	case "":
@@ -485,7 +722,7 @@ func (d *StreamDecoder) added(o *outItem, pos int, item gjson.Result, n int, dst
 	case "reasoning", "message":
 		// Blocks open with their parts.
 		if o.typ == "message" {
-			o.id = clone(item.Get("id").Str)
+			o.id = d.strs.clone(get(item, "id").Str)
 			if err := d.keep(len(d.blks), o.id); err != nil {
 				return dst, err
 			}
@@ -497,9 +734,9 @@ func (d *StreamDecoder) added(o *outItem, pos int, item gjson.Result, n int, dst
 	case "compaction":
 		// Its encrypted content comes whole with output_item.done.
 		if o.call == 0 {
-			at, err := d.newBlock(o, pos, 0, &replay.Compaction{Format: d.format, ID: clone(item.Get("id").Str), Unfinished: true})
+			at, err := d.newBlock(o, pos, 0, &replay.Compaction{Format: d.format, ID: d.strs.clone(get(item, "id").Str), Unfinished: true})
 			if err == nil {
-				err = d.keep(at, item.Get("id").Str)
+				err = d.keep(at, get(item, "id").Str)
 			}
 			if err != nil {
 				return dst, err
@@ -522,8 +759,9 @@ func (d *StreamDecoder) added(o *outItem, pos int, item gjson.Result, n int, dst
 }
 
 func (d *StreamDecoder) openCall(o *outItem, pos int, item gjson.Result, dst []replay.Event) []replay.Event {
-	tc := &replay.ToolCall{ID: clone(item.Get("call_id").Str), Name: clone(item.Get("name").Str),
-		ItemID: clone(item.Get("id").Str), Unfinished: true}
+	tc := d.callSlab.new()
+	*tc = replay.ToolCall{ID: d.strs.clone(get(item, "call_id").Str), Name: d.strs.clone(get(item, "name").Str),
+		ItemID: d.strs.clone(get(item, "id").Str), Unfinished: true}
 	at, err := d.newBlock(o, pos, 0, tc)
 	if err == nil {
 		err = d.keep(at, tc.ID, tc.Name, tc.ItemID)
@@ -542,6 +780,13 @@ func (d *StreamDecoder) part(o *outItem, pos int, parts *[]int, idx int, key int
 	if idx >= d.budget.Limits().MaxBlocks {
 		return 0, dst, d.blockLimit()
 	}
+	if *parts == nil {
+		if parts == &o.summ {
+			*parts = o.summ0[:0]
+		} else {
+			*parts = o.cont0[:0]
+		}
+	}
 	for len(*parts) <= idx {
 		*parts = append(*parts, 0)
 	}
@@ -552,11 +797,17 @@ func (d *StreamDecoder) part(o *outItem, pos int, parts *[]int, idx int, key int
 	meta := replay.ItemMeta{Format: d.format, Index: replay.Some(idx), Unfinished: true}
 	switch {
 	case o.typ == "message":
-		b = &replay.Text{ID: o.id}
+		t := d.textSlab.new()
+		t.ID = o.id
+		b = t
 	case key == keySummary:
-		b = &replay.Summary{ItemMeta: meta}
+		x := d.sumSlab.new()
+		x.ItemMeta = meta
+		b = x
 	default:
-		b = &replay.ReasoningText{ItemMeta: meta}
+		x := d.rtSlab.new()
+		x.ItemMeta = meta
+		b = x
 	}
 	at, err := d.newBlock(o, pos, key+int64(idx), b)
 	if err != nil {
@@ -594,25 +845,45 @@ func (d *StreamDecoder) partEvent(o *outItem, pos int, parts *[]int, idx int, ke
 			return d.reconcile(b, at, kind, fl.text.Str, dst)
 		}
 	case strings.HasSuffix(typ, "part.done"):
-		if t := fl.part.Get("text"); t.Type == gjson.String {
+		if t := value(fl.partText); t.Type == gjson.String { // get(fl.part, "text")
 			return d.reconcile(b, at, kind, t.Str, dst)
 		}
 	}
 	return dst, nil
 }
 
-func (d *StreamDecoder) appendDelta(b *blk, at int, kind replay.EventKind, delta gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
-	if delta.Type != gjson.String {
+func (d *StreamDecoder) appendDelta(b *blk, at int, kind replay.EventKind, delta string, n int, dst []replay.Event) ([]replay.Event, error) {
+	if len(delta) == 0 || delta[0] != '"' {
 		return dst, replay.Malformed(API, n, "/delta", "expected a string delta")
 	}
-	if delta.Str == "" {
-		return dst, nil
-	}
-	if err := d.budget.Item(at, b.b.Len()+len(delta.Str), len(delta.Str)); err != nil {
-		return dst, err
+	d.cand = deltaTo{b: b, at: at, kind: kind, ok: true}
+	return d.appendText(b, at, kind, delta, strings.IndexByte(delta, '\\') >= 0, dst)
+}
+
+// appendText appends the value of raw, a delta's JSON string (escaped when
+// it holds an escape), to the block b at position at, within the budget,
+// and emits it as an event of the given kind. Both the full and the
+// matched path end here.
+func (d *StreamDecoder) appendText(b *blk, at int, kind replay.EventKind, raw string, escaped bool, dst []replay.Event) ([]replay.Event, error) {
+	if len(raw) == 2 {
+		return dst, nil // ""
 	}
 	start := b.b.Len()
-	b.b.WriteString(delta.Str)
+	if !escaped {
+		s := raw[1 : len(raw)-1]
+		if err := d.budget.Item(at, start+len(s), len(s)); err != nil {
+			return dst, err
+		}
+		d.strs.write(&b.b, s)
+	} else {
+		// Unquoted in place, then counted: a delta refused is cut off
+		// again before anything sees it.
+		d.strs.writeUnquoted(&b.b, raw)
+		if err := d.budget.Item(at, b.b.Len(), b.b.Len()-start); err != nil {
+			b.b.truncate(start)
+			return dst, err
+		}
+	}
 	return append(dst, replay.Event{Kind: kind, Block: at, Delta: b.b.String()[start:]}), nil
 }
 
@@ -628,52 +899,60 @@ func (d *StreamDecoder) reconcile(b *blk, at int, kind replay.EventKind, final s
 		return dst, nil
 	}
 	if strings.HasPrefix(final, cur) {
-		b.b.WriteString(final[len(cur):])
+		d.strs.write(&b.b, final[len(cur):])
 		return append(dst, replay.Event{Kind: kind, Block: at, Delta: b.b.String()[len(cur):]}), nil
 	}
-	b.b.Reset()
-	b.b.WriteString(final)
+	b.b.reset()
+	d.strs.write(&b.b, final)
 	return dst, nil
 }
 
-// itemDone takes the authoritative item of response.output_item.done.
-func (d *StreamDecoder) itemDone(o *outItem, pos int, item gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
+// itemDone takes the authoritative item of response.output_item.done, of
+// type itemType (its member as get reads it).
+func (d *StreamDecoder) itemDone(o *outItem, pos int, item, itemType gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
 	if !item.IsObject() {
 		return dst, replay.Malformed(API, n, "/item", "expected an output item object")
 	}
 	if o.done {
 		return dst, nil
 	}
-	typ := item.Get("type").Str
+	typ := itemType.Str
 	if o.typ != typ {
 		// The item changed type since it was announced: what was built
 		// for the old type is dropped.
 		for _, at := range o.blocks {
 			d.blks[at].dropped = true
 		}
-		*o = outItem{typ: clone(typ)}
+		*o = outItem{typ: internType(typ)}
 	}
 	ptr := "/item"
 	var err error
 	switch typ {
 	case "reasoning":
-		var r reasoning
+		r := reasoning{summaries: d.sums[:0], texts: d.texts[:0], compareOnly: true}
 		scratch := d.scratch()
-		if err = r.read(item, ptr, len(d.blks), &scratch); err != nil {
+		err = r.read(item, ptr, len(d.blks), scratch)
+		defer func() {
+			// Views of this frame: dropped, the slices kept.
+			clear(r.summaries)
+			clear(r.texts)
+			d.sums, d.texts = r.summaries[:0], r.texts[:0]
+		}()
+		if err != nil {
 			return dst, withEvent(err, n)
 		}
 		dst, err = d.reasoningDone(o, pos, &r, item, dst)
 	case "message":
 		var m message
 		scratch := d.scratch()
-		if err = m.read(item, ptr, len(d.blks), &scratch); err != nil {
+		if err = m.read(item, ptr, len(d.blks), scratch); err != nil {
 			return dst, withEvent(err, n)
 		}
 		dst, err = d.messageDone(o, pos, &m, item, dst)
 	case "function_call", "custom_tool_call":
 		var tc replay.ToolCall
 		scratch := d.scratch()
-		if err = readCall(&tc, item, ptr, len(d.blks), &scratch); err != nil {
+		if err = readCall(&tc, item, ptr, len(d.blks), scratch); err != nil {
 			return dst, withEvent(err, n)
 		}
 		if o.call == 0 {
@@ -690,7 +969,7 @@ func (d *StreamDecoder) itemDone(o *outItem, pos int, item gjson.Result, n int, 
 		dst = append(dst, replay.Event{Kind: replay.EventToolCallEnd, Block: o.call - 1, ID: tc.ID, Name: tc.Name})
 	case "compaction":
 		scratch := d.scratch()
-		x, err := readCompaction(item, d.format, ptr, len(d.blks), &scratch)
+		x, err := readCompaction(item, d.format, ptr, len(d.blks), scratch)
 		if err != nil {
 			return dst, withEvent(err, n)
 		}
@@ -709,7 +988,7 @@ func (d *StreamDecoder) itemDone(o *outItem, pos int, item gjson.Result, n int, 
 		if err := d.keep(len(d.blks), item.Raw); err != nil {
 			return dst, err
 		}
-		nat := &replay.Native{Kind: clone(typ), Raw: []byte(item.Raw), Unfinished: unfinishedStatus(item)}
+		nat := &replay.Native{Kind: internType(typ), Raw: []byte(item.Raw), Unfinished: unfinishedStatus(item)}
 		if o.call == 0 {
 			at, err := d.newBlock(o, pos, 0, nat)
 			if err != nil {
@@ -726,12 +1005,13 @@ func (d *StreamDecoder) itemDone(o *outItem, pos int, item gjson.Result, n int, 
 	return dst, nil
 }
 
-// scratch returns a budget for reading one finished item: its strings are
-// bounded by MaxItem there, and counted against the turn as they are
-// applied (text by reconcile, the rest by keep).
-func (d *StreamDecoder) scratch() kit.Budget {
-	b := kit.NewBudget(API, d.budget.Limits(), d.budget.Event)
-	return b
+// scratch returns the keeper for reading one finished item: its strings
+// are bounded by MaxItem there, copied into the decoder's arena, and
+// counted against the turn as they are applied (text by reconcile, the
+// rest by keep).
+func (d *StreamDecoder) scratch() *arenaKeeper {
+	d.keepr = arenaKeeper{budget: kit.NewBudget(API, d.budget.Limits(), d.budget.Event), strs: &d.strs}
+	return &d.keepr
 }
 
 // keep counts strings of the block at pos, kept from a finished item,
@@ -778,7 +1058,8 @@ func (d *StreamDecoder) reasoningDone(o *outItem, pos int, r *reasoning, item gj
 	}
 	if data, ok := r.enc.Get(); ok {
 		if o.enc == 0 {
-			enc := &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: d.format}}
+			enc := d.encSlab.new()
+			enc.Format = d.format
 			if at, err = d.newBlock(o, pos, keyEncrypted, enc); err != nil {
 				return dst, err
 			}
@@ -824,15 +1105,22 @@ func (d *StreamDecoder) reasoningDone(o *outItem, pos int, r *reasoning, item gj
 	return dst, nil
 }
 
-// itemBlocks returns the positions of o's live blocks in item order.
+// itemBlocks returns the positions of o's live blocks in item order. The
+// slice is reused by the next call.
 func (d *StreamDecoder) itemBlocks(o *outItem) []int {
-	var out []int
+	out := d.order[:0]
 	for _, at := range o.blocks {
 		if !d.blks[at].dropped {
 			out = append(out, at)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return d.blks[out[i]].key < d.blks[out[j]].key })
+	// A stable insertion sort: the blocks come nearly in order.
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && d.blks[out[j]].key < d.blks[out[j-1]].key; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	d.order = out
 	return out
 }
 
@@ -863,9 +1151,10 @@ func (d *StreamDecoder) messageDone(o *outItem, pos int, m *message, item gjson.
 	return dst, nil
 }
 
-// fillFrom takes, from the terminal response object, the items whose
-// output_item.done never came.
-func (d *StreamDecoder) fillFrom(resp gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
+// fillFrom takes, from the terminal response's output array, the items
+// whose output_item.done never came.
+// The array has elems elements.
+func (d *StreamDecoder) fillFrom(out gjson.Result, elems, n int, dst []replay.Event) ([]replay.Event, error) {
 	missing := false
 	for _, o := range d.outs {
 		if o == nil || !o.done {
@@ -873,13 +1162,12 @@ func (d *StreamDecoder) fillFrom(resp gjson.Result, n int, dst []replay.Event) (
 			break
 		}
 	}
-	out := resp.Get("output")
-	if !missing && len(d.outs) >= int(out.Get("#").Int()) {
+	if !missing && len(d.outs) >= elems {
 		return dst, nil
 	}
 	var err error
 	i := 0
-	out.ForEach(func(_, item gjson.Result) bool {
+	forEach(out, func(_, item gjson.Result) bool {
 		if i >= d.budget.Limits().MaxBlocks {
 			err = d.blockLimit()
 			return false
@@ -893,7 +1181,7 @@ func (d *StreamDecoder) fillFrom(resp gjson.Result, n int, dst []replay.Event) (
 			d.outs[i] = o
 		}
 		if !o.done {
-			dst, err = d.itemDone(o, i, item, n, dst)
+			dst, err = d.itemDone(o, i, item, get(item, "type"), n, dst)
 		}
 		i++
 		return err == nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tidwall/gjson"
 )
 
 func TestStringMatchesEncodingJSON(t *testing.T) {
@@ -36,6 +37,45 @@ func TestWriteUnquotedMatchesEncodingJSON(t *testing.T) {
 	var b strings.Builder
 	assert.False(t, WriteUnquoted(&b, `abc`))
 	assert.False(t, WriteUnquoted(&b, `"`))
+}
+
+// AppendUnquoted writes what WriteUnquoted writes, for valid literals and
+// for text that is not one.
+func TestAppendUnquotedAsWriteUnquoted(t *testing.T) {
+	for _, raw := range []string{`""`, `"plain"`, `"a\"b\\c\/d"`, `"\b\f\n\r\t"`, `"\u00fc\u2014"`, `"\ud83d\ude00 smile"`,
+		`"lone \ud83d high"`, `"lone \ude00 low"`, `"\ud83d\u0041"`, `"mix \\u0041 \u0041"`, `"bad \x \u12"`, `"end \"`,
+		`abc`, `"`, ``, `"\ud83d\ud83d\ude00"`} {
+		requireAppendAsWrite(t, raw)
+	}
+	got, ok := AppendUnquoted([]byte("kept:"), `"a\nb"`)
+	require.True(t, ok)
+	require.Equal(t, "kept:a\nb", string(got))
+	dst := make([]byte, 0, 16)
+	allocs := testing.AllocsPerRun(100, func() { dst, _ = AppendUnquoted(dst[:0], `"caf\u00e9 \"x\""`) })
+	assert.Zero(t, allocs)
+	assert.Equal(t, `café "x"`, string(dst))
+}
+
+func requireAppendAsWrite(t *testing.T, raw string) {
+	t.Helper()
+	var b strings.Builder
+	wok := WriteUnquoted(&b, raw)
+	got, aok := AppendUnquoted([]byte{}, raw)
+	require.Equal(t, wok, aok, "%q", raw)
+	require.Equal(t, b.String(), string(got), "%q", raw)
+	if Valid(raw) && len(raw) > 0 && raw[0] == '"' {
+		require.LessOrEqual(t, len(got), len(raw)-2, "%q", raw)
+	}
+}
+
+func FuzzAppendUnquoted(f *testing.F) {
+	f.Add(`"a\u00e9\n\ud83d\ude00"`)
+	f.Add(`"\\\"\/"`)
+	f.Add(`"\ud800\udc00\ud800"`)
+	f.Fuzz(func(t *testing.T, raw string) {
+		requireAppendAsWrite(t, raw)
+		requireAppendAsWrite(t, `"`+raw+`"`)
+	})
 }
 
 func FuzzWriteUnquoted(f *testing.F) {
@@ -118,6 +158,32 @@ func TestRawMembersAndNextElem(t *testing.T) {
 	assert.False(t, ok)
 	_, _, ok = NextElem(`{}`, 0)
 	assert.False(t, ok)
+}
+
+func TestNextMember(t *testing.T) {
+	obj := ` { "a" : 1, "b\u0022" :{"x":"}\"","y":[1,{"z":"]"}]} ,"c":"s,t\\" , "d":[] , "e":null,"f":-1.5e3,"g":true } `
+	var got [][2]string
+	for k, v, p, ok := NextMember(obj, 0); ok; k, v, p, ok = NextMember(obj, p) {
+		got = append(got, [2]string{k, v})
+	}
+	assert.Equal(t, [][2]string{{`"a"`, "1"}, {`"b\u0022"`, `{"x":"}\"","y":[1,{"z":"]"}]}`}, {`"c"`, `"s,t\\"`},
+		{`"d"`, "[]"}, {`"e"`, "null"}, {`"f"`, "-1.5e3"}, {`"g"`, "true"}}, got)
+	// As gjson's ForEach reads the same object.
+	var want [][2]string
+	gjson.Parse(obj).ForEach(func(k, v gjson.Result) bool {
+		want = append(want, [2]string{k.Raw, v.Raw})
+		return true
+	})
+	assert.Equal(t, want, got)
+	for _, s := range []string{`{}`, ` { } `, `[1]`, `"x"`, ``} {
+		_, _, _, ok := NextMember(s, 0)
+		assert.False(t, ok, s)
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		for _, _, p, ok := NextMember(obj, 0); ok; _, _, p, ok = NextMember(obj, p) {
+		}
+	})
+	assert.Zero(t, allocs)
 }
 
 func TestWriteUnquotedJoin(t *testing.T) {

@@ -343,6 +343,46 @@ func NextElem(arr string, pos int) (elem string, next int, ok bool) {
 	return elem, j, true
 }
 
+// NextMember iterates over the members of the object obj (valid JSON) as
+// [NextElem] does over an array's elements: start with pos 0; each call
+// returns the next member's raw name (quotes included) and raw value and
+// the pos for the next call, or ok false when there are no more (or obj is
+// not an object). Strings are stepped over eight bytes at a time.
+func NextMember(obj string, pos int) (name, val string, next int, ok bool) {
+	i := pos
+	if i == 0 {
+		i = skipSpace(obj, 0)
+		if i >= len(obj) || obj[i] != '{' {
+			return "", "", len(obj), false
+		}
+		i++
+	}
+	i = skipSpace(obj, i)
+	if i >= len(obj) || obj[i] != '"' {
+		return "", "", len(obj), false
+	}
+	kEnd := skipString(obj, i)
+	if kEnd < 0 {
+		return "", "", len(obj), false
+	}
+	name = obj[i:kEnd]
+	i = skipSpace(obj, kEnd)
+	if i >= len(obj) || obj[i] != ':' {
+		return "", "", len(obj), false
+	}
+	i = skipSpace(obj, i+1)
+	vEnd := skipValue(obj, i)
+	if vEnd < 0 {
+		return "", "", len(obj), false
+	}
+	val = obj[i:vEnd]
+	j := skipSpace(obj, vEnd)
+	if j < len(obj) && obj[j] == ',' {
+		j++
+	}
+	return name, val, j, true
+}
+
 // StringEquals reports whether the JSON string literal raw has the value s.
 func StringEquals(raw, s string) bool {
 	return len(raw) >= 2 && raw[0] == '"' && keyEquals(raw, s)

@@ -78,6 +78,73 @@ func WriteUnquoted(b *strings.Builder, raw string) bool {
 	return true
 }
 
+// AppendUnquoted is [WriteUnquoted] for a byte slice: it appends the value
+// of the JSON string literal raw to dst, the same bytes WriteUnquoted
+// writes, and reports false (dst unchanged) when raw is not a string
+// literal. The value of a valid literal is never longer than raw less its
+// quotes (no escape is shorter than what it stands for), so a dst with
+// room for that many more bytes does not grow.
+func AppendUnquoted(dst []byte, raw string) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return dst, false
+	}
+	s := raw[1 : len(raw)-1]
+	i := strings.IndexByte(s, '\\')
+	for i >= 0 {
+		dst = append(dst, s[:i]...)
+		s = s[i:]
+		if len(s) < 2 {
+			return utf8.AppendRune(dst, utf8.RuneError), true
+		}
+		switch c := s[1]; c {
+		case '"', '\\', '/':
+			dst = append(dst, c)
+			s = s[2:]
+		case 'b':
+			dst = append(dst, '\b')
+			s = s[2:]
+		case 'f':
+			dst = append(dst, '\f')
+			s = s[2:]
+		case 'n':
+			dst = append(dst, '\n')
+			s = s[2:]
+		case 'r':
+			dst = append(dst, '\r')
+			s = s[2:]
+		case 't':
+			dst = append(dst, '\t')
+			s = s[2:]
+		case 'u':
+			r, ok := hex4(s[2:])
+			if !ok {
+				dst = utf8.AppendRune(dst, utf8.RuneError)
+				s = s[2:]
+				break
+			}
+			s = s[6:]
+			if utf16.IsSurrogate(r) {
+				if len(s) >= 6 && s[0] == '\\' && s[1] == 'u' {
+					if r2, ok := hex4(s[2:]); ok {
+						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+							dst = utf8.AppendRune(dst, dec)
+							s = s[6:]
+							break
+						}
+					}
+				}
+				r = utf8.RuneError
+			}
+			dst = utf8.AppendRune(dst, r)
+		default:
+			dst = utf8.AppendRune(dst, utf8.RuneError)
+			s = s[2:]
+		}
+		i = strings.IndexByte(s, '\\')
+	}
+	return append(dst, s...), true
+}
+
 func hex4(s string) (rune, bool) {
 	if len(s) < 4 {
 		return 0, false
