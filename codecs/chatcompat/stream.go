@@ -80,7 +80,7 @@ func newReader(api string, p Profile, lim replay.Limits, event int) *reader {
 		r.split = *sp
 	}
 	r.host = chatstream.Host{API: api, Provider: p.Provider, Error: r.chunkError,
-		Keys: deltaKeys, Delta: r.delta, Call: r.call, Flush: r.flush}
+		Keys: deltaKeys, Delta: r.delta, Content: r.content, Call: r.call, Flush: r.flush}
 	r.core = chatstream.New(&r.host, lim, event)
 	return r
 }
@@ -117,7 +117,7 @@ func (r *reader) delta(d *chatstream.Decoder, dv []string, ptr string, dst []rep
 	}
 	switch c := dv[3]; {
 	case isString(c):
-		return r.content(c, dst)
+		return d.Content(c, dst)
 	case c != "" && c != "null":
 		return dst, d.Malformed(ptr+"/content", "expected a string or null (content arrays are not read by this codec)")
 	}
@@ -191,7 +191,7 @@ func (r *reader) nativeRaw(raw string, loc chatstream.Loc, dst []replay.Event) (
 }
 
 // content feeds the JSON string raw to the <think> splitter.
-func (r *reader) content(raw string, dst []replay.Event) ([]replay.Event, error) {
+func (r *reader) content(_ *chatstream.Decoder, raw string, dst []replay.Event) ([]replay.Event, error) {
 	if len(raw) <= 2 {
 		return dst, nil
 	}

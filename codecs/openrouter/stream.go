@@ -107,7 +107,14 @@ func readDelta(d *chatstream.Decoder, dv []string, ptr string, dst []replay.Even
 		}
 		k++
 	}
-	if k == 0 {
+	if k > 0 {
+		// the plain strings mirror the details: read, not kept
+		for _, r := range dv[1:3] {
+			if isString(r) {
+				d.Ignore(r)
+			}
+		}
+	} else {
 		r, member := dv[1], "reasoning"
 		if !isString(r) || len(r) <= 2 {
 			r, member = dv[2], "reasoning_content"

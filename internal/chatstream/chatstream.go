@@ -53,7 +53,9 @@ type Host struct {
 	// Upstream records the chunk's top-level `provider` as the provenance
 	// upstream (OpenRouter).
 	Upstream bool
-	// Error returns the provider error a chunk reports, or nil.
+	// Error returns the provider error a chunk reports, or nil. It decides
+	// from the chunk's envelope alone (never from the delta's strings): a
+	// chunk read by its shape repeats every byte but those strings.
 	Error func(c Chunk) *replay.ProviderError
 	// Keys names the members of a delta (or a whole message) that Delta
 	// reads: reasoning and content (at most seven).
@@ -62,7 +64,21 @@ type Host struct {
 	// does not: vals[k] is the raw JSON value of Keys[k] ("" when absent),
 	// a view of the frame. ptr is the JSON Pointer of the delta. The core
 	// reads tool_calls after it.
+	//
+	// A stream chunk whose delta opens no block is learned as a shape (see
+	// [jsonw.Shape]): the next chunk that differs from it only in the
+	// strings Delta handed to [Decoder.AppendRaw], [Decoder.TextRaw],
+	// [Decoder.Content] or [Decoder.Ignore] (each as empty or not as
+	// before) is read by calling those again with its strings, without
+	// Delta. So Delta takes every decision from the other bytes of the
+	// delta and the turn's blocks, keeps those strings only through these
+	// calls, and makes no other change that a second identical delta would
+	// not make again (an id or format kept once is fine); where it does,
+	// it calls [Decoder.Unshaped].
 	Delta func(d *Decoder, vals []string, ptr string, dst []replay.Event) ([]replay.Event, error)
+	// Content, when set, reads a JSON string the host hands to
+	// [Decoder.Content] (chatcompat's content, split by <think> tags).
+	Content func(d *Decoder, raw string, dst []replay.Event) ([]replay.Event, error)
 	// Call, when set, runs before a new tool call opens its block (raw is
 	// the tool call object); it returns the call's extra members. When nil,
 	// the extra members are those other than index, id, type and function.
@@ -160,6 +176,8 @@ type Decoder struct {
 
 	keys []string  // the host's Keys, then "tool_calls"
 	vals [8]string // the delta's values of keys, views of the frame being decoded
+
+	fast *fast // a stream's last chunk read in full, as a shape (made at the first chunk)
 }
 
 type textRun struct{ pos, start, end int }
@@ -191,8 +209,6 @@ func (d *Decoder) Malformed(ptr, format string, args ...any) error {
 	return replay.Malformed(d.host.API, d.budget.Event, ptr, format, args...)
 }
 
-var doneMarker = []byte("[DONE]")
-
 // Decode implements [replay.FrameDecoder].
 func (d *Decoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
 	if d.err != nil {
@@ -201,7 +217,21 @@ func (d *Decoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, er
 	d.budget.Event = d.n
 	d.n++
 	data := bytes.TrimSpace(f.Data)
-	if bytes.Equal(data, doneMarker) {
+	s := unsafe.String(unsafe.SliceData(data), len(data))
+	sh := d.fast
+	if sh == nil {
+		sh = &fast{}
+		d.fast = sh
+	} else if sh.sh.Learned() {
+		if out, ok, err := d.matched(s, dst); ok {
+			if err != nil {
+				d.err = err
+			}
+			return out, err
+		}
+		sh.sh.Forget() // read in full: whatever it changes, the next chunk is too
+	}
+	if s == "[DONE]" {
 		if d.host.DoneIgnored {
 			return dst, nil
 		}
@@ -212,14 +242,16 @@ func (d *Decoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, er
 	if len(data) == 0 {
 		return dst, nil
 	}
-	s := unsafe.String(unsafe.SliceData(data), len(data))
 	var sc scanned
 	if !d.scan(s, &sc) {
 		d.err = d.Malformed("", "expected a JSON chat completion chunk: %s", jsonw.Explain(s))
 		return dst, d.err
 	}
+	blocks := len(d.turn.Blocks)
+	sh.record(d.learnable(&sc))
 	dst, err := d.chunk(&sc, dst)
 	clear(d.vals[:])
+	sh.stop(s, blocks, err == nil && !d.ended && len(d.turn.Blocks) == blocks)
 	if err != nil && d.err == nil {
 		d.err = err
 	}
@@ -511,18 +543,31 @@ func (d *Decoder) Last(label int) *Item {
 // lone surrogate half in an encrypted blob, or in the text of a signed
 // item, is refused (see the package doc).
 func (d *Decoder) AppendRaw(st *Item, raw string, loc Loc, emit bool, dst []replay.Event) ([]replay.Event, error) {
+	if f := d.fast; f != nil && f.rec {
+		f.add(op{kind: opItem, emit: emit, item: st, loc: loc}, raw)
+	}
+	return d.appendRaw(st, raw, loc, emit, true, dst)
+}
+
+// appendRaw is AppendRaw; unicode false says raw holds no \u escape (so
+// neither a surrogate half nor a lone one).
+func (d *Decoder) appendRaw(st *Item, raw string, loc Loc, emit, unicode bool, dst []replay.Event) ([]replay.Event, error) {
 	start := st.Body.Len()
 	loc.Event = d.budget.Event
-	if st.hi != 0 && !st.hasLone {
-		if _, ok := jsonw.LeadingLow(raw); !ok {
-			st.lone, st.hasLone = st.held, true // the half held from the previous fragment
+	if !unicode && st.hi == 0 {
+		jsonw.WriteUnquoted(&st.Body, raw)
+	} else {
+		if st.hi != 0 && !st.hasLone {
+			if _, ok := jsonw.LeadingLow(raw); !ok {
+				st.lone, st.hasLone = st.held, true // the half held from the previous fragment
+			}
 		}
-	}
-	if lone, _ := jsonw.WriteUnquotedJoinLone(&st.Body, raw, &st.hi); lone > 0 && !st.hasLone {
-		st.lone, st.hasLone = loc, true
-	}
-	if st.hi != 0 {
-		st.held = loc
+		if lone, _ := jsonw.WriteUnquotedJoinLone(&st.Body, raw, &st.hi); lone > 0 && !st.hasLone {
+			st.lone, st.hasLone = loc, true
+		}
+		if st.hi != 0 {
+			st.held = loc
+		}
 	}
 	if err := d.budget.Item(st.Block, st.Body.Len(), st.Body.Len()-start); err != nil {
 		return dst, err
@@ -538,6 +583,7 @@ func (d *Decoder) AppendRaw(st *Item, raw string, loc Loc, emit bool, dst []repl
 
 // AppendString appends decoded text to the item's body and emits the delta.
 func (d *Decoder) AppendString(st *Item, s string, dst []replay.Event) ([]replay.Event, error) {
+	d.Unshaped()
 	start := st.Body.Len()
 	if err := d.budget.Append(st.Block, &st.Body, s); err != nil {
 		return dst, err
@@ -549,6 +595,7 @@ func (d *Decoder) AppendString(st *Item, s string, dst []replay.Event) ([]replay
 // at loc, to the item's signature. A lone surrogate half in it, or in the
 // text it signs, is refused.
 func (d *Decoder) AppendSig(st *Item, raw string, loc Loc) error {
+	d.Unshaped()
 	if jsonw.LoneAt(raw, false) >= 0 {
 		return d.lone(loc, "a signature")
 	}
@@ -614,6 +661,9 @@ func (d *Decoder) loneAt(loc Loc, what string) error {
 // TextRaw appends the value of the JSON string literal raw to the open
 // visible text run, opening one when the last block is not.
 func (d *Decoder) TextRaw(raw string, dst []replay.Event) ([]replay.Event, error) {
+	if f := d.fast; f != nil && f.rec {
+		f.add(op{kind: opText}, raw)
+	}
 	if len(raw) <= 2 {
 		return dst, nil
 	}
@@ -628,6 +678,7 @@ func (d *Decoder) TextRaw(raw string, dst []replay.Event) ([]replay.Event, error
 
 // Text is TextRaw for decoded text.
 func (d *Decoder) Text(s string, dst []replay.Event) ([]replay.Event, error) {
+	d.Unshaped()
 	if s == "" {
 		return dst, nil
 	}
