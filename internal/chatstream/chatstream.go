@@ -555,7 +555,7 @@ func (d *Decoder) appendRaw(st *Item, raw string, loc Loc, emit, unicode bool, d
 	start := st.Body.Len()
 	loc.Event = d.budget.Event
 	if !unicode && st.hi == 0 {
-		jsonw.WriteUnquoted(&st.Body, raw)
+		writeEscaped(&st.Body, raw)
 	} else {
 		if st.hi != 0 && !st.hasLone {
 			if _, ok := jsonw.LeadingLow(raw); !ok {
@@ -664,6 +664,11 @@ func (d *Decoder) TextRaw(raw string, dst []replay.Event) ([]replay.Event, error
 	if f := d.fast; f != nil && f.rec {
 		f.add(op{kind: opText}, raw)
 	}
+	return d.textRaw(raw, true, dst)
+}
+
+// textRaw is TextRaw; unicode false says raw holds no \u escape.
+func (d *Decoder) textRaw(raw string, unicode bool, dst []replay.Event) ([]replay.Event, error) {
 	if len(raw) <= 2 {
 		return dst, nil
 	}
@@ -672,7 +677,11 @@ func (d *Decoder) TextRaw(raw string, dst []replay.Event) ([]replay.Event, error
 		return dst, err
 	}
 	start := d.textB.Len()
-	jsonw.WriteUnquotedJoin(&d.textB, raw, &d.textHi)
+	if !unicode && d.textHi == 0 {
+		writeEscaped(&d.textB, raw)
+	} else {
+		jsonw.WriteUnquotedJoin(&d.textB, raw, &d.textHi)
+	}
 	return d.grew(run, start, dst)
 }
 

@@ -137,7 +137,7 @@ func (d *Decoder) matched(s string, dst []replay.Event) (_ []replay.Event, ok bo
 		case opItem:
 			dst, err = d.appendRaw(o.item, raw, o.loc, o.emit, f.sh.Unicode(int(o.hole)), dst)
 		case opText:
-			dst, err = d.TextRaw(raw, dst)
+			dst, err = d.textRaw(raw, f.sh.Unicode(int(o.hole)), dst)
 		case opHost:
 			dst, err = d.host.Content(d, raw, dst)
 		}
