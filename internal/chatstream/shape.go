@@ -98,8 +98,24 @@ func (f *fast) learn(s string, blocks int) {
 			f.full |= 1 << h
 		}
 	}
-	if f.sh.Learn(s, holes[:f.n]) {
-		f.blocks = blocks
+	if !f.sh.Learn(s, holes[:f.n]) {
+		return
+	}
+	f.blocks = blocks
+	// A string ignored because it mirrors another (OpenRouter's reasoning
+	// and its reasoning_details text) is matched as that one's twin: the
+	// same bytes, validated once.
+	for k := 0; k < f.n; k++ {
+		if f.ops[k].kind != opIgnore || f.full&(1<<f.ops[k].hole) == 0 {
+			continue
+		}
+		for j := 0; j < f.n; j++ {
+			g, h := int(f.ops[k].hole), int(f.ops[j].hole)
+			if j != k && holes[g] == holes[h] {
+				f.sh.Twin(max(g, h), min(g, h))
+				break
+			}
+		}
 	}
 }
 

@@ -27,6 +27,7 @@ type Shape struct {
 	lits  [MaxHoles + 1]int // end of each literal run in buf
 	kinds [MaxHoles]byte    // '"' a string, '0' a number
 	flags [MaxHoles]uint8   // each string hole's escapes, as last matched
+	twin  [MaxHoles]uint8   // 1 + the earlier hole a hole repeats, 0 for none
 	n     int               // holes
 	ok    bool
 }
@@ -44,6 +45,7 @@ func (sh *Shape) Learned() bool { return sh.ok }
 // such a view or there are more than [MaxHoles].
 func (sh *Shape) Learn(s string, holes []string) bool {
 	sh.ok = false
+	sh.twin = [MaxHoles]uint8{}
 	if len(holes) > MaxHoles || len(s) == 0 {
 		return false
 	}
@@ -105,7 +107,14 @@ func (sh *Shape) Match(s string, raws []string) bool {
 			return false
 		}
 		var ok bool
-		if sh.kinds[h] == '"' {
+		if t := sh.twin[h]; t != 0 {
+			v := raws[t-1] // a valid string, matched before: its copy is one
+			if len(s)-pos < len(v) || s[pos:pos+len(v)] != v {
+				return false
+			}
+			pos += len(v)
+			sh.flags[h] = sh.flags[t-1]
+		} else if sh.kinds[h] == '"' {
 			if s[pos] != '"' {
 				return false
 			}
@@ -124,6 +133,21 @@ func (sh *Shape) Match(s string, raws []string) bool {
 		prev = sh.lits[h]
 	}
 	return s[pos:] == string(sh.buf[prev:sh.lits[sh.n]])
+}
+
+// Twin records that string hole g repeats string hole h (h < g) byte for
+// byte, as a host that mirrors one text in two members sends it (the
+// caller has seen them equal in the learned text): from then on Match
+// requires the same of each text, and compares hole g's bytes with hole
+// h's instead of scanning them (a copy of a valid string literal is one).
+// It reports false, and records nothing, unless sh is learned, h < g <
+// the number of holes, and both holes are strings.
+func (sh *Shape) Twin(g, h int) bool {
+	if !sh.ok || h < 0 || h >= g || g >= sh.n || sh.kinds[g] != '"' || sh.kinds[h] != '"' {
+		return false
+	}
+	sh.twin[g] = uint8(h) + 1
+	return true
 }
 
 // Unicode reports whether string hole h, as last matched, holds a \u

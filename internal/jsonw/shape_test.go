@@ -109,6 +109,41 @@ func TestShapeNumbersAndSeveralHoles(t *testing.T) {
 	assert.False(t, sh.Match(s, raws[:2]), "no room for every hole")
 }
 
+// TestShapeTwin: a hole recorded as the twin of an earlier one matches
+// only its bytes (any valid string in the earlier hole, the same in the
+// twin), takes its escape flags, and is never scanned on its own; Twin
+// refuses what is not two string holes in order, and Learn forgets twins.
+func TestShapeTwin(t *testing.T) {
+	learned := `{"reasoning":"step 1","n":7,"details":[{"text":"step 1","index":0}]}`
+	holes := []string{learned[13:21], learned[26:27], learned[47:55]}
+	require.Equal(t, []string{`"step 1"`, `7`, `"step 1"`}, holes)
+	var sh Shape
+	require.True(t, sh.Learn(learned, holes))
+	for _, c := range [][2]int{{2, 1}, {1, 0}, {0, 0}, {0, 2}, {3, 0}, {2, -1}} {
+		assert.False(t, sh.Twin(c[0], c[1]), "%v", c)
+	}
+	require.True(t, sh.Twin(2, 0))
+	raws := make([]string, MaxHoles)
+	s := `{"reasoning":"a \"b\" \ud83c\udf0a","n":8,"details":[{"text":"a \"b\" \ud83c\udf0a","index":0}]}`
+	require.True(t, sh.Match(s, raws))
+	assert.Equal(t, []string{`"a \"b\" \ud83c\udf0a"`, `8`, `"a \"b\" \ud83c\udf0a"`}, raws[:3])
+	assert.True(t, sh.Unicode(2))
+	assert.True(t, sh.Escaped(2))
+	require.True(t, sh.Match(`{"reasoning":"","n":8,"details":[{"text":"","index":0}]}`, raws))
+	assert.False(t, sh.Unicode(2))
+	assert.False(t, sh.Escaped(2))
+	for _, s := range []string{
+		`{"reasoning":"a","n":8,"details":[{"text":"b","index":0}]}`,                     // not the same
+		`{"reasoning":"a","n":8,"details":[{"text":"a\"","index":0}]}`,                   // more after it
+		`{"reasoning":"a\"","n":8,"details":[{"text":"a","index":0}]}`,                   // less
+		"{\"reasoning\":\"\xff\",\"n\":8,\"details\":[{\"text\":\"\xff\",\"index\":0}]}", // the same, invalid
+	} {
+		assert.False(t, sh.Match(s, raws), s)
+	}
+	require.True(t, sh.Learn(learned, holes))
+	assert.True(t, sh.Match(`{"reasoning":"a","n":8,"details":[{"text":"b","index":0}]}`, raws), "learning again forgets twins")
+}
+
 func TestShapeLearnRefuses(t *testing.T) {
 	s := `{"a":"x","b":1,"c":true,"d":[1]}`
 	var sh Shape
@@ -154,6 +189,8 @@ func FuzzShape(f *testing.F) {
 	f.Add(`{"t":"x","s":"a"}`, `{"t":"x","s":"a\\"}`)
 	f.Add(`{"t":1}`, `{"t":10}`)
 	f.Add(`{"t":1,"u":[2]}`, `{"t":1e5,"u":[2]}`)
+	f.Add(`{"r":"a\"","c":1,"d":"a\""}`, `{"r":"\u00e9","c":1,"d":"\u00e9"}`)
+	f.Add(`{"r":"a","c":1,"d":"a"}`, `{"r":"b","c":1,"d":"c"}`)
 	f.Fuzz(func(t *testing.T, a, b string) {
 		if !Valid(a) {
 			return
@@ -165,6 +202,14 @@ func FuzzShape(f *testing.F) {
 		var sh Shape
 		if !sh.Learn(a, holes) {
 			t.Fatalf("%q: learning its own values refused", a)
+		}
+		twins := map[int]int{} // equal strings: the later one a twin
+		for g := range holes {
+			for h := 0; h < g; h++ {
+				if _, ok := twins[g]; !ok && holes[g] == holes[h] && holes[g][0] == '"' && sh.Twin(g, h) {
+					twins[g] = h
+				}
+			}
 		}
 		raws := make([]string, MaxHoles)
 		if !sh.Match(a, raws) {
@@ -183,6 +228,11 @@ func FuzzShape(f *testing.F) {
 		for h := range got {
 			if got[h] != raws[h] {
 				t.Fatalf("%q: hole %d is %q, read %q", b, h, raws[h], got[h])
+			}
+		}
+		for g, h := range twins {
+			if got[g] != got[h] || sh.Unicode(g) != sh.Unicode(h) || sh.Escaped(g) != sh.Escaped(h) {
+				t.Fatalf("%q: hole %d (%q) is a twin of hole %d (%q)", b, g, got[g], h, got[h])
 			}
 		}
 	})
