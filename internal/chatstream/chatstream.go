@@ -546,16 +546,17 @@ func (d *Decoder) AppendRaw(st *Item, raw string, loc Loc, emit bool, dst []repl
 	if f := d.fast; f != nil && f.rec {
 		f.add(op{kind: opItem, emit: emit, item: st, loc: loc}, raw)
 	}
-	return d.appendRaw(st, raw, loc, emit, true, dst)
+	return d.appendRaw(st, raw, nil, loc, emit, true, dst)
 }
 
 // appendRaw is AppendRaw; unicode false says raw holds no \u escape (so
-// neither a surrogate half nor a lone one).
-func (d *Decoder) appendRaw(st *Item, raw string, loc Loc, emit, unicode bool, dst []replay.Event) ([]replay.Event, error) {
+// neither a surrogate half nor a lone one), and then val, when not nil,
+// is its value, decoded.
+func (d *Decoder) appendRaw(st *Item, raw string, val []byte, loc Loc, emit, unicode bool, dst []replay.Event) ([]replay.Event, error) {
 	start := st.Body.Len()
 	loc.Event = d.budget.Event
 	if !unicode && st.hi == 0 {
-		writeEscaped(&st.Body, raw)
+		writeValue(&st.Body, raw, val)
 	} else {
 		if st.hi != 0 && !st.hasLone {
 			if _, ok := jsonw.LeadingLow(raw); !ok {
@@ -664,11 +665,12 @@ func (d *Decoder) TextRaw(raw string, dst []replay.Event) ([]replay.Event, error
 	if f := d.fast; f != nil && f.rec {
 		f.add(op{kind: opText}, raw)
 	}
-	return d.textRaw(raw, true, dst)
+	return d.textRaw(raw, nil, true, dst)
 }
 
-// textRaw is TextRaw; unicode false says raw holds no \u escape.
-func (d *Decoder) textRaw(raw string, unicode bool, dst []replay.Event) ([]replay.Event, error) {
+// textRaw is TextRaw; unicode false says raw holds no \u escape, and
+// then val, when not nil, is its value, decoded.
+func (d *Decoder) textRaw(raw string, val []byte, unicode bool, dst []replay.Event) ([]replay.Event, error) {
 	if len(raw) <= 2 {
 		return dst, nil
 	}
@@ -678,7 +680,7 @@ func (d *Decoder) textRaw(raw string, unicode bool, dst []replay.Event) ([]repla
 	}
 	start := d.textB.Len()
 	if !unicode && d.textHi == 0 {
-		writeEscaped(&d.textB, raw)
+		writeValue(&d.textB, raw, val)
 	} else {
 		jsonw.WriteUnquotedJoin(&d.textB, raw, &d.textHi)
 	}

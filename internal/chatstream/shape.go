@@ -49,6 +49,10 @@ type fast struct {
 	rec    bool  // recording the chunk being read in full
 	spoilt bool  // the chunk did what a shape cannot repeat
 	raws   [jsonw.MaxHoles]string
+	// vop is the op whose string a match decodes as it validates it, from
+	// hole vh (the op's own, or the one it is a twin of); -1 for none.
+	vop, vh int8
+	val     []byte // the decoded value, reused
 }
 
 // record starts (on) or skips the recording of a chunk read in full.
@@ -98,10 +102,12 @@ func (f *fast) learn(s string, blocks int) {
 			f.full |= 1 << h
 		}
 	}
+	f.vop, f.vh = -1, -1
 	if !f.sh.Learn(s, holes[:f.n]) {
 		return
 	}
 	f.blocks = blocks
+	var twin [jsonw.MaxHoles]int8 // 1 + the hole a hole is a twin of
 	// A string ignored because it mirrors another (OpenRouter's reasoning
 	// and its reasoning_details text) is matched as that one's twin: the
 	// same bytes, validated once.
@@ -112,9 +118,21 @@ func (f *fast) learn(s string, blocks int) {
 		for j := 0; j < f.n; j++ {
 			g, h := int(f.ops[k].hole), int(f.ops[j].hole)
 			if j != k && holes[g] == holes[h] {
-				f.sh.Twin(max(g, h), min(g, h))
+				if f.sh.Twin(max(g, h), min(g, h)) {
+					twin[max(g, h)] = int8(min(g, h)) + 1
+				}
 				break
 			}
+		}
+	}
+	// The first string kept is decoded as the match validates it.
+	for k := 0; k < f.n; k++ {
+		if o := &f.ops[k]; o.kind == opItem || o.kind == opText {
+			f.vop, f.vh = int8(k), int8(o.hole)
+			for twin[f.vh] != 0 {
+				f.vh = twin[f.vh] - 1 // a twin is not scanned: its first copy is
+			}
+			break
 		}
 	}
 }
@@ -138,7 +156,12 @@ func (d *Decoder) learnable(sc *scanned) bool {
 func (d *Decoder) matched(s string, dst []replay.Event) (_ []replay.Event, ok bool, err error) {
 	f := d.fast
 	var raws [jsonw.MaxHoles]string
-	if d.ended || len(d.turn.Blocks) != f.blocks || !f.sh.Match(s, raws[:]) {
+	if d.ended || len(d.turn.Blocks) != f.blocks {
+		return dst, false, nil
+	}
+	val, ok := f.sh.MatchValue(s, raws[:], int(f.vh), f.val[:0])
+	f.val = val[:0]
+	if !ok {
 		return dst, false, nil
 	}
 	for h := 0; h < f.n; h++ {
@@ -148,12 +171,16 @@ func (d *Decoder) matched(s string, dst []replay.Event) (_ []replay.Event, ok bo
 	}
 	for k := 0; k < f.n && err == nil; k++ {
 		o := &f.ops[k]
-		raw := raws[o.hole]
+		raw, unicode := raws[o.hole], f.sh.Unicode(int(o.hole))
+		var v []byte // the value of raw, when decoded by the match
+		if k == int(f.vop) && !unicode {
+			v = val
+		}
 		switch o.kind {
 		case opItem:
-			dst, err = d.appendRaw(o.item, raw, o.loc, o.emit, f.sh.Unicode(int(o.hole)), dst)
+			dst, err = d.appendRaw(o.item, raw, v, o.loc, o.emit, unicode, dst)
 		case opText:
-			dst, err = d.textRaw(raw, f.sh.Unicode(int(o.hole)), dst)
+			dst, err = d.textRaw(raw, v, unicode, dst)
 		case opHost:
 			dst, err = d.host.Content(d, raw, dst)
 		}

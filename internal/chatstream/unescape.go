@@ -15,6 +15,18 @@ const (
 // unescaped maps the letter of a one-letter escape to the byte it stands for.
 var unescaped = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
+// writeValue appends the value of raw, a JSON string literal already
+// validated that holds no \u escape, to b: val when the match decoded it
+// (not nil), else raw decoded by writeEscaped.
+func writeValue(b *strings.Builder, raw string, val []byte) {
+	if val == nil {
+		writeEscaped(b, raw)
+		return
+	}
+	b.Grow(len(val)) // doubling, where append would grow large texts by a quarter
+	b.Write(val)
+}
+
 // writeEscaped appends the value of raw to b. raw is a JSON string
 // literal already validated (by a shape's match) that holds no \u escape:
 // b gets what [jsonw.WriteUnquoted] writes for it. It reads and writes

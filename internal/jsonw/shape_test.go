@@ -144,6 +144,38 @@ func TestShapeTwin(t *testing.T) {
 	assert.True(t, sh.Match(`{"reasoning":"a","n":8,"details":[{"text":"b","index":0}]}`, raws), "learning again forgets twins")
 }
 
+// TestShapeMatchValue: MatchValue matches as Match does and appends the
+// value of the hole it is given, decoded, after what dst held; not for a
+// hole with a \u escape (Unicode says so), and not for -1.
+func TestShapeMatchValue(t *testing.T) {
+	learned := `{"a":"x","n":1,"b":"y"}`
+	var sh Shape
+	require.True(t, sh.Learn(learned, []string{learned[5:8], learned[13:14], learned[19:22]}))
+	raws := make([]string, MaxHoles)
+	for _, c := range []struct {
+		s    string
+		v    int
+		want string
+	}{
+		{`{"a":"p \"q\"\n\t\/\\ é","n":2,"b":""}`, 0, "held p \"q\"\n\t/\\ é"},
+		{`{"a":"","n":2,"b":"12345678\r12345678"}`, 2, "held 12345678\r12345678"},
+		{`{"a":"","n":2,"b":""}`, 2, "held "},
+		{`{"a":"z","n":2,"b":"w"}`, -1, "held "},
+	} {
+		val, ok := sh.MatchValue(c.s, raws, c.v, []byte("held "))
+		require.True(t, ok, c.s)
+		assert.Equal(t, c.want, string(val), c.s)
+		assert.True(t, sh.Match(c.s, raws))
+	}
+	_, ok := sh.MatchValue(`{"a":"\u00e9","n":2,"b":""}`, raws, 0, nil)
+	require.True(t, ok)
+	assert.True(t, sh.Unicode(0), "the value is not given: the hole has a \\u escape")
+	for _, s := range []string{`{"a":"\q","n":2,"b":""}`, "{\"a\":\"\xff\",\"n\":2,\"b\":\"\"}", `{"a":"x","n":2,"b":"y"} `} {
+		_, ok := sh.MatchValue(s, raws, 0, nil)
+		assert.False(t, ok, s)
+	}
+}
+
 func TestShapeLearnRefuses(t *testing.T) {
 	s := `{"a":"x","b":1,"c":true,"d":[1]}`
 	var sh Shape
@@ -215,9 +247,21 @@ func FuzzShape(f *testing.F) {
 		if !sh.Match(a, raws) {
 			t.Fatalf("%q does not match its own shape", a)
 		}
-		if !sh.Match(b, raws) {
+		matched := sh.Match(b, raws)
+		for v := range holes {
+			xraws := make([]string, MaxHoles)
+			val, ok := sh.MatchValue(b, xraws, v, nil)
+			if ok != matched {
+				t.Fatalf("%q: MatchValue(%d) %v, Match %v", b, v, ok, matched)
+			}
+			if _, twin := twins[v]; ok && !twin && xraws[v][0] == '"' && !sh.Unicode(v) && string(val) != Unquote(xraws[v]) {
+				t.Fatalf("%q: hole %d's value %q, unquoted %q", b, v, val, Unquote(xraws[v]))
+			}
+		}
+		if !matched {
 			return
 		}
+		sh.Match(b, raws) // the flags of the last match
 		if !Valid(b) {
 			t.Fatalf("%q matches %q's shape but is not valid", b, a)
 		}
@@ -239,9 +283,11 @@ func FuzzShape(f *testing.F) {
 }
 
 // FuzzScanString checks scanString against validString followed by a
-// UTF-8 check, and its flags against the escapes in the string.
+// UTF-8 check, and its flags against the escapes in the string; and
+// scanValue against scanString, and the value it appends (without a \u
+// escape) against WriteUnquoted.
 func FuzzScanString(f *testing.F) {
-	for _, s := range []string{`"abc"`, `"a\"b"`, `"\u00e9 é →"`, "\"\xff\"", `"\ud83c\udf0a"`, `"12345678\n12345678é"`, `"a`, `"a\`, "\"\x01\"", `"\q"`} {
+	for _, s := range []string{`"abc"`, `"a\"b"`, `"token 1 of step 2, the \"edge\" case;\n "`, `"\/\b\f\n\r\t\\ é日本 12345678"`, `"\u00e9 é →"`, "\"\xff\"", `"\ud83c\udf0a"`, `"12345678\n12345678é"`, `"a`, `"a\`, "\"\x01\"", `"\q"`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -250,6 +296,18 @@ func FuzzScanString(f *testing.F) {
 		}
 		end, flags, ok := scanString(s, 1)
 		vend, vok := validString(s, 1)
+		xend, xflags, val, xok := scanValue(s, 1, []byte("before "))
+		if xend != end || xflags != flags || xok != ok {
+			t.Fatalf("%q: scanValue ends at %d (flags %b, ok %v), scanString at %d (%b, %v)", s, xend, xflags, xok, end, flags, ok)
+		}
+		if ok && flags&flagUnicode == 0 {
+			var b strings.Builder
+			b.WriteString("before ")
+			WriteUnquoted(&b, s[:end])
+			if string(val) != b.String() {
+				t.Fatalf("%q: scanValue wrote %q, WriteUnquoted %q", s, val, b.String())
+			}
+		}
 		want := vok && utf8.ValidString(s[:vend])
 		if ok != want {
 			t.Fatalf("%q: scanString %v, validString %v and UTF-8 %v", s, ok, vok, want)
