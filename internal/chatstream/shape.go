@@ -53,6 +53,7 @@ type fast struct {
 	// hole vh (the op's own, or the one it is a twin of); -1 for none.
 	vop, vh int8
 	val     []byte // the decoded value, reused
+	shaped  int    // chunks read by their shape
 }
 
 // record starts (on) or skips the recording of a chunk read in full.
@@ -188,7 +189,16 @@ func (d *Decoder) matched(s string, dst []replay.Event) (_ []replay.Event, ok bo
 	if len(d.turn.Blocks) != f.blocks {
 		f.sh.Forget() // a block opened: the next chunk is decided afresh
 	}
+	f.shaped++
 	return dst, true, err
+}
+
+// Shaped returns the number of chunks read by their shape so far.
+func (d *Decoder) Shaped() int {
+	if d.fast == nil {
+		return 0
+	}
+	return d.fast.shaped
 }
 
 // Content reads the JSON string raw, a string of the delta, with the
