@@ -116,12 +116,31 @@ type Item struct {
 	SigP  replay.Presence
 	hi    rune
 	ended bool
-	// lone is where the item's body first held a lone surrogate half;
-	// held is where the high half held in hi came from.
-	lone    Loc
-	hasLone bool
-	held    Loc
+	// halves, made at the first surrogate half held or lone, says where
+	// they came from.
+	halves *halves
 }
+
+// halves is where an item's body first held a lone surrogate half (lone),
+// and where the high half held in hi came from (held).
+type halves struct {
+	lone, held Loc
+	hasLone    bool
+}
+
+// hasLone reports whether the item's body held a lone surrogate half.
+func (st *Item) hasLone() bool { return st.halves != nil && st.halves.hasLone }
+
+// setLone records loc as where the body first held a lone half.
+func (st *Item) setLone(loc Loc) {
+	if st.halves == nil {
+		st.halves = &halves{}
+	}
+	st.halves.lone, st.halves.hasLone = loc, true
+}
+
+// held returns where the high half held in hi came from.
+func (st *Item) held() Loc { return st.halves.held }
 
 // Loc is the JSON Pointer of a member, built only when an error needs it:
 // Base, then "/List/K" when List is set, then "/Member" when set. Event
@@ -174,9 +193,6 @@ type Decoder struct {
 	runs   []textRun
 	open   int // 1 + position of the last opened block when it is a text run
 
-	keys []string  // the host's Keys, then "tool_calls"
-	vals [8]string // the delta's values of keys, views of the frame being decoded
-
 	fast *fast // a stream's last chunk read in full, as a shape (made at the first chunk)
 }
 
@@ -186,7 +202,6 @@ type textRun struct{ pos, start, end int }
 // stream, -1 for a body read as one message.
 func New(host *Host, lim replay.Limits, event int) *Decoder {
 	d := &Decoder{host: host, budget: kit.NewBudget(host.API, lim, event)}
-	d.keys = append(append(make([]string, 0, len(host.Keys)+1), host.Keys...), "tool_calls")
 	d.turn.Provenance = replay.Provenance{API: host.API, Provider: host.Provider}
 	return d
 }
@@ -250,7 +265,6 @@ func (d *Decoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, er
 	blocks := len(d.turn.Blocks)
 	sh.record(d.learnable(&sc))
 	dst, err := d.chunk(&sc, dst)
-	clear(d.vals[:])
 	sh.stop(s, blocks, err == nil && !d.ended && len(d.turn.Blocks) == blocks)
 	if err != nil && d.err == nil {
 		d.err = err
@@ -266,6 +280,9 @@ type scanned struct {
 	object                  bool // the chunk is an object
 	choice, delta, finish   string
 	choiceObject, deltaRead bool
+	// vals holds the delta's values of the host's Keys, then of
+	// tool_calls, views of the frame.
+	vals [8]string
 }
 
 // scan validates the chunk s and extracts its parts in a single pass (see
@@ -329,10 +346,15 @@ func (d *Decoder) scanChoice(sc *jsonw.Scanner, out *scanned) {
 				out.delta = sc.Value()
 				continue
 			}
-			vals := d.vals[:len(d.keys)]
+			keys := d.host.Keys
+			vals := out.vals[:len(keys)+1]
 			clear(vals)
 			for name, ok := sc.Member(&dm); ok; name, ok = sc.Member(&dm) {
-				for n, key := range d.keys {
+				if name == "tool_calls" {
+					vals[len(keys)] = sc.Value()
+					continue
+				}
+				for n, key := range keys {
 					if name == key {
 						vals[n] = sc.Value()
 						break
@@ -390,7 +412,7 @@ func (d *Decoder) chunk(sc *scanned, dst []replay.Event) ([]replay.Event, error)
 	const ptr = "/choices/0/delta"
 	var err error
 	if sc.deltaRead {
-		dst, err = d.message(ptr, dst)
+		dst, err = d.message(sc.vals[:len(d.host.Keys)+1], ptr, dst)
 	} else {
 		dst, err = d.Message(sc.delta, ptr, dst)
 	}
@@ -456,21 +478,21 @@ func (d *Decoder) Message(delta, ptr string, dst []replay.Event) ([]replay.Event
 	if delta[0] != '{' {
 		return dst, d.Malformed(ptr, "expected an object")
 	}
-	jsonw.RawMembers(delta, d.keys, d.vals[:len(d.keys)])
-	dst, err := d.message(ptr, dst)
-	clear(d.vals[:])
-	return dst, err
+	keys := append(d.host.Keys[:len(d.host.Keys):len(d.host.Keys)], "tool_calls")
+	var vals [8]string
+	jsonw.RawMembers(delta, keys, vals[:len(keys)])
+	return d.message(vals[:len(keys)], ptr, dst)
 }
 
-// message reads a delta whose members are in d.vals: the host's, then the
+// message reads a delta whose members are in vals: the host's, then the
 // tool calls.
-func (d *Decoder) message(ptr string, dst []replay.Event) ([]replay.Event, error) {
-	n := len(d.keys) - 1
-	dst, err := d.host.Delta(d, d.vals[:n], ptr, dst)
+func (d *Decoder) message(vals []string, ptr string, dst []replay.Event) ([]replay.Event, error) {
+	n := len(vals) - 1
+	dst, err := d.host.Delta(d, vals[:n], ptr, dst)
 	if err != nil {
 		return dst, err
 	}
-	switch tcs := d.vals[n]; {
+	switch tcs := vals[n]; {
 	case tcs == "" || tcs == "null":
 	case tcs[0] != '[':
 		return dst, d.Malformed(ptr+"/tool_calls", "expected an array or null")
@@ -558,16 +580,19 @@ func (d *Decoder) appendRaw(st *Item, raw string, val []byte, loc Loc, emit, uni
 	if !unicode && st.hi == 0 {
 		writeValue(&st.Body, raw, val)
 	} else {
-		if st.hi != 0 && !st.hasLone {
+		if st.hi != 0 && !st.hasLone() {
 			if _, ok := jsonw.LeadingLow(raw); !ok {
-				st.lone, st.hasLone = st.held, true // the half held from the previous fragment
+				st.setLone(st.held()) // the half held from the previous fragment
 			}
 		}
-		if lone, _ := jsonw.WriteUnquotedJoinLone(&st.Body, raw, &st.hi); lone > 0 && !st.hasLone {
-			st.lone, st.hasLone = loc, true
+		if lone, _ := jsonw.WriteUnquotedJoinLone(&st.Body, raw, &st.hi); lone > 0 && !st.hasLone() {
+			st.setLone(loc)
 		}
 		if st.hi != 0 {
-			st.held = loc
+			if st.halves == nil {
+				st.halves = &halves{}
+			}
+			st.halves.held = loc
 		}
 	}
 	if err := d.budget.Item(st.Block, st.Body.Len(), st.Body.Len()-start); err != nil {
@@ -612,15 +637,15 @@ func (d *Decoder) AppendSig(st *Item, raw string, loc Loc) error {
 // exact refuses an item whose bytes must stay exact (an encrypted blob,
 // the text of a signed item) once its body holds a lone surrogate half.
 func (d *Decoder) exact(st *Item) error {
-	if !st.hasLone {
+	if !st.hasLone() {
 		return nil
 	}
 	switch st.It.(type) {
 	case *replay.Encrypted:
-		return d.loneAt(st.lone, "an encrypted blob")
+		return d.loneAt(st.halves.lone, "an encrypted blob")
 	case *replay.ReasoningText:
 		if st.Sig.Len() > 0 {
-			return d.loneAt(st.lone, "signed reasoning text")
+			return d.loneAt(st.halves.lone, "signed reasoning text")
 		}
 	}
 	return nil
@@ -885,8 +910,8 @@ func (d *Decoder) End(dst []replay.Event) []replay.Event {
 // heldAtEnd records a high half still held when the item ends as lone,
 // and refuses it where the item's bytes must stay exact.
 func (d *Decoder) heldAtEnd(st *Item) error {
-	if st.hi != 0 && !st.hasLone {
-		st.lone, st.hasLone = st.held, true
+	if st.hi != 0 && !st.hasLone() {
+		st.setLone(st.held())
 	}
 	return d.exact(st)
 }

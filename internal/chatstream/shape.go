@@ -148,7 +148,7 @@ func (d *Decoder) learnable(sc *scanned) bool {
 	if u := sc.c.Usage; len(u) > 0 && u[0] == '{' {
 		return false
 	}
-	tcs := d.vals[len(d.keys)-1]
+	tcs := sc.vals[len(d.host.Keys)]
 	return tcs == "" || tcs == "null"
 }
 
