@@ -566,7 +566,7 @@ func (d *Decoder) Last(label int) *Item {
 // item, is refused (see the package doc).
 func (d *Decoder) AppendRaw(st *Item, raw string, loc Loc, emit bool, dst []replay.Event) ([]replay.Event, error) {
 	if f := d.fast; f != nil && f.rec {
-		f.add(op{kind: opItem, emit: emit, item: st, loc: loc}, raw)
+		f.add(op{kind: opItem, emit: emit, item: st, base: loc.Base, list: loc.List, k: int32(loc.K), member: loc.Member}, raw)
 	}
 	return d.appendRaw(st, raw, nil, loc, emit, true, dst)
 }

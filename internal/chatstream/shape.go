@@ -29,26 +29,30 @@ const (
 	opIgnore            // a string read and ignored
 )
 
-// op is one recorded call, for the string in hole hole.
+// op is one recorded call, for the string in hole hole; an AppendRaw's
+// item, emit and member location (a Loc without its event, kept small).
 type op struct {
-	kind uint8
-	hole uint8
-	emit bool
-	item *Item
-	loc  Loc
+	item               *Item
+	base, list, member string
+	k                  int32
+	kind, hole         uint8
+	emit               bool
 }
+
+// loc returns the AppendRaw's location.
+func (o *op) loc() Loc { return Loc{Base: o.base, List: o.list, K: int(o.k), Member: o.member} }
 
 // fast is a stream decoder's shape of the last chunk it read in full, and
 // the recording of the chunk being read.
 type fast struct {
 	sh     jsonw.Shape
 	ops    [jsonw.MaxHoles]op
-	n      int   // ops recorded (more than MaxHoles: not learnable)
+	raws   [jsonw.MaxHoles]string
+	blocks int32 // the turn's blocks when learned
+	n      int8  // ops recorded (more than MaxHoles: not learnable)
 	full   uint8 // bit h: hole h held more than ""
-	blocks int   // the turn's blocks when learned
 	rec    bool  // recording the chunk being read in full
 	spoilt bool  // the chunk did what a shape cannot repeat
-	raws   [jsonw.MaxHoles]string
 	// vop is the op whose string a match decodes as it validates it, from
 	// hole vh (the op's own, or the one it is a twin of); -1 for none.
 	vop, vh int8
@@ -74,7 +78,9 @@ func (f *fast) add(o op, raw string) {
 	if f.n < jsonw.MaxHoles {
 		f.ops[f.n], f.raws[f.n] = o, raw
 	}
-	f.n++
+	if f.n <= jsonw.MaxHoles {
+		f.n++
+	}
 }
 
 // learn learns the chunk s (the turn having blocks blocks) with the
@@ -83,7 +89,7 @@ func (f *fast) learn(s string, blocks int) {
 	base := uintptr(unsafe.Pointer(unsafe.StringData(s)))
 	off := func(v string) uintptr { return uintptr(unsafe.Pointer(unsafe.StringData(v))) - base }
 	var order [jsonw.MaxHoles]int // hole h is the string of ops[order[h]]
-	for k := 0; k < f.n; k++ {
+	for k := 0; k < int(f.n); k++ {
 		if len(f.raws[k]) == 0 {
 			return
 		}
@@ -95,7 +101,7 @@ func (f *fast) learn(s string, blocks int) {
 	}
 	var holes [jsonw.MaxHoles]string
 	f.full = 0
-	for h := 0; h < f.n; h++ {
+	for h := 0; h < int(f.n); h++ {
 		k := order[h]
 		holes[h] = f.raws[k]
 		f.ops[k].hole = uint8(h)
@@ -104,19 +110,19 @@ func (f *fast) learn(s string, blocks int) {
 		}
 	}
 	f.vop, f.vh = -1, -1
-	if !f.sh.Learn(s, holes[:f.n]) {
+	if !f.sh.Learn(s, holes[:int(f.n)]) {
 		return
 	}
-	f.blocks = blocks
+	f.blocks = int32(blocks)
 	var twin [jsonw.MaxHoles]int8 // 1 + the hole a hole is a twin of
 	// A string ignored because it mirrors another (OpenRouter's reasoning
 	// and its reasoning_details text) is matched as that one's twin: the
 	// same bytes, validated once.
-	for k := 0; k < f.n; k++ {
+	for k := 0; k < int(f.n); k++ {
 		if f.ops[k].kind != opIgnore || f.full&(1<<f.ops[k].hole) == 0 {
 			continue
 		}
-		for j := 0; j < f.n; j++ {
+		for j := 0; j < int(f.n); j++ {
 			g, h := int(f.ops[k].hole), int(f.ops[j].hole)
 			if j != k && holes[g] == holes[h] {
 				if f.sh.Twin(max(g, h), min(g, h)) {
@@ -127,7 +133,7 @@ func (f *fast) learn(s string, blocks int) {
 		}
 	}
 	// The first string kept is decoded as the match validates it.
-	for k := 0; k < f.n; k++ {
+	for k := 0; k < int(f.n); k++ {
 		if o := &f.ops[k]; o.kind == opItem || o.kind == opText {
 			f.vop, f.vh = int8(k), int8(o.hole)
 			for twin[f.vh] != 0 {
@@ -157,7 +163,7 @@ func (d *Decoder) learnable(sc *scanned) bool {
 func (d *Decoder) matched(s string, dst []replay.Event) (_ []replay.Event, ok bool, err error) {
 	f := d.fast
 	var raws [jsonw.MaxHoles]string
-	if d.ended || len(d.turn.Blocks) != f.blocks {
+	if d.ended || len(d.turn.Blocks) != int(f.blocks) {
 		return dst, false, nil
 	}
 	val, ok := f.sh.MatchValue(s, raws[:], int(f.vh), f.val[:0])
@@ -165,12 +171,12 @@ func (d *Decoder) matched(s string, dst []replay.Event) (_ []replay.Event, ok bo
 	if !ok {
 		return dst, false, nil
 	}
-	for h := 0; h < f.n; h++ {
+	for h := 0; h < int(f.n); h++ {
 		if (len(raws[h]) > 2) != (f.full&(1<<h) != 0) {
 			return dst, false, nil
 		}
 	}
-	for k := 0; k < f.n && err == nil; k++ {
+	for k := 0; k < int(f.n) && err == nil; k++ {
 		o := &f.ops[k]
 		raw, unicode := raws[o.hole], f.sh.Unicode(int(o.hole))
 		var v []byte // the value of raw, when decoded by the match
@@ -179,14 +185,14 @@ func (d *Decoder) matched(s string, dst []replay.Event) (_ []replay.Event, ok bo
 		}
 		switch o.kind {
 		case opItem:
-			dst, err = d.appendRaw(o.item, raw, v, o.loc, o.emit, unicode, dst)
+			dst, err = d.appendRaw(o.item, raw, v, o.loc(), o.emit, unicode, dst)
 		case opText:
 			dst, err = d.textRaw(raw, v, unicode, dst)
 		case opHost:
 			dst, err = d.host.Content(d, raw, dst)
 		}
 	}
-	if len(d.turn.Blocks) != f.blocks {
+	if len(d.turn.Blocks) != int(f.blocks) {
 		f.sh.Forget() // a block opened: the next chunk is decided afresh
 	}
 	f.shaped++
