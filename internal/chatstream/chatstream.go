@@ -193,6 +193,12 @@ type Decoder struct {
 	runs   []textRun
 	open   int // 1 + position of the last opened block when it is a text run
 
+	// vals holds a stream delta's values of the host's Keys, then of
+	// tool_calls, views of the frame being decoded (here, not on the
+	// stack: the host's Delta, called through a func value, would make
+	// them escape).
+	vals [8]string
+
 	fast *fast // a stream's last chunk read in full, as a shape (made at the first chunk)
 }
 
@@ -265,6 +271,7 @@ func (d *Decoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, er
 	blocks := len(d.turn.Blocks)
 	sh.record(d.learnable(&sc))
 	dst, err := d.chunk(&sc, dst)
+	clear(d.vals[:])
 	sh.stop(s, blocks, err == nil && !d.ended && len(d.turn.Blocks) == blocks)
 	if err != nil && d.err == nil {
 		d.err = err
@@ -280,9 +287,6 @@ type scanned struct {
 	object                  bool // the chunk is an object
 	choice, delta, finish   string
 	choiceObject, deltaRead bool
-	// vals holds the delta's values of the host's Keys, then of
-	// tool_calls, views of the frame.
-	vals [8]string
 }
 
 // scan validates the chunk s and extracts its parts in a single pass (see
@@ -347,7 +351,7 @@ func (d *Decoder) scanChoice(sc *jsonw.Scanner, out *scanned) {
 				continue
 			}
 			keys := d.host.Keys
-			vals := out.vals[:len(keys)+1]
+			vals := d.vals[:len(keys)+1]
 			clear(vals)
 			for name, ok := sc.Member(&dm); ok; name, ok = sc.Member(&dm) {
 				if name == "tool_calls" {
@@ -412,7 +416,7 @@ func (d *Decoder) chunk(sc *scanned, dst []replay.Event) ([]replay.Event, error)
 	const ptr = "/choices/0/delta"
 	var err error
 	if sc.deltaRead {
-		dst, err = d.message(sc.vals[:len(d.host.Keys)+1], ptr, dst)
+		dst, err = d.message(d.vals[:len(d.host.Keys)+1], ptr, dst)
 	} else {
 		dst, err = d.Message(sc.delta, ptr, dst)
 	}
@@ -479,9 +483,10 @@ func (d *Decoder) Message(delta, ptr string, dst []replay.Event) ([]replay.Event
 		return dst, d.Malformed(ptr, "expected an object")
 	}
 	keys := append(d.host.Keys[:len(d.host.Keys):len(d.host.Keys)], "tool_calls")
-	var vals [8]string
-	jsonw.RawMembers(delta, keys, vals[:len(keys)])
-	return d.message(vals[:len(keys)], ptr, dst)
+	jsonw.RawMembers(delta, keys, d.vals[:len(keys)])
+	dst, err := d.message(d.vals[:len(keys)], ptr, dst)
+	clear(d.vals[:])
+	return dst, err
 }
 
 // message reads a delta whose members are in vals: the host's, then the

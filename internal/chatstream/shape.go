@@ -154,7 +154,7 @@ func (d *Decoder) learnable(sc *scanned) bool {
 	if u := sc.c.Usage; len(u) > 0 && u[0] == '{' {
 		return false
 	}
-	tcs := sc.vals[len(d.host.Keys)]
+	tcs := d.vals[len(d.host.Keys)]
 	return tcs == "" || tcs == "null"
 }
 
