@@ -3,6 +3,7 @@ package openrouter
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -140,4 +141,29 @@ func TestShapedChunksAfterAChange(t *testing.T) {
 	require.Equal(t, "xy", res.Turn.Blocks[2].(*replay.Text).Text)
 	require.Equal(t, "de", res.Turn.Blocks[3].(*replay.ReasoningText).Text)
 	require.Equal(t, "yy", res.Turn.Blocks[4].(*replay.Text).Text)
+}
+
+// FuzzShapedAsFull: chunks of one shape whose strings the fuzzer writes
+// (raw JSON string content: escapes, lone halves, invalid bytes, quotes
+// that end the string early) decode to the same events, turn and error
+// read by their shape as read in full (an invalid chunk's byte offset
+// aside: the space that keeps a chunk from its neighbour's shape moves
+// it).
+func FuzzShapedAsFull(f *testing.F) {
+	f.Add(`step 1`, `the \"edge\"\n`, `\ud83c`)
+	f.Add(`a`, `\udf0a b`, ``)
+	f.Add(`a", "x":"y`, `\q`, "\xff")
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		payloads := []string{
+			think(a, 0), think(b, 0), think(c, 0), think(a, 0), sealed(b), sealed(c), sealed(a),
+			think(b, 0), signed, answer(c), answer(a), answer(b), chunk(`{}`, `"stop"`),
+		}
+		newFD := newStream(replay.Limits{MaxItem: 64})
+		got := codectest.FeedPush(newFD(), replay.StreamOptions{}, [][]byte{codectest.SSE(payloads)})
+		ref := codectest.FeedPush(newFD(), replay.StreamOptions{}, [][]byte{codectest.SSE(codectest.Unshaped(payloads))})
+		at := regexp.MustCompile(`at byte \d+`)
+		require.Equal(t, at.ReplaceAllString(fmt.Sprint(ref.Err), "at byte N"), at.ReplaceAllString(fmt.Sprint(got.Err), "at byte N"))
+		require.Equal(t, codectest.EventSummary(ref.Events), codectest.EventSummary(got.Events))
+		require.Equal(t, string(ref.Document()), string(got.Document()))
+	})
 }
