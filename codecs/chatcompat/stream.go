@@ -59,7 +59,7 @@ type reader struct {
 	host    chatstream.Host
 	core    *chatstream.Decoder
 
-	split     think.Splitter
+	split     *think.Splitter // made at the first content
 	segs      []think.Segment
 	native    bool // the message has native reasoning
 	contentHi rune // a surrogate half held at the end of content
@@ -76,11 +76,8 @@ func newReader(api string, p Profile, lim replay.Limits, event int) *reader {
 		p = generic
 	}
 	r := &reader{profile: p}
-	if sp, err := think.New(think.Options{Start: p.Start}); err == nil {
-		r.split = *sp
-	}
 	r.host = chatstream.Host{API: api, Provider: p.Provider, Error: r.chunkError,
-		Keys: deltaKeys, Delta: r.delta, Call: r.call, Flush: r.flush}
+		Keys: deltaKeys, Delta: r.delta, Content: r.content, Call: r.call, Flush: r.flush}
 	r.core = chatstream.New(&r.host, lim, event)
 	return r
 }
@@ -117,7 +114,7 @@ func (r *reader) delta(d *chatstream.Decoder, dv []string, ptr string, dst []rep
 	}
 	switch c := dv[3]; {
 	case isString(c):
-		return r.content(c, dst)
+		return d.Content(c, dst)
 	case c != "" && c != "null":
 		return dst, d.Malformed(ptr+"/content", "expected a string or null (content arrays are not read by this codec)")
 	}
@@ -161,7 +158,10 @@ func (r *reader) nativeItem(dst []replay.Event) (*chatstream.Item, []replay.Even
 	if !r.native {
 		r.native = true
 		// a host that parses reasoning does not pre-open tags in content
-		r.segs = r.split.Release(r.segs[:0])
+		r.segs = r.segs[:0]
+		if r.split != nil {
+			r.segs = r.split.Release(r.segs)
+		}
 		var err error
 		if dst, err = r.segments(dst); err != nil {
 			return nil, dst, err
@@ -191,7 +191,7 @@ func (r *reader) nativeRaw(raw string, loc chatstream.Loc, dst []replay.Event) (
 }
 
 // content feeds the JSON string raw to the <think> splitter.
-func (r *reader) content(raw string, dst []replay.Event) ([]replay.Event, error) {
+func (r *reader) content(_ *chatstream.Decoder, raw string, dst []replay.Event) ([]replay.Event, error) {
 	if len(raw) <= 2 {
 		return dst, nil
 	}
@@ -203,6 +203,12 @@ func (r *reader) content(raw string, dst []replay.Event) ([]replay.Event, error)
 	}
 	if s == "" {
 		return dst, nil
+	}
+	if r.split == nil {
+		r.split = &think.Splitter{}
+		if sp, err := think.New(think.Options{Start: r.profile.Start}); err == nil {
+			r.split = sp
+		}
 	}
 	r.segs = r.split.WriteString(r.segs[:0], s)
 	return r.segments(dst)
@@ -240,6 +246,9 @@ func (r *reader) segments(dst []replay.Event) ([]replay.Event, error) {
 // surrogate half (U+FFFD) and the splitter's tail.
 func (r *reader) flush(_ *chatstream.Decoder, dst []replay.Event) ([]replay.Event, error) {
 	r.segs = r.segs[:0]
+	if r.split == nil {
+		return dst, nil // no content: nothing held
+	}
 	if r.contentHi != 0 {
 		r.contentHi = 0
 		r.segs = r.split.WriteString(r.segs, "\uFFFD")

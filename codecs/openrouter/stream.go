@@ -29,9 +29,12 @@ type StreamDecoder struct {
 	// "openrouter".
 	Provider string
 
-	host chatstream.Host
 	core *chatstream.Decoder
 }
+
+// defaultHost is the host of every decoder whose Provider is unset: one
+// value shared, not one per decoder.
+var defaultHost = newHost("")
 
 // Item labels: the kind of reasoning_details fragment an item was built
 // from.
@@ -45,8 +48,12 @@ const (
 
 func (d *StreamDecoder) dec() *chatstream.Decoder {
 	if d.core == nil {
-		d.host = newHost(d.Provider)
-		d.core = chatstream.New(&d.host, d.Limits, 0)
+		host := &defaultHost
+		if d.Provider != "" {
+			h := newHost(d.Provider)
+			host = &h
+		}
+		d.core = chatstream.New(host, d.Limits, 0)
 	}
 	return d.core
 }
@@ -107,7 +114,14 @@ func readDelta(d *chatstream.Decoder, dv []string, ptr string, dst []replay.Even
 		}
 		k++
 	}
-	if k == 0 {
+	if k > 0 {
+		// the plain strings mirror the details: read, not kept
+		for _, r := range dv[1:3] {
+			if isString(r) {
+				d.Ignore(r)
+			}
+		}
+	} else {
 		r, member := dv[1], "reasoning"
 		if !isString(r) || len(r) <= 2 {
 			r, member = dv[2], "reasoning_content"

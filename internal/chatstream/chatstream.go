@@ -53,7 +53,9 @@ type Host struct {
 	// Upstream records the chunk's top-level `provider` as the provenance
 	// upstream (OpenRouter).
 	Upstream bool
-	// Error returns the provider error a chunk reports, or nil.
+	// Error returns the provider error a chunk reports, or nil. It decides
+	// from the chunk's envelope alone (never from the delta's strings): a
+	// chunk read by its shape repeats every byte but those strings.
 	Error func(c Chunk) *replay.ProviderError
 	// Keys names the members of a delta (or a whole message) that Delta
 	// reads: reasoning and content (at most seven).
@@ -62,7 +64,21 @@ type Host struct {
 	// does not: vals[k] is the raw JSON value of Keys[k] ("" when absent),
 	// a view of the frame. ptr is the JSON Pointer of the delta. The core
 	// reads tool_calls after it.
+	//
+	// A stream chunk whose delta opens no block is learned as a shape (see
+	// [jsonw.Shape]): the next chunk that differs from it only in the
+	// strings Delta handed to [Decoder.AppendRaw], [Decoder.TextRaw],
+	// [Decoder.Content] or [Decoder.Ignore] (each as empty or not as
+	// before) is read by calling those again with its strings, without
+	// Delta. So Delta takes every decision from the other bytes of the
+	// delta and the turn's blocks, keeps those strings only through these
+	// calls, and makes no other change that a second identical delta would
+	// not make again (an id or format kept once is fine); where it does,
+	// it calls [Decoder.Unshaped].
 	Delta func(d *Decoder, vals []string, ptr string, dst []replay.Event) ([]replay.Event, error)
+	// Content, when set, reads a JSON string the host hands to
+	// [Decoder.Content] (chatcompat's content, split by <think> tags).
+	Content func(d *Decoder, raw string, dst []replay.Event) ([]replay.Event, error)
 	// Call, when set, runs before a new tool call opens its block (raw is
 	// the tool call object); it returns the call's extra members. When nil,
 	// the extra members are those other than index, id, type and function.
@@ -100,12 +116,31 @@ type Item struct {
 	SigP  replay.Presence
 	hi    rune
 	ended bool
-	// lone is where the item's body first held a lone surrogate half;
-	// held is where the high half held in hi came from.
-	lone    Loc
-	hasLone bool
-	held    Loc
+	// halves, made at the first surrogate half held or lone, says where
+	// they came from.
+	halves *halves
 }
+
+// halves is where an item's body first held a lone surrogate half (lone),
+// and where the high half held in hi came from (held).
+type halves struct {
+	lone, held Loc
+	hasLone    bool
+}
+
+// hasLone reports whether the item's body held a lone surrogate half.
+func (st *Item) hasLone() bool { return st.halves != nil && st.halves.hasLone }
+
+// setLone records loc as where the body first held a lone half.
+func (st *Item) setLone(loc Loc) {
+	if st.halves == nil {
+		st.halves = &halves{}
+	}
+	st.halves.lone, st.halves.hasLone = loc, true
+}
+
+// held returns where the high half held in hi came from.
+func (st *Item) held() Loc { return st.halves.held }
 
 // Loc is the JSON Pointer of a member, built only when an error needs it:
 // Base, then "/List/K" when List is set, then "/Member" when set. Event
@@ -158,8 +193,13 @@ type Decoder struct {
 	runs   []textRun
 	open   int // 1 + position of the last opened block when it is a text run
 
-	keys []string  // the host's Keys, then "tool_calls"
-	vals [8]string // the delta's values of keys, views of the frame being decoded
+	// vals holds a stream delta's values of the host's Keys, then of
+	// tool_calls, views of the frame being decoded (here, not on the
+	// stack: the host's Delta, called through a func value, would make
+	// them escape).
+	vals [8]string
+
+	fast *fast // a stream's last chunk read in full, as a shape (made at the first chunk)
 }
 
 type textRun struct{ pos, start, end int }
@@ -168,7 +208,6 @@ type textRun struct{ pos, start, end int }
 // stream, -1 for a body read as one message.
 func New(host *Host, lim replay.Limits, event int) *Decoder {
 	d := &Decoder{host: host, budget: kit.NewBudget(host.API, lim, event)}
-	d.keys = append(append(make([]string, 0, len(host.Keys)+1), host.Keys...), "tool_calls")
 	d.turn.Provenance = replay.Provenance{API: host.API, Provider: host.Provider}
 	return d
 }
@@ -191,8 +230,6 @@ func (d *Decoder) Malformed(ptr, format string, args ...any) error {
 	return replay.Malformed(d.host.API, d.budget.Event, ptr, format, args...)
 }
 
-var doneMarker = []byte("[DONE]")
-
 // Decode implements [replay.FrameDecoder].
 func (d *Decoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
 	if d.err != nil {
@@ -201,7 +238,21 @@ func (d *Decoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, er
 	d.budget.Event = d.n
 	d.n++
 	data := bytes.TrimSpace(f.Data)
-	if bytes.Equal(data, doneMarker) {
+	s := unsafe.String(unsafe.SliceData(data), len(data))
+	sh := d.fast
+	if sh == nil {
+		sh = &fast{}
+		d.fast = sh
+	} else if sh.sh.Learned() {
+		if out, ok, err := d.matched(s, dst); ok {
+			if err != nil {
+				d.err = err
+			}
+			return out, err
+		}
+		sh.sh.Forget() // read in full: whatever it changes, the next chunk is too
+	}
+	if s == "[DONE]" {
 		if d.host.DoneIgnored {
 			return dst, nil
 		}
@@ -212,14 +263,16 @@ func (d *Decoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, er
 	if len(data) == 0 {
 		return dst, nil
 	}
-	s := unsafe.String(unsafe.SliceData(data), len(data))
 	var sc scanned
 	if !d.scan(s, &sc) {
 		d.err = d.Malformed("", "expected a JSON chat completion chunk: %s", jsonw.Explain(s))
 		return dst, d.err
 	}
+	blocks := len(d.turn.Blocks)
+	sh.record(d.learnable(&sc))
 	dst, err := d.chunk(&sc, dst)
 	clear(d.vals[:])
+	sh.stop(s, blocks, err == nil && !d.ended && len(d.turn.Blocks) == blocks)
 	if err != nil && d.err == nil {
 		d.err = err
 	}
@@ -297,10 +350,15 @@ func (d *Decoder) scanChoice(sc *jsonw.Scanner, out *scanned) {
 				out.delta = sc.Value()
 				continue
 			}
-			vals := d.vals[:len(d.keys)]
+			keys := d.host.Keys
+			vals := d.vals[:len(keys)+1]
 			clear(vals)
 			for name, ok := sc.Member(&dm); ok; name, ok = sc.Member(&dm) {
-				for n, key := range d.keys {
+				if name == "tool_calls" {
+					vals[len(keys)] = sc.Value()
+					continue
+				}
+				for n, key := range keys {
 					if name == key {
 						vals[n] = sc.Value()
 						break
@@ -358,7 +416,7 @@ func (d *Decoder) chunk(sc *scanned, dst []replay.Event) ([]replay.Event, error)
 	const ptr = "/choices/0/delta"
 	var err error
 	if sc.deltaRead {
-		dst, err = d.message(ptr, dst)
+		dst, err = d.message(d.vals[:len(d.host.Keys)+1], ptr, dst)
 	} else {
 		dst, err = d.Message(sc.delta, ptr, dst)
 	}
@@ -424,21 +482,22 @@ func (d *Decoder) Message(delta, ptr string, dst []replay.Event) ([]replay.Event
 	if delta[0] != '{' {
 		return dst, d.Malformed(ptr, "expected an object")
 	}
-	jsonw.RawMembers(delta, d.keys, d.vals[:len(d.keys)])
-	dst, err := d.message(ptr, dst)
+	keys := append(d.host.Keys[:len(d.host.Keys):len(d.host.Keys)], "tool_calls")
+	jsonw.RawMembers(delta, keys, d.vals[:len(keys)])
+	dst, err := d.message(d.vals[:len(keys)], ptr, dst)
 	clear(d.vals[:])
 	return dst, err
 }
 
-// message reads a delta whose members are in d.vals: the host's, then the
+// message reads a delta whose members are in vals: the host's, then the
 // tool calls.
-func (d *Decoder) message(ptr string, dst []replay.Event) ([]replay.Event, error) {
-	n := len(d.keys) - 1
-	dst, err := d.host.Delta(d, d.vals[:n], ptr, dst)
+func (d *Decoder) message(vals []string, ptr string, dst []replay.Event) ([]replay.Event, error) {
+	n := len(vals) - 1
+	dst, err := d.host.Delta(d, vals[:n], ptr, dst)
 	if err != nil {
 		return dst, err
 	}
-	switch tcs := d.vals[n]; {
+	switch tcs := vals[n]; {
 	case tcs == "" || tcs == "null":
 	case tcs[0] != '[':
 		return dst, d.Malformed(ptr+"/tool_calls", "expected an array or null")
@@ -511,18 +570,35 @@ func (d *Decoder) Last(label int) *Item {
 // lone surrogate half in an encrypted blob, or in the text of a signed
 // item, is refused (see the package doc).
 func (d *Decoder) AppendRaw(st *Item, raw string, loc Loc, emit bool, dst []replay.Event) ([]replay.Event, error) {
+	if f := d.fast; f != nil && f.rec {
+		f.add(op{kind: opItem, emit: emit, item: st, base: loc.Base, list: loc.List, k: int32(loc.K), member: loc.Member}, raw)
+	}
+	return d.appendRaw(st, raw, nil, loc, emit, true, dst)
+}
+
+// appendRaw is AppendRaw; unicode false says raw holds no \u escape (so
+// neither a surrogate half nor a lone one), and then val, when not nil,
+// is its value, decoded.
+func (d *Decoder) appendRaw(st *Item, raw string, val []byte, loc Loc, emit, unicode bool, dst []replay.Event) ([]replay.Event, error) {
 	start := st.Body.Len()
 	loc.Event = d.budget.Event
-	if st.hi != 0 && !st.hasLone {
-		if _, ok := jsonw.LeadingLow(raw); !ok {
-			st.lone, st.hasLone = st.held, true // the half held from the previous fragment
+	if !unicode && st.hi == 0 {
+		writeValue(&st.Body, raw, val)
+	} else {
+		if st.hi != 0 && !st.hasLone() {
+			if _, ok := jsonw.LeadingLow(raw); !ok {
+				st.setLone(st.held()) // the half held from the previous fragment
+			}
 		}
-	}
-	if lone, _ := jsonw.WriteUnquotedJoinLone(&st.Body, raw, &st.hi); lone > 0 && !st.hasLone {
-		st.lone, st.hasLone = loc, true
-	}
-	if st.hi != 0 {
-		st.held = loc
+		if lone, _ := jsonw.WriteUnquotedJoinLone(&st.Body, raw, &st.hi); lone > 0 && !st.hasLone() {
+			st.setLone(loc)
+		}
+		if st.hi != 0 {
+			if st.halves == nil {
+				st.halves = &halves{}
+			}
+			st.halves.held = loc
+		}
 	}
 	if err := d.budget.Item(st.Block, st.Body.Len(), st.Body.Len()-start); err != nil {
 		return dst, err
@@ -538,6 +614,7 @@ func (d *Decoder) AppendRaw(st *Item, raw string, loc Loc, emit bool, dst []repl
 
 // AppendString appends decoded text to the item's body and emits the delta.
 func (d *Decoder) AppendString(st *Item, s string, dst []replay.Event) ([]replay.Event, error) {
+	d.Unshaped()
 	start := st.Body.Len()
 	if err := d.budget.Append(st.Block, &st.Body, s); err != nil {
 		return dst, err
@@ -549,6 +626,7 @@ func (d *Decoder) AppendString(st *Item, s string, dst []replay.Event) ([]replay
 // at loc, to the item's signature. A lone surrogate half in it, or in the
 // text it signs, is refused.
 func (d *Decoder) AppendSig(st *Item, raw string, loc Loc) error {
+	d.Unshaped()
 	if jsonw.LoneAt(raw, false) >= 0 {
 		return d.lone(loc, "a signature")
 	}
@@ -564,15 +642,15 @@ func (d *Decoder) AppendSig(st *Item, raw string, loc Loc) error {
 // exact refuses an item whose bytes must stay exact (an encrypted blob,
 // the text of a signed item) once its body holds a lone surrogate half.
 func (d *Decoder) exact(st *Item) error {
-	if !st.hasLone {
+	if !st.hasLone() {
 		return nil
 	}
 	switch st.It.(type) {
 	case *replay.Encrypted:
-		return d.loneAt(st.lone, "an encrypted blob")
+		return d.loneAt(st.halves.lone, "an encrypted blob")
 	case *replay.ReasoningText:
 		if st.Sig.Len() > 0 {
-			return d.loneAt(st.lone, "signed reasoning text")
+			return d.loneAt(st.halves.lone, "signed reasoning text")
 		}
 	}
 	return nil
@@ -614,6 +692,15 @@ func (d *Decoder) loneAt(loc Loc, what string) error {
 // TextRaw appends the value of the JSON string literal raw to the open
 // visible text run, opening one when the last block is not.
 func (d *Decoder) TextRaw(raw string, dst []replay.Event) ([]replay.Event, error) {
+	if f := d.fast; f != nil && f.rec {
+		f.add(op{kind: opText}, raw)
+	}
+	return d.textRaw(raw, nil, true, dst)
+}
+
+// textRaw is TextRaw; unicode false says raw holds no \u escape, and
+// then val, when not nil, is its value, decoded.
+func (d *Decoder) textRaw(raw string, val []byte, unicode bool, dst []replay.Event) ([]replay.Event, error) {
 	if len(raw) <= 2 {
 		return dst, nil
 	}
@@ -622,12 +709,17 @@ func (d *Decoder) TextRaw(raw string, dst []replay.Event) ([]replay.Event, error
 		return dst, err
 	}
 	start := d.textB.Len()
-	jsonw.WriteUnquotedJoin(&d.textB, raw, &d.textHi)
+	if !unicode && d.textHi == 0 {
+		writeValue(&d.textB, raw, val)
+	} else {
+		jsonw.WriteUnquotedJoin(&d.textB, raw, &d.textHi)
+	}
 	return d.grew(run, start, dst)
 }
 
 // Text is TextRaw for decoded text.
 func (d *Decoder) Text(s string, dst []replay.Event) ([]replay.Event, error) {
+	d.Unshaped()
 	if s == "" {
 		return dst, nil
 	}
@@ -823,8 +915,8 @@ func (d *Decoder) End(dst []replay.Event) []replay.Event {
 // heldAtEnd records a high half still held when the item ends as lone,
 // and refuses it where the item's bytes must stay exact.
 func (d *Decoder) heldAtEnd(st *Item) error {
-	if st.hi != 0 && !st.hasLone {
-		st.lone, st.hasLone = st.held, true
+	if st.hi != 0 && !st.hasLone() {
+		st.setLone(st.held())
 	}
 	return d.exact(st)
 }

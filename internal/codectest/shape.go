@@ -2,6 +2,7 @@ package codectest
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/reasonreplay/replay"
@@ -58,5 +59,33 @@ func SameAsReshaped(t testing.TB, newFD func() replay.FrameDecoder, opts replay.
 	require.Equal(t, string(want.Document()), string(got.Document()), "the turn differs from the one read in full")
 	require.Equal(t, errText(want.Err), errText(got.Err), "the error differs from the one read in full")
 	require.Equal(t, EventSummary(want.Events), EventSummary(got.Events), "the events differ from those read in full")
+	return got
+}
+
+// SSE returns the payloads as one SSE stream, a `data:` event each.
+func SSE(payloads []string) []byte {
+	var b strings.Builder
+	for _, p := range payloads {
+		b.WriteString("data: " + p + "\n\n")
+	}
+	return []byte(b.String())
+}
+
+// ShapedAsFull decodes the payloads (an SSE stream) with a decoder from
+// newFD, and again [Reshape]d (every chunk read in full), and requires
+// the same events, turn document and error. shaped reports how many
+// chunks a decoder read by their shape: none unshaped, want as given. It
+// sweeps the given stream (see [SweepStream]) and returns its result.
+func ShapedAsFull(t testing.TB, newFD func() replay.FrameDecoder, shaped func(replay.FrameDecoder) int, want int, payloads []string) Result {
+	t.Helper()
+	fd, full := newFD(), newFD()
+	got := FeedPush(fd, replay.StreamOptions{}, [][]byte{SSE(payloads)})
+	ref := FeedPush(full, replay.StreamOptions{}, [][]byte{Reshape(SSE(payloads))})
+	require.Equal(t, 0, shaped(full), "unshaped chunks read by their shape")
+	require.Equal(t, want, shaped(fd), "chunks read by their shape")
+	require.Equal(t, errText(ref.Err), errText(got.Err), "error")
+	require.Equal(t, EventSummary(ref.Events), EventSummary(got.Events), "events")
+	require.Equal(t, string(ref.Document()), string(got.Document()), "turn")
+	SweepStream(t, newFD, replay.StreamOptions{}, SSE(payloads))
 	return got
 }

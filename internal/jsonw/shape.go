@@ -27,6 +27,7 @@ type Shape struct {
 	lits  [MaxHoles + 1]int // end of each literal run in buf
 	kinds [MaxHoles]byte    // '"' a string, '0' a number
 	flags [MaxHoles]uint8   // each string hole's escapes, as last matched
+	twin  [MaxHoles]uint8   // 1 + the earlier hole a hole repeats, 0 for none
 	n     int               // holes
 	ok    bool
 }
@@ -44,6 +45,7 @@ func (sh *Shape) Learned() bool { return sh.ok }
 // such a view or there are more than [MaxHoles].
 func (sh *Shape) Learn(s string, holes []string) bool {
 	sh.ok = false
+	sh.twin = [MaxHoles]uint8{}
 	if len(holes) > MaxHoles || len(s) == 0 {
 		return false
 	}
@@ -90,40 +92,78 @@ func (sh *Shape) Learn(s string, holes []string) bool {
 // hole. When it reports true, s is valid JSON: the caller need not walk
 // it.
 func (sh *Shape) Match(s string, raws []string) bool {
+	_, ok := sh.MatchValue(s, raws, -1, nil)
+	return ok
+}
+
+// MatchValue is [Shape.Match] that also appends the value of string hole
+// v (what [WriteUnquoted] writes for it) to dst, decoded in the pass that
+// validates it, and returns dst. The value is there only when the hole
+// holds no \u escape ([Shape.Unicode] reports false) and is not a twin
+// (see [Shape.Twin]); otherwise, or for v -1, dst comes back as it was
+// given or with part of the value, not to be used.
+func (sh *Shape) MatchValue(s string, raws []string, v int, dst []byte) ([]byte, bool) {
 	if !sh.ok || len(raws) < sh.n {
-		return false
+		return dst, false
 	}
 	pos, prev := 0, 0
 	for h := 0; h < sh.n; h++ {
 		lit := sh.buf[prev:sh.lits[h]]
 		if len(s)-pos < len(lit) || s[pos:pos+len(lit)] != string(lit) {
-			return false
+			return dst, false
 		}
 		pos += len(lit)
 		start := pos
 		if pos >= len(s) {
-			return false
+			return dst, false
 		}
 		var ok bool
-		if sh.kinds[h] == '"' {
-			if s[pos] != '"' {
-				return false
+		if t := sh.twin[h]; t != 0 {
+			tw := raws[t-1] // a valid string, matched before: its copy is one
+			if len(s)-pos < len(tw) || s[pos:pos+len(tw)] != tw {
+				return dst, false
 			}
-			if pos, sh.flags[h], ok = scanString(s, pos+1); !ok {
-				return false
+			pos += len(tw)
+			sh.flags[h] = sh.flags[t-1]
+		} else if sh.kinds[h] == '"' {
+			if s[pos] != '"' {
+				return dst, false
+			}
+			if h == v {
+				pos, sh.flags[h], dst, ok = scanValue(s, pos+1, dst)
+			} else {
+				pos, sh.flags[h], ok = scanString(s, pos+1)
+			}
+			if !ok {
+				return dst, false
 			}
 		} else {
 			if c := s[pos]; c != '-' && (c < '0' || c > '9') {
-				return false
+				return dst, false
 			}
 			if pos, ok = number(s, pos); !ok {
-				return false
+				return dst, false
 			}
 		}
 		raws[h] = s[start:pos]
 		prev = sh.lits[h]
 	}
-	return s[pos:] == string(sh.buf[prev:sh.lits[sh.n]])
+	return dst, s[pos:] == string(sh.buf[prev:sh.lits[sh.n]])
+}
+
+// Twin records that string hole g repeats string hole h (h < g) byte for
+// byte, as a host that mirrors one text in two members sends it (the
+// caller has seen them equal in the learned text): from then on Match
+// requires the same of each text, and compares hole g's bytes with hole
+// h's instead of scanning them (a copy of a valid string literal is one).
+// It reports false, and records nothing, unless sh is learned, h < g <
+// the number of holes, and both holes are strings.
+func (sh *Shape) Twin(g, h int) bool {
+	if !sh.ok || h < 0 || h >= g || g >= sh.n || sh.kinds[g] != '"' || sh.kinds[h] != '"' {
+		return false
+	}
+	sh.twin[g] = uint8(h) + 1
+	return true
 }
 
 // Unicode reports whether string hole h, as last matched, holds a \u

@@ -109,6 +109,73 @@ func TestShapeNumbersAndSeveralHoles(t *testing.T) {
 	assert.False(t, sh.Match(s, raws[:2]), "no room for every hole")
 }
 
+// TestShapeTwin: a hole recorded as the twin of an earlier one matches
+// only its bytes (any valid string in the earlier hole, the same in the
+// twin), takes its escape flags, and is never scanned on its own; Twin
+// refuses what is not two string holes in order, and Learn forgets twins.
+func TestShapeTwin(t *testing.T) {
+	learned := `{"reasoning":"step 1","n":7,"details":[{"text":"step 1","index":0}]}`
+	holes := []string{learned[13:21], learned[26:27], learned[47:55]}
+	require.Equal(t, []string{`"step 1"`, `7`, `"step 1"`}, holes)
+	var sh Shape
+	require.True(t, sh.Learn(learned, holes))
+	for _, c := range [][2]int{{2, 1}, {1, 0}, {0, 0}, {0, 2}, {3, 0}, {2, -1}} {
+		assert.False(t, sh.Twin(c[0], c[1]), "%v", c)
+	}
+	require.True(t, sh.Twin(2, 0))
+	raws := make([]string, MaxHoles)
+	s := `{"reasoning":"a \"b\" \ud83c\udf0a","n":8,"details":[{"text":"a \"b\" \ud83c\udf0a","index":0}]}`
+	require.True(t, sh.Match(s, raws))
+	assert.Equal(t, []string{`"a \"b\" \ud83c\udf0a"`, `8`, `"a \"b\" \ud83c\udf0a"`}, raws[:3])
+	assert.True(t, sh.Unicode(2))
+	assert.True(t, sh.Escaped(2))
+	require.True(t, sh.Match(`{"reasoning":"","n":8,"details":[{"text":"","index":0}]}`, raws))
+	assert.False(t, sh.Unicode(2))
+	assert.False(t, sh.Escaped(2))
+	for _, s := range []string{
+		`{"reasoning":"a","n":8,"details":[{"text":"b","index":0}]}`,                     // not the same
+		`{"reasoning":"a","n":8,"details":[{"text":"a\"","index":0}]}`,                   // more after it
+		`{"reasoning":"a\"","n":8,"details":[{"text":"a","index":0}]}`,                   // less
+		"{\"reasoning\":\"\xff\",\"n\":8,\"details\":[{\"text\":\"\xff\",\"index\":0}]}", // the same, invalid
+	} {
+		assert.False(t, sh.Match(s, raws), s)
+	}
+	require.True(t, sh.Learn(learned, holes))
+	assert.True(t, sh.Match(`{"reasoning":"a","n":8,"details":[{"text":"b","index":0}]}`, raws), "learning again forgets twins")
+}
+
+// TestShapeMatchValue: MatchValue matches as Match does and appends the
+// value of the hole it is given, decoded, after what dst held; not for a
+// hole with a \u escape (Unicode says so), and not for -1.
+func TestShapeMatchValue(t *testing.T) {
+	learned := `{"a":"x","n":1,"b":"y"}`
+	var sh Shape
+	require.True(t, sh.Learn(learned, []string{learned[5:8], learned[13:14], learned[19:22]}))
+	raws := make([]string, MaxHoles)
+	for _, c := range []struct {
+		s    string
+		v    int
+		want string
+	}{
+		{`{"a":"p \"q\"\n\t\/\\ é","n":2,"b":""}`, 0, "held p \"q\"\n\t/\\ é"},
+		{`{"a":"","n":2,"b":"12345678\r12345678"}`, 2, "held 12345678\r12345678"},
+		{`{"a":"","n":2,"b":""}`, 2, "held "},
+		{`{"a":"z","n":2,"b":"w"}`, -1, "held "},
+	} {
+		val, ok := sh.MatchValue(c.s, raws, c.v, []byte("held "))
+		require.True(t, ok, c.s)
+		assert.Equal(t, c.want, string(val), c.s)
+		assert.True(t, sh.Match(c.s, raws))
+	}
+	_, ok := sh.MatchValue(`{"a":"\u00e9","n":2,"b":""}`, raws, 0, nil)
+	require.True(t, ok)
+	assert.True(t, sh.Unicode(0), "the value is not given: the hole has a \\u escape")
+	for _, s := range []string{`{"a":"\q","n":2,"b":""}`, "{\"a\":\"\xff\",\"n\":2,\"b\":\"\"}", `{"a":"x","n":2,"b":"y"} `} {
+		_, ok := sh.MatchValue(s, raws, 0, nil)
+		assert.False(t, ok, s)
+	}
+}
+
 func TestShapeLearnRefuses(t *testing.T) {
 	s := `{"a":"x","b":1,"c":true,"d":[1]}`
 	var sh Shape
@@ -154,6 +221,8 @@ func FuzzShape(f *testing.F) {
 	f.Add(`{"t":"x","s":"a"}`, `{"t":"x","s":"a\\"}`)
 	f.Add(`{"t":1}`, `{"t":10}`)
 	f.Add(`{"t":1,"u":[2]}`, `{"t":1e5,"u":[2]}`)
+	f.Add(`{"r":"a\"","c":1,"d":"a\""}`, `{"r":"\u00e9","c":1,"d":"\u00e9"}`)
+	f.Add(`{"r":"a","c":1,"d":"a"}`, `{"r":"b","c":1,"d":"c"}`)
 	f.Fuzz(func(t *testing.T, a, b string) {
 		if !Valid(a) {
 			return
@@ -166,13 +235,33 @@ func FuzzShape(f *testing.F) {
 		if !sh.Learn(a, holes) {
 			t.Fatalf("%q: learning its own values refused", a)
 		}
+		twins := map[int]int{} // equal strings: the later one a twin
+		for g := range holes {
+			for h := 0; h < g; h++ {
+				if _, ok := twins[g]; !ok && holes[g] == holes[h] && holes[g][0] == '"' && sh.Twin(g, h) {
+					twins[g] = h
+				}
+			}
+		}
 		raws := make([]string, MaxHoles)
 		if !sh.Match(a, raws) {
 			t.Fatalf("%q does not match its own shape", a)
 		}
-		if !sh.Match(b, raws) {
+		matched := sh.Match(b, raws)
+		for v := range holes {
+			xraws := make([]string, MaxHoles)
+			val, ok := sh.MatchValue(b, xraws, v, nil)
+			if ok != matched {
+				t.Fatalf("%q: MatchValue(%d) %v, Match %v", b, v, ok, matched)
+			}
+			if _, twin := twins[v]; ok && !twin && xraws[v][0] == '"' && !sh.Unicode(v) && string(val) != Unquote(xraws[v]) {
+				t.Fatalf("%q: hole %d's value %q, unquoted %q", b, v, val, Unquote(xraws[v]))
+			}
+		}
+		if !matched {
 			return
 		}
+		sh.Match(b, raws) // the flags of the last match
 		if !Valid(b) {
 			t.Fatalf("%q matches %q's shape but is not valid", b, a)
 		}
@@ -185,13 +274,20 @@ func FuzzShape(f *testing.F) {
 				t.Fatalf("%q: hole %d is %q, read %q", b, h, raws[h], got[h])
 			}
 		}
+		for g, h := range twins {
+			if got[g] != got[h] || sh.Unicode(g) != sh.Unicode(h) || sh.Escaped(g) != sh.Escaped(h) {
+				t.Fatalf("%q: hole %d (%q) is a twin of hole %d (%q)", b, g, got[g], h, got[h])
+			}
+		}
 	})
 }
 
 // FuzzScanString checks scanString against validString followed by a
-// UTF-8 check, and its flags against the escapes in the string.
+// UTF-8 check, and its flags against the escapes in the string; and
+// scanValue against scanString, and the value it appends (without a \u
+// escape) against WriteUnquoted.
 func FuzzScanString(f *testing.F) {
-	for _, s := range []string{`"abc"`, `"a\"b"`, `"\u00e9 é →"`, "\"\xff\"", `"\ud83c\udf0a"`, `"12345678\n12345678é"`, `"a`, `"a\`, "\"\x01\"", `"\q"`} {
+	for _, s := range []string{`"abc"`, `"a\"b"`, `"token 1 of step 2, the \"edge\" case;\n "`, `"\/\b\f\n\r\t\\ é日本 12345678"`, `"\u00e9 é →"`, "\"\xff\"", `"\ud83c\udf0a"`, `"12345678\n12345678é"`, `"a`, `"a\`, "\"\x01\"", `"\q"`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -200,6 +296,18 @@ func FuzzScanString(f *testing.F) {
 		}
 		end, flags, ok := scanString(s, 1)
 		vend, vok := validString(s, 1)
+		xend, xflags, val, xok := scanValue(s, 1, []byte("before "))
+		if xend != end || xflags != flags || xok != ok {
+			t.Fatalf("%q: scanValue ends at %d (flags %b, ok %v), scanString at %d (%b, %v)", s, xend, xflags, xok, end, flags, ok)
+		}
+		if ok && flags&flagUnicode == 0 {
+			var b strings.Builder
+			b.WriteString("before ")
+			WriteUnquoted(&b, s[:end])
+			if string(val) != b.String() {
+				t.Fatalf("%q: scanValue wrote %q, WriteUnquoted %q", s, val, b.String())
+			}
+		}
 		want := vok && utf8.ValidString(s[:vend])
 		if ok != want {
 			t.Fatalf("%q: scanString %v, validString %v and UTF-8 %v", s, ok, vok, want)

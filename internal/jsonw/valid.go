@@ -361,3 +361,70 @@ func scanString(s string, i int) (end int, flags uint8, ok bool) {
 		}
 	}
 }
+
+// unescapes maps the letter of a one-letter escape to the byte it stands
+// for.
+var unescapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// scanValue is scanString that also appends the string's value to dst in
+// the same pass, as long as it meets no \u escape: with flagUnicode
+// reported, dst holds only part of the value and is not to be used.
+func scanValue(s string, i int, dst []byte) (end int, flags uint8, out []byte, ok bool) {
+	run := i // the start of the bytes not yet appended
+	for {
+		for ; i+8 <= len(s); i += 8 {
+			x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+			q := x ^ ('"' * lsb)
+			b := x ^ ('\\' * lsb)
+			if m := ((q - lsb) &^ q) | ((b - lsb) &^ b) | ((x - 0x20*lsb) &^ x) | x; m&msb != 0 {
+				i += bits.TrailingZeros64(m&msb) / 8
+				break
+			}
+		}
+		for i < len(s) && !stop[s[i]] && s[i] < utf8.RuneSelf {
+			i++
+		}
+		if i >= len(s) {
+			return len(s), flags, dst, false
+		}
+		switch c := s[i]; {
+		case c == '"':
+			if flags&flagUnicode == 0 {
+				dst = append(dst, s[run:i]...)
+			}
+			return i + 1, flags, dst, true
+		case c >= utf8.RuneSelf:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && n == 1 {
+				return i, flags, dst, false
+			}
+			i += n
+			continue
+		case c < 0x20:
+			return i, flags, dst, false
+		}
+		if i+1 >= len(s) {
+			return i, flags, dst, false
+		}
+		flags |= flagEscape
+		if flags&flagUnicode == 0 {
+			dst = append(dst, s[run:i]...)
+		}
+		switch e := s[i+1]; e {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			if flags&flagUnicode == 0 {
+				dst = append(dst, unescapes[e])
+			}
+			i += 2
+		case 'u':
+			if _, ok := hex4(s[i+2:]); !ok {
+				return i, flags, dst, false
+			}
+			flags |= flagUnicode
+			i += 6
+		default:
+			return i, flags, dst, false
+		}
+		run = i
+	}
+}
