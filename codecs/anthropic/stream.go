@@ -94,6 +94,7 @@ type StreamDecoder struct {
 	shape      jsonw.Shape
 	shapeBlock *block
 	shapeSpec  *deltaSpec
+	val        []byte // a matched delta's value, decoded as it was matched
 }
 
 // format is the format of the decoded thinking blocks: Claude's for a
@@ -147,8 +148,12 @@ func (d *StreamDecoder) decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 	}
 	s := bytesString(data)
 	var raw [1]string
-	if d.shape.Match(s, raw[:]) {
-		return d.apply(d.shapeBlock, d.shapeSpec, raw[0], d.shape.Unicode(0), dst)
+	if val, ok := d.shape.MatchValue(s, raw[:], 0, d.val[:0]); ok {
+		d.val = val
+		if d.shape.Unicode(0) {
+			return d.apply(d.shapeBlock, d.shapeSpec, raw[0], true, nil, dst)
+		}
+		return d.apply(d.shapeBlock, d.shapeSpec, raw[0], false, val, dst)
 	}
 	d.shape.Forget()
 	var ev eventFields
@@ -747,7 +752,7 @@ func (d *StreamDecoder) deltaFast(s string, ev *eventFields, dst []replay.Event)
 	if len(raw) < 2 || raw[0] != '"' {
 		return dst, d.malformed("/delta/"+spec.member, "expected a string")
 	}
-	dst, err = d.apply(b, spec, raw, true, dst)
+	dst, err = d.apply(b, spec, raw, true, nil, dst)
 	if err == nil && s != "" && d.shape.Learn(s, []string{raw}) {
 		d.shapeBlock, d.shapeSpec = b, spec
 	}
@@ -757,7 +762,9 @@ func (d *StreamDecoder) deltaFast(s string, ev *eventFields, dst []replay.Event)
 // apply appends raw, the JSON string of a delta of kind spec, to the
 // block b it was checked against. unicode says raw may hold a \u escape
 // (and so a lone surrogate, refused where the bytes must stay exact).
-func (d *StreamDecoder) apply(b *block, spec *deltaSpec, raw string, unicode bool, dst []replay.Event) ([]replay.Event, error) {
+// val, when not nil, is raw's value, decoded as it was matched (only for
+// a string with no \u escape).
+func (d *StreamDecoder) apply(b *block, spec *deltaSpec, raw string, unicode bool, val []byte, dst []replay.Event) ([]replay.Event, error) {
 	sb := &b.text
 	switch spec {
 	case &specSignature:
@@ -772,11 +779,19 @@ func (d *StreamDecoder) apply(b *block, spec *deltaSpec, raw string, unicode boo
 	}
 	var old int
 	var err error
-	if spec == &specText {
+	switch {
+	case val != nil && (spec != &specText || b.hi == 0):
+		// Without a \u escape there is no surrogate half to join: the
+		// value is what WriteUnquoted (and WriteUnquotedJoin) writes.
+		old = sb.Len()
+		sb.Grow(len(val)) // doubling, as WriteUnquoted grows it
+		sb.Write(val)
+		err = d.budget.Item(b.pos, sb.Len(), len(val))
+	case spec == &specText:
 		old = sb.Len()
 		jsonw.WriteUnquotedJoin(sb, raw, &b.hi)
 		err = d.budget.Item(b.pos, sb.Len(), sb.Len()-old)
-	} else {
+	default:
 		old, err = d.growRaw(b, sb, raw)
 	}
 	if err != nil {
