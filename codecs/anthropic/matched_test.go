@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -151,4 +152,40 @@ func TestMatchedDeltaAfterItsBlockClosed(t *testing.T) {
 	require.Empty(t, m.err)
 	assert.Equal(t, 1, m.shaped)
 	assert.Contains(t, m.doc, `"text":"ab"`)
+}
+
+// FuzzShapeSameAsFull puts fuzzed strings in runs of deltas of one shape
+// (thinking, signature, text, tool input) and requires the stream to
+// decode as it does with every event read in full: the same turn, events
+// and error.
+func FuzzShapeSameAsFull(f *testing.F) {
+	f.Add(`step 1`, `the \"edge\"\n`, `\ud83c`)
+	f.Add(`a`, `\udf0a b`, ``)
+	f.Add(`a", "x":"y`, `\q`, "\xff")
+	f.Add(`\ud800`, `é→`, `\u00e9\\`)
+	f.Add(`a`, `x\ud800`, `y`)
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		delta := func(ix, typ, member, v string) string {
+			return `{"type":"content_block_delta","index":` + ix + `,"delta":{"type":"` + typ + `","` + member + `":"` + v + `"}}`
+		}
+		lines := []string{
+			`{"type":"message_start","message":{"id":"msg_1","model":"claude-x"}}`,
+			`{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`,
+			delta("0", "thinking_delta", "thinking", a), delta("0", "thinking_delta", "thinking", b),
+			delta("0", "thinking_delta", "thinking", c), delta("0", "thinking_delta", "thinking", a),
+			delta("0", "signature_delta", "signature", b), delta("0", "signature_delta", "signature", c),
+			`{"type":"content_block_stop","index":0}`,
+			`{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}`,
+			delta("1", "text_delta", "text", c), delta("1", "text_delta", "text", a), delta("1", "text_delta", "text", b),
+			`{"type":"content_block_stop","index":1}`,
+			`{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_1","name":"f","input":{}}}`,
+			delta("2", "input_json_delta", "partial_json", a), delta("2", "input_json_delta", "partial_json", b),
+			`{"type":"content_block_stop","index":2}`,
+			`{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":9}}`,
+			`{"type":"message_stop"}`,
+		}
+		data := []byte("data: " + strings.Join(lines, "\n\ndata: ") + "\n\n")
+		codectest.SameAsReshaped(t, func() replay.FrameDecoder { return &StreamDecoder{Limits: replay.Limits{MaxItem: 64}} },
+			replay.StreamOptions{Framing: replay.FramingSSE}, data)
+	})
 }
