@@ -1,13 +1,7 @@
 package bench
 
 import (
-	"bytes"
-	"io"
-	"net/http"
 	"testing"
-
-	oai "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/chatcompat"
@@ -70,17 +64,8 @@ func BenchmarkChat(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				res := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": []string{"text/event-stream"}},
-					Body: io.NopCloser(bytes.NewReader(data))}
-				s := ssestream.NewStream[oai.ChatCompletionChunk](ssestream.NewDecoder(res), nil)
-				var acc oai.ChatCompletionAccumulator
-				n := 0
-				for s.Next() {
-					acc.AddChunk(s.Current())
-					n++
-				}
-				if s.Err() != nil || n < events-1 || len(acc.Choices) != 1 {
-					b.Fatalf("err %v, %d chunks of %d events", s.Err(), n, events)
+				if n := chatSDK(b, data); n < events-1 {
+					b.Fatalf("%d chunks of %d events", n, events)
 				}
 			}
 		})
