@@ -570,21 +570,24 @@ func (d *Decoder) Last(label int) *Item {
 // lone surrogate half in an encrypted blob, or in the text of a signed
 // item, is refused (see the package doc).
 func (d *Decoder) AppendRaw(st *Item, raw string, loc Loc, emit bool, dst []replay.Event) ([]replay.Event, error) {
+	o := op{kind: opItem, emit: emit, item: st, base: loc.Base, list: loc.List, k: int32(loc.K), member: loc.Member}
 	if f := d.fast; f != nil && f.rec {
-		f.add(op{kind: opItem, emit: emit, item: st, base: loc.Base, list: loc.List, k: int32(loc.K), member: loc.Member}, raw)
+		f.add(o, raw)
 	}
-	return d.appendRaw(st, raw, nil, loc, emit, true, dst)
+	return d.appendRaw(raw, nil, &o, true, dst)
 }
 
-// appendRaw is AppendRaw; unicode false says raw holds no \u escape (so
-// neither a surrogate half nor a lone one), and then val, when not nil,
-// is its value, decoded.
-func (d *Decoder) appendRaw(st *Item, raw string, val []byte, loc Loc, emit, unicode bool, dst []replay.Event) ([]replay.Event, error) {
+// appendRaw is AppendRaw of the call o (its item, location and emit);
+// unicode false says raw holds no \u escape (so neither a surrogate half
+// nor a lone one), and then val, when not nil, is its value, decoded.
+func (d *Decoder) appendRaw(raw string, val []byte, o *op, unicode bool, dst []replay.Event) ([]replay.Event, error) {
+	st, emit := o.item, o.emit
 	start := st.Body.Len()
-	loc.Event = d.budget.Event
 	if !unicode && st.hi == 0 {
 		writeValue(&st.Body, raw, val)
 	} else {
+		loc := o.loc() // only a surrogate half needs it
+		loc.Event = d.budget.Event
 		if st.hi != 0 && !st.hasLone() {
 			if _, ok := jsonw.LeadingLow(raw); !ok {
 				st.setLone(st.held()) // the half held from the previous fragment
