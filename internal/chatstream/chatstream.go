@@ -237,7 +237,10 @@ func (d *Decoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, er
 	}
 	d.budget.Event = d.n
 	d.n++
-	data := bytes.TrimSpace(f.Data)
+	data := f.Data
+	if n := len(data); n == 0 || !solid(data[0]) || !solid(data[n-1]) {
+		data = bytes.TrimSpace(data)
+	}
 	s := unsafe.String(unsafe.SliceData(data), len(data))
 	sh := d.fast
 	if sh == nil {
@@ -993,5 +996,9 @@ func (d *Decoder) Finish() (*replay.Turn, error) {
 	t.Complete = true
 	return &t, nil
 }
+
+// solid reports whether c is an ASCII byte other than white space: data
+// that starts and ends with one is what [bytes.TrimSpace] returns for it.
+func solid(c byte) bool { return c < 0x80 && c != ' ' && (c < '\t' || c > '\r') }
 
 func isString(raw string) bool { return len(raw) >= 2 && raw[0] == '"' }
