@@ -237,7 +237,10 @@ func (d *Decoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, er
 	}
 	d.budget.Event = d.n
 	d.n++
-	data := bytes.TrimSpace(f.Data)
+	data := f.Data
+	if n := len(data); n == 0 || !solid(data[0]) || !solid(data[n-1]) {
+		data = bytes.TrimSpace(data)
+	}
 	s := unsafe.String(unsafe.SliceData(data), len(data))
 	sh := d.fast
 	if sh == nil {
@@ -570,21 +573,24 @@ func (d *Decoder) Last(label int) *Item {
 // lone surrogate half in an encrypted blob, or in the text of a signed
 // item, is refused (see the package doc).
 func (d *Decoder) AppendRaw(st *Item, raw string, loc Loc, emit bool, dst []replay.Event) ([]replay.Event, error) {
+	o := op{kind: opItem, emit: emit, item: st, base: loc.Base, list: loc.List, k: int32(loc.K), member: loc.Member}
 	if f := d.fast; f != nil && f.rec {
-		f.add(op{kind: opItem, emit: emit, item: st, base: loc.Base, list: loc.List, k: int32(loc.K), member: loc.Member}, raw)
+		f.add(o, raw)
 	}
-	return d.appendRaw(st, raw, nil, loc, emit, true, dst)
+	return d.appendRaw(raw, nil, &o, true, dst)
 }
 
-// appendRaw is AppendRaw; unicode false says raw holds no \u escape (so
-// neither a surrogate half nor a lone one), and then val, when not nil,
-// is its value, decoded.
-func (d *Decoder) appendRaw(st *Item, raw string, val []byte, loc Loc, emit, unicode bool, dst []replay.Event) ([]replay.Event, error) {
+// appendRaw is AppendRaw of the call o (its item, location and emit);
+// unicode false says raw holds no \u escape (so neither a surrogate half
+// nor a lone one), and then val, when not nil, is its value, decoded.
+func (d *Decoder) appendRaw(raw string, val []byte, o *op, unicode bool, dst []replay.Event) ([]replay.Event, error) {
+	st, emit := o.item, o.emit
 	start := st.Body.Len()
-	loc.Event = d.budget.Event
 	if !unicode && st.hi == 0 {
 		writeValue(&st.Body, raw, val)
 	} else {
+		loc := o.loc() // only a surrogate half needs it
+		loc.Event = d.budget.Event
 		if st.hi != 0 && !st.hasLone() {
 			if _, ok := jsonw.LeadingLow(raw); !ok {
 				st.setLone(st.held()) // the half held from the previous fragment
@@ -990,5 +996,9 @@ func (d *Decoder) Finish() (*replay.Turn, error) {
 	t.Complete = true
 	return &t, nil
 }
+
+// solid reports whether c is an ASCII byte other than white space: data
+// that starts and ends with one is what [bytes.TrimSpace] returns for it.
+func solid(c byte) bool { return c < 0x80 && c != ' ' && (c < '\t' || c > '\r') }
 
 func isString(raw string) bool { return len(raw) >= 2 && raw[0] == '"' }

@@ -185,7 +185,7 @@ func (d *Decoder) matched(s string, dst []replay.Event) (_ []replay.Event, ok bo
 		}
 		switch o.kind {
 		case opItem:
-			dst, err = d.appendRaw(o.item, raw, v, o.loc(), o.emit, unicode, dst)
+			dst, err = d.appendRaw(raw, v, o, unicode, dst)
 		case opText:
 			dst, err = d.textRaw(raw, v, unicode, dst)
 		case opHost:
