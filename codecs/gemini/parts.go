@@ -3,6 +3,7 @@ package gemini
 import (
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
@@ -56,6 +57,13 @@ type builder struct {
 	args    argTree // the open call's streamed arguments
 	argLen  int     // bytes of the open call's argument values so far
 	scratch []byte
+
+	// dec is the value of the JSON string decRaw (a view of the event
+	// read), already decoded while the event was matched (see
+	// [jsonw.Shape.MatchValue]): grow writes it instead of decoding decRaw
+	// again. decRaw is "" when there is none.
+	decRaw string
+	dec    []byte
 }
 
 // reserve makes room for n more bytes in buf without moving what it
@@ -99,12 +107,27 @@ func (b *builder) keep(pos int, s string) (string, error) {
 	return b.store(s), nil
 }
 
-// keepStr decodes the JSON string raw, a string of the block at pos, into
-// buf within the budget and returns the kept text.
-func (b *builder) keepStr(pos int, raw string) (string, error) {
+// unquote writes the value of the JSON string raw to buf and returns
+// where it starts. When raw is decRaw, it writes dec, the value decoded
+// while raw was matched, once; otherwise it decodes raw.
+func (b *builder) unquote(raw string) int {
+	if len(b.decRaw) != 0 && len(b.decRaw) == len(raw) && unsafe.StringData(b.decRaw) == unsafe.StringData(raw) {
+		b.decRaw = ""
+		b.reserve(len(b.dec))
+		i := b.buf.Len()
+		b.buf.Write(b.dec)
+		return i
+	}
 	b.reserve(unescapedLen(raw))
 	i := b.buf.Len()
 	jsonw.WriteUnquoted(&b.buf, raw)
+	return i
+}
+
+// keepStr decodes the JSON string raw, a string of the block at pos, into
+// buf within the budget and returns the kept text.
+func (b *builder) keepStr(pos int, raw string) (string, error) {
+	i := b.unquote(raw)
 	s := b.buf.String()[i:]
 	if err := b.bud.Item(pos, len(s), len(s)); err != nil {
 		return "", err
@@ -267,9 +290,7 @@ func (b *builder) bind(sigRaw string, id string) error {
 // grow appends the JSON string raw to the open block's text, within the
 // budget, and returns the new text and the delta.
 func (b *builder) grow(raw string) (all, delta string, err error) {
-	b.reserve(unescapedLen(raw))
-	i := b.buf.Len()
-	jsonw.WriteUnquoted(&b.buf, raw)
+	i := b.unquote(raw)
 	s := b.buf.String()
 	all, delta = s[b.start:], s[i:]
 	if err := b.bud.Item(len(b.blocks)-1, len(all), len(delta)); err != nil {

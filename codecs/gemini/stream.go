@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
@@ -40,6 +41,9 @@ type StreamDecoder struct {
 	views   shapeview.Views
 	fields  []*string
 	matched int // responses read by matching, for the tests
+	// textHole is 1 + the hole of the first text part's text, 0 for
+	// none: its value is decoded while matching (see [builder.grow]).
+	textHole int
 }
 
 // start seeds the decoder from its fields, once.
@@ -70,7 +74,7 @@ func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 	b := &d.r.b
 	b.bud.Event = n
 	b.ev = dst
-	defer func() { b.ev = nil }()
+	defer func() { b.ev, b.decRaw = nil, "" }()
 	data := f.Data
 	if t := trimSpace(data); len(t) == 0 || string(t) == "[DONE]" {
 		// Gemini sends no [DONE]; some gateways add one.
@@ -82,9 +86,13 @@ func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 	text := view(data)
 	ch := &d.ch
 	var raws [jsonw.MaxHoles]string
-	matched := d.shape.Match(text, raws[:])
+	var matched bool
+	b.dec, matched = d.shape.MatchValue(text, raws[:], d.textHole-1, b.dec[:0])
 	if matched {
 		d.matched++
+		if h := d.textHole - 1; h >= 0 && !d.shape.Unicode(h) {
+			b.decRaw = raws[h]
+		}
 		d.views.Find(text, raws[:], d.fields)
 	} else {
 		d.shape.Forget()
@@ -140,16 +148,26 @@ func (d *StreamDecoder) learn(text string) {
 	ch := &d.ch
 	var buf [jsonw.MaxHoles]string
 	holes := buf[:0]
+	first := ""
 	for i := range ch.parts {
 		if f := &ch.parts[i]; f.fc == "" && isString(f.text) {
 			if len(holes) == jsonw.MaxHoles {
 				return
+			}
+			if len(holes) == 0 {
+				first = f.text
 			}
 			holes = append(holes, f.text)
 		}
 	}
 	holes = usageCounts(ch.usage, holes)
 	shapeview.Order(holes)
+	d.textHole = 0
+	for h, x := range holes {
+		if first != "" && len(x) == len(first) && unsafe.StringData(x) == unsafe.StringData(first) {
+			d.textHole = h + 1
+		}
+	}
 	if d.fields == nil {
 		d.fields = make([]*string, 0, 16)
 	}
