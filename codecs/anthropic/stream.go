@@ -150,7 +150,7 @@ func (d *StreamDecoder) decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 	var raw [1]string
 	if val, ok := d.shape.MatchValue(s, raw[:], 0, d.val[:0]); ok {
 		d.val = val
-		if d.shape.Unicode(0) {
+		if d.shape.Surrogate(0) {
 			return d.apply(d.shapeBlock, d.shapeSpec, raw[0], true, nil, dst)
 		}
 		return d.apply(d.shapeBlock, d.shapeSpec, raw[0], false, val, dst)
@@ -760,11 +760,12 @@ func (d *StreamDecoder) deltaFast(s string, ev *eventFields, dst []replay.Event)
 }
 
 // apply appends raw, the JSON string of a delta of kind spec, to the
-// block b it was checked against. unicode says raw may hold a \u escape
-// (and so a lone surrogate, refused where the bytes must stay exact).
+// block b it was checked against. surrogate says raw may hold a \u
+// escape of a surrogate half (and so a lone one, refused where the bytes
+// must stay exact).
 // val, when not nil, is raw's value, decoded as it was matched (only for
-// a string with no \u escape).
-func (d *StreamDecoder) apply(b *block, spec *deltaSpec, raw string, unicode bool, val []byte, dst []replay.Event) ([]replay.Event, error) {
+// a string with no \u escape of a surrogate half).
+func (d *StreamDecoder) apply(b *block, spec *deltaSpec, raw string, surrogate bool, val []byte, dst []replay.Event) ([]replay.Event, error) {
 	sb := &b.text
 	switch spec {
 	case &specSignature:
@@ -772,7 +773,7 @@ func (d *StreamDecoder) apply(b *block, spec *deltaSpec, raw string, unicode boo
 	case &specCompaction:
 		b.contentSeen = true
 	}
-	if unicode && spec != &specText && spec != &specInput {
+	if surrogate && spec != &specText && spec != &specInput {
 		if err := d.lone(raw, "/delta/", spec.member); err != nil {
 			return dst, err
 		}

@@ -90,7 +90,7 @@ func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 	b.dec, matched = d.shape.MatchValue(text, raws[:], d.textHole-1, b.dec[:0])
 	if matched {
 		d.matched++
-		if h := d.textHole - 1; h >= 0 && !d.shape.Unicode(h) {
+		if h := d.textHole - 1; h >= 0 && !d.shape.Surrogate(h) {
 			b.decRaw = raws[h]
 		}
 		d.views.Find(text, raws[:], d.fields)

@@ -180,8 +180,10 @@ func (d *Decoder) matched(s string, dst []replay.Event) (_ []replay.Event, ok bo
 		o := &f.ops[k]
 		raw, unicode := raws[o.hole], f.sh.Unicode(int(o.hole))
 		var v []byte // the value of raw, when decoded by the match
-		if k == int(f.vop) && !unicode {
-			v = val
+		if k == int(f.vop) && !f.sh.Surrogate(int(o.hole)) {
+			// Decoded whole (a \u escape that is no surrogate half
+			// included): what the unescapers would write.
+			v, unicode = val, false
 		}
 		switch o.kind {
 		case opItem:

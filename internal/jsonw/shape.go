@@ -99,7 +99,7 @@ func (sh *Shape) Match(s string, raws []string) bool {
 // MatchValue is [Shape.Match] that also appends the value of string hole
 // v (what [WriteUnquoted] writes for it) to dst, decoded in the pass that
 // validates it, and returns dst. The value is there only when the hole
-// holds no \u escape ([Shape.Unicode] reports false) and is not a twin
+// holds no \u escape of a surrogate half ([Shape.Surrogate] reports false) and is not a twin
 // (see [Shape.Twin]); otherwise, or for v -1, dst comes back as it was
 // given or with part of the value, not to be used.
 func (sh *Shape) MatchValue(s string, raws []string, v int, dst []byte) ([]byte, bool) {
@@ -166,8 +166,13 @@ func (sh *Shape) Twin(g, h int) bool {
 	return true
 }
 
-// Unicode reports whether string hole h, as last matched, holds a \u
-// escape: only such a string can hold a lone surrogate (see [LoneAt]).
+// Surrogate reports whether string hole h, as last matched, holds a \u
+// escape of a surrogate half: only such a string can hold a lone
+// surrogate (see [LoneAt]), and only its value MatchValue leaves undecoded.
+func (sh *Shape) Surrogate(h int) bool { return sh.flags[h]&flagSurrogate != 0 }
+
+// Unicode reports whether string hole h, as last matched, holds any \u
+// escape.
 func (sh *Shape) Unicode(h int) bool { return sh.flags[h]&flagUnicode != 0 }
 
 // Escaped reports whether string hole h, as last matched, holds any

@@ -127,10 +127,10 @@ func TestShapeTwin(t *testing.T) {
 	s := `{"reasoning":"a \"b\" \ud83c\udf0a","n":8,"details":[{"text":"a \"b\" \ud83c\udf0a","index":0}]}`
 	require.True(t, sh.Match(s, raws))
 	assert.Equal(t, []string{`"a \"b\" \ud83c\udf0a"`, `8`, `"a \"b\" \ud83c\udf0a"`}, raws[:3])
-	assert.True(t, sh.Unicode(2))
+	assert.True(t, sh.Surrogate(2))
 	assert.True(t, sh.Escaped(2))
 	require.True(t, sh.Match(`{"reasoning":"","n":8,"details":[{"text":"","index":0}]}`, raws))
-	assert.False(t, sh.Unicode(2))
+	assert.False(t, sh.Surrogate(2))
 	assert.False(t, sh.Escaped(2))
 	for _, s := range []string{
 		`{"reasoning":"a","n":8,"details":[{"text":"b","index":0}]}`,                     // not the same
@@ -146,7 +146,7 @@ func TestShapeTwin(t *testing.T) {
 
 // TestShapeMatchValue: MatchValue matches as Match does and appends the
 // value of the hole it is given, decoded, after what dst held; not for a
-// hole with a \u escape (Unicode says so), and not for -1.
+// hole with a surrogate-half escape (Surrogate says so), and not for -1.
 func TestShapeMatchValue(t *testing.T) {
 	learned := `{"a":"x","n":1,"b":"y"}`
 	var sh Shape
@@ -167,9 +167,14 @@ func TestShapeMatchValue(t *testing.T) {
 		assert.Equal(t, c.want, string(val), c.s)
 		assert.True(t, sh.Match(c.s, raws))
 	}
-	_, ok := sh.MatchValue(`{"a":"\u00e9","n":2,"b":""}`, raws, 0, nil)
+	val, ok := sh.MatchValue(`{"a":"caf\u00e9 \u2014\n","n":2,"b":""}`, raws, 0, nil)
 	require.True(t, ok)
-	assert.True(t, sh.Unicode(0), "the value is not given: the hole has a \\u escape")
+	assert.True(t, sh.Unicode(0))
+	assert.False(t, sh.Surrogate(0))
+	assert.Equal(t, "café —\n", string(val), "a \\u escape that is no surrogate half is decoded")
+	_, ok = sh.MatchValue(`{"a":"\ud83c\udf0a","n":2,"b":""}`, raws, 0, nil)
+	require.True(t, ok)
+	assert.True(t, sh.Surrogate(0), "the value is not given: the hole has a surrogate half")
 	for _, s := range []string{`{"a":"\q","n":2,"b":""}`, "{\"a\":\"\xff\",\"n\":2,\"b\":\"\"}", `{"a":"x","n":2,"b":"y"} `} {
 		_, ok := sh.MatchValue(s, raws, 0, nil)
 		assert.False(t, ok, s)
@@ -254,7 +259,7 @@ func FuzzShape(f *testing.F) {
 			if ok != matched {
 				t.Fatalf("%q: MatchValue(%d) %v, Match %v", b, v, ok, matched)
 			}
-			if _, twin := twins[v]; ok && !twin && xraws[v][0] == '"' && !sh.Unicode(v) && string(val) != Unquote(xraws[v]) {
+			if _, twin := twins[v]; ok && !twin && xraws[v][0] == '"' && !sh.Surrogate(v) && string(val) != Unquote(xraws[v]) {
 				t.Fatalf("%q: hole %d's value %q, unquoted %q", b, v, val, Unquote(xraws[v]))
 			}
 		}
@@ -275,7 +280,7 @@ func FuzzShape(f *testing.F) {
 			}
 		}
 		for g, h := range twins {
-			if got[g] != got[h] || sh.Unicode(g) != sh.Unicode(h) || sh.Escaped(g) != sh.Escaped(h) {
+			if got[g] != got[h] || sh.Surrogate(g) != sh.Surrogate(h) || sh.Escaped(g) != sh.Escaped(h) {
 				t.Fatalf("%q: hole %d (%q) is a twin of hole %d (%q)", b, g, got[g], h, got[h])
 			}
 		}
@@ -300,7 +305,7 @@ func FuzzScanString(f *testing.F) {
 		if xend != end || xflags != flags || xok != ok {
 			t.Fatalf("%q: scanValue ends at %d (flags %b, ok %v), scanString at %d (%b, %v)", s, xend, xflags, xok, end, flags, ok)
 		}
-		if ok && flags&flagUnicode == 0 {
+		if ok && flags&flagSurrogate == 0 {
 			var b strings.Builder
 			b.WriteString("before ")
 			WriteUnquoted(&b, s[:end])
@@ -322,7 +327,7 @@ func FuzzScanString(f *testing.F) {
 		if got, want := flags&flagEscape != 0, strings.Contains(body, `\`); got != want {
 			t.Fatalf("%q: escape flag %v", s, got)
 		}
-		if flags&flagUnicode == 0 && LoneAt(s[:end], false) >= 0 {
+		if flags&flagSurrogate == 0 && LoneAt(s[:end], false) >= 0 {
 			t.Fatalf("%q: a lone surrogate without the unicode flag", s)
 		}
 	})

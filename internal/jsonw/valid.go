@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -300,12 +301,13 @@ func (m *memberNames) repeated(raw string) bool {
 // String flags, as [scanString] reports them.
 const (
 	flagEscape  = 1 << iota // a backslash escape
-	flagUnicode             // a \u escape (a surrogate half, perhaps)
+	flagUnicode             // a \u escape
+	flagSurrogate           // a \u escape of a surrogate half (perhaps a lone one)
 )
 
 // scanString is validString that also checks the string is UTF-8 (so
 // that a caller needs no separate pass) and reports the escapes it holds
-// (flagEscape, flagUnicode). Eight bytes at a time are tested for a stop:
+// (flagEscape, flagUnicode, flagSurrogate). Eight bytes at a time are tested for a stop:
 // a quote, a backslash, a control byte or a byte of a multi-byte
 // character, where the run of such bytes is checked.
 func scanString(s string, i int) (end int, flags uint8, ok bool) {
@@ -351,10 +353,14 @@ func scanString(s string, i int) (end int, flags uint8, ok bool) {
 		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			i += 2
 		case 'u':
-			if _, ok := hex4(s[i+2:]); !ok {
+			r, ok := hex4(s[i+2:])
+			if !ok {
 				return i, flags, false
 			}
 			flags |= flagUnicode
+			if utf16.IsSurrogate(r) {
+				flags |= flagSurrogate
+			}
 			i += 6
 		default:
 			return i, flags, false
@@ -367,8 +373,9 @@ func scanString(s string, i int) (end int, flags uint8, ok bool) {
 var unescapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // scanValue is scanString that also appends the string's value to dst in
-// the same pass, as long as it meets no \u escape: with flagUnicode
-// reported, dst holds only part of the value and is not to be used.
+// the same pass, as long as it meets no \u escape of a surrogate half:
+// with flagSurrogate reported, dst holds only part of the value and is not
+// to be used.
 func scanValue(s string, i int, dst []byte) (end int, flags uint8, out []byte, ok bool) {
 	run := i // the start of the bytes not yet appended
 	for {
@@ -389,16 +396,20 @@ func scanValue(s string, i int, dst []byte) (end int, flags uint8, out []byte, o
 		}
 		switch c := s[i]; {
 		case c == '"':
-			if flags&flagUnicode == 0 {
+			if flags&flagSurrogate == 0 {
 				dst = append(dst, s[run:i]...)
 			}
 			return i + 1, flags, dst, true
 		case c >= utf8.RuneSelf:
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && n == 1 {
+			// As scanString: the run of high bytes is checked at once.
+			j := i + 1
+			for j < len(s) && s[j] >= utf8.RuneSelf {
+				j++
+			}
+			if !utf8.ValidString(s[i:j]) {
 				return i, flags, dst, false
 			}
-			i += n
+			i = j
 			continue
 		case c < 0x20:
 			return i, flags, dst, false
@@ -407,20 +418,26 @@ func scanValue(s string, i int, dst []byte) (end int, flags uint8, out []byte, o
 			return i, flags, dst, false
 		}
 		flags |= flagEscape
-		if flags&flagUnicode == 0 {
+		if flags&flagSurrogate == 0 {
 			dst = append(dst, s[run:i]...)
 		}
 		switch e := s[i+1]; e {
 		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			if flags&flagUnicode == 0 {
+			if flags&flagSurrogate == 0 {
 				dst = append(dst, unescapes[e])
 			}
 			i += 2
 		case 'u':
-			if _, ok := hex4(s[i+2:]); !ok {
+			r, ok := hex4(s[i+2:])
+			if !ok {
 				return i, flags, dst, false
 			}
 			flags |= flagUnicode
+			if utf16.IsSurrogate(r) {
+				flags |= flagSurrogate // a pair, or a lone half: left to the caller
+			} else if flags&flagSurrogate == 0 {
+				dst = utf8.AppendRune(dst, r)
+			}
 			i += 6
 		default:
 			return i, flags, dst, false
