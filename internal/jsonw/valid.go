@@ -300,9 +300,9 @@ func (m *memberNames) repeated(raw string) bool {
 
 // String flags, as [scanString] reports them.
 const (
-	flagEscape  = 1 << iota // a backslash escape
-	flagUnicode             // a \u escape
-	flagSurrogate           // a \u escape of a surrogate half (perhaps a lone one)
+	flagEscape    = 1 << iota // a backslash escape
+	flagUnicode               // a \u escape
+	flagSurrogate             // a \u escape of a surrogate half (perhaps a lone one)
 )
 
 // scanString is validString that also checks the string is UTF-8 (so
