@@ -85,6 +85,15 @@ type StreamDecoder struct {
 	shapeType []byte
 	fromShape bool
 	matched   int // frames read by matching, for the tests
+
+	// valHole is the hole of the learned shape that holds the delta's
+	// piece (-1 for none); val is its value in the frame being read,
+	// decoded in the pass that matched it, when hasVal: unquote writes it
+	// for the raw value valRaw instead of unquoting valRaw again.
+	valHole int
+	val     []byte
+	valRaw  string
+	hasVal  bool
 }
 
 // exception events and the HTTP status each stands for.
@@ -155,9 +164,16 @@ func (s *StreamDecoder) frame(f replay.Frame, n int) (string, string, error) {
 	e := &s.ev
 	wrapped := len(f.Type) == 0
 	var raws [jsonw.MaxHoles]string
-	s.fromShape = s.shape.Match(text, raws[:]) && string(f.Type) == string(s.shapeType)
+	val, matched := s.shape.MatchValue(text, raws[:], s.valHole, s.val[:0])
+	s.val, s.hasVal = val, false
+	s.fromShape = matched && string(f.Type) == string(s.shapeType)
 	if s.fromShape {
 		s.matched++
+		// The piece's value is decoded unless it holds a \u escape; then,
+		// and for the other holes, it is unquoted as on a full read.
+		if s.valHole >= 0 && !s.shape.Unicode(s.valHole) {
+			s.valRaw, s.hasVal = raws[s.valHole], true
+		}
 		s.views.Find(text, raws[:], s.fields[:])
 	} else {
 		s.shape.Forget()
@@ -195,11 +211,23 @@ func (s *StreamDecoder) learn(text string, ftype []byte) {
 			holes = append(holes, r)
 		}
 	}
+	// The first hole taken is the delta's first piece, unless it is the
+	// padding (taken last): that piece's value is decoded by matching.
+	piece := ""
+	if len(holes) > 0 && (e.pad == "" || unsafe.StringData(holes[0]) != unsafe.StringData(e.pad)) {
+		piece = holes[0]
+	}
 	shapeview.Order(holes)
 	s.fields = e.fields()
 	if len(holes) > jsonw.MaxHoles || !s.shape.Learn(text, holes) || !s.views.Learn(text, holes, s.fields[:]) {
 		s.shape.Forget()
 		return
+	}
+	s.valHole = -1
+	for h, x := range holes {
+		if piece != "" && unsafe.StringData(x) == unsafe.StringData(piece) {
+			s.valHole = h
+		}
 	}
 	s.shapeType = append(s.shapeType[:0], ftype...)
 }
@@ -385,9 +413,14 @@ func (s *StreamDecoder) textDelta(n, cbi int, o *open, x string, dst []replay.Ev
 		if s.piece.Len() > 32<<10 {
 			s.piece = strings.Builder{}
 		}
-		k := s.piece.Len()
-		jsonw.WriteUnquoted(&s.piece, x)
-		piece = s.piece.String()[k:]
+		if s.matchedValue(x) {
+			// Decoded by matching, held in s.val until the next frame.
+			piece = unsafe.String(unsafe.SliceData(s.val), len(s.val))
+		} else {
+			k := s.piece.Len()
+			jsonw.WriteUnquoted(&s.piece, x)
+			piece = s.piece.String()[k:]
+		}
 	}
 	if !s.split {
 		s.segs = append(s.segs[:0], think.Segment{Text: unsafe.Slice(unsafe.StringData(piece), len(piece))})
@@ -494,11 +527,22 @@ func (s *StreamDecoder) toolDelta(n int, o *open, in string, dst []replay.Event)
 // appended bytes as an immutable string.
 func (s *StreamDecoder) appendTo(pos int, b *strings.Builder, lit string) (string, error) {
 	k := b.Len()
-	jsonw.WriteUnquoted(b, lit)
+	if s.matchedValue(lit) {
+		b.Grow(len(s.val))
+		b.Write(s.val)
+	} else {
+		jsonw.WriteUnquoted(b, lit)
+	}
 	if err := s.budget.Item(pos, b.Len(), b.Len()-k); err != nil {
 		return "", err
 	}
 	return b.String()[k:], nil
+}
+
+// matchedValue reports whether the literal lit is the hole whose value the
+// match decoded into s.val: what jsonw.WriteUnquoted writes for lit.
+func (s *StreamDecoder) matchedValue(lit string) bool {
+	return s.hasVal && len(lit) == len(s.valRaw) && unsafe.StringData(lit) == unsafe.StringData(s.valRaw)
 }
 
 func (s *StreamDecoder) find(cbi int) *open {
