@@ -26,7 +26,7 @@ type open struct {
 	block int // position in the turn's Blocks, -1 for a text block with no text yet
 	think bool
 	item  *replay.ReasoningText // the block, when think
-	b     strings.Builder
+	b     text                  // in the decoder's arena
 }
 
 // StreamDecoder is the Cohere stream decoder. The zero value is ready to
@@ -50,6 +50,7 @@ type StreamDecoder struct {
 	plan  int // block of the tool plan, or -1
 	planB strings.Builder
 	ev    event
+	arena arena // the texts of the blocks
 
 	// shape is the last delta event read in full, views where its fields
 	// lie: a next event like it is read by matching (see [jsonw.Shape]).
@@ -384,7 +385,7 @@ func (s *StreamDecoder) piece(o *open, r string, dst []replay.Event) ([]replay.E
 		return dst, replay.Malformed(API, s.bud.Event, "/delta/message", "expected a string")
 	}
 	k := o.b.Len()
-	s.unquote(&o.b, r)
+	s.arena.write(&o.b, r, s.val, s.matchedValue(r))
 	if o.b.Len() == k {
 		return dst, nil
 	}
@@ -411,12 +412,18 @@ func (s *StreamDecoder) piece(o *open, r string, dst []replay.Event) ([]replay.E
 // jsonw.WriteUnquoted does: when r is the hole whose value the match
 // decoded, that value.
 func (s *StreamDecoder) unquote(b *strings.Builder, r string) {
-	if s.hasVal && len(r) == len(s.valRaw) && unsafe.StringData(r) == unsafe.StringData(s.valRaw) {
+	if s.matchedValue(r) {
 		b.Grow(len(s.val))
 		b.Write(s.val)
 		return
 	}
 	jsonw.WriteUnquoted(b, r)
+}
+
+// matchedValue reports whether r is the hole whose value the match
+// decoded into s.val.
+func (s *StreamDecoder) matchedValue(r string) bool {
+	return s.hasVal && len(r) == len(s.valRaw) && unsafe.StringData(r) == unsafe.StringData(s.valRaw)
 }
 
 // started returns the open block or call the delta event ev names, or a
