@@ -8,6 +8,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/internal/arena"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/reasonreplay/replay/internal/shapeview"
@@ -26,7 +27,7 @@ type open struct {
 	block int // position in the turn's Blocks, -1 for a text block with no text yet
 	think bool
 	item  *replay.ReasoningText // the block, when think
-	b     text                  // in the decoder's arena
+	b     arena.Text            // in the decoder's arena
 }
 
 // StreamDecoder is the Cohere stream decoder. The zero value is ready to
@@ -50,7 +51,7 @@ type StreamDecoder struct {
 	plan  int // block of the tool plan, or -1
 	planB strings.Builder
 	ev    event
-	arena arena // the texts of the blocks
+	arena arena.Arena // the texts of the blocks
 
 	// shape is the last delta event read in full, views where its fields
 	// lie: a next event like it is read by matching (see [jsonw.Shape]).
@@ -385,7 +386,7 @@ func (s *StreamDecoder) piece(o *open, r string, dst []replay.Event) ([]replay.E
 		return dst, replay.Malformed(API, s.bud.Event, "/delta/message", "expected a string")
 	}
 	k := o.b.Len()
-	s.arena.write(&o.b, r, s.val, s.matchedValue(r))
+	s.arena.Write(&o.b, r, s.val, s.matchedValue(r))
 	if o.b.Len() == k {
 		return dst, nil
 	}

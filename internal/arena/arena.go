@@ -1,4 +1,7 @@
-package cohere
+// Package arena holds the growing texts of a stream decoder's blocks one
+// after another in one buffer, so that a text grown piece by piece is not
+// copied at each doubling of a buffer of its own.
+package arena
 
 import (
 	"unsafe"
@@ -6,37 +9,37 @@ import (
 	"github.com/reasonreplay/replay/internal/jsonw"
 )
 
-// arena holds the texts of a decoder's blocks one after another in one
+// Arena holds the texts of a decoder's blocks one after another in one
 // buffer: the text that ends it grows there in place, so a growing text is
 // not copied at each doubling of a buffer of its own. No byte once written
 // is rewritten (a full buffer is left for a new one), so every string a
 // text gave out stays what it was.
-type arena struct{ buf []byte }
+type Arena struct{ buf []byte }
 
-// text is a block's growing text, the bytes buf[at:at+n]: in the arena's
+// Text is a block's growing text, the bytes buf[at:at+n]: in the arena's
 // buffer while it is the last text written there, else (own) in a buffer
 // of its own, grown by append.
-type text struct {
+type Text struct {
 	buf   []byte
 	at, n int
 	own   bool
 }
 
 // Len returns the text's length in bytes.
-func (t *text) Len() int { return t.n }
+func (t *Text) Len() int { return t.n }
 
 // String returns the text; it stays valid as the text grows.
-func (t *text) String() string {
+func (t *Text) String() string {
 	if t.n == 0 {
 		return ""
 	}
 	return unsafe.String(&t.buf[t.at], t.n)
 }
 
-// write appends to t the value of the JSON string literal raw, what
+// Write appends to t the value of the JSON string literal raw, what
 // jsonw.WriteUnquoted writes for it: val when decoded (raw's value,
 // decoded by matching).
-func (a *arena) write(t *text, raw string, val []byte, decoded bool) {
+func (a *Arena) Write(t *Text, raw string, val []byte, decoded bool) {
 	room := len(raw) // the value is never longer
 	if decoded {
 		room = len(val)

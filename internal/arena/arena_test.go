@@ -1,4 +1,4 @@
-package cohere
+package arena
 
 import (
 	"strings"
@@ -10,12 +10,12 @@ import (
 // Texts written in turns, decoded or unquoted, end as written, and no
 // string a text gave out changes as texts grow, in the arena or alone.
 func TestArenaTexts(t *testing.T) {
-	var a arena
-	var x, y, z text
+	var a Arena
+	var x, y, z Text
 	var want [3]strings.Builder
 	var seen []string
 	var seenWant []string
-	texts := [...]*text{&x, &y, &z}
+	texts := [...]*Text{&x, &y, &z}
 	for i := 0; i < 600; i++ {
 		k := i % 3
 		if i >= 300 {
@@ -24,9 +24,9 @@ func TestArenaTexts(t *testing.T) {
 		piece := strings.Repeat("ab\"", 1+i%7)
 		raw := `"` + strings.ReplaceAll(piece, `"`, `\"`) + `"`
 		if i%2 == 0 {
-			a.write(texts[k], raw, []byte(piece), true)
+			a.Write(texts[k], raw, []byte(piece), true)
 		} else {
-			a.write(texts[k], raw, nil, false)
+			a.Write(texts[k], raw, nil, false)
 		}
 		want[k].WriteString(piece)
 		seen = append(seen, texts[k].String())
@@ -36,8 +36,8 @@ func TestArenaTexts(t *testing.T) {
 	assert.Equal(t, want[1].String(), y.String())
 	assert.Equal(t, want[2].String(), z.String())
 	assert.Equal(t, seenWant, seen)
-	var e text
+	var e Text
 	assert.Equal(t, "", e.String())
-	a.write(&e, `""`, nil, false)
+	a.Write(&e, `""`, nil, false)
 	assert.Equal(t, 0, e.Len())
 }
