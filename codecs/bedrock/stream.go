@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/arena"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/reasonreplay/replay/internal/shapeview"
@@ -33,7 +34,7 @@ type open struct {
 	kind  openKind
 	block int                  // position in the turn's Blocks, -1 for an empty text block
 	item  replay.ReasoningItem // the block, for a reasoning or redacted block
-	text  strings.Builder
+	text  arena.Text           // in the decoder's arena
 	sig   strings.Builder
 	nsig  int // signature deltas seen
 	data  strings.Builder
@@ -75,6 +76,7 @@ type StreamDecoder struct {
 	split   bool // split tags out of text blocks
 	segs    []think.Segment
 	ev      event
+	arena   arena.Arena // the texts of reasoning blocks and tool calls
 
 	// shape is the last delta read in full, views where its fields lie
 	// and shapeType its frame type: a next frame like it is read by
@@ -475,7 +477,7 @@ func (s *StreamDecoder) reasoningDelta(n, cbi int, o *open, e *event, dst []repl
 		o.nsig++
 	}
 	if text != "" {
-		delta, err := s.appendTo(o.block, &o.text, text)
+		delta, err := s.appendText(o.block, &o.text, text)
 		if err != nil {
 			return dst, err
 		}
@@ -515,7 +517,7 @@ func (s *StreamDecoder) toolDelta(n int, o *open, in string, dst []replay.Event)
 	if o == nil || o.kind != openTool {
 		return dst, replay.Malformed(API, n, ptr, "toolUse delta without a toolUse contentBlockStart")
 	}
-	delta, err := s.appendTo(o.block, &o.text, in)
+	delta, err := s.appendText(o.block, &o.text, in)
 	if err != nil || delta == "" {
 		return dst, err
 	}
@@ -537,6 +539,16 @@ func (s *StreamDecoder) appendTo(pos int, b *strings.Builder, lit string) (strin
 		return "", err
 	}
 	return b.String()[k:], nil
+}
+
+// appendText is appendTo for a text in the decoder's arena.
+func (s *StreamDecoder) appendText(pos int, t *arena.Text, lit string) (string, error) {
+	k := t.Len()
+	s.arena.Write(t, lit, s.val, s.matchedValue(lit))
+	if err := s.budget.Item(pos, t.Len(), t.Len()-k); err != nil {
+		return "", err
+	}
+	return t.String()[k:], nil
 }
 
 // matchedValue reports whether the literal lit is the hole whose value the
@@ -582,7 +594,7 @@ func (s *StreamDecoder) close(o *open, dst []replay.Event) []replay.Event {
 			break
 		}
 	}
-	o.text, o.sig, o.data = strings.Builder{}, strings.Builder{}, strings.Builder{}
+	o.text, o.sig, o.data = arena.Text{}, strings.Builder{}, strings.Builder{}
 	o.visB, o.rsnB = strings.Builder{}, strings.Builder{}
 	s.free = append(s.free, o)
 	return dst
