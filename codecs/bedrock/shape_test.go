@@ -207,3 +207,43 @@ func TestEscapedTextAllocatesLittle(t *testing.T) {
 	assert.Len(t, text, len("line \n")*2000+10+2*90+3*900+4*1000)
 	assert.Less(t, allocs/2002, 0.1, "%v allocations", allocs)
 }
+
+// A piece decoded by matching is written as read in full: with the
+// padding before it (the piece is not the first hole), with escapes (a
+// \u escape, a lone surrogate) in text the tag splitter reads, and in
+// reasoning text next to a signature piece in one delta.
+func TestShapeDecodedPieces(t *testing.T) {
+	front := func(cbi, i int, d string) string {
+		return `{"contentBlockDelta":{"p":"` + strings.Repeat("y", 1+i%4) + `","contentBlockIndex":` + strconv.Itoa(cbi) + `,"delta":` + d + "}}\n"
+	}
+	var b strings.Builder
+	for i, p := range []string{`a\"b`, ` \\c\n`, ``, ` caf\u00e9`, ` \ud800!`, `\t<think> x\"`, `y</think> z`} {
+		b.WriteString(front(0, i, `{"text":"`+p+`"}`))
+	}
+	b.WriteString(`{"contentBlockStop":{"contentBlockIndex":0}}` + "\n")
+	for i, p := range []string{`Q\"1`, `Q\/2`, `Q\u00e93`} {
+		b.WriteString(front(1, i, `{"reasoningContent":{"text":"`+p+`","signature":"S`+strconv.Itoa(i)+`"}}`))
+	}
+	b.WriteString(`{"contentBlockStop":{"contentBlockIndex":1}}` + "\n" + `{"messageStop":{"stopReason":"end_turn"}}` + "\n")
+	data := []byte(b.String())
+	for _, c := range []bedrock.Codec{{Model: claude}, {Model: kimi}} {
+		res := codectest.SameAsReshaped(t, c.NewStream, jsonl, data)
+		require.NoError(t, res.Err)
+		var texts []string
+		for _, bl := range res.Turn.Blocks {
+			switch x := bl.(type) {
+			case *replay.Text:
+				texts = append(texts, "T:"+x.Text)
+			case *replay.ReasoningText:
+				texts = append(texts, "R:"+x.Text+"|"+x.Signature.Value())
+			}
+		}
+		if c.Model == claude {
+			assert.Equal(t, []string{"T:a\"b \\c\n café \ufffd!\t<think> x\"y</think> z", "R:Q\"1Q/2Qé3|S0S1S2"}, texts)
+		} else {
+			assert.Equal(t, []string{"T:a\"b \\c\n café \ufffd!\t", "R: x\"y|", "T: z", "R:Q\"1Q/2Qé3|S0S1S2"}, texts)
+		}
+		codectest.SweepStream(t, c.NewStream, jsonl, data)
+		assert.Equal(t, 6+2, matched(t, c, jsonl, data))
+	}
+}

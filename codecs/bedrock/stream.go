@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/arena"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/reasonreplay/replay/internal/shapeview"
@@ -33,7 +34,7 @@ type open struct {
 	kind  openKind
 	block int                  // position in the turn's Blocks, -1 for an empty text block
 	item  replay.ReasoningItem // the block, for a reasoning or redacted block
-	text  strings.Builder
+	text  arena.Text           // in the decoder's arena
 	sig   strings.Builder
 	nsig  int // signature deltas seen
 	data  strings.Builder
@@ -75,6 +76,7 @@ type StreamDecoder struct {
 	split   bool // split tags out of text blocks
 	segs    []think.Segment
 	ev      event
+	arena   arena.Arena // the texts of reasoning blocks and tool calls
 
 	// shape is the last delta read in full, views where its fields lie
 	// and shapeType its frame type: a next frame like it is read by
@@ -85,6 +87,15 @@ type StreamDecoder struct {
 	shapeType []byte
 	fromShape bool
 	matched   int // frames read by matching, for the tests
+
+	// valHole is the hole of the learned shape that holds the delta's
+	// piece (-1 for none); val is its value in the frame being read,
+	// decoded in the pass that matched it, when hasVal: unquote writes it
+	// for the raw value valRaw instead of unquoting valRaw again.
+	valHole int
+	val     []byte
+	valRaw  string
+	hasVal  bool
 }
 
 // exception events and the HTTP status each stands for.
@@ -155,9 +166,16 @@ func (s *StreamDecoder) frame(f replay.Frame, n int) (string, string, error) {
 	e := &s.ev
 	wrapped := len(f.Type) == 0
 	var raws [jsonw.MaxHoles]string
-	s.fromShape = s.shape.Match(text, raws[:]) && string(f.Type) == string(s.shapeType)
+	val, matched := s.shape.MatchValue(text, raws[:], s.valHole, s.val[:0])
+	s.val, s.hasVal = val, false
+	s.fromShape = matched && string(f.Type) == string(s.shapeType)
 	if s.fromShape {
 		s.matched++
+		// The piece's value is decoded unless it holds a \u escape; then,
+		// and for the other holes, it is unquoted as on a full read.
+		if s.valHole >= 0 && !s.shape.Unicode(s.valHole) {
+			s.valRaw, s.hasVal = raws[s.valHole], true
+		}
 		s.views.Find(text, raws[:], s.fields[:])
 	} else {
 		s.shape.Forget()
@@ -195,11 +213,23 @@ func (s *StreamDecoder) learn(text string, ftype []byte) {
 			holes = append(holes, r)
 		}
 	}
+	// The first hole taken is the delta's first piece, unless it is the
+	// padding (taken last): that piece's value is decoded by matching.
+	piece := ""
+	if len(holes) > 0 && (e.pad == "" || unsafe.StringData(holes[0]) != unsafe.StringData(e.pad)) {
+		piece = holes[0]
+	}
 	shapeview.Order(holes)
 	s.fields = e.fields()
 	if len(holes) > jsonw.MaxHoles || !s.shape.Learn(text, holes) || !s.views.Learn(text, holes, s.fields[:]) {
 		s.shape.Forget()
 		return
+	}
+	s.valHole = -1
+	for h, x := range holes {
+		if piece != "" && unsafe.StringData(x) == unsafe.StringData(piece) {
+			s.valHole = h
+		}
 	}
 	s.shapeType = append(s.shapeType[:0], ftype...)
 }
@@ -385,9 +415,14 @@ func (s *StreamDecoder) textDelta(n, cbi int, o *open, x string, dst []replay.Ev
 		if s.piece.Len() > 32<<10 {
 			s.piece = strings.Builder{}
 		}
-		k := s.piece.Len()
-		jsonw.WriteUnquoted(&s.piece, x)
-		piece = s.piece.String()[k:]
+		if s.matchedValue(x) {
+			// Decoded by matching, held in s.val until the next frame.
+			piece = unsafe.String(unsafe.SliceData(s.val), len(s.val))
+		} else {
+			k := s.piece.Len()
+			jsonw.WriteUnquoted(&s.piece, x)
+			piece = s.piece.String()[k:]
+		}
 	}
 	if !s.split {
 		s.segs = append(s.segs[:0], think.Segment{Text: unsafe.Slice(unsafe.StringData(piece), len(piece))})
@@ -442,7 +477,7 @@ func (s *StreamDecoder) reasoningDelta(n, cbi int, o *open, e *event, dst []repl
 		o.nsig++
 	}
 	if text != "" {
-		delta, err := s.appendTo(o.block, &o.text, text)
+		delta, err := s.appendText(o.block, &o.text, text)
 		if err != nil {
 			return dst, err
 		}
@@ -482,7 +517,7 @@ func (s *StreamDecoder) toolDelta(n int, o *open, in string, dst []replay.Event)
 	if o == nil || o.kind != openTool {
 		return dst, replay.Malformed(API, n, ptr, "toolUse delta without a toolUse contentBlockStart")
 	}
-	delta, err := s.appendTo(o.block, &o.text, in)
+	delta, err := s.appendText(o.block, &o.text, in)
 	if err != nil || delta == "" {
 		return dst, err
 	}
@@ -494,11 +529,32 @@ func (s *StreamDecoder) toolDelta(n int, o *open, in string, dst []replay.Event)
 // appended bytes as an immutable string.
 func (s *StreamDecoder) appendTo(pos int, b *strings.Builder, lit string) (string, error) {
 	k := b.Len()
-	jsonw.WriteUnquoted(b, lit)
+	if s.matchedValue(lit) {
+		b.Grow(len(s.val))
+		b.Write(s.val)
+	} else {
+		jsonw.WriteUnquoted(b, lit)
+	}
 	if err := s.budget.Item(pos, b.Len(), b.Len()-k); err != nil {
 		return "", err
 	}
 	return b.String()[k:], nil
+}
+
+// appendText is appendTo for a text in the decoder's arena.
+func (s *StreamDecoder) appendText(pos int, t *arena.Text, lit string) (string, error) {
+	k := t.Len()
+	s.arena.Write(t, lit, s.val, s.matchedValue(lit))
+	if err := s.budget.Item(pos, t.Len(), t.Len()-k); err != nil {
+		return "", err
+	}
+	return t.String()[k:], nil
+}
+
+// matchedValue reports whether the literal lit is the hole whose value the
+// match decoded into s.val: what jsonw.WriteUnquoted writes for lit.
+func (s *StreamDecoder) matchedValue(lit string) bool {
+	return s.hasVal && len(lit) == len(s.valRaw) && unsafe.StringData(lit) == unsafe.StringData(s.valRaw)
 }
 
 func (s *StreamDecoder) find(cbi int) *open {
@@ -538,7 +594,7 @@ func (s *StreamDecoder) close(o *open, dst []replay.Event) []replay.Event {
 			break
 		}
 	}
-	o.text, o.sig, o.data = strings.Builder{}, strings.Builder{}, strings.Builder{}
+	o.text, o.sig, o.data = arena.Text{}, strings.Builder{}, strings.Builder{}
 	o.visB, o.rsnB = strings.Builder{}, strings.Builder{}
 	s.free = append(s.free, o)
 	return dst

@@ -8,6 +8,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/internal/arena"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/reasonreplay/replay/internal/shapeview"
@@ -26,7 +27,7 @@ type open struct {
 	block int // position in the turn's Blocks, -1 for a text block with no text yet
 	think bool
 	item  *replay.ReasoningText // the block, when think
-	b     strings.Builder
+	b     arena.Text            // in the decoder's arena
 }
 
 // StreamDecoder is the Cohere stream decoder. The zero value is ready to
@@ -50,6 +51,7 @@ type StreamDecoder struct {
 	plan  int // block of the tool plan, or -1
 	planB strings.Builder
 	ev    event
+	arena arena.Arena // the texts of the blocks
 
 	// shape is the last delta event read in full, views where its fields
 	// lie: a next event like it is read by matching (see [jsonw.Shape]).
@@ -57,6 +59,13 @@ type StreamDecoder struct {
 	views   shapeview.Views
 	fields  [14]*string // the fields of ev, as learned
 	matched int         // events read by matching, for the tests
+
+	// val is the value of hole 0 of the event being read, decoded in the
+	// pass that matched it, when hasVal: piece writes it for the raw
+	// value valRaw instead of unquoting valRaw again.
+	val    []byte
+	valRaw string
+	hasVal bool
 }
 
 func (s *StreamDecoder) start() {
@@ -99,9 +108,15 @@ func (s *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 	text := unsafe.String(unsafe.SliceData(f.Data), len(f.Data))
 	ev := &s.ev
 	var raws [jsonw.MaxHoles]string
-	matched := s.shape.Match(text, raws[:])
+	val, matched := s.shape.MatchValue(text, raws[:], 0, s.val[:0])
+	s.val, s.hasVal = val, false
 	if matched {
 		s.matched++
+		// Hole 0's value is decoded unless it holds a \u escape; the
+		// others, and that one, are unquoted by piece as on a full read.
+		if raws[0] != "" && !s.shape.Unicode(0) {
+			s.valRaw, s.hasVal = raws[0], true
+		}
 		s.views.Find(text, raws[:], s.fields[:])
 	} else {
 		s.shape.Forget()
@@ -244,7 +259,7 @@ func (s *StreamDecoder) toolPlanDelta(ev *event) error {
 		s.plan = len(s.turn.Blocks) - 1
 	}
 	k := s.planB.Len()
-	jsonw.WriteUnquoted(&s.planB, r)
+	s.unquote(&s.planB, r)
 	return s.bud.Item(s.plan, s.planB.Len(), s.planB.Len()-k)
 }
 
@@ -371,7 +386,7 @@ func (s *StreamDecoder) piece(o *open, r string, dst []replay.Event) ([]replay.E
 		return dst, replay.Malformed(API, s.bud.Event, "/delta/message", "expected a string")
 	}
 	k := o.b.Len()
-	jsonw.WriteUnquoted(&o.b, r)
+	s.arena.Write(&o.b, r, s.val, s.matchedValue(r))
 	if o.b.Len() == k {
 		return dst, nil
 	}
@@ -392,6 +407,24 @@ func (s *StreamDecoder) piece(o *open, r string, dst []replay.Event) ([]replay.E
 		return append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: o.block, Delta: d, Item: o.item}), nil
 	}
 	return append(dst, replay.Event{Kind: replay.EventTextDelta, Block: o.block, Delta: d}), nil
+}
+
+// unquote writes the value of the JSON string literal r to b, as
+// jsonw.WriteUnquoted does: when r is the hole whose value the match
+// decoded, that value.
+func (s *StreamDecoder) unquote(b *strings.Builder, r string) {
+	if s.matchedValue(r) {
+		b.Grow(len(s.val))
+		b.Write(s.val)
+		return
+	}
+	jsonw.WriteUnquoted(b, r)
+}
+
+// matchedValue reports whether r is the hole whose value the match
+// decoded into s.val.
+func (s *StreamDecoder) matchedValue(r string) bool {
+	return s.hasVal && len(r) == len(s.valRaw) && unsafe.StringData(r) == unsafe.StringData(s.valRaw)
 }
 
 // started returns the open block or call the delta event ev names, or a
