@@ -171,9 +171,9 @@ func (s *StreamDecoder) frame(f replay.Frame, n int) (string, string, error) {
 	s.fromShape = matched && string(f.Type) == string(s.shapeType)
 	if s.fromShape {
 		s.matched++
-		// The piece's value is decoded unless it holds a \u escape; then,
+		// The piece's value is decoded unless it holds a surrogate-half escape; then,
 		// and for the other holes, it is unquoted as on a full read.
-		if s.valHole >= 0 && !s.shape.Unicode(s.valHole) {
+		if s.valHole >= 0 && !s.shape.Surrogate(s.valHole) {
 			s.valRaw, s.hasVal = raws[s.valHole], true
 		}
 		s.views.Find(text, raws[:], s.fields[:])

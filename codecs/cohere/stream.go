@@ -112,9 +112,9 @@ func (s *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Eve
 	s.val, s.hasVal = val, false
 	if matched {
 		s.matched++
-		// Hole 0's value is decoded unless it holds a \u escape; the
+		// Hole 0's value is decoded unless it holds a surrogate-half escape; the
 		// others, and that one, are unquoted by piece as on a full read.
-		if raws[0] != "" && !s.shape.Unicode(0) {
+		if raws[0] != "" && !s.shape.Surrogate(0) {
 			s.valRaw, s.hasVal = raws[0], true
 		}
 		s.views.Find(text, raws[:], s.fields[:])
