@@ -331,13 +331,8 @@ func scanString(s string, i int) (end int, flags uint8, ok bool) {
 		case c == '"':
 			return i + 1, flags, true
 		case c >= utf8.RuneSelf:
-			// A multi-byte character is all high bytes: the run of them
-			// is checked at once (a run of CJK text is one call).
-			j := i + 1
-			for j < len(s) && s[j] >= utf8.RuneSelf {
-				j++
-			}
-			if !utf8.ValidString(s[i:j]) {
+			j, ok := highRun(s, i)
+			if !ok {
 				return i, flags, false
 			}
 			i = j
@@ -401,12 +396,8 @@ func scanValue(s string, i int, dst []byte) (end int, flags uint8, out []byte, o
 			}
 			return i + 1, flags, dst, true
 		case c >= utf8.RuneSelf:
-			// As scanString: the run of high bytes is checked at once.
-			j := i + 1
-			for j < len(s) && s[j] >= utf8.RuneSelf {
-				j++
-			}
-			if !utf8.ValidString(s[i:j]) {
+			j, ok := highRun(s, i)
+			if !ok {
 				return i, flags, dst, false
 			}
 			i = j
@@ -444,4 +435,27 @@ func scanValue(s string, i int, dst []byte) (end int, flags uint8, out []byte, o
 		}
 		run = i
 	}
+}
+
+// highRun checks the run of bytes above ASCII that starts at s[i] (a
+// multi-byte character is all such bytes, so a run holds whole characters
+// or is not UTF-8) and returns its end. A short run, a character or two
+// in Latin text, is decoded in place; a long one (CJK text) is checked in
+// one call.
+func highRun(s string, i int) (int, bool) {
+	j := i + 1
+	for j < len(s) && s[j] >= utf8.RuneSelf {
+		j++
+	}
+	if j-i > 2*utf8.UTFMax {
+		return j, utf8.ValidString(s[i:j])
+	}
+	for k := i; k < j; {
+		r, n := utf8.DecodeRuneInString(s[k:j])
+		if r == utf8.RuneError && n == 1 {
+			return j, false
+		}
+		k += n
+	}
+	return j, true
 }
