@@ -5,15 +5,14 @@ import (
 	"math/bits"
 	"strings"
 	"unsafe"
+
+	"github.com/reasonreplay/replay/internal/jsonw"
 )
 
 const (
 	lsb = 0x0101010101010101
 	msb = 0x8080808080808080
 )
-
-// unescaped maps the letter of a one-letter escape to the byte it stands for.
-var unescaped = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // writeValue appends the value of raw, a JSON string literal already
 // validated that holds no \u escape, to b: val when the match decoded it
@@ -63,7 +62,7 @@ func writeEscaped(b *strings.Builder, raw string) {
 			}
 		}
 		// s[i] is a backslash; a valid literal has its escape letter next
-		buf[o] = unescaped[s[i+1]]
+		buf[o] = jsonw.Unescapes[s[i+1]]
 		i, o = i+2, o+1
 	}
 	b.Write(buf[:o])

@@ -23,55 +23,13 @@ func WriteUnquoted(b *strings.Builder, raw string) bool {
 	b.Grow(len(s))
 	for i >= 0 {
 		b.WriteString(s[:i])
-		s = s[i:]
-		if len(s) < 2 {
-			b.WriteRune(utf8.RuneError)
-			return true
-		}
-		switch c := s[1]; c {
-		case '"', '\\', '/':
-			b.WriteByte(c)
-			s = s[2:]
-		case 'b':
-			b.WriteByte('\b')
-			s = s[2:]
-		case 'f':
-			b.WriteByte('\f')
-			s = s[2:]
-		case 'n':
-			b.WriteByte('\n')
-			s = s[2:]
-		case 'r':
-			b.WriteByte('\r')
-			s = s[2:]
-		case 't':
-			b.WriteByte('\t')
-			s = s[2:]
-		case 'u':
-			r, ok := hex4(s[2:])
-			if !ok {
-				b.WriteRune(utf8.RuneError)
-				s = s[2:]
-				break
-			}
-			s = s[6:]
-			if utf16.IsSurrogate(r) {
-				if len(s) >= 6 && s[0] == '\\' && s[1] == 'u' {
-					if r2, ok := hex4(s[2:]); ok {
-						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-							b.WriteRune(dec)
-							s = s[6:]
-							break
-						}
-					}
-				}
-				r = utf8.RuneError
-			}
+		r, n := escape(s[i:])
+		if r < utf8.RuneSelf {
+			b.WriteByte(byte(r))
+		} else {
 			b.WriteRune(r)
-		default:
-			b.WriteRune(utf8.RuneError)
-			s = s[2:]
 		}
+		s = s[i+n:]
 		i = strings.IndexByte(s, '\\')
 	}
 	b.WriteString(s)
@@ -92,57 +50,47 @@ func AppendUnquoted(dst []byte, raw string) ([]byte, bool) {
 	i := strings.IndexByte(s, '\\')
 	for i >= 0 {
 		dst = append(dst, s[:i]...)
-		s = s[i:]
-		if len(s) < 2 {
-			return utf8.AppendRune(dst, utf8.RuneError), true
-		}
-		switch c := s[1]; c {
-		case '"', '\\', '/':
-			dst = append(dst, c)
-			s = s[2:]
-		case 'b':
-			dst = append(dst, '\b')
-			s = s[2:]
-		case 'f':
-			dst = append(dst, '\f')
-			s = s[2:]
-		case 'n':
-			dst = append(dst, '\n')
-			s = s[2:]
-		case 'r':
-			dst = append(dst, '\r')
-			s = s[2:]
-		case 't':
-			dst = append(dst, '\t')
-			s = s[2:]
-		case 'u':
-			r, ok := hex4(s[2:])
-			if !ok {
-				dst = utf8.AppendRune(dst, utf8.RuneError)
-				s = s[2:]
-				break
-			}
-			s = s[6:]
-			if utf16.IsSurrogate(r) {
-				if len(s) >= 6 && s[0] == '\\' && s[1] == 'u' {
-					if r2, ok := hex4(s[2:]); ok {
-						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-							dst = utf8.AppendRune(dst, dec)
-							s = s[6:]
-							break
-						}
-					}
-				}
-				r = utf8.RuneError
-			}
-			dst = utf8.AppendRune(dst, r)
-		default:
-			dst = utf8.AppendRune(dst, utf8.RuneError)
-			s = s[2:]
-		}
+		r, n := escape(s[i:])
+		dst = utf8.AppendRune(dst, r)
+		s = s[i+n:]
 		i = strings.IndexByte(s, '\\')
 	}
 	return append(dst, s...), true
+}
+
+// Unescapes maps the letter of a one-letter escape to the byte it stands
+// for (0 for a letter that is not one).
+var Unescapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// escape decodes the escape at the start of s (a backslash) and returns
+// what it stands for and its length: a surrogate pair escaped as two \u
+// escapes is one character; a lone half, an invalid escape or a lone
+// final backslash is U+FFFD, as encoding/json decodes them.
+func escape(s string) (rune, int) {
+	if len(s) < 2 {
+		return utf8.RuneError, len(s)
+	}
+	if c := Unescapes[s[1]]; c != 0 {
+		return rune(c), 2
+	}
+	if s[1] != 'u' {
+		return utf8.RuneError, 2
+	}
+	r, ok := hex4(s[2:])
+	if !ok {
+		return utf8.RuneError, 2
+	}
+	if !utf16.IsSurrogate(r) {
+		return r, 6
+	}
+	if len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
+		if r2, ok := hex4(s[8:]); ok {
+			if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+				return dec, 12
+			}
+		}
+	}
+	return utf8.RuneError, 6
 }
 
 func hex4(s string) (rune, bool) {

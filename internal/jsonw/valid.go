@@ -363,10 +363,6 @@ func scanString(s string, i int) (end int, flags uint8, ok bool) {
 	}
 }
 
-// unescapes maps the letter of a one-letter escape to the byte it stands
-// for.
-var unescapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
-
 // scanValue is scanString that also appends the string's value to dst in
 // the same pass, as long as it meets no \u escape of a surrogate half:
 // with flagSurrogate reported, dst holds only part of the value and is not
@@ -415,7 +411,7 @@ func scanValue(s string, i int, dst []byte) (end int, flags uint8, out []byte, o
 		switch e := s[i+1]; e {
 		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			if flags&flagSurrogate == 0 {
-				dst = append(dst, unescapes[e])
+				dst = append(dst, Unescapes[e])
 			}
 			i += 2
 		case 'u':
