@@ -305,25 +305,30 @@ const (
 	flagSurrogate             // a \u escape of a surrogate half (perhaps a lone one)
 )
 
+// nextStopOrHigh is nextStop that also stops at a byte above ASCII.
+func nextStopOrHigh(s string, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+		q := x ^ ('"' * lsb)
+		b := x ^ ('\\' * lsb)
+		if m := ((q - lsb) &^ q) | ((b - lsb) &^ b) | ((x - 0x20*lsb) &^ x) | x; m&msb != 0 {
+			return i + bits.TrailingZeros64(m&msb)/8
+		}
+	}
+	for i < len(s) && !stop[s[i]] && s[i] < utf8.RuneSelf {
+		i++
+	}
+	return i
+}
+
 // scanString is validString that also checks the string is UTF-8 (so
 // that a caller needs no separate pass) and reports the escapes it holds
-// (flagEscape, flagUnicode, flagSurrogate). Eight bytes at a time are tested for a stop:
+// (flagEscape, flagUnicode, flagSurrogate). It stops (nextStopOrHigh) at
 // a quote, a backslash, a control byte or a byte of a multi-byte
 // character, where the run of such bytes is checked.
 func scanString(s string, i int) (end int, flags uint8, ok bool) {
 	for {
-		for ; i+8 <= len(s); i += 8 {
-			x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
-			q := x ^ ('"' * lsb)
-			b := x ^ ('\\' * lsb)
-			if m := ((q - lsb) &^ q) | ((b - lsb) &^ b) | ((x - 0x20*lsb) &^ x) | x; m&msb != 0 {
-				i += bits.TrailingZeros64(m&msb) / 8
-				break
-			}
-		}
-		for i < len(s) && !stop[s[i]] && s[i] < utf8.RuneSelf {
-			i++
-		}
+		i = nextStopOrHigh(s, i)
 		if i >= len(s) {
 			return len(s), flags, false
 		}
@@ -370,18 +375,7 @@ func scanString(s string, i int) (end int, flags uint8, ok bool) {
 func scanValue(s string, i int, dst []byte) (end int, flags uint8, out []byte, ok bool) {
 	run := i // the start of the bytes not yet appended
 	for {
-		for ; i+8 <= len(s); i += 8 {
-			x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
-			q := x ^ ('"' * lsb)
-			b := x ^ ('\\' * lsb)
-			if m := ((q - lsb) &^ q) | ((b - lsb) &^ b) | ((x - 0x20*lsb) &^ x) | x; m&msb != 0 {
-				i += bits.TrailingZeros64(m&msb) / 8
-				break
-			}
-		}
-		for i < len(s) && !stop[s[i]] && s[i] < utf8.RuneSelf {
-			i++
-		}
+		i = nextStopOrHigh(s, i)
 		if i >= len(s) {
 			return len(s), flags, dst, false
 		}
