@@ -268,7 +268,7 @@ func (s *StreamDecoder) event(n int, typ string, e *event, dst []replay.Event) (
 	if s.stopped {
 		return dst, replay.Malformed(API, n, "", "%s after messageStop", typ)
 	}
-	cbi, ok := index(e.index)
+	cbi, ok := kit.Index(e.index)
 	if !ok {
 		return dst, replay.Malformed(API, n, "/contentBlockIndex", "expected a non-negative integer")
 	}

@@ -1,8 +1,9 @@
 package cohere
 
 import (
-	"github.com/reasonreplay/replay/internal/contentpatch"
 	"strconv"
+
+	"github.com/reasonreplay/replay/internal/contentpatch"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"

@@ -1,8 +1,6 @@
 package cohere
 
 import (
-	"strconv"
-
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 )
@@ -165,41 +163,4 @@ func hasByte(s string, c byte) bool {
 		}
 	}
 	return false
-}
-
-// index reads a non-negative integer as gjson's Int did (a number equal to
-// its integer part).
-func index(raw string) (int, bool) {
-	if n, ok := digits(raw); ok {
-		return n, true
-	}
-	if len(raw) > 0 && len(raw) < 16 {
-		n, err := strconv.Atoi(raw)
-		if err == nil {
-			return n, n >= 0
-		}
-	}
-	idx := gjson.Parse(raw)
-	if raw == "" || idx.Type != gjson.Number || idx.Int() < 0 || float64(idx.Int()) != idx.Num {
-		return 0, false
-	}
-	return int(idx.Int()), true
-}
-
-// digits reads raw when it is one to nine decimal digits (as a valid JSON
-// number, without a leading zero unless it is 0): what strconv.Atoi would
-// give, without its overhead, for the index of nearly every event.
-func digits(raw string) (int, bool) {
-	if len(raw) == 0 || len(raw) > 9 {
-		return 0, false
-	}
-	n := 0
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, true
 }

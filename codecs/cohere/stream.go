@@ -351,7 +351,7 @@ func (s *StreamDecoder) messageEnd(ev *event, dst []replay.Event) ([]replay.Even
 }
 
 func (s *StreamDecoder) index(ev *event) (int, error) {
-	idx, ok := index(ev.index)
+	idx, ok := kit.Index(ev.index)
 	if !ok {
 		return 0, replay.Malformed(API, s.bud.Event, "/index", "expected a non-negative integer")
 	}

@@ -194,3 +194,33 @@ func Settle(tu *replay.Turn) {
 		}
 	}
 }
+
+// Index reads raw, a JSON number, as a non-negative integer the way gjson's
+// Int reads one (a number equal to its integer part): up to nine digits
+// are read in place, then strconv, then gjson.
+func Index(raw string) (int, bool) {
+	if len(raw) > 0 && len(raw) <= 9 {
+		n := 0
+		for i := 0; i < len(raw); i++ {
+			c := raw[i]
+			if c < '0' || c > '9' {
+				n = -1
+				break
+			}
+			n = n*10 + int(c-'0')
+		}
+		if n >= 0 {
+			return n, true
+		}
+	}
+	if len(raw) > 0 && len(raw) < 16 {
+		if n, err := strconv.Atoi(raw); err == nil {
+			return n, n >= 0
+		}
+	}
+	idx := gjson.Parse(raw)
+	if raw == "" || idx.Type != gjson.Number || idx.Int() < 0 || float64(idx.Int()) != idx.Num {
+		return 0, false
+	}
+	return int(idx.Int()), true
+}
