@@ -30,7 +30,7 @@ func foreignCase(t *testing.T, provider1, path1, response, provider2, path2, sec
 	resp := post(t, c1, context.Background(), srv.URL+path1, `{"model":"m","messages":[{"role":"user","content":"Weather?"}],"input":[{"role":"user","content":"Weather?"}]}`)
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	require.Equal(t, 1, store.Len(), "the first turn is stored")
+	require.Equal(t, 2, store.Len(), "the first turn is stored, under its tool-call key and its position key")
 	ctx, call := replayhttp.WithCapture(context.Background())
 	c2 := &http.Client{Transport: &replayhttp.Transport{Store: store, Provider: provider2}}
 	resp = post(t, c2, ctx, srv.URL+path2, second)

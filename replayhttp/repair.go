@@ -190,7 +190,10 @@ func (t *Transport) put(ctx context.Context, rt route, reqBody []byte, tu *repla
 	if !hasItems(tu) {
 		return
 	}
-	_ = t.Store.Put(ctx, turnKeys(rt, reqBody, tu), tu)
+	doc := tu.AppendJSON(nil)
+	for _, k := range turnKeys(rt, reqBody, tu) {
+		_ = t.Store.Put(ctx, Key{Conversation: k}, doc)
+	}
 }
 
 func hasItems(t *replay.Turn) bool {
@@ -207,14 +210,18 @@ func hasItems(t *replay.Turn) bool {
 func (t *Transport) lookup(ctx context.Context, keys []string) (turns []*replay.Turn, ambiguous bool, err error) {
 	var set turnSet
 	for _, k := range keys {
-		got, err := t.Store.Get(ctx, k)
+		docs, err := t.Store.Get(ctx, Key{Conversation: k})
 		if err != nil {
 			return nil, false, err
 		}
-		if len(got) > 1 {
+		if len(docs) > 1 {
 			ambiguous = true
 		}
-		for _, tu := range got {
+		for _, d := range docs {
+			tu, err := replay.UnmarshalTurn(d)
+			if err != nil {
+				return nil, false, err
+			}
 			set.add(tu)
 		}
 	}

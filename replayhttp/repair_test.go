@@ -193,8 +193,8 @@ type callsDown struct{ replayhttp.MemoryStore }
 
 var errStoreDown = errors.New("dial tcp 127.0.0.1:6379: connection refused")
 
-func (s *callsDown) Get(ctx context.Context, key string) ([]*replay.Turn, error) {
-	if strings.HasPrefix(key, "call:") {
+func (s *callsDown) Get(ctx context.Context, key replayhttp.Key) ([][]byte, error) {
+	if strings.HasPrefix(key.Conversation, "call:") {
 		return nil, errStoreDown
 	}
 	return s.MemoryStore.Get(ctx, key)
@@ -222,7 +222,7 @@ func TestRepairStoreErrorIsTheReason(t *testing.T) {
 			resp := post(t, c, context.Background(), srv.URL+tc.path, tc.first)
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
-			require.Equal(t, 1, store.Len(), "the turn was captured")
+			require.Equal(t, 2, store.Len(), "the turn was captured, under its call or item key and its position or second item key")
 
 			ctx, call := replayhttp.WithCapture(context.Background())
 			resp = post(t, c, ctx, srv.URL+tc.path, tc.second)

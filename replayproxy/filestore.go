@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/replayhttp"
 )
 
@@ -40,9 +39,10 @@ type FileStore struct {
 
 // record is one line of a FileStore's file.
 type record struct {
-	Expires int64           `json:"expires"` // Unix milliseconds
-	Keys    []string        `json:"keys"`
-	Turn    json.RawMessage `json:"turn"`
+	Expires      int64           `json:"expires"` // Unix milliseconds
+	Tenant       string          `json:"tenant"`
+	Conversation string          `json:"conversation"`
+	Turn         json.RawMessage `json:"turn"`
 }
 
 // OpenFileStore opens (or creates) the store kept in the file at path.
@@ -55,11 +55,7 @@ func OpenFileStore(path string, o StoreOptions) (*FileStore, error) {
 		return nil, err
 	}
 	for _, r := range recs {
-		t, err := replay.UnmarshalTurn(r.Turn)
-		if err != nil {
-			continue
-		}
-		_ = s.mem.Put(context.Background(), r.Keys, t)
+		_ = s.mem.Put(context.Background(), replayhttp.Key{Tenant: r.Tenant, Conversation: r.Conversation}, r.Turn)
 	}
 	return s, nil
 }
@@ -129,7 +125,7 @@ func readRecords(path string, now int64) ([]record, error) {
 		line, err := r.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
 			var rec record
-			if json.Unmarshal(line, &rec) == nil && rec.Expires > now && len(rec.Keys) > 0 {
+			if json.Unmarshal(line, &rec) == nil && rec.Expires > now && len(rec.Turn) > 0 {
 				recs = append(recs, rec)
 			}
 		}
@@ -142,15 +138,15 @@ func readRecords(path string, now int64) ([]record, error) {
 	}
 }
 
-// Put keeps t under keys in memory and appends it to the file.
-func (s *FileStore) Put(ctx context.Context, keys []string, t *replay.Turn) error {
-	if len(keys) == 0 || t == nil {
+// Put keeps doc under key in memory and appends it to the file.
+func (s *FileStore) Put(ctx context.Context, key replayhttp.Key, doc []byte) error {
+	if len(doc) == 0 {
 		return nil
 	}
-	if err := s.mem.Put(ctx, keys, t); err != nil {
+	if err := s.mem.Put(ctx, key, doc); err != nil {
 		return err
 	}
-	line, err := json.Marshal(record{Expires: s.now().Add(s.o.TTL).UnixMilli(), Keys: keys, Turn: t.AppendJSON(nil)})
+	line, err := json.Marshal(record{Expires: s.now().Add(s.o.TTL).UnixMilli(), Tenant: key.Tenant, Conversation: key.Conversation, Turn: doc})
 	if err != nil {
 		return err
 	}
@@ -172,8 +168,8 @@ func (s *FileStore) Put(ctx context.Context, keys []string, t *replay.Turn) erro
 	return err
 }
 
-// Get returns the turns kept under key.
-func (s *FileStore) Get(ctx context.Context, key string) ([]*replay.Turn, error) {
+// Get returns the documents kept under key.
+func (s *FileStore) Get(ctx context.Context, key replayhttp.Key) ([][]byte, error) {
 	return s.mem.Get(ctx, key)
 }
 

@@ -49,7 +49,7 @@ func TestToolLoopRepairsAndPassesAuth(t *testing.T) {
 	assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
 	assert.Equal(t, "clean", resp.Header.Get(replayproxy.HeaderAudit))
 	assert.Equal(t, strings.Join(events, ""), readAll(t, resp), "the client reads the provider's bytes")
-	assert.Equal(t, 1, store.Len())
+	assert.Equal(t, 2, store.Len(), "one turn, under its tool-call key and its position key")
 
 	stripped := `{"role":"assistant","content":[` + toolUse("toolu_L1") + `]}`
 	resp = post(t, hs.URL+"/anthropic/v1/messages", followUp(stripped, "toolu_L1"), auth...)
