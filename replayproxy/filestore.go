@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"crypto/rand"
 	"github.com/reasonreplay/replay/replayhttp"
 )
 
@@ -25,9 +26,10 @@ import (
 // one by one: a crash of the machine may lose the last turns, a restart
 // of the proxy loses none.
 type FileStore struct {
-	mem  *replayhttp.MemoryStore
-	path string
-	o    StoreOptions
+	mem    *replayhttp.MemoryStore
+	path   string
+	secret []byte
+	o      StoreOptions
 
 	mu    sync.Mutex
 	f     *os.File
@@ -50,6 +52,10 @@ func OpenFileStore(path string, o StoreOptions) (*FileStore, error) {
 	o = o.withDefaults()
 	s := &FileStore{path: path, o: o, now: time.Now,
 		mem: &replayhttp.MemoryStore{MaxTurns: o.MaxTurns, MaxBytes: o.MaxBytes, TTL: o.TTL}}
+	var err error
+	if s.secret, err = loadSecret(path); err != nil {
+		return nil, err
+	}
 	recs, err := s.compact()
 	if err != nil {
 		return nil, err
@@ -171,6 +177,38 @@ func (s *FileStore) Put(ctx context.Context, key replayhttp.Key, doc []byte) err
 // Get returns the documents kept under key.
 func (s *FileStore) Get(ctx context.Context, key replayhttp.Key) ([][]byte, error) {
 	return s.mem.Get(ctx, key)
+}
+
+// Secret returns the secret that keys the tenant digests of the turns kept
+// in the file: generated at random when the store was first opened and
+// kept beside the file (PATH.secret, mode 0600), so that a restarted proxy
+// finds its tenants' turns again.
+func (s *FileStore) Secret() []byte { return s.secret }
+
+// loadSecret reads the secret kept beside path, or makes one.
+func loadSecret(path string) ([]byte, error) {
+	p := path + ".secret"
+	if b, err := os.ReadFile(p); err == nil && len(b) >= 32 {
+		return b, nil
+	}
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) { // made by another process just now
+			if b, err := os.ReadFile(p); err == nil && len(b) >= 32 {
+				return b, nil
+			}
+		}
+		return nil, fmt.Errorf("replayproxy: keeping the store's secret: %w", err)
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return b, f.Close()
 }
 
 // Len returns the number of turns kept.

@@ -49,7 +49,7 @@ func TestToolLoopRepairsAndPassesAuth(t *testing.T) {
 	assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
 	assert.Equal(t, "clean", resp.Header.Get(replayproxy.HeaderAudit))
 	assert.Equal(t, strings.Join(events, ""), readAll(t, resp), "the client reads the provider's bytes")
-	assert.Equal(t, 2, store.Len(), "one turn, under its tool-call key and its position key")
+	assert.Equal(t, 1, store.Len())
 
 	stripped := `{"role":"assistant","content":[` + toolUse("toolu_L1") + `]}`
 	resp = post(t, hs.URL+"/anthropic/v1/messages", followUp(stripped, "toolu_L1"), auth...)
@@ -73,7 +73,7 @@ func TestToolLoopRepairsAndPassesAuth(t *testing.T) {
 	log := logs.String()
 	assert.NotContains(t, log, "secret")
 	assert.NotContains(t, log, "beta=true")
-	assert.Contains(t, log, `"msg":"repaired","upstream":"anthropic","repairs":["restored /messages/1: 1 reasoning item(s) of a anthropic turn put back as captured"]`)
+	assert.Contains(t, log, `"msg":"repaired","upstream":"anthropic","repairs":["restored /messages/1: put back as captured: reasoning.text 0 was missing"]`)
 
 	m := metrics(t, srv)
 	assert.Contains(t, m, `replay_proxy_turns_captured_total{upstream="anthropic",api="anthropic",complete="true"} 2`+"\n")
@@ -347,7 +347,7 @@ func TestRetry(t *testing.T) {
 	m = metrics(t, srv)
 	assert.Contains(t, m, `replay_proxy_upfront_fixes_total{rule="anthropic/foreign-signature",fix="drop-reasoning"} 1`+"\n")
 	assert.Contains(t, m, `replay_proxy_retries_total{rule="anthropic/foreign-signature",fix="drop-reasoning"} 1`+"\n")
-	assert.Contains(t, logs.String(), `"msg":"fix applied up front","upstream":"anthropic","rule":"anthropic/foreign-signature","fix":"drop-reasoning","changes":["removed /messages/1: reasoning block removed"]}`)
+	assert.Contains(t, logs.String(), `"msg":"fix applied up front","upstream":"anthropic","rule":"anthropic/foreign-signature","fix":"drop-reasoning","changes":["removed /messages/1/content/0: thinking block removed"]}`)
 }
 
 // A retry the upstream drops the connection on leaves the client the
