@@ -45,6 +45,8 @@ type Request struct {
 	// Invisible names members that carry nothing of the conversation
 	// (cache markers): left out of the conversation's digest.
 	Invisible []string
+
+	spans [][2]int // by turn: first element, end; see TurnSpan
 }
 
 // Element is one element of a request's conversation.
@@ -60,20 +62,28 @@ type Element struct {
 type Span struct{ Start, End int }
 
 // TurnSpan returns the range of elements of turn ti: the elements from
-// first up to (not including) end.
+// first up to (not including) end; first is -1 when the turn has none.
+// The spans of all turns are found in one pass, on the first call.
 func (r *Request) TurnSpan(ti int) (first, end int) {
-	first = -1
-	for i, e := range r.Elements {
-		if e.Turn == ti {
-			if first < 0 {
-				first = i
+	if r.spans == nil {
+		r.spans = make([][2]int, len(r.History.Turns))
+		for i := range r.spans {
+			r.spans[i] = [2]int{-1, 0}
+		}
+		for i, e := range r.Elements {
+			if e.Turn < 0 || e.Turn >= len(r.spans) {
+				continue
 			}
-			end = i + 1
-		} else if first >= 0 {
-			break
+			if r.spans[e.Turn][0] < 0 {
+				r.spans[e.Turn][0] = i
+			}
+			r.spans[e.Turn][1] = i + 1
 		}
 	}
-	return first, end
+	if ti < 0 || ti >= len(r.spans) {
+		return -1, 0
+	}
+	return r.spans[ti][0], r.spans[ti][1]
 }
 
 // TurnRaw returns the raw text of the elements from first to end (one
