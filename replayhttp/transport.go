@@ -27,7 +27,8 @@ const (
 	AuditReport
 	// AuditRefuse audits the request and, when a violation would make the
 	// provider reject it, returns an *[AuditError] instead of sending it:
-	// not a byte goes out.
+	// not a byte goes out. A turn that repair sent as captured is never
+	// the reason: what the provider returned is what it is sent back.
 	AuditRefuse
 )
 
@@ -268,7 +269,7 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 	if capture != nil {
 		capture.setRequest(rep, repairs, retries)
 	}
-	if rep != nil && t.Audit == AuditRefuse && rep.Rejects() {
+	if rep != nil && t.Audit == AuditRefuse && c.refuses(*rep) {
 		err := &AuditError{API: c.codec.API(), Report: *rep}
 		if capture != nil {
 			capture.setTurn(nil, err)
@@ -307,6 +308,19 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 	}
 	resp.Body = newTeeBody(resp.Body, c.codec, resp.Header.Get("Content-Type"), rec.Array, resp.StatusCode, t.Limits, finish)
 	return resp, nil
+}
+
+// refuses reports whether the audit of the call's request says the
+// provider will reject it for a reason the store could not fix: a
+// rejection at a turn repair sent as captured is not one (the capture is
+// what the provider returned; refusing cannot do better), every other is.
+func (c *call) refuses(r replay.Report) bool {
+	for _, v := range r.Violations {
+		if v.Severity == replay.SeverityReject && (v.Turn < 0 || !c.captured[v.Turn]) {
+			return true
+		}
+	}
+	return false
 }
 
 // hasItems reports whether a turn holds something worth keeping: a
