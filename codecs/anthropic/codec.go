@@ -168,6 +168,7 @@ var web = &codecs.HTTP{
 	},
 	Hosts:      []codecs.Host{{Suffix: "api.anthropic.com", Provider: "anthropic"}},
 	Credential: codecs.Header("x-api-key", "authorization"),
+	Member:     "messages",
 	Endpoint:   "https://api.anthropic.com",
 	Names:      map[string]string{"anthropic": "anthropic", "claude": "anthropic"},
 	ErrorBody:  errorBody,

@@ -119,6 +119,7 @@ var web = &codecs.HTTP{
 	},
 	Hosts:      []codecs.Host{{Suffix: "amazonaws.com", Provider: "bedrock"}},
 	Credential: codecs.Header("authorization"),
+	Member:     "messages",
 	Names:      map[string]string{"bedrock": "bedrock", "bedrock-converse": "bedrock"},
 	ErrorBody: func(_ string, status int, msg string) ([]byte, http.Header) {
 		return codecs.AWSErrorBody(status, msg)

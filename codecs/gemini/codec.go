@@ -216,6 +216,7 @@ var web = &codecs.HTTP{
 		{Suffix: "aiplatform.googleapis.com", Provider: "vertex"},
 	},
 	Credential: codecs.Header("x-goog-api-key", "?key", "authorization"),
+	Member:     "contents",
 	Endpoint:   "https://generativelanguage.googleapis.com",
 	Names:      map[string]string{"gemini": "gemini", "google": "gemini", "vertex": "vertex"},
 	ErrorBody:  errorBody,

@@ -222,6 +222,7 @@ var web = &codecs.HTTP{
 		{Suffix: "api.x.ai", Provider: "xai"},
 	},
 	Credential: codecs.Header("authorization", "api-key"),
+	Member:     "input",
 	Endpoint:   "https://api.openai.com",
 	Names:      map[string]string{"openai": "openai", "openai-responses": "openai", "azure": "azure"},
 	ErrorBody: func(_ string, status int, msg string) ([]byte, http.Header) {

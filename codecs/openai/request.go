@@ -260,3 +260,9 @@ func unpair(raw []byte, changes []codecs.Change) ([]byte, []codecs.Change) {
 	}
 	return append(out, ']'), changes
 }
+
+// RenameResults renames the call ids the tool results of a conversation
+// element name (see [codecs.ResultRenamer]).
+func (Codec) RenameResults(el []byte, rename func(string) (string, bool)) []byte {
+	return kit.RenameIn(el, "", func(b gjson.Result) bool { return strings.HasSuffix(b.Get("type").Str, "_call_output") }, "call_id", rename)
+}
