@@ -3,10 +3,15 @@ package replayhttp_test
 import (
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/fix"
 	"github.com/reasonreplay/replay/replayhttp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -181,4 +186,169 @@ func TestClassifyUnknownAndSuccess(t *testing.T) {
 	assert.False(t, c.Known())
 	assert.Equal(t, "xxxxxxxxxx", c.Message)
 	assert.Equal(t, "rs_68a1", replayhttp.Classify(400, []byte(fmt.Sprintf(`{"error":{"message":%s}}`, q("Item 'rs_68a1' of type 'reasoning' was provided without its required following item.")))).Item)
+}
+
+// contracts returns every contract a registry's codecs declare, every
+// variant of a codec whose contract depends on the provider or model.
+func contracts(t *testing.T, reg *replay.Registry) map[string][]replay.ReplayContract {
+	out := map[string][]replay.ReplayContract{}
+	for _, api := range reg.APIs() {
+		c, err := reg.Lookup(api, "", "")
+		require.NoError(t, err)
+		if l, ok := c.(interface {
+			Contracts() []replay.ReplayContract
+		}); ok {
+			out[api] = l.Contracts()
+			continue
+		}
+		out[api] = []replay.ReplayContract{c.Contract()}
+	}
+	return out
+}
+
+// Every symptom a registered rule declares compiles, names a repair this
+// package knows, and names in Also only rules that exist.
+func TestSymptomCatalogue(t *testing.T) {
+	known := map[string]bool{replay.RuleForeignFormat: true, replay.RuleIdentityMismatch: true,
+		replay.RuleAlteredItem: true, replay.RuleToolCallID: true}
+	for _, r := range replay.CoreRules() {
+		known[r.ID] = true
+	}
+	all := contracts(t, replay.Default)
+	for _, rcs := range all {
+		for _, rc := range rcs {
+			for _, r := range rc.Rules {
+				known[r.ID] = true
+			}
+		}
+	}
+	fixes := map[string]bool{"": true}
+	for _, f := range fix.Names {
+		fixes[f] = true
+	}
+	n := 0
+	for api, rcs := range all {
+		for _, rc := range rcs {
+			for _, r := range rc.Rules {
+				for _, s := range r.Symptoms {
+					n++
+					_, err := regexp.Compile("(?i)" + s.Match)
+					assert.NoError(t, err, "%s %s", api, r.ID)
+					assert.NotEmpty(t, s.Match, "%s %s", api, r.ID)
+					if s.Within != "" {
+						_, err := regexp.Compile("(?i)" + s.Within)
+						assert.NoError(t, err, "%s %s", api, r.ID)
+					}
+					assert.True(t, fixes[s.Fix], "%s %s: unknown fix %q", api, r.ID, s.Fix)
+					for _, id := range s.Also {
+						assert.True(t, known[id], "%s %s: Also names %q, which no contract declares", api, r.ID, id)
+						assert.NotEqual(t, r.ID, id, "%s: Also names the rule itself", api)
+					}
+				}
+			}
+		}
+	}
+	assert.GreaterOrEqual(t, n, 30)
+}
+
+// toy is a codec whose contract is the one a test gives it.
+type toy struct {
+	replay.ReasoningCodec
+	api   string
+	rules []replay.Rule
+}
+
+func (c toy) API() string { return c.api }
+func (c toy) Contract() replay.ReplayContract {
+	return replay.ReplayContract{API: c.api, Rules: c.rules}
+}
+
+func toyRegistry(t *testing.T, codecs ...toy) *replay.Registry {
+	reg := &replay.Registry{}
+	base, err := replay.Lookup("anthropic", "", "")
+	require.NoError(t, err)
+	for _, c := range codecs {
+		c := c
+		c.ReasoningCodec = base
+		require.NoError(t, reg.Register(replay.Entry{API: c.api, New: func(string, string) replay.ReasoningCodec { return c }}))
+	}
+	return reg
+}
+
+func rule(id string, s ...replay.Symptom) replay.Rule {
+	return replay.Rule{ID: id, Severity: replay.SeverityReject, Symptoms: s,
+		Check: func(*replay.History, *replay.Target, func(replay.Violation)) {}}
+}
+
+// ClassifyWith reads the rules of the registry it is given: a text only a
+// toy codec declares is known there and nowhere else.
+func TestClassifyWithRegistry(t *testing.T) {
+	reg := toyRegistry(t, toy{api: "toy", rules: []replay.Rule{
+		rule("toy/quill", replay.Symptom{Match: `the quill (is|was) (blunt|broken)`, Fix: "restore", Also: []string{"toy/ink"}}),
+		rule("toy/ink"),
+	}})
+	body := []byte(`{"error":{"message":"messages.4.content.1: the quill was broken"}}`)
+	assert.False(t, replayhttp.Classify(400, body).Known())
+	c := replayhttp.ClassifyWith(reg, "", 400, body)
+	assert.Equal(t, replayhttp.Classification{Rule: "toy/quill", Rules: []string{"toy/quill", "toy/ink"},
+		Pointer: "/messages/4/content/1", Fix: replayhttp.FixRestore, Message: "messages.4.content.1: the quill was broken"}, c)
+	assert.False(t, replayhttp.ClassifyWith(reg, "", 400, []byte(`{"error":{"message":"the quill is sharp"}}`)).Known())
+}
+
+// Ranks, envelopes and the API hint decide between symptoms whose texts
+// overlap.
+func TestClassifyPrecedence(t *testing.T) {
+	reg := toyRegistry(t,
+		toy{api: "alpha", rules: []replay.Rule{
+			rule("alpha/general", replay.Symptom{Match: `cannot read the block`, Fix: "drop-reasoning"}),
+			rule("alpha/specific", replay.Symptom{Match: `cannot read the block\. reason: wrong owner`, Fix: "drop-block", Rank: 1}),
+		}},
+		toy{api: "beta", rules: []replay.Rule{
+			rule("beta/wrapped", replay.Symptom{Match: `cannot read the block`, Fix: "restore", Within: `"beta_envelope"`}),
+		}},
+		toy{api: "gamma", rules: []replay.Rule{
+			rule("gamma/same", replay.Symptom{Match: `cannot read the block`, Fix: "configure"}),
+		}},
+	)
+	plain := []byte(`{"error":{"message":"Cannot read the block."}}`)
+	c := replayhttp.ClassifyWith(reg, "", 400, plain)
+	assert.Equal(t, []string{"alpha/general", "gamma/same"}, c.Rules, "plain: every unwrapped symptom of the rank, in registry order")
+	assert.Equal(t, replayhttp.FixDropReasoning, c.Fix)
+
+	c = replayhttp.ClassifyWith(reg, "", 400, []byte(`{"error":{"message":"Cannot read the block. Reason: wrong owner."}}`))
+	assert.Equal(t, []string{"alpha/specific"}, c.Rules, "the higher rank first")
+	assert.Equal(t, replayhttp.FixDropBlock, c.Fix)
+
+	c = replayhttp.ClassifyWith(reg, "", 400, []byte(`{"beta_envelope":true,"message":"Cannot read the block."}`))
+	assert.Equal(t, []string{"beta/wrapped"}, c.Rules, "the envelope's owner")
+	assert.Equal(t, replayhttp.FixRestore, c.Fix)
+
+	c = replayhttp.ClassifyWith(reg, "gamma", 400, plain)
+	assert.Equal(t, []string{"gamma/same"}, c.Rules, "the hinted API")
+	c = replayhttp.ClassifyWith(reg, "beta", 400, plain)
+	assert.Equal(t, []string{"beta/wrapped"}, c.Rules, "the hinted API's envelope is taken as present")
+	c = replayhttp.ClassifyWith(reg, "beta", 400, []byte(`{"error":{"message":"Cannot read the block. Reason: wrong owner."}}`))
+	assert.Equal(t, []string{"alpha/specific"}, c.Rules, "rank before the hint")
+}
+
+// classify.go reads error bodies by the rules' symptoms alone: no string
+// in its code names an API or a provider.
+func TestClassifyNamesNoProvider(t *testing.T) {
+	names := append(replay.Default.APIs(), "anthropic", "bedrock", "vertex", "gemini", "google", "openai", "azure",
+		"claude", "deepseek", "kimi", "moonshot", "xai", "grok", "openrouter", "mistral", "cohere", "minimax")
+	f, err := parser.ParseFile(token.NewFileSet(), "classify.go", nil, 0)
+	require.NoError(t, err)
+	lits := 0
+	ast.Inspect(f, func(n ast.Node) bool {
+		lit, ok := n.(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			return true
+		}
+		lits++
+		for _, name := range names {
+			assert.NotContains(t, strings.ToLower(lit.Value), strings.ToLower(name), "classify.go: %s", lit.Value)
+		}
+		return true
+	})
+	assert.Greater(t, lits, 5)
 }

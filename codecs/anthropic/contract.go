@@ -8,6 +8,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/claude"
+	"github.com/reasonreplay/replay/internal/fix"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 )
@@ -93,41 +94,56 @@ func (c Codec) Contract() replay.ReplayContract {
 	}
 	rc.Rules = []replay.Rule{
 		{ID: RuleThinkingFirst, Severity: replay.SeverityReject,
-			Doc:   "With manual thinking, the in-progress tool turn starts with a thinking or redacted_thinking block.",
-			Check: c.checkThinkingFirst},
+			Doc:      "With manual thinking, the in-progress tool turn starts with a thinking or redacted_thinking block.",
+			Check:    c.checkThinkingFirst,
+			Symptoms: []replay.Symptom{{Match: claude.SymThinkingFirst, Fix: fix.Restore}}},
 		{ID: RuleThinkingModified, Severity: replay.SeverityReject,
 			Doc: "The thinking blocks of the latest assistant message in the request are the captured ones: none missing (in a tool turn), " +
 				"reordered or altered; a sealed turn's blocks keep their captured positions. An edited text under an intact signature is " +
 				"a risk on the models seen accepting it (Opus 5.5, Sonnet 5).",
-			Check: c.checkModified},
+			Check:    c.checkModified,
+			Symptoms: []replay.Symptom{{Match: `blocks in the latest assistant message cannot be modified`, Fix: fix.Restore, Also: []string{replay.RuleAlteredItem}}}},
 		{ID: RuleMissingSignature, Severity: replay.SeverityReject,
 			Doc:   "Every thinking block in the request has a string `thinking` member and a non-empty `signature`; every redacted_thinking block has `data`.",
-			Check: c.checkRequestSignatures},
+			Check: c.checkRequestSignatures,
+			Symptoms: []replay.Symptom{
+				{Match: claude.SymSignatureRequired, Fix: fix.DropReasoning},
+				{Match: `(thinking\.thinking|redacted_thinking\.data)[^a-z]*(field required|input should be a valid string)`, Fix: fix.DropReasoning},
+			}},
 		{ID: RuleForeignSignature, Severity: replay.SeverityReject, Covers: []string{replay.RuleForeignFormat},
 			Doc:   "Signed reasoning, encrypted blobs and compaction blocks sent were minted by the target's issuer ([Codec.Format]).",
-			Check: c.checkForeign},
+			Check: c.checkForeign,
+			Symptoms: []replay.Symptom{{Match: claude.SymInvalidSignature, Fix: fix.DropReasoning,
+				Also: []string{RuleMissingSignature, replay.RuleForeignFormat, replay.RuleEmptySignature}}}},
 		{ID: RulePrefixMismatch, Severity: replay.SeverityReject,
 			Doc: "On models that bind thinking blocks to their conversation (Claude 5.1 and later but Mythos 5.1 and Sonnet 5), a replayed " +
 				"turn's recorded prefix hash equals the request's before it. Rejected for accounts created from 2026-08-31 or with " +
 				"prefix_mismatch_behavior \"error\"; dropped silently with \"drop_block\" and in Batches; a risk when the account's age is not known.",
-			Check: c.checkPrefix},
+			Check:    c.checkPrefix,
+			Symptoms: []replay.Symptom{{Match: `block is bound to a different conversation`, Fix: fix.DropBlock, Also: []string{RuleChainBroken}, Rank: 1}}},
 		{ID: RuleChainBroken, Severity: replay.SeverityReject,
 			Doc: "The thinking blocks sent keep their chain: dropping blocks from the start or the end, or all of them, is valid; a gap " +
 				"in the middle, or a removed block put back, invalidates every later block. Severity as for the prefix.",
 			Check: c.checkChain},
 		{ID: RuleBetaRequired, Severity: replay.SeverityReject,
-			Doc:   "`thinking.block_binding` is sent with the `thinking-binding-controls-2026-08-01` beta, a signed compaction block with `compact-2026-09-04` (checked when Target.Headers is known).",
-			Check: c.checkBeta},
+			Doc:      "`thinking.block_binding` is sent with the `thinking-binding-controls-2026-08-01` beta, a signed compaction block with `compact-2026-09-04` (checked when Target.Headers is known).",
+			Check:    c.checkBeta,
+			Symptoms: []replay.Symptom{{Match: `block_binding[^a-z]*extra inputs are not permitted|requires anthropic-beta: compact-2026-09-04`, Fix: fix.Configure}}},
 		{ID: RuleCompaction, Severity: replay.SeverityReject,
 			Doc: "An unsigned compaction block needs a `compact_20260112` strategy in `context_management.edits`; `clear_thinking_20251015` " +
 				"is the first strategy; a signed compaction block keeps the content its signature covers and goes only to the account that minted it.",
-			Check: c.checkCompaction},
+			Check: c.checkCompaction,
+			Symptoms: []replay.Symptom{
+				{Match: "compaction.? block with .?content.? requires its .?signature|compaction.? block .?content.? does not match its .?signature", Fix: fix.Restore},
+				{Match: "compaction.? blocks require a .?compact_20260112.? strategy|clear_thinking_20251015.? must be the first strategy", Fix: fix.Configure},
+			}},
 		{ID: RuleUnread, Severity: replay.SeverityDegrade,
 			Doc:   "Thinking minted by a model or account the target's model or account does not read is dropped by the API without an error.",
 			Check: c.checkUnread},
 		{ID: RuleHostThinking, Severity: replay.SeverityReject,
-			Doc:   "DeepSeek's `/anthropic` endpoint in thinking mode wants a thinking block on every assistant turn; MiniMax's its signed blocks verbatim (else interleaved thinking stops).",
-			Check: c.checkHost},
+			Doc:      "DeepSeek's `/anthropic` endpoint in thinking mode wants a thinking block on every assistant turn; MiniMax's its signed blocks verbatim (else interleaved thinking stops).",
+			Check:    c.checkHost,
+			Symptoms: []replay.Symptom{{Match: `the .?content\[\]\.thinking.? in the thinking mode must be passed back`, Fix: fix.Restore}}},
 	}
 	return rc
 }

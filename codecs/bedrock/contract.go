@@ -6,6 +6,8 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/internal/claude"
+	"github.com/reasonreplay/replay/internal/fix"
 )
 
 // sent reports whether Encode writes b.
@@ -67,9 +69,15 @@ const (
 
 const errPrefix = "ValidationException: The model returned the following errors: "
 
+// symBedrock is the envelope in which Bedrock relays a model's own error
+// (Claude's, from the Messages API): the rules below own those texts when
+// it wraps them ([replay.Symptom].Within).
+const symBedrock = `ValidationException|The model returned the following errors|"__type"\s*:`
+
 var rules = []replay.Rule{
 	{
 		ID:       RuleClaudeSignature,
+		Symptoms: []replay.Symptom{{Match: claude.SymSignatureRequired, Fix: fix.DropReasoning, Within: symBedrock}},
 		Severity: replay.SeverityReject,
 		Doc:      "Reasoning text sent to a Claude model carries a non-empty signature; Claude rejects unsigned thinking, whoever minted the text.",
 		Check: func(h *replay.History, tg *replay.Target, report func(replay.Violation)) {
@@ -93,7 +101,9 @@ var rules = []replay.Rule{
 		},
 	},
 	{
-		ID:       RuleForeignSignature,
+		ID: RuleForeignSignature,
+		Symptoms: []replay.Symptom{{Match: claude.SymInvalidSignature, Fix: fix.DropReasoning, Within: symBedrock,
+			Also: []string{replay.RuleForeignFormat, replay.RuleEmptySignature}}},
 		Covers:   []string{replay.RuleForeignFormat},
 		Severity: replay.SeverityReject,
 		Doc:      "A Claude model takes back only signatures and redactedContent that Claude minted (on Anthropic, Bedrock or Vertex).",
@@ -131,6 +141,7 @@ var rules = []replay.Rule{
 	},
 	{
 		ID:       RuleSignatureField,
+		Symptoms: []replay.Symptom{{Match: `doesn't support the reasoningContent\.reasoningText\.signature field`, Fix: fix.DropReasoning}},
 		Covers:   []string{replay.RuleForeignFormat},
 		Severity: replay.SeverityReject,
 		Doc:      "A reasoningText sent to a model that is not Claude has no signature member, whatever format the item claims (F10).",
@@ -154,6 +165,7 @@ var rules = []replay.Rule{
 	},
 	{
 		ID:       RuleReasoningInput,
+		Symptoms: []replay.Symptom{{Match: `user messages cannot contain reasoning content`, Fix: fix.DropReasoning}},
 		Covers:   []string{replay.RuleForeignFormat},
 		Severity: replay.SeverityReject,
 		Doc:      "DeepSeek R1 on Bedrock refuses reasoningContent in the messages it is sent (langchain-aws #401, PR #1229).",
@@ -200,6 +212,7 @@ var rules = []replay.Rule{
 	},
 	{
 		ID:       RuleThinkingFirst,
+		Symptoms: []replay.Symptom{{Match: claude.SymThinkingFirst, Fix: fix.Restore, Within: symBedrock}},
 		Severity: replay.SeverityReject,
 		Doc:      "With Claude thinking enabled, the last assistant turn that calls a tool starts with its thinking or redacted block.",
 		Check: func(h *replay.History, tg *replay.Target, report func(replay.Violation)) {
@@ -238,6 +251,7 @@ var rules = []replay.Rule{
 	},
 	{
 		ID:       RuleEmptyContent,
+		Symptoms: []replay.Symptom{{Match: `the content field in the message object at messages\.\S+ is empty`, Fix: fix.DropReasoning}},
 		Severity: replay.SeverityReject,
 		Doc:      "Every assistant turn sends at least one content block.",
 		Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
@@ -260,6 +274,7 @@ var rules = []replay.Rule{
 	},
 	{
 		ID:       RuleReasoningOnly,
+		Symptoms: []replay.Symptom{{Match: `does not support assistant message prefill`, Fix: fix.DropReasoning}},
 		Severity: replay.SeverityRisk,
 		Doc:      "An assistant turn of reasoning alone is taken as prefill, which the newest Claude models reject.",
 		Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {

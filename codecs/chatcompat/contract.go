@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/fix"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 )
@@ -16,6 +17,8 @@ const (
 	// RuleDeepSeekMissing: reasoning_content missing where DeepSeek V3.x
 	// (tool loop) or V4 (tools in the request) requires it.
 	RuleDeepSeekMissing = "deepseek/reasoning-content-missing"
+	// RuleDeepSeekNull: reasoning_content sent as null to DeepSeek.
+	RuleDeepSeekNull = "deepseek/reasoning-content-null"
 	// RuleKimiMissing: reasoning_content missing on a Kimi thinking tool
 	// call message.
 	RuleKimiMissing = "kimi/reasoning-content-missing"
@@ -39,6 +42,9 @@ const (
 	// Z.ai, one report (zai-org/feedback #676).
 	errGLMMissing = "The `reasoning_text` in the thinking mode must be passed back to the API."
 )
+
+// symPassedBack is the pattern of DeepSeek V4's text (errDeepSeekV4).
+const symPassedBack = "the .?reasoning_content.? in the thinking mode must be passed back"
 
 // switches is what a request body says about thinking.
 type switches struct {
@@ -86,10 +92,10 @@ func (c Codec) Contract() replay.ReplayContract {
 		rc.Rules = []replay.Rule{ruleForbidden}
 	case ReplayToolLoop:
 		rc.Summary = "DeepSeek V3.1/V3.2 thinking mode: assistant messages inside the current tool loop carry their reasoning_content; older turns' reasoning may be dropped."
-		rc.Rules = []replay.Rule{ruleLoopMissing, ruleNull("deepseek/reasoning-content-null", errDeepSeekV4)}
+		rc.Rules = []replay.Rule{ruleLoopMissing, ruleNull(RuleDeepSeekNull, errDeepSeekV4)}
 	case ReplayAllWithTools:
 		rc.Summary = "DeepSeek V4: when the request has tools, every earlier assistant message carries reasoning_content, \"\" where the turn had none (null fails)."
-		rc.Rules = []replay.Rule{ruleV4Missing, ruleNull("deepseek/reasoning-content-null", errDeepSeekV4)}
+		rc.Rules = []replay.Rule{ruleV4Missing, ruleNull(RuleDeepSeekNull, errDeepSeekV4)}
 	case ReplayToolCalls:
 		rc.Summary = "Kimi K2 thinking: assistant messages with tool calls carry their reasoning_content; with thinking.keep \"all\", every assistant message does."
 		rc.Rules = []replay.Rule{ruleKimiMissing}
@@ -108,6 +114,18 @@ func (c Codec) Contract() replay.ReplayContract {
 	}
 	rc.Summary += " Source: " + p.Source + "."
 	return rc
+}
+
+// Contracts returns the contract of every profile, in the order of
+// [Profiles], for callers that read every rule the codec may check (the
+// HTTP layer's error classifier).
+func (c Codec) Contracts() []replay.ReplayContract {
+	ps := Profiles()
+	out := make([]replay.ReplayContract, len(ps))
+	for i, p := range ps {
+		out[i] = Codec{Name: c.Name, Profile: p}.Contract()
+	}
+	return out
 }
 
 // assistant is one assistant message of a history: its turn, and its
@@ -189,6 +207,7 @@ func where(a assistant) (turn int, ptr, index string) {
 
 var ruleForbidden = replay.Rule{
 	ID:       RuleDeepSeekForbidden,
+	Symptoms: []replay.Symptom{{Match: `reasoning_content in input|reasoning_content.*(not (be )?(supported|allowed|permitted)|should not)`, Fix: fix.RemoveReasoningContent}},
 	Severity: replay.SeverityReject,
 	Doc:      "DeepSeek R1 rejects input messages that carry reasoning_content.",
 	Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
@@ -208,6 +227,7 @@ var ruleForbidden = replay.Rule{
 
 var ruleLoopMissing = replay.Rule{
 	ID:       RuleDeepSeekMissing,
+	Symptoms: []replay.Symptom{{Match: "missing .?reasoning_content.? field", Fix: fix.BackfillReasoningContent}},
 	Severity: replay.SeverityReject,
 	Doc:      "In thinking mode with tools, every assistant message of the current tool loop carries its reasoning_content.",
 	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
@@ -231,6 +251,7 @@ var ruleLoopMissing = replay.Rule{
 
 var ruleV4Missing = replay.Rule{
 	ID:       RuleDeepSeekMissing,
+	Symptoms: []replay.Symptom{{Match: symPassedBack, Fix: fix.BackfillReasoningContent, Also: []string{RuleDeepSeekNull}}},
 	Severity: replay.SeverityReject,
 	Doc:      "DeepSeek V4 with tools: every earlier assistant message carries reasoning_content (\"\" when the turn had none).",
 	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
@@ -277,6 +298,7 @@ func ruleNull(id, predicted string) replay.Rule {
 
 var ruleKimiMissing = replay.Rule{
 	ID:       RuleKimiMissing,
+	Symptoms: []replay.Symptom{{Match: `reasoning_content is missing in assistant tool call message`, Fix: fix.BackfillReasoningContent}},
 	Severity: replay.SeverityReject,
 	Doc:      "With thinking on, every assistant message with tool calls carries its reasoning_content.",
 	Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
@@ -309,8 +331,13 @@ func rulePreserved(p Profile) replay.Rule {
 	if p.Name == glm.Name {
 		sev, predicted = replay.SeverityRisk, errGLMMissing
 	}
+	var syms []replay.Symptom
+	if predicted != "" {
+		syms = []replay.Symptom{{Match: "the .?reasoning_text.? in the thinking mode must be passed back", Fix: fix.BackfillReasoningContent}}
+	}
 	return replay.Rule{
 		ID:       RulePreservedMissing,
+		Symptoms: syms,
 		Severity: sev,
 		Doc:      "With " + p.Preserve + ", every assistant message carries its reasoning_content, unmodified.",
 		Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/internal/fix"
 	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
@@ -231,6 +232,7 @@ func interleaved(h *replay.History, r request) map[int]bool {
 
 var ruleMissing = replay.Rule{
 	ID:       RuleMissingSignature,
+	Symptoms: []replay.Symptom{{Match: `missing a .?thought_signature`, Fix: fix.Restore, Also: []string{RuleInterleavedResponses}}},
 	Severity: replay.SeverityReject,
 	Doc: "Gemini 3: the first functionCall part of every model step in the current turn carries its thought signature. " +
 		"Gemini 2.5: every model step of the current turn that calls a function carries the signature the model gave it " +
@@ -399,7 +401,9 @@ var ruleInterleaved = replay.Rule{
 }
 
 var ruleForeign = replay.Rule{
-	ID:       RuleForeignSignature,
+	ID: RuleForeignSignature,
+	Symptoms: []replay.Symptom{{Match: `corrupted thought signature|thought signature is not valid`, Fix: fix.DropReasoning,
+		Also: []string{RuleEncodedSentinel, replay.RuleForeignFormat}}},
 	Covers:   []string{replay.RuleForeignFormat},
 	Severity: replay.SeverityReject,
 	Doc:      "Gemini 2.5 and later: a thought signature goes back only to the backend that minted it (AI Studio and Vertex do not share keys), and only Gemini signatures go in thoughtSignature.",
@@ -434,6 +438,7 @@ var ruleForeign = replay.Rule{
 
 var ruleBase64 = replay.Rule{
 	ID:       RuleBadBase64,
+	Symptoms: []replay.Symptom{{Match: `thought_signature' \(TYPE_BYTES\), base64 decoding failed`, Fix: fix.Restore}},
 	Severity: replay.SeverityReject,
 	Doc:      "Every thoughtSignature is valid standard base64 (or a documented dummy value), sent as the exact string received.",
 	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
