@@ -150,7 +150,8 @@ type Symptom struct {
 	// when none is known.
 	Fix string
 	// Also lists the ids of other rules the same text may mean, most likely
-	// first (a provider answers several mistakes with one text).
+	// first (a provider answers several mistakes with one text). The rule
+	// itself comes first, unless Also names it too: then it stands there.
 	Also []string
 	// Within, when set, is a regular expression the whole error body must
 	// match too: the envelope of a platform that relays another API's

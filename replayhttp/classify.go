@@ -182,7 +182,7 @@ func locate(msg string) (ptr, item string) {
 type symptom struct {
 	api        string
 	re, within *regexp.Regexp
-	rules      []string // the rule, then the symptom's Also
+	rules      []string // the rule and the symptom's Also, in order
 	fix        Fix
 	rank       int
 }
@@ -235,7 +235,11 @@ func symptomsOf(reg *replay.Registry) *symptomTable {
 						continue
 					}
 					dup[k] = true
-					sy := symptom{api: api, re: re, rules: append([]string{r.ID}, s.Also...), fix: Fix(s.Fix), rank: s.Rank}
+					rules := s.Also
+					if !slices.Contains(rules, r.ID) {
+						rules = append([]string{r.ID}, rules...)
+					}
+					sy := symptom{api: api, re: re, rules: rules, fix: Fix(s.Fix), rank: s.Rank}
 					if s.Within != "" {
 						if sy.within = compile(s.Within); sy.within == nil {
 							continue

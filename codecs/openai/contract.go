@@ -56,7 +56,7 @@ func (c Codec) Contract() replay.ReplayContract {
 				Check: checkAltered,
 				Symptoms: []replay.Symptom{
 					{Match: `encrypted content .*could not be (verified|decrypted)`, Fix: fix.DropReasoning, Also: []string{RuleForeignFormat, replay.RuleForeignFormat}},
-					{Match: `organization_id did not match`, Fix: fix.DropReasoning, Also: []string{replay.RuleIdentityMismatch}, Rank: 1},
+					{Match: `organization_id did not match`, Fix: fix.DropReasoning, Also: []string{replay.RuleIdentityMismatch, RuleEncryptedAltered}, Rank: 1},
 				}},
 			{ID: RuleReasoningContent, Severity: replay.SeverityReject,
 				Doc:      "An input reasoning item sent to OpenAI or Azure has no `content` (or an empty one); only hosts that serve open-weight models take reasoning_text back.",
