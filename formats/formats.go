@@ -103,11 +103,14 @@ func claudeRefuse(why replay.Refusal, _ replay.ReasoningItem, latest bool) strin
 }
 
 // claudeUnread: Claude 5.5 blocks are bound to their account (Sonnet 5.5
-// also to its model); Fable and Mythos 5.1 read Opus 5.5 blocks only on the
-// Claude API; Opus 5.5 reads neither. The turn's Model is the model that
-// minted the block (after a server-side fallback, the one that served it).
+// also to its model); Haiku 5.5 drops other models' blocks; only Fable and
+// Mythos 5.2 read Fable 5.2 blocks; Fable and Mythos 5.1 read Opus 5.5
+// blocks only on the Claude API; Opus 5.5 reads neither; Bedrock removes
+// blocks of another AWS account or of a Claude app. The turn's Model is the
+// model that minted the block (after a server-side fallback, the one that
+// served it).
 func claudeUnread(p replay.Provenance, t replay.Target) string {
-	return claude.Unread(p.Model, t.Model, p.Account, t.Account, strings.ToLower(t.Provider))
+	return claude.Unread(p.Model, t.Model, strings.ToLower(p.Provider), p.Account, t.Account, strings.ToLower(t.Provider))
 }
 
 func geminiRefuse(replay.Refusal, replay.ReasoningItem, bool) string { return geminiCorrupted }

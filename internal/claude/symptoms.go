@@ -8,6 +8,9 @@ const (
 	SymThinkingFirst = "expected .?thinking.? or .?redacted_thinking.?, but found"
 	// SymInvalidSignature: an empty, foreign or altered signature.
 	SymInvalidSignature = "invalid .?signature.? in .?thinking.? block"
+	// SymFirstBlock: an assistant message with thinking that does not
+	// start with it.
+	SymFirstBlock = "if an assistant message contains any thinking blocks, the first block must be"
 	// SymSignatureRequired: a thinking block without its signature member.
 	SymSignatureRequired = `thinking\.signature: field required`
 )
