@@ -181,11 +181,11 @@ func TestPrefixMismatch(t *testing.T) {
 	assert.Equal(t, replay.SeverityRisk, vs[0].Severity, "the account's age is not known")
 
 	for name, tg := range map[string]replay.Target{
-		"same prefix":               {Model: "claude-fable-5-1", PrefixHash: "sha256:aaaa"},
-		"no request hash":           {Model: "claude-fable-5-1"},
-		"older model":               {Model: "claude-sonnet-4-5-20250929", PrefixHash: "sha256:bbbb"},
-		"mythos 5.1 on bedrock":     {Model: "claude-mythos-5-1", Provider: "bedrock", PrefixHash: "sha256:bbbb"},
-		"sonnet 5":                  {Model: "claude-sonnet-5", PrefixHash: "sha256:bbbb"},
+		"same prefix":           {Model: "claude-fable-5-1", PrefixHash: "sha256:aaaa"},
+		"no request hash":       {Model: "claude-fable-5-1"},
+		"older model":           {Model: "claude-sonnet-4-5-20250929", PrefixHash: "sha256:bbbb"},
+		"mythos 5.1 on bedrock": {Model: "claude-mythos-5-1", Provider: "bedrock", PrefixHash: "sha256:bbbb"},
+		"sonnet 5":              {Model: "claude-sonnet-5", PrefixHash: "sha256:bbbb"},
 	} {
 		assert.Empty(t, audit(t, "anthropic/prefix-mismatch", h, tg), name)
 	}
