@@ -133,10 +133,11 @@ type Codec struct {
 // TakesReasoningText reports whether a Responses provider takes reasoning
 // text back in the `content` of input reasoning items: the hosts that serve
 // gpt-oss and other open-weight models through Responses ("vllm",
-// "sglang"). OpenAI, Azure and the other hosted APIs do not.
+// "sglang"), and DeepSeek's Responses endpoint, which issues no ciphertext.
+// OpenAI, Azure and the other hosted APIs do not.
 func TakesReasoningText(provider string) bool {
 	switch strings.ToLower(provider) {
-	case "vllm", "sglang":
+	case "vllm", "sglang", "deepseek":
 		return true
 	}
 	return false
@@ -147,7 +148,7 @@ func (c Codec) sendsText() bool { return c.ReasoningText || TakesReasoningText(c
 func init() {
 	replay.Default.MustRegister(replay.Entry{
 		API:       API,
-		Providers: []string{"openai", "azure", "azure-openai", "xai", "copilot", "github-copilot", "lmstudio"},
+		Providers: []string{"openai", "azure", "azure-openai", "xai", "xai-oauth", "copilot", "github-copilot", "lmstudio"},
 		Models:    []string{"gpt-*", "o1*", "o3*", "o4*", "codex-*", "computer-use-*", "chatgpt-*", "grok-4*", "grok-code-*"},
 		New: func(provider, _ string) replay.ReasoningCodec {
 			return Codec{Provider: provider}
@@ -169,7 +170,7 @@ func FormatFor(provider string) replay.Format {
 		return formats.OpenAIResponses
 	case "azure", "azure-openai":
 		return formats.AzureOpenAIResponses
-	case "xai", "x-ai", "grok":
+	case "xai", "x-ai", "grok", "xai-oauth", "supergrok":
 		return formats.XAIResponses
 	case "bedrock", "amazon-bedrock":
 		return formats.BedrockOpenAIResponses
