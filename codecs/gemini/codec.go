@@ -73,8 +73,6 @@
 package gemini
 
 import (
-	"strings"
-
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/gemsig"
 )
@@ -155,21 +153,7 @@ func (Codec) API() string { return API }
 // at Gemini 3 or later, so they count as Gemini 3. A versioned alias
 // ("gemini-2.5-pro-latest") is judged by its version. Gemini 2.5 and
 // earlier, Gemma and non-Gemini models return false.
-func RequiresSignatures(model string) bool {
-	rest, ok := strings.CutPrefix(baseModel(model), "gemini-")
-	if !ok {
-		return false
-	}
-	n := 0
-	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
-		n++
-	}
-	if n == 0 {
-		return strings.HasSuffix(rest, "-latest")
-	}
-	digits := strings.TrimLeft(rest[:n], "0")
-	return len(digits) > 1 || digits >= "3"
-}
+func RequiresSignatures(model string) bool { return gemsig.RequiresSignatures(model) }
 
 // ValidatesSignatures reports whether model validates thought signatures
 // at all: Gemini 3 and later ([RequiresSignatures]), and Gemini 2.5, for
@@ -179,24 +163,5 @@ func RequiresSignatures(model string) bool {
 // (LLM-API-Key-Proxy#160). Gemini 2.5 signs only when it thinks, so a
 // missing signature is certain to be rejected only where the turn shows
 // the model signed (see [RuleMissingSignature]).
-func ValidatesSignatures(model string) bool {
-	if RequiresSignatures(model) {
-		return true
-	}
-	rest, ok := strings.CutPrefix(baseModel(model), "gemini-")
-	return ok && (strings.HasPrefix(rest, "2.5") || strings.HasPrefix(rest, "2-5"))
-}
+func ValidatesSignatures(model string) bool { return gemsig.ValidatesSignatures(model) }
 
-// baseModel returns the model id of a model name without its resource
-// prefix ("models/", "publishers/google/models/", "google/"), without a
-// ":method" or ":variant" suffix, in lower case.
-func baseModel(m string) string {
-	m = strings.ToLower(strings.TrimSpace(m))
-	if i := strings.LastIndexByte(m, '/'); i >= 0 {
-		m = m[i+1:]
-	}
-	if i := strings.IndexByte(m, ':'); i >= 0 {
-		m = m[:i]
-	}
-	return m
-}
