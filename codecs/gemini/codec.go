@@ -164,4 +164,3 @@ func RequiresSignatures(model string) bool { return gemsig.RequiresSignatures(mo
 // missing signature is certain to be rejected only where the turn shows
 // the model signed (see [RuleMissingSignature]).
 func ValidatesSignatures(model string) bool { return gemsig.ValidatesSignatures(model) }
-
