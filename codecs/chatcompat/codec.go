@@ -94,7 +94,7 @@ func init() {
 		{API: APIDeepSeek, Providers: []string{"deepseek"}, Models: []string{"deepseek-*"}},
 		{API: APIXAI, Providers: []string{"xai", "x.ai"}, Models: []string{"grok-3-mini*"}},
 		{API: APIGeneric, Providers: append([]string{"moonshot", "kimi", "zai", "z.ai", "zhipu", "minimax",
-			"dashscope", "alibaba", "qwen", "groq", "gemini-openai"}, genericProviders...),
+			"dashscope", "alibaba", "qwen", "groq", "gemini-openai", "vertex-openai"}, genericProviders...),
 			Models: []string{"kimi-*", "glm-*", "minimax-*", "qwen*", "qwq-*"}},
 	} {
 		api := e.API

@@ -22,6 +22,20 @@ const (
 	// RuleKimiMissing: reasoning_content missing on a Kimi thinking tool
 	// call message.
 	RuleKimiMissing = "kimi/reasoning-content-missing"
+	// RuleDeepSeekContentPart: an assistant message's content holds a part
+	// DeepSeek does not take (its reasoning as a `thinking` part).
+	RuleDeepSeekContentPart = "deepseek/thinking-content-part"
+	// RuleKimiThinkingRequired: thinking switched off for a Kimi model that
+	// always thinks (K2.7 Code).
+	RuleKimiThinkingRequired = "kimi/thinking-required"
+	// RuleMiniMaxDetails: with reasoning_split, MiniMax gets each assistant
+	// message's reasoning_details back whole.
+	RuleMiniMaxDetails = "minimax/reasoning-details-missing"
+	// RuleGeminiMissing: on Gemini's (or Vertex AI's) OpenAI-compatible
+	// endpoint, the first tool call of each assistant message of the current
+	// turn carries its thought signature. The native codec's id: the same
+	// contract and texts.
+	RuleGeminiMissing = "gemini/missing-signature"
 	// RulePreservedMissing: the request asks the host to keep historical
 	// thinking (Qwen3.6 preserve_thinking, Kimi keep "all", GLM
 	// clear_thinking false) but an earlier assistant message has no
@@ -41,6 +55,11 @@ const (
 	errKimiMissing = "thinking is enabled but reasoning_content is missing in assistant tool call message at index %s"
 	// Z.ai, one report (zai-org/feedback #676).
 	errGLMMissing = "The `reasoning_text` in the thinking mode must be passed back to the API."
+	// DeepSeek's deserializer on a content part of another type
+	// (OpenCoworkAI/open-cowork#231).
+	errDeepSeekPart = "Failed to deserialize the JSON body into the target type: messages[%d]: unknown variant `%s`, expected `text`"
+	// Kimi K2.7 Code with thinking disabled (can1357/oh-my-pi#3852).
+	errKimiThinking = "invalid thinking: only type=enabled is allowed for this model"
 )
 
 // symPassedBack is the pattern of DeepSeek V4's text (errDeepSeekV4).
@@ -86,23 +105,33 @@ func requestSwitches(h *replay.History, p Profile) switches {
 func (c Codec) Contract() replay.ReplayContract {
 	p := c.Profile
 	rc := replay.ReplayContract{API: c.API(), Accepts: []replay.Format{p.Format}, ToolIDs: true}
-	switch p.Replay {
-	case ReplayForbidden:
+	switch {
+	case p.Replay == ReplayForbidden:
 		rc.Summary = "DeepSeek R1: never send reasoning_content back; the API rejects input messages that carry it (400)."
-		rc.Rules = []replay.Rule{ruleForbidden}
-	case ReplayToolLoop:
+		rc.Rules = []replay.Rule{ruleForbidden, ruleContentPart}
+	case p.Replay == ReplayToolLoop:
 		rc.Summary = "DeepSeek V3.1/V3.2 thinking mode: assistant messages inside the current tool loop carry their reasoning_content; older turns' reasoning may be dropped."
-		rc.Rules = []replay.Rule{ruleLoopMissing, ruleNull(RuleDeepSeekNull, errDeepSeekV4)}
-	case ReplayAllWithTools:
-		rc.Summary = "DeepSeek V4: when the request has tools, every earlier assistant message carries reasoning_content, \"\" where the turn had none (null fails)."
-		rc.Rules = []replay.Rule{ruleV4Missing, ruleNull(RuleDeepSeekNull, errDeepSeekV4)}
-	case ReplayToolCalls:
+		rc.Rules = []replay.Rule{ruleLoopMissing, ruleNull(RuleDeepSeekNull, errDeepSeekV4), ruleContentPart}
+	case p.Replay == ReplayAllWithTools:
+		rc.Summary = "DeepSeek V4: when the request has tools, every earlier assistant message carries reasoning_content, \"\" where the turn had none (null fails); thinking goes in reasoning_content, never as a content part."
+		rc.Rules = []replay.Rule{ruleV4Missing, ruleNull(RuleDeepSeekNull, errDeepSeekV4), ruleContentPart}
+	case p.Name == kimiK3.Name:
+		rc.Summary = "Kimi K3 always reasons (no thinking parameter) and keeps preserved thinking on: every assistant message carries its reasoning_content as received; a tool-call message without it is rejected."
+		rc.Rules = []replay.Rule{kimiMissing(true, false), rulePreservedAlways}
+	case p.Name == kimiK27.Name:
+		rc.Summary = "Kimi K2.7 Code always thinks (thinking cannot be disabled): assistant messages with tool calls carry a non-empty reasoning_content."
+		rc.Rules = []replay.Rule{kimiMissing(true, true), ruleThinkingRequired}
+	case p.Replay == ReplayToolCalls:
 		rc.Summary = "Kimi K2 thinking: assistant messages with tool calls carry their reasoning_content; with thinking.keep \"all\", every assistant message does."
 		rc.Rules = []replay.Rule{ruleKimiMissing}
-	case ReplayAll:
+	case p.Replay == ReplayAll:
 		rc.Summary = "GLM: send reasoning_content back with tool results (interleaved thinking) and, with clear_thinking:false, on every earlier turn, unmodified and in order. Missing reasoning degrades (one report of a rejection)."
-	case ReplayRawContent:
-		rc.Summary = "MiniMax: send the assistant message back complete: content with its <think> block, or reasoning_details when reasoning_split was used."
+	case p.Replay == ReplayRawContent:
+		rc.Summary = "MiniMax: send the assistant message back complete: content with its <think> block, or, when the request uses reasoning_split (MiniMax-M3 on /v1), its reasoning_details whole."
+		rc.Rules = []replay.Rule{ruleMiniMaxDetails}
+	case p.Name == geminiOpenAI.Name, p.Name == vertexOpenAI.Name:
+		rc.Summary = "Gemini through chat completions: each tool call goes back with its thought signature on the same call (extra_content.google, or extra_content.vertex on Vertex AI); Gemini 3 refuses the current turn's first call of a message without it."
+		rc.Rules = []replay.Rule{ruleGeminiMissing(p.Name == vertexOpenAI.Name)}
 	default:
 		rc.Summary = "Stateless host: reasoning is not sent back (" + p.Name + ")."
 	}
@@ -296,30 +325,48 @@ func ruleNull(id, predicted string) replay.Rule {
 	}
 }
 
-var ruleKimiMissing = replay.Rule{
-	ID:       RuleKimiMissing,
-	Symptoms: []replay.Symptom{{Match: `reasoning_content is missing in assistant tool call message`, Fix: fix.BackfillReasoningContent}},
-	Severity: replay.SeverityReject,
-	Doc:      "With thinking on, every assistant message with tool calls carries its reasoning_content.",
-	Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
-		if requestSwitches(h, Profile{}).disabled {
-			return
-		}
-		as, _ := assistants(h)
-		for _, a := range as {
-			if !a.calls {
-				continue
+var ruleKimiMissing = kimiMissing(false, false)
+
+// kimiMissing is the Kimi tool-call rule; always says thinking cannot be
+// switched off (K3, K2.7), nonEmpty that an empty reasoning_content reads
+// as a missing one (K2.7).
+func kimiMissing(always, nonEmpty bool) replay.Rule {
+	doc := "With thinking on, every assistant message with tool calls carries its reasoning_content."
+	if always {
+		doc = "Every assistant message with tool calls carries its reasoning_content (the model always thinks: a thinking switch in the request changes nothing)."
+	}
+	if nonEmpty {
+		doc = "Every assistant message with tool calls carries a non-empty reasoning_content (the model always thinks; an empty one reads as missing)."
+	}
+	return replay.Rule{
+		ID:       RuleKimiMissing,
+		Symptoms: []replay.Symptom{{Match: `reasoning_content is missing in assistant tool call message`, Fix: fix.BackfillReasoningContent}},
+		Severity: replay.SeverityReject,
+		Doc:      doc,
+		Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
+			if !always && requestSwitches(h, Profile{}).disabled {
+				return
 			}
-			if present, _ := hasReasoning(h, a); present {
-				continue
+			as, _ := assistants(h)
+			for _, a := range as {
+				if !a.calls {
+					continue
+				}
+				if present, _ := hasReasoning(h, a); present && !(nonEmpty && a.msg.Exists() && a.msg.Get("reasoning_content").Str == "") {
+					continue
+				}
+				kimiReport(h, a, report)
 			}
-			ti, ptr, idx := where(a)
-			report(replay.Violation{Turn: ti, Block: -1, Pointer: ptr,
-				Message:   "an assistant tool-call message has no reasoning_content",
-				Predicted: fmt.Sprintf(errKimiMissing, idx),
-				Fix:       "send the turn's reasoning_content back on the tool-call message"})
-		}
-	},
+		},
+	}
+}
+
+func kimiReport(h *replay.History, a assistant, report func(replay.Violation)) {
+	ti, ptr, idx := where(a)
+	report(replay.Violation{Turn: ti, Block: -1, Pointer: ptr,
+		Message:   "an assistant tool-call message has no reasoning_content (or an empty one)",
+		Predicted: fmt.Sprintf(errKimiMissing, idx),
+		Fix:       "send the turn's reasoning_content back on the tool-call message"})
 }
 
 // rulePreserved checks, for a host that reads historical thinking when
