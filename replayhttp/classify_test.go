@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,6 +92,53 @@ var predicted = []struct {
 	{"bedrock-converse/reasoning-only", "This model does not support assistant message prefill. The conversation must end with a user message.", replayhttp.FixDropReasoning, ""},
 }
 
+// predicted2026 are the texts of the wire as of late November 2026
+// (wire-2026-11.md), each with the rule whose symptom it is.
+var predicted2026 = []struct {
+	rule, text string
+	fix        replayhttp.Fix
+	ptr        string
+}{
+	// anthropic
+	{"anthropic/block-order", "messages.51.content.0: If an assistant message contains any thinking blocks, the first block must be `thinking` or `redacted_thinking`. Found `text`.", replayhttp.FixRestore, "/messages/51/content/0"},
+	{"anthropic/block-order", "messages.1: The final block in an assistant message cannot be `thinking`.", replayhttp.FixDropReasoning, "/messages/1"},
+	{"anthropic/thinking-modified", "messages.3.content.0.thinking: each thinking block must contain non-whitespace thinking", replayhttp.FixRestore, "/messages/3/content/0"},
+	{"anthropic/thinking-modified", "messages.215.content.0.thinking: each thinking block must contain thinking", replayhttp.FixRestore, "/messages/215/content/0"},
+	{"anthropic/foreign-signature", "messages.1.content.0: Input to `thinking.signature` doesn't match the expected value for this `thinking` block", replayhttp.FixDropReasoning, "/messages/1/content/0"},
+	{"anthropic/thinking-modified", "messages.1.content.0: Input to `thinking.signature` doesn't match the expected value for this `thinking` block", replayhttp.FixDropReasoning, "/messages/1/content/0"},
+	{"anthropic/block-members", "messages.5.content.0.thinking.cache_control: Extra inputs are not permitted", replayhttp.FixReencode, "/messages/5/content/0"},
+	{"anthropic/system-position", "messages.4: role 'system' must precede an 'assistant' message or end the array", replayhttp.FixNone, "/messages/4"},
+	{"anthropic/thinking-type", "\"thinking.type.disabled\" is not supported for this model. Use \"thinking.type.adaptive\" and \"output_config.effort\" to control thinking behavior.", replayhttp.FixConfigure, ""},
+	{"anthropic/thinking-type", "\"thinking.type.enabled\" is not supported for this model. Use \"thinking.type.adaptive\" and \"output_config.effort\"", replayhttp.FixConfigure, ""},
+	{"anthropic/beta-required", "thinking.adaptive.block_binding.prefix_mismatch_behavior: Extra inputs are not permitted", replayhttp.FixConfigure, ""},
+	{"anthropic/beta-required", "thinking.enabled.block_binding.prefix_mismatch_behavior: Extra inputs are not permitted", replayhttp.FixConfigure, ""},
+	{"anthropic/prefix-mismatch", "messages.1.content.0: Invalid `signature` in `thinking` block. The block is bound to a different conversation. Remove the block, or set `thinking.block_binding.prefix_mismatch_behavior` to \"drop_block\". That setting requires the `thinking-binding-controls-2026-08-01` value in the `anthropic-beta` header. Content before this block differs from when it was created, first at `messages.0.content.0`.", replayhttp.FixDropBlock, "/messages/1/content/0"},
+	{"anthropic/client-version", "Claude Code 2.1.236 does not support this model; version 2.1.251 or newer is required. Run 'claude update', or update the Claude desktop app, then try again.", replayhttp.FixNone, ""},
+	// bedrock converse
+	{"bedrock-converse/block-order", "ValidationException: The model returned the following errors: messages.1.content.0: If an assistant message contains any thinking blocks, the first block must be `thinking` or `redacted_thinking`. Found `text`.", replayhttp.FixRestore, "/messages/1/content/0"},
+	{"bedrock-converse/reasoning-members", "1 validation error detected: Value at 'messages.1.member.content.0.member.reasoningContent.reasoningText.text' failed to satisfy constraint: Member must not be null", replayhttp.FixDropReasoning, "/messages/1"},
+	{"bedrock-converse/reasoning-only", "This model does not support assistant message prefill. The conversation must end with a user message.", replayhttp.FixDropReasoning, ""},
+	// openai responses and hosts
+	{"openai/encrypted-altered-or-foreign", "reasoning `encrypted_content` was not issued to this caller", replayhttp.FixDropReasoning, ""},
+	{"replay/identity-mismatch", "reasoning `encrypted_content` was not issued to this caller", replayhttp.FixDropReasoning, ""},
+	{"openai/foreign-format", "encrypted content missing recognized prefix (expected `rsn_` or `smry_`)", replayhttp.FixDropReasoning, ""},
+	{"openai/encrypted-altered-or-foreign", "Invalid type for 'input[6].encrypted_content': expected a string, but got an object instead.", replayhttp.FixDropReasoning, "/input/6"},
+	{"openai/encrypted-altered-or-foreign", "Could not decrypt the provided encrypted_content. Ensure the value is the unmodified encrypted_content from a previous response.", replayhttp.FixDropReasoning, ""},
+	{"openai/foreign-format", "Could not decrypt the provided encrypted_content. Ensure the value is the unmodified encrypted_content from a previous response.", replayhttp.FixDropReasoning, ""},
+	{"openai/follower-without-reasoning", "Item 'msg_0a1b' of type 'message' was provided without its required 'reasoning' item", replayhttp.FixRestore, ""},
+	{"openai/reasoning-without-follower", "Item 'rs_01' of type 'reasoning' was provided without its required following item.", replayhttp.FixDropReasoning, ""},
+	{"openai/reasoning-effort", "Unsupported value: 'minimal' is not supported with the 'gpt-5.6-luna' model. Supported values are: 'none', 'low', 'medium', 'high', 'xhigh', and 'max'.", replayhttp.FixConfigure, ""},
+	{"openai/route-refuses-reasoning", "Invalid request content: Each message must have at least one content element.", replayhttp.FixDropReasoning, ""},
+	// gemini
+	{"gemini/missing-signature", "Unable to submit request because function call `bash` in the 2. content block is missing a `thought_signature`.", replayhttp.FixRestore, ""},
+	{"gemini/foreign-signature", "Corrupted thought signature.", replayhttp.FixDropReasoning, ""},
+	// chat hosts
+	{"deepseek/thinking-content-part", "Failed to deserialize the JSON body into the target type: messages[2]: unknown variant `thinking`, expected `text` at line 1 column 812", replayhttp.FixReencode, "/messages/2"},
+	{"deepseek/reasoning-content-missing", "The `reasoning_content` in the thinking mode must be passed back to the API.", replayhttp.FixBackfillReasoningContent, ""},
+	{"kimi/reasoning-content-missing", "thinking is enabled but reasoning_content is missing in assistant tool call message at index 2", replayhttp.FixBackfillReasoningContent, "/messages/2"},
+	{"kimi/thinking-required", "invalid thinking: only type=enabled is allowed for this model", replayhttp.FixConfigure, ""},
+}
+
 // envelopes wrap a message the way each API's error body carries it.
 var envelopes = map[string]func(msg string) string{
 	"anthropic": func(m string) string {
@@ -112,7 +160,18 @@ var envelopes = map[string]func(msg string) string{
 func q(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 func TestClassifyEveryPredictedText(t *testing.T) {
-	for _, tc := range predicted {
+	hits, rows := 0, 0
+	for _, tc := range append(predicted[:len(predicted):len(predicted)], predicted2026...) {
+		for _, wrap := range envelopes {
+			rows++
+			c := replayhttp.Classify(400, []byte(wrap(tc.text)))
+			if c.Known() && slices.Contains(c.Rules, tc.rule) && c.Fix == tc.fix && c.Pointer == tc.ptr && c.Message == tc.text {
+				hits++
+			}
+		}
+	}
+	t.Logf("classify table: %d of %d rows (texts in envelopes) named right", hits, rows)
+	for _, tc := range append(predicted[:len(predicted):len(predicted)], predicted2026...) {
 		for name, wrap := range envelopes {
 			c := replayhttp.Classify(400, []byte(wrap(tc.text)))
 			require.True(t, c.Known(), "%s in %s: %q", tc.rule, name, tc.text)
@@ -128,17 +187,32 @@ func TestClassifyEveryPredictedText(t *testing.T) {
 // Every rule with a predicted text is covered by the table.
 func TestClassifyTableCoversEveryRule(t *testing.T) {
 	have := map[string]bool{}
-	for _, tc := range predicted {
+	for _, tc := range append(predicted[:len(predicted):len(predicted)], predicted2026...) {
 		have[tc.rule] = true
 	}
-	for _, api := range replay.Default.APIs() {
-		c, err := replay.Lookup(api, "", "")
-		require.NoError(t, err)
-		for _, r := range c.Contract().Rules {
-			if r.Severity != replay.SeverityReject || noText[r.ID] {
-				continue
+	all := contracts(t, replay.Default)
+	named := map[string]bool{}
+	for _, rcs := range all {
+		for _, rc := range rcs {
+			for _, r := range rc.Rules {
+				for _, s := range r.Symptoms {
+					named[r.ID] = true
+					for _, id := range s.Also {
+						named[id] = true
+					}
+				}
 			}
-			assert.True(t, have[r.ID], "rule %s has no predicted text in the table", r.ID)
+		}
+	}
+	for api, rcs := range all {
+		for _, rc := range rcs {
+			for _, r := range rc.Rules {
+				if r.Severity != replay.SeverityReject || noText[r.ID] {
+					continue
+				}
+				assert.True(t, have[r.ID], "%s: rule %s has no predicted text in the table", api, r.ID)
+				assert.True(t, named[r.ID], "%s: rule %s is named by no symptom", api, r.ID)
+			}
 		}
 	}
 }
@@ -186,6 +260,19 @@ func TestClassifyUnknownAndSuccess(t *testing.T) {
 	assert.False(t, c.Known())
 	assert.Equal(t, "xxxxxxxxxx", c.Message)
 	assert.Equal(t, "rs_68a1", replayhttp.Classify(400, []byte(fmt.Sprintf(`{"error":{"message":%s}}`, q("Item 'rs_68a1' of type 'reasoning' was provided without its required following item.")))).Item)
+	c = replayhttp.Classify(400, []byte(fmt.Sprintf(`{"error":{"message":%s}}`, q("Duplicate item found with id rs_68a1. Remove duplicate items from your input and try again."))))
+	assert.Equal(t, "rs_68a1", c.Item)
+	assert.Equal(t, "openrouter/duplicate-item", c.Rule)
+}
+
+// The Claude Code version gate is known, and not a replay error: no rule of
+// the reasoning owns it, and no fix touches the reasoning.
+func TestClassifyVersionGateIsNotAReplayError(t *testing.T) {
+	body := `{"type":"error","error":{"type":"invalid_request_error","message":"Claude Code 2.1.236 does not support this model; version 2.1.251 or newer is required. Run 'claude update', or update the Claude desktop app, then try again.","details":{"error_code":"claude_code_version_too_old"}}}`
+	c := replayhttp.Classify(400, []byte(body))
+	assert.Equal(t, "anthropic/client-version", c.Rule)
+	assert.Equal(t, []string{"anthropic/client-version"}, c.Rules)
+	assert.Equal(t, replayhttp.FixNone, c.Fix)
 }
 
 // contracts returns every contract a registry's codecs declare, every
