@@ -1,11 +1,13 @@
 package chatcompat
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -215,4 +217,23 @@ func TestGeminiVertexSignature(t *testing.T) {
 	// The request that carries it back is clean.
 	req := `{"model":"google/gemini-3-pro-preview","messages":[{"role":"user","content":"List files."},` + string(msg) + `,{"role":"tool","tool_call_id":"call_q7Lm2","content":"total 0"}]}`
 	assert.True(t, auditRequest(t, APIGeneric, "vertex-openai", req).Clean())
+}
+
+// A Perplexity body carries a leftover empty delta beside its message: it
+// decodes as a body, its <think> block as reasoning.
+func TestPerplexityBody(t *testing.T) {
+	c := New(APIGeneric, "perplexity", "sonar-reasoning-pro")
+	tu, err := c.Decode(fixture(t, "perplexity-body.json"))
+	require.NoError(t, err)
+	require.True(t, tu.Complete)
+	require.Len(t, tu.Blocks, 2)
+	assert.Equal(t, "\nThe search result lists the Brest tides for today; the morning high tide is the one asked for.\n", tu.Blocks[0].(*replay.ReasoningText).Text)
+	assert.Equal(t, "\nHigh tide at Brest is at 06:12 [1].", tu.VisibleText())
+	codectest.Golden(t, filepath.Join("..", "..", "testdata", "chatcompat", "perplexity-body.json.golden.json"), codectest.Indent(tu.AppendJSON(nil)))
+}
+
+func TestMiniMaxM3Golden(t *testing.T) {
+	tu, err := New(APIGeneric, "minimax", "MiniMax-M3").Decode(fixture(t, "minimax-m3-reasoning-split.json"))
+	require.NoError(t, err)
+	codectest.Golden(t, filepath.Join("..", "..", "testdata", "chatcompat", "minimax-m3-reasoning-split.json.golden.json"), codectest.Indent(tu.AppendJSON(nil)))
 }
