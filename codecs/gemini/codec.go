@@ -65,11 +65,15 @@
 // part; [Codec.Patch] puts the signatures onto a model message the caller
 // built. The binding is shared, through package internal/gemsig, with the
 // chat-completions codecs that serve Gemini's OpenAI-compatible endpoint
-// (`tool_calls[i].extra_content.google.thought_signature`, or, from some
-// gateways, `thoughtSignature` / `thought_signature` on the call itself;
-// gemsig writes each back where it came from). Gemini function calls often
-// have no id; the other APIs need one, which replay.Carry mints. See
-// [Codec.Contract] for the audit rules.
+// (`tool_calls[i].extra_content.google.thought_signature`; Vertex AI's
+// endpoint `extra_content.vertex.thought_signature`, with its own error
+// text; or, from some gateways, `thoughtSignature` / `thought_signature` on
+// the call itself; gemsig writes each back where it came from). Gemini
+// function calls often have no id; the other APIs need one, which
+// replay.Carry mints. See [Codec.Contract] for the audit rules: Gemini 3.5
+// Flash and 3.1 Flash Lite enforce like Gemini 3, and another issuer's
+// signature on a call (a Claude signature copied over) is refused as
+// "Corrupted thought signature.".
 package gemini
 
 import (

@@ -49,6 +49,20 @@
 // "reasoning"), and its follower is the block right after the run (the
 // follower's id is Text.ID, ToolCall.ItemID, or the Native's `id`). [Codec.Encode]
 // and [Codec.Patch] keep each pair adjacent; the contract's rules check it.
+// A reasoning item is never followed by another: two in a row mean the item
+// between them (a `web_search_call`) was dropped. gpt-5.6-luna refuses, with
+// `all_turns` history, a message that keeps its id without its reasoning.
+//
+// The issuer is the host: xAI answers foreign or altered ciphertext with
+// "Could not decrypt the provided encrypted_content. ..." and refuses
+// replayed reasoning on its OAuth (SuperGrok) route ("Invalid request
+// content: Each message must have at least one content element."; provider
+// "xai-oauth") while its API-key route takes it; gateways bind ciphertext to
+// their own caller ("reasoning `encrypted_content` was not issued to this
+// caller") or prefix ("encrypted content missing recognized prefix");
+// DeepSeek's Responses endpoint issues no ciphertext (ids are bare UUIDs)
+// and takes `reasoning_text` back. Efforts differ per model (gpt-5.6-luna:
+// none to max, no minimal; GPT-6 and 6.1: no none).
 //
 // # Streams
 //
