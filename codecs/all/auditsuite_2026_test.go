@@ -343,7 +343,7 @@ func novemberCases(t testing.TB) []suiteCase {
 			body: chatBody(k25, "", chatToolTurn(`"reasoning_content":"Look it up.",`))},
 		{name: "deepseek v4 thinking sent as a content part", api: "deepseek", provider: "deepseek", model: "deepseek-v4-flash",
 			body: chatBody("deepseek-v4-flash", "", `{"role":"assistant","content":[{"type":"thinking","thinking":"Look it up."},{"type":"text","text":"06:12."}]}`, `{"role":"user","content":"And Cherbourg?"}`),
-			want: "deepseek/thinking-content-part", predicted: "messages[2]: unknown variant `thinking`, expected `text`"},
+			want: "deepseek/thinking-content-part", predicted: "messages[1]: unknown variant `thinking`, expected `text`"},
 		{name: "deepseek v4 text content parts", api: "deepseek", provider: "deepseek", model: "deepseek-v4-flash",
 			body: chatBody("deepseek-v4-flash", "", `{"role":"assistant","content":[{"type":"text","text":"06:12."}],"reasoning_content":"Look it up."}`, `{"role":"user","content":"And Cherbourg?"}`)},
 		{name: "deepseek v4.1 flash, an earlier turn without reasoning_content", api: "deepseek", provider: "deepseek", model: "deepseek-v4.1-flash",
