@@ -94,7 +94,18 @@ const (
 	FixRemoveReasoningContent = "remove-reasoning-content"
 	// FixDropDuplicates: send each reasoning item once.
 	FixDropDuplicates = "drop-duplicates"
+	// FixReencode: write the offending item as its codec encodes it,
+	// leaving out the members the API refuses on input and adding the
+	// ones it requires.
+	FixReencode = "reencode"
+	// FixConfigure: change the request's settings rather than its
+	// history (a beta header, a strategy): the caller's change to make.
+	FixConfigure = "configure"
 )
+
+// FixNames lists the fixes above, for checks.
+var FixNames = [...]string{FixRestore, FixDropReasoning, FixDropBlock, FixSentinel, FixBackfillReasoningContent,
+	FixRemoveReasoningContent, FixDropDuplicates, FixReencode, FixConfigure}
 
 // HTTP is what a codec declares of its API's HTTP traffic.
 type HTTP struct {
