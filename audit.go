@@ -76,6 +76,11 @@ type History struct {
 	// fills it. A violation of a turn whose rule gave no pointer gets the
 	// turn's pointer.
 	Pointers []string
+
+	// tape is where the values of Request lie, found by the pass that
+	// validated it (a codec's request reader, or the audit): the rules
+	// walk it instead of reading Request again.
+	tape *jsonw.Tape
 }
 
 // Violation is one problem found by an audit.
@@ -404,6 +409,7 @@ func (r *Registry) AuditReplay(h History, t Target) Report {
 // Audit checks h against the given rules. It is the engine behind
 // [AuditReplay], for callers with rules of their own.
 func Audit(h History, t Target, rules []Rule) Report {
+	h.readRequest()
 	rep := Report{Target: t, Turns: len(h.Turns), Formats: map[Format]int{}}
 	forEachItem(&h, func(_, _ int, it ReasoningItem) {
 		rep.Items++

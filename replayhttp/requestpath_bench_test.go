@@ -245,7 +245,10 @@ func BenchmarkRequestPath(b *testing.B) {
 	}
 }
 
-var pathRounds = flag.Int("requestpath", 0, "rounds of TestRequestPathTable (0 skips it)")
+var (
+	pathRounds = flag.Int("requestpath", 0, "rounds of TestRequestPathTable (0 skips it)")
+	pathShapes = flag.String("requestpath.shapes", "", "the shapes TestRequestPathTable measures, comma-separated (all when empty)")
+)
 
 // TestRequestPathTable prints the request path's table: for every shape
 // and step, the median over the rounds of the share of Valid's speed, the
@@ -259,6 +262,9 @@ func TestRequestPathTable(t *testing.T) {
 	const iters = 8
 	var rows []string
 	for _, s := range benchreq.Shapes() {
+		if *pathShapes != "" && !slices.Contains(strings.Split(*pathShapes, ","), s.API) {
+			continue
+		}
 		pc := newPathCase(t, s, pathSize)
 		figs := make([][]pathFigures, len(pathSteps))
 		for r := 0; r < *pathRounds; r++ {

@@ -24,20 +24,25 @@ import (
 // its input, is unfinished and its turn is not Complete.
 func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error) {
 	h := replay.History{Request: body}
-	if !jsonw.ValidBytes(body) || !gjson.ParseBytes(body).IsObject() {
+	tape := new(jsonw.Tape)
+	root := tape.Root()
+	if tape.ResetBytes(body) {
+		root = tape.Root()
+	}
+	if !root.IsObject() {
 		return h, replay.Target{}, bodyErr("", "expected a Messages request body object")
 	}
-	root := gjson.ParseBytes(body)
+	kit.SetTape(&h, tape)
 	msgs := root.Get("messages")
 	if !msgs.IsArray() {
 		return h, replay.Target{}, bodyErr("/messages", "expected a messages array")
 	}
-	t := replay.Target{API: API, Provider: c.Provider, Model: root.Get("model").String(),
-		Tools:    len(root.Get("tools").Array()) > 0,
-		Thinking: root.Get("thinking.type").String() == "enabled"}
-	isTurn := func(m gjson.Result) bool { return m.Get("role").String() == "assistant" }
-	err := kit.RequestTurns(&h, &t, msgs, "/messages", isTurn, func(m gjson.Result, ptr string, last bool) (*replay.Turn, error) {
-		return c.requestTurn(m.Get("content"), ptr, last)
+	t := replay.Target{API: API, Provider: c.Provider, Model: root.Get("model").Result().String(),
+		Tools:    kit.Items(root.Get("tools")) > 0,
+		Thinking: root.Path("thinking.type").Is("enabled")}
+	isTurn := func(m jsonw.Val) bool { return m.Get("role").Is("assistant") }
+	err := kit.ConvTurns(&h, &t, msgs, "/messages", isTurn, func(m jsonw.Val, ptr string, last bool) (*replay.Turn, error) {
+		return c.requestTurn(m.Get("content").Result(), ptr, last)
 	})
 	return h, t, err
 }

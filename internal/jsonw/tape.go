@@ -359,7 +359,8 @@ func (v Val) Escaped() bool {
 }
 
 // Str returns a string's value, a view of the text when it has no
-// escapes; "" for any other value.
+// escapes; "" for any other value. Escapes are decoded as gjson decodes
+// them (the readers and rules the tape serves were written on gjson).
 func (v Val) Str() string {
 	if v.Kind() != '"' {
 		return ""
@@ -368,19 +369,28 @@ func (v Val) Str() string {
 	if !v.Escaped() {
 		return raw[1 : len(raw)-1]
 	}
-	return Unquote(raw)
+	return unescape(raw)
 }
 
-// Is reports whether the value is the string s, without allocating.
+// unescape decodes the string literal raw (valid JSON) as gjson does.
+func unescape(raw string) string { return gjson.Parse(raw).Str }
+
+// nameIs reports whether the member name literal raw names name, as gjson
+// compares them.
+func nameIs(raw, name string, escaped bool) bool {
+	if !escaped {
+		return len(raw) == len(name)+2 && raw[1:len(raw)-1] == name
+	}
+	return unescape(raw) == name
+}
+
+// Is reports whether the value is the string s, without allocating when
+// it has no escapes.
 func (v Val) Is(s string) bool {
 	if v.Kind() != '"' {
 		return false
 	}
-	raw := v.Raw()
-	if !v.Escaped() {
-		return len(raw) == len(s)+2 && raw[1:len(raw)-1] == s
-	}
-	return keyEquals(raw, s)
+	return nameIs(v.Raw(), s, v.Escaped())
 }
 
 // Int returns a number's value as gjson's Int reads an integer (its
@@ -496,12 +506,7 @@ func (v Val) Get(name string) Val {
 	if kids, ok := v.recorded(); ok {
 		for _, k := range kids {
 			nd := &v.t.nodes[k]
-			raw := v.t.s[nd.nameAt:nd.nameTo]
-			if nd.flags&tEscName == 0 {
-				if len(raw) == len(name)+2 && raw[1:len(raw)-1] == name {
-					return v.node(k)
-				}
-			} else if keyEquals(raw, name) {
+			if nameIs(v.t.s[nd.nameAt:nd.nameTo], name, nd.flags&tEscName != 0) {
 				return v.node(k)
 			}
 		}
@@ -513,7 +518,7 @@ func (v Val) Get(name string) Val {
 		if !ok {
 			return Val{}
 		}
-		if keyEquals(k, name) {
+		if nameIs(k, name, strings.IndexByte(k, '\\') >= 0) {
 			return v.sub(val)
 		}
 		pos = next
@@ -601,4 +606,18 @@ func (v Val) Result() gjson.Result {
 		r.Index = int(v.start)
 	}
 	return r
+}
+
+// Each calls fn for each element of an array or the value of each member
+// of an object, with its position, until fn returns false; a value that is
+// neither is passed once, at position 0, as gjson's ForEach passes it
+// (the readers and rules the tape serves were written on it).
+func (v Val) Each(fn func(i int, el Val) bool) {
+	switch v.Kind() {
+	case 0:
+	case '[', '{':
+		v.ForEach(func(i int, _ string, el Val) bool { return fn(i, el) })
+	default:
+		fn(0, v)
+	}
 }

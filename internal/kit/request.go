@@ -1,8 +1,11 @@
 package kit
 
 import (
+	"strconv"
+
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/reqtape"
 	"github.com/tidwall/gjson"
 )
 
@@ -34,4 +37,91 @@ func RequestRoot(api string, body []byte, what, member string) (root, conv gjson
 		return root, conv, replay.Malformed(api, -1, "/"+member, "expected a %s array", member)
 	}
 	return root, conv, nil
+}
+
+// ReadRequest is RequestRoot on a tape: it reads body once (the one
+// validating pass; see jsonw.Tape) and returns its root object, the
+// conversation array named member, and the tape, which the caller gives
+// the History it reads (SetTape) so that the audit's rules and the
+// middleware walk it instead of reading the body again.
+func ReadRequest(api string, body []byte, what, member string) (root, conv jsonw.Val, tape *jsonw.Tape, err error) {
+	tape = new(jsonw.Tape)
+	if !tape.ResetBytes(body) {
+		return root, conv, nil, CheckBody(api, body, what)
+	}
+	root = tape.Root()
+	if !root.IsObject() {
+		return root, conv, tape, replay.Malformed(api, -1, "", "expected %s: a JSON object", what)
+	}
+	conv = root.Get(member)
+	if !conv.IsArray() {
+		return root, conv, tape, replay.Malformed(api, -1, "/"+member, "expected a %s array", member)
+	}
+	return root, conv, tape, nil
+}
+
+// SetTape gives h the tape its request (h.Request) was read with.
+func SetTape(h *replay.History, t *jsonw.Tape) { reqtape.Set(h, t) }
+
+// Body returns the root of h's request as the pass that read it found it
+// (absent when h has no request or it is not valid JSON): how a rule
+// reaches the request's values without reading it again. A History the
+// audit hands a rule has its tape; any other is read now.
+func Body(h *replay.History) jsonw.Val {
+	if len(h.Request) == 0 {
+		return jsonw.Val{}
+	}
+	if t := reqtape.Get(h); t != nil {
+		return t.Root()
+	}
+	t := new(jsonw.Tape)
+	if !t.ResetBytes(h.Request) {
+		return jsonw.Val{}
+	}
+	return t.Root()
+}
+
+// ConvTurns is RequestTurns on a tape: each element of conv for which
+// isTurn reports true is a turn, read by read with its pointer (base
+// "/messages" and its index) and whether it is the last such element.
+func ConvTurns(h *replay.History, t *replay.Target, conv jsonw.Val, base string,
+	isTurn func(jsonw.Val) bool, read func(m jsonw.Val, ptr string, last bool) (*replay.Turn, error)) error {
+	last := -1
+	conv.ForEach(func(i int, _ string, m jsonw.Val) bool {
+		if isTurn(m) {
+			last = i
+		}
+		return true
+	})
+	var err error
+	conv.ForEach(func(i int, _ string, m jsonw.Val) bool {
+		if !isTurn(m) {
+			return true
+		}
+		ptr := base + "/" + strconv.Itoa(i)
+		var tu *replay.Turn
+		if tu, err = read(m, ptr, i == last); err != nil {
+			return false
+		}
+		Settle(tu)
+		if len(tu.ToolCalls()) > 0 {
+			t.Tools = true
+		}
+		h.Turns = append(h.Turns, tu)
+		h.Pointers = append(h.Pointers, ptr)
+		return true
+	})
+	return err
+}
+
+// Items is len(gjson's Array()) of v: an array's element count, 0 for
+// null or an absent value, 1 for any other value.
+func Items(v jsonw.Val) int {
+	switch {
+	case !v.Exists() || v.IsNull():
+		return 0
+	case v.IsArray():
+		return v.Len()
+	}
+	return 1
 }
