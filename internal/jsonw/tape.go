@@ -621,3 +621,18 @@ func (v Val) Each(fn func(i int, el Val) bool) {
 		fn(0, v)
 	}
 }
+
+// At returns the member or element of v whose raw text lies at
+// [start, end) of the text (absent when none does): how a reader that
+// kept a value's place finds it again on the tape.
+func (v Val) At(start, end int) Val {
+	var found Val
+	v.ForEach(func(_ int, _ string, el Val) bool {
+		if el.Start() == start && el.End() == end {
+			found = el
+			return false
+		}
+		return el.Start() < start
+	})
+	return found
+}
