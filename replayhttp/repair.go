@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -83,7 +82,9 @@ func (t *Transport) repair(ctx context.Context, cl *call) ([]byte, []Repair) {
 		policy = replay.DefaultPolicy()
 	}
 	var reps []Repair
-	repl := make(map[int][]byte)
+	var repl map[int][]byte
+	dg := newDigester(r.Invisible)
+	var wire []byte // scratch for sameBlocks
 	for ti, tu := range r.History.Turns {
 		if ctx.Err() != nil {
 			return r.Body, append(reps, Repair{Action: RepairFailed, Detail: "repair stopped: " + ctx.Err().Error()})
@@ -92,20 +93,26 @@ func (t *Transport) repair(ctx context.Context, cl *call) ([]byte, []Repair) {
 		if first < 0 {
 			continue
 		}
-		ptr := r.Pointer(first)
-		raw := r.TurnRaw(first, end)
-		capture, why := t.captured(ctx, sc, first, tu, r)
+		capture, why := t.captured(ctx, sc, first, tu, r, dg)
 		if why.Action != "" {
-			why.Pointer = ptr
+			why.Pointer = r.Pointer(first)
 			reps = append(reps, why)
 		}
-		src, restoring := tu, false
-		if capture != nil {
-			src, restoring = capture, true
+		var want *replay.Turn
+		var notices []replay.Notice
+		restoring := capture != nil
+		if restoring {
 			cl.captured[ti] = true
+			c := capture.carry(t, target, policy)
+			want, notices = c.want, c.notices
+			var same bool
+			if same, wire = sameBlocks(tu, want, c.wire, wire); same {
+				continue // the request sends what the target gets of the capture: no differences
+			}
+		} else {
+			carried, n := t.registry().Carry(replay.History{Turns: []*replay.Turn{tu}}, target, policy)
+			want, notices = carried.Turns[0], n
 		}
-		carried, notices := t.registry().Carry(replay.History{Turns: []*replay.Turn{src}}, target, policy)
-		want := carried.Turns[0]
 		var removed []replay.Notice
 		for _, n := range notices {
 			if n.Case != replay.CaseToolCallID && n.Action != replay.Keep && (restoring || foreign(n)) {
@@ -123,6 +130,7 @@ func (t *Transport) repair(ctx context.Context, cl *call) ([]byte, []Repair) {
 		if restoring && len(diffs) == 0 {
 			continue // the request sends what was captured
 		}
+		ptr, raw := r.Pointer(first), r.TurnRaw(first, end)
 		stripped, _ := c.Strip(raw)
 		out, err := c.Patch(stripped, want)
 		if err != nil {
@@ -131,6 +139,9 @@ func (t *Transport) repair(ctx context.Context, cl *call) ([]byte, []Repair) {
 		}
 		if bytes.Equal(out, raw) {
 			continue
+		}
+		if repl == nil {
+			repl = make(map[int][]byte)
 		}
 		repl[ti] = out
 		if restoring && len(diffs) > 0 && carriesReasoning(want) {
@@ -150,7 +161,7 @@ func (t *Transport) repair(ctx context.Context, cl *call) ([]byte, []Repair) {
 // captured returns the turn captured at element first of the request's
 // conversation whose visible content is the request turn tu's; or nil and
 // why none is used (an empty Repair when there simply is none).
-func (t *Transport) captured(ctx context.Context, sc scope, first int, tu *replay.Turn, r *codecs.Request) (*replay.Turn, Repair) {
+func (t *Transport) captured(ctx context.Context, sc scope, first int, tu *replay.Turn, r *codecs.Request, dg *digester) (*stored, Repair) {
 	if t.Store == nil || sc.tenant == "" {
 		return nil, Repair{}
 	}
@@ -161,17 +172,16 @@ func (t *Transport) captured(ctx context.Context, sc scope, first int, tu *repla
 	if len(docs) == 0 {
 		return nil, Repair{}
 	}
-	skip := func(name string) bool { return slices.Contains(r.Invisible, name) }
-	want := visible(tu, skip)
-	var match []*replay.Turn
+	want := dg.visible(tu)
+	var match []*stored
 	bad := 0
 	for _, d := range docs {
-		c, err := t.readStored(d)
-		if err != nil {
+		c := t.docs.read(d, t.readStored)
+		if c.err != nil {
 			bad++
 			continue
 		}
-		if visible(c, skip) == want {
+		if c.visibleOf(dg, r.Invisible) == want {
 			match = append(match, c)
 		}
 	}
@@ -180,7 +190,7 @@ func (t *Transport) captured(ctx context.Context, sc scope, first int, tu *repla
 		return match[0], Repair{}
 	case len(match) > 1:
 		for _, m := range match {
-			if len(differences(tu, m)) == 0 {
+			if len(differences(tu, m.turn)) == 0 {
 				return m, Repair{} // the request sends one of them as captured
 			}
 		}

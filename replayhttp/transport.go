@@ -151,6 +151,7 @@ type Transport struct {
 
 	secretOnce sync.Once
 	randSecret []byte
+	docs       storedCache // the stored documents repair read, by their bytes
 }
 
 func (t *Transport) registry() *replay.Registry {
