@@ -37,34 +37,77 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 	if !msgs.IsArray() {
 		return h, replay.Target{}, bodyErr("/messages", "expected a messages array")
 	}
-	t := replay.Target{API: API, Provider: c.Provider, Model: root.Get("model").Result().String(),
+	t := replay.Target{API: API, Provider: c.Provider, Model: strings.Clone(root.Get("model").Result().String()),
 		Tools:    kit.Items(root.Get("tools")) > 0,
 		Thinking: root.Path("thinking.type").Is("enabled")}
 	isTurn := func(m jsonw.Val) bool { return m.Get("role").Is("assistant") }
-	err := kit.ConvTurns(&h, &t, msgs, "/messages", isTurn, func(m jsonw.Val, ptr string, last bool) (*replay.Turn, error) {
-		return c.requestTurn(m.Get("content").Result(), ptr, last)
+	r := c.reader(false, reserve(msgs, isTurn))
+	r.request = true
+	err := kit.ConvTurns(&h, &t, msgs, "/messages", r.al, isTurn, func(m jsonw.Val, ptr string, last bool) (*replay.Turn, error) {
+		return c.requestTurn(r, m.Get("content"), ptr, last)
 	})
 	return h, t, err
 }
 
-// requestTurn reads the content of one assistant message of a request; cut
-// says it is the last one, which may have been cut off.
-func (c Codec) requestTurn(content gjson.Result, ptr string, cut bool) (*replay.Turn, error) {
-	tu := &replay.Turn{Provenance: replay.Provenance{API: API, Provider: c.Provider}}
-	r := c.reader(cut)
-	r.request = true
+// reserve counts what the assistant messages of msgs hold, for one
+// allocation of each kind of block.
+func reserve(msgs jsonw.Val, isTurn func(jsonw.Val) bool) *kit.Alloc {
+	var n kit.Counts
+	msgs.ForEach(func(_ int, _ string, m jsonw.Val) bool {
+		if !isTurn(m) {
+			return true
+		}
+		n.Turns++
+		content := m.Get("content")
+		n.Bytes += len(content.Raw())
+		if !content.IsArray() {
+			n.Blocks++
+			n.Visible++
+			return true
+		}
+		n.Blocks += content.Len()
+		content.ForEach(func(_ int, _ string, b jsonw.Val) bool {
+			switch t := b.Get("type"); {
+			case t.Is("thinking"):
+				n.Texts++
+			case t.Is("redacted_thinking"):
+				n.Encrypted++
+			case t.Is("text"):
+				n.Visible++
+			case t.Is("tool_use"):
+				n.Calls++
+			case !t.Is("compaction"):
+				n.Natives++
+			}
+			return true
+		})
+		return true
+	})
+	al := new(kit.Alloc)
+	al.Reserve(n)
+	return al
+}
+
+// requestTurn reads the content of one assistant message of a request
+// with r; cut says it is the last one, which may have been cut off.
+func (c Codec) requestTurn(r *reader, content jsonw.Val, ptr string, cut bool) (*replay.Turn, error) {
+	tu := r.al.Turn()
+	*tu = replay.Turn{Provenance: replay.Provenance{API: API, Provider: c.Provider}}
+	r.b, r.cut, r.at = kit.NewBudget(API, c.Limits, -1), cut, ptr
 	switch {
-	case content.Type == gjson.String:
+	case content.IsString():
 		if err := r.b.Block(0); err != nil {
 			return nil, err
 		}
-		text, err := r.b.Keep(0, content.Str)
+		text, err := r.al.Str(&r.b, 0, content)
 		if err != nil {
 			return nil, err
 		}
-		tu.Blocks = append(tu.Blocks, &replay.Text{Text: text})
+		x := r.al.Text()
+		*x = replay.Text{Text: text}
+		tu.Blocks = append(r.al.Blocks(1), x)
 	case content.IsArray():
-		if err := r.content(tu, content, ptr+"/content"); err != nil {
+		if err := r.content(tu, content, "/content"); err != nil {
 			return nil, err
 		}
 	default:

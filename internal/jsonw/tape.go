@@ -373,7 +373,7 @@ func (v Val) Str() string {
 }
 
 // unescape decodes the string literal raw (valid JSON) as gjson does.
-func unescape(raw string) string { return gjson.Parse(raw).Str }
+func unescape(raw string) string { return string(AppendStr(nil, raw)) }
 
 // nameIs reports whether the member name literal raw names name, as gjson
 // compares them.

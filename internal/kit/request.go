@@ -1,7 +1,6 @@
 package kit
 
 import (
-	"strconv"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
@@ -83,28 +82,31 @@ func Body(h *replay.History) jsonw.Val {
 
 // ConvTurns is RequestTurns on a tape: each element of conv for which
 // isTurn reports true is a turn, read by read with its pointer (base
-// "/messages" and its index) and whether it is the last such element.
-func ConvTurns(h *replay.History, t *replay.Target, conv jsonw.Val, base string,
+// "/messages" and its index, kept in al) and whether it is the last such
+// element.
+func ConvTurns(h *replay.History, t *replay.Target, conv jsonw.Val, base string, al *Alloc,
 	isTurn func(jsonw.Val) bool, read func(m jsonw.Val, ptr string, last bool) (*replay.Turn, error)) error {
-	last := -1
+	last, n := -1, 0
 	conv.ForEach(func(i int, _ string, m jsonw.Val) bool {
 		if isTurn(m) {
 			last = i
+			n++
 		}
 		return true
 	})
+	h.Turns, h.Pointers = make([]*replay.Turn, 0, n), make([]string, 0, n)
 	var err error
 	conv.ForEach(func(i int, _ string, m jsonw.Val) bool {
 		if !isTurn(m) {
 			return true
 		}
-		ptr := base + "/" + strconv.Itoa(i)
+		ptr := al.Pointer(base, i)
 		var tu *replay.Turn
 		if tu, err = read(m, ptr, i == last); err != nil {
 			return false
 		}
 		Settle(tu)
-		if len(tu.ToolCalls()) > 0 {
+		if calls(tu) {
 			t.Tools = true
 		}
 		h.Turns = append(h.Turns, tu)
@@ -112,6 +114,16 @@ func ConvTurns(h *replay.History, t *replay.Target, conv jsonw.Val, base string,
 		return true
 	})
 	return err
+}
+
+// calls reports whether t holds a tool call.
+func calls(t *replay.Turn) bool {
+	for _, b := range t.Blocks {
+		if _, ok := b.(*replay.ToolCall); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Items is len(gjson's Array()) of v: an array's element count, 0 for
