@@ -464,7 +464,7 @@ func (c Codec) checkRequestSignatures(h *replay.History, _ *replay.Target, repor
 			return true
 		}
 		m.Get("content").Each(func(j int, b jsonw.Val) bool {
-			v := replay.Violation{Turn: -1, Block: -1, Pointer: contentPointer(i, j)}
+			v := replay.Violation{Turn: -1, Block: -1}
 			switch b.Get("type").Str() {
 			case "thinking":
 				sig := b.Get("signature")
@@ -505,6 +505,7 @@ func (c Codec) checkRequestSignatures(h *replay.History, _ *replay.Target, repor
 			default:
 				return true
 			}
+			v.Pointer = contentPointer(i, j)
 			report(v)
 			return true
 		})

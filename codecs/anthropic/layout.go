@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
@@ -36,13 +38,20 @@ func blank(s string) bool {
 // empty text under a signature that was captured empty (display
 // "omitted") is normal output.
 func (c Codec) checkBlankThinking(h *replay.History, msgs jsonw.Val, latest int, report func(replay.Violation)) {
-	captured := map[string]string{}
-	for _, tu := range h.Turns {
-		for _, a := range turnAnchors(tu) {
-			if a.typ == "thinking" && a.key != "" {
-				captured[a.key] = a.text
+	var captured map[string]string // the captured text of each signature, made when a text is empty
+	emptied := func(sig string) bool {
+		if captured == nil {
+			captured = map[string]string{}
+			for _, tu := range h.Turns {
+				for _, b := range tu.Blocks {
+					if x, ok := b.(*replay.ReasoningText); ok && x.Signature.Value() != "" {
+						captured[x.Signature.Value()] = x.Text // as turnAnchors keys a thinking block
+					}
+				}
 			}
 		}
+		was, ok := captured[sig]
+		return ok && was != ""
 	}
 	msgs.ForEach(func(i int, _ string, m jsonw.Val) bool {
 		if !m.Get("role").Is("assistant") {
@@ -52,25 +61,45 @@ func (c Codec) checkBlankThinking(h *replay.History, msgs jsonw.Val, latest int,
 			if !b.Get("type").Is("thinking") {
 				return true
 			}
-			text, sig := b.Get("thinking"), b.Get("signature").Str()
-			v := replay.Violation{Turn: -1, Block: -1, Pointer: contentPointer(i, j) + "/thinking"}
-			switch was, ok := captured[sig]; {
-			case text.IsString() && blank(text.Str()):
+			text := b.Get("thinking")
+			v := replay.Violation{Turn: -1, Block: -1}
+			switch {
+			case blankVal(text):
 				v.Message = "the thinking block's text is white space only: it is not the text Claude produced"
 				v.Predicted = at(contentPath(i, j)+".thinking", predictBlank)
 				v.Fix = "send the thinking block as captured (its text, or \"\" when the display was omitted), or drop it"
-			case i != latest && text.IsString() && text.Str() == "" && ok && was != "":
+			case i != latest && text.Is("") && emptied(b.Get("signature").Str()):
 				v.Message = "the thinking block's text was emptied: its signature covers the text captured with it"
 				v.Predicted = at(contentPath(i, j)+".thinking", predictEmptied)
 				v.Fix = "send the thinking block with its captured text, or drop it (from the start or the end of the chain)"
 			default:
 				return true
 			}
+			v.Pointer = contentPointer(i, j) + "/thinking"
 			report(v)
 			return true
 		})
 		return true
 	})
+}
+
+// blankVal is blank on a string value (false for any other), decoding it
+// only when its first character does not already say.
+func blankVal(v jsonw.Val) bool {
+	if !v.IsString() {
+		return false
+	}
+	raw := v.Raw()
+	inner := raw[1 : len(raw)-1]
+	switch {
+	case inner == "":
+		return false
+	case !v.Escaped():
+		return blank(inner)
+	case inner[0] != '\\' && inner[0] < utf8.RuneSelf && !unicode.IsSpace(rune(inner[0])):
+		return false // its first character is not white space
+	}
+	return blank(v.Str())
 }
 
 // checkBlockMembers: a thinking or redacted_thinking block carries only

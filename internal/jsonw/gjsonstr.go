@@ -5,6 +5,9 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
+
+	"github.com/tidwall/gjson"
 )
 
 // AppendStr appends the value of the JSON string literal raw (valid JSON,
@@ -57,4 +60,24 @@ func AppendStr(dst []byte, raw string) []byte {
 func hexRune(h string) rune {
 	n, _ := strconv.ParseUint(h, 16, 64)
 	return rune(n)
+}
+
+// TopString returns what gjson's String gives for the top-level member
+// name of the object body, or "" when there is none, found by stepping
+// over the values before it without validating them (one step per byte,
+// no recursion, so it is safe on any input). On an invalid body it may
+// find a member gjson would not: a caller trusts it only for a body it
+// validates afterwards, and treats an invalid one as having no member.
+func TopString(body []byte, name string) string {
+	if len(body) == 0 {
+		return ""
+	}
+	raw := RawMember(unsafe.String(&body[0], len(body)), name)
+	if raw == "" {
+		return ""
+	}
+	if raw[0] == '"' {
+		return string(AppendStr(nil, raw))
+	}
+	return strings.Clone(gjson.Parse(raw).String())
 }

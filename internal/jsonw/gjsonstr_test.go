@@ -33,3 +33,25 @@ func FuzzAppendStr(f *testing.F) {
 		}
 	})
 }
+
+// TopString finds in a valid body what gjson finds, whatever the value.
+func TestTopString(t *testing.T) {
+	for _, body := range []string{`{"model":"claude-opus-5-5"}`, `{"messages":[{"model":"no"}],"model":"m\u00e9"}`, `{"model":12.50}`,
+		`{"model":true}`, `{"model":null}`, `{"model":{"a":[1]}}`, `{"x":1}`, `[1]`, `{"\u006dodel":"esc"}`, `{"model":"a\"b"}`} {
+		assert.Equal(t, gjson.Get(body, "model").String(), TopString([]byte(body), "model"), body)
+	}
+	assert.Equal(t, "", TopString(nil, "model"))
+}
+
+func FuzzTopString(f *testing.F) {
+	f.Add(`{"model":"m","messages":[]}`)
+	f.Add(`{"a":{"model":1},"model":[true]}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		got := TopString([]byte(s), "model") // never panics, whatever s is
+		if Valid(s) {
+			if want := gjson.Get(s, "model").String(); got != want {
+				t.Fatalf("TopString(%q) = %q, gjson says %q", s, got, want)
+			}
+		}
+	})
+}

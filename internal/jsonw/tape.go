@@ -381,6 +381,13 @@ func nameIs(raw, name string, escaped bool) bool {
 	if !escaped {
 		return len(raw) == len(name)+2 && raw[1:len(raw)-1] == name
 	}
+	// Decoding never lengthens a string, and leaves the bytes before the
+	// first escape as they are: most names are told apart without it.
+	inner := raw[1 : len(raw)-1]
+	k := strings.IndexByte(inner, '\\')
+	if len(name) > len(inner) || k > len(name) || inner[:k] != name[:k] {
+		return false
+	}
 	return unescape(raw) == name
 }
 
