@@ -30,24 +30,26 @@ import (
 // this process, in front of one loopback upstream that streams an
 // Anthropic answer: Claude-Code-shaped requests (a system prompt, 20
 // tools, a tool loop of signed thinking, text, tool_use and tool_result;
-// internal/benchreq) of four sizes, each sent after the conversation up to
-// it went through the proxy (so that the store holds a capture of every
-// turn the request carries, as it does for an agent that runs through the
-// proxy).
+// internal/benchreq) of four sizes, one conversation each, walked turn by
+// turn through every proxy up to its size first, so that the store holds a
+// capture of every turn the measured request carries back (as it does for
+// an agent that runs through the proxy). The measured request is sent
+// again and again; its answer, the conversation's next turn, is captured
+// each time (the same bytes: refreshed, not doubled).
 //
 //	go test ./replayproxy -run TestProxyCPU -proxycpu 5 -v
 //
-// For every size it sends the request through, in turn: the upstream
-// directly (the client's and the upstream's own cost), a plain
-// httputil.ReverseProxy, and the replay proxy in modes off, report and
-// enforce (a memory store); a round sends each of them the same number of
-// requests, one after the other, and rounds repeat. CPU per request is the
+// For every size a round sends the request, reqs times each, in turn: to
+// the upstream directly (the client's and the upstream's own cost), through
+// a plain httputil.ReverseProxy, and through the replay proxy in modes
+// off, report and enforce (a memory store). CPU per request is the
 // process's user and system time (getrusage) per request less the direct
-// run's, so what is left is the proxy's; its median over the rounds is
-// printed with the spread (lowest to highest) and the ratio to the plain
-// proxy's median. Allocated per request is what the process allocated
-// beyond the direct run (runtime/metrics), an upper bound of the heap a
-// request needs at its peak, given as a multiple of the body.
+// run's of the same round, so what is left is the proxy's; the table gives
+// the median over the rounds, the spread (lowest to highest), and the
+// median of the rounds' ratios to the plain proxy. Allocated per request
+// is what the process allocated beyond the direct run (runtime/metrics):
+// an upper bound of the heap a request needs at its peak, also given as a
+// multiple of the body.
 
 var proxyRounds = flag.Int("proxycpu", 0, "rounds of TestProxyCPU (0 skips it)")
 
@@ -57,7 +59,7 @@ var proxySizes = []struct {
 	name  string
 	bytes int
 	reqs  int
-}{{"52 KB", 52 << 10, 40}, {"139 KB", 139 << 10, 24}, {"540 KB", 540 << 10, 12}, {"2 MB", 2 << 20, 6}}
+}{{"52 KB", 52 << 10, 100}, {"139 KB", 139 << 10, 60}, {"540 KB", 540 << 10, 24}, {"2 MB", 2 << 20, 8}}
 
 func cpuNow() time.Duration {
 	var ru syscall.Rusage
@@ -98,21 +100,43 @@ type cpuTarget struct {
 	base string
 }
 
+// send posts body for turn and reads the answer to its end; a request
+// the loopback dropped (it happens on a loaded machine) is sent again once.
 func send(tb testing.TB, client *http.Client, url string, body []byte, turn int) {
+	tb.Helper()
+	for attempt := 0; ; attempt++ {
+		err := sendOnce(client, url, body, turn)
+		if err == nil {
+			return
+		}
+		if attempt == 1 {
+			tb.Fatalf("%s: %v", url, err)
+		}
+		tb.Logf("%s: %v; sent again", url, err)
+	}
+}
+
+func sendOnce(client *http.Client, url string, body []byte, turn int) error {
 	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-	require.NoError(tb, err)
+	if err != nil {
+		return err
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Api-Key", "sk-ant-bench-tenant")
 	req.Header.Set("Anthropic-Version", "2023-06-01")
 	req.Header.Set("X-Turn", strconv.Itoa(turn))
 	resp, err := client.Do(req)
-	require.NoError(tb, err)
-	n, err := io.Copy(io.Discard, resp.Body)
-	require.NoError(tb, err)
-	require.NoError(tb, resp.Body.Close())
-	if resp.StatusCode != http.StatusOK || n == 0 {
-		tb.Fatalf("%s: status %d, %d bytes", url, resp.StatusCode, n)
+	if err != nil {
+		return err
 	}
+	n, err := io.Copy(io.Discard, resp.Body)
+	if cerr := resp.Body.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && (resp.StatusCode != http.StatusOK || n == 0) {
+		err = fmt.Errorf("status %d, %d bytes", resp.StatusCode, n)
+	}
+	return err
 }
 
 func TestProxyCPU(t *testing.T) {
@@ -127,7 +151,9 @@ func TestProxyCPU(t *testing.T) {
 	up := cpuUpstream()
 	defer up.Close()
 	upURL, _ := url.Parse(up.URL)
-	plain := httptest.NewServer(httputil.NewSingleHostReverseProxy(upURL))
+	rp := httputil.NewSingleHostReverseProxy(upURL)
+	rp.Transport = &http.Transport{MaxIdleConnsPerHost: 16, DisableCompression: true}
+	plain := httptest.NewServer(rp)
 	defer plain.Close()
 	targets := []cpuTarget{{"direct", up.URL}, {"plain", plain.URL}}
 	for _, m := range []replayproxy.Mode{replayproxy.ModeOff, replayproxy.ModeReport, replayproxy.ModeEnforce} {
@@ -138,38 +164,56 @@ func TestProxyCPU(t *testing.T) {
 		defer hs.Close()
 		targets = append(targets, cpuTarget{m.String(), hs.URL + "/anthropic"})
 	}
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4, DisableCompression: true}}
-	shape := benchreq.Anthropic()
-	turns := make([]int, len(proxySizes))
-	bodies := make([][]byte, len(proxySizes))
-	for i, s := range proxySizes {
-		turns[i] = shape.Turns(s.bytes)
-		bodies[i] = shape.Request(turns[i])
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16, DisableCompression: true}}
+	rounds := *proxyRounds
+	// One conversation per size, walked through every proxy up to it.
+	type conv struct {
+		shape *benchreq.Shape
+		turn  int // the turn the measured request asks for
+		body  []byte
 	}
-	// The conversation up to the largest request, through every proxy:
-	// each turn is captured as the agent's next request carries it back.
-	for _, tg := range targets[2:] {
-		for k := 0; k <= turns[len(turns)-1]; k++ {
-			send(t, client, tg.base+"/v1/messages", shape.Request(k), k)
+	convs := make([]conv, len(proxySizes))
+	for i, s := range proxySizes {
+		sh := benchreq.Anthropic()
+		sh.Base = (i + 1) * 100000
+		c := conv{shape: sh, turn: sh.Turns(s.bytes)}
+		c.body = sh.Request(c.turn)
+		convs[i] = c
+		for _, tg := range targets[2:] {
+			for k := 0; k <= c.turn; k++ {
+				send(t, client, tg.base+"/v1/messages", sh.Request(k), sh.Base+k)
+			}
 		}
 	}
-	type cell struct{ cpu, alloc []float64 }
-	cells := make([][]cell, len(proxySizes))
-	for i := range cells {
-		cells[i] = make([]cell, len(targets))
+	// net[i][j] holds, per round, the CPU per request of target j less the
+	// direct run's; alloc[i][j] likewise the bytes allocated.
+	net := make([][][]float64, len(proxySizes))
+	alloc := make([][][]float64, len(proxySizes))
+	for i := range net {
+		net[i], alloc[i] = make([][]float64, len(targets)), make([][]float64, len(targets))
 	}
-	for r := 0; r < *proxyRounds; r++ {
+	for r := 0; r < rounds; r++ {
 		for i, s := range proxySizes {
+			c := convs[i]
+			cpu, al := make([]float64, len(targets)), make([]float64, len(targets))
 			for j, tg := range targets {
-				send(t, client, tg.base+"/v1/messages", bodies[i], turns[i]) // warm the connection
+				send(t, client, tg.base+"/v1/messages", c.body, c.shape.Base+c.turn) // warm the connection
 				runtime.GC()
 				a0, c0 := allocated(), cpuNow()
 				for k := 0; k < s.reqs; k++ {
-					send(t, client, tg.base+"/v1/messages", bodies[i], turns[i])
+					send(t, client, tg.base+"/v1/messages", c.body, c.shape.Base+c.turn)
 				}
 				c1, a1 := cpuNow(), allocated()
-				cells[i][j].cpu = append(cells[i][j].cpu, float64(c1-c0)/float64(s.reqs)/1e6)
-				cells[i][j].alloc = append(cells[i][j].alloc, float64(a1-a0)/float64(s.reqs))
+				cpu[j] = float64(c1-c0) / float64(s.reqs) / 1e6
+				al[j] = float64(a1-a0) / float64(s.reqs)
+			}
+			for j := range targets {
+				if j == 0 {
+					net[i][j] = append(net[i][j], cpu[0]) // the direct run itself
+					continue
+				}
+				net[i][j] = append(net[i][j], cpu[j]-cpu[0])
+				alloc[i][j] = append(alloc[i][j], al[j]-al[0])
 			}
 		}
 	}
@@ -181,22 +225,21 @@ func TestProxyCPU(t *testing.T) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n| body | direct (client and upstream) | plain ReverseProxy | replay off | replay report | replay enforce | allocated, report |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for i, s := range proxySizes {
-		direct := cells[i][0]
-		dcpu, dalloc := med(direct.cpu), med(direct.alloc)
-		fmt.Fprintf(&b, "| %s (%d B, %d turns) | %.2f ms |", s.name, len(bodies[i]), turns[i], dcpu)
-		plainCPU := med(cells[i][1].cpu) - dcpu
+		fmt.Fprintf(&b, "| %s (%d B, %d turns) | %.2f ms |", s.name, len(convs[i].body), convs[i].turn, med(net[i][0]))
 		for j := 1; j < len(targets); j++ {
-			c := cells[i][j]
-			lo, hi := slices.Min(c.cpu)-dcpu, slices.Max(c.cpu)-dcpu
-			m := med(c.cpu) - dcpu
+			v := net[i][j]
 			if j == 1 {
-				fmt.Fprintf(&b, " %.2f ms (%.2f–%.2f) |", m, lo, hi)
+				fmt.Fprintf(&b, " %.2f ms (%.2f–%.2f) |", med(v), slices.Min(v), slices.Max(v))
 				continue
 			}
-			fmt.Fprintf(&b, " %.2f ms (%.2f–%.2f), %.1fx |", m, lo, hi, m/plainCPU)
+			ratios := make([]float64, len(v))
+			for r := range v {
+				ratios[r] = v[r] / net[i][1][r]
+			}
+			fmt.Fprintf(&b, " %.2f ms (%.2f–%.2f), %.1fx (%.1f–%.1f) |", med(v), slices.Min(v), slices.Max(v), med(ratios), slices.Min(ratios), slices.Max(ratios))
 		}
-		rep := med(cells[i][3].alloc) - dalloc
-		fmt.Fprintf(&b, " %.2f MB, %.2fx the body |\n", rep/1e6, rep/float64(len(bodies[i])))
+		rep := med(alloc[i][3])
+		fmt.Fprintf(&b, " %.2f MB, %.2fx the body |\n", rep/1e6, rep/float64(len(convs[i].body)))
 	}
 	t.Log(b.String())
 	t.Logf("load average at the end: %s", load())

@@ -19,6 +19,7 @@ import (
 	"crypto/rand"
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/reqbody"
 	"github.com/reasonreplay/replay/replayhttp"
 )
 
@@ -195,7 +196,8 @@ func New(cfg Config) (*Server, error) {
 			up.shape = "openai"
 		}
 		up.tr = &replayhttp.Transport{Base: base, Registry: cfg.Registry, Provider: u.provider(), Limits: lim,
-			Audit: audit[cfg.Mode], Store: s.store, Policy: cfg.Policy, Retry: cfg.Retry, Secret: secret}
+			Audit: audit[cfg.Mode], Store: s.store, Policy: cfg.Policy, Retry: cfg.Retry, Secret: secret,
+			RefuseMalformed: claimsJSON}
 		s.routes[u.Name] = up
 		s.names = append(s.names, u.Name)
 	}
@@ -322,7 +324,11 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, x *exchange, u
 	if r.ContentLength > s.cfg.MaxBodyBytes {
 		return tooLarge()
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	var buf []byte
+	if r.ContentLength > 0 {
+		buf = make([]byte, 0, r.ContentLength+1) // read in one buffer, the end seen without growing it
+	}
+	body, err := readAll(buf, http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		return tooLarge()
@@ -332,13 +338,45 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, x *exchange, u
 		s.fail(w, x, up.shape, http.StatusBadRequest, "replay proxy: reading the request body: "+err.Error())
 		return nil, false
 	}
-	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); len(body) > 0 &&
-		(mt == "application/json" || strings.HasSuffix(mt, "+json")) && !jsonw.ValidBytes(body) {
-		x.refused = "malformed_json"
-		s.fail(w, x, up.shape, http.StatusBadRequest, "replay proxy: the request body is not valid JSON; it was not sent")
+	// A POST's body is checked by the middleware in the pass that reads it
+	// (RefuseMalformed); any other's here.
+	if r.Method != http.MethodPost && len(body) > 0 && claimsJSON(r) && !jsonw.ValidBytes(body) {
+		s.malformed(w, x, up)
 		return nil, false
 	}
 	return body, true
+}
+
+// claimsJSON reports whether a request says its body is JSON.
+func claimsJSON(r *http.Request) bool {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
+
+// malformed answers a request whose body claims to be JSON and is not.
+func (s *Server) malformed(w http.ResponseWriter, x *exchange, up *upstream) {
+	x.refused = "malformed_json"
+	s.fail(w, x, up.shape, http.StatusBadRequest, "replay proxy: the request body is not valid JSON; it was not sent")
+}
+
+// readAll is io.ReadAll into b.
+func readAll(b []byte, r io.Reader) ([]byte, error) {
+	if cap(b) == 0 {
+		return io.ReadAll(r)
+	}
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 // outgoing builds the upstream request: the upstream's URL with the rest
@@ -354,11 +392,7 @@ func (s *Server) outgoing(ctx context.Context, r *http.Request, up *upstream, re
 		u.RawPath = strings.TrimSuffix(up.base.EscapedPath(), "/") + "/" + escRest
 	}
 	u.RawQuery = r.URL.RawQuery
-	var rd io.Reader
-	if body != nil {
-		rd = strings.NewReader(string(body))
-	}
-	out, err := http.NewRequestWithContext(ctx, r.Method, u.String(), rd)
+	out, err := http.NewRequestWithContext(ctx, r.Method, u.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -367,7 +401,11 @@ func (s *Server) outgoing(ctx context.Context, r *http.Request, up *upstream, re
 	out.Header.Del("Accept-Encoding")
 	if body == nil {
 		out.Body, out.ContentLength = http.NoBody, 0
+		return out, nil
 	}
+	// The body as read, without a copy: the middleware takes these bytes.
+	out.Body, out.ContentLength = reqbody.New(body), int64(len(body))
+	out.GetBody = func() (io.ReadCloser, error) { return reqbody.New(body), nil }
 	return out, nil
 }
 
@@ -382,6 +420,10 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, x *exchange, up
 		return
 	}
 	resp, err := up.tr.RoundTrip(out)
+	if errors.Is(err, replayhttp.ErrMalformedBody) {
+		s.malformed(w, x, up)
+		return
+	}
 	report, audited := call.Report()
 	repairs := call.Repairs()
 	s.countRequest(w, up, report, audited, repairs)

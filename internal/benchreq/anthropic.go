@@ -167,7 +167,8 @@ func Anthropic() *Shape {
 }
 
 // Stream returns the Messages stream that answers the request for turn
-// n: turn n, its thinking in deltas of about 80 bytes, its signature in
+// n (of the conversation whose first turn is 0; Base+n for another): turn
+// n, its thinking in deltas of about 80 bytes, its signature in
 // one delta, its text and its tool call.
 func Stream(n int) []byte {
 	t := Turn(n)

@@ -12,6 +12,10 @@ import (
 type Shape struct {
 	// API is the codec's API name.
 	API string
+	// Base is the number of the conversation's first turn: shapes with
+	// other bases are other conversations (every turn's text, ids and
+	// signatures differ).
+	Base int
 	// Path is the request path of a generation request (the model in it
 	// where the API names it there).
 	Path string
@@ -28,12 +32,12 @@ type Shape struct {
 func (s *Shape) Request(n int) []byte {
 	var b bytes.Buffer
 	b.WriteString(s.head)
-	for k := 0; k < n; k++ {
+	for k := s.Base; k < s.Base+n; k++ {
 		t := Turn(k)
 		b.WriteByte(',')
 		b.WriteString(s.assistant(t, k))
 		b.WriteByte(',')
-		b.WriteString(s.results(t, k, k == n-1))
+		b.WriteString(s.results(t, k, k == s.Base+n-1))
 	}
 	b.WriteString(s.tail)
 	return b.Bytes()
@@ -41,7 +45,7 @@ func (s *Shape) Request(n int) []byte {
 
 // AssistantOf returns turn k's element(s) as the shape's requests carry
 // it.
-func (s *Shape) AssistantOf(k int) string { return s.assistant(Turn(k), k) }
+func (s *Shape) AssistantOf(k int) string { return s.assistant(Turn(s.Base+k), s.Base+k) }
 
 // Turns returns the number of turns of the first request to reach size
 // bytes.
@@ -49,8 +53,8 @@ func (s *Shape) Turns(size int) int {
 	n := len(s.head) + len(s.tail)
 	k := 0
 	for ; n < size; k++ {
-		t := Turn(k)
-		n += 2 + len(s.assistant(t, k)) + len(s.results(t, k, false))
+		t := Turn(s.Base + k)
+		n += 2 + len(s.assistant(t, s.Base+k)) + len(s.results(t, s.Base+k, false))
 	}
 	return k
 }
