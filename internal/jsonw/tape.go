@@ -643,3 +643,15 @@ func (v Val) At(start, end int) Val {
 	})
 	return found
 }
+
+// Detached returns the value as gjson reads it, on a copy of its raw text:
+// for a reader written on gjson that keeps what it reads without copying
+// it (a tape views text its caller may change afterwards).
+func (v Val) Detached() gjson.Result {
+	if v.t == nil {
+		return gjson.Result{}
+	}
+	r := gjson.Parse(strings.Clone(v.Raw()))
+	r.Index = int(v.start)
+	return r
+}
