@@ -4,7 +4,6 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/reqtape"
-	"github.com/tidwall/gjson"
 )
 
 // CheckBody refuses data (a body of api) unless it is JSON that
@@ -18,29 +17,11 @@ func CheckBody(api string, data []byte, what string) error {
 	return replay.Malformed(api, -1, "", "expected %s: %s", what, jsonw.Explain(string(data)))
 }
 
-// RequestRoot checks a request body of api (what names it, "a Converse
-// request body") and returns its root object and the conversation array
-// named member ("messages", "contents"), each refusal a malformed-input
-// error that says why.
-func RequestRoot(api string, body []byte, what, member string) (root, conv gjson.Result, err error) {
-	if err := CheckBody(api, body, what); err != nil {
-		return root, conv, err
-	}
-	root = gjson.ParseBytes(body)
-	if !root.IsObject() {
-		return root, conv, replay.Malformed(api, -1, "", "expected %s: a JSON object", what)
-	}
-	conv = root.Get(member)
-	if !conv.IsArray() {
-		return root, conv, replay.Malformed(api, -1, "/"+member, "expected a %s array", member)
-	}
-	return root, conv, nil
-}
-
-// ReadRequest is RequestRoot on a tape: it reads body once (the one
-// validating pass; see jsonw.Tape) and returns its root object, the
-// conversation array named member, and the tape, which the caller gives
-// the History it reads (SetTape) so that the audit's rules and the
+// ReadRequest checks a request body of api (what names it, "a Converse
+// request body") in one validating pass (see jsonw.Tape) and returns its
+// root object, the conversation array named member, and the tape, each
+// refusal a malformed-input error that says why. The caller gives the tape
+// to the History it reads (SetTape), so that the audit's rules and the
 // middleware walk it instead of reading the body again.
 func ReadRequest(api string, body []byte, what, member string) (root, conv jsonw.Val, tape *jsonw.Tape, err error) {
 	tape = new(jsonw.Tape)
@@ -79,7 +60,8 @@ func Body(h *replay.History) jsonw.Val {
 	return t.Root()
 }
 
-// ConvTurns is RequestTurns on a tape: each element of conv for which
+// ConvTurns reads the assistant turns of a request's conversation array
+// conv (at JSON Pointer base, on a tape): each element of conv for which
 // isTurn reports true is a turn, read by read with its pointer (base
 // "/messages" and its index, kept in al) and whether it is the last such
 // element.
