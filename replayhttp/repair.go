@@ -98,64 +98,92 @@ func (t *Transport) repair(ctx context.Context, cl *call) ([]byte, []Repair) {
 			why.Pointer = r.Pointer(first)
 			reps = append(reps, why)
 		}
-		var want *replay.Turn
-		var notices []replay.Notice
-		restoring := capture != nil
-		if restoring {
+		raw := func() []byte { return r.TurnRaw(first, end) }
+		var out []byte
+		var treps []Repair
+		if capture != nil {
 			cl.captured[ti] = true
-			c := capture.carry(t, target, policy)
-			want, notices = c.want, c.notices
+			cr := capture.carry(t, target, policy)
 			var same bool
-			if same, wire = sameBlocks(tu, want, c.wire, wire); same {
+			if same, wire = sameBlocks(tu, cr.want, cr.wire, wire); same {
 				continue // the request sends what the target gets of the capture: no differences
 			}
-		} else {
-			carried, n := t.registry().Carry(replay.History{Turns: []*replay.Turn{tu}}, target, policy)
-			want, notices = carried.Turns[0], n
-		}
-		var removed []replay.Notice
-		for _, n := range notices {
-			if n.Case != replay.CaseToolCallID && n.Action != replay.Keep && (restoring || foreign(n)) {
-				removed = append(removed, n)
+			// What repair makes of a turn is a function of its bytes (and
+			// of whether it is the last, which a cut may leave unfinished):
+			// the same bytes met again with this capture and target get
+			// what they got.
+			b, last := raw(), ti == len(r.History.Turns)-1
+			var ok bool
+			if out, treps, ok = cr.recall(b, last); !ok {
+				out, treps = repairTurn(c, tu, b, cr.want, cr.notices, true)
+				cr.remember(b, last, out, treps)
 			}
+		} else {
+			carried, notices := t.registry().Carry(replay.History{Turns: []*replay.Turn{tu}}, target, policy)
+			out, treps = repairTurn(c, tu, nil, carried.Turns[0], notices, false)
+			if out == nil && treps == nil {
+				continue
+			}
+			out, treps = repairTurn(c, tu, raw(), carried.Turns[0], notices, false)
 		}
-		var diffs []string
-		if restoring {
-			diffs = differences(tu, want)
-		} else if len(removed) == 0 {
-			continue // judged by the request: nothing it must not send
-		} else if !carriesReasoning(tu) {
-			continue
+		if out != nil {
+			if repl == nil {
+				repl = make(map[int][]byte)
+			}
+			repl[ti] = out
 		}
-		if restoring && len(diffs) == 0 {
-			continue // the request sends what was captured
-		}
-		ptr, raw := r.Pointer(first), r.TurnRaw(first, end)
-		stripped, _ := c.Strip(raw)
-		out, err := c.Patch(stripped, want)
-		if err != nil {
-			reps = append(reps, Repair{Pointer: ptr, Action: RepairFailed, Detail: err.Error()})
-			continue
-		}
-		if bytes.Equal(out, raw) {
-			continue
-		}
-		if repl == nil {
-			repl = make(map[int][]byte)
-		}
-		repl[ti] = out
-		if restoring && len(diffs) > 0 && carriesReasoning(want) {
-			reps = append(reps, Repair{Pointer: ptr, Action: RepairRestored,
-				Detail: "put back as captured: " + strings.Join(diffs, "; ")})
-		}
-		for _, n := range removed {
-			reps = append(reps, Repair{Pointer: ptr, Action: RepairRemoved, Detail: n.String()})
+		for _, rp := range treps {
+			rp.Pointer = r.Pointer(first)
+			reps = append(reps, rp)
 		}
 	}
 	if len(repl) == 0 {
 		return r.Body, reps
 	}
 	return r.Splice(func(ti int, _ []byte) []byte { return repl[ti] }), reps
+}
+
+// repairTurn is what repair makes of one turn of the request (tu, whose
+// raw text is raw) given what the target should get of it (want, and the
+// notices of the Carry that made it; restoring: want is the turn's
+// capture): the turn's new raw text (nil to leave it), and the repairs to
+// report, without pointers. A nil raw asks whether there is anything to
+// do at all: (nil, nil) when there is not.
+func repairTurn(c codecs.HTTPCodec, tu *replay.Turn, raw []byte, want *replay.Turn, notices []replay.Notice, restoring bool) ([]byte, []Repair) {
+	var removed []replay.Notice
+	for _, n := range notices {
+		if n.Case != replay.CaseToolCallID && n.Action != replay.Keep && (restoring || foreign(n)) {
+			removed = append(removed, n)
+		}
+	}
+	var diffs []string
+	if restoring {
+		diffs = differences(tu, want)
+		if len(diffs) == 0 {
+			return nil, nil // the request sends what was captured
+		}
+	} else if len(removed) == 0 || !carriesReasoning(tu) {
+		return nil, nil // judged by the request: nothing it must not send
+	}
+	if raw == nil {
+		return nil, []Repair{} // something to do
+	}
+	stripped, _ := c.Strip(raw)
+	out, err := c.Patch(stripped, want)
+	if err != nil {
+		return nil, []Repair{{Action: RepairFailed, Detail: err.Error()}}
+	}
+	if bytes.Equal(out, raw) {
+		return nil, nil
+	}
+	var reps []Repair
+	if restoring && len(diffs) > 0 && carriesReasoning(want) {
+		reps = append(reps, Repair{Action: RepairRestored, Detail: "put back as captured: " + strings.Join(diffs, "; ")})
+	}
+	for _, n := range removed {
+		reps = append(reps, Repair{Action: RepairRemoved, Detail: n.String()})
+	}
+	return out, reps
 }
 
 // captured returns the turn captured at element first of the request's

@@ -125,9 +125,11 @@ var (
 // is the middleware's read (the turns and where each element lies);
 // Capture (the conversation's digests), Repair (every turn as captured:
 // checked against the store, nothing to do), RepairRestore (every turn's
-// reasoning stripped by the client: put back from the store) and Audit
-// (AuditReplay of the read request) run on the request read once;
-// Middleware is all of them in a row, from the bytes.
+// reasoning stripped by the client, as it was in the request before: put
+// back from the store), RepairRestoreCold (the same, the first time: every
+// stored turn read and every turn patched) and Audit (AuditReplay of the
+// read request) run on the request read once; Middleware is read, capture,
+// repair and audit in a row, from the bytes.
 var pathSteps = []pathStep{
 	{"DecodeRequest", nil, func(tb testing.TB, pc *pathCase, _ *call) {
 		if _, _, err := pc.codec.DecodeRequest(pc.body); err != nil {
@@ -158,6 +160,14 @@ var pathSteps = []pathStep{
 		}
 	}},
 	{"RepairRestore", asStripped, func(tb testing.TB, pc *pathCase, c *call) {
+		if out, _ := pc.tr.repair(context.Background(), c); bytes.Equal(out, pc.stripped) {
+			tb.Fatal("nothing was restored")
+		}
+	}},
+	{"RepairRestoreCold", func(tb testing.TB, pc *pathCase) *call {
+		pc.tr.docs = storedCache{} // nothing read yet: every stored turn read, every turn patched
+		return asStripped(tb, pc)
+	}, func(tb testing.TB, pc *pathCase, c *call) {
 		if out, _ := pc.tr.repair(context.Background(), c); bytes.Equal(out, pc.stripped) {
 			tb.Fatal("nothing was restored")
 		}

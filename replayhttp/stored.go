@@ -25,11 +25,44 @@ type stored struct {
 	carried map[carryKey]*carried
 }
 
-// carried is what Carry makes of a stored turn for one target.
+// carried is what Carry makes of a stored turn for one target, and what
+// repair last made, with it, of a request's turn.
 type carried struct {
 	want    *replay.Turn
 	notices []replay.Notice
 	wire    [][]byte // each block's wire form for sameBlocks: an item's, else nil
+
+	mu   sync.Mutex
+	memo *repaired
+}
+
+// repaired is what repair made of a request's turn (raw, the last turn of
+// its request or not) with a capture, for a target.
+type repaired struct {
+	raw  string
+	last bool
+	out  []byte
+	reps []Repair
+}
+
+// recall returns what repair made of the turn raw (last: the request's
+// last) when it met these bytes last.
+func (c *carried) recall(raw []byte, last bool) ([]byte, []Repair, bool) {
+	c.mu.Lock()
+	m := c.memo
+	c.mu.Unlock()
+	if m == nil || m.last != last || m.raw != string(raw) {
+		return nil, nil, false
+	}
+	return m.out, m.reps, true
+}
+
+// remember keeps what repair made of the turn raw.
+func (c *carried) remember(raw []byte, last bool, out []byte, reps []Repair) {
+	m := &repaired{raw: string(raw), last: last, out: out, reps: reps}
+	c.mu.Lock()
+	c.memo = m
+	c.mu.Unlock()
 }
 
 // carryKey is what Carry reads of a target (its codec's contract comes

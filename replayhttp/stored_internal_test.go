@@ -149,3 +149,20 @@ func TestRepairConcurrently(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// What repair made of a turn is recalled for the same bytes in the same
+// place (last or not) only.
+func TestRepairedRecall(t *testing.T) {
+	var c carried
+	_, _, ok := c.recall([]byte(`{"a":1}`), false)
+	assert.False(t, ok)
+	c.remember([]byte(`{"a":1}`), false, []byte(`{"a":2}`), []Repair{{Action: RepairRestored, Detail: "d"}})
+	out, reps, ok := c.recall([]byte(`{"a":1}`), false)
+	require.True(t, ok)
+	assert.Equal(t, `{"a":2}`, string(out))
+	assert.Equal(t, []Repair{{Action: RepairRestored, Detail: "d"}}, reps)
+	_, _, ok = c.recall([]byte(`{"a":1}`), true)
+	assert.False(t, ok, "the last turn of a request may read otherwise")
+	_, _, ok = c.recall([]byte(`{"a":1} `), false)
+	assert.False(t, ok)
+}

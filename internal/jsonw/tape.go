@@ -13,8 +13,9 @@ import (
 // TapeDepth is how deep a [Tape] records values: the root is at depth 0,
 // its members or elements at 1, theirs at 2, and so on. A request body's
 // conversation elements sit at 2, their members at 3, the elements of a
-// content array at 4 and a content block's members at 5.
-const TapeDepth = 5
+// content array at 4 and a content block's members at 5; a tool result's
+// text nests down to 8 (Bedrock's toolResult.content[].text).
+const TapeDepth = 8
 
 // Tape is a JSON text read in one validating pass that records where its
 // values lie: every value down to [TapeDepth], with its raw text, its
