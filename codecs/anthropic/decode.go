@@ -354,6 +354,6 @@ func (r *reader) str(cb jsonw.Val, i int, base, name string, required bool) (str
 // extra returns the members of cb not in known (see extraMembers), counted
 // against the budget.
 func (r *reader) extra(cb jsonw.Val, i int, known ...string) ([]byte, error) {
-	x := jsonw.ExtraMembers(cb.Raw(), known...)
+	x := cb.ExtraMembers(known...)
 	return x, r.b.Item(i, len(x), len(x))
 }

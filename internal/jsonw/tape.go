@@ -656,3 +656,48 @@ func (v Val) Detached() gjson.Result {
 	r.Index = int(v.start)
 	return r
 }
+
+// ExtraMembers is [ExtraMembers] on an object of the tape: the same bytes,
+// found from the members the tape recorded instead of reading the object
+// again (nil when every member is known, the common case).
+func (v Val) ExtraMembers(known ...string) []byte {
+	kids, ok := v.recorded()
+	if !ok || v.Kind() != '{' {
+		return ExtraMembers(v.Raw(), known...)
+	}
+	var out []byte
+	var seenBuf [4]string
+	seen := seenBuf[:0]
+	for _, k := range kids {
+		nd := &v.t.nodes[k]
+		name := v.t.s[nd.nameAt:nd.nameTo]
+		keep := true
+		for _, n := range known {
+			if keyEquals(name, n) {
+				keep = false
+				break
+			}
+		}
+		for _, s := range seen {
+			if keep && sameName(s, name) {
+				keep = false
+			}
+		}
+		if !keep {
+			continue
+		}
+		if len(out) == 0 {
+			out = append(out, '{')
+		} else {
+			out = append(out, ',')
+		}
+		out = append(out, name...)
+		out = append(out, ':')
+		out = append(out, v.t.s[nd.start:nd.end]...)
+		seen = append(seen, name)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return append(out, '}')
+}

@@ -47,6 +47,9 @@ func checkVal(t *testing.T, tp *Tape, v Val, path string) {
 	switch w := want.(type) {
 	case map[string]any:
 		require.True(t, v.IsObject())
+		for _, known := range [][]string{nil, {"a"}, {"type", "text"}, {"role", "content", "model"}} {
+			require.Equal(t, ExtraMembers(raw, known...), v.ExtraMembers(known...), "%s: extra members but %q", path, known)
+		}
 		require.Equal(t, len(w), v.Len(), path)
 		n := 0
 		v.ForEach(func(i int, name string, el Val) bool {
