@@ -35,6 +35,11 @@ type Tape struct {
 	kids  []int32 // the children of every recorded container, each run contiguous
 	stack []int32 // the children of the containers being read
 	limit int     // the most nodes recorded
+	// capped is set when the bound left a container unrecorded: such a
+	// tape is not reused (ResetAfter), since a text of another length
+	// has another bound.
+	capped bool
+	reused int // the values ResetAfter took from the earlier tape
 }
 
 // tnode is one recorded value.
@@ -56,7 +61,7 @@ const (
 func (t *Tape) Reset(s string) bool {
 	t.s = s
 	t.nodes, t.kids, t.stack = t.nodes[:0], t.kids[:0], t.stack[:0]
-	t.limit = 1024 + len(s)/32
+	t.limit, t.capped, t.reused = 1024+len(s)/32, false, 0
 	if len(s) > math.MaxInt32 || !utf8.ValidString(s) {
 		t.s = ""
 		return false
@@ -111,6 +116,7 @@ func (t *Tape) value(i, depth, nameAt, nameTo int) (int, bool) {
 		return end, ok
 	case '{', '[':
 		if depth >= TapeDepth || len(t.nodes) >= t.limit {
+			t.capped = t.capped || depth < TapeDepth
 			end, ok := value(s, i, depth)
 			if ok {
 				t.push(i, end, nameAt, nameTo, 0, -1)
@@ -171,6 +177,7 @@ func (t *Tape) child(i, depth, nameAt, nameTo, n, mark int) (int, bool) {
 		return value(t.s, i, depth)
 	}
 	if len(t.nodes) >= 2*t.limit {
+		t.capped = true
 		t.nodes[n].nkids = -1
 		t.stack = t.stack[:mark]
 		return value(t.s, i, depth)
@@ -228,6 +235,13 @@ func (t *Tape) array(i, depth, n, mark int) (int, bool) {
 	if i < len(s) && s[i] == ']' {
 		return i + 1, true
 	}
+	return t.elements(i, depth, n, mark)
+}
+
+// elements validates and records the elements of the array n from its
+// element at s[i] on, to the array's end.
+func (t *Tape) elements(i, depth, n, mark int) (int, bool) {
+	s := t.s
 	for {
 		var ok bool
 		if i, ok = t.child(i, depth+1, 0, 0, n, mark); !ok {
