@@ -163,7 +163,7 @@ func (c Codec) Contracts() []replay.ReplayContract {
 type assistant struct {
 	turn  int
 	msg   jsonw.Val // absent when no request
-	index int          // message index in the request, -1 when none
+	index int       // message index in the request, -1 when none
 	calls bool
 }
 

@@ -149,7 +149,9 @@ func markCut(b replay.Block) {
 
 // assistantItem reports whether an input item is part of an assistant
 // turn.
-func assistantItem(it gjson.Result) bool { return isAssistantItem(it.Get("type").Str, it.Get("role").Str) }
+func assistantItem(it gjson.Result) bool {
+	return isAssistantItem(it.Get("type").Str, it.Get("role").Str)
+}
 
 // assistantItemVal is assistantItem on a tape's value.
 func assistantItemVal(it jsonw.Val) bool {
