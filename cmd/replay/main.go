@@ -27,6 +27,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/reasonreplay/replay"
 	_ "github.com/reasonreplay/replay/codecs/all"
 )
 
@@ -44,10 +45,9 @@ func usageError(format string, args ...any) error {
 	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
 }
 
-// apiNames are the API names the command line accepts, whether or not their
-// codec is linked in.
-var apiNames = []string{"openrouter", "anthropic", "openai-responses", "gemini", "deepseek", "xai",
-	"openai-compatible", "bedrock-converse", "mistral", "cohere"}
+// apiNames are the API names the command line accepts: the registered
+// codecs'.
+var apiNames = replay.Default.APIs()
 
 // command is one subcommand. define registers its flags on fs and returns
 // the function that runs it with the operands left after the flags.
