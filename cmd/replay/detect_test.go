@@ -161,7 +161,7 @@ func TestDecodeHints(t *testing.T) {
 			"replay decode: --stream: " + body + " is one JSON value over several lines (a response body), not a stream; leave out --stream\n"},
 		{"hello there\n", []string{"decode", "-"}, 2,
 			`replay decode: standard input starts with "hello there": neither a JSON body, an SSE stream ("data:" lines), JSON lines nor an AWS event stream` + "\n"},
-		{"", []string{"decode", "-"}, 1,
+		{"", []string{"decode", "-"}, 2,
 			"replay decode: standard input is empty: expected a response body, a stream or a turn document\n"},
 		{`{"runs":[],"stats":{}}`, []string{"decode", "-"}, 2,
 			`replay decode: --api auto: standard input is a JSON body of no API this build knows (an object with "runs", "stats"); name it with --api` + "\n"},
@@ -200,19 +200,24 @@ func TestConvertAndEncodeFailAlike(t *testing.T) {
 }
 
 func TestConvertSentinelAndAlias(t *testing.T) {
+	// The target's contract says whether it documents a placeholder.
 	code, _, errOut := runCLI("", "convert", "--to", "anthropic", "--sentinel", claudeLoop)
 	assert.Equal(t, 0, code, errOut)
-	assert.Equal(t, "replay convert: --sentinel applies to Gemini 3 targets only (a gemini-3 --to-model); ignored for --to anthropic (no --to-model)\n", errOut)
+	assert.Equal(t, "replay convert: --sentinel: --to anthropic (no --to-model) documents no placeholder signature; ignored\n", errOut)
+	code, _, errOut = runCLI("", "convert", "--to", "gemini", "--to-model", "gemini-2.0-flash", "--sentinel", claudeLoop)
+	assert.Equal(t, 0, code, errOut)
+	assert.Contains(t, errOut, "replay convert: --sentinel: --to gemini --to-model gemini-2.0-flash documents no placeholder signature; ignored\n")
 	code, _, errOut = runCLI("", "convert", "--to", "gemini", "--to-model", "gemini-3-pro-preview", "--sentinel", claudeLoop)
 	assert.Equal(t, 0, code, errOut)
 	assert.NotContains(t, errOut, "--sentinel")
+	assert.NotContains(t, errOut, "warning")
 	// --api is --from under another name.
 	_, a, _ := runCLI("", "convert", "--from", "openrouter", "--to", "anthropic", claudeLoop)
 	_, b, _ := runCLI("", "convert", "--api", "openrouter", "--to", "anthropic", claudeLoop)
 	assert.Equal(t, a, b)
 	code, _, errOut = runCLI("", "convert", "--help")
 	assert.Equal(t, 0, code)
-	assert.Contains(t, errOut, "  -api API\n    \tan alias of --from")
+	assert.Contains(t, errOut, "  --api API\n    \tan alias of --from")
 }
 
 // encode reads every provenance field of a turn document: a DeepSeek-R1

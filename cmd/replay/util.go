@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 
@@ -74,8 +75,11 @@ func shape(data []byte) string {
 		return "not JSON"
 	}
 	r := gjson.ParseBytes(data)
-	if !r.IsObject() {
-		return "a JSON " + r.Type.String()
+	switch {
+	case r.IsArray():
+		return fmt.Sprintf("a JSON array of %s", plural(len(r.Array()), "value", "values"))
+	case !r.IsObject():
+		return "a JSON " + strings.ToLower(r.Type.String())
 	}
 	var keys []string
 	r.ForEach(func(k, _ gjson.Result) bool {
