@@ -1,0 +1,132 @@
+package sessions
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/reasonreplay/replay"
+)
+
+// Diff writes the plan as a readable diff: per changed record its line,
+// what changes and why, the bytes it had and the bytes it gets (a deleted
+// record has no "+" line), strings longer than 80 bytes shortened in the
+// middle so that signatures do not flood the screen.
+func (p *Plan) Diff(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	if len(p.changes) == 0 {
+		fmt.Fprintf(bw, "%s: nothing to change\n", p.Session.Path)
+		return bw.Flush()
+	}
+	f, err := os.Open(p.Session.Path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fmt.Fprintf(bw, "--- %s\n+++ %s (repaired for %s)\n", p.Session.Path, p.Session.Path, targetString(p.Target))
+	for _, c := range p.changes {
+		old := make([]byte, c.end-c.off)
+		if _, err := f.ReadAt(old, c.off); err != nil {
+			return err
+		}
+		var why []string
+		for _, fx := range p.Fixes {
+			for _, ri := range c.recs {
+				if fx.Location.rec == ri {
+					s := fx.Action + " at " + orRoot(fx.Location.Pointer) + " (" + strings.Join(fx.Rules, ", ") + ")"
+					if !contains(why, s) {
+						why = append(why, s)
+					}
+				}
+			}
+		}
+		r := p.Session.recs[c.recs[0]]
+		fmt.Fprintf(bw, "@@ line %d (record %d) @@\n", c.line, r.index)
+		for _, s := range why {
+			fmt.Fprintf(bw, "# %s\n", s)
+		}
+		for _, l := range strings.Split(strings.TrimRight(string(old), "\r\n"), "\n") {
+			fmt.Fprintf(bw, "-%s\n", shorten(strings.TrimRight(l, "\r")))
+		}
+		if len(c.with) > 0 {
+			for _, l := range strings.Split(string(c.with), "\n") {
+				fmt.Fprintf(bw, "+%s\n", shorten(strings.TrimRight(l, "\r")))
+			}
+		}
+	}
+	return bw.Flush()
+}
+
+func orRoot(p string) string {
+	if p == "" {
+		return "the record"
+	}
+	return p
+}
+
+// targetString names a target: "anthropic anthropic claude-opus-4-1".
+func targetString(t replay.Target) string {
+	var parts []string
+	for _, s := range []string{t.API, t.Provider, t.Model} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	if t.Account != "" {
+		parts = append(parts, "as "+t.Account)
+	}
+	if len(parts) == 0 {
+		return "its target"
+	}
+	return strings.Join(parts, " ")
+}
+
+// shorten shortens every JSON string literal of line longer than 80 bytes
+// to its first 24 and last 8 bytes around its length.
+func shorten(line string) string {
+	var b strings.Builder
+	for i := 0; i < len(line); {
+		if line[i] != '"' {
+			b.WriteByte(line[i])
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(line) && line[j] != '"' {
+			if line[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j >= len(line) {
+			b.WriteString(line[i:])
+			break
+		}
+		lit := line[i : j+1]
+		if len(lit) > 80 {
+			head, tail := cutRune(lit[:25], true), cutRune(lit[len(lit)-9:], false)
+			fmt.Fprintf(&b, "%s…(%d bytes)…%s", head, len(lit)-2, tail)
+		} else {
+			b.WriteString(lit)
+		}
+		i = j + 1
+	}
+	return b.String()
+}
+
+// cutRune trims a partial UTF-8 sequence (or a lone backslash) off the end
+// (head) or the start (tail) of s.
+func cutRune(s string, head bool) string {
+	if head {
+		for len(s) > 0 && (s[len(s)-1]&0xC0 == 0x80 || s[len(s)-1] >= 0xC0 || s[len(s)-1] == '\\') {
+			s = s[:len(s)-1]
+		}
+		return s
+	}
+	for len(s) > 0 && s[0]&0xC0 == 0x80 {
+		s = s[1:]
+	}
+	return s
+}
