@@ -72,8 +72,8 @@ type editor interface {
 // plainEditor deletes records and needs no relinking.
 type plainEditor struct{}
 
-func (plainEditor) dropRecord(_ *Session, rec int) []edit   { return []edit{{rec: rec, del: true}} }
-func (plainEditor) relink(*Session, map[int]bool) []edit { return nil }
+func (plainEditor) dropRecord(_ *Session, rec int) []edit { return []edit{{rec: rec, del: true}} }
+func (plainEditor) relink(*Session, map[int]bool) []edit  { return nil }
 
 // The placeholder Gemini documents for a function call whose signature is
 // lost (it passes validation; the model is told nothing of its earlier

@@ -227,8 +227,10 @@ func (d *docReader) value() ([]byte, record, error) {
 	return d.buf, rec, nil
 }
 
-func isOpen(b byte) bool  { return b == '{' || b == '[' }
-func isDelim(b byte) bool { return b == ',' || b == '}' || b == ']' || b == ' ' || b == '\t' || b == '\r' || b == '\n' }
+func isOpen(b byte) bool { return b == '{' || b == '[' }
+func isDelim(b byte) bool {
+	return b == ',' || b == '}' || b == ']' || b == ' ' || b == '\t' || b == '\r' || b == '\n'
+}
 
 // next returns the next top-level member or array element; io.EOF after
 // the document. arrayKey names the object member that holds the

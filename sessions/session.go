@@ -151,17 +151,17 @@ type Session struct {
 	// Records is the number of records read.
 	Records int
 
-	lim     Limits
-	msgs    []*message
-	recs    []record
-	recIdx  map[int]int // record index in the file -> index in recs
-	spans   []span      // a document's conversation array, every element
-	jsonl   bool
-	size    int64
-	mod     time.Time
-	source  replay.Target
-	bad     []*block // records that could not be read
-	ed      editor
+	lim    Limits
+	msgs   []*message
+	recs   []record
+	recIdx map[int]int // record index in the file -> index in recs
+	spans  []span      // a document's conversation array, every element
+	jsonl  bool
+	size   int64
+	mod    time.Time
+	source replay.Target
+	bad    []*block // records that could not be read
+	ed     editor
 	// transform marks the blocks the agent itself drops or converts
 	// before it sends the conversation to target t (nil: none).
 	transform func(s *Session, t replay.Target) map[*block]handling
