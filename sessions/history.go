@@ -35,13 +35,16 @@ func (tm *turnMap) block(ti, bi int) *block {
 type handling struct {
 	reason string
 	toText bool // it sends the block's text as plain text
+	// sigOnly: it sends the block without the signature it carries (the
+	// reasoning items read from it).
+	sigOnly bool
 }
 
 // sent reports whether the agent sends block b as it is stored (a block
 // the codec cannot read included).
 func (tm *turnMap) sent(b *block) bool {
-	_, skip := tm.skip[b]
-	return !skip
+	h, skip := tm.skip[b]
+	return !skip || h.sigOnly
 }
 
 // history builds what the agent sends to target t: the turns, without the
@@ -69,6 +72,9 @@ func (s *Session) history(t replay.Target, dropped map[*block]bool, request bool
 			if bi := m.tmap[ti]; bi >= 0 {
 				sb = m.blocks[bi]
 				if !tm.sent(sb) || sb.bad != "" {
+					continue
+				}
+				if _, isItem := tb.(replay.ReasoningItem); isItem && tm.skip[sb].sigOnly {
 					continue
 				}
 			}
