@@ -2,12 +2,15 @@ package sessions
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/tidwall/gjson"
 )
 
 // Diff writes the plan as a readable diff: per changed record its line,
@@ -35,7 +38,11 @@ func (p *Plan) Diff(w io.Writer) error {
 		for _, fx := range p.Fixes {
 			for _, ri := range c.recs {
 				if fx.Location.rec == ri {
-					s := fx.Action + " at " + orRoot(fx.Location.Pointer) + " (" + strings.Join(fx.Rules, ", ") + ")"
+					s := fx.Action + " at " + orRoot(fx.Location.Pointer) + " (" + strings.Join(fx.Rules, ", ")
+					if fx.After != nil {
+						s += ", once the change at line " + itoa(fx.After.Line) + " is made"
+					}
+					s += ")"
 					if !contains(why, s) {
 						why = append(why, s)
 					}
@@ -44,8 +51,20 @@ func (p *Plan) Diff(w io.Writer) error {
 		}
 		r := p.Session.recs[c.recs[0]]
 		fmt.Fprintf(bw, "@@ line %d (record %d) @@\n", c.line, r.index)
+		if len(why) == 0 {
+			why = append(why, "move a link off a deleted record to that record's parent")
+		}
 		for _, s := range why {
 			fmt.Fprintf(bw, "# %s\n", s)
+		}
+		if len(c.with) > 0 && gjson.ValidBytes(old) && gjson.ValidBytes(c.with) {
+			// An edit in place: the values that change.
+			var lines []string
+			jsonDiff(gjson.ParseBytes(old), gjson.ParseBytes(c.with), "", &lines)
+			for _, l := range lines {
+				fmt.Fprintln(bw, l)
+			}
+			continue
 		}
 		for _, l := range strings.Split(strings.TrimRight(string(old), "\r\n"), "\n") {
 			fmt.Fprintf(bw, "-%s\n", shorten(strings.TrimRight(l, "\r")))
@@ -81,6 +100,71 @@ func targetString(t replay.Target) string {
 		return "its target"
 	}
 	return strings.Join(parts, " ")
+}
+
+// jsonDiff appends a line per value that differs between a and b, by JSON
+// Pointer: "- ptr: old" (gone), "+ ptr: new" (new), "~ ptr: old -> new".
+func jsonDiff(a, b gjson.Result, ptr string, out *[]string) {
+	if a.Raw == b.Raw {
+		return
+	}
+	show := func(v gjson.Result) string { return shorten(compactJSON(v.Raw)) }
+	switch {
+	case a.IsObject() && b.IsObject():
+		seen := map[string]bool{}
+		a.ForEach(func(k, va gjson.Result) bool {
+			seen[k.Str] = true
+			p := ptr + "/" + pointerEscape(k.Str)
+			if vb := b.Get(gjsonPath("/" + pointerEscape(k.Str))); vb.Exists() {
+				jsonDiff(va, vb, p, out)
+			} else {
+				*out = append(*out, "- "+p+": "+show(va))
+			}
+			return true
+		})
+		b.ForEach(func(k, vb gjson.Result) bool {
+			if !seen[k.Str] {
+				*out = append(*out, "+ "+ptr+"/"+pointerEscape(k.Str)+": "+show(vb))
+			}
+			return true
+		})
+	case a.IsArray() && b.IsArray():
+		ea, eb := a.Array(), b.Array()
+		if len(ea) == len(eb) {
+			for i := range ea {
+				jsonDiff(ea[i], eb[i], ptr+"/"+itoa(i), out)
+			}
+			return
+		}
+		// Elements removed: match the rest in order.
+		j := 0
+		for i, x := range ea {
+			if j < len(eb) && x.Raw == eb[j].Raw && len(ea)-i >= len(eb)-j {
+				j++
+				continue
+			}
+			if len(ea)-i > len(eb)-j {
+				*out = append(*out, "- "+ptr+"/"+itoa(i)+": "+show(x))
+				continue
+			}
+			jsonDiff(x, eb[j], ptr+"/"+itoa(i), out)
+			j++
+		}
+		for ; j < len(eb); j++ {
+			*out = append(*out, "+ "+ptr+"/"+itoa(j)+": "+show(eb[j]))
+		}
+	default:
+		*out = append(*out, "~ "+ptr+": "+show(a)+" -> "+show(b))
+	}
+}
+
+// compactJSON returns raw on one line.
+func compactJSON(raw string) string {
+	var b bytes.Buffer
+	if json.Compact(&b, []byte(raw)) != nil {
+		return raw
+	}
+	return b.String()
 }
 
 // shorten shortens every JSON string literal of line longer than 80 bytes

@@ -40,6 +40,10 @@ type Fix struct {
 	Location Location
 	// Rules are the findings' rules it answers.
 	Rules []string
+	// After, when set, is the fix this one follows from: the finding it
+	// answers appeared only once that fix was made (a message left ending
+	// with its thinking once its tool call went, say).
+	After *Location
 }
 
 // edit is one change of one record: delete the record, delete the value
@@ -93,6 +97,13 @@ func Repair(s *Session, t replay.Target) (*Plan, error) {
 	var sets []setOp
 	setAt := map[string]bool{}
 	fixed := map[*block]int{} // block -> index in p.Fixes
+	type fkey struct {
+		b    *block
+		m    *message
+		rule string
+	}
+	reported := map[fkey]bool{}
+	var cause *Location // the fix a finding of a later round follows from
 	note := func(b *block, action string, rules []string) {
 		if i, ok := fixed[b]; ok {
 			for _, r := range rules {
@@ -103,14 +114,20 @@ func Repair(s *Session, t replay.Target) (*Plan, error) {
 			return
 		}
 		fixed[b] = len(p.Fixes)
-		p.Fixes = append(p.Fixes, Fix{Action: action, Location: b.loc, Rules: rules})
+		p.Fixes = append(p.Fixes, Fix{Action: action, Location: b.loc, Rules: rules, After: cause})
 	}
 	anth := strings.EqualFold(t.API, apiAnthropic)
 	for round := 0; round < 32; round++ {
 		rep := s.audit(t, dropped)
 		if round == 0 {
 			p.Before = rep
+			for _, f := range rep.Findings {
+				for _, r := range f.Rules {
+					reported[fkey{f.blk, f.msg, r}] = true
+				}
+			}
 		}
+		prevFixes := len(p.Fixes)
 		_, tm := s.history(t, dropped, false)
 		conv := tm.conversation(s)
 		loop := inProgress(conv)
@@ -127,8 +144,36 @@ func Repair(s *Session, t replay.Target) (*Plan, error) {
 				}
 				continue
 			}
+			cause = nil
+			if !reported[fkey{f.blk, f.msg, f.Rule}] && prevFixes > 0 {
+				// A consequence of an earlier fix: the last one made in
+				// the same message, else the last one made.
+				at := p.Fixes[prevFixes-1].Location
+				for i := prevFixes - 1; i >= 0; i-- {
+					if l := p.Fixes[i].Location; l.rec >= 0 && b.msg != nil && sameMessage(s, l, b.msg) {
+						at = l
+						break
+					}
+				}
+				cause = &at
+			}
+			if ptr, value, ok := memberFix(f.Rule, b); ok {
+				// The contract names the member that must not be sent:
+				// remove it (or write what must be there), and keep the
+				// item.
+				key := fmt.Sprint(b.loc.rec, b.loc.inner+ptr)
+				if setAt[key] {
+					p.Remaining = append(p.Remaining, f)
+					continue
+				}
+				setAt[key] = true
+				sets = append(sets, setOp{b, b.loc.inner + ptr, value})
+				note(b, memberAction(ptr, value), f.Rules)
+				progress = true
+				continue
+			}
 			switch {
-			case f.Rule == "gemini/missing-signature" && b.kind == kToolUse && b.sentinel != "":
+			case strings.HasPrefix(f.Rule, "gemini/") && b.kind == kToolUse && b.sentinel != "":
 				key := fmt.Sprint(b.loc.rec, b.sentinel)
 				if setAt[key] {
 					p.Remaining = append(p.Remaining, f)
@@ -238,6 +283,42 @@ func Repair(s *Session, t replay.Target) (*Plan, error) {
 	var err error
 	p.changes, err = s.compile(edits)
 	return p, err
+}
+
+// memberFix returns the member of a stored Responses item that a rule of
+// the OpenAI contract names (the inner pointer below the block), and the
+// value it must have (nil: the member goes).
+func memberFix(rule string, b *block) (string, []byte, bool) {
+	if b.kind != kReasoning {
+		return "", nil, false
+	}
+	switch rule {
+	case "openai/reasoning-content":
+		return "/content", nil, true
+	case "openai/reasoning-status":
+		return "/status", nil, true
+	case "openai/reasoning-summary":
+		return "/summary", []byte("[]"), true
+	}
+	return "", nil, false
+}
+
+func memberAction(ptr string, value []byte) string {
+	name := strings.TrimPrefix(ptr, "/")
+	if value == nil {
+		return "remove the reasoning item's " + name + " member, which the API does not take back"
+	}
+	return "write the reasoning item's " + name + " member as " + string(value)
+}
+
+// sameMessage reports whether location l is one of m's blocks.
+func sameMessage(s *Session, l Location, m *message) bool {
+	for _, b := range m.blocks {
+		if b.loc.rec == l.rec && b.loc.inner == l.inner {
+			return true
+		}
+	}
+	return false
 }
 
 // nextBlock returns the stored block after b in its message, or nil.

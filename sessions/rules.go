@@ -394,7 +394,7 @@ func (s *Session) check(t replay.Target, tm *turnMap) []Finding {
 		}
 	}
 	for _, b := range s.bad {
-		add(b, RuleUnreadableRecord, replay.SeverityRisk, "the record is not valid JSON ("+b.bad+"); the agent skips it, and what it held is not resumed",
+		add(b, RuleUnreadableRecord, replay.SeverityRisk, "the record cannot be read ("+b.bad+"); the agent skips it, and what it held is not resumed",
 			"", "restore the record from a copy, or leave it")
 	}
 	return fs
