@@ -34,20 +34,30 @@ func (p *Plan) Diff(w io.Writer) error {
 		if _, err := f.ReadAt(old, c.off); err != nil {
 			return err
 		}
+		// What changes in the records, one line per action, its places
+		// joined.
 		var why []string
+		at := map[string][]string{}
 		for _, fx := range p.Fixes {
 			for _, ri := range c.recs {
-				if fx.Location.rec == ri {
-					s := fx.Action + " at " + orRoot(fx.Location.Pointer) + " (" + strings.Join(fx.Rules, ", ")
-					if fx.After != nil {
-						s += ", once the change at line " + itoa(fx.After.Line) + " is made"
-					}
-					s += ")"
-					if !contains(why, s) {
-						why = append(why, s)
-					}
+				if fx.Location.rec != ri {
+					continue
+				}
+				s := fx.Action + " (" + strings.Join(fx.Rules, ", ")
+				if fx.After != nil {
+					s += ", once the change at line " + itoa(fx.After.Line) + " is made"
+				}
+				s += ")"
+				if _, ok := at[s]; !ok {
+					why = append(why, s)
+				}
+				if p := orRoot(fx.Location.Pointer); !contains(at[s], p) {
+					at[s] = append(at[s], p)
 				}
 			}
+		}
+		for i, s := range why {
+			why[i] = s + " at " + strings.Join(at[s], ", ")
 		}
 		r := p.Session.recs[c.recs[0]]
 		fmt.Fprintf(bw, "@@ line %d (record %d) @@\n", c.line, r.index)
