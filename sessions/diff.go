@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/reasonreplay/replay"
 	"github.com/tidwall/gjson"
@@ -214,7 +215,10 @@ func shorten(line string) string {
 // (head) or the start (tail) of s.
 func cutRune(s string, head bool) string {
 	if head {
-		for len(s) > 0 && (s[len(s)-1]&0xC0 == 0x80 || s[len(s)-1] >= 0xC0 || s[len(s)-1] == '\\') {
+		for n := 0; n < 3 && len(s) > 0 && !utf8.ValidString(s); n++ {
+			s = s[:len(s)-1]
+		}
+		if k := len(s) - len(strings.TrimRight(s, `\`)); k%2 == 1 {
 			s = s[:len(s)-1]
 		}
 		return s
