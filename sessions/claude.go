@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"path/filepath"
@@ -96,7 +97,7 @@ func readClaudeOnce(s *Session, f *os.File, noPrune bool) (*ccState, error) {
 			return nil, err
 		}
 		s.Records++
-		if len(strings.TrimSpace(string(data))) == 0 {
+		if len(bytes.TrimSpace(data)) == 0 {
 			continue
 		}
 		if !validJSON(data) {
@@ -105,7 +106,7 @@ func readClaudeOnce(s *Session, f *os.File, noPrune bool) (*ccState, error) {
 		}
 		r := parseClaudeLine(data, rec)
 		if s.ID == "" && !r.side {
-			s.ID = gjson.GetBytes(data, "sessionId").Str
+			s.ID = clone(gjson.GetBytes(data, "sessionId").Str)
 		}
 		if !r.side && r.parent == "" && (r.compact || r.typ == "system" && gjson.GetBytes(data, "subtype").Str == "compact_boundary") && !noPrune {
 			st.reset(r)
@@ -164,19 +165,19 @@ func parseClaudeLine(data []byte, rec record) *ccRec {
 	vals := gjson.GetManyBytes(data, "type", "uuid", "parentUuid", "isSidechain", "isCompactSummary", "logicalParentUuid",
 		"compactMetadata.preservedSegment.headUuid", "compactMetadata.preservedSegment.anchorUuid", "compactMetadata.preservedSegment.tailUuid",
 		"isApiErrorMessage", "message")
-	r.typ, r.uuid, r.parent = vals[0].Str, vals[1].Str, vals[2].Str
-	r.side, r.compact, r.logical = vals[3].Bool(), vals[4].Bool(), vals[5].Str
-	r.head, r.anchor, r.tail = vals[6].Str, vals[7].Str, vals[8].Str
+	r.typ, r.uuid, r.parent = clone(vals[0].Str), clone(vals[1].Str), clone(vals[2].Str)
+	r.side, r.compact, r.logical = vals[3].Bool(), vals[4].Bool(), clone(vals[5].Str)
+	r.head, r.anchor, r.tail = clone(vals[6].Str), clone(vals[7].Str), clone(vals[8].Str)
 	msg := vals[10]
 	if (r.typ != "user" && r.typ != "assistant") || !msg.IsObject() {
 		return &r
 	}
 	r.message = true
-	r.role = msg.Get("role").Str
+	r.role = clone(msg.Get("role").Str)
 	if r.role == "" {
 		r.role = r.typ
 	}
-	r.msgID, r.model = msg.Get("id").Str, msg.Get("model").Str
+	r.msgID, r.model = clone(msg.Get("id").Str), clone(msg.Get("model").Str)
 	r.synthetic = vals[9].Bool() || r.model == "<synthetic>"
 	content := msg.Get("content")
 	if r.role == roleAssistant {
@@ -210,7 +211,7 @@ func anthropicBlock(v gjson.Result) *block {
 		b.kind = kText
 		b.empty = v.Get("text").Str == ""
 	case "tool_use":
-		b.kind, b.id = kToolUse, v.Get("id").Str
+		b.kind, b.id = kToolUse, clone(v.Get("id").Str)
 	}
 	return b
 }
@@ -228,7 +229,7 @@ func userBlocks(content gjson.Result, ptr string) []*block {
 		b := &block{kind: kUserText, whole: n == 1, loc: Location{inner: ptr + "/" + itoa(int(k.Int())), rec: -1}}
 		switch v.Get("type").Str {
 		case "tool_result":
-			b.kind, b.id = kToolResult, v.Get("tool_use_id").Str
+			b.kind, b.id = kToolResult, clone(v.Get("tool_use_id").Str)
 		case "text":
 			b.empty = v.Get("text").Str == ""
 		}

@@ -75,10 +75,10 @@ func readCline(s *Session, f *os.File) error {
 			return &errAt{rec: it.rec, msg: explainJSON(it.data)}
 		}
 		v := gjson.ParseBytes(it.data)
-		e := &clEl{rec: it.rec, role: v.Get("role").Str,
-			provider: v.Get("modelInfo.providerId").Str, model: v.Get("modelInfo.modelId").Str,
-			condenseID: v.Get("condenseId").Str, condenseOf: v.Get("condenseParent").Str,
-			truncationID: v.Get("truncationId").Str, truncatedBy: v.Get("truncationParent").Str,
+		e := &clEl{rec: it.rec, role: clone(v.Get("role").Str),
+			provider: clone(v.Get("modelInfo.providerId").Str), model: clone(v.Get("modelInfo.modelId").Str),
+			condenseID: clone(v.Get("condenseId").Str), condenseOf: clone(v.Get("condenseParent").Str),
+			truncationID: clone(v.Get("truncationId").Str), truncatedBy: clone(v.Get("truncationParent").Str),
 			summary: v.Get("isSummary").Bool(), marker: v.Get("isTruncationMarker").Bool()}
 		size := 0
 		switch {
@@ -92,7 +92,7 @@ func readCline(s *Session, f *os.File) error {
 		case e.role == "tool": // Roo v2: the results of tool calls
 			e.role = roleUser
 			v.Get("content").ForEach(func(k, p gjson.Result) bool {
-				e.blocks = append(e.blocks, &block{kind: kToolResult, id: p.Get("toolCallId").Str, loc: Location{rec: -1, inner: "/content/" + itoa(int(k.Int()))}})
+				e.blocks = append(e.blocks, &block{kind: kToolResult, id: clone(p.Get("toolCallId").Str), loc: Location{rec: -1, inner: "/content/" + itoa(int(k.Int()))}})
 				return true
 			})
 		case e.role == roleAssistant:
@@ -116,7 +116,7 @@ func readCline(s *Session, f *os.File) error {
 				if b.kind == kUserText && b.id == "" {
 					// an AI SDK tool-result part in a user message
 					if p := v.Get(gjsonPath(b.loc.inner)); p.Get("type").Str == "tool-result" {
-						b.kind, b.id = kToolResult, p.Get("toolCallId").Str
+						b.kind, b.id = kToolResult, clone(p.Get("toolCallId").Str)
 					}
 				}
 			}
@@ -225,7 +225,7 @@ func clineBlock(p gjson.Result) *block {
 		if input == "" {
 			input = "{}"
 		}
-		return &block{kind: kToolUse, id: p.Get("toolCallId").Str,
+		return &block{kind: kToolUse, id: clone(p.Get("toolCallId").Str),
 			raw: []byte(`{"type":"tool_use","id":` + string(quote(p.Get("toolCallId").Str)) + `,"name":` + string(quote(p.Get("toolName").Str)) + `,"input":` + input + `}`)}
 	}
 	b := anthropicBlock(p)

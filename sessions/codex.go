@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"strings"
@@ -80,7 +81,7 @@ func readCodex(s *Session, f *os.File) error {
 			return err
 		}
 		s.Records++
-		if len(strings.TrimSpace(string(data))) == 0 {
+		if len(bytes.TrimSpace(data)) == 0 {
 			continue
 		}
 		if !validJSON(data) {
@@ -91,10 +92,10 @@ func readCodex(s *Session, f *os.File) error {
 		switch typ {
 		case "session_meta":
 			if s.ID == "" {
-				s.ID = payload.Get("id").Str
+				s.ID = clone(payload.Get("id").Str)
 			}
 			if p := payload.Get("model_provider").Str; p != "" {
-				provider = p
+				provider = clone(p)
 			}
 			if payload.Get("forked_from_id").Exists() || payload.Get("parent_thread_id").Exists() || payload.Get("source.subagent").Exists() {
 				forked, s.Subagent = true, true
@@ -102,7 +103,7 @@ func readCodex(s *Session, f *os.File) error {
 		case "turn_context":
 			sawTurn = true
 			if m := payload.Get("model").Str; m != "" {
-				model = m
+				model = clone(m)
 			}
 		case "event_msg":
 			if payload.Get("type").Str != "token_count" {
@@ -212,9 +213,9 @@ func responsesBlock(it gjson.Result) *block {
 	case typ == "compaction" || typ == "compaction_summary":
 		b.kind = kCompaction
 	case typ == "function_call" || typ == "custom_tool_call" || typ == "local_shell_call":
-		b.kind, b.id = kToolUse, it.Get("call_id").Str
+		b.kind, b.id = kToolUse, clone(it.Get("call_id").Str)
 	case strings.HasSuffix(typ, "_output"):
-		b.kind, b.id = kToolResult, it.Get("call_id").Str
+		b.kind, b.id = kToolResult, clone(it.Get("call_id").Str)
 	case typ == "message" || typ == "" && it.Get("role").Exists():
 		if it.Get("role").Str == roleAssistant {
 			b.kind = kText

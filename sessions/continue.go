@@ -95,12 +95,12 @@ func readContinue(s *Session, f *os.File) error {
 				if !gjson.Valid(args) || !gjson.Parse(args).IsObject() {
 					args = "{}"
 				}
-				blocks = append(blocks, &block{kind: kToolUse, id: c.Get("id").Str, loc: Location{rec: -1, inner: "/message/toolCalls/" + itoa(int(k.Int()))},
+				blocks = append(blocks, &block{kind: kToolUse, id: clone(c.Get("id").Str), loc: Location{rec: -1, inner: "/message/toolCalls/" + itoa(int(k.Int()))},
 					raw: []byte(`{"type":"tool_use","id":` + string(quote(c.Get("id").Str)) + `,"name":` + string(quote(c.Get("function.name").Str)) + `,"input":` + args + `}`)})
 				return true
 			})
 		case "tool":
-			blocks = append(blocks, &block{kind: kToolResult, id: msg.Get("toolCallId").Str, whole: true, loc: Location{rec: -1, inner: "/message"}})
+			blocks = append(blocks, &block{kind: kToolResult, id: clone(msg.Get("toolCallId").Str), whole: true, loc: Location{rec: -1, inner: "/message"}})
 		case "user":
 			blocks = append(blocks, &block{kind: kUserText, whole: true, loc: Location{rec: -1, inner: "/message"}})
 		default:

@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"strings"
@@ -101,7 +102,7 @@ func readGemini(s *Session, f *os.File) error {
 				return err
 			}
 			s.Records++
-			if len(strings.TrimSpace(string(data))) == 0 {
+			if len(bytes.TrimSpace(data)) == 0 {
 				continue
 			}
 			if !validJSON(data) {
@@ -178,7 +179,7 @@ type errAt struct {
 func (e *errAt) Error() string { return "line " + itoa(e.rec.line) + ": " + e.msg }
 
 func parseGemini(v gjson.Result, rec record, inner string) *gmMsg {
-	m := &gmMsg{rec: rec, inner: inner, id: v.Get("id").Str, typ: v.Get("type").Str, model: v.Get("model").Str, size: len(v.Raw)}
+	m := &gmMsg{rec: rec, inner: inner, id: clone(v.Get("id").Str), typ: clone(v.Get("type").Str), model: clone(v.Get("model").Str), size: len(v.Raw)}
 	content := v.Get("content")
 	switch m.typ {
 	case "user":
@@ -250,9 +251,9 @@ func parseGemini(v gjson.Result, rec record, inner string) *gmMsg {
 // functionCall's id when it has one, else its name.
 func callID(c gjson.Result) string {
 	if id := c.Get("id").Str; id != "" {
-		return id
+		return clone(id)
 	}
-	return c.Get("name").Str
+	return clone(c.Get("name").Str)
 }
 
 // geminiPart reads one stored part of a model turn at inner pointer ptr.
@@ -262,9 +263,9 @@ func geminiPart(p gjson.Result, ptr string) *block {
 	switch {
 	case p.Get("functionCall").Exists():
 		fc := p.Get("functionCall")
-		b.kind, b.id = kToolUse, fc.Get("id").Str
+		b.kind, b.id = kToolUse, clone(fc.Get("id").Str)
 		if b.id == "" {
-			b.id = fc.Get("name").Str
+			b.id = clone(fc.Get("name").Str)
 		}
 		b.sentinel = ptr + "/thoughtSignature"
 	case p.Get("thought").Bool():

@@ -81,7 +81,7 @@ type sigInfo struct {
 func sigOf(v string, present, null bool) sigInfo {
 	s := sigInfo{present: present, null: null, n: len(v)}
 	if len(v) < 512 {
-		s.short = v
+		s.short = clone(v)
 	}
 	return s
 }

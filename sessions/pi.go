@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"os"
@@ -113,7 +114,7 @@ func readPiOnce(s *Session, f *os.File, keepAll bool) ([]*piEntry, bool, error) 
 			return nil, false, err
 		}
 		s.Records++
-		if len(strings.TrimSpace(string(data))) == 0 {
+		if len(bytes.TrimSpace(data)) == 0 {
 			continue
 		}
 		if !validJSON(data) {
@@ -123,13 +124,13 @@ func readPiOnce(s *Session, f *os.File, keepAll bool) ([]*piEntry, bool, error) 
 		root := gjson.ParseBytes(data)
 		typ := root.Get("type").Str
 		if typ == "session" {
-			s.ID = root.Get("id").Str
+			s.ID = clone(root.Get("id").Str)
 			if root.Get("parentSession").Exists() || root.Get("branchedFrom").Exists() {
 				s.Subagent = true
 			}
 			continue
 		}
-		e := &piEntry{rec: rec, typ: typ, id: root.Get("id").Str, parent: root.Get("parentId").Str}
+		e := &piEntry{rec: rec, typ: clone(typ), id: clone(root.Get("id").Str), parent: clone(root.Get("parentId").Str)}
 		if e.id == "" { // version 1: a linear list
 			e.id, e.parent = "#"+itoa(rec.index), prev
 		}
@@ -138,7 +139,7 @@ func readPiOnce(s *Session, f *os.File, keepAll bool) ([]*piEntry, bool, error) 
 		case "message":
 			readPiMessage(e, root.Get("message"))
 		case "compaction":
-			e.firstKept = root.Get("firstKeptEntryId").Str
+			e.firstKept = clone(root.Get("firstKeptEntryId").Str)
 			if n := root.Get("firstKeptEntryIndex"); n.Exists() {
 				e.firstKept = "#" + itoa(int(n.Int()))
 			}
@@ -185,42 +186,42 @@ func readPiOnce(s *Session, f *os.File, keepAll bool) ([]*piEntry, bool, error) 
 }
 
 func readPiMessage(e *piEntry, m gjson.Result) {
-	e.role = m.Get("role").Str
+	e.role = clone(m.Get("role").Str)
 	switch e.role {
 	case roleAssistant:
-		e.api, e.provider, e.model, e.stop = m.Get("api").Str, m.Get("provider").Str, m.Get("model").Str, m.Get("stopReason").Str
+		e.api, e.provider, e.model, e.stop = clone(m.Get("api").Str), clone(m.Get("provider").Str), clone(m.Get("model").Str), clone(m.Get("stopReason").Str)
 		content := m.Get("content")
 		n := len(content.Array())
 		content.ForEach(func(k, v gjson.Result) bool {
 			b := &block{loc: Location{rec: -1, inner: "/message/content/" + itoa(int(k.Int()))}, whole: n == 1}
 			var c piCall
-			c.typ = v.Get("type").Str
+			c.typ = clone(v.Get("type").Str)
 			switch c.typ {
 			case "thinking":
 				b.kind = kThinking
-				c.text = v.Get("thinking").Str
+				c.text = clone(v.Get("thinking").Str)
 				b.empty = c.text == ""
 				sig := v.Get("thinkingSignature")
-				c.sig, c.sigPresent = sig.Str, sig.Exists() && sig.Type != gjson.Null
+				c.sig, c.sigPresent = clone(sig.Str), sig.Exists() && sig.Type != gjson.Null
 				b.sig = sigOf(sig.Str, sig.Exists(), sig.Type == gjson.Null)
 				if c.redacted = v.Get("redacted").Bool(); c.redacted {
 					b.kind = kRedacted
 				}
 			case "text":
 				b.kind = kText
-				c.text = v.Get("text").Str
+				c.text = clone(v.Get("text").Str)
 				b.empty = c.text == ""
-				c.sig = v.Get("textSignature").Str
+				c.sig = clone(v.Get("textSignature").Str)
 			case "toolCall":
 				b.kind = kToolUse
-				c.id, c.name = v.Get("id").Str, v.Get("name").Str
+				c.id, c.name = clone(v.Get("id").Str), clone(v.Get("name").Str)
 				b.id = c.id
-				c.args = v.Get("arguments").Raw
+				c.args = clone(v.Get("arguments").Raw)
 				if c.args == "" {
 					c.args = "{}"
 				}
 				sig := v.Get("thoughtSignature")
-				c.sig, c.sigPresent = sig.Str, sig.Exists()
+				c.sig, c.sigPresent = clone(sig.Str), sig.Exists()
 				if strings.HasPrefix(e.api, "google") {
 					b.sentinel = b.loc.inner + "/thoughtSignature"
 				}
@@ -232,7 +233,7 @@ func readPiMessage(e *piEntry, m gjson.Result) {
 		})
 	case "toolResult":
 		e.role = roleUser
-		e.blocks = []*block{{kind: kToolResult, id: m.Get("toolCallId").Str, loc: Location{rec: -1, inner: "/message"}, whole: true}}
+		e.blocks = []*block{{kind: kToolResult, id: clone(m.Get("toolCallId").Str), loc: Location{rec: -1, inner: "/message"}, whole: true}}
 	default: // user, bashExecution, custom: context from the user's side
 		e.role = roleUser
 		b := &block{kind: kUserText, loc: Location{rec: -1, inner: "/message/content"}, whole: true}

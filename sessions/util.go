@@ -86,3 +86,7 @@ func quote(s string) []byte {
 
 // explainJSON says why data is not JSON the readers take.
 func explainJSON(data []byte) string { return jsonw.Explain(string(data)) }
+
+// clone copies a string read from a record, so that keeping it does not
+// keep the record's bytes.
+func clone(s string) string { return strings.Clone(s) }
