@@ -326,7 +326,7 @@ func (s *Session) buildClaude(chain []*ccRec) {
 		case r.role == roleAssistant && last != nil && last.role == roleAssistant && lastID == r.msgID && r.msgID != "":
 		case r.role == roleUser && last != nil && last.role == roleUser:
 		default:
-			last = &message{role: r.role, first: s.loc(r.rec, "/message"), ptr: "/message", index: len(s.msgs),
+			last = &message{role: r.role, first: s.loc(r.rec, "/message"),
 				info: map[string]string{"model": r.model}}
 			s.msgs = append(s.msgs, last)
 		}

@@ -156,7 +156,7 @@ func readCline(s *Session, f *os.File) error {
 			continue
 		}
 		if e.role == roleAssistant || e.reasoningItem || last == nil || last.role != roleUser {
-			last = &message{role: e.role, first: s.loc(e.rec, ""), index: len(s.msgs),
+			last = &message{role: e.role, first: s.loc(e.rec, ""),
 				info: map[string]string{"provider": provider, "model": model}}
 			if e.reasoningItem {
 				last.info["reasoning-item"] = "1"

@@ -154,7 +154,7 @@ func readCodex(s *Session, f *os.File) error {
 			role = roleAssistant
 		}
 		if last == nil || last.role != role {
-			last = &message{role: role, first: x.b.loc, index: len(s.msgs), info: map[string]string{
+			last = &message{role: role, first: x.b.loc, info: map[string]string{
 				"model": x.model, "provider": x.provider, "login": x.login}}
 			if x.inherited {
 				last.info["inherited"] = "1"

@@ -121,7 +121,7 @@ func readContinue(s *Session, f *os.File) error {
 		// Thinking messages open a turn; the assistant message after them
 		// closes it.
 		if last == nil || last.role != r || r == roleAssistant && last.info["closed"] != "" {
-			last = &message{role: r, first: s.loc(it.rec, ""), index: len(s.msgs), info: map[string]string{}}
+			last = &message{role: r, first: s.loc(it.rec, ""), info: map[string]string{}}
 			s.msgs = append(s.msgs, last)
 		}
 		for _, b := range blocks {

@@ -290,7 +290,7 @@ func (s *Session) buildGemini(list []*gmMsg) {
 		if g.typ == "gemini" {
 			role = roleAssistant
 		}
-		m := &message{role: role, first: s.loc(g.rec, g.inner), ptr: g.inner, index: len(s.msgs), info: map[string]string{"model": g.model}}
+		m := &message{role: role, first: s.loc(g.rec, g.inner), info: map[string]string{"model": g.model}}
 		for _, b := range g.blocks {
 			b.loc = s.loc(g.rec, b.loc.inner)
 			m.add(b)
@@ -299,7 +299,7 @@ func (s *Session) buildGemini(list []*gmMsg) {
 			s.msgs = append(s.msgs, m)
 		}
 		if len(g.result) > 0 {
-			r := &message{role: roleUser, first: s.loc(g.rec, g.inner+"/toolCalls"), index: len(s.msgs)}
+			r := &message{role: roleUser, first: s.loc(g.rec, g.inner+"/toolCalls")}
 			for _, b := range g.result {
 				b.loc = s.loc(g.rec, b.loc.inner)
 				r.add(b)

@@ -96,10 +96,6 @@ type message struct {
 	tmap []int
 	// first is the location of the message itself (its first record).
 	first Location
-	// ptr is the inner pointer of the message in its record ("/message").
-	ptr string
-	// index is the message's position in Session.msgs.
-	index int
 	// stop is the agent's stop reason, where it records one.
 	stop string
 	// info carries an agent's own facts about the message.

@@ -308,7 +308,7 @@ func (s *Session) buildPi(path []*piEntry) {
 			b.loc = s.loc(e.rec, b.loc.inner)
 		}
 		if e.role == roleAssistant || last == nil || last.role != roleUser {
-			last = &message{role: e.role, first: s.loc(e.rec, "/message"), ptr: "/message", index: len(s.msgs),
+			last = &message{role: e.role, first: s.loc(e.rec, "/message"),
 				stop: e.stop, info: map[string]string{"api": e.api, "provider": e.provider, "model": e.model}}
 			s.msgs = append(s.msgs, last)
 		}
