@@ -88,7 +88,7 @@ func readPi(s *Session, f *os.File) error {
 	}
 	var meta []ccMeta
 	for _, e := range entries {
-		meta = append(meta, ccMeta{rec: e.rec, uuid: e.id, parent: e.parent})
+		meta = append(meta, ccMeta{rec: e.rec, uuid: e.id, parent: e.parent, head: e.firstKept})
 	}
 	s.ed = &piEditor{meta: meta}
 	s.buildPi(path)
@@ -630,15 +630,7 @@ func (e *piEditor) relink(s *Session, gone map[int]bool) []edit {
 			parent[m.uuid] = m.parent
 		}
 	}
-	var out []edit
-	for _, m := range e.meta {
-		if i, ok := s.recIdx[m.rec.index]; ok && gone[i] {
-			continue
-		}
-		if _, ok := parent[m.parent]; !ok {
-			continue
-		}
-		p := m.parent
+	resolve := func(p string) string {
 		for n := 0; n <= len(parent); n++ {
 			q, ok := parent[p]
 			if !ok {
@@ -646,11 +638,43 @@ func (e *piEditor) relink(s *Session, gone map[int]bool) []edit {
 			}
 			p = q
 		}
-		v := []byte("null")
-		if p != "" {
-			v = quote(p)
+		return p
+	}
+	// The entry that takes a deleted entry's place as a compaction's first
+	// kept one: its first child that stays.
+	firstKept := func(id string) string {
+		for n := 0; n <= len(parent); n++ {
+			next := ""
+			for _, m := range e.meta {
+				if m.parent == id {
+					next = m.uuid
+					break
+				}
+			}
+			if _, gone := parent[next]; !gone {
+				return next
+			}
+			id = next
 		}
-		out = append(out, edit{rec: s.addRecord(m.rec), ptr: "/parentId", value: v})
+		return ""
+	}
+	var out []edit
+	for _, m := range e.meta {
+		if i, ok := s.recIdx[m.rec.index]; ok && gone[i] {
+			continue
+		}
+		if _, ok := parent[m.parent]; ok {
+			v := []byte("null")
+			if p := resolve(m.parent); p != "" {
+				v = quote(p)
+			}
+			out = append(out, edit{rec: s.addRecord(m.rec), ptr: "/parentId", value: v})
+		}
+		if _, ok := parent[m.head]; ok && m.head != "" {
+			if k := firstKept(m.head); k != "" {
+				out = append(out, edit{rec: s.addRecord(m.rec), ptr: "/firstKeptEntryId", value: quote(k)})
+			}
+		}
 	}
 	return out
 }

@@ -232,3 +232,31 @@ func TestParseAgent(t *testing.T) {
 	_, err := ParseAgent("aider")
 	assert.ErrorContains(t, err, "claude-code, codex, pi")
 }
+
+// Dropping a pi entry moves the links to it: its children's parentId, and a
+// compaction's firstKeptEntryId, which goes to the entry that follows it.
+func TestPiRelink(t *testing.T) {
+	sig := strings.Repeat("EqQBCkYIBRgCKkBz", 20)
+	lines := []string{
+		`{"type":"session","version":3,"id":"s1","timestamp":"2026-09-03T11:00:00.000Z","cwd":"/w"}`,
+		`{"type":"message","id":"u1","parentId":null,"message":{"role":"user","content":[{"type":"text","text":"a"}]}}`,
+		`{"type":"message","id":"a1","parentId":"u1","message":{"role":"assistant","api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","content":[{"type":"thinking","thinking":"cut here","thinkingSignature":"` + sig + `"}],"stopReason":"stop"}}`,
+		`{"type":"message","id":"u2","parentId":"a1","message":{"role":"user","content":[{"type":"text","text":"b"}]}}`,
+		`{"type":"compaction","id":"c1","parentId":"u2","summary":"s","firstKeptEntryId":"a1","tokensBefore":9}`,
+		`{"type":"message","id":"u3","parentId":"c1","message":{"role":"user","content":[{"type":"text","text":"c"}]}}`,
+		`{"type":"message","id":"a3","parentId":"u3","message":{"role":"assistant","api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","content":[{"type":"thinking","thinking":"ok","thinkingSignature":"` + sig + `"},{"type":"text","text":"done"}],"stopReason":"stop"}}`,
+	}
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	p := repairOf(t, path)
+	var out bytes.Buffer
+	_, err := p.WriteTo(&out)
+	require.NoError(t, err)
+	got := strings.Split(strings.TrimSpace(out.String()), "\n")
+	require.Len(t, got, len(lines)-1, "the thinking-only entry a1 goes")
+	assert.Equal(t, strings.Replace(lines[3], `"parentId":"a1"`, `"parentId":"u1"`, 1), got[2])
+	assert.Equal(t, strings.Replace(lines[4], `"firstKeptEntryId":"a1"`, `"firstKeptEntryId":"u2"`, 1), got[3])
+	after, err := p.Verify()
+	require.NoError(t, err)
+	assert.Equal(t, "clean", after.Verdict())
+}
