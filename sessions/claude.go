@@ -1,7 +1,6 @@
 package sessions
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"path/filepath"
@@ -76,11 +75,11 @@ func readClaude(s *Session, f *os.File) error {
 		}
 		chain, _ = st.chain()
 	}
-	meta := make([]ccMeta, 0, len(st.recs))
+	meta := make([]link, 0, len(st.recs))
 	for _, r := range st.recs {
-		meta = append(meta, ccMeta{rec: r.rec, uuid: r.uuid, parent: r.parent, logical: r.logical, head: r.head, tail: r.tail})
+		meta = append(meta, link{rec: r.rec, id: r.uuid, parent: r.parent, logical: r.logical, tail: r.tail})
 	}
-	s.ed = &claudeEditor{meta: meta}
+	s.ed = &linkEditor{links: meta, parentPtr: "/parentUuid"}
 	s.buildClaude(chain)
 	return nil
 }
@@ -89,20 +88,12 @@ func readClaudeOnce(s *Session, f *os.File, noPrune bool) (*ccState, error) {
 	st := &ccState{byUUID: map[string]*ccRec{}, pruned: map[string]bool{}, relink: map[string]string{}, noPrune: noPrune}
 	lr := newLineReader(f, s.lim.MaxRecord)
 	for {
-		data, rec, err := lr.next()
+		data, rec, err := s.nextRecord(lr)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, err
-		}
-		s.Records++
-		if len(bytes.TrimSpace(data)) == 0 {
-			continue
-		}
-		if !validJSON(data) {
-			s.bad = append(s.bad, &block{loc: s.loc(rec, ""), bad: explainJSON(data)})
-			continue
 		}
 		r := parseClaudeLine(data, rec)
 		if s.ID == "" && !r.side {
@@ -335,12 +326,7 @@ func (s *Session) buildClaude(chain []*ccRec) {
 			last.add(b)
 		}
 	}
-	la := -1
-	for i, m := range s.msgs {
-		if m.role == roleAssistant {
-			la = i
-		}
-	}
+	la := s.lastAssistant()
 	for i, m := range s.msgs {
 		if m.role != roleAssistant {
 			continue
@@ -376,58 +362,4 @@ func providerFromModel(model string) string {
 		return m[:i]
 	}
 	return m
-}
-
-// ccMeta is what the editor keeps of each line of the segment: its links.
-type ccMeta struct {
-	rec                   record
-	uuid, parent, logical string
-	head, tail            string
-}
-
-// claudeEditor deletes lines and moves the links that pointed at a
-// deleted line to that line's parent.
-type claudeEditor struct{ meta []ccMeta }
-
-func (*claudeEditor) dropRecord(_ *Session, rec int) []edit { return []edit{{rec: rec, del: true}} }
-
-func (e *claudeEditor) relink(s *Session, gone map[int]bool) []edit {
-	if len(gone) == 0 {
-		return nil
-	}
-	parent := map[string]string{}
-	for _, m := range e.meta {
-		if i, ok := s.recIdx[m.rec.index]; ok && gone[i] && m.uuid != "" {
-			parent[m.uuid] = m.parent
-		}
-	}
-	resolve := func(u string) string {
-		for n := 0; n <= len(parent); n++ {
-			p, ok := parent[u]
-			if !ok {
-				return u
-			}
-			u = p
-		}
-		return u
-	}
-	ref := func(u string) []byte {
-		if u == "" {
-			return []byte("null")
-		}
-		return quote(u)
-	}
-	var out []edit
-	for _, m := range e.meta {
-		if i, ok := s.recIdx[m.rec.index]; ok && gone[i] {
-			continue
-		}
-		for _, l := range [...]struct{ v, ptr string }{{m.parent, "/parentUuid"}, {m.logical, "/logicalParentUuid"},
-			{m.tail, "/compactMetadata/preservedSegment/tailUuid"}} {
-			if _, ok := parent[l.v]; ok && l.v != "" {
-				out = append(out, edit{rec: s.addRecord(m.rec), ptr: l.ptr, value: ref(resolve(l.v))})
-			}
-		}
-	}
-	return out
 }

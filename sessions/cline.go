@@ -55,27 +55,21 @@ func readCline(s *Session, f *os.File) error {
 	}
 	var els []*clEl
 	dr := newDocReader(f, s.lim.MaxRecord)
+	member := func(key string, _ []byte) {
+		if key == "version" {
+			s.Format = "roo-v2"
+		}
+	}
 	for {
-		it, err := dr.next("messages")
+		data, rec, err := s.nextElement(dr, "messages", member)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return err
 		}
-		if !it.elem {
-			if it.key == "version" {
-				s.Format = "roo-v2"
-			}
-			continue
-		}
-		s.Records++
-		s.spans = append(s.spans, span{it.rec.off, it.rec.end})
-		if !validJSON(it.data) {
-			return &errAt{rec: it.rec, msg: explainJSON(it.data)}
-		}
-		v := gjson.ParseBytes(it.data)
-		e := &clEl{rec: it.rec, role: clone(v.Get("role").Str),
+		v := gjson.ParseBytes(data)
+		e := &clEl{rec: rec, role: clone(v.Get("role").Str),
 			provider: clone(v.Get("modelInfo.providerId").Str), model: clone(v.Get("modelInfo.modelId").Str),
 			condenseID: clone(v.Get("condenseId").Str), condenseOf: clone(v.Get("condenseParent").Str),
 			truncationID: clone(v.Get("truncationId").Str), truncatedBy: clone(v.Get("truncationParent").Str),
@@ -167,12 +161,7 @@ func readCline(s *Session, f *os.File) error {
 			last.add(b)
 		}
 	}
-	la := -1
-	for i, m := range s.msgs {
-		if m.role == roleAssistant {
-			la = i
-		}
-	}
+	la := s.lastAssistant()
 	for i, m := range s.msgs {
 		if m.role != roleAssistant {
 			continue

@@ -1,7 +1,6 @@
 package sessions
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"strings"
@@ -73,20 +72,12 @@ func readCodex(s *Session, f *os.File) error {
 		return nil
 	}
 	for {
-		data, rec, err := lr.next()
+		data, rec, err := s.nextRecord(lr)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return err
-		}
-		s.Records++
-		if len(bytes.TrimSpace(data)) == 0 {
-			continue
-		}
-		if !validJSON(data) {
-			s.bad = append(s.bad, &block{loc: s.loc(rec, ""), bad: explainJSON(data)})
-			continue
 		}
 		typ, payload := gjson.GetBytes(data, "type").Str, gjson.GetBytes(data, "payload")
 		switch typ {
@@ -163,12 +154,7 @@ func readCodex(s *Session, f *os.File) error {
 		}
 		last.add(x.b)
 	}
-	la := -1
-	for i, m := range s.msgs {
-		if m.role == roleAssistant {
-			la = i
-		}
-	}
+	la := s.lastAssistant()
 	for i, m := range s.msgs {
 		if m.role != roleAssistant {
 			continue

@@ -35,26 +35,20 @@ func readContinue(s *Session, f *os.File) error {
 	dr := newDocReader(f, s.lim.MaxRecord)
 	var last *message
 	signed := map[*message]bool{}
+	member := func(key string, data []byte) {
+		if key == "sessionId" {
+			s.ID, _ = unquote(data)
+		}
+	}
 	for {
-		it, err := dr.next("history")
+		data, rec, err := s.nextElement(dr, "history", member)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return err
 		}
-		if !it.elem {
-			if it.key == "sessionId" {
-				s.ID, _ = unquote(it.data)
-			}
-			continue
-		}
-		s.Records++
-		s.spans = append(s.spans, span{it.rec.off, it.rec.end})
-		if !validJSON(it.data) {
-			return &errAt{rec: it.rec, msg: explainJSON(it.data)}
-		}
-		msg := gjson.GetBytes(it.data, "message")
+		msg := gjson.GetBytes(data, "message")
 		role := msg.Get("role").Str
 		var blocks []*block
 		assistant := false
@@ -108,7 +102,7 @@ func readContinue(s *Session, f *os.File) error {
 		}
 		size := 0
 		for _, b := range blocks {
-			b.loc = s.loc(it.rec, b.loc.inner)
+			b.loc = s.loc(rec, b.loc.inner)
 			size += len(b.raw)
 		}
 		if err := s.keep(size); err != nil {
@@ -121,7 +115,7 @@ func readContinue(s *Session, f *os.File) error {
 		// Thinking messages open a turn; the assistant message after them
 		// closes it.
 		if last == nil || last.role != r || r == roleAssistant && last.info["closed"] != "" {
-			last = &message{role: r, first: s.loc(it.rec, ""), info: map[string]string{}}
+			last = &message{role: r, first: s.loc(rec, ""), info: map[string]string{}}
 			s.msgs = append(s.msgs, last)
 		}
 		for _, b := range blocks {
@@ -134,12 +128,7 @@ func readContinue(s *Session, f *os.File) error {
 			last.info["closed"] = "1"
 		}
 	}
-	la := -1
-	for i, m := range s.msgs {
-		if m.role == roleAssistant {
-			la = i
-		}
-	}
+	la := s.lastAssistant()
 	for i, m := range s.msgs {
 		if m.role != roleAssistant {
 			continue

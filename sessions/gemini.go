@@ -1,7 +1,6 @@
 package sessions
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"strings"
@@ -61,31 +60,25 @@ func readGemini(s *Session, f *os.File) error {
 	if strings.HasSuffix(s.Path, ".json") {
 		s.Format = "gemini-json"
 		dr := newDocReader(f, s.lim.MaxRecord)
+		member := func(key string, data []byte) {
+			switch key {
+			case "sessionId":
+				s.ID, _ = unquote(data)
+			case "kind":
+				k, _ := unquote(data)
+				s.Subagent = k == "subagent"
+			}
+		}
 		for {
-			it, err := dr.next("messages")
+			data, rec, err := s.nextElement(dr, "messages", member)
 			if err == io.EOF {
 				break
 			}
 			if err != nil {
 				return err
 			}
-			if !it.elem {
-				switch it.key {
-				case "sessionId":
-					s.ID, _ = unquote(it.data)
-				case "kind":
-					k, _ := unquote(it.data)
-					s.Subagent = k == "subagent"
-				}
-				continue
-			}
-			s.Records++
-			s.spans = append(s.spans, span{it.rec.off, it.rec.end})
-			if !validJSON(it.data) {
-				return &errAt{rec: it.rec, msg: explainJSON(it.data)}
-			}
-			m := parseGemini(gjson.ParseBytes(it.data), it.rec, "")
-			m.id = itoa(it.rec.index) + "#" + m.id // positions, not ids, in a document
+			m := parseGemini(gjson.ParseBytes(data), rec, "")
+			m.id = itoa(rec.index) + "#" + m.id // positions, not ids, in a document
 			if err := add(m); err != nil {
 				return err
 			}
@@ -94,20 +87,12 @@ func readGemini(s *Session, f *os.File) error {
 		s.Format, s.jsonl = "gemini-jsonl", true
 		lr := newLineReader(f, s.lim.MaxRecord)
 		for {
-			data, rec, err := lr.next()
+			data, rec, err := s.nextRecord(lr)
 			if err == io.EOF {
 				break
 			}
 			if err != nil {
 				return err
-			}
-			s.Records++
-			if len(bytes.TrimSpace(data)) == 0 {
-				continue
-			}
-			if !validJSON(data) {
-				s.bad = append(s.bad, &block{loc: s.loc(rec, ""), bad: explainJSON(data)})
-				continue
 			}
 			root := gjson.ParseBytes(data)
 			switch {

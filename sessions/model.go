@@ -301,3 +301,27 @@ func errText(err error) string {
 // validJSON reports whether data is JSON the library's readers take: valid,
 // nested at most its depth limit, no member name repeated, valid UTF-8.
 func validJSON(data []byte) bool { return jsonw.ValidBytes(data) }
+
+// lastAssistant returns the index in s.msgs of the last assistant message,
+// or -1: the one a codec reads as possibly cut short.
+func (s *Session) lastAssistant() int {
+	for i := len(s.msgs) - 1; i >= 0; i-- {
+		if s.msgs[i].role == roleAssistant {
+			return i
+		}
+	}
+	return -1
+}
+
+// ancestor follows parent from id through the deleted records it names, to
+// the first that stays ("" for the root).
+func ancestor(parent map[string]string, id string) string {
+	for n := 0; n <= len(parent); n++ {
+		p, ok := parent[id]
+		if !ok {
+			return id
+		}
+		id = p
+	}
+	return id
+}

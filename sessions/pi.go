@@ -1,7 +1,6 @@
 package sessions
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"os"
@@ -86,11 +85,11 @@ func readPi(s *Session, f *os.File) error {
 		}
 		path, _ = piPath(entries)
 	}
-	var meta []ccMeta
+	var meta []link
 	for _, e := range entries {
-		meta = append(meta, ccMeta{rec: e.rec, uuid: e.id, parent: e.parent, head: e.firstKept})
+		meta = append(meta, link{rec: e.rec, id: e.id, parent: e.parent, firstKept: e.firstKept})
 	}
-	s.ed = &piEditor{meta: meta}
+	s.ed = &linkEditor{links: meta, parentPtr: "/parentId"}
 	s.buildPi(path)
 	return nil
 }
@@ -106,20 +105,12 @@ func readPiOnce(s *Session, f *os.File, keepAll bool) ([]*piEntry, bool, error) 
 	prev := ""
 	lr := newLineReader(f, s.lim.MaxRecord)
 	for {
-		data, rec, err := lr.next()
+		data, rec, err := s.nextRecord(lr)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, false, err
-		}
-		s.Records++
-		if len(bytes.TrimSpace(data)) == 0 {
-			continue
-		}
-		if !validJSON(data) {
-			s.bad = append(s.bad, &block{loc: s.loc(rec, ""), bad: explainJSON(data)})
-			continue
 		}
 		root := gjson.ParseBytes(data)
 		typ := root.Get("type").Str
@@ -609,70 +600,6 @@ func openclawTransform(s *Session, t replay.Target) map[*block]handling {
 				out[b] = handling{reason: "OpenClaw does not send an assistant message that ended in " + m.stop}
 			case b.kind == kThinking && (b.sig.n == 0 || b.sig.null):
 				out[b] = handling{reason: "OpenClaw drops thinking without a signature"}
-			}
-		}
-	}
-	return out
-}
-
-// piEditor drops entries and relinks their children to their parents.
-type piEditor struct{ meta []ccMeta }
-
-func (*piEditor) dropRecord(_ *Session, rec int) []edit { return []edit{{rec: rec, del: true}} }
-
-func (e *piEditor) relink(s *Session, gone map[int]bool) []edit {
-	if len(gone) == 0 {
-		return nil
-	}
-	parent := map[string]string{}
-	for _, m := range e.meta {
-		if i, ok := s.recIdx[m.rec.index]; ok && gone[i] && !strings.HasPrefix(m.uuid, "#") {
-			parent[m.uuid] = m.parent
-		}
-	}
-	resolve := func(p string) string {
-		for n := 0; n <= len(parent); n++ {
-			q, ok := parent[p]
-			if !ok {
-				break
-			}
-			p = q
-		}
-		return p
-	}
-	// The entry that takes a deleted entry's place as a compaction's first
-	// kept one: its first child that stays.
-	firstKept := func(id string) string {
-		for n := 0; n <= len(parent); n++ {
-			next := ""
-			for _, m := range e.meta {
-				if m.parent == id {
-					next = m.uuid
-					break
-				}
-			}
-			if _, gone := parent[next]; !gone {
-				return next
-			}
-			id = next
-		}
-		return ""
-	}
-	var out []edit
-	for _, m := range e.meta {
-		if i, ok := s.recIdx[m.rec.index]; ok && gone[i] {
-			continue
-		}
-		if _, ok := parent[m.parent]; ok {
-			v := []byte("null")
-			if p := resolve(m.parent); p != "" {
-				v = quote(p)
-			}
-			out = append(out, edit{rec: s.addRecord(m.rec), ptr: "/parentId", value: v})
-		}
-		if _, ok := parent[m.head]; ok && m.head != "" {
-			if k := firstKept(m.head); k != "" {
-				out = append(out, edit{rec: s.addRecord(m.rec), ptr: "/firstKeptEntryId", value: quote(k)})
 			}
 		}
 	}

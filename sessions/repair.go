@@ -79,6 +79,85 @@ type plainEditor struct{}
 func (plainEditor) dropRecord(_ *Session, rec int) []edit { return []edit{{rec: rec, del: true}} }
 func (plainEditor) relink(*Session, map[int]bool) []edit  { return nil }
 
+// link is what a linkEditor keeps of a record: its id and the ids it
+// points at.
+type link struct {
+	rec        record
+	id, parent string
+	// logical is a Claude Code compaction's logicalParentUuid, tail its
+	// preserved segment's last record; firstKept a pi compaction's first
+	// kept entry.
+	logical, tail, firstKept string
+}
+
+// linkEditor edits files whose records are linked by id (Claude Code's
+// parentUuid chains, pi's parentId trees): a deleted record's children
+// get its parent, and the other links that named it move on.
+type linkEditor struct {
+	links     []link
+	parentPtr string // the parent member: "/parentUuid", "/parentId"
+}
+
+func (*linkEditor) dropRecord(_ *Session, rec int) []edit { return []edit{{rec: rec, del: true}} }
+
+func (e *linkEditor) relink(s *Session, gone map[int]bool) []edit {
+	if len(gone) == 0 {
+		return nil
+	}
+	isGone := func(l link) bool {
+		i, ok := s.recIdx[l.rec.index]
+		return ok && gone[i]
+	}
+	parent := map[string]string{} // a deleted record's id -> its parent
+	for _, l := range e.links {
+		if isGone(l) && l.id != "" && !strings.HasPrefix(l.id, "#") {
+			parent[l.id] = l.parent
+		}
+	}
+	ref := func(id string) []byte {
+		if id == "" {
+			return []byte("null")
+		}
+		return quote(id)
+	}
+	// The record that takes a deleted one's place as a compaction's first
+	// kept: its first child that stays.
+	successor := func(id string) string {
+		for n := 0; n <= len(parent); n++ {
+			next := ""
+			for _, l := range e.links {
+				if l.parent == id {
+					next = l.id
+					break
+				}
+			}
+			if _, deleted := parent[next]; !deleted {
+				return next
+			}
+			id = next
+		}
+		return ""
+	}
+	var out []edit
+	for _, l := range e.links {
+		if isGone(l) {
+			continue
+		}
+		for _, x := range [...]struct{ v, ptr string }{{l.parent, e.parentPtr}, {l.logical, "/logicalParentUuid"},
+			{l.tail, "/compactMetadata/preservedSegment/tailUuid"}} {
+			if _, deleted := parent[x.v]; deleted && x.v != "" {
+				out = append(out, edit{rec: s.addRecord(l.rec), ptr: x.ptr, value: ref(ancestor(parent, x.v))})
+			}
+		}
+		if _, deleted := parent[l.firstKept]; deleted && l.firstKept != "" {
+			if k := successor(l.firstKept); k != "" {
+				out = append(out, edit{rec: s.addRecord(l.rec), ptr: "/firstKeptEntryId", value: quote(k)})
+			}
+		}
+	}
+	return out
+}
+
 // The placeholder Gemini documents for a function call whose signature is
 // lost (it passes validation; the model is told nothing of its earlier
 // reasoning).

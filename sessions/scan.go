@@ -394,3 +394,49 @@ func unquote(raw []byte) (string, bool) {
 	}
 	return s, true
 }
+
+// nextRecord returns the next line of a JSON Lines file that holds JSON:
+// blank lines are counted and passed over, a line that is not JSON is
+// kept as unreadable (the agents skip such lines). io.EOF ends the file.
+func (s *Session) nextRecord(lr *lineReader) ([]byte, record, error) {
+	for {
+		data, rec, err := lr.next()
+		if err != nil {
+			return nil, rec, err
+		}
+		s.Records++
+		if len(bytes.TrimSpace(data)) == 0 {
+			continue
+		}
+		if !validJSON(data) {
+			s.bad = append(s.bad, &block{loc: s.loc(rec, ""), bad: explainJSON(data)})
+			continue
+		}
+		return data, rec, nil
+	}
+}
+
+// nextElement returns the next element of a document's conversation
+// array (the member key of the top-level object, or the document itself),
+// calling member with each other top-level member on the way. An element
+// that is not JSON makes the document unreadable. io.EOF ends it.
+func (s *Session) nextElement(dr *docReader, key string, member func(key string, data []byte)) ([]byte, record, error) {
+	for {
+		it, err := dr.next(key)
+		if err != nil {
+			return nil, record{}, err
+		}
+		if !it.elem {
+			if member != nil {
+				member(it.key, it.data)
+			}
+			continue
+		}
+		s.Records++
+		s.spans = append(s.spans, span{it.rec.off, it.rec.end})
+		if !validJSON(it.data) {
+			return nil, it.rec, &errAt{rec: it.rec, msg: explainJSON(it.data)}
+		}
+		return it.data, it.rec, nil
+	}
+}

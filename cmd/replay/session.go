@@ -393,18 +393,14 @@ func (f *sessionFlags) repair(e *env, pos []string) error {
 	return nil
 }
 
-// describeTarget names a target for people.
+// describeTarget names a target for people: "anthropic anthropic
+// claude-opus-4-1 as A".
 func describeTarget(t replay.Target) string {
-	var parts []string
-	for _, s := range []string{t.API, t.Provider, t.Model} {
-		if s != "" {
-			parts = append(parts, s)
-		}
-	}
+	s := strings.Join(strings.Fields(t.API+" "+t.Provider+" "+t.Model), " ")
 	if t.Account != "" {
-		parts = append(parts, "as "+t.Account)
+		s += " as " + t.Account
 	}
-	return strings.Join(parts, " ")
+	return s
 }
 
 func contains(ss []string, s string) bool {
