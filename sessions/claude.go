@@ -136,6 +136,24 @@ func (st *ccState) reset(r *ccRec) {
 			cur = st.byUUID[cur.parent]
 		}
 	}
+	// The preserved messages' sibling lines (parallel tool calls) and the
+	// results that answer them stay too: the agent stitches them back.
+	ids, sib := map[string]bool{}, map[string]bool{}
+	for x := range keep {
+		if x.role == roleAssistant && x.msgID != "" {
+			ids[x.msgID] = true
+		}
+	}
+	for _, x := range st.recs {
+		if x.role == roleAssistant && ids[x.msgID] {
+			keep[x], sib[x.uuid] = true, true
+		}
+	}
+	for _, x := range st.recs {
+		if x.role == roleUser && sib[x.parent] && hasResult(x) {
+			keep[x] = true
+		}
+	}
 	var kept []*ccRec
 	for _, x := range st.recs {
 		if keep[x] {
