@@ -13,7 +13,7 @@
 //	replay validate [--kind KIND] FILE...
 //	replay session audit [--agent A] [--compact] [--jobs N] [--progress] [--to-account A] [--to-model M] [--to-provider P] PATH...
 //	replay session repair [--agent A] [--to-account A] [--to-model M] [--to-provider P] [--undo] [--write] PATH
-//	replay proxy [--config FILE] [--listen ADDR] [--log-level LEVEL] [--max-body N] [--max-streams N] [--mode MODE] [--retry] [--shutdown-timeout D] [--store URI] [--store-max-bytes N] [--store-max-turns N] [--store-timeout D] [--store-ttl D] [--upstream NAME=URL]
+//	replay proxy [--config FILE] [--listen ADDR] [--log-level LEVEL] [--max-body N] [--max-streams N] [--mode MODE] [--retry] [--secret-file FILE] [--shutdown-timeout D] [--store URI] [--store-max-bytes N] [--store-max-turns N] [--store-timeout D] [--store-ttl D] [--upstream NAME=URL]
 //	replay demo
 //
 // JSON goes to stdout, diagnostics to stderr. The exit status is 0 on
