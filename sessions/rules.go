@@ -31,7 +31,8 @@ const (
 	// RuleOrphanToolUse: a tool call without its result.
 	RuleOrphanToolUse = "session/orphan-tool-use"
 	// RuleFinalThinking: an assistant message that ends with a thinking
-	// block.
+	// block, where no request is built for the contract's block-order rule
+	// to read (pi, OpenClaw).
 	RuleFinalThinking = "session/final-thinking"
 	// RuleEmptyText: an empty text block, which the Messages API refuses.
 	RuleEmptyText = "session/empty-text"
@@ -361,8 +362,12 @@ func (s *Session) check(t replay.Target, tm *turnMap) []Finding {
 						at(tm.path[b], predictEmptyText), "drop the empty text block")
 				}
 			}
-			// The last block the API sees: one the agent converts to
-			// text is text.
+			// The last block the API sees (one the agent converts to text
+			// is text). With the request built, the contract's own rule
+			// (anthropic/block-order) judges it.
+			if tm.req != nil {
+				continue
+			}
 			var lb *block
 			for _, b := range cm.m.blocks {
 				if h, skip := tm.skip[b]; tm.sent(b) || skip && h.toText {
