@@ -212,6 +212,13 @@ func TestExitStatusTable(t *testing.T) {
 		{2, []string{"validate", invalid, notJSON}},
 		{2, []string{"validate", missing}},
 		{2, []string{"validate", "--kind", "nope", turn}},
+		{0, []string{"session", "audit", sd + "claude-code/healthy.jsonl"}},
+		{1, []string{"session", "audit", sd + "claude-code/truncated-signature.jsonl"}},
+		{2, []string{"session", "audit", notJSON}},
+		{2, []string{"session", "audit", missing}},
+		{0, []string{"session", "repair", sd + "claude-code/truncated-signature.jsonl"}},
+		{2, []string{"session", "repair", notJSON}},
+		{2, []string{"session", "repair", "--write", "--undo", sd + "claude-code/healthy.jsonl"}},
 		{2, []string{"proxy", "--mode", "nope"}},
 		{2, []string{"proxy", "operand"}},
 		{2, []string{"proxy", "--listen", "256.0.0.1:0"}},
@@ -239,6 +246,7 @@ func TestNotJSONEverywhere(t *testing.T) {
 	f := writeFile(t, "x.json", "{not json")
 	for _, args := range [][]string{
 		{"decode", f}, {"encode", f}, {"convert", "--to", "anthropic", f}, {"audit", "--api", "anthropic", f}, {"validate", f},
+		{"session", "audit", f}, {"session", "repair", f},
 	} {
 		code, _, errOut := runCLI("", args...)
 		assert.Equal(t, 2, code, "%v: %s", args, errOut)
