@@ -37,6 +37,8 @@ func TestSniff(t *testing.T) {
 		{"cohere body", "", `{"id":"1","message":{"role":"assistant","content":[]},"finish_reason":"COMPLETE"}`, "cohere///false"},
 		{"generic chat", "", chat("", "my-model", `"x"`), "openai-compatible//my-model/false"},
 		{"generic chunk", "", `{"choices":[{"delta":{}}],"model":"m"}`, "openai-compatible//m/true"},
+		{"a body with a leftover delta", "", `{"object":"chat.completion","model":"sonar","choices":[{"message":{"role":"assistant","content":"x"},"delta":{}}]}`, "openai-compatible//sonar/false"},
+		{"a body with a delta beside its message", "", `{"model":"sonar","choices":[{"message":{"content":"x"},"delta":{"content":""}}]}`, "openai-compatible//sonar/false"},
 		{"deepseek by model", "", chunk, "deepseek//deepseek-v4-flash/true"},
 		{"distilled deepseek is not deepseek's", "", chat("", "deepseek-r1-distill-llama-70b", `"x"`), "openai-compatible//deepseek-r1-distill-llama-70b/false"},
 		{"a router's slug is not the vendor's", "", chat("", "deepseek-ai/DeepSeek-R1", `"x"`), "openai-compatible//deepseek-ai/DeepSeek-R1/false"},
