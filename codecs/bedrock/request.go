@@ -51,7 +51,7 @@ func (c Codec) requestTurn(m gjson.Result, ptr string, cut bool) (*replay.Turn, 
 	}
 	tu := &replay.Turn{Provenance: c.provenance()}
 	r := c.reader()
-	r.cut = cut
+	r.cut, r.request = cut, true
 	if err := r.content(tu, content, ptr+"/content"); err != nil {
 		return nil, err
 	}
