@@ -66,3 +66,12 @@ func TestRedisMangleProperty(t *testing.T) {
 		}
 	}
 }
+
+// 16 conversations of one Gemini agent call the same tool at the same
+// step, at once, through the proxy on Redis: each gets its own signature
+// back.
+func TestRedisConcurrentGeminiConversations(t *testing.T) {
+	r := startRedis(t)
+	p, fresh := fresh(t, r, replayproxy.ModeEnforce)
+	repairtest.Concurrent(t, p, fresh(t), repairtest.ByName("gemini"), 16)
+}

@@ -169,3 +169,14 @@ func TestSecretScopesSharedStore(t *testing.T) {
 		})
 	}
 }
+
+// 16 conversations of one Gemini agent call the same tool at the same
+// step, at once: each gets its own signature back.
+func TestConcurrentGeminiConversations(t *testing.T) {
+	p := repairtest.NewProvider(t)
+	for _, name := range []string{"gemini", "kimi"} {
+		t.Run(name, func(t *testing.T) {
+			repairtest.Concurrent(t, p, repairtest.Library(p, &replayhttp.MemoryStore{}, replayhttp.AuditRefuse), repairtest.ByName(name), 16)
+		})
+	}
+}

@@ -70,3 +70,15 @@ func TestProxyMangleProperty(t *testing.T) {
 		}
 	}
 }
+
+// 16 conversations of one Gemini agent call the same tool at the same
+// step, at once, through the proxy: each gets its own signature back.
+func TestProxyConcurrentGeminiConversations(t *testing.T) {
+	p := repairtest.NewProvider(t)
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			d := repairtest.Proxy(t, p, replayproxy.Config{Store: open(t), Mode: replayproxy.ModeEnforce})
+			repairtest.Concurrent(t, p, d, repairtest.ByName("gemini"), 16)
+		})
+	}
+}

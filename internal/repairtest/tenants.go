@@ -3,7 +3,9 @@ package repairtest
 import (
 	"bytes"
 	"reflect"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/reasonreplay/replay/replayproxy"
@@ -202,5 +204,56 @@ func NoCredential(t *testing.T, p *Provider, fresh Fresh, api *API, s Shape, cou
 	}
 	if own := p.Send(t, d, Call{API: api, Key: key, Conv: conv, Shape: s, Body: api.Next(conv, Bare(api, api.Echo(Reasoning{Tenant: key, Conv: conv}, s)), s)}); !own.Restored() {
 		t.Errorf("%s %s: the tenant's own turn was not restored: %+v", api.Name, s, own)
+	}
+}
+
+// Concurrent runs n conversations of one agent (one credential, the same
+// system prompt and tools, each its own user prompt) at once through d:
+// each makes its first request, and once all have, sends its next with
+// the model's turn bare. The turns show the same (for Gemini, the same
+// calls without ids); each conversation must get its own reasoning back,
+// byte for byte, and none of another's.
+func Concurrent(t *testing.T, p *Provider, d Deployment, api *API, n int) {
+	t.Helper()
+	key, _ := Keys(api)
+	convs := make([]string, n)
+	for i := range convs {
+		convs[i] = "agent conversation " + strconv.Itoa(i)
+	}
+	seen := make([]Seen, n)
+	var firsts, all sync.WaitGroup
+	firsts.Add(n)
+	all.Add(n)
+	for i, conv := range convs {
+		go func() {
+			defer all.Done()
+			r := Reasoning{Tenant: key, Conv: conv}
+			first := p.Send(t, d, Call{API: api, Key: key, Conv: conv, Body: api.First(conv)})
+			firsts.Done()
+			if first.Status != 200 {
+				t.Errorf("%s %d: %+v", api.Name, i, first)
+				return
+			}
+			firsts.Wait() // every conversation's turn is captured
+			seen[i] = p.Send(t, d, Call{API: api, Key: key, Conv: conv, Body: api.Next(conv, Bare(api, api.Echo(r, Tool)), Tool)})
+		}()
+	}
+	all.Wait()
+	for i, s := range seen {
+		if !s.Restored() {
+			t.Errorf("%s: conversation %d was not restored: %+v", api.Name, i, s)
+		}
+		own := Reasoning{Tenant: key, Conv: convs[i]}
+		want := Captured(api, own, Tool)
+		for _, secret := range api.Secrets(own) {
+			if restores(want, api.ClientOwned, secret) && !bytes.Contains(s.Received, []byte(secret)) {
+				t.Errorf("%s: conversation %d did not get its own %.24q...", api.Name, i, secret)
+			}
+		}
+		for j := range convs {
+			if j != i {
+				leaks(t, api, "conversation "+strconv.Itoa(i), []Seen{s}, Reasoning{Tenant: key, Conv: convs[j]})
+			}
+		}
 	}
 }
