@@ -51,17 +51,21 @@ func TestNoCredential(t *testing.T) {
 func TestMangleProperty(t *testing.T) {
 	p := repairtest.NewProvider(t)
 	d := repairtest.Library(p, &replayhttp.MemoryStore{}, replayhttp.AuditRefuse)
+	var all []repairtest.Outcome
 	for _, api := range repairtest.APIs() {
 		for _, s := range shapes {
 			t.Run(api.Name+"/"+s.String(), func(t *testing.T) {
-				for _, o := range repairtest.MangleProperty(t, p, d, api, s, 20) {
+				outcomes := repairtest.MangleProperty(t, p, d, api, s, 20)
+				for _, o := range outcomes {
 					if o.Problem != "" {
 						t.Errorf("%s: %s", o.Variant, o.Problem)
 					}
 				}
+				all = append(all, outcomes...)
 			})
 		}
 	}
+	t.Log("\n" + repairtest.Table(all))
 }
 
 // transportDeployment sends every call of the test through tr.

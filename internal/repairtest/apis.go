@@ -271,7 +271,7 @@ func gemini() *API {
 			Truncate("truncated signature", "parts", signed, "thoughtSignature"),
 			Delete("deleted signature", "parts", signed, "thoughtSignature"),
 			Drop("dropped thought part", "parts", thought),
-			{Name: "signature moved to the last part", Apply: moveSignature},
+			{Name: "signature moved to another part", Apply: moveSignature},
 			Dup("duplicated thought part", "parts", thought),
 		},
 		Bare: func(echo string) string {
@@ -287,7 +287,7 @@ func gemini() *API {
 }
 
 // moveSignature moves the thought signature of a Gemini content to its
-// last part.
+// last part, or, when it is there, to its first.
 func moveSignature(echo string) string {
 	ps := elements(echo, "parts")
 	from := -1
@@ -297,12 +297,16 @@ func moveSignature(echo string) string {
 			break
 		}
 	}
-	if from < 0 || from == len(ps)-1 {
+	if from < 0 || len(ps) < 2 {
 		return echo
+	}
+	to := len(ps) - 1
+	if from == to {
+		to = 0
 	}
 	sig := gjson.Get(ps[from], "thoughtSignature").Raw
 	ps[from] = deleteMember(ps[from], "thoughtSignature")
-	ps[len(ps)-1] = setRaw(ps[len(ps)-1], "thoughtSignature", sig)
+	ps[to] = setRaw(ps[to], "thoughtSignature", sig)
 	return withElements(echo, "parts", ps)
 }
 

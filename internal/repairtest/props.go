@@ -232,3 +232,66 @@ func MangleProperty(t *testing.T, p *Provider, d Deployment, api *API, s Shape, 
 	}
 	return out
 }
+
+// Table renders outcomes as a Markdown table: for each API, each single
+// mangle (and "reasoning stripped", "no reasoning at all") by shape of
+// turn, then a line counting the combinations and what became of them.
+func Table(outcomes []Outcome) string {
+	type row struct{ api, variant string }
+	cells := map[row]map[Shape]string{}
+	var order []row
+	combos := map[string][3]int{} // restored, kept, other
+	var apis []string
+	for _, o := range outcomes {
+		if !slices.Contains(apis, o.API) {
+			apis = append(apis, o.API)
+		}
+		what := "restored"
+		switch {
+		case o.Problem != "":
+			what = "**FAILED**"
+		case o.Kept:
+			what = "client's, sent as is"
+		case o.Refused:
+			what = "refused"
+		}
+		if strings.Contains(o.Variant, " + ") {
+			c := combos[o.API]
+			switch what {
+			case "restored":
+				c[0]++
+			case "client's, sent as is":
+				c[1]++
+			default:
+				c[2]++
+			}
+			combos[o.API] = c
+			continue
+		}
+		r := row{o.API, o.Variant}
+		if cells[r] == nil {
+			cells[r] = map[Shape]string{}
+			order = append(order, r)
+		}
+		cells[r][o.Shape] = what
+	}
+	var b strings.Builder
+	b.WriteString("| API | damage | tool turn | text turn |\n| --- | --- | --- | --- |\n")
+	for _, api := range apis {
+		for _, r := range order {
+			if r.api != api {
+				continue
+			}
+			cell := func(s Shape) string {
+				if v, ok := cells[r][s]; ok {
+					return v
+				}
+				return "(no such damage)"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", api, r.variant, cell(Tool), cell(Text))
+		}
+		c := combos[api]
+		fmt.Fprintf(&b, "| %s | %d combinations | %d restored, %d client's, %d other | |\n", api, c[0]+c[1]+c[2], c[0], c[1], c[2])
+	}
+	return b.String()
+}
