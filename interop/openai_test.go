@@ -17,23 +17,30 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// OpenAI Responses with store=false: the encrypted reasoning item must go
-// back whole. The SDK route (each output item's RawJSON through
-// param.Override) keeps it; a rebuilt input without it is repaired.
-func TestOpenAIResponsesStoreFalse(t *testing.T) {
-	blob := "gAAAAABoEnc-rypted/Blob+_0123=="
-	srv := newServer(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) { writeJSON(w, responsesBody(blob, "call_7")) })
+// responsesClient is an openai-go client of srv through the middleware,
+// with a store and AuditRefuse, and the parameters of a store=false
+// request whose input is a user message and items.
+func responsesClient(srv *server) (openai.Client, func(items ...responses.ResponseInputItemUnionParam) responses.ResponseNewParams) {
 	tr := &replayhttp.Transport{Store: &replayhttp.MemoryStore{}, Audit: replayhttp.AuditRefuse}
 	client := openai.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("test"),
 		option.WithMiddleware(tr.Middleware), option.WithMaxRetries(0))
 	user := responses.ResponseInputItemParamOfMessage("Weather in Zürich?", responses.EasyInputMessageRoleUser)
-	params := func(items ...responses.ResponseInputItemUnionParam) responses.ResponseNewParams {
+	return client, func(items ...responses.ResponseInputItemUnionParam) responses.ResponseNewParams {
 		return responses.ResponseNewParams{
 			Model: "gpt-5", Store: openai.Bool(false),
 			Include: []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent},
 			Input:   responses.ResponseNewParamsInputUnion{OfInputItemList: append([]responses.ResponseInputItemUnionParam{user}, items...)},
 		}
 	}
+}
+
+// OpenAI Responses with store=false: the encrypted reasoning item must go
+// back whole. The SDK route (each output item's RawJSON through
+// param.Override) keeps it; a rebuilt input without it is repaired.
+func TestOpenAIResponsesStoreFalse(t *testing.T) {
+	blob := "gAAAAABoEnc-rypted/Blob+_0123=="
+	srv := newServer(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) { writeJSON(w, responsesBody(blob, "call_7")) })
+	client, params := responsesClient(srv)
 	ctx, call := replayhttp.WithCapture(context.Background())
 	resp, err := client.Responses.New(ctx, params())
 	require.NoError(t, err)
@@ -89,17 +96,7 @@ func TestOpenAIResponsesStoreFalse(t *testing.T) {
 func TestOpenAIFunctionCallRebuiltWithoutID(t *testing.T) {
 	blob := "gAAAAABoEnc-rypted/Blob+_8888=="
 	srv := newServer(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) { writeJSON(w, responsesBody(blob, "call_8")) })
-	tr := &replayhttp.Transport{Store: &replayhttp.MemoryStore{}, Audit: replayhttp.AuditRefuse}
-	client := openai.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("test"),
-		option.WithMiddleware(tr.Middleware), option.WithMaxRetries(0))
-	user := responses.ResponseInputItemParamOfMessage("Weather in Zürich?", responses.EasyInputMessageRoleUser)
-	params := func(items ...responses.ResponseInputItemUnionParam) responses.ResponseNewParams {
-		return responses.ResponseNewParams{
-			Model: "gpt-5", Store: openai.Bool(false),
-			Include: []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent},
-			Input:   responses.ResponseNewParamsInputUnion{OfInputItemList: append([]responses.ResponseInputItemUnionParam{user}, items...)},
-		}
-	}
+	client, params := responsesClient(srv)
 	resp, err := client.Responses.New(context.Background(), params())
 	require.NoError(t, err)
 	require.Len(t, resp.Output, 2)

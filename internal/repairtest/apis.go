@@ -175,18 +175,7 @@ func anthropic() *API {
 			return head + user(conv) + `,` + echo + `,` + after + `]}`
 		},
 		Secrets: func(r Reasoning) []string { return []string{r.Text(), r.Sig(), r.Blob()} },
-		Mangles: []Mangle{
-			Edit("edited thinking text", "content", thinking, "thinking"),
-			Truncate("truncated signature", "content", thinking, "signature"),
-			Delete("deleted signature", "content", thinking, "signature"),
-			Truncate("truncated redacted data", "content", redacted, "data"),
-			Delete("deleted redacted data", "content", redacted, "data"),
-			Drop("dropped thinking block", "content", thinking),
-			Drop("dropped redacted block", "content", redacted),
-			MoveLast("thinking block moved last", "content", thinking),
-			Dup("duplicated thinking block", "content", thinking),
-			Dup("duplicated redacted block", "content", redacted),
-		},
+		Mangles: signedMangles("content", thinking, redacted, "thinking", "signature", "data"),
 	}
 }
 
@@ -330,32 +319,46 @@ func openrouter() *API {
 		Path: "/api/v1/chat/completions", Auth: bearer,
 		First: func(conv string) string { return head + user(conv) + `]}` },
 		Respond: func(r Reasoning, s Shape) (string, string) {
-			finish := "stop"
-			if s == Tool {
-				finish = "tool_calls"
-			}
-			return `{"id":"gen-` + r.ID() + `","object":"chat.completion","model":"anthropic/claude-sonnet-4.5","provider":"Anthropic",` +
-				`"choices":[{"index":0,"finish_reason":"` + finish + `","message":` + message(r, s) + `}]}`, "application/json"
+			return chatCompletion("gen-"+r.ID(), "anthropic/claude-sonnet-4.5", `"provider":"Anthropic",`, message(r, s), s), "application/json"
 		},
 		Echo: message,
 		Next: func(conv, echo string, s Shape) string {
 			return head + user(conv) + `,` + echo + `,` + chatAfter(s, "toolu_01") + `]}`
 		},
 		Secrets: func(r Reasoning) []string { return []string{r.Text(), r.Sig(), r.Blob()} },
-		Mangles: []Mangle{
-			Edit("edited reasoning text", "reasoning_details", text, "text"),
-			Truncate("truncated signature", "reasoning_details", text, "signature"),
-			Delete("deleted signature", "reasoning_details", text, "signature"),
-			Truncate("truncated encrypted data", "reasoning_details", enc, "data"),
-			Delete("deleted encrypted data", "reasoning_details", enc, "data"),
-			Drop("dropped text item", "reasoning_details", text),
-			Drop("dropped encrypted item", "reasoning_details", enc),
-			MoveLast("text item moved last", "reasoning_details", text),
-			Dup("duplicated text item", "reasoning_details", text),
-			Dup("duplicated encrypted item", "reasoning_details", enc),
-			{Name: "reasoning_details deleted", Apply: func(e string) string { return deleteMember(deleteMember(e, "reasoning_details"), "reasoning") }},
-		},
+		Mangles: append(signedMangles("reasoning_details", text, enc, "text", "signature", "data"),
+			Mangle{Name: "reasoning_details deleted", Apply: func(e string) string { return deleteMember(deleteMember(e, "reasoning_details"), "reasoning") }}),
 	}
+}
+
+// signedMangles are the ways a client damages a turn that holds, in the
+// array in, a block of signed reasoning text (sel text: its text and
+// signature at the paths textAt and sigAt) and a block of encrypted
+// reasoning (sel enc: its data at dataAt).
+func signedMangles(in string, text, enc func(gjson.Result) bool, textAt, sigAt, dataAt string) []Mangle {
+	return []Mangle{
+		Edit("edited reasoning text", in, text, textAt),
+		Truncate("truncated signature", in, text, sigAt),
+		Delete("deleted signature", in, text, sigAt),
+		Truncate("truncated encrypted data", in, enc, dataAt),
+		Delete("deleted encrypted data", in, enc, dataAt),
+		Drop("dropped text block", in, text),
+		Drop("dropped encrypted block", in, enc),
+		MoveLast("text block moved last", in, text),
+		Dup("duplicated text block", in, text),
+		Dup("duplicated encrypted block", in, enc),
+	}
+}
+
+// chatCompletion is a chat completions body answering with message, a
+// turn of shape s; members (each followed by a comma) go after the model.
+func chatCompletion(id, model, members, message string, s Shape) string {
+	finish := "stop"
+	if s == Tool {
+		finish = "tool_calls"
+	}
+	return `{"id":"` + id + `","object":"chat.completion","created":1790000200,"model":"` + model + `",` + members +
+		`"choices":[{"index":0,"finish_reason":"` + finish + `","message":` + message + `}],"usage":{"prompt_tokens":60,"completion_tokens":35,"total_tokens":95}}`
 }
 
 // chatAfter is the message after a chat turn: the tool's result, or the
@@ -384,12 +387,7 @@ func reasoningContent(name, codec, upstream, provider, model, path, callID strin
 		Name: name, Codec: codec, Upstream: upstream, Provider: provider, Model: model, Path: path, Auth: bearer,
 		First: func(conv string) string { return head + user(conv) + `]}` },
 		Respond: func(r Reasoning, s Shape) (string, string) {
-			finish := "stop"
-			if s == Tool {
-				finish = "tool_calls"
-			}
-			return `{"id":"chatcmpl-` + r.ID() + `","object":"chat.completion","model":"` + model + `",` +
-				`"choices":[{"index":0,"finish_reason":"` + finish + `","message":` + message(r, s) + `}]}`, "application/json"
+			return chatCompletion("chatcmpl-"+r.ID(), model, "", message(r, s), s), "application/json"
 		},
 		Echo: message,
 		Next: func(conv, echo string, s Shape) string {
@@ -461,18 +459,8 @@ func converse() *API {
 			return head + user(conv) + `,` + echo + `,` + after + `]}`
 		},
 		Secrets: func(r Reasoning) []string { return []string{r.Text(), r.Sig(), r.Blob()} },
-		Mangles: []Mangle{
-			Edit("edited reasoning text", "content", text, "reasoningContent.reasoningText.text"),
-			Truncate("truncated signature", "content", text, "reasoningContent.reasoningText.signature"),
-			Delete("deleted signature", "content", text, "reasoningContent.reasoningText.signature"),
-			Truncate("truncated redacted content", "content", redacted, "reasoningContent.redactedContent"),
-			Delete("deleted redacted content", "content", redacted, "reasoningContent.redactedContent"),
-			Drop("dropped reasoning block", "content", text),
-			Drop("dropped redacted block", "content", redacted),
-			MoveLast("reasoning block moved last", "content", text),
-			Dup("duplicated reasoning block", "content", text),
-			Dup("duplicated redacted block", "content", redacted),
-		},
+		Mangles: signedMangles("content", text, redacted,
+			"reasoningContent.reasoningText.text", "reasoningContent.reasoningText.signature", "reasoningContent.redactedContent"),
 	}
 }
 
@@ -531,12 +519,7 @@ func mistral() *API {
 		Path: "/v1/chat/completions", Auth: bearer,
 		First: func(conv string) string { return head + user(conv) + `]}` },
 		Respond: func(r Reasoning, s Shape) (string, string) {
-			finish := "stop"
-			if s == Tool {
-				finish = "tool_calls"
-			}
-			return `{"id":"` + r.ID() + `","object":"chat.completion","created":1790000200,"model":"magistral-medium-2509",` +
-				`"choices":[{"index":0,"finish_reason":"` + finish + `","message":` + message(r, s) + `}],"usage":{"prompt_tokens":60,"total_tokens":95,"completion_tokens":35}}`, "application/json"
+			return chatCompletion(r.ID(), "magistral-medium-2509", "", message(r, s), s), "application/json"
 		},
 		Echo: message,
 		Next: func(conv, echo string, s Shape) string {
