@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/reasonreplay/replay/internal/repairtest"
 	"github.com/reasonreplay/replay/redisstore"
@@ -21,7 +22,10 @@ func fresh(t *testing.T, r *redisServer, mode replayproxy.Mode) (*repairtest.Pro
 	return p, func(tb testing.TB) repairtest.Deployment {
 		c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(r.port)})
 		store := redisstore.New(c, redisstore.Options{Prefix: "world" + strconv.FormatInt(n.Add(1), 10) + ":"})
-		return repairtest.Proxy(tb, p, replayproxy.Config{Store: store, Mode: mode,
+		// The properties are about scope, not about a slow store: a
+		// machine busy enough (the race detector, other builds) to keep
+		// Redis past the default 250ms would turn them into store errors.
+		return repairtest.Proxy(tb, p, replayproxy.Config{Store: store, Mode: mode, StoreTimeout: 10 * time.Second,
 			Secret: []byte("the secret every instance of this deployment shares")})
 	}
 }
