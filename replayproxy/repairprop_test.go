@@ -33,8 +33,11 @@ func TestProxyCrossTenant(t *testing.T) {
 	p := repairtest.NewProvider(t)
 	for name, open := range stores(t) {
 		for _, mode := range []replayproxy.Mode{replayproxy.ModeReport, replayproxy.ModeEnforce} {
+			var store interface{ Len() int } // the last deployment's
 			fresh := func(tb testing.TB) repairtest.Deployment {
-				return repairtest.Proxy(tb, p, replayproxy.Config{Store: open(tb), Mode: mode})
+				s := open(tb)
+				store = s.(interface{ Len() int })
+				return repairtest.Proxy(tb, p, replayproxy.Config{Store: s, Mode: mode})
 			}
 			for _, api := range repairtest.APIs() {
 				for _, s := range shapes {
@@ -42,7 +45,7 @@ func TestProxyCrossTenant(t *testing.T) {
 						repairtest.CrossTenant(t, p, fresh, api, s)
 						repairtest.OtherUpstream(t, p, fresh, api, s)
 						if mode == replayproxy.ModeReport {
-							repairtest.NoCredential(t, p, fresh, api, s, nil)
+							repairtest.NoCredential(t, p, fresh, api, s, func() int { return store.Len() })
 						}
 					})
 				}
