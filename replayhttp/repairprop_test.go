@@ -55,7 +55,7 @@ func TestMangleProperty(t *testing.T) {
 	for _, api := range repairtest.APIs() {
 		for _, s := range shapes {
 			t.Run(api.Name+"/"+s.String(), func(t *testing.T) {
-				outcomes := repairtest.MangleProperty(t, p, d, api, s, 20)
+				outcomes := repairtest.MangleProperty(t, p, d, api, s, 100)
 				for _, o := range outcomes {
 					if o.Problem != "" {
 						t.Errorf("%s: %s", o.Variant, o.Problem)
