@@ -258,6 +258,15 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 			}
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		// The caller went away (repair stops then too): nothing more is
+		// worth doing for it.
+		if capture != nil {
+			capture.setRequest(nil, repairs, retries)
+			capture.setTurn(nil, err)
+		}
+		return nil, err
+	}
 	var rep *replay.Report
 	if t.Audit != AuditOff && c.req != nil {
 		r := t.registry().AuditReplay(c.req.History, c.target)
