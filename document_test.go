@@ -208,3 +208,40 @@ func TestReadersKeepNothingOfTheInput(t *testing.T) {
 		}
 	}
 }
+
+// An item of a type kept whole keeps this library's marks through the
+// document (an unfinished item stays unreplayable, a sealed one keeps its
+// digest), beside the provider's object kept byte for byte; an object
+// with none of them, and none of their names, is written as it came. A
+// version-1 document's such item is the provider's object whole.
+func TestOpaqueItemThroughTheDocument(t *testing.T) {
+	raw := `{"type":"reasoning.future","format":"f", "payload": {"a":[1, 2]},"unfinished":"theirs"}`
+	o := &replay.Opaque{Type: "reasoning.future", Raw: json.RawMessage(raw)}
+	o.Unfinished = true
+	o.Digest = "sha256:" + strings.Repeat("0a", 32)
+	plain := &replay.Opaque{Type: "reasoning.other", Raw: json.RawMessage(`{"type":"reasoning.other","id":5}`)}
+	tu := &replay.Turn{Complete: true, Blocks: []replay.Block{o, plain}}
+	doc := tu.AppendJSON(nil)
+	assert.Contains(t, string(doc), `{"type":"reasoning.future","unfinished":true,"digest":"sha256:0a0a`)
+	assert.Contains(t, string(doc), `"extra":`+raw+`}`)
+	assert.Contains(t, string(doc), `,{"type":"reasoning.other","id":5}]`)
+	back, err := replay.UnmarshalTurn(doc)
+	require.NoError(t, err)
+	got := back.Items()[0].(*replay.Opaque)
+	assert.True(t, got.Unfinished)
+	assert.False(t, replay.Replayable(got))
+	assert.Equal(t, o.Digest, got.Digest)
+	assert.Equal(t, raw, string(got.Raw))
+	assert.Equal(t, replay.Format("f"), got.Format)
+	assert.Equal(t, `{"type":"reasoning.other","id":5}`, string(back.Items()[1].(*replay.Opaque).Raw))
+	assert.Equal(t, string(doc), string(back.AppendJSON(nil)))
+
+	// Version 1 wrote no library member on such an item: its object is the
+	// provider's, whatever it holds.
+	v1 := `{"version":1,"complete":true,"blocks":[{"type":"reasoning.future","unfinished":true,"extra":{"type":"reasoning.future"}}]}`
+	old, err := replay.UnmarshalTurn([]byte(v1))
+	require.NoError(t, err)
+	oo := old.Items()[0].(*replay.Opaque)
+	assert.False(t, oo.Unfinished)
+	assert.Equal(t, `{"type":"reasoning.future","unfinished":true,"extra":{"type":"reasoning.future"}}`, string(oo.Raw))
+}
