@@ -11,7 +11,7 @@
 //	replay convert --to API [--account A] [--compact] [--framing F] [--from API] [--model M] [--provider P] [--sentinel] [--stream] [--to-account A] [--to-model M] [--to-provider P] [--to-text] [-v] FILE|-
 //	replay audit --api API [--account A] [--compact] [--jobs N] [--model M] [--prefix-hash H] [--progress] [--provider P] [--request BODY] [--store] [--thinking] [--tools] [HISTORY|DIR|-]...
 //	replay validate [--kind KIND] FILE...
-//	replay proxy [--config FILE] [--listen ADDR] [--log-level LEVEL] [--max-body N] [--max-streams N] [--mode MODE] [--retry] [--shutdown-timeout D] [--store URI] [--store-max-bytes N] [--store-max-turns N] [--store-timeout D] [--store-ttl D] [--upstream NAME=URL]
+//	replay proxy [--config FILE] [--listen ADDR] [--log-level LEVEL] [--max-body N] [--max-streams N] [--mode MODE] [--retry] [--secret-file FILE] [--shutdown-timeout D] [--store URI] [--store-max-bytes N] [--store-max-turns N] [--store-timeout D] [--store-ttl D] [--upstream NAME=URL]
 //	replay demo
 //
 // JSON goes to stdout, diagnostics to stderr. The exit status is 0 on

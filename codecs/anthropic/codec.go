@@ -72,9 +72,11 @@
 package anthropic
 
 import (
+	"net/http"
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/jsonw"
 )
@@ -152,3 +154,55 @@ func bodyErr(ptr, format string, args ...any) error {
 }
 
 func itoa(i int) string { return string(jsonw.Int(nil, i)) }
+
+// web are the API's HTTP facts: the Messages path (also on the
+// Anthropic-compatible endpoints of other hosts, whose provider the host
+// names), Vertex's rawPredict and Bedrock's InvokeModel paths for Claude.
+var web = &codecs.HTTP{
+	Routes: []codecs.Route{
+		{Path: "/messages"},
+		{Path: "/publishers/anthropic/models/{model}:rawPredict", Provider: "vertex"},
+		{Path: "/publishers/anthropic/models/{model}:streamRawPredict", Provider: "vertex"},
+		{Path: "/model/{model}/invoke", Provider: "bedrock", Models: []string{"*anthropic.*"}},
+		{Path: "/model/{model}/invoke-with-response-stream", Provider: "bedrock", Models: []string{"*anthropic.*"}},
+	},
+	Hosts:      []codecs.Host{{Suffix: "api.anthropic.com", Provider: "anthropic"}},
+	Credential: codecs.Header("x-api-key", "authorization"),
+	Endpoint:   "https://api.anthropic.com",
+	Names:      map[string]string{"anthropic": "anthropic", "claude": "anthropic"},
+	ErrorBody:  errorBody,
+}
+
+var _ codecs.HTTPCodec = Codec{}
+
+// HTTP returns the API's HTTP facts.
+func (Codec) HTTP() *codecs.HTTP { return web }
+
+// errorBody writes an error body as the Messages API does:
+// {"type":"error","error":{"type":...,"message":...}}; Claude on Bedrock
+// answers as AWS does.
+func errorBody(provider string, status int, msg string) ([]byte, http.Header) {
+	if provider == "bedrock" {
+		return codecs.AWSErrorBody(status, msg)
+	}
+	typ := "invalid_request_error"
+	switch status {
+	case http.StatusUnauthorized:
+		typ = "authentication_error"
+	case http.StatusNotFound:
+		typ = "not_found_error"
+	case http.StatusRequestEntityTooLarge:
+		typ = "request_too_large"
+	case http.StatusTooManyRequests:
+		typ = "rate_limit_error"
+	case http.StatusServiceUnavailable:
+		typ = "overloaded_error"
+	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusGatewayTimeout:
+		typ = "api_error"
+	}
+	b := []byte(`{"type":"error","error":{"type":`)
+	b = jsonw.String(b, typ)
+	b = append(b, `,"message":`...)
+	b = jsonw.String(b, msg)
+	return append(b, "}}"...), nil
+}

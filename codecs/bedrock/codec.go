@@ -61,7 +61,12 @@
 // ever sent to a model that did not mint it (see [Codec.Contract]).
 package bedrock
 
-import "github.com/reasonreplay/replay"
+import (
+	"net/http"
+
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
+)
 
 // API is the codec's API name.
 const API = "bedrock-converse"
@@ -104,3 +109,23 @@ func (c Codec) provenance() replay.Provenance {
 	}
 	return replay.Provenance{API: API, Provider: p, Model: c.Model}
 }
+
+// web are the API's HTTP facts: Converse and ConverseStream on the
+// Bedrock runtime.
+var web = &codecs.HTTP{
+	Routes: []codecs.Route{
+		{Path: "/model/{model}/converse", Provider: "bedrock"},
+		{Path: "/model/{model}/converse-stream", Provider: "bedrock"},
+	},
+	Hosts:      []codecs.Host{{Suffix: "amazonaws.com", Provider: "bedrock"}},
+	Credential: codecs.Header("authorization"),
+	Names:      map[string]string{"bedrock": "bedrock", "bedrock-converse": "bedrock"},
+	ErrorBody: func(_ string, status int, msg string) ([]byte, http.Header) {
+		return codecs.AWSErrorBody(status, msg)
+	},
+}
+
+var _ codecs.HTTPCodec = Codec{}
+
+// HTTP returns the API's HTTP facts.
+func (Codec) HTTP() *codecs.HTTP { return web }

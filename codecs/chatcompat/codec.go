@@ -42,6 +42,9 @@ package chatcompat
 
 import (
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
+	"net/http"
+	"strings"
 )
 
 // API names registered by this package.
@@ -73,6 +76,11 @@ type Codec struct {
 // New returns the codec for api ("deepseek", "xai", "openai-compatible")
 // with the profile for the provider and model.
 func New(api, provider, model string) Codec {
+	switch strings.ToLower(provider) {
+	case "gemini", "google":
+		// Gemini's own host serves its OpenAI-compatible chat endpoint.
+		provider = "gemini-openai"
+	}
 	switch api {
 	case APIDeepSeek:
 		if provider == "" {
@@ -114,4 +122,53 @@ func (c Codec) API() string {
 // NewStream returns a fresh [StreamDecoder] for the codec's profile.
 func (c Codec) NewStream() replay.FrameDecoder {
 	return &StreamDecoder{API: c.API(), Profile: c.Profile, Limits: c.Limits}
+}
+
+// webs are the HTTP facts of the package's three APIs: each serves chat
+// completions; the generic API is the one a request to a named provider
+// that no other chat API claims falls back to.
+var webs = map[string]*codecs.HTTP{
+	APIDeepSeek: {
+		Routes:     []codecs.Route{{Path: "/chat/completions", Shared: true}},
+		Hosts:      []codecs.Host{{Suffix: "api.deepseek.com", Provider: "deepseek"}},
+		Credential: codecs.Header("authorization"),
+		Endpoint:   "https://api.deepseek.com",
+		Names:      map[string]string{"deepseek": "deepseek"},
+		ErrorBody:  errorBody,
+	},
+	APIXAI: {
+		Routes:     []codecs.Route{{Path: "/chat/completions", Shared: true}},
+		Hosts:      []codecs.Host{{Suffix: "api.x.ai", Provider: "xai"}},
+		Credential: codecs.Header("authorization"),
+		Endpoint:   "https://api.x.ai",
+		Names:      map[string]string{"xai": "xai", "grok": "xai"},
+		ErrorBody:  errorBody,
+	},
+	APIGeneric: {
+		Routes: []codecs.Route{{Path: "/chat/completions", Shared: true, Fallback: codecs.FallbackNamed}},
+		Hosts: []codecs.Host{
+			{Suffix: "api.moonshot.ai", Provider: "moonshot"},
+			{Suffix: "api.moonshot.cn", Provider: "moonshot"},
+			{Suffix: "api.z.ai", Provider: "zai"},
+			{Suffix: "open.bigmodel.cn", Provider: "zhipu"},
+			{Suffix: "api.minimax.io", Provider: "minimax"},
+			{Suffix: "api.minimaxi.com", Provider: "minimax"},
+			{Suffix: "dashscope.aliyuncs.com", Provider: "dashscope"},
+			{Suffix: "dashscope-intl.aliyuncs.com", Provider: "dashscope"},
+			{Suffix: "api.groq.com", Provider: "groq"},
+		},
+		Credential: codecs.Header("authorization", "api-key"),
+		Names: map[string]string{"moonshot": "moonshot", "kimi": "moonshot", "zai": "zai", "glm": "zai",
+			"groq": "groq", "minimax": "minimax", "dashscope": "dashscope", "qwen": "dashscope"},
+		ErrorBody: errorBody,
+	},
+}
+
+var _ codecs.HTTPCodec = Codec{}
+
+// HTTP returns the HTTP facts of the codec's API.
+func (c Codec) HTTP() *codecs.HTTP { return webs[c.API()] }
+
+func errorBody(_ string, status int, msg string) ([]byte, http.Header) {
+	return codecs.OpenAIErrorBody(status, msg)
 }

@@ -73,10 +73,13 @@
 package gemini
 
 import (
+	"net/http"
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/gemsig"
+	"github.com/reasonreplay/replay/internal/jsonw"
 )
 
 // API is the codec's API name.
@@ -199,4 +202,52 @@ func baseModel(m string) string {
 		m = m[:i]
 	}
 	return m
+}
+
+// web are the API's HTTP facts: generateContent and its stream on AI
+// Studio and Vertex (whose paths end the same way).
+var web = &codecs.HTTP{
+	Routes: []codecs.Route{
+		{Path: "/models/{model}:generateContent"},
+		{Path: "/models/{model}:streamGenerateContent", Array: true},
+	},
+	Hosts: []codecs.Host{
+		{Suffix: "generativelanguage.googleapis.com", Provider: "gemini"},
+		{Suffix: "aiplatform.googleapis.com", Provider: "vertex"},
+	},
+	Credential: codecs.Header("x-goog-api-key", "?key", "authorization"),
+	Endpoint:   "https://generativelanguage.googleapis.com",
+	Names:      map[string]string{"gemini": "gemini", "google": "gemini", "vertex": "vertex"},
+	ErrorBody:  errorBody,
+}
+
+var _ codecs.HTTPCodec = Codec{}
+
+// HTTP returns the API's HTTP facts.
+func (Codec) HTTP() *codecs.HTTP { return web }
+
+// errorBody writes an error body as Google's APIs do:
+// {"error":{"code":...,"message":...,"status":...}}.
+func errorBody(_ string, status int, msg string) ([]byte, http.Header) {
+	st := "INVALID_ARGUMENT"
+	switch status {
+	case http.StatusUnauthorized:
+		st = "UNAUTHENTICATED"
+	case http.StatusForbidden:
+		st = "PERMISSION_DENIED"
+	case http.StatusNotFound:
+		st = "NOT_FOUND"
+	case http.StatusTooManyRequests:
+		st = "RESOURCE_EXHAUSTED"
+	case http.StatusServiceUnavailable, http.StatusBadGateway:
+		st = "UNAVAILABLE"
+	case http.StatusGatewayTimeout:
+		st = "DEADLINE_EXCEEDED"
+	case http.StatusInternalServerError:
+		st = "INTERNAL"
+	}
+	b := jsonw.Int([]byte(`{"error":{"code":`), status)
+	b = jsonw.String(append(b, `,"message":`...), msg)
+	b = jsonw.String(append(b, `,"status":`...), st)
+	return append(b, "}}"...), nil
 }

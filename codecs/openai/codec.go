@@ -96,10 +96,12 @@
 package openai
 
 import (
+	"net/http"
 	"strings"
 	"unsafe"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/formats"
 )
 
@@ -210,3 +212,24 @@ func view(b []byte) string {
 	}
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
+
+// web are the API's HTTP facts.
+var web = &codecs.HTTP{
+	Routes: []codecs.Route{{Path: "/responses"}},
+	Hosts: []codecs.Host{
+		{Suffix: "api.openai.com", Provider: "openai"},
+		{Suffix: "openai.azure.com", Provider: "azure"},
+		{Suffix: "api.x.ai", Provider: "xai"},
+	},
+	Credential: codecs.Header("authorization", "api-key"),
+	Endpoint:   "https://api.openai.com",
+	Names:      map[string]string{"openai": "openai", "openai-responses": "openai", "azure": "azure"},
+	ErrorBody: func(_ string, status int, msg string) ([]byte, http.Header) {
+		return codecs.OpenAIErrorBody(status, msg)
+	},
+}
+
+var _ codecs.HTTPCodec = Codec{}
+
+// HTTP returns the API's HTTP facts.
+func (Codec) HTTP() *codecs.HTTP { return web }
