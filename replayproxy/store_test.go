@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -112,51 +111,6 @@ func mustCodec(t *testing.T) replay.FrameDecoder {
 }
 
 func fkey(id string) replayhttp.Key { return replayhttp.Key{Tenant: "t", Conversation: "c" + id} }
-
-// The file store keeps its turns across a restart, drops the expired ones
-// and stays within its bounds.
-func TestFileStoreSurvivesRestart(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "turns.jsonl")
-	ctx := context.Background()
-	s, err := replayproxy.OpenFileStore(path, replayproxy.StoreOptions{MaxTurns: 3})
-	require.NoError(t, err)
-	want := map[string]string{}
-	for _, id := range []string{"1", "2", "3", "4"} {
-		tu := turnOf(t, sigFor(id), "toolu_"+id)
-		require.NoError(t, s.Put(ctx, fkey(id), tu.AppendJSON(nil)))
-		want[id] = string(tu.AppendJSON(nil))
-	}
-	require.NoError(t, s.Close())
-
-	s, err = replayproxy.OpenFileStore(path, replayproxy.StoreOptions{MaxTurns: 3})
-	require.NoError(t, err)
-	defer s.Close()
-	assert.Equal(t, 3, s.Len(), "the newest within the bounds")
-	got, err := s.Get(ctx, fkey("1"))
-	require.NoError(t, err)
-	assert.Empty(t, got)
-	for _, id := range []string{"2", "3", "4"} {
-		got, err := s.Get(ctx, fkey(id))
-		require.NoError(t, err)
-		require.Len(t, got, 1)
-		assert.Equal(t, want[id], string(got[0]), "byte for byte")
-	}
-	b, err := os.ReadFile(path)
-	require.NoError(t, err)
-	assert.Equal(t, 3, strings.Count(string(b), "\n"), "rewritten with the live records")
-
-	// An expired record and a line cut by a crash are skipped.
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o600)
-	require.NoError(t, err)
-	_, _ = f.WriteString(`{"expires":1,"tenant":"t","conversation":"old","turn":` + want["1"] + "}\n" + `{"expires":99999999999999,"tenant":"t","conversation":"cut","tu`)
-	f.Close()
-	s2, err := replayproxy.OpenFileStore(path, replayproxy.StoreOptions{MaxTurns: 3})
-	require.NoError(t, err)
-	defer s2.Close()
-	assert.Equal(t, 3, s2.Len())
-	got, _ = s2.Get(ctx, replayhttp.Key{Tenant: "t", Conversation: "old"})
-	assert.Empty(t, got)
-}
 
 // OpenStore names its stores, and says where the Redis one lives.
 func TestOpenStore(t *testing.T) {
