@@ -71,12 +71,12 @@ func TestRecordsDamaged(t *testing.T) {
 		bad  []byte
 		want string
 	}{
-		"document": {bytes.Replace(rec(`{"n":9}`), []byte(`9`), []byte(`8`), 1), "a record that fails its CRC (a write cut short, or damage)"},
-		"length longer": {bytes.Replace(rec(`{"n":9}`), []byte(" 7 "), []byte(" 70 "), 1), "a record cut short (a write cut by a crash), or whose length was damaged"},
+		"document":       {bytes.Replace(rec(`{"n":9}`), []byte(`9`), []byte(`8`), 1), "a record that fails its CRC (a write cut short, or damage)"},
+		"length longer":  {bytes.Replace(rec(`{"n":9}`), []byte(" 7 "), []byte(" 70 "), 1), "a record cut short (a write cut by a crash), or whose length was damaged"},
 		"length shorter": {bytes.Replace(rec(`{"n":9}`), []byte(" 7 "), []byte(" 3 "), 1), "a record that fails its CRC (a write cut short, or damage)"},
-		"huge length": {bytes.Replace(rec(`{"n":9}`), []byte(" 7 "), []byte(" 99999999999 "), 1), "a record header that does not read (a write cut short, or damage)"},
-		"header": {append([]byte("R x"), rec(`{"n":9}`)[3:]...), "a record header that does not read (a write cut short, or damage)"},
-		"no header end": {[]byte("R " + strings.Repeat("1", 200)), "a record header that does not read (a write cut short, or damage)"},
+		"huge length":    {bytes.Replace(rec(`{"n":9}`), []byte(" 7 "), []byte(" 99999999999 "), 1), "a record header that does not read (a write cut short, or damage)"},
+		"header":         {append([]byte("R x"), rec(`{"n":9}`)[3:]...), "a record header that does not read (a write cut short, or damage)"},
+		"no header end":  {[]byte("R " + strings.Repeat("1", 200)), "a record header that does not read (a write cut short, or damage)"},
 	} {
 		data := append([]byte(fileMagic), good1...)
 		data = append(data, c.bad...)
