@@ -29,7 +29,9 @@ func dkey(k replayhttp.Key) string {
 	return "replay:d:{" + strconv.Itoa(len(k.Tenant)) + ":" + k.Tenant + ":" + k.Conversation + "}"
 }
 
-func doc(i int) []byte { return []byte(fmt.Sprintf(`{"turn":%d,"text":"%s"}`, i, strings.Repeat("t", 700))) }
+func doc(i int) []byte {
+	return []byte(fmt.Sprintf(`{"turn":%d,"text":"%s"}`, i, strings.Repeat("t", 700)))
+}
 
 func gets(t *testing.T, s *redisstore.Store, k replayhttp.Key) []string {
 	t.Helper()
