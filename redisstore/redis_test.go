@@ -26,7 +26,7 @@ import (
 // redisServer is a redis-server the test started on a loopback port, with
 // no persistence: a restart empties it.
 type redisServer struct {
-	t    *testing.T
+	t    testing.TB
 	port int
 	cmd  *exec.Cmd
 	// dir, when set, holds an append-only file synced at every write: a
@@ -37,11 +37,11 @@ type redisServer struct {
 // startRedis starts redis-server on a free loopback port, with no
 // persistence (a restart empties it), or skips the test when the binary is
 // not installed.
-func startRedis(t *testing.T) *redisServer { return startRedisWith(t, false) }
+func startRedis(t testing.TB) *redisServer { return startRedisWith(t, false) }
 
 // startRedisWith starts redis-server, persisting every write to an
 // append-only file when persist is set.
-func startRedisWith(t *testing.T, persist bool) *redisServer {
+func startRedisWith(t testing.TB, persist bool) *redisServer {
 	t.Helper()
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip("redis-server is not installed (Debian: apt-get install redis-server); the Redis store's tests need a real server")

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/replayhttp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -122,4 +123,52 @@ func TestForeignFileRefused(t *testing.T) {
 	require.ErrorContains(t, err, "is not a replay store file")
 	b, _ := os.ReadFile(path)
 	assert.Equal(t, "precious\n", string(b))
+}
+
+// FuzzRecords: a record of any document and key reads back byte for byte
+// (a document that is not valid JSON is skipped, as untrusted input), and
+// any file, however damaged, reads to an end without a panic, yielding
+// only records whose CRC holds.
+func FuzzRecords(f *testing.F) {
+	f.Add("t", "c", []byte(`{"a":1}`), []byte(fileMagic+"R 1 1 1 2 00000000\ntc{}\n"))
+	f.Add("", "R ", []byte("{\n\"R\": \"\\nR 1\"}"), []byte(fileMagic+"R x\nR 1 2 3"))
+	f.Fuzz(func(t *testing.T, tenant, conv string, doc, file []byte) {
+		if len(tenant) > maxKeyBytes || len(conv) > maxKeyBytes || len(doc) == 0 {
+			return
+		}
+		k := replayhttp.Key{Tenant: tenant, Conversation: conv}
+		data := appendRecord(append([]byte(fileMagic), file...), k, doc, exp)
+		r := &recordReader{f: bytes.NewReader(data), off: int64(len(fileMagic)), size: int64(len(data)), maxDoc: 1 << 20}
+		var last record
+		var lastWhy string
+		for i := 0; ; i++ {
+			if i > len(data)+2 {
+				t.Fatal("the reader does not end")
+			}
+			rec, why, err := r.next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if why == "" && rec.doc == nil {
+				break
+			}
+			last, lastWhy = rec, why
+		}
+		// The record appended last reads back, unless the damage before
+		// it swallowed it whole in a record of its own that checks out.
+		if lastWhy == "" && last.key == k {
+			if !bytes.Equal(last.doc, doc) {
+				t.Fatalf("read back %q, want %q", last.doc, doc)
+			}
+		}
+		if len(file) == 0 {
+			valid := jsonw.ValidBytes(doc)
+			if valid && (lastWhy != "" || !bytes.Equal(last.doc, doc) || last.key != k) {
+				t.Fatalf("a record alone does not read back: %q %q", lastWhy, last.doc)
+			}
+			if !valid && lastWhy == "" {
+				t.Fatal("a document that is not JSON was read")
+			}
+		}
+	})
 }

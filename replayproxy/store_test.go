@@ -155,3 +155,41 @@ func TestFileStoreAcrossProxyRestart(t *testing.T) {
 	require.Len(t, got, 2)
 	assert.Equal(t, followUp(`{"role":"assistant","content":[`+thinkingBlock(sig)+`,`+toolUse("toolu_RS")+`]}`, "toolu_RS"), string(got[1].body))
 }
+
+// refusingStore refuses, as an entry's problem, every document that names
+// a tool call "toolu_big".
+type refusingStore struct{ replayhttp.MemoryStore }
+
+func (r *refusingStore) Put(ctx context.Context, key replayhttp.Key, doc []byte) error {
+	if strings.Contains(string(doc), "toolu_big") {
+		return &replayhttp.EntryError{Key: key, Reason: "a document too large"}
+	}
+	return r.MemoryStore.Put(ctx, key, doc)
+}
+
+// An entry refused by the store is that entry's problem: the store is not
+// taken for down (no backoff, no log line, store_up stays 1), and the next
+// conversations are captured and repaired as before.
+func TestEntryErrorKeepsTheStore(t *testing.T) {
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		id := r.Header.Get("X-Call")
+		writeEvents(w, anthropicEvents(sigFor(id), "toolu_"+id))
+	})
+	hs, srv, logs := proxy(t, replayproxy.Config{Store: &refusingStore{}, StoreTimeout: 100 * time.Millisecond, StoreBackoff: time.Minute,
+		Upstreams: []replayproxy.Upstream{{Name: "anthropic", URL: up.URL}}})
+	for _, id := range []string{"big", "ok1", "big", "ok2"} {
+		readAll(t, post(t, hs.URL+"/anthropic/v1/messages", anthropicRequest(firstUser), "X-Call", id))
+		resp := post(t, hs.URL+"/anthropic/v1/messages", followUp(`{"role":"assistant","content":[`+toolUse("toolu_"+id)+`]}`, "toolu_"+id), "X-Call", id+"b")
+		readAll(t, resp)
+		if id == "big" {
+			assert.NotContains(t, resp.Header.Get(replayproxy.HeaderRepairs), "restored")
+		} else {
+			assert.Equal(t, "restored=1", resp.Header.Get(replayproxy.HeaderRepairs), id)
+		}
+	}
+	assert.NotContains(t, logs.String(), "store unavailable")
+	m := metrics(t, srv)
+	assert.Contains(t, m, "\nreplay_proxy_store_up 1\n")
+	assert.Contains(t, m, `replay_proxy_store_errors_total{op="put",result="entry"} 4`, "two big conversations of two turns (toolu_big, toolu_bigb)")
+	assert.NotContains(t, m, `result="failed"`)
+}

@@ -1,71 +1,95 @@
 package all_test
 
 import (
-	"bytes"
-	"os"
+	"context"
 	"path/filepath"
-	"strings"
+	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/replayhttp"
+	"github.com/reasonreplay/replay/replayproxy"
 )
 
-// fixtureDirs are the testdata directories whose captures each API's
-// decoders read.
-var fixtureDirs = map[string][]string{
-	"anthropic":         {"anthropic"},
-	"bedrock-converse":  {"bedrock-converse"},
-	"cohere":            {"cohere"},
-	"deepseek":          {"chatcompat"},
-	"gemini":            {"gemini"},
-	"mistral":           {"mistral"},
-	"openai-compatible": {"chatcompat"},
-	"openai-responses":  {"openai"},
-	"openrouter":        {"openrouter"},
-	"xai":               {"chatcompat"},
-}
-
-// tripVias are what a document goes through besides being read back:
-// nothing here (the stores' own tests add theirs).
-var tripVias []codectest.Via
-
-// fuzzTrip seeds f with api's fixtures (bodies and streams) and checks the
-// document round trip of whatever its decoders make of any input:
-// decode -> document -> read -> encode gives the bytes decode -> encode
-// gives, for the turn as decoded and sealed, directly and through
-// tripVias.
-func fuzzTrip(f *testing.F, api string) {
-	for _, dir := range fixtureDirs[api] {
-		files, _ := filepath.Glob(filepath.Join("../../testdata", dir, "*"))
-		for _, name := range files {
-			if strings.HasSuffix(name, ".golden.json") || strings.HasSuffix(name, ".request") {
-				continue
-			}
-			data, err := os.ReadFile(name)
-			if err != nil || len(data) > 64<<10 {
-				continue
-			}
-			f.Add(data, !strings.HasSuffix(name, ".json"))
+// tripVias are the stores a document goes through in the trip: the
+// memory store, and the file store (each document put, synced and read
+// back; every 64th trip the store is closed and opened again, and every
+// document put so far must read back from the file byte for byte). The
+// Redis store's trip is in its module's tests.
+func tripVias(f *testing.F) []codectest.Via {
+	mem := &replayhttp.MemoryStore{}
+	dir := f.TempDir()
+	var (
+		mu    sync.Mutex
+		file  *replayproxy.FileStore
+		n     int
+		put   = map[replayhttp.Key]string{}
+		fileT = filepath.Join(dir, "turns")
+	)
+	f.Cleanup(func() {
+		if file != nil {
+			file.Close()
 		}
-	}
-	f.Fuzz(func(t *testing.T, data []byte, stream bool) {
-		c, err := replay.Lookup(api, "", "")
-		if err != nil {
+	})
+	through := func(t testing.TB, s replayhttp.Store, k replayhttp.Key, doc []byte) []byte {
+		t.Helper()
+		if err := s.Put(context.Background(), k, doc); err != nil {
 			t.Fatal(err)
 		}
-		var tu *replay.Turn
-		if stream {
-			opts := replay.StreamOptions{Framing: replay.FramingAuto, Limits: replay.Limits{MaxEvent: 1 << 16, MaxItem: 1 << 16, MaxBlocks: 64}}
-			tu, _ = replay.DecodeStream(bytes.NewReader(data), c.NewStream(), opts)
-		} else {
-			tu, _ = c.Decode(data)
+		got, err := s.Get(context.Background(), k)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("the store gave back %d documents (%v)", len(got), err)
 		}
-		if tu == nil {
-			return
-		}
-		codectest.DocumentTrip(t, c, tu, tripVias...)
-	})
+		return got[0]
+	}
+	return []codectest.Via{
+		{Name: "memory store", Trip: func(t testing.TB, doc []byte) []byte {
+			mu.Lock()
+			defer mu.Unlock()
+			n++
+			return through(t, mem, replayhttp.Key{Tenant: "t", Conversation: strconv.Itoa(n)}, doc)
+		}},
+		{Name: "file store", Trip: func(t testing.TB, doc []byte) []byte {
+			mu.Lock()
+			defer mu.Unlock()
+			var err error
+			if file == nil {
+				if file, err = replayproxy.OpenFileStore(fileT, replayproxy.StoreOptions{MaxTurns: 256}); err != nil {
+					t.Fatal(err)
+				}
+				clear(put)
+			}
+			n++
+			k := replayhttp.Key{Tenant: "t", Conversation: strconv.Itoa(n)}
+			got := through(t, file, k, doc)
+			put[k] = string(doc)
+			if n%64 == 0 {
+				if err := file.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if file, err = replayproxy.OpenFileStore(fileT, replayproxy.StoreOptions{MaxTurns: 256}); err != nil {
+					t.Fatal(err)
+				}
+				for k, want := range put {
+					back, err := file.Get(context.Background(), k)
+					if err != nil || len(back) != 1 || string(back[0]) != want {
+						t.Fatalf("after a restart of the file store, %v reads %q, want %q (%v)", k, back, want, err)
+					}
+				}
+				if file.Len() > 256 {
+					t.Fatalf("%d entries", file.Len())
+				}
+				clear(put) // those not yet let go of were checked
+			}
+			return got
+		}},
+	}
+}
+
+func fuzzTrip(f *testing.F, api string) {
+	codectest.FuzzTrip(f, "../../testdata", []string{api}, tripVias(f)...)
 }
 
 func FuzzTripAnthropic(f *testing.F)        { fuzzTrip(f, "anthropic") }
@@ -82,7 +106,7 @@ func FuzzTripXAI(f *testing.F)              { fuzzTrip(f, "xai") }
 // TestTripEveryAPI makes sure every registered API has a trip target.
 func TestTripEveryAPI(t *testing.T) {
 	for _, api := range replay.Default.APIs() {
-		if len(fixtureDirs[api]) == 0 {
+		if len(codectest.TripDirs[api]) == 0 {
 			t.Errorf("%s has no document trip fuzz target", api)
 		}
 	}

@@ -2,6 +2,9 @@ package codectest
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/reasonreplay/replay"
@@ -101,4 +104,60 @@ func altered(c replay.ReasoningCodec, t *replay.Turn) int {
 		}
 	}
 	return n
+}
+
+// FuzzTrip is the document trip as a fuzz target over the decoders of
+// apis (registered in replay.Default; the input picks one): seeded with
+// the files of each API's directories under testdata (response bodies,
+// and streams of any framing), each input is decoded as a body or as a
+// stream, and [DocumentTrip] runs on what the decoder makes of it,
+// through vias.
+func FuzzTrip(f *testing.F, testdata string, apis []string, vias ...Via) {
+	for i, api := range apis {
+		for _, dir := range TripDirs[api] {
+			files, _ := filepath.Glob(filepath.Join(testdata, dir, "*"))
+			for _, name := range files {
+				if strings.HasSuffix(name, ".golden.json") || strings.HasSuffix(name, ".request") {
+					continue
+				}
+				data, err := os.ReadFile(name)
+				if err != nil || len(data) > 64<<10 {
+					continue
+				}
+				f.Add(uint8(i), data, !strings.HasSuffix(name, ".json"))
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, which uint8, data []byte, stream bool) {
+		c, err := replay.Lookup(apis[int(which)%len(apis)], "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tu *replay.Turn
+		if stream {
+			opts := replay.StreamOptions{Framing: replay.FramingAuto, Limits: replay.Limits{MaxEvent: 1 << 16, MaxItem: 1 << 16, MaxBlocks: 64}}
+			tu, _ = replay.DecodeStream(bytes.NewReader(data), c.NewStream(), opts)
+		} else {
+			tu, _ = c.Decode(data)
+		}
+		if tu == nil {
+			return
+		}
+		DocumentTrip(t, c, tu, vias...)
+	})
+}
+
+// TripDirs are the testdata directories (under the module's testdata)
+// whose captures each API's decoders read.
+var TripDirs = map[string][]string{
+	"anthropic":         {"anthropic"},
+	"bedrock-converse":  {"bedrock-converse"},
+	"cohere":            {"cohere"},
+	"deepseek":          {"chatcompat"},
+	"gemini":            {"gemini"},
+	"mistral":           {"mistral"},
+	"openai-compatible": {"chatcompat"},
+	"openai-responses":  {"openai"},
+	"openrouter":        {"openrouter"},
+	"xai":               {"chatcompat"},
 }
