@@ -2,12 +2,16 @@ package codectest
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/replayhttp"
 )
 
 // Via passes a turn document through something that keeps it (a store's
@@ -160,4 +164,22 @@ var TripDirs = map[string][]string{
 	"openai-responses":  {"openai"},
 	"openrouter":        {"openrouter"},
 	"xai":               {"chatcompat"},
+}
+
+// StoreVia is the trip through a store: each document put under a key of
+// its own (of tenant "t"), and read back as the one document the key holds.
+func StoreVia(name string, s replayhttp.Store) Via {
+	var n atomic.Int64
+	return Via{Name: name, Trip: func(t testing.TB, doc []byte) []byte {
+		t.Helper()
+		k := replayhttp.Key{Tenant: "t", Conversation: name + strconv.FormatInt(n.Add(1), 10)}
+		if err := s.Put(context.Background(), k, doc); err != nil {
+			t.Fatalf("%s: Put: %v", name, err)
+		}
+		got, err := s.Get(context.Background(), k)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("%s gave back %d documents (%v)", name, len(got), err)
+		}
+		return got[0]
+	}}
 }
