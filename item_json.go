@@ -581,14 +581,6 @@ func readOptString(dst *Opt[string], val gjson.Result, p, k string) error {
 	return nil
 }
 
-func readBool(dst *bool, val gjson.Result, p, k string) error {
-	if val.Type != gjson.True && val.Type != gjson.False {
-		return docErr(p, "%s must be a boolean", k)
-	}
-	*dst = val.Type == gjson.True
-	return nil
-}
-
 // readIndex reads an index: an integer, written as JSON allows (1, 1.0,
 // 1e2), or null. JSON Schema's "integer" is any number with no fraction,
 // and the library reads what the schema accepts.
