@@ -147,7 +147,12 @@ func (s *FileStore) load() error {
 	r := &recordReader{f: f, size: fi.Size(), maxDoc: s.o.MaxEntryBytes}
 	if fi.Size() > 0 {
 		head := make([]byte, len(fileMagic))
-		if _, err := f.ReadAt(head, 0); err != nil || string(head) != fileMagic {
+		n, _ := f.ReadAt(head, 0)
+		switch {
+		case string(head[:n]) == fileMagic:
+		case n > 0 && head[0] == '{':
+			return s.setAside(f)
+		default:
 			return s.errorf("is not a replay store file (it does not start with %q); move it away or name another", strings.TrimSpace(fileMagic))
 		}
 		r.off = int64(len(fileMagic))
@@ -176,6 +181,32 @@ func (s *FileStore) load() error {
 			s.skips.Skip(s.o.Logger, "file", "a document larger than the store keeps", rec.key)
 		}
 	}
+}
+
+// setAside moves away a file of JSON lines that earlier builds wrote (their
+// records went through encoding/json, which changed the documents' bytes,
+// and were keyed otherwise): kept as PATH.old, never read as records; the
+// store starts empty.
+func (s *FileStore) setAside(f *os.File) error {
+	line := make([]byte, 4096)
+	n, _ := f.ReadAt(line, 0)
+	if i := bytes.IndexByte(line[:n], '\n'); i >= 0 {
+		n = i
+	}
+	if !jsonw.Valid(string(line[:n])) || !strings.Contains(string(line[:n]), `"expires":`) {
+		return s.errorf("is not a replay store file (it does not start with %q); move it away or name another", strings.TrimSpace(fileMagic))
+	}
+	old := s.path + ".old"
+	if _, err := os.Lstat(old); err == nil {
+		return s.errorf("was written by an earlier build, and %s is taken: move one of them away", old)
+	}
+	if err := os.Rename(s.path, old); err != nil {
+		return s.errorf("was written by an earlier build and cannot be moved to %s: %w", old, err)
+	}
+	syncDir(filepath.Dir(s.path))
+	s.o.Logger.Warn("store file written by an earlier build (JSON lines, whose documents were re-encoded): kept aside, the store starts empty",
+		"file", s.path, "kept_as", old)
+	return nil
 }
 
 // record is one record read back.

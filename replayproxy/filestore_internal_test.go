@@ -172,3 +172,25 @@ func FuzzRecords(f *testing.F) {
 		}
 	})
 }
+
+// A file of JSON lines an earlier build wrote is kept aside, whole, and
+// the store starts empty.
+func TestEarlierFileSetAside(t *testing.T) {
+	path := t.TempDir() + "/turns"
+	old := `{"expires":99999999999999,"tenant":"t","conversation":"c","turn":{"version":1,"complete":true,"blocks":[]}}` + "\n"
+	require.NoError(t, os.WriteFile(path, []byte(old), 0o600))
+	s, err := OpenFileStore(path, StoreOptions{})
+	require.NoError(t, err)
+	assert.Zero(t, s.Len())
+	require.NoError(t, s.Close())
+	b, err := os.ReadFile(path + ".old")
+	require.NoError(t, err)
+	assert.Equal(t, old, string(b))
+	b, err = os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, fileMagic, string(b))
+	// Taken: refused rather than overwrite it.
+	require.NoError(t, os.WriteFile(path, []byte(old), 0o600))
+	_, err = OpenFileStore(path, StoreOptions{})
+	assert.ErrorContains(t, err, "was written by an earlier build, and "+path+".old is taken")
+}
