@@ -2,9 +2,19 @@ package replay
 
 import "encoding/json"
 
-// DocumentVersion is the version of the turn document this library writes
-// and reads.
-const DocumentVersion = 1
+// DocumentVersion is the version of the turn document (and of the audit
+// report) this library writes. It reads every version from 1 up to it
+// (see the document format policy in package schema).
+//
+// Version 2 differs from version 1 in meaning only: its "prefix_hash" is
+// the issuer's binding hash (package anthropic's PrefixHash), where
+// version 1's may be either that or the hash of the request's
+// prompt-shaping members its first builds recorded (read as
+// [Provenance].LegacyPrefixHash); its items never hold the provider's
+// members named like this library's own beside their own (version 1's
+// first builds wrote them there); and an item of a type kept whole carries
+// this library's members (a digest, unfinished) in a wrapper.
+const DocumentVersion = 2
 
 // Provenance records where a turn came from, so that policy and audit decide
 // by origin rather than by guessing from model names.
@@ -37,6 +47,16 @@ type Provenance struct {
 	// tools, earlier messages) that produced the turn: some issuers bind
 	// their signatures to it. Supplied by the caller.
 	PrefixHash string `json:"prefix_hash,omitempty"`
+	// LegacyPrefixHash is a prefix hash read from a version-1 turn
+	// document, whose builds hashed by one of two definitions: the
+	// request's prompt-shaping members (every top-level member but
+	// transport, sampling, output and reasoning settings, as the first
+	// builds' replay.PrefixHash did) or the issuer's binding (as
+	// PrefixHash). A document does not say which, so the audit accepts a
+	// prefix that matches either and reports one that matches neither as
+	// not verified, never as a mismatch. It is kept, and written back as
+	// "legacy_prefix_hash", never as PrefixHash.
+	LegacyPrefixHash string `json:"legacy_prefix_hash,omitempty"`
 	// ChainHash is an optional digest of the last signed reasoning block of
 	// the request that produced the turn: issuers that chain each signed
 	// block to the one before it reject a block sent after another

@@ -26,14 +26,22 @@ import (
 // redisServer is a redis-server the test started on a loopback port, with
 // no persistence: a restart empties it.
 type redisServer struct {
-	t    *testing.T
+	t    testing.TB
 	port int
 	cmd  *exec.Cmd
+	// dir, when set, holds an append-only file synced at every write: a
+	// restart keeps what was written.
+	dir string
 }
 
-// startRedis starts redis-server on a free loopback port, or skips the
-// test when the binary is not installed.
-func startRedis(t *testing.T) *redisServer {
+// startRedis starts redis-server on a free loopback port, with no
+// persistence (a restart empties it), or skips the test when the binary is
+// not installed.
+func startRedis(t testing.TB) *redisServer { return startRedisWith(t, false) }
+
+// startRedisWith starts redis-server, persisting every write to an
+// append-only file when persist is set.
+func startRedisWith(t testing.TB, persist bool) *redisServer {
 	t.Helper()
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip("redis-server is not installed (Debian: apt-get install redis-server); the Redis store's tests need a real server")
@@ -43,6 +51,9 @@ func startRedis(t *testing.T) *redisServer {
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	r := &redisServer{t: t, port: port}
+	if persist {
+		r.dir = t.TempDir()
+	}
 	r.start()
 	t.Cleanup(r.stop)
 	return r
@@ -50,10 +61,24 @@ func startRedis(t *testing.T) *redisServer {
 
 func (r *redisServer) url() string { return "redis://127.0.0.1:" + strconv.Itoa(r.port) + "/0" }
 
+// client returns a client of its own, for what the tests do behind the
+// store's back.
+func (r *redisServer) client() *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(r.port)})
+	r.t.Cleanup(func() { c.Close() })
+	return c
+}
+
 func (r *redisServer) start() {
 	r.t.Helper()
-	r.cmd = exec.Command("redis-server", "--port", strconv.Itoa(r.port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning")
+	args := []string{"--port", strconv.Itoa(r.port), "--bind", "127.0.0.1", "--save", "", "--daemonize", "no",
+		"--loglevel", "warning", "--enable-debug-command", "local"}
+	if r.dir != "" {
+		args = append(args, "--dir", r.dir, "--appendonly", "yes", "--appendfsync", "always")
+	} else {
+		args = append(args, "--appendonly", "no")
+	}
+	r.cmd = exec.Command("redis-server", args...)
 	require.NoError(r.t, r.cmd.Start())
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(r.port)})
 	defer c.Close()
@@ -161,9 +186,9 @@ func (s *syncBuffer) String() string {
 // proxyOn starts a proxy instance with its own Redis client.
 func proxyOn(t *testing.T, r *redisServer, up *upstream, cfg replayproxy.Config) (string, *syncBuffer) {
 	t.Helper()
-	store, err := redisstore.Open(r.url(), time.Hour)
-	require.NoError(t, err)
 	logs := &syncBuffer{}
+	store, err := redisstore.Open(r.url(), redisstore.Options{TTL: time.Hour, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	require.NoError(t, err)
 	cfg.Store = store
 	cfg.Secret = []byte("the secret every instance of this deployment shares")
 	cfg.Logger = slog.New(slog.NewJSONHandler(logs, nil))

@@ -28,7 +28,7 @@ func turnOf(t *testing.T, id string) *replay.Turn {
 func TestPutGet(t *testing.T) {
 	r := startRedis(t)
 	ctx := context.Background()
-	s, err := redisstore.Open(r.url(), 400*time.Millisecond)
+	s, err := redisstore.Open(r.url(), redisstore.Options{TTL: 400 * time.Millisecond})
 	require.NoError(t, err)
 	defer s.Close()
 	a, b := turnOf(t, "a").AppendJSON(nil), turnOf(t, "b").AppendJSON(nil)

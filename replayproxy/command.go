@@ -118,7 +118,9 @@ func (f *Flags) Config(log *slog.Logger) (Config, error) {
 			return Config{}, &ConfigError{Where: "--secret-file", Problem: fmt.Sprintf("the secret has %d bytes, want 32 or more", len(secret))}
 		}
 	}
-	store, err := OpenStore(f.StoreURI, f.Store)
+	so := f.Store
+	so.MaxEntryBytes, so.Secret, so.Logger = int(f.MaxBody), secret, log
+	store, err := OpenStore(f.StoreURI, so)
 	if err != nil {
 		return Config{}, err
 	}

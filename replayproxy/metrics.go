@@ -23,7 +23,8 @@ var (
 	mRetries        = family{"replay_proxy_retries_total", "One-shot retries after a classified upstream error, by rule and fix.", "counter"}
 	mUpfront        = family{"replay_proxy_upfront_fixes_total", "Fixes applied before sending because they made an earlier request of the conversation succeed, by rule and fix.", "counter"}
 	mRefused        = family{"replay_proxy_refused_total", "Requests the proxy answered itself, by reason (audit, too_large, too_many_streams, malformed_json, unknown_upstream).", "counter"}
-	mStoreErrors    = family{"replay_proxy_store_errors_total", "Store operations that failed or were skipped while the store was unavailable, by operation.", "counter"}
+	mStoreErrors    = family{"replay_proxy_store_errors_total", "Store operations that failed, were skipped while the store was unavailable, or refused one entry (result entry: a document too large; the store stays in use), by operation.", "counter"}
+	mStoreSkipped   = family{"replay_proxy_store_entries_skipped_total", "Store entries skipped because their data could not be used (a record cut short, a value of another type, a document too large or not valid JSON); the store stays in use.", "counter"}
 	mInFlight       = family{"replay_proxy_streams_in_flight", "Requests being proxied now (streams included).", "gauge"}
 	mStoreUp        = family{"replay_proxy_store_up", "1 while the store answers, 0 while the proxy passes requests through without it.", "gauge"}
 )
@@ -36,6 +37,8 @@ type metrics struct {
 	counters map[string]map[string]uint64 // family name -> rendered labels -> value
 	inFlight atomic.Int64
 	storeUp  atomic.Bool
+	// skipped reads the store's count of entries skipped (nil: none kept).
+	skipped func() uint64
 }
 
 func newMetrics() *metrics {
@@ -92,5 +95,8 @@ func (m *metrics) writeTo(w io.Writer) {
 	}
 	fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n%s %d\n", mInFlight.name, mInFlight.help, mInFlight.name, mInFlight.typ, mInFlight.name, m.inFlight.Load())
 	fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n%s %d\n", mStoreUp.name, mStoreUp.help, mStoreUp.name, mStoreUp.typ, mStoreUp.name, up)
+	if m.skipped != nil {
+		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n%s %d\n", mStoreSkipped.name, mStoreSkipped.help, mStoreSkipped.name, mStoreSkipped.typ, mStoreSkipped.name, m.skipped())
+	}
 	_, _ = io.WriteString(w, b.String())
 }

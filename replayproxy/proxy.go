@@ -165,6 +165,9 @@ func New(cfg Config) (*Server, error) {
 	case *replayhttp.MemoryStore, *FileStore:
 		s.store.local = true
 	}
+	if sk, ok := cfg.Store.(interface{ SkippedEntries() uint64 }); ok {
+		s.m.skipped = sk.SkippedEntries
+	}
 	secret := cfg.Secret
 	if len(secret) == 0 {
 		if ss, ok := cfg.Store.(interface{ Secret() []byte }); ok {

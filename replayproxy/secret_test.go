@@ -70,6 +70,7 @@ func TestFileStoreSecretSurvivesRestart(t *testing.T) {
 	assert.Equal(t, first.Secret(), again.Secret())
 	seen := p.Send(t, repairtest.Proxy(t, p, replayproxy.Config{Store: again}), repairtest.Call{API: api, Key: key, Conv: conv, Body: next})
 	assert.True(t, seen.Restored(), "%+v", seen)
+	require.NoError(t, again.Close(), "one store holds the file at a time")
 
 	other := repairtest.Proxy(t, p, replayproxy.Config{Store: open(), Secret: []byte("another deployment's secret, 32 bytes or more")})
 	seen = p.Send(t, other, repairtest.Call{API: api, Key: key, Conv: conv, Body: next})

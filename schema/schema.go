@@ -2,11 +2,47 @@
 // this module reads and writes, and validates documents against them.
 //
 //   - item.schema.json: one reasoning item (OpenRouter's reasoning_details
-//     members plus `unfinished` and `attached`);
+//     members plus this library's `unfinished`, `attached`, `display`,
+//     `digest` and `extra`);
 //   - turn.schema.json: the turn document that `replay decode` prints;
 //   - report.schema.json: the audit report.
 //
 // The schema files are embedded in [Files].
+//
+// # Document format policy
+//
+// Turn documents and audit reports carry a `version` (an item document
+// carries none: it is read by the rules that read every version's items).
+// The library writes [replay.DocumentVersion] and promises:
+//
+//   - A reader reads every version ever written: [replay.UnmarshalTurn],
+//     [replay.UnmarshalItem] and [Validate] accept every earlier version's
+//     documents, each read with the meaning it was written with, and the
+//     schemas validate them. A newer version than the library knows is
+//     refused ([replay.ErrVersion]).
+//   - A renamed member is read under both names, in every version (the
+//     provenance's `issuer` is today's `account`); the writer writes the
+//     new name; a document with both is refused.
+//   - A change in meaning bumps the version, with a reader for the old
+//     one. Version 2 was such a change: version 1's `prefix_hash` was made
+//     by one of two definitions the document does not name (read as
+//     [replay.Provenance].LegacyPrefixHash, never reported as a mismatch),
+//     and its first builds wrote the provider's members named like the
+//     library's beside the item (a member of the library's name and of
+//     another type than the library's is read as the provider's).
+//   - The provider's members are opaque bytes: what the library keeps as
+//     the provider sent it (a block's unknown members, a native block, an
+//     item of an unknown type, the usage) is written byte for byte, not
+//     compacted, reordered or escaped again, and reads back to the same
+//     bytes, so a turn encodes the same before and after its document. A
+//     block whose provider members include a name of the document's own
+//     has all of them in its `extra` object, and an item of an unknown type
+//     that carries the library's members is wrapped, so that the library's
+//     members and the provider's are never taken for one another.
+//
+// Every earlier shape is kept in testdata/documents, written by the builds
+// that wrote it, and tested to read, validate, encode and audit as it did.
+// The README lists the versions and what each build wrote.
 package schema
 
 import (

@@ -28,9 +28,26 @@ func writeJSON(w io.Writer, b []byte, compact bool) {
 	if !compact {
 		b = indent(b)
 	} else {
-		b = append(b, '\n')
+		b = append(oneLine(b), '\n')
 	}
 	w.Write(b)
+}
+
+// oneLine removes the line breaks of a JSON text, in place: a raw CR or LF
+// in valid JSON is white space between tokens (a string cannot hold one),
+// put there by a provider inside a member kept as it came, and no two
+// tokens need white space between them. Every other byte stays.
+func oneLine(b []byte) []byte {
+	if bytes.IndexAny(b, "\r\n") < 0 {
+		return b
+	}
+	out := b[:0]
+	for _, c := range b {
+		if c != '\r' && c != '\n' {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // writeTurn writes t's document as writeJSON writes t.AppendJSON(nil),
@@ -47,11 +64,14 @@ func writeTurn(w io.Writer, t *replay.Turn, compact bool) {
 	}
 	buf := make([]byte, 0, 64<<10)
 	buf = turndoc.Write(t, buf, func(b []byte) []byte {
+		if compact {
+			b = oneLine(b)
+		}
 		out.Write(b)
 		return b[:0]
 	})
 	if compact {
-		w.Write(append(buf, '\n'))
+		w.Write(append(oneLine(buf), '\n'))
 		return
 	}
 	ind.Write(buf)
