@@ -107,7 +107,7 @@ func (f *Flags) Config(log *slog.Logger) (Config, error) {
 		ups = append(ups, fc.Upstreams...)
 	}
 	if len(ups) == 0 {
-		ups = append(ups, DefaultUpstreams...)
+		ups = nil // New serves the default upstreams
 	}
 	var secret []byte
 	if f.SecretFile != "" {
@@ -176,7 +176,7 @@ func Run(ctx context.Context, f *Flags, logw io.Writer) error {
 		return err
 	}
 	var names []string
-	for _, u := range cfg.Upstreams {
+	for _, u := range srv.cfg.Upstreams {
 		names = append(names, u.Name+"="+u.URL)
 	}
 	log.Info("listening", "addr", ln.Addr().String(), "upstreams", names, "mode", cfg.Mode.String(),

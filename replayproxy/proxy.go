@@ -18,6 +18,7 @@ import (
 
 	"crypto/rand"
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/replayhttp"
 )
@@ -57,10 +58,13 @@ func ParseMode(s string) (Mode, error) {
 	return 0, &ConfigError{Where: "--mode " + s, Problem: "want off, report or enforce"}
 }
 
-// Config configures a [Server]. Only Upstreams is required.
+// Config configures a [Server]. The zero value serves the public endpoint
+// of every API the registry declares.
 type Config struct {
 	// Upstreams are the providers requests are forwarded to, by the first
-	// segment of the request's path.
+	// segment of the request's path. None means the public endpoint of
+	// every API of the registry that declares one ([codecs.HTTP].Endpoint),
+	// each under its name.
 	Upstreams []Upstream
 	// Store keeps the captured turns; nil means a [replayhttp.MemoryStore]
 	// with its default bounds. The proxy never waits on it longer than
@@ -124,17 +128,17 @@ type Server struct {
 // upstream is a configured Upstream with what the proxy built for it.
 type upstream struct {
 	Upstream
-	base  *url.URL
-	shape string
+	base     *url.URL
+	provider string
+	// codec is the API the upstream serves, for the errors the proxy
+	// answers itself on a path no API reads (nil: OpenAI's shape).
+	codec codecs.HTTPCodec
 	// tr repairs, audits, captures and retries.
 	tr *replayhttp.Transport
 }
 
 // New checks cfg and builds the server.
 func New(cfg Config) (*Server, error) {
-	if len(cfg.Upstreams) == 0 {
-		return nil, &ConfigError{Where: "upstreams", Problem: "none configured"}
-	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 32 << 20
 	}
@@ -156,6 +160,15 @@ func New(cfg Config) (*Server, error) {
 	base := cfg.Transport
 	if base == nil {
 		base = newTransport()
+	}
+	if cfg.Registry == nil {
+		cfg.Registry = replay.Default
+	}
+	if len(cfg.Upstreams) == 0 {
+		cfg.Upstreams = defaultUpstreams(cfg.Registry)
+		if len(cfg.Upstreams) == 0 {
+			return nil, &ConfigError{Where: "upstreams", Problem: "none configured, and no registered codec declares a public endpoint (import github.com/reasonreplay/replay/codecs/all)"}
+		}
 	}
 	s := &Server{cfg: cfg, routes: map[string]*upstream{}, m: newMetrics(), log: cfg.Logger,
 		sem: make(chan struct{}, cfg.MaxStreams)}
@@ -190,11 +203,8 @@ func New(cfg Config) (*Server, error) {
 		if s.routes[u.Name] != nil {
 			return nil, &ConfigError{Where: "upstream " + u.Name, Problem: "configured twice"}
 		}
-		up := &upstream{Upstream: u, base: p, shape: errorShapes[u.provider()]}
-		if up.shape == "" {
-			up.shape = "openai"
-		}
-		up.tr = &replayhttp.Transport{Base: base, Registry: cfg.Registry, Provider: u.provider(), Limits: lim,
+		up := &upstream{Upstream: u, base: p, provider: u.provider(cfg.Registry), codec: upstreamCodec(cfg.Registry, u, p)}
+		up.tr = &replayhttp.Transport{Base: base, Registry: cfg.Registry, Provider: up.provider, Limits: lim,
 			Audit: audit[cfg.Mode], Store: s.store, Policy: cfg.Policy, Retry: cfg.Retry, Secret: secret}
 		s.routes[u.Name] = up
 		s.names = append(s.names, u.Name)
@@ -274,7 +284,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	up := s.routes[name]
 	if up == nil {
 		x.refused = "unknown_upstream"
-		s.fail(w, x, "openai", http.StatusNotFound, fmt.Sprintf("replay proxy: no upstream is named %q; the path must start with one of /%s/",
+		s.fail(w, x, s.shape(nil, r.URL.Path), http.StatusNotFound, fmt.Sprintf("replay proxy: no upstream is named %q; the path must start with one of /%s/",
 			name, strings.Join(s.names, "/, /")))
 		return
 	}
@@ -284,7 +294,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if strings.Contains(rest+"/", "/../") || strings.Contains(rest+"/", "/./") {
 		x.refused = "bad_path"
-		s.fail(w, x, up.shape, http.StatusBadRequest, "replay proxy: the path has a dot segment")
+		s.fail(w, x, s.shape(up, rest), http.StatusBadRequest, "replay proxy: the path has a dot segment")
 		return
 	}
 	select {
@@ -293,14 +303,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		x.refused = "too_many_streams"
 		w.Header().Set("Retry-After", "1")
-		s.fail(w, x, up.shape, http.StatusServiceUnavailable,
+		s.fail(w, x, s.shape(up, rest), http.StatusServiceUnavailable,
 			fmt.Sprintf("replay proxy: %d requests are being proxied, the most it takes at once (--max-streams); retry shortly", s.cfg.MaxStreams))
 		return
 	}
 	s.m.inFlight.Add(1)
 	defer s.m.inFlight.Add(-1)
 
-	body, ok := s.readBody(w, r, x, up)
+	body, ok := s.readBody(w, r, x, s.shape(up, rest))
 	if !ok {
 		return
 	}
@@ -309,13 +319,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // readBody reads the request body within the size limit and refuses one
 // that claims to be JSON and is not.
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request, x *exchange, up *upstream) ([]byte, bool) {
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, x *exchange, shape errorShape) ([]byte, bool) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, true
 	}
 	tooLarge := func() ([]byte, bool) {
 		x.refused = "too_large"
-		s.fail(w, x, up.shape, http.StatusRequestEntityTooLarge,
+		s.fail(w, x, shape, http.StatusRequestEntityTooLarge,
 			fmt.Sprintf("replay proxy: the request body is larger than %d bytes (--max-body)", s.cfg.MaxBodyBytes))
 		return nil, false
 	}
@@ -329,13 +339,13 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, x *exchange, u
 	}
 	if err != nil {
 		x.refused = "unreadable_body"
-		s.fail(w, x, up.shape, http.StatusBadRequest, "replay proxy: reading the request body: "+err.Error())
+		s.fail(w, x, shape, http.StatusBadRequest, "replay proxy: reading the request body: "+err.Error())
 		return nil, false
 	}
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); len(body) > 0 &&
 		(mt == "application/json" || strings.HasSuffix(mt, "+json")) && !jsonw.ValidBytes(body) {
 		x.refused = "malformed_json"
-		s.fail(w, x, up.shape, http.StatusBadRequest, "replay proxy: the request body is not valid JSON; it was not sent")
+		s.fail(w, x, shape, http.StatusBadRequest, "replay proxy: the request body is not valid JSON; it was not sent")
 		return nil, false
 	}
 	return body, true
@@ -378,7 +388,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, x *exchange, up
 	out, err := s.outgoing(ctx, r, up, rest, body)
 	if err != nil {
 		x.refused = "bad_request"
-		s.fail(w, x, up.shape, http.StatusBadRequest, "replay proxy: "+err.Error())
+		s.fail(w, x, s.shape(up, rest), http.StatusBadRequest, "replay proxy: "+err.Error())
 		return
 	}
 	resp, err := up.tr.RoundTrip(out)
@@ -397,7 +407,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, x *exchange, up
 		s.m.inc(mRefused, "reason", "audit")
 		s.log.Warn("request refused before sending", "upstream", up.Name, "rule", v.Rule, "pointer", v.Pointer, "fix", v.Fix)
 		x.status = http.StatusBadRequest
-		writeError(w, up.shape, http.StatusBadRequest, msg, &refusal{Rule: v.Rule, Pointer: v.Pointer, Message: v.Message, Fix: v.Fix})
+		writeError(w, s.shape(up, rest), http.StatusBadRequest, msg, &refusal{Rule: v.Rule, Pointer: v.Pointer, Message: v.Message, Fix: v.Fix})
 		return
 	case err != nil && r.Context().Err() != nil:
 		x.status, x.err = 499, "the client went away before the upstream answered"
@@ -405,7 +415,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, x *exchange, up
 	case err != nil:
 		s.m.inc(mUpstreamErrors, "upstream", up.Name, "status", "transport", "rule", "unknown")
 		x.err = err.Error()
-		s.fail(w, x, up.shape, http.StatusBadGateway, "replay proxy: the upstream "+up.Name+" could not be reached: "+err.Error())
+		s.fail(w, x, s.shape(up, rest), http.StatusBadGateway, "replay proxy: the upstream "+up.Name+" could not be reached: "+err.Error())
 		return
 	}
 	s.countRetries(x, up, resp, call.Retries())
@@ -590,8 +600,28 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, x *exchange, up 
 	}
 }
 
+// shape returns the error shape for a request to rest on up (nil: to no
+// upstream): that of the API the path is a request of, as the upstream's
+// provider answers, else that of the API the upstream serves.
+func (s *Server) shape(up *upstream, rest string) errorShape {
+	u := &url.URL{Path: rest}
+	provider := ""
+	if up != nil {
+		v := *up.base
+		v.Path = strings.TrimSuffix(v.Path, "/") + rest
+		u, provider = &v, up.provider
+	}
+	if rec, ok := codecs.Recognise(s.cfg.Registry, http.MethodPost, u, provider, ""); ok {
+		return errorShape{codec: rec.Codec, provider: rec.Provider}
+	}
+	if up == nil {
+		return errorShape{}
+	}
+	return errorShape{codec: up.codec, provider: up.provider}
+}
+
 // fail answers the client with a provider-shaped error of the proxy's own.
-func (s *Server) fail(w http.ResponseWriter, x *exchange, shape string, status int, msg string) {
+func (s *Server) fail(w http.ResponseWriter, x *exchange, shape errorShape, status int, msg string) {
 	if x.refused != "" {
 		s.m.inc(mRefused, "reason", x.refused)
 	}

@@ -186,7 +186,12 @@ func TestBadInput(t *testing.T) {
 
 	resp = post(t, hs.URL+"/nowhere/v1/messages", `{}`)
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
-	assert.Equal(t, `{"error":{"message":"replay proxy: no upstream is named \"nowhere\"; the path must start with one of /anthropic/, /gemini/, /openai/","type":"invalid_request_error","param":null,"code":null}}`+"\n", readAll(t, resp))
+	assert.Equal(t, `{"type":"error","error":{"type":"not_found_error","message":"replay proxy: no upstream is named \"nowhere\"; the path must start with one of /anthropic/, /gemini/, /openai/"}}`+"\n",
+		readAll(t, resp), "a Messages path gets the Messages API's error shape")
+	resp = post(t, hs.URL+"/nowhere/v1/other", `{}`)
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+	assert.Equal(t, `{"error":{"message":"replay proxy: no upstream is named \"nowhere\"; the path must start with one of /anthropic/, /gemini/, /openai/","type":"invalid_request_error","param":null,"code":null}}`+"\n",
+		readAll(t, resp), "a path no API reads gets OpenAI's shape")
 
 	req, _ = http.NewRequest(http.MethodGet, hs.URL+"/openai/v1/../../admin", nil)
 	req.URL.Opaque = "/openai/v1/../../admin" // as sent, not cleaned by the client
