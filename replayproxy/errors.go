@@ -1,23 +1,12 @@
 package replayproxy
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http"
 	"strconv"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 )
-
-// refusal is what the proxy adds to a provider-shaped error body when the
-// audit refused the request: the rule, where, and the fix.
-type refusal struct {
-	Rule    string `json:"rule"`
-	Pointer string `json:"pointer,omitempty"`
-	Message string `json:"message"`
-	Fix     string `json:"fix,omitempty"`
-}
 
 // firstReject returns the first violation of r the provider would reject.
 func firstReject(r replay.Report) (replay.Violation, bool) {
@@ -39,9 +28,8 @@ type errorShape struct {
 	provider string
 }
 
-// body renders the error body, with (for a refusal) the proxy's "replay"
-// member holding the rule id and the fix, and the headers the shape needs.
-func (e errorShape) body(status int, msg string, ref *refusal) ([]byte, http.Header) {
+// body renders the error body and the headers the shape needs.
+func (e errorShape) body(status int, msg string) ([]byte, http.Header) {
 	var b []byte
 	var h http.Header
 	if e.codec != nil && e.codec.HTTP().ErrorBody != nil {
@@ -50,32 +38,18 @@ func (e errorShape) body(status int, msg string, ref *refusal) ([]byte, http.Hea
 	if len(b) == 0 || b[len(b)-1] != '}' {
 		b, h = codecs.OpenAIErrorBody(status, msg)
 	}
-	if ref == nil {
-		return append(b, '\n'), h
-	}
-	var buf bytes.Buffer
-	buf.Write(b[:len(b)-1])
-	buf.WriteString(`,"replay":`)
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(ref) // a struct of strings always encodes
-	buf.Truncate(buf.Len() - 1)
-	buf.WriteString("}\n")
-	return buf.Bytes(), h
+	return append(b, '\n'), h
 }
 
 // writeError answers the client with a provider-shaped error.
-func writeError(w http.ResponseWriter, shape errorShape, status int, msg string, ref *refusal) {
-	body, extra := shape.body(status, msg, ref)
+func writeError(w http.ResponseWriter, shape errorShape, status int, msg string) {
+	body, extra := shape.body(status, msg)
 	h := w.Header()
 	for k, v := range extra {
 		h[k] = v
 	}
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
-	if ref != nil {
-		h.Set(HeaderRefused, ref.Rule)
-	}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }

@@ -395,20 +395,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, x *exchange, up
 	report, audited := call.Report()
 	repairs := call.Repairs()
 	s.countRequest(w, up, report, audited, repairs)
-	var ae *replayhttp.AuditError
 	switch {
-	case errors.As(err, &ae):
-		v, _ := firstReject(ae.Report)
-		msg := v.Predicted
-		if msg == "" {
-			msg = "replay proxy: the provider would reject this request: " + v.Message
-		}
-		x.refused = "audit"
-		s.m.inc(mRefused, "reason", "audit")
-		s.log.Warn("request refused before sending", "upstream", up.Name, "rule", v.Rule, "pointer", v.Pointer, "fix", v.Fix)
-		x.status = http.StatusBadRequest
-		writeError(w, s.shape(up, rest), http.StatusBadRequest, msg, &refusal{Rule: v.Rule, Pointer: v.Pointer, Message: v.Message, Fix: v.Fix})
-		return
 	case err != nil && r.Context().Err() != nil:
 		x.status, x.err = 499, "the client went away before the upstream answered"
 		return
@@ -416,6 +403,18 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, x *exchange, up
 		s.m.inc(mUpstreamErrors, "upstream", up.Name, "status", "transport", "rule", "unknown")
 		x.err = err.Error()
 		s.fail(w, x, s.shape(up, rest), http.StatusBadGateway, "replay proxy: the upstream "+up.Name+" could not be reached: "+err.Error())
+		return
+	}
+	if _, terr := call.Turn(); errors.As(terr, new(*replayhttp.AuditError)) {
+		// Refused: the middleware answered with the provider's 400.
+		var ae *replayhttp.AuditError
+		errors.As(terr, &ae)
+		v, _ := firstReject(ae.Report)
+		x.refused = "audit"
+		s.m.inc(mRefused, "reason", "audit")
+		s.log.Warn("request refused before sending", "upstream", up.Name, "rule", v.Rule, "pointer", v.Pointer, "fix", v.Fix)
+		resp.Header.Set(HeaderRefused, v.Rule)
+		s.stream(w, r, x, up, resp)
 		return
 	}
 	s.countRetries(x, up, resp, call.Retries())
@@ -629,7 +628,7 @@ func (s *Server) fail(w http.ResponseWriter, x *exchange, shape errorShape, stat
 	if x.err == "" {
 		x.err = msg
 	}
-	writeError(w, shape, status, msg, nil)
+	writeError(w, shape, status, msg)
 }
 
 // logExchange writes the request's log line and counts it. It never logs
