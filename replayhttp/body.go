@@ -26,7 +26,7 @@ type teeBody struct {
 	buf      []byte // JSON
 	max      int
 	status   int
-	err      error // first capture error; the caller's bytes still flow
+	err      error     // first capture error; the caller's bytes still flow
 	inf      *inflater // a compressed body: what feeds dec or buf
 	finished bool
 	finish   func(*replay.Turn, error)
