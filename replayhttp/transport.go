@@ -121,7 +121,9 @@ type Transport struct {
 	Provider string
 	// Limits bound what the decoders keep; a JSON body is kept up to
 	// Limits.MaxEvent, a request body read up to Limits.MaxEvent, and a
-	// stored turn read back within the same limits.
+	// stored turn read back within the same limits. A request body whose
+	// type has a Bytes method returning all of it, unread, is used as it
+	// is, without a copy.
 	Limits replay.Limits
 	// OnTurn, when set, receives each recognised request (its body already
 	// consumed), the turn of its response and the error that came with it.
@@ -446,8 +448,16 @@ func (c *call) refusal(req *http.Request, ae *AuditError) *http.Response {
 func hasItems(t *replay.Turn) bool { return carriesReasoning(t) }
 
 // readBody reads a request body whole, up to max bytes, and closes it.
+// A body that already holds its bytes (one with a Bytes method giving
+// them all, unread, as a proxy's does) is taken without a copy.
 func readBody(req *http.Request, max int) ([]byte, error) {
 	defer req.Body.Close()
+	if h, ok := req.Body.(interface{ Bytes() []byte }); ok && req.ContentLength == int64(len(h.Bytes())) {
+		if b := h.Bytes(); len(b) <= max {
+			return b, nil
+		}
+		return nil, &replay.LimitError{What: "request size", Limit: max, Event: -1, Block: -1}
+	}
 	body, err := io.ReadAll(io.LimitReader(req.Body, int64(max)+1))
 	if err != nil {
 		return nil, fmt.Errorf("replayhttp: reading the request body: %w", err)

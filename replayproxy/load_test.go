@@ -189,16 +189,16 @@ func ms(d time.Duration) string {
 	return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) + "ms"
 }
 
-// buildReplay builds the replay command into a temporary directory.
-func buildReplay(t *testing.T) string {
+// buildProxy builds the replay-proxy command into a temporary directory.
+func buildProxy(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "replay")
-	out, err := exec.Command("go", "build", "-o", bin, "../cmd/replay").CombinedOutput()
+	bin := filepath.Join(t.TempDir(), "replay-proxy")
+	out, err := exec.Command("go", "build", "-o", bin, "./cmd/replay-proxy").CombinedOutput()
 	require.NoError(t, err, string(out))
 	return bin
 }
 
-// startProxy runs `replay proxy` as its own process (so that its memory
+// startProxy runs replay-proxy as its own process (so that its memory
 // is its own), its log going to a file, and returns its address, the
 // process and a function that reads the log.
 func startProxy(t *testing.T, bin string, args ...string) (string, *exec.Cmd, func() string) {
@@ -207,7 +207,7 @@ func startProxy(t *testing.T, bin string, args ...string) (string, *exec.Cmd, fu
 	logf, err := os.Create(logPath)
 	require.NoError(t, err)
 	defer logf.Close()
-	cmd := exec.Command(bin, append([]string{"proxy", "--listen", "127.0.0.1:0"}, args...)...)
+	cmd := exec.Command(bin, append([]string{"--listen", "127.0.0.1:0"}, args...)...)
 	cmd.Stderr = logf
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
@@ -246,19 +246,19 @@ func metricsOf(t *testing.T, addr string) string {
 }
 
 // TestLoad runs the conversations directly against the fake provider (the
-// baseline) and then through `replay proxy` (a process of its own), and
+// baseline) and then through replay-proxy (a process of its own), and
 // prints the figures: added time to first byte and per-event latency
 // (p50, p99), and the proxy's resident memory per concurrent stream. The
 // provider checks every request: no handle is lost or altered, every
 // stripped message is repaired.
 func TestLoad(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the replay command and runs 200 concurrent conversations")
+		t.Skip("builds replay-proxy and runs 200 concurrent conversations")
 	}
 	if raceEnabled {
 		t.Skip("the figures mean nothing under the race detector; .ci/run runs it without")
 	}
-	bin := buildReplay(t)
+	bin := buildProxy(t)
 	lu := &loadUpstream{release: make(chan struct{})}
 	up := newUpstream(t, lu.serve)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * loadConversations, DisableCompression: true}}
@@ -315,7 +315,7 @@ func TestLoad(t *testing.T) {
 	assert.Equal(t, loadConversations, inFlight, "every stream open at the sample")
 	m := metricsOf(t, addr)
 	assert.Contains(t, m, fmt.Sprintf(`replay_proxy_repairs_total{kind="restored"} %d`+"\n", proxied.stripped), "every stripped message repaired")
-	assert.Contains(t, m, fmt.Sprintf(`replay_proxy_turns_captured_total{upstream="anthropic",api="anthropic",complete="true"} %d`+"\n", loadConversations*loadTurns))
+	assert.Contains(t, m, fmt.Sprintf(`replay_proxy_turns_captured_total{api="anthropic",complete="true",upstream="anthropic"} %d`+"\n", loadConversations*loadTurns))
 	assert.Contains(t, m, fmt.Sprintf(`replay_proxy_audits_total{verdict="clean"} %d`+"\n", loadConversations*loadTurns))
 	assert.NotContains(t, logs(), "sk-load")
 	assert.Equal(t, loadConversations*loadTurns, strings.Count(logs(), `"msg":"request"`), "a log line per request")

@@ -1,11 +1,9 @@
 package replayproxy
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"net/url"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -133,19 +131,6 @@ type ConfigError struct {
 // Error renders the problem with its place.
 func (e *ConfigError) Error() string { return e.Where + ": " + e.Problem }
 
-// ParseUpstream reads NAME=URL (the form of the --upstream flag).
-func ParseUpstream(s string) (Upstream, error) {
-	name, u, ok := strings.Cut(s, "=")
-	if !ok {
-		return Upstream{}, &ConfigError{Where: "--upstream " + s, Problem: "want NAME=URL"}
-	}
-	up := Upstream{Name: strings.TrimSpace(name), URL: strings.TrimSpace(u)}
-	if _, err := up.check(); err != nil {
-		return Upstream{}, err
-	}
-	return up, nil
-}
-
 // check validates u and returns its parsed URL.
 func (u Upstream) check() (*url.URL, error) {
 	where := "upstream " + u.Name
@@ -156,8 +141,11 @@ func (u Upstream) check() (*url.URL, error) {
 		return nil, &ConfigError{Where: where, Problem: "the name is a path the proxy answers itself"}
 	}
 	p, err := url.Parse(u.URL)
-	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-		return nil, &ConfigError{Where: where, Problem: fmt.Sprintf("%q is not an http(s) URL", u.URL)}
+	if err != nil {
+		return nil, &ConfigError{Where: where, Problem: "the URL does not parse"}
+	}
+	if (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+		return nil, &ConfigError{Where: where, Problem: fmt.Sprintf("%q is not an http(s) URL", p.Redacted())}
 	}
 	if p.RawQuery != "" || p.Fragment != "" || p.User != nil {
 		return nil, &ConfigError{Where: where, Problem: "the URL must have no query, fragment or user info"}
@@ -173,35 +161,4 @@ func (u Upstream) provider(reg *replay.Registry) string {
 		return u.Provider
 	}
 	return nameProvider(reg, u.Name)
-}
-
-// FileConfig is the optional configuration file (JSON):
-//
-//	{"upstreams": [
-//	  {"name": "anthropic", "url": "https://api.anthropic.com"},
-//	  {"name": "groq", "url": "https://api.groq.com/openai", "provider": "groq"}
-//	]}
-type FileConfig struct {
-	// Upstreams are added to those of the --upstream flags.
-	Upstreams []Upstream `json:"upstreams"`
-}
-
-// LoadFile reads a configuration file.
-func LoadFile(name string) (FileConfig, error) {
-	var fc FileConfig
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return fc, err
-	}
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&fc); err != nil {
-		return fc, &ConfigError{Where: name, Problem: err.Error()}
-	}
-	for _, u := range fc.Upstreams {
-		if _, err := u.check(); err != nil {
-			return fc, &ConfigError{Where: name, Problem: err.Error()}
-		}
-	}
-	return fc, nil
 }

@@ -1,8 +1,9 @@
 // Command replay decodes provider responses into turn documents, writes
 // them back as request messages, audits histories before they are sent,
-// validates documents against the published schemas, serves a repairing
-// reverse proxy for agents in any language, and shows the whole job on a
-// sample.
+// validates documents against the published schemas, and shows the whole
+// job on a sample. The repairing reverse proxy for agents in any language
+// is the replay-proxy command of the module
+// github.com/reasonreplay/replay/replayproxy.
 //
 // Usage (generated from the commands' flag sets; a test keeps it current):
 //
@@ -11,7 +12,6 @@
 //	replay convert --to API [--account A] [--compact] [--framing F] [--from API] [--model M] [--provider P] [--sentinel] [--stream] [--to-account A] [--to-model M] [--to-provider P] [--to-text] [-v] FILE|-
 //	replay audit --api API [--account A] [--compact] [--jobs N] [--model M] [--prefix-hash H] [--progress] [--provider P] [--request BODY] [--store] [--thinking] [--tools] [HISTORY|DIR|-]...
 //	replay validate [--kind KIND] FILE...
-//	replay proxy [--config FILE] [--listen ADDR] [--log-level LEVEL] [--max-body N] [--max-streams N] [--mode MODE] [--retry] [--secret-file FILE] [--shutdown-timeout D] [--store URI] [--store-max-bytes N] [--store-max-turns N] [--store-timeout D] [--store-ttl D] [--upstream NAME=URL]
 //	replay demo
 //
 // JSON goes to stdout, diagnostics to stderr. The exit status is 0 on
@@ -29,6 +29,14 @@ import (
 
 	_ "github.com/reasonreplay/replay/codecs/all"
 )
+
+// proxyMoved says where the proxy is: one binary with every store,
+// metrics and tracing, in a module of its own so that this one keeps its
+// four dependencies.
+const proxyMoved = "replay proxy: the proxy is the replay-proxy command (every store, Prometheus metrics, OpenTelemetry tracing), " +
+	"in the module github.com/reasonreplay/replay/replayproxy:\n" +
+	"  go install github.com/reasonreplay/replay/replayproxy/cmd/replay-proxy@latest\n" +
+	"  replay-proxy --help"
 
 // exitError carries an exit status.
 type exitError struct {
@@ -74,7 +82,6 @@ func init() {
 			summary: auditSummary},
 		{name: "validate", operands: "FILE...", define: defineValidate,
 			summary: "Validate turn, item and report documents against the published JSON Schemas"},
-		{name: "proxy", define: defineProxy, summary: proxySummary},
 		{name: "demo", define: defineDemo,
 			summary: "Decode a sample in the shape of a real OpenRouter capture, show its reasoning items, write them back, switch providers, and audit"},
 	}
@@ -126,6 +133,10 @@ func run(e *env, args []string) int {
 			return ee.code
 		}
 		return 1
+	}
+	if args[0] == "proxy" {
+		fmt.Fprintln(e.stderr, proxyMoved)
+		return 2
 	}
 	fmt.Fprintf(e.stderr, "replay: unknown command %q\n\n", args[0])
 	usage(e.stderr)

@@ -1,4 +1,6 @@
-package redisstore_test
+// Package redistests runs the proxy on Redis as operators run it: two
+// instances on one server, a restart, a three-node Cluster.
+package redistests_test
 
 import (
 	"bytes"
@@ -161,7 +163,7 @@ func (s *syncBuffer) String() string {
 // proxyOn starts a proxy instance with its own Redis client.
 func proxyOn(t *testing.T, r *redisServer, up *upstream, cfg replayproxy.Config) (string, *syncBuffer) {
 	t.Helper()
-	store, err := redisstore.Open(r.url(), time.Hour)
+	store, err := redisstore.Open(r.url(), redisstore.Options{})
 	require.NoError(t, err)
 	logs := &syncBuffer{}
 	cfg.Store = store
