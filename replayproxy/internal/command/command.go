@@ -109,7 +109,8 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.Store.TTL, "store-ttl", time.Hour, "`D`: how long a turn is kept")
 	fs.DurationVar(&f.StoreTimeout, "store-timeout", 250*time.Millisecond, "`D`: bound on each store operation; a failing store is skipped, requests pass through unrepaired")
 	fs.Int64Var(&f.MaxBody, "max-body", 32<<20, "`N` bytes a request body may have, decoded (413 beyond)")
-	fs.Int64Var(&f.MaxInflight, "max-inflight-bytes", 256<<20, "`N` bytes of request bodies held at once, all requests together (503 with Retry-After beyond)")
+	fs.Int64Var(&f.MaxInflight, "max-inflight-bytes", 512<<20, "`N` bytes of request bodies held at once, all requests together, each counted twice (503 with Retry-After beyond); "+
+		"unless GOMEMLIMIT is set, the Go memory limit is twice this plus 64 MiB")
 	fs.IntVar(&f.MaxStreams, "max-streams", 1024, "`N` requests proxied at once (503 with Retry-After beyond)")
 	fs.DurationVar(&f.ReadHeader, "read-header-timeout", 10*time.Second, "`D` a client has to send a request's headers")
 	fs.DurationVar(&f.ReadTimeout, "read-timeout", time.Minute, "`D` a client has to send a request's body")
@@ -148,7 +149,7 @@ func parse(fs *flag.FlagSet, f *Flags, args []string, getenv func(string) string
 		}
 		if v := getenv(EnvName(fl.Name)); v != "" {
 			if e := fs.Set(fl.Name, v); e != nil {
-				err = &ConfigError{Where: EnvName(fl.Name), Problem: e.Error()}
+				err = &ConfigError{Where: EnvName(fl.Name), Problem: fmt.Sprintf("invalid value %q: %v", v, e)}
 			}
 			set[fl.Name] = true
 		}
@@ -171,6 +172,9 @@ func applyFile(fs *flag.FlagSet, f *Flags, name string, set map[string]bool) err
 	dec.UseNumber()
 	if err := dec.Decode(&members); err != nil {
 		return &ConfigError{Where: name, Problem: err.Error()}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return &ConfigError{Where: name, Problem: "something follows the object"}
 	}
 	for _, k := range slices.Sorted(func(yield func(string) bool) {
 		for k := range members {
@@ -221,7 +225,7 @@ func applyFile(fs *flag.FlagSet, f *Flags, name string, set map[string]bool) err
 		}
 		for _, v := range vals {
 			if err := fs.Set(flagName, v); err != nil {
-				return &ConfigError{Where: name, Problem: k + ": " + err.Error()}
+				return &ConfigError{Where: name, Problem: fmt.Sprintf("%s: invalid value %q: %v", k, v, err)}
 			}
 		}
 	}
@@ -402,6 +406,10 @@ func Run(ctx context.Context, f *Flags, logw io.Writer) error {
 	cfg, err := f.Config(log)
 	if err != nil {
 		return err
+	}
+	if os.Getenv("GOMEMLIMIT") == "" && f.MaxInflight > 0 {
+		// The collector keeps the heap near what the budget allows.
+		debug.SetMemoryLimit(2*f.MaxInflight + 64<<20)
 	}
 	stopTracing, err := tracing(ctx, f.OTLPEndpoint, &cfg)
 	if err != nil {
