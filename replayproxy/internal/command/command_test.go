@@ -99,7 +99,9 @@ func start(t *testing.T, env map[string]string, args ...string) (addr string, lo
 	logs = &syncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
-	go func() { done <- Main(ctx, append([]string{"--listen", "127.0.0.1:0"}, args...), func(k string) string { return env[k] }, io.Discard, logs) }()
+	go func() {
+		done <- Main(ctx, append([]string{"--listen", "127.0.0.1:0"}, args...), func(k string) string { return env[k] }, io.Discard, logs)
+	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for addr == "" && time.Now().Before(deadline) {
 		for _, line := range strings.Split(logs.String(), "\n") {
