@@ -408,7 +408,7 @@ func (s *Server) modifyResponse(resp *http.Response) error {
 	if x.upfront != "" {
 		resp.Header.Set(HeaderUpfront, x.upfront)
 	}
-	resp.Header.Set(HeaderRequestID, x.id)
+	resp.Header.Del(HeaderRequestID) // the answer carries the proxy's, set already
 	if resp.Request.Method == http.MethodPost {
 		resp.Header.Del("Content-Length")
 		resp.ContentLength = -1
