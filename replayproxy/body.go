@@ -19,9 +19,12 @@ import (
 
 // budget is the memory the request bodies in flight may hold, all
 // requests together: admission control. Each request reserves what it
-// holds as it reads it (twice the body: as read, and as the middleware
-// builds what it sends), so a slow client holds only what it sent, and
-// releases it once the upstream has the request.
+// holds as it reads it (bodyWeight times its body: the body the proxy
+// holds once, and the working copies the middleware makes while it
+// reads, repairs and audits it), and releases it once the upstream has
+// the request. A body of known size is admitted whole or not at all; a
+// chunked one reserves as it arrives. A slow client is cut by the read
+// timeout.
 type budget struct {
 	mu    sync.Mutex
 	limit int64
@@ -50,6 +53,11 @@ func (b *budget) give(n int64) {
 	b.mu.Unlock()
 	b.g.Add(-n)
 }
+
+// bodyWeight is how many times its body a request counts against the
+// budget: measured, a 30 MiB body raises the process's resident memory by
+// about 3.5 times its size while it is read, repaired, audited and sent.
+const bodyWeight = 4
 
 // errOverBudget: the body did not fit in what the bodies in flight may
 // hold.
@@ -98,22 +106,23 @@ func readBody(r *http.Request, max int64, bud *budget) (body []byte, reserved in
 		src = dec
 	}
 	take := func(n int64) error {
-		if !bud.take(2 * n) {
+		if !bud.take(bodyWeight * n) {
 			return errOverBudget
 		}
-		reserved += 2 * n
+		reserved += bodyWeight * n
 		return nil
 	}
-	// One read into an exact buffer when the size is known and the body
-	// is not encoded.
+	// A body of known size that is not encoded is admitted whole or not
+	// at all (so that requests arriving together do not each hold part
+	// of the budget and all fail), and read into an exact buffer.
 	if len(codings) == 0 && r.ContentLength >= 0 && r.ContentLength <= max {
 		n := r.ContentLength
+		if err := take(n); err != nil {
+			return nil, reserved, err
+		}
 		buf := make([]byte, 0, n)
 		for int64(len(buf)) < n {
 			step := min(n-int64(len(buf)), chunk)
-			if err := take(step); err != nil {
-				return nil, reserved, err
-			}
 			k, err := io.ReadFull(src, buf[len(buf):len(buf)+int(step)])
 			buf = buf[:len(buf)+k]
 			if err != nil {
@@ -132,8 +141,8 @@ func readBody(r *http.Request, max int64, bud *budget) (body []byte, reserved in
 		k, rerr := io.ReadFull(src, c)
 		total += int64(k)
 		if k < chunk {
-			bud.give(2 * int64(chunk-k))
-			reserved -= 2 * int64(chunk-k)
+			bud.give(bodyWeight * int64(chunk-k))
+			reserved -= bodyWeight * int64(chunk-k)
 		}
 		chunks = append(chunks, c[:k])
 		if total > max || limited.N <= 0 {

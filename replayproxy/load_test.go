@@ -364,3 +364,101 @@ func cpuTime(pid int) time.Duration {
 	st, _ := strconv.Atoi(f[12])
 	return time.Duration(ut+st) * 10 * time.Millisecond // USER_HZ is 100 on Linux
 }
+
+// TestBodyMemory runs replay-proxy as its own process and sends it 8
+// request bodies of 30 MiB at once (--max-body 32 MiB, the default), then
+// 8 more with a budget that holds only some of them; it samples the
+// process's resident memory the whole time. Each body is held once (not
+// eight times): the peak stays under the budget, and the requests that do
+// not fit are answered 503 with Retry-After.
+func TestBodyMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds replay-proxy and sends 480 MiB through it")
+	}
+	if raceEnabled {
+		t.Skip("the figures mean nothing under the race detector; .ci/run runs it without")
+	}
+	bin := buildProxy(t)
+	up := newUpstream(t, func(w http.ResponseWriter, _ *http.Request, body []byte) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"m","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"`+strconv.Itoa(len(body))+`"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`)
+	})
+	body := anthropicRequest(`{"role":"user","content":"` + strings.Repeat("word ", 6<<20) + `"}`) // 30 MiB
+	for _, c := range []struct {
+		budget int64
+		admit  int // bodies that fit at once: the budget counts each four times
+	}{{1 << 30, 8}, {256 << 20, 2}} {
+		addr, cmd, _ := startProxy(t, bin, "--upstream", "anthropic="+up.URL, "--max-inflight-bytes", strconv.FormatInt(c.budget, 10))
+		idle, _ := vmRSS(cmd.Process.Pid)
+		var peak atomic.Int64
+		stop := make(chan struct{})
+		sampled := make(chan struct{})
+		go func() {
+			defer close(sampled)
+			for {
+				if rss, ok := vmRSS(cmd.Process.Pid); ok && int64(rss) > peak.Load() {
+					peak.Store(int64(rss))
+				}
+				select {
+				case <-stop:
+					return
+				case <-time.After(2 * time.Millisecond):
+				}
+			}
+		}()
+		var wg sync.WaitGroup
+		var ok, refused atomic.Int64
+		gate := make(chan struct{})
+		for i := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-gate
+				// Each body arrives over 1.5 s, so that all are in flight at once.
+				pr, pw := io.Pipe()
+				go func() {
+					step := len(body) / 30
+					for k := 0; k < len(body); k += step {
+						if _, err := io.WriteString(pw, body[k:min(k+step, len(body))]); err != nil {
+							return
+						}
+						time.Sleep(50 * time.Millisecond)
+					}
+					pw.Close()
+				}()
+				req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/anthropic/v1/messages", pr)
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("X-Api-Key", fmt.Sprintf("sk-mem-%d", i))
+				req.ContentLength = int64(len(body))
+				resp, err := http.DefaultClient.Do(req)
+				pr.CloseWithError(io.ErrClosedPipe)
+				if err != nil {
+					return
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				switch resp.StatusCode {
+				case http.StatusOK:
+					if strings.Contains(string(b), strconv.Itoa(len(body))) {
+						ok.Add(1)
+					}
+				case http.StatusServiceUnavailable:
+					if resp.Header.Get("Retry-After") != "" {
+						refused.Add(1)
+					}
+				}
+			}()
+		}
+		close(gate)
+		wg.Wait()
+		close(stop)
+		<-sampled
+		peakMiB := float64(peak.Load()-int64(idle)) / 1024
+		fmt.Printf("memory: 8 concurrent 30 MiB bodies, --max-inflight-bytes %d MiB: %d sent whole, %d refused 503; RSS idle %d kB, peak %d kB (%.0f MiB over idle)\n",
+			c.budget>>20, ok.Load(), refused.Load(), idle, peak.Load(), peakMiB)
+		assert.Equal(t, int64(8), ok.Load()+refused.Load(), "each body sent whole or refused")
+		assert.GreaterOrEqual(t, ok.Load(), int64(c.admit))
+		assert.Less(t, (peak.Load()-int64(idle))*1024, c.budget+64<<20, "the peak stays under the budget (64 MiB of slack for what the runtime does not count)")
+		_ = cmd.Process.Signal(os.Interrupt)
+	}
+}

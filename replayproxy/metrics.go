@@ -91,7 +91,7 @@ func newMetrics(version string) *metrics {
 	m.ttfb = hist("replay_proxy_time_to_first_byte_seconds", "Time from a request's arrival to the first byte of its answer's body written to the client, by upstream, API and model.")
 	m.upstream = hist("replay_proxy_upstream_duration_seconds", "Time from a request sent upstream (repaired and audited) to the end of the upstream's answer, by upstream, API and model.")
 	inFlight := prometheus.NewGauge(prometheus.GaugeOpts{Name: "replay_proxy_streams_in_flight", Help: "Requests being proxied now (streams included)."})
-	inBytes := prometheus.NewGauge(prometheus.GaugeOpts{Name: "replay_proxy_inflight_body_bytes", Help: "Bytes of request bodies held now, counted against --max-inflight-bytes (twice each body: as read and as sent)."})
+	inBytes := prometheus.NewGauge(prometheus.GaugeOpts{Name: "replay_proxy_inflight_body_bytes", Help: "Bytes of request bodies held now, counted against --max-inflight-bytes (four times each body: the body and the working copies made of it)."})
 	storeUp := prometheus.NewGauge(prometheus.GaugeOpts{Name: "replay_proxy_store_up", Help: "1 while the store answers, 0 while the proxy passes requests through without it."})
 	info := prometheus.NewGauge(prometheus.GaugeOpts{Name: "replay_proxy_build_info", Help: "1, labelled with the proxy's version.", ConstLabels: prometheus.Labels{"version": version}})
 	info.Set(1)

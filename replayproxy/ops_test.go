@@ -146,11 +146,11 @@ func TestBodyBudget(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{}`)
 	})
-	hs, srv, _ := proxy(t, replayproxy.Config{MaxInflightBytes: 768 << 10, MaxBodyBytes: 400 << 10,
+	hs, srv, _ := proxy(t, replayproxy.Config{MaxInflightBytes: 1280 << 10, MaxBodyBytes: 400 << 10,
 		Upstreams: []replayproxy.Upstream{{Name: "openai", URL: up.URL}}})
 	big := func(n int) string { return `{"model":"gpt-5","input":"` + strings.Repeat("x", n) + `"}` }
-	// A holds 3 chunks of 64 KiB (reserved twice each): 384 KiB; B needs
-	// 400 KiB more.
+	// A holds 3 chunks of 64 KiB (reserved four times each): 768 KiB; B
+	// needs 800 KiB more.
 	pr, pw := io.Pipe()
 	aDone := make(chan int, 1)
 	go func() {
@@ -168,10 +168,10 @@ func TestBodyBudget(t *testing.T) {
 	_, err := io.WriteString(pw, aBody[:130<<10])
 	require.NoError(t, err)
 	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(metrics(t, srv), "\nreplay_proxy_inflight_body_bytes 393216\n") && time.Now().Before(deadline) {
+	for !strings.Contains(metrics(t, srv), "\nreplay_proxy_inflight_body_bytes 786432\n") && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	require.Contains(t, metrics(t, srv), "\nreplay_proxy_inflight_body_bytes 393216\n")
+	require.Contains(t, metrics(t, srv), "\nreplay_proxy_inflight_body_bytes 786432\n")
 
 	resp := post(t, hs.URL+"/openai/v1/responses", big(200<<10))
 	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)

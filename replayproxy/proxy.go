@@ -71,10 +71,11 @@ type Config struct {
 	// answered with 413 and never sent.
 	MaxBodyBytes int64
 	// MaxInflightBytes bounds the memory the request bodies in flight
-	// hold, all requests together; 0 means 512 MiB. A request counts twice
-	// its (decoded) body, from its first byte read until the upstream has
-	// it: the body as read, and as the middleware builds what it sends. A
-	// request that does not fit is answered with 503 and Retry-After.
+	// hold, all requests together; 0 means 1 GiB. A request counts four
+	// times its (decoded) body, from its first byte read until the
+	// upstream has it: the body, held once, and the working copies the
+	// middleware makes while it reads, repairs and audits it. A request
+	// that does not fit is answered with 503 and Retry-After.
 	MaxInflightBytes int64
 	// MaxStreams bounds the requests proxied at once (after their bodies
 	// were read); 0 means 1024. One more is answered with 503 and a
@@ -158,7 +159,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.MaxStreams = 1024
 	}
 	if cfg.MaxInflightBytes <= 0 {
-		cfg.MaxInflightBytes = 512 << 20
+		cfg.MaxInflightBytes = 1 << 30
 	}
 	if cfg.ReadTimeout <= 0 {
 		cfg.ReadTimeout = time.Minute

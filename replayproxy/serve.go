@@ -358,6 +358,11 @@ func (routeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	x := exchangeOf(req.Context())
 	s := x.server()
 	x.upStart = time.Now()
+	if x.body != nil {
+		// httputil.ReverseProxy wraps the body; the middleware takes the
+		// bytes the proxy holds as they are, without a copy.
+		req.Body, req.ContentLength = &heldBody{Reader: newReader(x.body), b: x.body}, int64(len(x.body))
+	}
 	resp, err := x.up.tr.RoundTrip(req)
 	// The upstream has the request: its body's memory goes back.
 	s.budget.give(x.reserved)

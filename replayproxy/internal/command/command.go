@@ -109,8 +109,8 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.Store.TTL, "store-ttl", time.Hour, "`D`: how long a turn is kept")
 	fs.DurationVar(&f.StoreTimeout, "store-timeout", 250*time.Millisecond, "`D`: bound on each store operation; a failing store is skipped, requests pass through unrepaired")
 	fs.Int64Var(&f.MaxBody, "max-body", 32<<20, "`N` bytes a request body may have, decoded (413 beyond)")
-	fs.Int64Var(&f.MaxInflight, "max-inflight-bytes", 512<<20, "`N` bytes of request bodies held at once, all requests together, each counted twice (503 with Retry-After beyond); "+
-		"unless GOMEMLIMIT is set, the Go memory limit is twice this plus 64 MiB")
+	fs.Int64Var(&f.MaxInflight, "max-inflight-bytes", 1<<30, "`N` bytes the request bodies in flight may take, all requests together, each counted four times (its working copies included; 503 with Retry-After beyond); "+
+		"unless GOMEMLIMIT is set, it is also the Go runtime's memory limit")
 	fs.IntVar(&f.MaxStreams, "max-streams", 1024, "`N` requests proxied at once (503 with Retry-After beyond)")
 	fs.DurationVar(&f.ReadHeader, "read-header-timeout", 10*time.Second, "`D` a client has to send a request's headers")
 	fs.DurationVar(&f.ReadTimeout, "read-timeout", time.Minute, "`D` a client has to send a request's body")
@@ -409,7 +409,7 @@ func Run(ctx context.Context, f *Flags, logw io.Writer) error {
 	}
 	if os.Getenv("GOMEMLIMIT") == "" && f.MaxInflight > 0 {
 		// The collector keeps the heap near what the budget allows.
-		debug.SetMemoryLimit(2*f.MaxInflight + 64<<20)
+		debug.SetMemoryLimit(f.MaxInflight)
 	}
 	stopTracing, err := tracing(ctx, f.OTLPEndpoint, &cfg)
 	if err != nil {

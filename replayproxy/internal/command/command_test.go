@@ -264,7 +264,7 @@ func TestVersion(t *testing.T) {
 	errOut = syncBuffer{}
 	assert.Equal(t, 0, Main(context.Background(), []string{"--help"}, func(string) string { return "" }, &out, &errOut))
 	assert.Contains(t, errOut.String(), "  --max-inflight-bytes N\n")
-	assert.Contains(t, errOut.String(), "(REPLAY_PROXY_MAX_INFLIGHT_BYTES; default 536870912)")
+	assert.Contains(t, errOut.String(), "(REPLAY_PROXY_MAX_INFLIGHT_BYTES; default 1073741824)")
 }
 
 // A shutdown lets the stream in flight finish: the client reads it whole,
