@@ -1,6 +1,7 @@
 package redistests_test
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -43,7 +44,10 @@ func TestRedisRestart(t *testing.T) {
 	rep, _ := loop("r1")
 	assert.Equal(t, "restored=1", rep)
 
+	assert.Equal(t, http.StatusOK, status(t, p+"/readyz"))
 	r.stop()
+	assert.Equal(t, http.StatusServiceUnavailable, status(t, p+"/readyz"), "not ready while Redis is stopped")
+	assert.Equal(t, http.StatusOK, status(t, p+"/livez"), "but alive")
 	for i, id := range []string{"r2", "r3", "r4"} {
 		rep, took := loop(id)
 		assert.Equal(t, "store-error=1", rep, "passed through, the store's error the reason")
@@ -62,7 +66,16 @@ func TestRedisRestart(t *testing.T) {
 		}
 	}
 	assert.Equal(t, "restored=1", rep, "repairs again once Redis answers")
+	assert.Equal(t, http.StatusOK, status(t, p+"/readyz"), "ready again")
 	log := logs.String()
 	assert.Equal(t, 1, strings.Count(log, `"msg":"store unavailable: requests pass through unrepaired and turns are not kept until it answers again"`), log)
 	assert.Equal(t, 1, strings.Count(log, `"msg":"store recovered: repairing and keeping turns again"`), log)
+}
+
+func status(t *testing.T, url string) int {
+	t.Helper()
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	resp.Body.Close()
+	return resp.StatusCode
 }

@@ -165,6 +165,12 @@ func proxyOn(t *testing.T, r *redisServer, up *upstream, cfg replayproxy.Config)
 	t.Helper()
 	store, err := redisstore.Open(r.url(), redisstore.Options{})
 	require.NoError(t, err)
+	return proxyWith(t, store, up, cfg)
+}
+
+// proxyWith starts a proxy instance on a store.
+func proxyWith(t *testing.T, store *redisstore.Store, up *upstream, cfg replayproxy.Config) (string, *syncBuffer) {
+	t.Helper()
 	logs := &syncBuffer{}
 	cfg.Store = store
 	cfg.Secret = []byte("the secret every instance of this deployment shares")
