@@ -104,7 +104,9 @@ func waitClusterOK(t *testing.T, nodes []*clusterNode) {
 
 // firstOf and nextOf are a conversation's requests, its first message
 // naming it, so that conversations hash to different slots.
-func firstOf(id string) string { return strings.Replace(firstRequest(), "Weather in Bern?", "Weather in Bern? ("+id+")", 1) }
+func firstOf(id string) string {
+	return strings.Replace(firstRequest(), "Weather in Bern?", "Weather in Bern? ("+id+")", 1)
+}
 func nextOf(id string, stripped bool) string {
 	return strings.Replace(nextRequest(sigFor(id), "toolu_"+id, stripped), "Weather in Bern?", "Weather in Bern? ("+id+")", 1)
 }
