@@ -48,6 +48,30 @@ type HTTPCodec interface {
 	Fix(fix string, r *Request, only func(turn int) bool, h http.Header) ([]byte, http.Header, []Change)
 }
 
+// ResultRenamer is implemented by a codec whose tool results name their
+// call by id: what a caller who sends a call with another id than the one
+// it was captured with (see [replay.Notice].NewID) needs to keep its tool
+// results pointing at it.
+type ResultRenamer interface {
+	// RenameResults returns a conversation element (one the caller sends:
+	// a user message, a tool message, a function_call_output item) with
+	// the call id of each tool result it holds, in order, replaced by what
+	// rename returns for it when ok; el itself when none changed.
+	RenameResults(el []byte, rename func(id string) (string, bool)) []byte
+}
+
+// SharedShape returns the name of the request shape an API's requests
+// are in: the path of its shared route when several APIs serve it (the
+// chat-completions APIs share one shape), else the API's own name.
+func SharedShape(c HTTPCodec) string {
+	for _, r := range c.HTTP().Routes {
+		if r.Shared {
+			return r.Path
+		}
+	}
+	return c.API()
+}
+
 // The one-shot fixes a codec's Fix may apply, named as the provider
 // errors' classifications name them.
 const (
@@ -70,7 +94,18 @@ const (
 	FixRemoveReasoningContent = "remove-reasoning-content"
 	// FixDropDuplicates: send each reasoning item once.
 	FixDropDuplicates = "drop-duplicates"
+	// FixReencode: write the offending item as its codec encodes it,
+	// leaving out the members the API refuses on input and adding the
+	// ones it requires.
+	FixReencode = "reencode"
+	// FixConfigure: change the request's settings rather than its
+	// history (a beta header, a strategy): the caller's change to make.
+	FixConfigure = "configure"
 )
+
+// FixNames lists the fixes above, for checks.
+var FixNames = [...]string{FixRestore, FixDropReasoning, FixDropBlock, FixSentinel, FixBackfillReasoningContent,
+	FixRemoveReasoningContent, FixDropDuplicates, FixReencode, FixConfigure}
 
 // HTTP is what a codec declares of its API's HTTP traffic.
 type HTTP struct {
@@ -91,6 +126,9 @@ type HTTP struct {
 	// proxy's configuration ("anthropic", "claude") to the provider the
 	// registry resolves for it.
 	Names map[string]string
+	// Member is the request member that holds the conversation
+	// ("messages", "input", "contents").
+	Member string
 	// ErrorBody writes an error response body in the shape the API's
 	// SDKs parse when the provider (as recognised) answers: a JSON object
 	// (the caller may add members before its closing brace), and the

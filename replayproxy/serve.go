@@ -591,7 +591,7 @@ func (s *Server) countRetries(x *exchange, retries []replayhttp.Retried) {
 // counts it and puts the bytes read back in front of the body.
 func (s *Server) upstreamError(x *exchange, resp *http.Response) {
 	head, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	s.countUpstreamError(x, resp.StatusCode, replayhttp.Classify(resp.StatusCode, decodedHead(resp.Header, head)))
+	s.countUpstreamError(x, resp.StatusCode, replayhttp.ClassifyWith(s.cfg.Registry, x.api, resp.StatusCode, decodedHead(resp.Header, head)))
 	resp.Body = readCloser{io.MultiReader(newReader(head), resp.Body), resp.Body}
 }
 

@@ -12,6 +12,8 @@
 //	replay convert --to API [--account A] [--compact] [--framing F] [--from API] [--model M] [--provider P] [--sentinel] [--stream] [--to-account A] [--to-model M] [--to-provider P] [--to-text] [-v] FILE|-
 //	replay audit --api API [--account A] [--compact] [--jobs N] [--model M] [--prefix-hash H] [--progress] [--provider P] [--request BODY] [--store] [--thinking] [--tools] [HISTORY|DIR|-]...
 //	replay validate [--kind KIND] FILE...
+//	replay session audit [--agent A] [--compact] [--jobs N] [--progress] [--to-account A] [--to-model M] [--to-provider P] PATH...
+//	replay session repair [--agent A] [--to-account A] [--to-model M] [--to-provider P] [--undo] [--write] PATH
 //	replay demo
 //
 // JSON goes to stdout, diagnostics to stderr. The exit status is 0 on
@@ -82,6 +84,8 @@ func init() {
 			summary: auditSummary},
 		{name: "validate", operands: "FILE...", define: defineValidate,
 			summary: "Validate turn, item and report documents against the published JSON Schemas"},
+		{name: "session audit", operands: "PATH...", define: defineSessionAudit, summary: sessionAuditSummary},
+		{name: "session repair", operands: "PATH", define: defineSessionRepair, summary: sessionRepairSummary},
 		{name: "demo", define: defineDemo,
 			summary: "Decode a sample in the shape of a real OpenRouter capture, show its reasoning items, write them back, switch providers, and audit"},
 	}
@@ -113,6 +117,15 @@ func run(e *env, args []string) int {
 			return 2
 		}
 		return 0
+	}
+	if len(args) > 1 && !strings.HasPrefix(args[1], "-") {
+		// A command of two words ("session audit") given as two arguments.
+		for _, c := range commands {
+			if c.name == args[0]+" "+args[1] {
+				args = append([]string{c.name}, args[2:]...)
+				break
+			}
+		}
 	}
 	for _, c := range commands {
 		if c.name != args[0] {

@@ -124,3 +124,9 @@ func (c Codec) Fix(fix string, r *codecs.Request, only func(int) bool, h http.He
 	}
 	return r.Body, nil, nil
 }
+
+// RenameResults renames the call ids the tool results of a conversation
+// element name (see [codecs.ResultRenamer]).
+func (Codec) RenameResults(el []byte, rename func(string) (string, bool)) []byte {
+	return kit.RenameIn(el, "content", func(b gjson.Result) bool { return b.Get("type").Str == "tool_result" }, "tool_use_id", rename)
+}

@@ -51,7 +51,7 @@ func (c Codec) requestTurn(m gjson.Result, ptr string, cut bool) (*replay.Turn, 
 	}
 	tu := &replay.Turn{Provenance: c.provenance()}
 	r := c.reader()
-	r.cut = cut
+	r.cut, r.request = cut, true
 	if err := r.content(tu, content, ptr+"/content"); err != nil {
 		return nil, err
 	}
@@ -85,4 +85,10 @@ func (c Codec) Fix(fix string, r *codecs.Request, only func(int) bool, _ http.He
 		return out, ch
 	})
 	return body, nil, changes
+}
+
+// RenameResults renames the call ids the tool results of a conversation
+// element name (see [codecs.ResultRenamer]).
+func (Codec) RenameResults(el []byte, rename func(string) (string, bool)) []byte {
+	return kit.RenameIn(el, "content", func(b gjson.Result) bool { return b.Get("toolResult").IsObject() }, "toolResult.toolUseId", rename)
 }

@@ -87,6 +87,7 @@ var web = &codecs.HTTP{
 	Routes:     []codecs.Route{{Path: "/v2/chat"}},
 	Hosts:      []codecs.Host{{Suffix: "api.cohere.com", Provider: "cohere"}, {Suffix: "api.cohere.ai", Provider: "cohere"}},
 	Credential: codecs.Header("authorization"),
+	Member:     "messages",
 	Endpoint:   "https://api.cohere.com",
 	Names:      map[string]string{"cohere": "cohere"},
 	ErrorBody: func(_ string, _ int, msg string) ([]byte, http.Header) {

@@ -80,3 +80,9 @@ func (c Codec) Fix(fix string, r *codecs.Request, only func(int) bool, _ http.He
 	})
 	return body, nil, changes
 }
+
+// RenameResults renames the call ids the tool results of a conversation
+// element name (see [codecs.ResultRenamer]).
+func (Codec) RenameResults(el []byte, rename func(string) (string, bool)) []byte {
+	return kit.RenameIn(el, "", func(b gjson.Result) bool { return b.Get("role").Str == "tool" }, "tool_call_id", rename)
+}

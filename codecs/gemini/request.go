@@ -193,3 +193,9 @@ func sentinel(raw []byte, changes []codecs.Change) ([]byte, []codecs.Change) {
 	})
 	return out, changes
 }
+
+// RenameResults renames the call ids the tool results of a conversation
+// element name (see [codecs.ResultRenamer]).
+func (Codec) RenameResults(el []byte, rename func(string) (string, bool)) []byte {
+	return kit.RenameIn(el, "parts", func(b gjson.Result) bool { return b.Get("functionResponse").IsObject() }, "functionResponse.id", rename)
+}

@@ -72,6 +72,7 @@ var web = &codecs.HTTP{
 	Routes:     []codecs.Route{{Path: "/chat/completions", Shared: true}},
 	Hosts:      []codecs.Host{{Suffix: "api.mistral.ai", Provider: "mistral"}},
 	Credential: codecs.Header("authorization"),
+	Member:     "messages",
 	Endpoint:   "https://api.mistral.ai",
 	Names:      map[string]string{"mistral": "mistral"},
 	ErrorBody: func(_ string, status int, msg string) ([]byte, http.Header) {

@@ -73,6 +73,7 @@ var web = &codecs.HTTP{
 	Routes:     []codecs.Route{{Path: "/chat/completions", Shared: true, Fallback: codecs.FallbackAny}},
 	Hosts:      []codecs.Host{{Suffix: "openrouter.ai", Provider: "openrouter"}},
 	Credential: codecs.Header("authorization"),
+	Member:     "messages",
 	Endpoint:   "https://openrouter.ai/api",
 	Names:      map[string]string{"openrouter": "openrouter"},
 	ErrorBody:  errorBody,

@@ -35,3 +35,9 @@ func (Codec) Strip(raw []byte) ([]byte, []codecs.Change) { return chatstream.Str
 func (Codec) Fix(fix string, r *codecs.Request, only func(int) bool, _ http.Header) ([]byte, http.Header, []codecs.Change) {
 	return chatstream.Fix(fix, r, only)
 }
+
+// RenameResults renames the call id a tool message names (see
+// [codecs.ResultRenamer]).
+func (Codec) RenameResults(el []byte, rename func(string) (string, bool)) []byte {
+	return chatstream.RenameResults(el, rename)
+}

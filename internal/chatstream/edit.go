@@ -117,3 +117,9 @@ func keep(out []byte, ch []codecs.Change) ([]byte, []codecs.Change) {
 func ReadWith(body []byte, decode func([]byte) (replay.History, replay.Target, error)) (*codecs.Request, error) {
 	return codecs.ReadWith(body, "messages", []string{"tools", "functions"}, []string{"cache_control"}, nil, decode)
 }
+
+// RenameResults renames the call id of a chat tool message
+// (`{"role":"tool","tool_call_id":...}`).
+func RenameResults(el []byte, rename func(string) (string, bool)) []byte {
+	return kit.RenameIn(el, "", func(b gjson.Result) bool { return b.Get("role").Str == "tool" }, "tool_call_id", rename)
+}

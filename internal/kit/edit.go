@@ -3,6 +3,8 @@ package kit
 import (
 	"strconv"
 
+	"github.com/reasonreplay/replay/internal/jsonw"
+
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -75,5 +77,40 @@ func Removed(ptrs []string, detail string) []codecs.Change {
 	for i, p := range ptrs {
 		out[i] = codecs.Change{Pointer: p, Removed: true, Detail: detail}
 	}
+	return out
+}
+
+// RenameIn renames the call ids of the tool results in the JSON object
+// raw: the results are the elements of the array member blocks ("" for
+// raw itself) that is reports, and the id is each one's member at path
+// id. rename is asked each id in order; raw is returned unchanged when
+// none changed.
+func RenameIn(raw []byte, blocks string, is func(gjson.Result) bool, id string, rename func(string) (string, bool)) []byte {
+	one := func(out []byte, path string, b gjson.Result) []byte {
+		if !is(b) {
+			return out
+		}
+		old := b.Get(id)
+		n, ok := rename(old.Str)
+		if !ok {
+			return out
+		}
+		p := id
+		if path != "" {
+			p = path + "." + id
+		}
+		v, _ := SetMember(out, p, jsonw.String(nil, n))
+		return v
+	}
+	if blocks == "" {
+		return one(raw, "", gjson.ParseBytes(raw))
+	}
+	out := raw
+	i := -1
+	gjson.GetBytes(raw, blocks).ForEach(func(_, b gjson.Result) bool {
+		i++
+		out = one(out, blocks+"."+strconv.Itoa(i), b)
+		return true
+	})
 	return out
 }
