@@ -475,3 +475,29 @@ func TestTracing(t *testing.T) {
 	assert.Equal(t, "audit", a["replay.refused"].AsString())
 	assert.Equal(t, int64(400), a["http.response.status_code"].AsInt64())
 }
+
+// Hop-by-hop headers belong to one connection: those the client sends
+// (and those its Connection header names) do not reach the upstream, and
+// the upstream's do not reach the client; the others pass both ways.
+func TestHopByHopHeaders(t *testing.T) {
+	up := newUpstream(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) {
+		w.Header().Set("Connection", "X-Up-Hop")
+		w.Header().Set("X-Up-Hop", "1")
+		w.Header().Set("Proxy-Authenticate", "Basic")
+		w.Header().Set("X-Up-End", "2")
+		writeEvents(w, anthropicEvents(sigFor("hop"), "toolu_HOP"))
+	})
+	hs, _, _ := proxy(t, replayproxy.Config{Upstreams: []replayproxy.Upstream{{Name: "anthropic", URL: up.URL}}})
+	resp := post(t, hs.URL+"/anthropic/v1/messages", anthropicRequest(firstUser),
+		"Connection", "X-Client-Hop", "X-Client-Hop", "1", "Proxy-Authorization", "Basic c2VjcmV0", "Upgrade", "websocket",
+		"Te", "gzip", "X-Client-End", "2")
+	readAll(t, resp)
+	got := up.received()[0].header
+	for _, h := range []string{"X-Client-Hop", "Proxy-Authorization", "Upgrade"} {
+		assert.Empty(t, got.Get(h), h)
+	}
+	assert.Equal(t, "2", got.Get("X-Client-End"))
+	assert.Empty(t, resp.Header.Get("X-Up-Hop"))
+	assert.Empty(t, resp.Header.Get("Proxy-Authenticate"))
+	assert.Equal(t, "2", resp.Header.Get("X-Up-End"))
+}

@@ -269,7 +269,7 @@ func TestClientDisconnectCancelsUpstream(t *testing.T) {
 		}
 	})
 	store := &replayhttp.MemoryStore{}
-	hs, _, _ := proxy(t, replayproxy.Config{Store: store, Upstreams: []replayproxy.Upstream{{Name: "anthropic", URL: up.URL}}})
+	hs, srv, logs := proxy(t, replayproxy.Config{Store: store, Upstreams: []replayproxy.Upstream{{Name: "anthropic", URL: up.URL}}})
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, hs.URL+"/anthropic/v1/messages", strings.NewReader(anthropicRequest(firstUser)))
 	resp, err := http.DefaultClient.Do(req)
@@ -283,6 +283,17 @@ func TestClientDisconnectCancelsUpstream(t *testing.T) {
 		t.Fatal("the upstream request was not cancelled")
 	}
 	assert.Equal(t, 0, store.Len())
+	// Its work stopped: the stream is no longer in flight, its partial
+	// turn was ended (not kept), and it is logged as the client's doing.
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(metrics(t, srv), "\nreplay_proxy_streams_in_flight 0\n") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	m := metrics(t, srv)
+	assert.Contains(t, m, "\nreplay_proxy_streams_in_flight 0\n")
+	assert.Contains(t, m, `replay_proxy_turns_captured_total{api="anthropic",complete="false",upstream="anthropic"} 1`)
+	assert.Contains(t, m, "\nreplay_proxy_inflight_body_bytes 0\n")
+	assert.Contains(t, logs.String(), `"error":"the client went away mid-response`)
 }
 
 // refusal is Anthropic's answer to a forged signature.
