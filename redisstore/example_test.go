@@ -9,12 +9,12 @@ import (
 // A store on a Redis Cluster, its keys under this deployment's prefix;
 // the client connects on first use. Messages never show the password.
 func Example() {
-	s, err := redisstore.Open("redis+cluster://10.0.0.1:6379?addr=10.0.0.2:6379&addr=10.0.0.3:6379&prefix=team-a:", redisstore.Options{})
+	s, err := redisstore.Open("redis+cluster://127.0.0.1:7001?addr=127.0.0.1:7002&addr=127.0.0.1:7003&prefix=team-a:", redisstore.Options{})
 	fmt.Printf("%T %v\n", s, err)
 	s.Close()
-	_, err = redisstore.Open("redis://user:hunter2@10.0.0.1:6379/x", redisstore.Options{})
+	_, err = redisstore.Open("redis://user:hunter2@127.0.0.1:6379/x", redisstore.Options{})
 	fmt.Println(err)
 	// Output:
 	// *redisstore.Store <nil>
-	// redisstore: redis://user:xxxxx@10.0.0.1:6379/x: invalid database number: "x"
+	// redisstore: redis://user:xxxxx@127.0.0.1:6379/x: invalid database number: "x"
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/reasonreplay/replay/codecs/all"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 )
