@@ -1,6 +1,8 @@
 package replayproxy
 
 import (
+	"io"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -205,7 +207,8 @@ func New(cfg Config) (*Server, error) {
 	s.tracer = tp.Tracer("github.com/reasonreplay/replay/replayproxy", trace.WithInstrumentationVersion(cfg.Version))
 	s.rp = &httputil.ReverseProxy{Rewrite: s.rewrite, Transport: routeTransport{}, FlushInterval: -1,
 		BufferPool: &s.bufs, ModifyResponse: s.modifyResponse, ErrorHandler: s.proxyError,
-		ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)}
+		// The request's own log line says what went wrong, with its id.
+		ErrorLog: log.New(io.Discard, "", 0)}
 	s.store = &guardedStore{inner: cfg.Store, timeout: cfg.StoreTimeout, backoff: cfg.StoreBackoff, log: cfg.Logger, m: s.m}
 	switch cfg.Store.(type) {
 	case *replayhttp.MemoryStore, *FileStore:
