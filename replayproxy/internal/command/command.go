@@ -110,7 +110,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.StoreTimeout, "store-timeout", 250*time.Millisecond, "`D`: bound on each store operation; a failing store is skipped, requests pass through unrepaired")
 	fs.Int64Var(&f.MaxBody, "max-body", 32<<20, "`N` bytes a request body may have, decoded (413 beyond)")
 	fs.Int64Var(&f.MaxInflight, "max-inflight-bytes", 1<<30, "`N` bytes the request bodies in flight may take, all requests together, each counted four times (its working copies included; 503 with Retry-After beyond); "+
-		"unless GOMEMLIMIT is set, it is also the Go runtime's memory limit")
+		"unless GOMEMLIMIT is set, seven eighths of it is the Go runtime's memory limit")
 	fs.IntVar(&f.MaxStreams, "max-streams", 1024, "`N` requests proxied at once (503 with Retry-After beyond)")
 	fs.DurationVar(&f.ReadHeader, "read-header-timeout", 10*time.Second, "`D` a client has to send a request's headers")
 	fs.DurationVar(&f.ReadTimeout, "read-timeout", time.Minute, "`D` a client has to send a request's body")
@@ -409,7 +409,9 @@ func Run(ctx context.Context, f *Flags, logw io.Writer) error {
 	}
 	if os.Getenv("GOMEMLIMIT") == "" && f.MaxInflight > 0 {
 		// The collector keeps the heap near what the budget allows.
-		debug.SetMemoryLimit(f.MaxInflight)
+		// (seven eighths of it: the rest is what the runtime does not
+		// count, its own structures and the unreturned pages).
+		debug.SetMemoryLimit(f.MaxInflight / 8 * 7)
 	}
 	stopTracing, err := tracing(ctx, f.OTLPEndpoint, &cfg)
 	if err != nil {
