@@ -11,37 +11,37 @@ const DocumentVersion = 1
 type Provenance struct {
 	// API is the wire API the turn was decoded from: the codec's name, e.g.
 	// "anthropic", "openai-responses", "openrouter".
-	API string
+	API string `json:"api,omitempty"`
 	// Provider is the platform that served it: "anthropic", "bedrock",
 	// "vertex", "aistudio", "openrouter", "azure", "deepseek", ... Codecs
 	// fill it when the response says; callers may set it.
-	Provider string
+	Provider string `json:"provider,omitempty"`
 	// Upstream is the provider a gateway routed the request to, when the
 	// gateway says (OpenRouter's `provider`: "Google", "Amazon Bedrock"):
 	// some signatures are bound to the backend that minted them
 	// ([FormatTraits].Domain).
-	Upstream string
+	Upstream string `json:"upstream,omitempty"`
 	// Model is the model that produced the turn, as the response named it:
 	// after a server-side fallback, the model that served it (and minted
 	// its reasoning), not the one requested.
-	Model string
+	Model string `json:"model,omitempty"`
 	// RequestedModel is the model the request named, when the provider
 	// served the turn with another (a server-side fallback); empty
 	// otherwise.
-	RequestedModel string
+	RequestedModel string `json:"requested_model,omitempty"`
 	// Account is an optional identity of the account that minted the turn
 	// (organisation, account or key-pool id): account-bound ciphertext
 	// ([FormatTraits].AccountBound) is valid only for it. Supplied by the caller.
-	Account string
+	Account string `json:"account,omitempty"`
 	// PrefixHash is an optional hash of the request prefix (system prompt,
 	// tools, earlier messages) that produced the turn: some issuers bind
 	// their signatures to it. Supplied by the caller.
-	PrefixHash string
+	PrefixHash string `json:"prefix_hash,omitempty"`
 	// ChainHash is an optional digest of the last signed reasoning block of
 	// the request that produced the turn: issuers that chain each signed
 	// block to the one before it reject a block sent after another
 	// predecessor. Supplied by the caller (a codec computes it).
-	ChainHash string
+	ChainHash string `json:"chain_hash,omitempty"`
 }
 
 // Transformation is one change the provider reports it made to a request's
@@ -50,14 +50,16 @@ type Provenance struct {
 type Transformation struct {
 	// Type is what was done ("thinking_dropped",
 	// "thinking_mismatch_allowed").
-	Type string
+	Type string `json:"type"`
 	// Reason is why ("prefix_binding_mismatch", "model_binding_mismatch",
 	// "organization_binding_mismatch", "end_user_binding_mismatch").
-	Reason string
+	Reason string `json:"reason,omitempty"`
 	// Path locates the block in the request ("messages.3.content.0").
-	Path string
-	// Extra holds the entry's other members, as one JSON object.
-	Extra json.RawMessage
+	Path string `json:"path,omitempty"`
+	// Extra holds the entry's other members, as one JSON object. The turn
+	// document writes them beside the others; encoding/json, which cannot,
+	// writes them as a member "extra".
+	Extra json.RawMessage `json:"extra,omitempty"`
 }
 
 // Turn is one assistant turn: its blocks in the order the provider produced
