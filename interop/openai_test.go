@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -81,8 +82,14 @@ func TestOpenAIResponsesStoreFalse(t *testing.T) {
 	lone := param.Override[responses.ResponseInputItemUnionParam](json.RawMessage(
 		`{"type":"reasoning","id":"rs_lone","summary":[],"encrypted_content":"gAAAA"}`))
 	n := len(srv.received())
-	_, err = client.Responses.New(context.Background(), params(lone))
+	ctx3, call3 := replayhttp.WithCapture(context.Background())
+	_, err = client.Responses.New(ctx3, params(lone))
+	var apiErr *openai.Error
+	require.ErrorAs(t, err, &apiErr, "the SDK's own typed error")
+	assert.Equal(t, http.StatusBadRequest, apiErr.StatusCode)
+	assert.Equal(t, "invalid_request_error", apiErr.Type)
 	var ae *replayhttp.AuditError
+	_, err = call3.Turn()
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, "openai/reasoning-without-follower", ae.Report.Violations[0].Rule)
 	assert.Len(t, srv.received(), n, "nothing was sent")
@@ -137,4 +144,37 @@ func TestOpenAIFunctionCallRebuiltWithoutID(t *testing.T) {
 			assert.False(t, rep.Rejects(), "%v", rep.Err())
 		})
 	}
+}
+
+// With the SDK's default retry options, a request the audit refuses makes
+// exactly one attempt, without backoff, and the caller receives OpenAI's
+// own typed error; the call's Capture holds the audit's reason.
+func TestOpenAIRefusedOnceWithDefaultRetries(t *testing.T) {
+	srv := newServer(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) { writeJSON(w, responsesBody("gAAAA", "call_1")) })
+	tr := &replayhttp.Transport{Audit: replayhttp.AuditRefuse}
+	attempts := 0
+	client := openai.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("test"),
+		option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+			attempts++
+			return tr.Middleware(r, next)
+		}))
+	lone := param.Override[responses.ResponseInputItemUnionParam](json.RawMessage(
+		`{"type":"reasoning","id":"rs_lone","summary":[],"encrypted_content":"gAAAA"}`))
+	ctx, call := replayhttp.WithCapture(context.Background())
+	start := time.Now()
+	_, err := client.Responses.New(ctx, responses.ResponseNewParams{Model: "gpt-5", Store: openai.Bool(false),
+		Input: responses.ResponseNewParamsInputUnion{OfInputItemList: []responses.ResponseInputItemUnionParam{
+			responses.ResponseInputItemParamOfMessage("hi", responses.EasyInputMessageRoleUser), lone}}})
+	var apiErr *openai.Error
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, 1, attempts, "a refusal is not retried")
+	assert.Less(t, time.Since(start), time.Second, "no backoff")
+	assert.Equal(t, http.StatusBadRequest, apiErr.StatusCode)
+	assert.Equal(t, "invalid_request_error", apiErr.Type)
+	assert.NotEmpty(t, apiErr.Message)
+	var ae *replayhttp.AuditError
+	_, err = call.Turn()
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, "openai/reasoning-without-follower", ae.Report.Violations[0].Rule)
+	assert.Empty(t, srv.received(), "nothing was sent")
 }

@@ -1,14 +1,17 @@
 // Package redisstore is a [replayhttp.Store] kept in Redis, so that several
-// `replay proxy` instances behind a load balancer share the captured
-// turns: a conversation may land on any instance. It lives in a module of
-// its own so that the library does not depend on a Redis client.
+// proxy instances behind a load balancer (or several processes using the
+// middleware) share the captured turns: a conversation may land on any
+// instance. It lives in a module of its own so that the library does not
+// depend on a Redis client. The proxy's replay-proxy command takes it as
+// --store redis://...
 //
-// Importing the package registers the redis:// and rediss:// schemes with
-// [replayproxy.OpenStore]; the module's replay-proxy command is
-// `replay proxy` with that store:
-//
-//	go run github.com/reasonreplay/replay/redisstore/cmd/replay-proxy \
-//		--listen 127.0.0.1:8080 --store redis://127.0.0.1:6379/0 --upstream anthropic=https://api.anthropic.com
+// [Open] takes the URL forms operators run Redis in: one server
+// (redis://, rediss:// for TLS), Sentinel (redis+sentinel://) and Cluster
+// (redis+cluster://), through go-redis's universal client. Every key
+// starts with a prefix per deployment ("replay:" unless set), and the keys
+// of one tenant's conversation point share a Redis Cluster hash tag, so
+// that each operation touches one slot while the slots spread over the
+// tenants and conversations.
 //
 // # Layout
 //
@@ -42,32 +45,30 @@ package redisstore
 import (
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
+	"os"
 	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/replayhttp"
-	"github.com/reasonreplay/replay/replayproxy"
 	"github.com/redis/go-redis/v9"
 )
-
-func init() {
-	open := func(uri string, o replayproxy.StoreOptions) (replayhttp.Store, error) {
-		return Open(uri, Options{TTL: o.TTL, MaxPerKey: o.MaxPerKey, MaxEntryBytes: o.MaxEntryBytes, Logger: o.Logger})
-	}
-	replayproxy.RegisterStore("redis", open)
-	replayproxy.RegisterStore("rediss", open)
-}
 
 // Store is the Redis [replayhttp.Store]. It is safe for concurrent use.
 type Store struct {
 	c     redis.UniversalClient
 	o     Options
-	skips replayproxy.Skips
+	skips skips
 }
 
 // Options configure a Store.
@@ -111,36 +112,183 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// New returns a Store on an existing client.
+// New returns a Store on an existing client (a *redis.Client, a
+// Sentinel-backed failover client or a *redis.ClusterClient).
 func New(c redis.UniversalClient, o Options) *Store {
 	return &Store{c: c, o: o.withDefaults()}
 }
 
-// Open connects to the Redis server a URL names
-// (redis://[user:password@]host:port/db, or rediss:// for TLS; the
-// query may set go-redis options such as dial_timeout). Unless the URL
-// says otherwise, the client gives up quickly (a dial within 500ms, a
-// read or a write within 250ms, one retry), since the proxy passes
-// requests through rather than wait on its store.
-func Open(url string, o Options) (*Store, error) {
-	ro, err := redis.ParseURL(url)
-	if err != nil {
-		return nil, &replayproxy.ConfigError{Where: "--store", Problem: "not a Redis URL: " + err.Error()}
-	}
-	if ro.DialTimeout == 0 {
-		ro.DialTimeout = 500 * time.Millisecond
-	}
-	if ro.ReadTimeout == 0 {
-		ro.ReadTimeout = 250 * time.Millisecond
-	}
-	if ro.WriteTimeout == 0 {
-		ro.WriteTimeout = 250 * time.Millisecond
-	}
-	if ro.MaxRetries == 0 {
-		ro.MaxRetries = 1
-	}
-	return New(redis.NewClient(ro), o), nil
+// URLError reports a store URL Open cannot use. It never holds the URL's
+// password.
+type URLError struct {
+	// URL is the URL with its password replaced by "xxxxx".
+	URL string
+	// Problem says what is wrong.
+	Problem string
 }
+
+// Error renders the problem with the redacted URL.
+func (e *URLError) Error() string { return "redisstore: " + e.URL + ": " + e.Problem }
+
+// Redact returns a store URL with its password (in the user info, or in a
+// password or sentinel_password query parameter) replaced by "xxxxx", for
+// logs and messages; a string that does not parse as a URL is cut at its
+// scheme.
+func Redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		scheme, _, _ := strings.Cut(raw, "://")
+		return scheme + "://xxxxx"
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	q := u.Query()
+	for _, k := range []string{"password", "sentinel_password"} {
+		if q.Has(k) {
+			q.Set(k, "xxxxx")
+		}
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// Open connects to the Redis deployment a URL names:
+//
+//	redis://[user:password@]host:port[/db]                  one server; rediss:// for TLS
+//	redis+sentinel://[user:password@]host:port[/db]?master_name=NAME[&addr=host:port]...
+//	                                                        Sentinel (the sentinels' addresses; TLS: rediss+sentinel://)
+//	redis+cluster://[user:password@]host:port[?addr=host:port]...
+//	                                                        Cluster (seed nodes; TLS: rediss+cluster://)
+//
+// The query may set the key prefix (prefix=, else o.Prefix), the TLS
+// files (ca_file= for a private certificate authority, cert_file= and
+// key_file= for a client certificate, server_name=), and go-redis's own
+// options (dial_timeout=, pool_size=, ...). Unless the URL says otherwise,
+// the client gives up quickly (a dial within 500ms, a read or a write
+// within 250ms, one retry), since a proxy passes requests through rather
+// than wait on its store. The client connects on first use.
+func Open(raw string, o Options) (*Store, error) {
+	fail := func(problem string) (*Store, error) {
+		return nil, &URLError{URL: Redact(raw), Problem: problem}
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fail("not a URL")
+	}
+	scheme, form, _ := strings.Cut(u.Scheme, "+")
+	if scheme != "redis" && scheme != "rediss" || form != "" && form != "sentinel" && form != "cluster" {
+		return fail("want redis://, rediss://, redis+sentinel://, redis+cluster:// (or their rediss+ forms)")
+	}
+	q := u.Query()
+	if p := q.Get("prefix"); p != "" {
+		o.Prefix = p
+	}
+	var tlsFiles [4]string
+	for i, k := range []string{"ca_file", "cert_file", "key_file", "server_name"} {
+		tlsFiles[i] = q.Get(k)
+		q.Del(k)
+	}
+	q.Del("prefix")
+	if scheme == "redis" && (tlsFiles != [4]string{}) {
+		return fail("ca_file, cert_file, key_file and server_name need TLS: use rediss")
+	}
+	u.Scheme, u.RawQuery = scheme, q.Encode()
+	var c redis.UniversalClient
+	switch form {
+	case "":
+		ro, err := redis.ParseURL(u.String())
+		if err == nil {
+			quick(&ro.DialTimeout, &ro.ReadTimeout, &ro.WriteTimeout, &ro.MaxRetries, q)
+			err = tlsFrom(ro.TLSConfig, tlsFiles)
+		}
+		if err != nil {
+			return fail(cleanErr(err))
+		}
+		c = redis.NewClient(ro)
+	case "sentinel":
+		fo, err := redis.ParseFailoverURL(u.String())
+		if err == nil && fo.MasterName == "" {
+			err = errors.New("a Sentinel URL needs master_name=")
+		}
+		if err == nil {
+			quick(&fo.DialTimeout, &fo.ReadTimeout, &fo.WriteTimeout, &fo.MaxRetries, q)
+			err = tlsFrom(fo.TLSConfig, tlsFiles)
+		}
+		if err != nil {
+			return fail(cleanErr(err))
+		}
+		c = redis.NewFailoverClient(fo)
+	default:
+		co, err := redis.ParseClusterURL(u.String())
+		if err == nil {
+			quick(&co.DialTimeout, &co.ReadTimeout, &co.WriteTimeout, &co.MaxRetries, q)
+			err = tlsFrom(co.TLSConfig, tlsFiles)
+		}
+		if err != nil {
+			return fail(cleanErr(err))
+		}
+		c = redis.NewClusterClient(co)
+	}
+	return New(c, o), nil
+}
+
+// quick sets the client's timeouts and retries to the store's defaults
+// where the URL's query did not set them.
+func quick(dial, read, write *time.Duration, retries *int, q url.Values) {
+	if !q.Has("dial_timeout") {
+		*dial = 500 * time.Millisecond
+	}
+	if !q.Has("read_timeout") {
+		*read = 250 * time.Millisecond
+	}
+	if !q.Has("write_timeout") {
+		*write = 250 * time.Millisecond
+	}
+	if !q.Has("max_retries") {
+		*retries = 1
+	}
+}
+
+// tlsFrom adds the TLS files (ca_file, cert_file, key_file, server_name)
+// to a TLS configuration; c is nil without TLS.
+func tlsFrom(c *tls.Config, files [4]string) error {
+	if c == nil {
+		return nil
+	}
+	ca, cert, key, name := files[0], files[1], files[2], files[3]
+	if ca != "" {
+		pem, err := os.ReadFile(ca)
+		if err != nil {
+			return fmt.Errorf("ca_file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return fmt.Errorf("ca_file %s: no PEM certificate in it", ca)
+		}
+		c.RootCAs = pool
+	}
+	if (cert == "") != (key == "") {
+		return errors.New("cert_file and key_file go together")
+	}
+	if cert != "" {
+		kp, err := tls.LoadX509KeyPair(cert, key)
+		if err != nil {
+			return fmt.Errorf("cert_file, key_file: %w", err)
+		}
+		c.Certificates = []tls.Certificate{kp}
+	}
+	if name != "" {
+		c.ServerName = name
+	}
+	if c.MinVersion == 0 {
+		c.MinVersion = tls.VersionTLS12
+	}
+	return nil
+}
+
+// cleanErr is a parse error of go-redis without its "redis: " prefix.
+func cleanErr(err error) string { return strings.TrimPrefix(err.Error(), "redis: ") }
 
 // keys returns the sorted set and the hash of key.
 func (s *Store) keys(k replayhttp.Key) []string {
@@ -228,7 +376,7 @@ func (s *Store) Put(ctx context.Context, key replayhttp.Key, doc []byte) error {
 		return fmt.Errorf("redisstore: put: %w", err)
 	}
 	if replaced == 1 {
-		s.skips.Skip(s.o.Logger, "redis", "a key of another type, replaced by a Put", key)
+		s.skips.Skip(s.o.Logger, "a key of another type, replaced by a Put", key)
 	}
 	return nil
 }
@@ -245,13 +393,13 @@ func (s *Store) Get(ctx context.Context, key replayhttp.Key) ([][]byte, error) {
 	for i := 0; i+1 < len(vals); i += 2 {
 		switch st, v := vals[i], vals[i+1]; {
 		case st == "type":
-			s.skips.Skip(s.o.Logger, "redis", "a key of another type ("+v+")", key)
+			s.skips.Skip(s.o.Logger, "a key of another type ("+v+")", key)
 		case st == "missing":
-			s.skips.Skip(s.o.Logger, "redis", "a document missing from its key's hash", key)
+			s.skips.Skip(s.o.Logger, "a document missing from its key's hash", key)
 		case st == "large":
-			s.skips.Skip(s.o.Logger, "redis", "a document larger than MaxEntryBytes", key)
+			s.skips.Skip(s.o.Logger, "a document larger than MaxEntryBytes", key)
 		case !jsonw.Valid(v):
-			s.skips.Skip(s.o.Logger, "redis", "a document that is not valid JSON within the depth a request body may have", key)
+			s.skips.Skip(s.o.Logger, "a document that is not valid JSON within the depth a request body may have", key)
 		default:
 			out = append(out, []byte(v))
 		}
@@ -261,7 +409,47 @@ func (s *Store) Get(ctx context.Context, key replayhttp.Key) ([][]byte, error) {
 
 // SkippedEntries returns the number of entries skipped because their data
 // could not be used.
-func (s *Store) SkippedEntries() uint64 { return s.skips.Count() }
+func (s *Store) SkippedEntries() uint64 { return s.skips.n.Load() }
 
 // Close closes the client.
 func (s *Store) Close() error { return s.c.Close() }
+
+// Ping reports whether Redis answers (every node, for a Cluster).
+func (s *Store) Ping(ctx context.Context) error {
+	if cc, ok := s.c.(*redis.ClusterClient); ok {
+		return cc.ForEachShard(ctx, func(ctx context.Context, c *redis.Client) error { return c.Ping(ctx).Err() })
+	}
+	return s.c.Ping(ctx).Err()
+}
+
+// skips counts the entries skipped because their data cannot be used, and
+// logs the first of each reason.
+type skips struct {
+	n      atomic.Uint64
+	mu     sync.Mutex
+	logged map[string]bool
+}
+
+func (s *skips) Skip(log *slog.Logger, reason string, key replayhttp.Key) {
+	s.n.Add(1)
+	s.mu.Lock()
+	first := !s.logged[reason] && len(s.logged) < 64
+	if first {
+		if s.logged == nil {
+			s.logged = map[string]bool{}
+		}
+		s.logged[reason] = true
+	}
+	s.mu.Unlock()
+	if first {
+		log.Warn("store entry skipped: its data cannot be used (counted; logged once per reason)",
+			"store", "redis", "reason", reason, "tenant", clip(key.Tenant), "conversation", clip(key.Conversation))
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 16 {
+		return s[:16] + "…"
+	}
+	return s
+}

@@ -37,7 +37,7 @@ func TestProxyCrossTenant(t *testing.T) {
 			fresh := func(tb testing.TB) repairtest.Deployment {
 				s := open(tb)
 				store = s.(interface{ Len() int })
-				return repairtest.Proxy(tb, p, replayproxy.Config{Store: s, Mode: mode})
+				return deploy(tb, p, replayproxy.Config{Store: s, Mode: mode})
 			}
 			for _, api := range repairtest.APIs() {
 				for _, s := range shapes {
@@ -59,7 +59,7 @@ func TestProxyCrossTenant(t *testing.T) {
 func TestProxyMangleProperty(t *testing.T) {
 	p := repairtest.NewProvider(t)
 	for name, open := range stores(t) {
-		d := repairtest.Proxy(t, p, replayproxy.Config{Store: open(t), Mode: replayproxy.ModeEnforce})
+		d := deploy(t, p, replayproxy.Config{Store: open(t), Mode: replayproxy.ModeEnforce})
 		for _, api := range repairtest.APIs() {
 			for _, s := range shapes {
 				t.Run(name+"/"+api.Name+"/"+s.String(), func(t *testing.T) {
@@ -80,8 +80,22 @@ func TestProxyConcurrentGeminiConversations(t *testing.T) {
 	p := repairtest.NewProvider(t)
 	for name, open := range stores(t) {
 		t.Run(name, func(t *testing.T) {
-			d := repairtest.Proxy(t, p, replayproxy.Config{Store: open(t), Mode: replayproxy.ModeEnforce})
+			d := deploy(t, p, replayproxy.Config{Store: open(t), Mode: replayproxy.ModeEnforce})
 			repairtest.Concurrent(t, p, d, repairtest.ByName("gemini"), 16)
 		})
 	}
+}
+
+// deploy is a deployment of the proxy built from cfg, serving every API's
+// upstreams on p (repairtest.Upstreams).
+func deploy(tb testing.TB, p *repairtest.Provider, cfg replayproxy.Config) repairtest.Deployment {
+	tb.Helper()
+	for _, u := range repairtest.Upstreams(p) {
+		cfg.Upstreams = append(cfg.Upstreams, replayproxy.Upstream{Name: u.Name, URL: u.URL, Provider: u.Provider})
+	}
+	srv, err := replayproxy.New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return repairtest.Proxy(tb, srv, srv)
 }

@@ -1,11 +1,8 @@
 package replayproxy_test
 
 import (
-	"flag"
-	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/reasonreplay/replay/internal/repairtest"
@@ -13,33 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// --secret-file gives the secret that keys the tenants; one shorter than
-// 32 bytes, or a file that does not read, is refused.
-func TestSecretFileFlag(t *testing.T) {
-	dir := t.TempDir()
-	good, short := filepath.Join(dir, "good"), filepath.Join(dir, "short")
-	require.NoError(t, os.WriteFile(good, []byte("0123456789abcdef0123456789abcdef0123"), 0o600))
-	require.NoError(t, os.WriteFile(short, []byte("0123456789"), 0o600))
-	parse := func(args string) (replayproxy.Config, error) {
-		var f replayproxy.Flags
-		fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
-		f.Register(fs)
-		require.NoError(t, fs.Parse(strings.Fields(args)))
-		return f.Config(slog.New(slog.DiscardHandler))
-	}
-	cfg, err := parse("--secret-file " + good)
-	require.NoError(t, err)
-	assert.Equal(t, "0123456789abcdef0123456789abcdef0123", string(cfg.Secret))
-	cfg, err = parse("")
-	require.NoError(t, err)
-	assert.Nil(t, cfg.Secret, "the memory store needs none: the proxy draws one")
-	_, err = parse("--secret-file " + short)
-	assert.EqualError(t, err, "--secret-file: the secret has 10 bytes, want 32 or more")
-	_, err = parse("--secret-file " + filepath.Join(dir, "none"))
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "--secret-file: open ")
-}
 
 // A FileStore keeps its own secret beside its file (mode 0600): a proxy
 // restarted on the same file finds its tenants' turns again; a proxy
@@ -57,7 +27,7 @@ func TestFileStoreSecretSurvivesRestart(t *testing.T) {
 		return s
 	}
 	first := open()
-	d := repairtest.Proxy(t, p, replayproxy.Config{Store: first})
+	d := deploy(t, p, replayproxy.Config{Store: first})
 	p.Send(t, d, repairtest.Call{API: api, Key: key, Conv: conv, Body: api.First(conv)})
 	require.NoError(t, first.Close())
 
@@ -68,11 +38,11 @@ func TestFileStoreSecretSurvivesRestart(t *testing.T) {
 
 	again := open()
 	assert.Equal(t, first.Secret(), again.Secret())
-	seen := p.Send(t, repairtest.Proxy(t, p, replayproxy.Config{Store: again}), repairtest.Call{API: api, Key: key, Conv: conv, Body: next})
+	seen := p.Send(t, deploy(t, p, replayproxy.Config{Store: again}), repairtest.Call{API: api, Key: key, Conv: conv, Body: next})
 	assert.True(t, seen.Restored(), "%+v", seen)
 	require.NoError(t, again.Close(), "one store holds the file at a time")
 
-	other := repairtest.Proxy(t, p, replayproxy.Config{Store: open(), Secret: []byte("another deployment's secret, 32 bytes or more")})
+	other := deploy(t, p, replayproxy.Config{Store: open(), Secret: []byte("another deployment's secret, 32 bytes or more")})
 	seen = p.Send(t, other, repairtest.Call{API: api, Key: key, Conv: conv, Body: next})
 	assert.False(t, seen.Restored(), "%+v", seen)
 	assert.Equal(t, next, string(seen.Received))

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -102,55 +100,6 @@ func clip(s string) string {
 		return s[:16] + "…"
 	}
 	return s
-}
-
-// StoreOpener opens the store a URI names.
-type StoreOpener func(uri string, o StoreOptions) (replayhttp.Store, error)
-
-var (
-	openersMu sync.Mutex
-	openers   = map[string]StoreOpener{}
-)
-
-// RegisterStore makes OpenStore open URIs of scheme ("redis" for
-// "redis://host:6379/0") with open. The Redis store's module registers
-// itself this way, so that the library does not depend on a Redis client.
-func RegisterStore(scheme string, open StoreOpener) {
-	openersMu.Lock()
-	openers[scheme] = open
-	openersMu.Unlock()
-}
-
-// OpenStore opens the store uri names: "memory" (or "") for the bounded
-// in-memory store, "file:PATH" for a [FileStore], or a scheme registered
-// with [RegisterStore]. A store that holds resources implements
-// io.Closer.
-func OpenStore(uri string, o StoreOptions) (replayhttp.Store, error) {
-	o = o.withDefaults()
-	switch {
-	case uri == "" || uri == "memory":
-		return &replayhttp.MemoryStore{MaxTurns: o.MaxTurns, MaxBytes: o.MaxBytes, TTL: o.TTL, MaxPerKey: o.MaxPerKey}, nil
-	case strings.HasPrefix(uri, "file:"):
-		return OpenFileStore(strings.TrimPrefix(strings.TrimPrefix(uri, "file:"), "//"), o)
-	}
-	scheme, _, _ := strings.Cut(uri, ":")
-	openersMu.Lock()
-	open := openers[scheme]
-	var known []string
-	for s := range openers {
-		known = append(known, s+"://...")
-	}
-	openersMu.Unlock()
-	if open == nil {
-		sort.Strings(known)
-		hint := ""
-		if scheme == "redis" || scheme == "rediss" {
-			hint = "; the Redis store is in the module github.com/reasonreplay/replay/redisstore, whose replay-proxy command takes it"
-		}
-		return nil, &ConfigError{Where: "--store " + uri,
-			Problem: "unknown store (want memory, file:PATH" + strings.Join(append([]string{""}, known...), ", ") + ")" + hint}
-	}
-	return open(uri, o)
 }
 
 // ErrStoreUnavailable is returned by the proxy's guard around a store

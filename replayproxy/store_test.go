@@ -112,22 +112,6 @@ func mustCodec(t *testing.T) replay.FrameDecoder {
 
 func fkey(id string) replayhttp.Key { return replayhttp.Key{Tenant: "t", Conversation: "c" + id} }
 
-// OpenStore names its stores, and says where the Redis one lives.
-func TestOpenStore(t *testing.T) {
-	s, err := replayproxy.OpenStore("memory", replayproxy.StoreOptions{})
-	require.NoError(t, err)
-	assert.IsType(t, &replayhttp.MemoryStore{}, s)
-	path := filepath.Join(t.TempDir(), "s.jsonl")
-	s, err = replayproxy.OpenStore("file:"+path, replayproxy.StoreOptions{})
-	require.NoError(t, err)
-	require.IsType(t, &replayproxy.FileStore{}, s)
-	require.NoError(t, s.(*replayproxy.FileStore).Close())
-	_, err = replayproxy.OpenStore("redis://127.0.0.1:6379/0", replayproxy.StoreOptions{})
-	var ce *replayproxy.ConfigError
-	require.ErrorAs(t, err, &ce)
-	assert.Equal(t, "--store redis://127.0.0.1:6379/0: unknown store (want memory, file:PATH); the Redis store is in the module github.com/reasonreplay/replay/redisstore, whose replay-proxy command takes it", err.Error())
-}
-
 // A proxy restarted on the same file store repairs the next turn of a
 // conversation the previous process captured.
 func TestFileStoreAcrossProxyRestart(t *testing.T) {
@@ -138,14 +122,14 @@ func TestFileStoreAcrossProxyRestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "turns.jsonl")
 	ups := []replayproxy.Upstream{{Name: "anthropic", URL: up.URL}}
 
-	store, err := replayproxy.OpenStore("file:"+path, replayproxy.StoreOptions{})
+	store, err := replayproxy.OpenFileStore(path, replayproxy.StoreOptions{})
 	require.NoError(t, err)
 	hs, srv, _ := proxy(t, replayproxy.Config{Store: store, Upstreams: ups})
 	readAll(t, post(t, hs.URL+"/anthropic/v1/messages", anthropicRequest(firstUser)))
 	hs.Close()
 	require.NoError(t, srv.Close())
 
-	store, err = replayproxy.OpenStore("file:"+path, replayproxy.StoreOptions{})
+	store, err = replayproxy.OpenFileStore(path, replayproxy.StoreOptions{})
 	require.NoError(t, err)
 	hs, _, _ = proxy(t, replayproxy.Config{Store: store, Upstreams: ups})
 	resp := post(t, hs.URL+"/anthropic/v1/messages", followUp(`{"role":"assistant","content":[`+toolUse("toolu_RS")+`]}`, "toolu_RS"))

@@ -1,8 +1,9 @@
 // Command replay decodes provider responses into turn documents, writes
 // them back as request messages, audits histories before they are sent,
-// validates documents against the published schemas, serves a repairing
-// reverse proxy for agents in any language, and shows the whole job on a
-// sample.
+// validates documents against the published schemas, and shows the whole
+// job on a sample. The repairing reverse proxy for agents in any language
+// is the replay-proxy command of the module
+// github.com/reasonreplay/replay/replayproxy.
 //
 // Usage (generated from the commands' flag sets; a test keeps it current):
 //
@@ -13,7 +14,6 @@
 //	replay validate [--kind KIND] FILE...
 //	replay session audit [--agent A] [--compact] [--jobs N] [--progress] [--to-account A] [--to-model M] [--to-provider P] PATH...
 //	replay session repair [--agent A] [--to-account A] [--to-model M] [--to-provider P] [--undo] [--write] PATH
-//	replay proxy [--config FILE] [--listen ADDR] [--log-level LEVEL] [--max-body N] [--max-streams N] [--mode MODE] [--retry] [--secret-file FILE] [--shutdown-timeout D] [--store URI] [--store-max-bytes N] [--store-max-turns N] [--store-timeout D] [--store-ttl D] [--upstream NAME=URL]
 //	replay demo
 //	replay --version
 //
@@ -38,6 +38,14 @@ import (
 	"github.com/reasonreplay/replay"
 	_ "github.com/reasonreplay/replay/codecs/all"
 )
+
+// proxyMoved says where the proxy is: one binary with every store,
+// metrics and tracing, in a module of its own so that this one keeps its
+// four dependencies.
+const proxyMoved = "replay proxy: the proxy is the replay-proxy command (every store, Prometheus metrics, OpenTelemetry tracing), " +
+	"in the module github.com/reasonreplay/replay/replayproxy:\n" +
+	"  go install github.com/reasonreplay/replay/replayproxy/cmd/replay-proxy@latest\n" +
+	"  replay-proxy --help"
 
 // The exit statuses, the same for every command.
 const (
@@ -128,7 +136,6 @@ func init() {
 			summary: "Validate turn, item and report documents against the published JSON Schemas"},
 		{name: "session audit", operands: "PATH...", define: defineSessionAudit, summary: sessionAuditSummary},
 		{name: "session repair", operands: "PATH", define: defineSessionRepair, summary: sessionRepairSummary},
-		{name: "proxy", define: defineProxy, summary: proxySummary},
 		{name: "demo", define: defineDemo,
 			summary: "Decode a sample in the shape of a real OpenRouter capture, show its reasoning items, write them back, switch providers, and audit"},
 	}
@@ -189,6 +196,10 @@ func run(e *env, args []string) int {
 		}
 		fmt.Fprintln(e.stderr, "replay "+c.name+": "+message(err))
 		return exitCode(err)
+	}
+	if args[0] == "proxy" {
+		fmt.Fprintln(e.stderr, proxyMoved)
+		return exitCannot
 	}
 	fmt.Fprintf(e.stderr, "replay: unknown command %q\n\n", args[0])
 	usage(e.stderr)

@@ -17,7 +17,6 @@ import (
 	"github.com/reasonreplay/replay/codecs"
 	_ "github.com/reasonreplay/replay/codecs/all" // every API's codec
 	"github.com/reasonreplay/replay/replayhttp"
-	"github.com/reasonreplay/replay/replayproxy"
 )
 
 // The headers a call carries to the loopback provider: which case, which
@@ -148,7 +147,7 @@ type Seen struct {
 
 // Restored reports whether the call's request was reported restored.
 func (s Seen) Restored() bool {
-	if strings.Contains(s.Headers[replayproxy.HeaderRepairs], "restored=") {
+	if strings.Contains(s.Headers[headerRepairs], "restored=") {
 		return true
 	}
 	for _, r := range s.Repairs {
@@ -206,8 +205,8 @@ func (p *Provider) SendContext(t testing.TB, ctx context.Context, d Deployment, 
 			t.Fatalf("%s: reading the response: %v", c.API.Name, err)
 		}
 		s.Status, s.Body = resp.StatusCode, string(b)
-		for _, h := range []string{replayproxy.HeaderRepairs, replayproxy.HeaderAudit, replayproxy.HeaderRefused,
-			replayproxy.HeaderRetried, replayproxy.HeaderUpfront} {
+		for _, h := range []string{headerRepairs, headerAudit, headerRefused,
+			headerRetried, headerUpfront} {
 			if v := resp.Header.Get(h); v != "" {
 				if s.Headers == nil {
 					s.Headers = map[string]string{}
@@ -215,8 +214,13 @@ func (p *Provider) SendContext(t testing.TB, ctx context.Context, d Deployment, 
 				s.Headers[h] = v
 			}
 		}
-		if v := resp.Header.Get(replayproxy.HeaderRefused); v != "" {
+		if v := resp.Header.Get(headerRefused); v != "" {
 			s.Refused = v
+		}
+		// The middleware's refuse mode answers as the provider would (a
+		// 400 in the API's shape); the capture holds its AuditError.
+		if _, err := capture.Turn(); errors.As(err, &ae) {
+			s.Refused = ae.Error()
 		}
 	}
 	for _, r := range capture.Repairs() {
@@ -230,6 +234,15 @@ func (p *Provider) SendContext(t testing.TB, ctx context.Context, d Deployment, 
 	p.mu.Unlock()
 	return s
 }
+
+// The proxy's response headers (replayproxy's Header* constants).
+const (
+	headerAudit   = "X-Replay-Audit"
+	headerRepairs = "X-Replay-Repairs"
+	headerRefused = "X-Replay-Refused"
+	headerRetried = "X-Replay-Retried"
+	headerUpfront = "X-Replay-Upfront"
+)
 
 // verdict renders a report as the proxy's X-Replay-Audit header does:
 // every violation, by severity and rule.
@@ -267,29 +280,26 @@ func Library(p *Provider, store replayhttp.Store, audit replayhttp.AuditMode) De
 	}
 }
 
+// Upstream is one of the proxy's upstreams for an API: its name, the
+// provider's host, and the provider.
+type Upstream struct{ Name, URL, Provider string }
+
 // Upstreams returns the proxy's upstreams for every API: its upstream
 // name on the provider's first host, and the name with "-2" on its
 // second.
-func Upstreams(p *Provider) []replayproxy.Upstream {
-	var out []replayproxy.Upstream
+func Upstreams(p *Provider) []Upstream {
+	var out []Upstream
 	for _, a := range APIs() {
-		out = append(out,
-			replayproxy.Upstream{Name: a.Upstream, URL: p.URL(0), Provider: a.Provider},
-			replayproxy.Upstream{Name: a.Upstream + "-2", URL: p.URL(1), Provider: a.Provider})
+		out = append(out, Upstream{a.Upstream, p.URL(0), a.Provider}, Upstream{a.Upstream + "-2", p.URL(1), a.Provider})
 	}
 	return out
 }
 
-// Proxy is a deployment of the proxy built from cfg (its Upstreams set
-// to Upstreams(p)); it stops when the test ends.
-func Proxy(t testing.TB, p *Provider, cfg replayproxy.Config) Deployment {
-	cfg.Upstreams = Upstreams(p)
-	srv, err := replayproxy.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(func() { hs.Close(); srv.Close() })
+// Proxy is a deployment of a proxy h serving Upstreams(p) under their
+// names; it stops (and h is closed) when the test ends.
+func Proxy(t testing.TB, h http.Handler, closer io.Closer) Deployment {
+	hs := httptest.NewServer(h)
+	t.Cleanup(func() { hs.Close(); closer.Close() })
 	client := hs.Client()
 	return Deployment{
 		Base: func(api *API, up int) string {

@@ -1,24 +1,14 @@
 package redisstore_test
 
 import (
-	"bytes"
 	"context"
-	"fmt"
-	"io"
-	"log/slog"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"os/exec"
 	"strconv"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	_ "github.com/reasonreplay/replay/codecs/all"
-	"github.com/reasonreplay/replay/redisstore"
-	"github.com/reasonreplay/replay/replayproxy"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 )
@@ -118,102 +108,4 @@ func anthropicSSE(sig, toolID string) string {
 		sseEvent("message_stop", `{"type":"message_stop"}`)
 }
 
-const head = `{"model":"claude-sonnet-4-5","max_tokens":2048,"stream":true,"thinking":{"type":"enabled","budget_tokens":1024},` +
-	`"tools":[{"name":"get_weather","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"Weather in Bern?"}`
-
-func firstRequest() string { return head + `]}` }
-
-func assistant(sig, toolID string, stripped bool) string {
-	use := `{"type":"tool_use","id":"` + toolID + `","name":"get_weather","input":{"city":"Bern"}}`
-	if stripped {
-		return `{"role":"assistant","content":[` + use + `]}`
-	}
-	return `{"role":"assistant","content":[{"type":"thinking","thinking":"Call the tool.","signature":"` + sig + `"},` + use + `]}`
-}
-
-func nextRequest(sig, toolID string, stripped bool) string {
-	return head + `,` + assistant(sig, toolID, stripped) + `,{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + toolID + `","content":"18°C"}]}]}`
-}
-
 func sigFor(id string) string { return "EqQBCkgIAhABGAIiQ" + id + "Sig+/=" }
-
-// upstream is a loopback Anthropic: it streams a turn named by the X-Conv
-// header and records every body.
-type upstream struct {
-	*httptest.Server
-	mu     sync.Mutex
-	bodies map[string][]string
-}
-
-func newUpstream(t *testing.T) *upstream {
-	u := &upstream{bodies: map[string][]string{}}
-	u.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		id := r.Header.Get("X-Conv")
-		u.mu.Lock()
-		u.bodies[id] = append(u.bodies[id], string(body))
-		u.mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, anthropicSSE(sigFor(id), "toolu_"+id))
-	}))
-	t.Cleanup(u.Close)
-	return u
-}
-
-func (u *upstream) got(id string) []string {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return append([]string(nil), u.bodies[id]...)
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// proxyOn starts a proxy instance with its own Redis client.
-func proxyOn(t *testing.T, r *redisServer, up *upstream, cfg replayproxy.Config) (string, *syncBuffer) {
-	t.Helper()
-	logs := &syncBuffer{}
-	store, err := redisstore.Open(r.url(), redisstore.Options{TTL: time.Hour, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
-	require.NoError(t, err)
-	cfg.Store = store
-	cfg.Secret = []byte("the secret every instance of this deployment shares")
-	cfg.Logger = slog.New(slog.NewJSONHandler(logs, nil))
-	cfg.Upstreams = []replayproxy.Upstream{{Name: "anthropic", URL: up.URL}}
-	srv, err := replayproxy.New(cfg)
-	require.NoError(t, err)
-	hs := httptest.NewServer(srv)
-	t.Cleanup(func() { hs.Close(); srv.Close() })
-	return hs.URL, logs
-}
-
-// turn sends one request of conversation id through a proxy and reads
-// the answer; it returns the repairs header.
-func turn(t *testing.T, proxyURL, id, body string) string {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, proxyURL+"/anthropic/v1/messages", strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Conv", id)
-	req.Header.Set("X-Api-Key", "sk-test-tenant-a")
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	b, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, resp.StatusCode, string(b))
-	require.Equal(t, anthropicSSE(sigFor(id), "toolu_"+id), string(b), fmt.Sprintf("conversation %s: the client reads the provider's bytes", id))
-	return resp.Header.Get(replayproxy.HeaderRepairs)
-}

@@ -1,4 +1,4 @@
-package redisstore_test
+package redistests_test
 
 import (
 	"strconv"
@@ -25,7 +25,7 @@ func fresh(t *testing.T, r *redisServer, mode replayproxy.Mode) (*repairtest.Pro
 		// The properties are about scope, not about a slow store: a
 		// machine busy enough (the race detector, other builds) to keep
 		// Redis past the default 250ms would turn them into store errors.
-		return repairtest.Proxy(tb, p, replayproxy.Config{Store: store, Mode: mode, StoreTimeout: 10 * time.Second,
+		return deploy(tb, p, replayproxy.Config{Store: store, Mode: mode, StoreTimeout: 10 * time.Second,
 			Secret: []byte("the secret every instance of this deployment shares")})
 	}
 }
@@ -78,4 +78,18 @@ func TestRedisConcurrentGeminiConversations(t *testing.T) {
 	r := startRedis(t)
 	p, fresh := fresh(t, r, replayproxy.ModeEnforce)
 	repairtest.Concurrent(t, p, fresh(t), repairtest.ByName("gemini"), 16)
+}
+
+// deploy is a deployment of the proxy built from cfg, serving every API's
+// upstreams on p (repairtest.Upstreams).
+func deploy(tb testing.TB, p *repairtest.Provider, cfg replayproxy.Config) repairtest.Deployment {
+	tb.Helper()
+	for _, u := range repairtest.Upstreams(p) {
+		cfg.Upstreams = append(cfg.Upstreams, replayproxy.Upstream{Name: u.Name, URL: u.URL, Provider: u.Provider})
+	}
+	srv, err := replayproxy.New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return repairtest.Proxy(tb, srv, srv)
 }

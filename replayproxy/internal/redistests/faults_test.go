@@ -1,4 +1,4 @@
-package redisstore_test
+package redistests_test
 
 import (
 	"context"
