@@ -134,6 +134,13 @@ type HTTP struct {
 	// (the caller may add members before its closing brace), and the
 	// headers the response needs besides Content-Type.
 	ErrorBody func(provider string, status int, message string) (body []byte, header http.Header)
+	// Sniff recognises a response body of the API, or the first event of
+	// one of its streams, by its shape: eventType is the event's type
+	// (nil when the framing has none), data one valid JSON value. It
+	// reports false for bytes of another API. See [Sniff] for how the
+	// registry picks among the codecs that recognise the same bytes. Nil
+	// means the API's bodies are not told from their bytes.
+	Sniff func(eventType, data []byte) (Sniffed, bool)
 }
 
 // Route is one generation endpoint of an API.

@@ -64,6 +64,9 @@ func (t *Transport) secret() []byte {
 	return t.randSecret
 }
 
+// newDigest makes the hash the conversation's digests are taken with.
+var newDigest = sha256.New
+
 // chain returns the conversation's digest before each element of r and
 // after the last one: d[i] names the conversation up to element i, over
 // its visible content only. It starts from the members the turns are
@@ -129,8 +132,8 @@ type digester struct {
 
 func newDigester(invisible []string) *digester {
 	skip := func(name string) bool { return slices.Contains(invisible, name) }
-	th := sha256.New()
-	return &digester{skip: skip, w: canon.New(sha256.New(), skip), tw: canon.New(th, skip), th: th}
+	th := newDigest()
+	return &digester{skip: skip, w: canon.New(newDigest(), skip), tw: canon.New(th, skip), th: th}
 }
 
 // value writes the value at body[start:end], read from v, its value on the
@@ -149,7 +152,7 @@ func (dg *digester) value(body []byte, v jsonw.Val, start, end int) {
 // order. Reasoning, compactions, and the ids of output items are left
 // out.
 func visible(t *replay.Turn, skip func(string) bool) string {
-	dg := &digester{skip: skip, th: sha256.New()}
+	dg := &digester{skip: skip, th: newDigest()}
 	dg.tw = canon.New(dg.th, skip)
 	return dg.visible(t)
 }

@@ -541,7 +541,11 @@ func checkAltered(h *replay.History, t *replay.Target, report func(replay.Violat
 		if p.data == "" {
 			continue
 		}
-		byID[p.g.id] = p
+		if p.g.id != "" {
+			// Items without an id (Codex CLI writes none) are matched by
+			// their ciphertext alone.
+			byID[p.g.id] = p
+		}
 		byData[p.data] = p
 	}
 	for i, el := range in {
@@ -550,7 +554,7 @@ func checkAltered(h *replay.History, t *replay.Target, report func(replay.Violat
 		}
 		var p *pair
 		var what string
-		if q := byID[el.id]; q != nil && q.data != el.enc.Str {
+		if q := byID[el.id]; el.id != "" && q != nil && q.data != el.enc.Str {
 			p, what = q, "the encrypted content differs from the one the provider returned"
 		} else if q := byData[el.enc.Str]; q != nil && q.g.id != el.id {
 			p, what = q, "the encrypted content is sent under another item id than "+strconv.Quote(q.g.id)

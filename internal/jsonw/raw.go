@@ -388,68 +388,47 @@ func StringEquals(raw, s string) bool {
 	return len(raw) >= 2 && raw[0] == '"' && keyEquals(raw, s)
 }
 
-// SplitMembers splits the members of the JSON object obj (valid JSON) in
-// two objects: those whose names are not in reserved, and those that are.
-// Either is nil when empty.
-func SplitMembers(obj []byte, reserved ...string) (plain, taken []byte) {
-	s := string(obj)
-	i := skipSpace(s, 0)
-	if i >= len(s) || s[i] != '{' {
-		return obj, nil
-	}
-	i++
-	add := func(dst []byte, k, v string) []byte {
-		if dst == nil {
-			dst = append(dst, '{')
-		} else {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, k...)
-		dst = append(dst, ':')
-		return append(dst, v...)
-	}
-	for {
-		i = skipSpace(s, i)
-		if i >= len(s) || s[i] != '"' {
-			break
-		}
-		kEnd := skipString(s, i)
-		if kEnd < 0 {
-			break
-		}
-		k := s[i:kEnd]
-		i = skipSpace(s, kEnd)
-		if i >= len(s) || s[i] != ':' {
-			break
-		}
-		i = skipSpace(s, i+1)
-		vEnd := skipValue(s, i)
-		if vEnd < 0 {
-			break
-		}
-		isReserved := false
-		for _, r := range reserved {
-			if keyEquals(k, r) {
-				isReserved = true
-				break
+// HasMember reports whether the JSON object obj (valid JSON) has a member
+// (at its top level) named like one of names.
+func HasMember(obj string, names ...string) bool {
+	for name, _, pos, ok := NextMember(obj, 0); ok; name, _, pos, ok = NextMember(obj, pos) {
+		for _, n := range names {
+			if keyEquals(name, n) {
+				return true
 			}
 		}
-		if isReserved {
-			taken = add(taken, k, s[i:vEnd])
-		} else {
-			plain = add(plain, k, s[i:vEnd])
+	}
+	return false
+}
+
+// Rebuilt reports whether the JSON object obj (valid JSON) is exactly what
+// a reader rebuilds from its members, each written "name":value and joined
+// by commas (no white space outside the values), and no member is named
+// like one of reserved: then its members may stand beside an object's own
+// and be read back byte for byte.
+func Rebuilt(obj string, reserved ...string) bool {
+	if len(obj) < 2 || obj[0] != '{' || obj[len(obj)-1] != '}' {
+		return false
+	}
+	at := 1
+	for name, val, pos, ok := NextMember(obj, 0); ok; name, val, pos, ok = NextMember(obj, pos) {
+		for _, n := range reserved {
+			if keyEquals(name, n) {
+				return false
+			}
 		}
-		i = skipSpace(s, vEnd)
-		if i >= len(s) || s[i] != ',' {
-			break
+		// The member starts where the one before it ended, after a comma.
+		if at > 1 {
+			if obj[at] != ',' {
+				return false
+			}
+			at++
 		}
-		i++
+		if !strings.HasPrefix(obj[at:], name) || at+len(name) >= len(obj) || obj[at+len(name)] != ':' ||
+			!strings.HasPrefix(obj[at+len(name)+1:], val) {
+			return false
+		}
+		at += len(name) + 1 + len(val)
 	}
-	if plain != nil {
-		plain = append(plain, '}')
-	}
-	if taken != nil {
-		taken = append(taken, '}')
-	}
-	return plain, taken
+	return at == len(obj)-1
 }
