@@ -11,7 +11,9 @@ import (
 	"net/url"
 	"os"
 	"runtime"
+	"runtime/debug"
 	rmetrics "runtime/metrics"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,11 +49,23 @@ import (
 // run's of the same round, so what is left is the proxy's; the table gives
 // the median over the rounds, the spread (lowest to highest), and the
 // median of the rounds' ratios to the plain proxy. Allocated per request
-// is what the process allocated beyond the direct run (runtime/metrics):
-// an upper bound of the heap a request needs at its peak, also given as a
-// multiple of the body.
+// is what the process allocated beyond the direct run (runtime/metrics),
+// also given as a multiple of the body. Peak heap is measured after the
+// rounds, in a pass of its own with the collector running all but
+// continuously (GOGC=1): the largest live heap a collection found while
+// the requests ran, less the live heap before them (the store, the
+// clients' bodies), for the report mode and the plain proxy; the report
+// mode's is also given as a multiple of the body.
+//
+// With -proxyprof FILE, after the rounds, the 540 KB request is sent
+// through the report mode -proxyprofreqs times under the CPU profiler
+// (go tool pprof -top FILE).
 
-var proxyRounds = flag.Int("proxycpu", 0, "rounds of TestProxyCPU (0 skips it)")
+var (
+	proxyRounds   = flag.Int("proxycpu", 0, "rounds of TestProxyCPU (0 skips it)")
+	proxyProf     = flag.String("proxyprof", "", "TestProxyCPU: write a CPU profile of the report mode at 540 KB to this file")
+	proxyProfReqs = flag.Int("proxyprofreqs", 200, "TestProxyCPU: requests sent under the profiler")
+)
 
 // proxySizes are the request sizes measured, and the requests sent per
 // round at each.
@@ -72,6 +86,30 @@ var allocSample = []rmetrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
 func allocated() uint64 {
 	rmetrics.Read(allocSample)
 	return allocSample[0].Value.Uint64()
+}
+
+var liveSample = []rmetrics.Sample{{Name: "/gc/heap/live:bytes"}}
+
+// live is the heap the latest collection found live.
+func live() uint64 {
+	rmetrics.Read(liveSample)
+	return liveSample[0].Value.Uint64()
+}
+
+// peakHeap sends body n times and returns the largest live heap a
+// collection found meanwhile, less the live heap before, with the
+// collector running all but continuously.
+func peakHeap(tb testing.TB, client *http.Client, url string, body []byte, turn, n int) float64 {
+	old := debug.SetGCPercent(1)
+	defer debug.SetGCPercent(old)
+	runtime.GC()
+	base := live()
+	peak := base
+	for k := 0; k < n; k++ {
+		send(tb, client, url, body, turn)
+		peak = max(peak, live())
+	}
+	return float64(peak) - float64(base)
 }
 
 // cpuUpstream streams, to a request whose X-Turn header says n, the
@@ -217,13 +255,39 @@ func TestProxyCPU(t *testing.T) {
 			}
 		}
 	}
+	// The peak heap pass: the plain proxy's and the report mode's.
+	peaks := make([][2]float64, len(proxySizes))
+	for i, s := range proxySizes {
+		c := convs[i]
+		for j, tg := range []cpuTarget{targets[1], targets[3]} {
+			var v []float64
+			for r := 0; r < 3; r++ {
+				v = append(v, peakHeap(t, client, tg.base+"/v1/messages", c.body, c.shape.Base+c.turn, max(2, s.reqs/8)))
+			}
+			peaks[i][j] = slices.Max(v)
+		}
+	}
+	if *proxyProf != "" {
+		c := convs[2]
+		f, err := os.Create(*proxyProf)
+		require.NoError(t, err)
+		require.NoError(t, pprof.StartCPUProfile(f))
+		c0 := cpuNow()
+		for k := 0; k < *proxyProfReqs; k++ {
+			send(t, client, targets[3].base+"/v1/messages", c.body, c.shape.Base+c.turn)
+		}
+		pprof.StopCPUProfile()
+		require.NoError(t, f.Close())
+		t.Logf("profiled: %d requests of %d bytes through the report mode, %.2f ms CPU per request (the client and upstream included)",
+			*proxyProfReqs, len(c.body), float64(cpuNow()-c0)/float64(*proxyProfReqs)/1e6)
+	}
 	med := func(v []float64) float64 {
 		v = slices.Clone(v)
 		slices.Sort(v)
 		return v[len(v)/2]
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n| body | direct (client and upstream) | plain ReverseProxy | replay off | replay report | replay enforce | allocated, report |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	fmt.Fprintf(&b, "\n| body | direct (client and upstream) | plain ReverseProxy | replay off | replay report | replay enforce | peak heap, plain | peak heap, report | allocated, report |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for i, s := range proxySizes {
 		fmt.Fprintf(&b, "| %s (%d B, %d turns) | %.2f ms |", s.name, len(convs[i].body), convs[i].turn, med(net[i][0]))
 		for j := 1; j < len(targets); j++ {
@@ -238,6 +302,7 @@ func TestProxyCPU(t *testing.T) {
 			}
 			fmt.Fprintf(&b, " %.2f ms (%.2f–%.2f), %.1fx (%.1f–%.1f) |", med(v), slices.Min(v), slices.Max(v), med(ratios), slices.Min(ratios), slices.Max(ratios))
 		}
+		fmt.Fprintf(&b, " %.2f MB | %.2f MB, %.2fx the body |", peaks[i][0]/1e6, peaks[i][1]/1e6, peaks[i][1]/float64(len(convs[i].body)))
 		rep := med(alloc[i][3])
 		fmt.Fprintf(&b, " %.2f MB, %.2fx the body |\n", rep/1e6, rep/float64(len(convs[i].body)))
 	}

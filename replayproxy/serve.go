@@ -23,7 +23,6 @@ import (
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/replayhttp"
-	"github.com/tidwall/gjson"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
@@ -91,6 +90,7 @@ type exchange struct {
 	up         *upstream
 	rest       string
 	body       []byte
+	bodyJSON   bool // body was checked: valid JSON
 	reserved   int64
 	api, model string
 	shape      errorShape
@@ -265,11 +265,13 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, x *exchange) b
 		s.fail(w, x, http.StatusBadRequest, "replay proxy: reading the request body: "+err.Error())
 		return false
 	}
-	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); len(body) > 0 &&
-		(mt == "application/json" || strings.HasSuffix(mt, "+json")) && !jsonw.ValidBytes(body) {
-		x.refused = "malformed_json"
-		s.fail(w, x, http.StatusBadRequest, "replay proxy: the request body is not valid JSON; it was not sent")
-		return false
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); len(body) > 0 && (mt == "application/json" || strings.HasSuffix(mt, "+json")) {
+		if !jsonw.ValidBytes(body) {
+			x.refused = "malformed_json"
+			s.fail(w, x, http.StatusBadRequest, "replay proxy: the request body is not valid JSON; it was not sent")
+			return false
+		}
+		x.bodyJSON = true
 	}
 	x.body = body
 	return true
@@ -279,8 +281,10 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, x *exchange) b
 // httputil.ReverseProxy) and streams the answer back.
 func (s *Server) forward(w http.ResponseWriter, r *http.Request, x *exchange) {
 	up := x.up
-	if len(x.body) > 0 && jsonw.ValidBytes(x.body) {
-		x.model = gjson.GetBytes(x.body, "model").String()
+	// The body was validated as it was read when it claims to be JSON: the
+	// model is found without another pass.
+	if len(x.body) > 0 && (x.bodyJSON || jsonw.ValidBytes(x.body)) {
+		x.model = jsonw.TopString(x.body, "model")
 	}
 	target := *up.base
 	target.Path = strings.TrimSuffix(target.Path, "/") + x.rest
