@@ -90,7 +90,7 @@ type exchange struct {
 	up         *upstream
 	rest       string
 	body       []byte
-	bodyJSON   bool // body was checked: valid JSON
+	bodyJSON   bool // body claims to be JSON: refused unless it is
 	reserved   int64
 	api, model string
 	shape      errorShape
@@ -265,10 +265,11 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, x *exchange) b
 		s.fail(w, x, http.StatusBadRequest, "replay proxy: reading the request body: "+err.Error())
 		return false
 	}
-	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); len(body) > 0 && (mt == "application/json" || strings.HasSuffix(mt, "+json")) {
-		if !jsonw.ValidBytes(body) {
-			x.refused = "malformed_json"
-			s.fail(w, x, http.StatusBadRequest, "replay proxy: the request body is not valid JSON; it was not sent")
+	// A POST's body is checked by the middleware, in the pass that reads
+	// it (Transport.RefuseMalformed); any other's here.
+	if len(body) > 0 && claimsJSON(r) {
+		if r.Method != http.MethodPost && !jsonw.ValidBytes(body) {
+			s.malformed(w, x)
 			return false
 		}
 		x.bodyJSON = true
@@ -277,12 +278,24 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, x *exchange) b
 	return true
 }
 
+// claimsJSON reports whether a request says its body is JSON.
+func claimsJSON(r *http.Request) bool {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
+
+// malformed answers a request whose body claims to be JSON and is not.
+func (s *Server) malformed(w http.ResponseWriter, x *exchange) {
+	x.refused = "malformed_json"
+	s.fail(w, x, http.StatusBadRequest, "replay proxy: the request body is not valid JSON; it was not sent")
+}
+
 // forward sends the request upstream through the middleware (by
 // httputil.ReverseProxy) and streams the answer back.
 func (s *Server) forward(w http.ResponseWriter, r *http.Request, x *exchange) {
 	up := x.up
-	// The body was validated as it was read when it claims to be JSON: the
-	// model is found without another pass.
+	// A body that claims to be JSON is refused unless it is (before a byte
+	// is sent): the model is found without a validating pass of its own.
 	if len(x.body) > 0 && (x.bodyJSON || jsonw.ValidBytes(x.body)) {
 		x.model = jsonw.TopString(x.body, "model")
 	}
@@ -451,6 +464,11 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 // reached (a 502 in the provider's shape).
 func (s *Server) proxyError(w http.ResponseWriter, r *http.Request, err error) {
 	x := exchangeOf(r.Context())
+	if errors.Is(err, replayhttp.ErrMalformedBody) {
+		x.model = ""
+		s.malformed(w, x)
+		return
+	}
 	if r.Context().Err() != nil {
 		x.status, x.err = 499, "the client went away before the upstream answered"
 		return
