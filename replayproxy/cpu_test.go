@@ -39,12 +39,13 @@ import (
 // again and again; its answer, the conversation's next turn, is captured
 // each time (the same bytes: refreshed, not doubled).
 //
-//	go test ./replayproxy -run TestProxyCPU -proxycpu 5 -v
+//	cd replayproxy && go test . -run TestProxyCPU -proxycpu 5 -v
 //
-// For every size a round sends the request, reqs times each, in turn: to
-// the upstream directly (the client's and the upstream's own cost), through
-// a plain httputil.ReverseProxy, and through the replay proxy in modes
-// off, report and enforce (a memory store). CPU per request is the
+// For every size a round sends the request, reqs times each, in turn (the
+// order rotated from round to round): to the upstream directly (the
+// client's and the upstream's own cost), through a plain
+// httputil.ReverseProxy, and through the replay proxy in modes off,
+// report and enforce (a memory store). CPU per request is the
 // process's user and system time (getrusage) per request less the direct
 // run's of the same round, so what is left is the proxy's; the table gives
 // the median over the rounds, the spread (lowest to highest), and the
@@ -234,7 +235,11 @@ func TestProxyCPU(t *testing.T) {
 		for i, s := range proxySizes {
 			c := convs[i]
 			cpu, al := make([]float64, len(targets)), make([]float64, len(targets))
-			for j, tg := range targets {
+			// The targets take turns at going first: the first after another
+			// pays for what that one left (its garbage, cold caches).
+			for k := range targets {
+				j := (k + r) % len(targets)
+				tg := targets[j]
 				send(t, client, tg.base+"/v1/messages", c.body, c.shape.Base+c.turn) // warm the connection
 				runtime.GC()
 				a0, c0 := allocated(), cpuNow()
