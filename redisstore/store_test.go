@@ -8,6 +8,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/redisstore"
+	"github.com/reasonreplay/replay/redisstore/redistest"
 	"github.com/reasonreplay/replay/replayhttp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -25,9 +26,9 @@ func turnOf(t *testing.T, id string) *replay.Turn {
 // Documents come back byte for byte, once per key however often they
 // were put, never under another tenant's key, and expire after the TTL.
 func TestPutGet(t *testing.T) {
-	r := startRedis(t)
+	r := redistest.Start(t)
 	ctx := context.Background()
-	s, err := redisstore.Open(r.url(), redisstore.Options{TTL: 400 * time.Millisecond})
+	s, err := redisstore.Open(r.URL(), redisstore.Options{TTL: 400 * time.Millisecond})
 	require.NoError(t, err)
 	defer s.Close()
 	a, b := turnOf(t, "a").AppendJSON(nil), turnOf(t, "b").AppendJSON(nil)

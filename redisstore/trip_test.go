@@ -7,6 +7,7 @@ import (
 	_ "github.com/reasonreplay/replay/codecs/all"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/reasonreplay/replay/redisstore"
+	"github.com/reasonreplay/replay/redisstore/redistest"
 )
 
 // FuzzTripRedis: the document trip (decode -> document -> read -> encode
@@ -14,8 +15,8 @@ import (
 // Redis store, for every API's decoders (the input picks one), against a
 // redis-server of this process's own.
 func FuzzTripRedis(f *testing.F) {
-	r := startRedis(f)
-	s, err := redisstore.Open(r.url(), redisstore.Options{})
+	r := redistest.Start(f)
+	s, err := redisstore.Open(r.URL(), redisstore.Options{})
 	if err != nil {
 		f.Fatal(err)
 	}

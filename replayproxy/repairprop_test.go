@@ -7,6 +7,7 @@ import (
 	"github.com/reasonreplay/replay/internal/repairtest"
 	"github.com/reasonreplay/replay/replayhttp"
 	"github.com/reasonreplay/replay/replayproxy"
+	"github.com/reasonreplay/replay/replayproxy/internal/proxytest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -37,7 +38,7 @@ func TestProxyCrossTenant(t *testing.T) {
 			fresh := func(tb testing.TB) repairtest.Deployment {
 				s := open(tb)
 				store = s.(interface{ Len() int })
-				return deploy(tb, p, replayproxy.Config{Store: s, Mode: mode})
+				return proxytest.Deploy(tb, p, replayproxy.Config{Store: s, Mode: mode})
 			}
 			for _, api := range repairtest.APIs() {
 				for _, s := range shapes {
@@ -59,7 +60,7 @@ func TestProxyCrossTenant(t *testing.T) {
 func TestProxyMangleProperty(t *testing.T) {
 	p := repairtest.NewProvider(t)
 	for name, open := range stores(t) {
-		d := deploy(t, p, replayproxy.Config{Store: open(t), Mode: replayproxy.ModeEnforce})
+		d := proxytest.Deploy(t, p, replayproxy.Config{Store: open(t), Mode: replayproxy.ModeEnforce})
 		for _, api := range repairtest.APIs() {
 			for _, s := range shapes {
 				t.Run(name+"/"+api.Name+"/"+s.String(), func(t *testing.T) {
@@ -80,22 +81,8 @@ func TestProxyConcurrentGeminiConversations(t *testing.T) {
 	p := repairtest.NewProvider(t)
 	for name, open := range stores(t) {
 		t.Run(name, func(t *testing.T) {
-			d := deploy(t, p, replayproxy.Config{Store: open(t), Mode: replayproxy.ModeEnforce})
+			d := proxytest.Deploy(t, p, replayproxy.Config{Store: open(t), Mode: replayproxy.ModeEnforce})
 			repairtest.Concurrent(t, p, d, repairtest.ByName("gemini"), 16)
 		})
 	}
-}
-
-// deploy is a deployment of the proxy built from cfg, serving every API's
-// upstreams on p (repairtest.Upstreams).
-func deploy(tb testing.TB, p *repairtest.Provider, cfg replayproxy.Config) repairtest.Deployment {
-	tb.Helper()
-	for _, u := range repairtest.Upstreams(p) {
-		cfg.Upstreams = append(cfg.Upstreams, replayproxy.Upstream{Name: u.Name, URL: u.URL, Provider: u.Provider})
-	}
-	srv, err := replayproxy.New(cfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return repairtest.Proxy(tb, srv, srv)
 }

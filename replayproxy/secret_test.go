@@ -7,6 +7,7 @@ import (
 
 	"github.com/reasonreplay/replay/internal/repairtest"
 	"github.com/reasonreplay/replay/replayproxy"
+	"github.com/reasonreplay/replay/replayproxy/internal/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -27,7 +28,7 @@ func TestFileStoreSecretSurvivesRestart(t *testing.T) {
 		return s
 	}
 	first := open()
-	d := deploy(t, p, replayproxy.Config{Store: first})
+	d := proxytest.Deploy(t, p, replayproxy.Config{Store: first})
 	p.Send(t, d, repairtest.Call{API: api, Key: key, Conv: conv, Body: api.First(conv)})
 	require.NoError(t, first.Close())
 
@@ -38,11 +39,11 @@ func TestFileStoreSecretSurvivesRestart(t *testing.T) {
 
 	again := open()
 	assert.Equal(t, first.Secret(), again.Secret())
-	seen := p.Send(t, deploy(t, p, replayproxy.Config{Store: again}), repairtest.Call{API: api, Key: key, Conv: conv, Body: next})
+	seen := p.Send(t, proxytest.Deploy(t, p, replayproxy.Config{Store: again}), repairtest.Call{API: api, Key: key, Conv: conv, Body: next})
 	assert.True(t, seen.Restored(), "%+v", seen)
 	require.NoError(t, again.Close(), "one store holds the file at a time")
 
-	other := deploy(t, p, replayproxy.Config{Store: open(), Secret: []byte("another deployment's secret, 32 bytes or more")})
+	other := proxytest.Deploy(t, p, replayproxy.Config{Store: open(), Secret: []byte("another deployment's secret, 32 bytes or more")})
 	seen = p.Send(t, other, repairtest.Call{API: api, Key: key, Conv: conv, Body: next})
 	assert.False(t, seen.Restored(), "%+v", seen)
 	assert.Equal(t, next, string(seen.Received))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/reasonreplay/replay/redisstore"
+	"github.com/reasonreplay/replay/redisstore/redistest"
 	"github.com/reasonreplay/replay/replayproxy"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
@@ -68,7 +69,7 @@ func startCluster(t *testing.T) []*clusterNode {
 	if _, err := exec.LookPath("redis-cli"); err != nil {
 		t.Skip("redis-cli is not installed (Debian: apt-get install redis-server)")
 	}
-	startRedis(t) // skips without redis-server; a plain server of its own
+	redistest.Start(t) // skips without redis-server; a plain server of its own
 	var nodes []*clusterNode
 	var addrs []string
 	for range 3 {

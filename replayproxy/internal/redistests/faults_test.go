@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/reasonreplay/replay/redisstore"
+	"github.com/reasonreplay/replay/redisstore/redistest"
 	"github.com/reasonreplay/replay/replayhttp"
 	"github.com/reasonreplay/replay/replayproxy"
 	"github.com/redis/go-redis/v9"
@@ -48,8 +49,8 @@ func gets(t *testing.T, s *redisstore.Store, k replayhttp.Key) []string {
 // recently put first; one put again becomes the newest; the tenants'
 // keys never meet, whatever their names hold.
 func TestPerKeyCap(t *testing.T) {
-	r := startRedis(t)
-	s, err := redisstore.Open(r.url(), redisstore.Options{MaxPerKey: 3})
+	r := redistest.Start(t)
+	s, err := redisstore.Open(r.URL(), redisstore.Options{MaxPerKey: 3})
 	require.NoError(t, err)
 	defer s.Close()
 	ctx := context.Background()
@@ -60,7 +61,7 @@ func TestPerKeyCap(t *testing.T) {
 	assert.Equal(t, []string{string(doc(17)), string(doc(18)), string(doc(19))}, gets(t, s, k))
 	require.NoError(t, s.Put(ctx, k, doc(17)))
 	assert.Equal(t, []string{string(doc(18)), string(doc(19)), string(doc(17))}, gets(t, s, k), "put again: the newest")
-	c := r.client()
+	c := r.Client()
 	assert.EqualValues(t, 3, c.ZCard(ctx, zkey(k)).Val())
 	assert.EqualValues(t, 3, c.HLen(ctx, dkey(k)).Val(), "the documents let go of leave with their members")
 
@@ -73,13 +74,13 @@ func TestPerKeyCap(t *testing.T) {
 // again, holds only documents put within the TTL, at most MaxPerKey of
 // them, and leaves Redis one TTL after its last Put.
 func TestHotKeyCannotKeepStaleDocuments(t *testing.T) {
-	r := startRedis(t)
+	r := redistest.Start(t)
 	ttl := 300 * time.Millisecond
-	s, err := redisstore.Open(r.url(), redisstore.Options{TTL: ttl, MaxPerKey: 8})
+	s, err := redisstore.Open(r.URL(), redisstore.Options{TTL: ttl, MaxPerKey: 8})
 	require.NoError(t, err)
 	defer s.Close()
 	ctx := context.Background()
-	c := r.client()
+	c := r.Client()
 	k := replayhttp.Key{Tenant: "t", Conversation: "hot"}
 	// One document put once, then the key kept hot with others.
 	require.NoError(t, s.Put(ctx, k, []byte(`{"first":1}`)))
@@ -115,13 +116,13 @@ func TestHotKeyCannotKeepStaleDocuments(t *testing.T) {
 // an error; the good documents of the key are still served, and a Put
 // puts a key of another type right.
 func TestHostileEntries(t *testing.T) {
-	r := startRedis(t)
+	r := redistest.Start(t)
 	logs := &syncBuffer{}
-	s, err := redisstore.Open(r.url(), redisstore.Options{MaxEntryBytes: 4096, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	s, err := redisstore.Open(r.URL(), redisstore.Options{MaxEntryBytes: 4096, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	require.NoError(t, err)
 	defer s.Close()
 	ctx := context.Background()
-	c := r.client()
+	c := r.Client()
 	k := replayhttp.Key{Tenant: "t", Conversation: "c"}
 	require.NoError(t, s.Put(ctx, k, doc(1)))
 	now := float64(time.Now().UnixMicro())
@@ -166,11 +167,11 @@ func TestHostileEntries(t *testing.T) {
 // conversation is repaired as before; the store is never taken for down
 // (no breaker, no "store unavailable"), however often the entry is hit.
 func TestHostileEntryDoesNotTurnRepairOff(t *testing.T) {
-	r := startRedis(t)
+	r := redistest.Start(t)
 	up := newUpstream(t)
 	p, logs := proxyOn(t, r, up, replayproxy.Config{StoreTimeout: 200 * time.Millisecond, StoreBackoff: time.Second})
 	ctx := context.Background()
-	c := r.client()
+	c := r.Client()
 	turn(t, p, "bad", firstRequest())
 	keys := c.Keys(ctx, "replay:d:*").Val()
 	require.Len(t, keys, 1)
@@ -212,12 +213,12 @@ func metricsOf(t *testing.T, proxyURL string) string {
 // unrepaired without waiting longer than the timeout, and are repaired
 // again once Redis answers. What was kept before survives.
 func TestRedisDebugSleep(t *testing.T) {
-	r := startRedis(t)
+	r := redistest.Start(t)
 	up := newUpstream(t)
 	p, logs := proxyOn(t, r, up, replayproxy.Config{StoreTimeout: 200 * time.Millisecond, StoreBackoff: 100 * time.Millisecond})
 	turn(t, p, "before", firstRequest())
 	slept := make(chan error, 1)
-	go func() { slept <- r.client().Do(context.Background(), "DEBUG", "SLEEP", "1.5").Err() }()
+	go func() { slept <- r.Client().Do(context.Background(), "DEBUG", "SLEEP", "1.5").Err() }()
 	time.Sleep(100 * time.Millisecond)
 	start := time.Now()
 	turn(t, p, "during", firstRequest())
@@ -240,16 +241,16 @@ func TestRedisDebugSleep(t *testing.T) {
 // does not keeps none (TestRedisRestart: the proxy passes requests
 // through meanwhile).
 func TestRedisRestartPersisted(t *testing.T) {
-	r := startRedisWith(t, true)
-	s, err := redisstore.Open(r.url(), redisstore.Options{})
+	r := redistest.StartPersistent(t)
+	s, err := redisstore.Open(r.URL(), redisstore.Options{})
 	require.NoError(t, err)
 	defer s.Close()
 	ctx := context.Background()
 	for i := 0; i < 50; i++ {
 		require.NoError(t, s.Put(ctx, replayhttp.Key{Tenant: "t", Conversation: strconv.Itoa(i)}, doc(i)))
 	}
-	r.stop()
-	r.start()
+	r.Stop()
+	r.Restart()
 	for i := 0; i < 50; i++ {
 		var got []string
 		require.Eventually(t, func() bool {
@@ -268,11 +269,11 @@ func TestRedisRestartPersisted(t *testing.T) {
 // holds, each key's set and hash agree, and what each key serves is what
 // was put to it, the newest of it.
 func TestTwoWriters(t *testing.T) {
-	r := startRedis(t)
+	r := redistest.Start(t)
 	ctx := context.Background()
 	var stores []*redisstore.Store
 	for i := 0; i < 2; i++ {
-		s, err := redisstore.Open(r.url(), redisstore.Options{MaxPerKey: 4})
+		s, err := redisstore.Open(r.URL(), redisstore.Options{MaxPerKey: 4})
 		require.NoError(t, err)
 		defer s.Close()
 		stores = append(stores, s)
@@ -290,7 +291,7 @@ func TestTwoWriters(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	c := r.client()
+	c := r.Client()
 	for i := 0; i < 10; i++ {
 		k := replayhttp.Key{Tenant: "t", Conversation: strconv.Itoa(i)}
 		got := gets(t, stores[i%2], k)
@@ -314,12 +315,12 @@ func TestHotKeyReadFlat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("puts 30,000 documents")
 	}
-	r := startRedis(t)
-	s, err := redisstore.Open(r.url(), redisstore.Options{})
+	r := redistest.Start(t)
+	s, err := redisstore.Open(r.URL(), redisstore.Options{})
 	require.NoError(t, err)
 	defer s.Close()
 	ctx := context.Background()
-	c := r.client()
+	c := r.Client()
 	k := replayhttp.Key{Tenant: "t", Conversation: "hot"}
 	put := 0
 	var rows []string

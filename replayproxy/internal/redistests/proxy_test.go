@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reasonreplay/replay/redisstore/redistest"
 	"github.com/reasonreplay/replay/replayproxy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,7 +15,7 @@ import (
 // Two proxy instances share one Redis: the next turn of a conversation
 // captured by the first is repaired by the second.
 func TestSecondInstanceServesNextTurn(t *testing.T) {
-	r := startRedis(t)
+	r := redistest.Start(t)
 	up := newUpstream(t)
 	a, _ := proxyOn(t, r, up, replayproxy.Config{Mode: replayproxy.ModeEnforce})
 	b, _ := proxyOn(t, r, up, replayproxy.Config{Mode: replayproxy.ModeEnforce})
@@ -32,7 +33,7 @@ func TestSecondInstanceServesNextTurn(t *testing.T) {
 // in X-Replay-Repairs) with one log line, and repairs again once Redis
 // answers, with another.
 func TestRedisRestart(t *testing.T) {
-	r := startRedis(t)
+	r := redistest.Start(t)
 	up := newUpstream(t)
 	p, logs := proxyOn(t, r, up, replayproxy.Config{StoreTimeout: 200 * time.Millisecond, StoreBackoff: 100 * time.Millisecond})
 	loop := func(id string) (repairs string, took time.Duration) {
@@ -45,7 +46,7 @@ func TestRedisRestart(t *testing.T) {
 	assert.Equal(t, "restored=1", rep)
 
 	assert.Equal(t, http.StatusOK, status(t, p+"/readyz"))
-	r.stop()
+	r.Stop()
 	assert.Equal(t, http.StatusServiceUnavailable, status(t, p+"/readyz"), "not ready while Redis is stopped")
 	assert.Equal(t, http.StatusOK, status(t, p+"/livez"), "but alive")
 	for i, id := range []string{"r2", "r3", "r4"} {
@@ -57,7 +58,7 @@ func TestRedisRestart(t *testing.T) {
 			time.Sleep(150 * time.Millisecond) // past the backoff: the store is tried again
 		}
 	}
-	r.start()
+	r.Restart()
 	deadline := time.Now().Add(10 * time.Second)
 	for i := 0; time.Now().Before(deadline); i++ {
 		time.Sleep(150 * time.Millisecond)

@@ -4,15 +4,11 @@ package redistests_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,85 +16,10 @@ import (
 
 	_ "github.com/reasonreplay/replay/codecs/all"
 	"github.com/reasonreplay/replay/redisstore"
+	"github.com/reasonreplay/replay/redisstore/redistest"
 	"github.com/reasonreplay/replay/replayproxy"
-	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 )
-
-// redisServer is a redis-server the test started on a loopback port, with
-// no persistence: a restart empties it.
-type redisServer struct {
-	t    testing.TB
-	port int
-	cmd  *exec.Cmd
-	// dir, when set, holds an append-only file synced at every write: a
-	// restart keeps what was written.
-	dir string
-}
-
-// startRedis starts redis-server on a free loopback port, with no
-// persistence (a restart empties it), or skips the test when the binary is
-// not installed.
-func startRedis(t testing.TB) *redisServer { return startRedisWith(t, false) }
-
-// startRedisWith starts redis-server, persisting every write to an
-// append-only file when persist is set.
-func startRedisWith(t testing.TB, persist bool) *redisServer {
-	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("redis-server is not installed (Debian: apt-get install redis-server); the Redis store's tests need a real server")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	r := &redisServer{t: t, port: port}
-	if persist {
-		r.dir = t.TempDir()
-	}
-	r.start()
-	t.Cleanup(r.stop)
-	return r
-}
-
-func (r *redisServer) url() string { return "redis://127.0.0.1:" + strconv.Itoa(r.port) + "/0" }
-
-// client returns a client of its own, for what the tests do behind the
-// store's back.
-func (r *redisServer) client() *redis.Client {
-	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(r.port)})
-	r.t.Cleanup(func() { c.Close() })
-	return c
-}
-
-func (r *redisServer) start() {
-	r.t.Helper()
-	args := []string{"--port", strconv.Itoa(r.port), "--bind", "127.0.0.1", "--save", "", "--daemonize", "no",
-		"--loglevel", "warning", "--enable-debug-command", "local"}
-	if r.dir != "" {
-		args = append(args, "--dir", r.dir, "--appendonly", "yes", "--appendfsync", "always")
-	} else {
-		args = append(args, "--appendonly", "no")
-	}
-	r.cmd = exec.Command("redis-server", args...)
-	require.NoError(r.t, r.cmd.Start())
-	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(r.port)})
-	defer c.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for c.Ping(context.Background()).Err() != nil {
-		require.True(r.t, time.Now().Before(deadline), "redis-server did not answer on port %d", r.port)
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func (r *redisServer) stop() {
-	if r.cmd == nil {
-		return
-	}
-	_ = r.cmd.Process.Kill()
-	_ = r.cmd.Wait()
-	r.cmd = nil
-}
 
 // The fixtures are written for these tests from the documented Anthropic
 // Messages shapes; the signature and the tool id differ per call.
@@ -186,10 +107,10 @@ func (s *syncBuffer) String() string {
 }
 
 // proxyOn starts a proxy instance with its own Redis client.
-func proxyOn(t *testing.T, r *redisServer, up *upstream, cfg replayproxy.Config) (string, *syncBuffer) {
+func proxyOn(t *testing.T, r *redistest.Server, up *upstream, cfg replayproxy.Config) (string, *syncBuffer) {
 	t.Helper()
 	logs := &syncBuffer{}
-	store, err := redisstore.Open(r.url(), redisstore.Options{TTL: time.Hour, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	store, err := redisstore.Open(r.URL(), redisstore.Options{TTL: time.Hour, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	require.NoError(t, err)
 	return serve(t, store, logs, up, cfg), logs
 }

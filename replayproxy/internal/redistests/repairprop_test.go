@@ -8,7 +8,9 @@ import (
 
 	"github.com/reasonreplay/replay/internal/repairtest"
 	"github.com/reasonreplay/replay/redisstore"
+	"github.com/reasonreplay/replay/redisstore/redistest"
 	"github.com/reasonreplay/replay/replayproxy"
+	"github.com/reasonreplay/replay/replayproxy/internal/proxytest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -16,16 +18,16 @@ var shapes = []repairtest.Shape{repairtest.Tool, repairtest.Text}
 
 // fresh makes proxies whose Redis stores start empty: each on a key
 // prefix of its own in the one server, sharing the deployment's secret.
-func fresh(t *testing.T, r *redisServer, mode replayproxy.Mode) (*repairtest.Provider, repairtest.Fresh) {
+func fresh(t *testing.T, r *redistest.Server, mode replayproxy.Mode) (*repairtest.Provider, repairtest.Fresh) {
 	p := repairtest.NewProvider(t)
 	var n atomic.Int64
 	return p, func(tb testing.TB) repairtest.Deployment {
-		c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(r.port)})
+		c := redis.NewClient(&redis.Options{Addr: r.Addr()})
 		store := redisstore.New(c, redisstore.Options{Prefix: "world" + strconv.FormatInt(n.Add(1), 10) + ":"})
 		// The properties are about scope, not about a slow store: a
 		// machine busy enough (the race detector, other builds) to keep
 		// Redis past the default 250ms would turn them into store errors.
-		return deploy(tb, p, replayproxy.Config{Store: store, Mode: mode, StoreTimeout: 10 * time.Second,
+		return proxytest.Deploy(tb, p, replayproxy.Config{Store: store, Mode: mode, StoreTimeout: 10 * time.Second,
 			Secret: []byte("the secret every instance of this deployment shares")})
 	}
 }
@@ -35,7 +37,7 @@ func fresh(t *testing.T, r *redisServer, mode replayproxy.Mode) (*repairtest.Pro
 // upstreams is two tenants; a request without a credential is neither
 // captured nor repaired.
 func TestRedisCrossTenant(t *testing.T) {
-	r := startRedis(t)
+	r := redistest.Start(t)
 	for _, mode := range []replayproxy.Mode{replayproxy.ModeReport, replayproxy.ModeEnforce} {
 		p, fresh := fresh(t, r, mode)
 		for _, api := range repairtest.APIs() {
@@ -55,7 +57,7 @@ func TestRedisCrossTenant(t *testing.T) {
 // The mangle property through the proxy in enforce mode with the Redis
 // store.
 func TestRedisMangleProperty(t *testing.T) {
-	r := startRedis(t)
+	r := redistest.Start(t)
 	p, fresh := fresh(t, r, replayproxy.ModeEnforce)
 	d := fresh(t)
 	for _, api := range repairtest.APIs() {
@@ -75,21 +77,7 @@ func TestRedisMangleProperty(t *testing.T) {
 // step, at once, through the proxy on Redis: each gets its own signature
 // back.
 func TestRedisConcurrentGeminiConversations(t *testing.T) {
-	r := startRedis(t)
+	r := redistest.Start(t)
 	p, fresh := fresh(t, r, replayproxy.ModeEnforce)
 	repairtest.Concurrent(t, p, fresh(t), repairtest.ByName("gemini"), 16)
-}
-
-// deploy is a deployment of the proxy built from cfg, serving every API's
-// upstreams on p (repairtest.Upstreams).
-func deploy(tb testing.TB, p *repairtest.Provider, cfg replayproxy.Config) repairtest.Deployment {
-	tb.Helper()
-	for _, u := range repairtest.Upstreams(p) {
-		cfg.Upstreams = append(cfg.Upstreams, replayproxy.Upstream{Name: u.Name, URL: u.URL, Provider: u.Provider})
-	}
-	srv, err := replayproxy.New(cfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return repairtest.Proxy(tb, srv, srv)
 }
