@@ -50,7 +50,9 @@ type Target struct {
 	// `store: true`), so that items may be referenced by id.
 	Store bool `json:"store"`
 	// Thinking reports whether reasoning is enabled on the request (for
-	// Anthropic, manual extended thinking).
+	// Anthropic, any thinking type but "disabled"; a rule that holds for
+	// one mode only, such as manual thinking's thinking-first, reads the
+	// mode from the request).
 	Thinking bool `json:"thinking"`
 	// Headers are the HTTP headers the request is sent with (opt-in beta
 	// flags live there), when known; nil means unknown, and the rules that

@@ -271,7 +271,9 @@ func blockType(b replay.Block) string {
 func (c Codec) checkThinkingFirst(h *replay.History, t *replay.Target, report func(replay.Violation)) {
 	// DeepSeek's host answers with its own text (RuleHostThinking); MiniMax's
 	// takes the turn and loses the thinking silently.
-	if own := c.Format(); !t.Thinking || own == formats.DeepSeekAnthropic || own == formats.MiniMaxAnthropic {
+	// Adaptive thinking drops the requirement: the model decides whether a
+	// turn thinks.
+	if own := c.Format(); !manualThinking(h, t) || own == formats.DeepSeekAnthropic || own == formats.MiniMaxAnthropic {
 		return
 	}
 	last := len(h.Turns) - 1

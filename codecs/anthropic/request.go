@@ -16,8 +16,9 @@ import (
 // for [replay.AuditRequest]: the content of each `messages[i]` with role
 // "assistant" is read by the same content reader as a response's (a string
 // content as one text block). The target's Model and Tools come from the
-// body, and Thinking is true for manual thinking (`thinking.type`
-// "enabled").
+// body, and Thinking is true when the request thinks (`thinking.type`
+// "enabled", "adaptive" or "between_tools"; not when it is "disabled" or
+// absent).
 //
 // A turn is Complete unless it is structurally cut: in the last assistant
 // message, a thinking block without its signature, or a tool_use without
@@ -39,7 +40,7 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 	}
 	t := replay.Target{API: API, Provider: c.Provider, Model: strings.Clone(root.Get("model").Result().String()),
 		Tools:    kit.Items(root.Get("tools")) > 0,
-		Thinking: root.Path("thinking.type").Is("enabled")}
+		Thinking: thinkingOn(root.Path("thinking.type"))}
 	isTurn := func(m jsonw.Val) bool { return m.Get("role").Is("assistant") }
 	r := c.reader(false, reserve(msgs, isTurn))
 	r.request = true
@@ -177,4 +178,21 @@ func (c Codec) Fix(fix string, r *codecs.Request, only func(int) bool, h http.He
 // element name (see [codecs.ResultRenamer]).
 func (Codec) RenameResults(el []byte, rename func(string) (string, bool)) []byte {
 	return kit.RenameIn(el, "content", func(b gjson.Result) bool { return b.Get("type").Str == "tool_result" }, "tool_use_id", rename)
+}
+
+// thinkingOn reports whether a request's `thinking.type` turns thinking
+// on: manual ("enabled") or model-led ("adaptive", "between_tools").
+func thinkingOn(typ jsonw.Val) bool {
+	return typ.IsString() && !typ.Is("disabled")
+}
+
+// manualThinking reports whether the request asks for manual thinking,
+// the mode in which a tool turn must start with its thinking block: its
+// `thinking.type` is "enabled", or, for a history read without a request
+// body, the target says thinking is on.
+func manualThinking(h *replay.History, t *replay.Target) bool {
+	if typ := requestRoot(h).Path("thinking.type"); typ.Exists() {
+		return typ.Is("enabled")
+	}
+	return t.Thinking
 }
