@@ -64,6 +64,7 @@ func (r Repair) String() string { return string(r.Action) + " " + r.Pointer + ":
 type scope struct {
 	tenant string   // "" when the request names none: no store
 	chain  []string // see chain
+	vis    []string // the visible digest of each model turn, by index, where chain computed it
 }
 
 func (s scope) key(element int) Key { return Key{Tenant: s.tenant, Conversation: s.chain[element]} }
@@ -200,7 +201,13 @@ func (t *Transport) captured(ctx context.Context, sc scope, first int, tu *repla
 	if len(docs) == 0 {
 		return nil, Repair{}
 	}
-	want := dg.visible(tu)
+	want := ""
+	if ti := r.Elements[first].Turn; ti >= 0 && ti < len(sc.vis) && r.History.Turns[ti] == tu {
+		want = sc.vis[ti]
+	}
+	if want == "" {
+		want = dg.visible(tu)
+	}
 	var match []*stored
 	bad := 0
 	for _, d := range docs {

@@ -9,13 +9,11 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"unsafe"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/canon"
 	"github.com/reasonreplay/replay/internal/jsonw"
-	"github.com/reasonreplay/replay/internal/reqtape"
 )
 
 // tenantOf names the tenant of a request: a digest, keyed by the
@@ -79,45 +77,30 @@ var newDigest = sha256.New
 // another. The values come from the request's tape (the pass that read
 // it) where it has one.
 func chain(r *codecs.Request) []string {
-	dg := newDigester(r.Invisible)
-	w := dg.w
-	w.Tag('v', "replay conversation v1")
-	var root, conv jsonw.Val
-	if t := reqtape.Get(&r.History); t != nil {
-		root = t.Root()
-		conv = root.Get(r.Member)
-	}
-	for _, b := range r.Bound {
-		w.Tag('b', "")
-		if b.End > b.Start {
-			dg.value(r.Body, root.At(b.Start, b.End), b.Start, b.End)
-		}
-	}
-	// The digests, as hex, in one buffer.
-	const n = 2 * 16
-	hx := make([]byte, n*(len(r.Elements)+1))
-	d := make([]string, len(r.Elements)+1)
-	var sum [sha256.Size]byte
-	mark := func(i int) {
-		hex.Encode(hx[i*n:(i+1)*n], w.Sum(sum[:0])[:16])
-		d[i] = unsafe.String(&hx[i*n], n)
-	}
-	mark(0)
-	for i, e := range r.Elements {
-		switch {
-		case e.Turn < 0:
-			w.Tag('m', "")
-			el := conv.Index(i)
-			if el.Start() != e.Start {
-				el = jsonw.Val{}
-			}
-			dg.value(r.Body, el, e.Start, e.End)
-		case i == 0 || r.Elements[i-1].Turn != e.Turn:
-			w.Tag('a', dg.visible(r.History.Turns[e.Turn]))
-		}
-		mark(i + 1)
-	}
+	d, _, _ := newChainer(r).run(nil, false)
 	return d
+}
+
+func newChainer(r *codecs.Request) *chainer {
+	return &chainer{r: r, dg: newDigester(r.Invisible), vis: make([]string, len(r.History.Turns))}
+}
+
+// chain is the package's chain, continuing from a recent request of the
+// same tenant (see chainCache) when there is one; it also returns the
+// visible digest of each model turn it computed ("" for the others). A
+// request of no tenant is computed whole.
+func (t *Transport) chain(r *codecs.Request, tenant string) (d, vis []string) {
+	ch := newChainer(r)
+	if tenant == "" {
+		d, _, _ = ch.run(nil, false)
+		return d, ch.vis
+	}
+	key := chainKey(tenant, r.Invisible)
+	d, ent, replaced := ch.run(t.chains.get(key), true)
+	if ent != nil {
+		t.chains.put(key, ent, replaced)
+	}
+	return d, ch.vis
 }
 
 // digester writes the canonical forms a request's digests are made of,

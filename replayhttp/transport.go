@@ -167,6 +167,7 @@ type Transport struct {
 	secretOnce sync.Once
 	randSecret []byte
 	docs       storedCache // the stored documents repair read, by their bytes
+	chains     chainCache  // the chain states of recent requests, by tenant
 	codecsSeen atomic.Bool
 }
 
@@ -240,7 +241,7 @@ func (c *call) read(t *Transport, out *http.Request, body []byte) {
 	if c.target.Provider == "" {
 		c.target.Provider = c.rec.Provider
 	}
-	c.scope.chain = chain(r)
+	c.scope.chain, c.scope.vis = t.chain(r, c.scope.tenant)
 }
 
 // Middleware is the same logic as RoundTrip in the form the official SDKs

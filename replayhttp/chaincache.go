@@ -1,0 +1,354 @@
+package replayhttp
+
+import (
+	"bytes"
+	"container/list"
+	"encoding"
+	"encoding/hex"
+	"hash"
+	"strconv"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/reasonreplay/replay/codecs"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/reqtape"
+)
+
+// A conversation grows by an exchange or two per request, and every
+// request carries all of it: the chain of a request whose leading elements
+// write what a recent request's wrote continues from that request's hash
+// state, and only the rest is canonicalised and hashed. The chain is a
+// running hash: its state after element i depends on nothing but the
+// sequence of what was written into it up to there (the bound members'
+// canonical forms, then per element either its canonical form, the visible
+// digest of the model turn it begins, or nothing). A cached request is
+// reused up to the first element whose write could differ: an element
+// written by its canonical form must have the same bytes (the same bytes
+// have the same form under the same skipped names, which are part of the
+// cache key), a model turn the same visible digest (computed for the new
+// request as the cold path does), the bound members the same bytes. The
+// digests are thus exactly those a cold computation gives.
+
+// chainCache keeps, per tenant and set of skipped names, the last few
+// requests' chain states, the least recently used key first out once the
+// kept bodies exceed chainCacheBytes or the keys chainCacheKeys. The zero
+// value is ready. One tenant's entries are never read for another's
+// request.
+type chainCache struct {
+	mu    sync.Mutex
+	m     map[string]*list.Element // of *chainKeyed
+	order list.List                // oldest first
+	bytes int
+}
+
+type chainKeyed struct {
+	key     string
+	entries []*chainEntry // most recent first, at most chainPerKey
+}
+
+// chainEntry is what continues the chain of one request: the bytes of
+// its bound members and of each element written by its bytes, what each
+// element wrote, and the hash state and digest at each mark. It is never
+// changed once made; an entry made by continuing another shares that
+// one's leading elements (their bytes included), states and digests.
+type chainEntry struct {
+	bound  [][]byte
+	els    []chainEl
+	states [][]byte // the marshalled hash state at mark i (len(els)+1)
+	d      []string // the digests (len(els)+1)
+	size   int      // the bytes it refers to
+}
+
+// chainEl is what one element wrote into the chain.
+type chainEl struct {
+	kind byte   // 'm': its canonical form; 'a': the visible digest of the turn it begins; 0: nothing
+	raw  []byte // its bytes ('m')
+	vis  string // the visible digest ('a')
+}
+
+const (
+	chainCacheBytes = 64 << 20
+	chainCacheKeys  = 4096
+	chainPerKey     = 4
+)
+
+func chainKey(tenant string, invisible []string) string {
+	return strconv.Itoa(len(tenant)) + ":" + tenant + "\x00" + strings.Join(invisible, "\x00")
+}
+
+// get returns the entries kept for key.
+func (c *chainCache) get(key string) []*chainEntry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[key]
+	if !ok {
+		return nil
+	}
+	c.order.MoveToBack(e)
+	return e.Value.(*chainKeyed).entries
+}
+
+// put keeps ent under key, in place of replaced (an entry ent continues
+// or nil).
+func (c *chainCache) put(key string, ent, replaced *chainEntry) {
+	if ent.size > chainCacheBytes/8 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]*list.Element{}
+	}
+	var k *chainKeyed
+	if e, ok := c.m[key]; ok {
+		c.order.MoveToBack(e)
+		k = e.Value.(*chainKeyed)
+	} else {
+		k = &chainKeyed{key: key}
+		c.m[key] = c.order.PushBack(k)
+	}
+	// A new slice: readers may hold the old one.
+	entries := make([]*chainEntry, 0, chainPerKey)
+	entries = append(entries, ent)
+	c.bytes += ent.size
+	for _, o := range k.entries {
+		if o == replaced || len(entries) == chainPerKey {
+			c.bytes -= o.size
+			continue
+		}
+		entries = append(entries, o)
+	}
+	k.entries = entries
+	for c.order.Len() > 1 && (c.bytes > chainCacheBytes || c.order.Len() > chainCacheKeys) {
+		old := c.order.Front()
+		c.order.Remove(old)
+		ok := old.Value.(*chainKeyed)
+		delete(c.m, ok.key)
+		for _, o := range ok.entries {
+			c.bytes -= o.size
+		}
+	}
+}
+
+// chainer computes a request's chain, from a cached state where one
+// applies.
+type chainer struct {
+	r   *codecs.Request
+	dg  *digester
+	vis []string // the visible digest of each turn, by index, once computed
+}
+
+func (ch *chainer) visible(ti int) string {
+	if ch.vis[ti] == "" {
+		ch.vis[ti] = ch.dg.visible(ch.r.History.Turns[ti])
+	}
+	return ch.vis[ti]
+}
+
+// write returns what element i of the request writes into the chain.
+func (ch *chainer) write(i int) (kind byte, vis string) {
+	e := ch.r.Elements[i]
+	switch {
+	case e.Turn < 0:
+		return 'm', ""
+	case i == 0 || ch.r.Elements[i-1].Turn != e.Turn:
+		return 'a', ch.visible(e.Turn)
+	}
+	return 0, ""
+}
+
+// match returns how many leading elements of the request write what
+// ent's did, or -1 when its bound members differ from ent's.
+func (ch *chainer) match(ent *chainEntry) int {
+	r := ch.r
+	if len(r.Bound) != len(ent.bound) {
+		return -1
+	}
+	for i, b := range r.Bound {
+		if !bytes.Equal(r.Body[b.Start:max(b.Start, b.End)], ent.bound[i]) {
+			return -1
+		}
+	}
+	n := min(len(r.Elements), len(ent.els))
+	for i := 0; i < n; i++ {
+		kind, vis := ch.write(i)
+		o := ent.els[i]
+		if kind != o.kind {
+			return i
+		}
+		switch kind {
+		case 'm':
+			e := r.Elements[i]
+			if !bytes.Equal(r.Body[e.Start:e.End], o.raw) {
+				return i
+			}
+		case 'a':
+			if vis != o.vis {
+				return i
+			}
+		}
+	}
+	return n
+}
+
+// run computes the chain, continuing from the entry of prevs that shares
+// the most leading elements (if any does). When keep is set and the
+// request is not all in that entry, it returns the request's own entry,
+// and the entry it replaces (the one it continues whole) if any.
+func (ch *chainer) run(prevs []*chainEntry, keep bool) (d []string, ent, replaced *chainEntry) {
+	r := ch.r
+	dg := ch.dg
+	w := dg.w
+	n := len(r.Elements)
+	if keep || len(prevs) > 0 {
+		if !resumable(newDigest()) {
+			keep, prevs = false, nil
+		}
+	}
+	k, from := -1, (*chainEntry)(nil)
+	for _, p := range prevs {
+		if m := ch.match(p); m > k {
+			k, from = m, p
+		}
+	}
+	d = make([]string, n+1)
+	var h hash.Hash
+	first, start := 0, 0 // the first element to write, the first digest to compute
+	if from != nil {
+		h = newDigest()
+		if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(from.states[k]); err != nil {
+			from = nil
+		} else {
+			copy(d, from.d[:k+1])
+			first, start = k, k+1
+			if k == n {
+				return d, nil, nil // all of it is in from
+			}
+			if k == len(from.els) {
+				replaced = from
+			}
+		}
+	}
+	if from == nil {
+		h = newDigest()
+		k = -1
+	}
+	w.Reset(h)
+	var states [][]byte
+	if keep {
+		states = make([][]byte, n+1)
+		if from != nil {
+			copy(states, from.states[:k+1])
+		}
+	}
+	var root, conv jsonw.Val
+	if t := reqtape.Get(&r.History); t != nil {
+		root = t.Root()
+		conv = root.Get(r.Member)
+	}
+	if from == nil {
+		w.Tag('v', "replay conversation v1")
+		for _, b := range r.Bound {
+			w.Tag('b', "")
+			if b.End > b.Start {
+				dg.value(r.Body, root.At(b.Start, b.End), b.Start, b.End)
+			}
+		}
+	}
+	// The digests, as hex, in one buffer; the states likewise.
+	const hn = 2 * 16
+	hx := make([]byte, hn*(n+1-start))
+	var sb []byte
+	var sum [32]byte
+	mark := func(i int) {
+		x := hx[(i-start)*hn : (i-start+1)*hn]
+		hex.Encode(x, w.Sum(sum[:0])[:16])
+		d[i] = unsafe.String(&x[0], hn)
+		if keep {
+			st, err := h.(encoding.BinaryMarshaler).MarshalBinary()
+			if err != nil {
+				keep = false
+				return
+			}
+			if sb == nil {
+				sb = make([]byte, 0, len(st)*(n+1-start))
+			}
+			sb = append(sb, st...)
+			states[i] = sb[len(sb)-len(st) : len(sb) : len(sb)]
+		}
+	}
+	if from == nil {
+		mark(0)
+	}
+	for i := first; i < n; i++ {
+		e := r.Elements[i]
+		switch kind, vis := ch.write(i); kind {
+		case 'm':
+			w.Tag('m', "")
+			el := conv.Index(i)
+			if el.Start() != e.Start {
+				el = jsonw.Val{}
+			}
+			dg.value(r.Body, el, e.Start, e.End)
+		case 'a':
+			w.Tag('a', vis)
+		}
+		mark(i + 1)
+	}
+	if !keep {
+		return d, nil, nil
+	}
+	ent = &chainEntry{states: states, d: d, els: make([]chainEl, n)}
+	// What from holds is shared; the rest is copied, into one buffer.
+	kept := 0
+	if from != nil {
+		ent.bound = from.bound
+		kept = copy(ent.els, from.els[:k])
+	}
+	size := 0
+	if from == nil {
+		for _, b := range r.Bound {
+			size += max(b.End-b.Start, 0)
+		}
+	}
+	for _, e := range r.Elements[kept:] {
+		if e.Turn < 0 {
+			size += e.End - e.Start
+		}
+	}
+	buf := make([]byte, 0, size)
+	cp := func(start, end int) []byte {
+		buf = append(buf, r.Body[start:end]...)
+		return buf[len(buf)-(end-start) : len(buf) : len(buf)]
+	}
+	if from == nil {
+		ent.bound = make([][]byte, len(r.Bound))
+		for i, b := range r.Bound {
+			ent.bound[i] = cp(b.Start, max(b.Start, b.End))
+		}
+	}
+	for i := kept; i < n; i++ {
+		kind, vis := ch.write(i)
+		el := chainEl{kind: kind, vis: vis}
+		if kind == 'm' {
+			el.raw = cp(r.Elements[i].Start, r.Elements[i].End)
+		}
+		ent.els[i] = el
+	}
+	for _, b := range ent.bound {
+		ent.size += len(b)
+	}
+	for _, el := range ent.els {
+		ent.size += len(el.raw)
+	}
+	return d, ent, replaced
+}
+
+// resumable reports whether h's state can be saved and restored.
+func resumable(h hash.Hash) bool {
+	_, m := h.(encoding.BinaryMarshaler)
+	_, u := h.(encoding.BinaryUnmarshaler)
+	return m && u
+}
