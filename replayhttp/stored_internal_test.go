@@ -3,7 +3,9 @@ package replayhttp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"sync"
@@ -84,6 +86,8 @@ func TestSameBlocksMeansNoDifferences(t *testing.T) {
 			change(got)
 			same, _ := sameBlocks(got, want, wireOf(want), nil)
 			assert.False(t, same)
+			byWire, _ := sameBlocksByWire(got, want, wireOf(want), nil)
+			assert.Equal(t, byWire, same)
 		}
 	}
 }
@@ -165,4 +169,148 @@ func TestRepairedRecall(t *testing.T) {
 	assert.False(t, ok, "the last turn of a request may read otherwise")
 	_, _, ok = c.recall([]byte(`{"a":1} `), false)
 	assert.False(t, ok)
+}
+
+// sameWireByBytes is sameBlocks' item comparison by the wire forms
+// alone: what sameWire's fast answer must agree with.
+func sameWireByBytes(x, w replay.ReasoningItem) bool {
+	return bytes.Equal(replay.AppendItemWire(nil, x), replay.AppendItemWire(nil, w))
+}
+
+// randomItem draws a reasoning item from a small set of values, so that
+// two draws often share some or all of them.
+func randomItem(rng *rand.Rand) replay.ReasoningItem {
+	pick := func(vs ...string) string { return vs[rng.IntN(len(vs))] }
+	optS := func() replay.Opt[string] {
+		switch rng.IntN(4) {
+		case 0:
+			return replay.Opt[string]{}
+		case 1:
+			return replay.NullOf[string]()
+		}
+		return replay.Some(pick("", "a", "sig"))
+	}
+	optI := func() replay.Opt[int] {
+		switch rng.IntN(3) {
+		case 0:
+			return replay.Opt[int]{}
+		case 1:
+			return replay.NullOf[int]()
+		}
+		return replay.Some(rng.IntN(2))
+	}
+	m := replay.ItemMeta{Format: replay.Format(pick("", "anthropic-claude-v1", "openai-responses-v1")), ID: optS(), Index: optI(),
+		Unfinished: rng.IntN(2) == 0, Attached: rng.IntN(2) == 0, Digest: pick("", "d1")}
+	if rng.IntN(2) == 0 {
+		m.Extra = json.RawMessage(pick(`{"x":1}`, `{"y":"z"}`))
+	}
+	switch rng.IntN(4) {
+	case 0:
+		return &replay.ReasoningText{ItemMeta: m, Text: pick("", "t", "t\u00e9"), Signature: optS()}
+	case 1:
+		return &replay.Summary{ItemMeta: m, Summary: pick("", "s")}
+	case 2:
+		return &replay.Encrypted{ItemMeta: m, Data: pick("", "blob")}
+	}
+	return &replay.Opaque{ItemMeta: m, Type: pick("a", "b"), Raw: json.RawMessage(pick(`{"type":"a"}`, `{"type":"b"}`))}
+}
+
+// sameWire says yes only for items whose wire forms are the same bytes,
+// and for every pair of items with the same values (a sealed capture and
+// the request's item differ in the library's own fields only).
+func TestSameWire(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 7))
+	yes := 0
+	for i := 0; i < 20000; i++ {
+		x, w := randomItem(rng), randomItem(rng)
+		if sameWire(x, w) {
+			yes++
+			require.True(t, sameWireByBytes(x, w), "%#v\n%#v", x, w)
+		}
+		require.True(t, sameWire(w, w))
+	}
+	assert.Greater(t, yes, 20, "pairs found the same")
+	// The library's own fields are not on the wire.
+	a := &replay.ReasoningText{Text: "t", Signature: replay.Some("s")}
+	b := &replay.ReasoningText{ItemMeta: replay.ItemMeta{Digest: "d", Unfinished: true, Attached: true, Display: replay.Some("x")}, Text: "t", Signature: replay.Some("s")}
+	assert.True(t, sameWire(a, b))
+}
+
+// BenchmarkSameBlocks compares each model turn of a 540 KB Anthropic
+// request with its sealed capture, as repair does when the request sends
+// what was captured: by the items' fields (sameBlocks) and by their wire
+// forms (what sameBlocks did before).
+func BenchmarkSameBlocks(b *testing.B) {
+	pc := newPathCase(b, benchreq.Anthropic(), 540<<10)
+	c := pc.call(pc.body)
+	var got, want []*replay.Turn
+	var wires [][][]byte
+	for _, tu := range c.req.History.Turns {
+		w, err := replay.UnmarshalTurn(tu.AppendJSON(nil))
+		require.NoError(b, err)
+		replay.Seal(w)
+		got, want, wires = append(got, tu), append(want, w), append(wires, wireOf(w))
+	}
+	for _, fast := range []bool{true, false} {
+		name := "fields"
+		if !fast {
+			name = "wire"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			var buf []byte
+			for b.Loop() {
+				for i := range got {
+					var same bool
+					if fast {
+						same, buf = sameBlocks(got[i], want[i], wires[i], buf)
+					} else {
+						same, buf = sameBlocksByWire(got[i], want[i], wires[i], buf)
+					}
+					if !same {
+						b.Fatal("not the same")
+					}
+				}
+			}
+		})
+	}
+}
+
+// sameBlocksByWire is sameBlocks comparing every reasoning item by its
+// wire form (as it did before sameWire): the two always agree.
+func sameBlocksByWire(got, want *replay.Turn, wire [][]byte, buf []byte) (bool, []byte) {
+	if len(got.Blocks) != len(want.Blocks) {
+		return false, buf
+	}
+	for i, g := range got.Blocks {
+		switch w := want.Blocks[i].(type) {
+		case replay.ReasoningItem:
+			x, ok := g.(replay.ReasoningItem)
+			if !ok {
+				return false, buf
+			}
+			buf = replay.AppendItemWire(buf[:0], x)
+			if !bytes.Equal(buf, wire[i]) {
+				return false, buf
+			}
+		case *replay.Text:
+			x, ok := g.(*replay.Text)
+			if !ok || x.Text != w.Text || x.ID != w.ID {
+				return false, buf
+			}
+		case *replay.ToolCall:
+			x, ok := g.(*replay.ToolCall)
+			if !ok || x.ID != w.ID || x.ItemID != w.ItemID || x.Name != w.Name || x.Arguments != w.Arguments {
+				return false, buf
+			}
+		case *replay.Native:
+			x, ok := g.(*replay.Native)
+			if !ok || x.Kind != w.Kind || !bytes.Equal(x.Raw, w.Raw) {
+				return false, buf
+			}
+		default:
+			return false, buf
+		}
+	}
+	return true, buf
 }
