@@ -39,8 +39,9 @@ type Store interface {
 	// the entry, never doubles it.
 	Put(ctx context.Context, key Key, doc []byte) error
 	// Get returns the documents recorded under key, the least recently
-	// put first; none when the key is unknown. The caller may keep and
-	// change them.
+	// put first; none when the key is unknown. The caller may keep them
+	// but must not change them: a store may return the bytes it keeps
+	// (which it never changes once put) rather than copies.
 	Get(ctx context.Context, key Key) ([][]byte, error)
 }
 
@@ -108,8 +109,11 @@ func (s *MemoryStore) Put(_ context.Context, key Key, doc []byte) error {
 	return nil
 }
 
-// Get returns copies of the documents recorded under key that have not
-// expired, the least recently put first.
+// Get returns the documents recorded under key that have not expired,
+// the least recently put first. They are the store's own bytes, not
+// copies (see [Store]): the caller must not change them. The store never
+// changes them either, even when the entry is refreshed, evicted or
+// expires, so they may be kept.
 func (s *MemoryStore) Get(_ context.Context, key Key) ([][]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

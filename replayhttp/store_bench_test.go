@@ -4,6 +4,8 @@ import (
 	"context"
 	"strconv"
 	"testing"
+
+	"github.com/reasonreplay/replay/internal/benchreq"
 )
 
 // BenchmarkMemoryStorePut puts one more entry into a full store per
@@ -31,5 +33,27 @@ func BenchmarkMemoryStorePut(b *testing.B) {
 				b.Fatalf("%d entries kept, want %d", s.Len(), n)
 			}
 		})
+	}
+}
+
+// BenchmarkMemoryStoreGet reads back, per iteration, the captures of the
+// 76 model turns of a 540 KB Anthropic request, as repair does for each
+// request of the conversation.
+func BenchmarkMemoryStoreGet(b *testing.B) {
+	pc := newPathCase(b, benchreq.Anthropic(), 540<<10)
+	c := pc.call(pc.body)
+	var keys []Key
+	for ti := range c.req.History.Turns {
+		first, _ := c.req.TurnSpan(ti)
+		keys = append(keys, c.scope.key(first))
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, k := range keys {
+			if docs, err := pc.tr.Store.Get(ctx, k); err != nil || len(docs) != 1 {
+				b.Fatal(len(docs), err)
+			}
+		}
 	}
 }

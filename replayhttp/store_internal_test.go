@@ -38,9 +38,20 @@ func TestMemoryStoreBounds(t *testing.T) {
 	assert.Equal(t, 2, s.Len())
 	assert.Equal(t, []string{`{"one":1}`}, docs(t, s, key("a")))
 
+	// Get returns the store's own bytes, never changed by the store: what
+	// a caller kept stays as it was when its entry goes; an append by the
+	// caller copies.
 	got, _ := s.Get(ctx, key("a"))
-	got[0][2] = 'X' // a copy
+	require.Len(t, got, 1)
+	assert.Equal(t, len(got[0]), cap(got[0]))
+	kept := got[0]
+	again, _ := s.Get(ctx, key("a"))
+	assert.Same(t, &kept[0], &again[0][0], "no copy")
+	_ = append(kept, '!')
 	assert.Equal(t, []string{`{"one":1}`}, docs(t, s, key("a")))
+	require.NoError(t, s.Put(ctx, key("c"), []byte(`{"four":4}`))) // evicts "one", the oldest
+	assert.Empty(t, docs(t, s, key("a")))
+	assert.Equal(t, `{"one":1}`, string(kept))
 
 	now = now.Add(61 * time.Second)
 	assert.Equal(t, 0, s.Len())

@@ -481,7 +481,8 @@ func (s *FileStore) syncTo(gen int, end int64) error {
 	return nil
 }
 
-// Get returns the documents kept under key.
+// Get returns the documents kept under key: the store's own bytes, which
+// it never changes and the caller must not (see [replayhttp.Store]).
 func (s *FileStore) Get(_ context.Context, key replayhttp.Key) ([][]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -101,14 +101,17 @@ func (t *Table[K]) Put(key K, doc []byte, now, expires time.Time) bool {
 	return true
 }
 
-// Get returns copies of the documents under key that have not expired at
-// now, the least recently put first.
+// Get returns the documents under key that have not expired at now, the
+// least recently put first. They are the table's own copies, which it
+// never changes (an entry refreshed or removed leaves its bytes as they
+// were): the caller must not change them, and may keep them. Each has
+// its length as its capacity, so that an append copies.
 func (t *Table[K]) Get(key K, now time.Time) [][]byte {
 	t.Expire(now)
 	var out [][]byte
 	for _, el := range t.keys[key] {
 		if e := el.Value.(*entry[K]); e.expires.After(now) {
-			out = append(out, bytes.Clone(e.doc))
+			out = append(out, e.doc[:len(e.doc):len(e.doc)])
 		}
 	}
 	return out
