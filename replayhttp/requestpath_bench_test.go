@@ -49,6 +49,7 @@ type pathCase struct {
 	rec      codecs.Recognised
 	tr       *Transport
 	elements int
+	prev     *chainEntry // the chain's entry of the request one turn shorter (CaptureGrown)
 }
 
 // newPathCase builds the request of s and a Transport whose store holds
@@ -123,13 +124,16 @@ var (
 // pathSteps are the steps of the request path. DecodeRequest and
 // AuditRequest are the public functions on the body's bytes; ReadRequest
 // is the middleware's read (the turns and where each element lies);
-// Capture (the conversation's digests), Repair (every turn as captured:
+// Capture (the conversation's digests, cold), CaptureGrown (the same,
+// continued from the chain of the request one turn shorter, as the
+// Transport's cache does for a growing conversation), Repair (every turn as captured:
 // checked against the store, nothing to do), RepairRestore (every turn's
 // reasoning stripped by the client, as it was in the request before: put
 // back from the store), RepairRestoreCold (the same, the first time: every
 // stored turn read and every turn patched) and Audit (AuditReplay of the
 // read request) run on the request read once; Middleware is read, capture,
-// repair and audit in a row, from the bytes.
+// repair and audit in a row, from the bytes (the same request each time:
+// its chain comes from the Transport's cache, as a retried request's does).
 var pathSteps = []pathStep{
 	{"DecodeRequest", nil, func(tb testing.TB, pc *pathCase, _ *call) {
 		if _, _, err := pc.codec.DecodeRequest(pc.body); err != nil {
@@ -151,6 +155,20 @@ var pathSteps = []pathStep{
 	}},
 	{"Capture", asCaptured, func(tb testing.TB, pc *pathCase, c *call) {
 		if len(chain(c.req)) != pc.elements+1 {
+			tb.Fatal("the chain has a digest per element")
+		}
+	}},
+	{"CaptureGrown", func(tb testing.TB, pc *pathCase) *call {
+		if pc.prev == nil {
+			r, err := pc.codec.ReadRequest(pc.shape.Request(pc.shape.Turns(pathSize) - 1))
+			if err != nil {
+				tb.Fatal(err)
+			}
+			_, pc.prev, _ = newChainer(r).run(nil, true)
+		}
+		return asCaptured(tb, pc)
+	}, func(tb testing.TB, pc *pathCase, c *call) {
+		if d, _, _ := newChainer(c.req).run([]*chainEntry{pc.prev}, true); len(d) != pc.elements+1 {
 			tb.Fatal("the chain has a digest per element")
 		}
 	}},
