@@ -267,16 +267,25 @@ func (ch *chainer) run(prevs []*chainEntry, keep bool) (d []string, ent, replace
 		hex.Encode(x, w.Sum(sum[:0])[:16])
 		d[i] = unsafe.String(&x[0], hn)
 		if keep {
-			st, err := h.(encoding.BinaryMarshaler).MarshalBinary()
+			at := len(sb)
+			var err error
+			if a, ok := h.(encoding.BinaryAppender); ok && sb != nil {
+				sb, err = a.AppendBinary(sb)
+			} else {
+				var st []byte
+				if st, err = h.(encoding.BinaryMarshaler).MarshalBinary(); err == nil {
+					if sb == nil {
+						sb = make([]byte, 0, len(st)*(n+1-start))
+					}
+					at = len(sb)
+					sb = append(sb, st...)
+				}
+			}
 			if err != nil {
 				keep = false
 				return
 			}
-			if sb == nil {
-				sb = make([]byte, 0, len(st)*(n+1-start))
-			}
-			sb = append(sb, st...)
-			states[i] = sb[len(sb)-len(st) : len(sb) : len(sb)]
+			states[i] = sb[at:len(sb):len(sb)]
 		}
 	}
 	if from == nil {
