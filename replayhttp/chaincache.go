@@ -72,6 +72,8 @@ const (
 	chainCacheBytes = 64 << 20
 	chainCacheKeys  = 4096
 	chainPerKey     = 4
+	// chainCacheMaxBody is the largest request whose chain is kept.
+	chainCacheMaxBody = chainCacheBytes / 8
 )
 
 func chainKey(tenant string, invisible []string) string {
@@ -93,7 +95,7 @@ func (c *chainCache) get(key string) []*chainEntry {
 // put keeps ent under key, in place of replaced (an entry ent continues
 // or nil).
 func (c *chainCache) put(key string, ent, replaced *chainEntry) {
-	if ent.size > chainCacheBytes/8 {
+	if ent.size > chainCacheMaxBody {
 		return
 	}
 	c.mu.Lock()

@@ -219,3 +219,19 @@ func TestChainCacheConcurrent(t *testing.T) {
 	}
 	assert.NotEmpty(t, tr.chains.get(chainKey("t", reqs[0].Invisible)))
 }
+
+// A request larger than the cache keeps is computed whole and leaves
+// nothing behind.
+func TestChainCacheSkipsLargeRequests(t *testing.T) {
+	s := benchreq.Anthropic()
+	r, ok := readShape(t, s, s.Request(2))
+	require.True(t, ok)
+	big := *r
+	big.Body = append(append([]byte(nil), r.Body...), make([]byte, chainCacheMaxBody)...) // the elements as they were, past the end padding
+	tr := &Transport{}
+	d, _ := tr.chain(&big, "t")
+	assert.Equal(t, chain(r), d)
+	assert.Empty(t, tr.chains.get(chainKey("t", r.Invisible)))
+	tr.chain(r, "t")
+	assert.Len(t, tr.chains.get(chainKey("t", r.Invisible)), 1)
+}

@@ -88,10 +88,11 @@ func newChainer(r *codecs.Request) *chainer {
 // chain is the package's chain, continuing from a recent request of the
 // same tenant (see chainCache) when there is one; it also returns the
 // visible digest of each model turn it computed ("" for the others). A
-// request of no tenant is computed whole.
+// request of no tenant, or larger than the cache keeps, is computed whole
+// and not kept.
 func (t *Transport) chain(r *codecs.Request, tenant string) (d, vis []string) {
 	ch := newChainer(r)
-	if tenant == "" {
+	if tenant == "" || len(r.Body) > chainCacheMaxBody {
 		d, _, _ = ch.run(nil, false)
 		return d, ch.vis
 	}
