@@ -7,9 +7,9 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
+	iview "github.com/reasonreplay/replay/internal/view"
 	"github.com/tidwall/gjson"
 )
 
@@ -192,7 +192,7 @@ func docErr(ptr, format string, args ...any) error {
 // view is data as a string, without a copy: the readers parse the
 // caller's bytes in place and copy what they keep (owned, cloneBytes,
 // appendMember), so that nothing they return shares data's memory.
-func view(data []byte) string { return unsafe.String(unsafe.SliceData(data), len(data)) }
+func view(data []byte) string { return iview.String(data) }
 
 // owned returns the value of the string v as a string of its own. gjson
 // gives a view of the document for a literal with no escapes, copied here;
@@ -203,9 +203,7 @@ func owned(v gjson.Result) string {
 	if s == "" {
 		return ""
 	}
-	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
-	raw := uintptr(unsafe.Pointer(unsafe.StringData(v.Raw)))
-	if p >= raw && p < raw+uintptr(len(v.Raw)) {
+	if iview.Within(v.Raw, s) {
 		return clone(s)
 	}
 	return s

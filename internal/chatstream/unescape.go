@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"strings"
-	"unsafe"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
 )
@@ -42,7 +41,7 @@ func writeEscaped(b *strings.Builder, raw string) {
 			o = 0
 		}
 		if i+8 <= len(s) {
-			x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+			x := jsonw.Load64(s, i)
 			binary.LittleEndian.PutUint64(buf[o:], x)
 			y := x ^ '\\'*lsb
 			m := (y - lsb) &^ y & msb
