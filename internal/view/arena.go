@@ -77,9 +77,13 @@ func (t *Text) Reset() { t.b = nil }
 // Grow makes room in t for n more bytes, moving it to a larger region of
 // a when its own is full.
 func (a *Arena) Grow(t *Text, n int) {
-	if cap(t.b)-len(t.b) >= n {
-		return
+	if cap(t.b)-len(t.b) < n {
+		a.grow(t, n)
 	}
+}
+
+// grow is Grow for a text without room for n more bytes.
+func (a *Arena) grow(t *Text, n int) {
 	size := max(2*cap(t.b), len(t.b)+n, 32)
 	// A region that ends the chunk's used part, with room after it, grows
 	// in place: the bytes after it were never handed out.
