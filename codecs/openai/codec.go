@@ -97,7 +97,6 @@ package openai
 
 import (
 	"strings"
-	"unsafe"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
@@ -202,11 +201,3 @@ func (c Codec) provider() string {
 }
 
 func clone(s string) string { return strings.Clone(s) }
-
-// view returns b as a string without copying, for transient reads only.
-func view(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(unsafe.SliceData(b), len(b))
-}
