@@ -70,16 +70,16 @@ func RawSigKey(e *replay.Encrypted) (string, bool) {
 // [RawSignature]), within the budget. It returns the member's name ("" when
 // the call has no such signature).
 func (d *Decoder) BindRawSignature(tc string, loc Loc, dst []replay.Event) (string, []replay.Event, error) {
-	key, raw, ok, err := RawSignature(d.host.API, d.budget.Event, tc, loc)
+	key, raw, ok, err := RawSignature(d.host.API, d.eng.Budget.Event, tc, loc)
 	if !ok || err != nil {
 		return "", dst, err
 	}
 	pos := len(d.turn.Blocks)
-	sig, err := d.budget.Keep(pos, jsonw.UnquoteView(raw))
+	sig, err := d.eng.Budget.Keep(pos, jsonw.UnquoteView(raw))
 	if err != nil {
 		return "", dst, err
 	}
-	id, err := d.budget.Keep(pos, jsonw.UnquoteView(jsonw.RawMember(tc, "id")))
+	id, err := d.eng.Budget.Keep(pos, jsonw.UnquoteView(jsonw.RawMember(tc, "id")))
 	if err != nil {
 		return "", dst, err
 	}

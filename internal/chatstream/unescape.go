@@ -14,15 +14,15 @@ const (
 )
 
 // writeValue appends the value of raw, a JSON string literal already
-// validated that holds no \u escape, to b: val when the match decoded it
-// (not nil), else raw decoded by writeEscaped.
-func writeValue(b *strings.Builder, raw string, val []byte) {
-	if val == nil {
+// validated that holds no \u escape, to b: val when the match decoded it,
+// else raw decoded by writeEscaped.
+func writeValue(b *strings.Builder, raw, val string, decoded bool) {
+	if !decoded {
 		writeEscaped(b, raw)
 		return
 	}
 	b.Grow(len(val)) // doubling, where append would grow large texts by a quarter
-	b.Write(val)
+	b.WriteString(val)
 }
 
 // writeEscaped appends the value of raw to b. raw is a JSON string
