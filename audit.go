@@ -133,6 +133,35 @@ type Rule struct {
 	// is left out. Declared by id, so renaming a rule never changes what is
 	// reported silently.
 	Covers []string
+	// Symptoms are the provider error texts this rule's violations draw,
+	// for reading an error response after the fact (the HTTP layer's
+	// classifier walks the registry's rules for them).
+	Symptoms []Symptom
+}
+
+// Symptom is one provider error text a [Rule] predicts, as a pattern an
+// error message is matched against.
+type Symptom struct {
+	// Match is a regular expression (RE2 syntax, matched case-insensitively)
+	// over the provider's error message.
+	Match string
+	// Fix names the one-shot repair of the request that fixes it (the HTTP
+	// layer's names: "restore", "drop-reasoning", "drop-block", ...), ""
+	// when none is known.
+	Fix string
+	// Also lists the ids of other rules the same text may mean, most likely
+	// first (a provider answers several mistakes with one text). The rule
+	// itself comes first, unless Also names it too: then it stands there.
+	Also []string
+	// Within, when set, is a regular expression the whole error body must
+	// match too: the envelope of a platform that relays another API's
+	// errors (its own rules then own the text). A symptom whose Within
+	// matched is preferred to one without.
+	Within string
+	// Rank orders symptoms whose texts overlap: a higher rank is tried
+	// first (a text that refines another's, e.g. a "Reason:" clause or an
+	// id prefix).
+	Rank int
 }
 
 // ReplayContract says what an API requires when reasoning is sent back.

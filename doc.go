@@ -54,7 +54,7 @@
 //   - stream decoder: a codec's [FrameDecoder] (each codec's type is named
 //     StreamDecoder); [Decoder] is the push form over bytes and [Stream]
 //     the pull form over an io.Reader.
-
+//
 // # Presence
 //
 // An absent signature, a null signature and an empty signature are three

@@ -100,7 +100,7 @@ var policyTable = [...]PolicyRow{
 	{CaseBackendMismatch, Drop, []Action{Drop, ToText},
 		"A signature minted in one key domain is not accepted in another (AI Studio and Vertex, for Gemini)."},
 	{CaseUnread, Drop, []Action{Drop, Keep},
-		"The target's model or account does not read the item (Claude 5.5 blocks bound to their account or model, Fable and Opus 5.5 not reading each other's): the provider would drop it silently, so it is dropped with a notice."},
+		"The target's model or account does not read the item (Claude 5.5 blocks bound to their account or model, Haiku 5.5 dropping other models' blocks, only the 5.2 models reading Fable 5.2's, Fable and Opus 5.5 not reading each other's, Bedrock removing blocks of another AWS account or of a Claude app): the provider would drop it silently, so it is dropped with a notice."},
 	{CaseSameFamily, Keep, []Action{Keep, Drop, ToText},
 		"A family's signatures are valid on every platform that serves its models (Claude on Anthropic, Bedrock and Vertex), where the model and account read them."},
 	{CaseSameIssuer, Keep, []Action{Keep, Drop, ToText},

@@ -15,8 +15,10 @@
 //	// p.Messages for the request, p.Notices for what was lost, p.Report before sending
 //
 // The package is not about HTTP (a [replayhttp.Capture] or a stream
-// decoder gives the turns), and it knows where each API's tool results
-// name their call, which the root package, knowing no provider, must not.
+// decoder gives the turns), and knows no provider: what it needs of an
+// API (the member holding the conversation, which APIs share a request
+// shape, where tool results name their call) its codec declares (package
+// codecs).
 //
 // Import github.com/reasonreplay/replay/codecs/all (or the codecs you use)
 // so that the registry knows the APIs.
@@ -27,12 +29,11 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // ErrShape is wrapped by the error of [Conversation.Messages] for a target
@@ -75,7 +76,7 @@ func (e *Error) Unwrap() error { return e.Err }
 type Conversation struct {
 	api   string
 	reg   *replay.Registry
-	codec replay.ReasoningCodec
+	codec codecs.HTTPCodec
 	elems []elem
 }
 
@@ -96,7 +97,11 @@ func New(api string, reg *replay.Registry) (*Conversation, error) {
 	if err != nil {
 		return nil, &Error{Op: "new", Index: -1, Err: err}
 	}
-	return &Conversation{api: c.API(), reg: reg, codec: c}, nil
+	hc, err := httpOf(c)
+	if err != nil {
+		return nil, &Error{Op: "new", Index: -1, Err: err}
+	}
+	return &Conversation{api: c.API(), reg: reg, codec: hc}, nil
 }
 
 // API returns the wire API whose shape the conversation is in.
@@ -116,7 +121,7 @@ func (c *Conversation) Append(elems ...json.RawMessage) error {
 		if !jsonw.ValidBytes(e) || !r.IsObject() {
 			return &Error{Op: "append", Index: len(c.elems) + i, Err: fmt.Errorf("%w: expected a JSON object", replay.ErrMalformed)}
 		}
-		if isModel(c.api, r) {
+		if isModel(c.codec, e) {
 			return &Error{Op: "append", Index: len(c.elems) + i, Err: ErrModelElement}
 		}
 	}
@@ -202,7 +207,11 @@ func (c *Conversation) Messages(target replay.Target, policy replay.Policy) (*Pr
 		return nil, &Error{Op: "messages", Index: -1, Err: err}
 	}
 	target.API = codec.API()
-	if shape(target.API) != shape(c.api) {
+	tc, err := httpOf(codec)
+	if err != nil {
+		return nil, &Error{Op: "messages", Index: -1, Err: err}
+	}
+	if codecs.SharedShape(tc) != codecs.SharedShape(c.codec) {
 		return nil, &Error{Op: "messages", Index: -1, Err: fmt.Errorf("%w: %s, not %s", ErrShape, target.API, c.api)}
 	}
 	var turns []*replay.Turn
@@ -214,12 +223,12 @@ func (c *Conversation) Messages(target replay.Target, policy replay.Policy) (*Pr
 	carried, notices := c.reg.Carry(replay.History{Turns: turns}, target, policy)
 	p := &Prepared{Notices: notices}
 	renames := renamed(turns, carried.Turns)
-	list := listName(target.API)
+	list := tc.HTTP().Member
 	ti := -1
 	var pending []Renamed // the calls of the latest turn sent with new ids
 	for i, e := range c.elems {
 		if e.turn == nil {
-			p.Messages = append(p.Messages, rename(target.API, e.raw, &pending))
+			p.Messages = append(p.Messages, rename(codec, e.raw, &pending))
 			continue
 		}
 		ti++
@@ -267,104 +276,43 @@ func renamed(in, out []*replay.Turn) [][]Renamed {
 	return res
 }
 
-// resultID says where a tool result names its call in an API's element:
-// the path of the results inside the element ("" for the element itself),
-// what marks one, and its id member.
-type resultID struct {
-	blocks string
-	is     func(gjson.Result) bool
-	id     string
-}
-
-func resultIDOf(api string) resultID {
-	switch shape(api) {
-	case "anthropic":
-		return resultID{"content", func(b gjson.Result) bool { return b.Get("type").Str == "tool_result" }, "tool_use_id"}
-	case "bedrock-converse":
-		return resultID{"content", func(b gjson.Result) bool { return b.Get("toolResult").IsObject() }, "toolResult.toolUseId"}
-	case "gemini":
-		return resultID{"parts", func(b gjson.Result) bool { return b.Get("functionResponse").IsObject() }, "functionResponse.id"}
-	case "openai-responses":
-		return resultID{"", func(b gjson.Result) bool { return b.Get("type").Str == "function_call_output" }, "call_id"}
-	}
-	return resultID{"", func(b gjson.Result) bool { return b.Get("role").Str == "tool" }, "tool_call_id"}
-}
-
 // rename makes the tool results in el that name a renamed call's old id
 // name its new one; each renamed call is taken once, in call order.
-func rename(api string, el json.RawMessage, pending *[]Renamed) json.RawMessage {
-	if len(*pending) == 0 {
+func rename(codec replay.ReasoningCodec, el json.RawMessage, pending *[]Renamed) json.RawMessage {
+	rr, ok := codec.(codecs.ResultRenamer)
+	if len(*pending) == 0 || !ok {
 		return el
 	}
-	ri := resultIDOf(api)
-	out := string(el)
-	one := func(path string, b gjson.Result) {
-		if !ri.is(b) {
-			return
-		}
-		id := b.Get(ri.id)
+	return rr.RenameResults(el, func(id string) (string, bool) {
 		for k, r := range *pending {
-			if r.Old != id.Str {
-				continue
+			if r.Old == id {
+				*pending = append((*pending)[:k:k], (*pending)[k+1:]...)
+				return r.New, true
 			}
-			p := ri.id
-			if path != "" {
-				p = path + "." + ri.id
-			}
-			if s, err := sjson.Set(out, p, r.New); err == nil {
-				out = s
-			}
-			*pending = append((*pending)[:k:k], (*pending)[k+1:]...)
-			return
 		}
-	}
-	if ri.blocks == "" {
-		one("", gjson.Parse(out))
-	} else {
-		i := -1
-		gjson.Get(out, ri.blocks).ForEach(func(_, b gjson.Result) bool {
-			i++
-			one(ri.blocks+"."+strconv.Itoa(i), b)
-			return true
-		})
-	}
-	return json.RawMessage(out)
+		return "", false
+	})
 }
 
-// shape names the request shape of an API: the chat-completions APIs
-// share one.
-func shape(api string) string {
-	switch strings.ToLower(api) {
-	case "openrouter", "deepseek", "xai", "openai-compatible", "mistral":
-		return "chat"
+// httpOf returns what the codec declares of its requests, or an error
+// naming the API whose codec declares nothing.
+func httpOf(c replay.ReasoningCodec) (codecs.HTTPCodec, error) {
+	hc, ok := c.(codecs.HTTPCodec)
+	if !ok || hc.HTTP() == nil || hc.HTTP().Member == "" {
+		return nil, fmt.Errorf("%w: the %s codec does not say how its requests hold a conversation", ErrShape, c.API())
 	}
-	return strings.ToLower(api)
+	return hc, nil
 }
 
-// listName is the request member holding the conversation.
-func listName(api string) string {
-	switch shape(api) {
-	case "openai-responses":
-		return "input"
-	case "gemini":
-		return "contents"
-	}
-	return "messages"
-}
-
-// isModel reports whether el is an element of the model's in api's shape.
-func isModel(api string, el gjson.Result) bool {
-	switch shape(api) {
-	case "gemini":
-		return el.Get("role").Str == "model"
-	case "openai-responses":
-		switch el.Get("type").Str {
-		case "reasoning", "function_call", "compaction":
-			return true
-		case "message", "":
-			return el.Get("role").Str == "assistant"
-		}
-		return false
-	}
-	return el.Get("role").Str == "assistant"
+// isModel reports whether el, an element of codec's conversation, is the
+// model's: the codec's request reader reads a turn out of it.
+func isModel(codec codecs.HTTPCodec, el []byte) bool {
+	member := codec.HTTP().Member
+	body := make([]byte, 0, len(el)+len(member)+8)
+	body = append(body, `{"`...)
+	body = append(body, member...)
+	body = append(body, `":[`...)
+	body = append(append(body, el...), "]}"...)
+	r, err := codec.ReadRequest(body)
+	return err == nil && len(r.History.Turns) > 0
 }

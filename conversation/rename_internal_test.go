@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	_ "github.com/reasonreplay/replay/codecs/all"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func call(id string) *replay.ToolCall { return &replay.ToolCall{ID: id, Name: "f", Arguments: "{}"} }
@@ -48,20 +50,25 @@ func TestRenameToolResults(t *testing.T) {
 			`{"role":"user","parts":[{"functionResponse":{"id":"n0","name":"f","response":{}}}]}`},
 		{"openrouter", `{"role":"user","content":"call_0"}`, `{"role":"user","content":"call_0"}`},
 	}
+	codec := func(api string) replay.ReasoningCodec {
+		c, err := replay.Lookup(api, "", "")
+		require.NoError(t, err)
+		return c
+	}
 	for _, c := range cases {
 		p := two()
-		assert.Equal(t, c.want, string(rename(c.api, json.RawMessage(c.in), &p)), c.api)
+		assert.Equal(t, c.want, string(rename(codec(c.api), json.RawMessage(c.in), &p)), c.api)
 	}
 	// Two chat tool messages in a row take the two renames in order.
 	p := two()
-	first := rename("deepseek", json.RawMessage(`{"role":"tool","tool_call_id":"call_0","content":"a"}`), &p)
-	second := rename("deepseek", json.RawMessage(`{"role":"tool","tool_call_id":"call_0","content":"b"}`), &p)
+	first := rename(codec("deepseek"), json.RawMessage(`{"role":"tool","tool_call_id":"call_0","content":"a"}`), &p)
+	second := rename(codec("deepseek"), json.RawMessage(`{"role":"tool","tool_call_id":"call_0","content":"b"}`), &p)
 	assert.Equal(t, `{"role":"tool","tool_call_id":"n0","content":"a"}`, string(first))
 	assert.Equal(t, `{"role":"tool","tool_call_id":"n1","content":"b"}`, string(second))
 	assert.Empty(t, p)
 	// A result that names no renamed call is left byte for byte.
 	p = two()
 	in := `{"role":"tool", "tool_call_id":"other","content":"a"}`
-	assert.Equal(t, in, string(rename("openrouter", json.RawMessage(in), &p)))
+	assert.Equal(t, in, string(rename(codec("openrouter"), json.RawMessage(in), &p)))
 	assert.Len(t, p, 2)
 }

@@ -103,11 +103,14 @@ func claudeRefuse(why replay.Refusal, _ replay.ReasoningItem, latest bool) strin
 }
 
 // claudeUnread: Claude 5.5 blocks are bound to their account (Sonnet 5.5
-// also to its model); Fable and Mythos 5.1 read Opus 5.5 blocks only on the
-// Claude API; Opus 5.5 reads neither. The turn's Model is the model that
-// minted the block (after a server-side fallback, the one that served it).
+// also to its model); Haiku 5.5 drops other models' blocks; only Fable and
+// Mythos 5.2 read Fable 5.2 blocks; Fable and Mythos 5.1 read Opus 5.5
+// blocks only on the Claude API; Opus 5.5 reads neither; Bedrock removes
+// blocks of another AWS account or of a Claude app. The turn's Model is the
+// model that minted the block (after a server-side fallback, the one that
+// served it).
 func claudeUnread(p replay.Provenance, t replay.Target) string {
-	return claude.Unread(p.Model, t.Model, p.Account, t.Account, strings.ToLower(t.Provider))
+	return claude.Unread(p.Model, t.Model, strings.ToLower(p.Provider), p.Account, t.Account, strings.ToLower(t.Provider))
 }
 
 func geminiRefuse(replay.Refusal, replay.ReasoningItem, bool) string { return geminiCorrupted }
@@ -126,6 +129,15 @@ func responsesRefuse(why replay.Refusal, it replay.ReasoningItem, _ bool) string
 	return "The encrypted content " + e.Data[:min(len(e.Data), 4)] + "... could not be verified. Reason: " + reason
 }
 
+// xaiRefuse: xAI answers ciphertext it cannot decrypt (foreign, altered,
+// of another account) with one text of its own (lidge-jun/opencodex#2229).
+func xaiRefuse(_ replay.Refusal, it replay.ReasoningItem, _ bool) string {
+	if _, ok := it.(*replay.Encrypted); !ok {
+		return ""
+	}
+	return "Could not decrypt the provided encrypted_content. Ensure the value is the unmodified encrypted_content from a previous response."
+}
+
 func init() {
 	// Claude signatures are valid on Anthropic, Bedrock and Vertex alike:
 	// one family. Anthropic rejects an unsigned thinking block.
@@ -142,9 +154,10 @@ func init() {
 	// The OpenAI Responses formats pair a reasoning item with the item after
 	// it, and bind ciphertext to the minting organisation. The hosts do not
 	// share keys: each is its own family.
-	for _, f := range []Format{OpenAIResponses, AzureOpenAIResponses, BedrockOpenAIResponses, XAIResponses, MetaResponses} {
+	for _, f := range []Format{OpenAIResponses, AzureOpenAIResponses, BedrockOpenAIResponses, MetaResponses} {
 		replay.RegisterFormat(f, replay.FormatTraits{AccountBound: true, PairsWithFollower: true, Refuse: responsesRefuse})
 	}
+	replay.RegisterFormat(XAIResponses, replay.FormatTraits{AccountBound: true, PairsWithFollower: true, Refuse: xaiRefuse})
 	// Responses-compatible hosts pair and bind like OpenAI, each its own
 	// family: nothing they mint is sent to OpenAI, Azure or each other.
 	for _, f := range responsesHosts {

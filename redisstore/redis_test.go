@@ -165,6 +165,7 @@ func proxyOn(t *testing.T, r *redisServer, up *upstream, cfg replayproxy.Config)
 	require.NoError(t, err)
 	logs := &syncBuffer{}
 	cfg.Store = store
+	cfg.Secret = []byte("the secret every instance of this deployment shares")
 	cfg.Logger = slog.New(slog.NewJSONHandler(logs, nil))
 	cfg.Upstreams = []replayproxy.Upstream{{Name: "anthropic", URL: up.URL}}
 	srv, err := replayproxy.New(cfg)
@@ -181,6 +182,7 @@ func turn(t *testing.T, proxyURL, id, body string) string {
 	req, _ := http.NewRequest(http.MethodPost, proxyURL+"/anthropic/v1/messages", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Conv", id)
+	req.Header.Set("X-Api-Key", "sk-test-tenant-a")
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	b, err := io.ReadAll(resp.Body)

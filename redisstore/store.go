@@ -27,7 +27,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/replayhttp"
 	"github.com/reasonreplay/replay/replayproxy"
 	"github.com/redis/go-redis/v9"
@@ -93,22 +92,21 @@ func Open(url string, ttl time.Duration) (*Store, error) {
 }
 
 func (s *Store) turnKey(h string) string { return s.prefix + "turn:" + h }
-func (s *Store) setKey(k string) string  { return s.prefix + "key:" + k }
+func (s *Store) setKey(k replayhttp.Key) string {
+	return s.prefix + "key:" + k.Tenant + ":" + k.Conversation
+}
 
-// Put keeps t under every key, in one transaction.
-func (s *Store) Put(ctx context.Context, keys []string, t *replay.Turn) error {
-	if len(keys) == 0 || t == nil {
+// Put keeps doc under key, in one transaction.
+func (s *Store) Put(ctx context.Context, key replayhttp.Key, doc []byte) error {
+	if len(doc) == 0 {
 		return nil
 	}
-	doc := t.AppendJSON(nil)
 	sum := sha256.Sum256(doc)
 	h := hex.EncodeToString(sum[:16])
 	_, err := s.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.Set(ctx, s.turnKey(h), doc, s.ttl)
-		for _, k := range keys {
-			p.SAdd(ctx, s.setKey(k), h)
-			p.PExpire(ctx, s.setKey(k), s.ttl)
-		}
+		p.SAdd(ctx, s.setKey(key), h)
+		p.PExpire(ctx, s.setKey(key), s.ttl)
 		return nil
 	})
 	if err != nil {
@@ -117,9 +115,9 @@ func (s *Store) Put(ctx context.Context, keys []string, t *replay.Turn) error {
 	return nil
 }
 
-// Get returns the turns kept under key that have not expired, in the order
-// of their hashes; none when the key is unknown.
-func (s *Store) Get(ctx context.Context, key string) ([]*replay.Turn, error) {
+// Get returns the documents kept under key that have not expired, in the
+// order of their hashes; none when the key is unknown.
+func (s *Store) Get(ctx context.Context, key replayhttp.Key) ([][]byte, error) {
 	hs, err := s.c.SMembers(ctx, s.setKey(key)).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, fmt.Errorf("redisstore: get: %w", err)
@@ -136,17 +134,13 @@ func (s *Store) Get(ctx context.Context, key string) ([]*replay.Turn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: get: %w", err)
 	}
-	var out []*replay.Turn
+	var out [][]byte
 	for _, v := range vals {
 		doc, ok := v.(string)
 		if !ok { // expired since the set was read
 			continue
 		}
-		t, err := replay.UnmarshalTurn([]byte(doc))
-		if err != nil {
-			return nil, fmt.Errorf("redisstore: a stored turn does not read: %w", err)
-		}
-		out = append(out, t)
+		out = append(out, []byte(doc))
 	}
 	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/redisstore"
+	"github.com/reasonreplay/replay/replayhttp"
 	"github.com/reasonreplay/replay/replayproxy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,32 +23,32 @@ func turnOf(t *testing.T, id string) *replay.Turn {
 	return tu
 }
 
-// Turns come back byte for byte, once per key however often they were
-// put, and expire after the TTL.
+// Documents come back byte for byte, once per key however often they
+// were put, never under another tenant's key, and expire after the TTL.
 func TestPutGet(t *testing.T) {
 	r := startRedis(t)
 	ctx := context.Background()
 	s, err := redisstore.Open(r.url(), 400*time.Millisecond)
 	require.NoError(t, err)
 	defer s.Close()
-	a, b := turnOf(t, "a"), turnOf(t, "b")
-	require.NoError(t, s.Put(ctx, []string{"call:toolu_a", "pos:1:h"}, a))
-	require.NoError(t, s.Put(ctx, []string{"call:toolu_a", "pos:1:h"}, a))
-	require.NoError(t, s.Put(ctx, []string{"call:toolu_b", "pos:1:h"}, b))
-
-	got, err := s.Get(ctx, "call:toolu_a")
+	a, b := turnOf(t, "a").AppendJSON(nil), turnOf(t, "b").AppendJSON(nil)
+	k := replayhttp.Key{Tenant: "t1", Conversation: "c1"}
+	require.NoError(t, s.Put(ctx, k, a))
+	require.NoError(t, s.Put(ctx, k, a))
+	got, err := s.Get(ctx, k)
 	require.NoError(t, err)
-	require.Len(t, got, 1)
-	assert.Equal(t, string(a.AppendJSON(nil)), string(got[0].AppendJSON(nil)))
-	got, err = s.Get(ctx, "pos:1:h")
+	require.Len(t, got, 1, "put twice, kept once")
+	assert.Equal(t, string(a), string(got[0]))
+	require.NoError(t, s.Put(ctx, k, b))
+	got, err = s.Get(ctx, k)
 	require.NoError(t, err)
-	assert.Len(t, got, 2, "a shared key names both turns")
-	got, err = s.Get(ctx, "call:unknown")
+	assert.Len(t, got, 2, "two captures of one prefix")
+	got, err = s.Get(ctx, replayhttp.Key{Tenant: "t2", Conversation: "c1"})
 	require.NoError(t, err)
-	assert.Empty(t, got)
+	assert.Empty(t, got, "another tenant")
 
 	time.Sleep(600 * time.Millisecond)
-	got, err = s.Get(ctx, "call:toolu_a")
+	got, err = s.Get(ctx, k)
 	require.NoError(t, err)
 	assert.Empty(t, got, "expired")
 }

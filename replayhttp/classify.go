@@ -2,8 +2,13 @@ package replayhttp
 
 import (
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
+	"sync"
 
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 )
@@ -13,41 +18,42 @@ type Fix string
 
 // The fixes [Classify] proposes. FixRestore is what a [Transport] with a
 // [Store] does to the next request by itself; the others are edits of the
-// request body for the caller's one retry.
+// request body for the caller's one retry. The codecs name them in their
+// rules' symptoms ([replay.Symptom].Fix) by these strings.
 const (
 	// FixNone: no mechanical repair is known; the request must be rebuilt.
 	FixNone Fix = ""
 	// FixRestore: put back the captured reasoning, byte for byte, where the
 	// request lost or changed it (repair from the Store).
-	FixRestore Fix = "restore"
+	FixRestore Fix = codecs.FixRestore
 	// FixDropReasoning: remove the reasoning from the assistant messages
 	// (Anthropic thinking blocks, OpenAI reasoning items, Gemini thought
 	// parts and signatures, reasoning_details), as gateways do when a
 	// signature or ciphertext is refused.
-	FixDropReasoning Fix = "drop-reasoning"
+	FixDropReasoning Fix = codecs.FixDropReasoning
 	// FixDropBlock: ask Anthropic to drop a thinking block bound to another
 	// conversation (`thinking.block_binding.prefix_mismatch_behavior:
 	// "drop_block"`, with the beta header it requires).
-	FixDropBlock Fix = "drop-block"
+	FixDropBlock Fix = codecs.FixDropBlock
 	// FixSentinel: write Gemini's documented skip value as the signature of
 	// each model step's first function call that has none.
-	FixSentinel Fix = "sentinel"
+	FixSentinel Fix = codecs.FixSentinel
 	// FixBackfillReasoningContent: send `reasoning_content` ("" where the
 	// turn had none) on every assistant message that lacks it.
-	FixBackfillReasoningContent Fix = "backfill-reasoning-content"
+	FixBackfillReasoningContent Fix = codecs.FixBackfillReasoningContent
 	// FixRemoveReasoningContent: remove `reasoning_content` from the
 	// assistant messages (DeepSeek R1).
-	FixRemoveReasoningContent Fix = "remove-reasoning-content"
+	FixRemoveReasoningContent Fix = codecs.FixRemoveReasoningContent
 	// FixDropDuplicates: send each reasoning_details item once.
-	FixDropDuplicates Fix = "drop-duplicates"
+	FixDropDuplicates Fix = codecs.FixDropDuplicates
 	// FixReencode writes the offending item as its codec encodes it,
 	// leaving out the members the API refuses on input (an OpenAI reasoning
 	// item's content or status) and adding the ones it requires (summary).
-	FixReencode Fix = "reencode"
+	FixReencode Fix = codecs.FixReencode
 	// FixConfigure changes the request's settings rather than its
 	// history: a beta header the feature needs, a compaction strategy, the
 	// order of context-management strategies.
-	FixConfigure Fix = "configure"
+	FixConfigure Fix = codecs.FixConfigure
 )
 
 // Classification is what [Classify] makes of a provider's error response.
@@ -72,87 +78,47 @@ type Classification struct {
 // Known reports whether the error was recognised.
 func (c Classification) Known() bool { return c.Rule != "" }
 
-type errorPattern struct {
-	re    *regexp.Regexp
-	rules []string
-	fix   Fix
-	// bedrock: the rule ids when the text comes wrapped by Bedrock.
-	bedrock []string
-}
-
-func pat(expr string, fix Fix, rules ...string) errorPattern {
-	return errorPattern{re: regexp.MustCompile(expr), rules: rules, fix: fix}
-}
-
-// patterns are tried in order: the most specific text first.
-var patterns = []errorPattern{
-	pat("(?i)block is bound to a different conversation", FixDropBlock, "anthropic/prefix-mismatch", "anthropic/chain-broken"),
-	pat("(?i)block_binding[^a-z]*extra inputs are not permitted|requires anthropic-beta: compact-2026-09-04", FixConfigure, "anthropic/beta-required"),
-	pat("(?i)compaction.? block with .?content.? requires its .?signature|compaction.? block .?content.? does not match its .?signature", FixRestore, "anthropic/compaction"),
-	pat("(?i)compaction.? blocks require a .?compact_20260112.? strategy|clear_thinking_20251015.? must be the first strategy", FixConfigure, "anthropic/compaction"),
-	pat("(?i)the .?content\\[\\]\\.thinking.? in the thinking mode must be passed back", FixRestore, "anthropic/host-thinking"),
-	pat("(?i)'input\\[\\d+\\]\\.content': array too long", FixReencode, "openai/reasoning-content"),
-	pat("(?i)unknown parameter: 'input\\[\\d+\\]\\.status'", FixReencode, "openai/reasoning-status"),
-	pat("(?i)missing required parameter: 'input\\[\\d+\\]\\.summary'|could not decode the compaction blob", FixReencode, "openai/reasoning-summary"),
-	pat("(?i)encrypted content for item cmp_\\S* could not be verified", FixDropReasoning, "openai/compaction-foreign"),
-	pat("(?i)doesn't support the reasoningContent\\.reasoningText\\.signature field", FixDropReasoning, "bedrock-converse/signature-field"),
-	pat("(?i)user messages cannot contain reasoning content", FixDropReasoning, "bedrock-converse/reasoning-input"),
-	pat("(?i)blocks in the latest assistant message cannot be modified", FixRestore, "anthropic/thinking-modified", "replay/altered-item"),
-	{re: regexp.MustCompile("(?i)expected .?thinking.? or .?redacted_thinking.?, but found"), fix: FixRestore,
-		rules: []string{"anthropic/thinking-first", "openrouter/signed-reasoning-missing"}, bedrock: []string{"bedrock-converse/thinking-first"}},
-	{re: regexp.MustCompile("(?i)thinking\\.signature: field required"), fix: FixDropReasoning,
-		rules: []string{"anthropic/missing-signature"}, bedrock: []string{"bedrock-converse/claude-signature"}},
-	pat("(?i)(thinking\\.thinking|redacted_thinking\\.data)[^a-z]*field required", FixDropReasoning, "anthropic/missing-signature"),
-	{re: regexp.MustCompile("(?i)invalid .?signature.? in .?thinking.? block"), fix: FixDropReasoning,
-		rules:   []string{"anthropic/foreign-signature", "anthropic/missing-signature", "replay/foreign-format", "replay/empty-signature"},
-		bedrock: []string{"bedrock-converse/foreign-signature", "replay/foreign-format", "replay/empty-signature"}},
-	pat("(?i)of type 'reasoning' was provided without its required following item", FixDropReasoning, "openai/reasoning-without-follower"),
-	pat("(?i)was provided without its required 'reasoning' item", FixRestore, "openai/follower-without-reasoning"),
-	pat("(?i)not found\\. items are not persisted when .?store.? is set to false", FixRestore, "openai/store-false-without-encrypted"),
-	pat("(?i)organization_id did not match", FixDropReasoning, "replay/identity-mismatch", "openai/encrypted-altered-or-foreign"),
-	pat("(?i)encrypted content .*could not be (verified|decrypted)", FixDropReasoning, "openai/encrypted-altered-or-foreign", "openai/foreign-format", "replay/foreign-format"),
-	pat("(?i)duplicate item found with id", FixDropDuplicates, "openrouter/duplicate-item"),
-	pat("(?i)require openrouter reasoning details to be preserved", FixRestore, "openrouter/gemini-reasoning-missing"),
-	pat("(?i)missing a .?thought_signature", FixRestore, "gemini/missing-signature", "gemini/interleaved-parallel-responses"),
-	pat("(?i)corrupted thought signature|thought signature is not valid", FixDropReasoning, "gemini/foreign-signature", "gemini/encoded-sentinel", "replay/foreign-format"),
-	pat("(?i)thought_signature' \\(TYPE_BYTES\\), base64 decoding failed", FixRestore, "gemini/bad-base64"),
-	pat("(?i)missing .?reasoning_content.? field", FixBackfillReasoningContent, "deepseek/reasoning-content-missing"),
-	pat("(?i)the .?reasoning_content.? in the thinking mode must be passed back", FixBackfillReasoningContent, "deepseek/reasoning-content-missing", "deepseek/reasoning-content-null"),
-	pat("(?i)reasoning_content is missing in assistant tool call message", FixBackfillReasoningContent, "kimi/reasoning-content-missing"),
-	pat("(?i)reasoning_content in input|reasoning_content.*(not (be )?(supported|allowed|permitted)|should not)", FixRemoveReasoningContent, "deepseek/reasoning-content-forbidden"),
-	pat("(?i)the content field in the message object at messages\\.\\S+ is empty", FixDropReasoning, "bedrock-converse/empty-content"),
-	pat("(?i)does not support assistant message prefill", FixDropReasoning, "bedrock-converse/reasoning-only"),
-}
-
 var (
-	reMessagesAt = regexp.MustCompile(`messages\.(\d+)(?:\.content\.(\d+))?`)
+	reMessagesAt = regexp.MustCompile(`messages(?:\.(\d+)|\[(\d+)\])(?:\.content\.(\d+))?`)
 	reIndex      = regexp.MustCompile(`(?i)(?:message index|message at index|at index) (\d+)`)
 	reContents   = regexp.MustCompile(`contents\[(\d+)\]\.parts\[(\d+)\]`)
 	reInput      = regexp.MustCompile(`'input\[(\d+)\]`)
-	reItem       = regexp.MustCompile(`(?i)item (?:with id )?'?((?:rs|fc|msg)_[A-Za-z0-9_-]+)`)
+	reItem       = regexp.MustCompile(`(?i)item (?:found )?(?:with id )?'?((?:rs|fc|msg)_[A-Za-z0-9_-]+)`)
 )
 
 // Classify reads a provider's error response (the status and the body,
-// of any API this module knows, or of a gateway relaying one) and says
-// which audit rule it is the symptom of, where, and the one-shot repair
-// that fixes it, so that a caller can retry once and remember the decision
-// for the conversation. An error it does not recognise gives a
+// of any API a registered codec serves, or of a gateway relaying one) and
+// says which audit rule it is the symptom of, where, and the one-shot
+// repair that fixes it, so that a caller can retry once and remember the
+// decision for the conversation. An error it does not recognise gives a
 // Classification with an empty Rule.
+//
+// The texts are the ones the rules of [replay.Default]'s codecs declare
+// ([replay.Rule].Symptoms): a codec whose contract depends on the provider
+// or model lists every variant with a method `Contracts()
+// []replay.ReplayContract`. A rule whose symptom names no fix is known and
+// not repairable by an edit of the reasoning (a client version gate, for
+// one).
 func Classify(status int, body []byte) Classification {
+	return ClassifyWith(nil, "", status, body)
+}
+
+// ClassifyWith is [Classify] over the rules of reg ([replay.Default] when
+// nil). With api set (the API the request was sent to, when the caller
+// knows it), that API's symptoms are preferred to other APIs' among texts
+// of equal rank, and the envelope a symptom requires ([replay.Symptom].Within)
+// is taken as present.
+func ClassifyWith(reg *replay.Registry, api string, status int, body []byte) Classification {
 	if status != 0 && status < 400 {
 		return Classification{}
 	}
+	if reg == nil {
+		reg = replay.Default
+	}
+	tab := symptomsOf(reg)
 	texts := errorTexts(body)
 	for _, msg := range texts {
-		for _, p := range patterns {
-			if !p.re.MatchString(msg) {
-				continue
-			}
-			rules := p.rules
-			if p.bedrock != nil && isBedrock(msg, body) {
-				rules = p.bedrock
-			}
-			c := Classification{Rule: rules[0], Rules: append([]string(nil), rules...), Fix: p.fix, Message: msg}
+		if c, ok := tab.classify(msg, body, api); ok {
 			c.Pointer, c.Item = locate(msg)
 			return c
 		}
@@ -161,11 +127,6 @@ func Classify(status int, body []byte) Classification {
 		return Classification{Message: texts[0]}
 	}
 	return Classification{}
-}
-
-func isBedrock(msg string, body []byte) bool {
-	return strings.Contains(msg, "ValidationException") || strings.Contains(msg, "The model returned the following errors") ||
-		gjson.GetBytes(body, "__type").Exists()
 }
 
 // errorTexts returns the messages an error body holds, the most specific
@@ -177,7 +138,7 @@ func errorTexts(body []byte) []string {
 		return append(out, string(body))
 	}
 	root := gjson.ParseBytes(body)
-	if root.IsArray() { // Gemini streams errors in an array
+	if root.IsArray() { // a stream of errors: the first is read
 		root = root.Get("0")
 	}
 	raw := root.Get("error.metadata.raw")
@@ -202,9 +163,9 @@ func locate(msg string) (ptr, item string) {
 	if m := reContents.FindStringSubmatch(msg); m != nil {
 		ptr = "/contents/" + m[1] + "/parts/" + m[2]
 	} else if m := reMessagesAt.FindStringSubmatch(msg); m != nil {
-		ptr = "/messages/" + m[1]
-		if m[2] != "" {
-			ptr += "/content/" + m[2]
+		ptr = "/messages/" + m[1] + m[2]
+		if m[3] != "" {
+			ptr += "/content/" + m[3]
 		}
 	} else if m := reIndex.FindStringSubmatch(msg); m != nil {
 		ptr = "/messages/" + m[1]
@@ -215,4 +176,148 @@ func locate(msg string) (ptr, item string) {
 		item = m[1]
 	}
 	return ptr, item
+}
+
+// symptom is one compiled [replay.Symptom] of a rule of a registered API.
+type symptom struct {
+	api        string
+	re, within *regexp.Regexp
+	rules      []string // the rule and the symptom's Also, in order
+	fix        Fix
+	rank       int
+}
+
+// symptomTable is every symptom of a registry's rules, the highest rank
+// first, then in the registry's order (APIs sorted, each contract's rules
+// in order).
+type symptomTable struct {
+	apis string // the registry's APIs when the table was built
+	list []symptom
+}
+
+var (
+	tables   sync.Map // *replay.Registry -> *symptomTable
+	compiled sync.Map // pattern -> *regexp.Regexp (nil when it does not compile)
+)
+
+// contractLister is implemented by a codec whose contract depends on the
+// provider or model: it lists every variant's contract.
+type contractLister interface {
+	Contracts() []replay.ReplayContract
+}
+
+// symptomsOf returns the symptom table of reg, built once per set of
+// registered APIs.
+func symptomsOf(reg *replay.Registry) *symptomTable {
+	apis := reg.APIs()
+	key := strings.Join(apis, "\x00")
+	if t, ok := tables.Load(reg); ok && t.(*symptomTable).apis == key {
+		return t.(*symptomTable)
+	}
+	t := &symptomTable{apis: key}
+	type seen struct{ api, rule, match, within string }
+	dup := map[seen]bool{}
+	for _, api := range apis {
+		c, err := reg.Lookup(api, "", "")
+		if err != nil {
+			continue
+		}
+		contracts := []replay.ReplayContract{c.Contract()}
+		if l, ok := c.(contractLister); ok {
+			contracts = l.Contracts()
+		}
+		for _, rc := range contracts {
+			for _, r := range rc.Rules {
+				for _, s := range r.Symptoms {
+					k := seen{api, r.ID, s.Match, s.Within}
+					re := compile(s.Match)
+					if dup[k] || re == nil || s.Match == "" {
+						continue
+					}
+					dup[k] = true
+					rules := s.Also
+					if !slices.Contains(rules, r.ID) {
+						rules = append([]string{r.ID}, rules...)
+					}
+					sy := symptom{api: api, re: re, rules: rules, fix: Fix(s.Fix), rank: s.Rank}
+					if s.Within != "" {
+						if sy.within = compile(s.Within); sy.within == nil {
+							continue
+						}
+					}
+					t.list = append(t.list, sy)
+				}
+			}
+		}
+	}
+	sort.SliceStable(t.list, func(i, j int) bool { return t.list[i].rank > t.list[j].rank })
+	tables.Store(reg, t)
+	return t
+}
+
+// compile returns the case-insensitive regexp of a symptom pattern, nil
+// when it does not compile.
+func compile(expr string) *regexp.Regexp {
+	if re, ok := compiled.Load(expr); ok {
+		return re.(*regexp.Regexp)
+	}
+	re, err := regexp.Compile("(?i)" + expr)
+	if err != nil {
+		re = nil
+	}
+	compiled.Store(expr, re)
+	return re
+}
+
+// classify matches msg (read out of body) against the table: the highest
+// rank with a match wins; within it, the symptoms of the hinted API, else
+// those whose envelope the body has, else the others. The rules of every
+// symptom picked are returned in order, each once.
+func (t *symptomTable) classify(msg string, body []byte, api string) (Classification, bool) {
+	var picks []*symptom
+	for i := 0; i < len(t.list); {
+		j := i
+		for j < len(t.list) && t.list[j].rank == t.list[i].rank {
+			j++
+		}
+		best := 3
+		for k := i; k < j; k++ {
+			s := &t.list[k]
+			if !s.re.MatchString(msg) {
+				continue
+			}
+			g := 2
+			switch {
+			case api != "" && strings.EqualFold(s.api, api):
+				g = 0
+			case s.within != nil:
+				if !s.within.Match(body) {
+					continue
+				}
+				g = 1
+			}
+			if g < best {
+				best, picks = g, picks[:0]
+			}
+			if g == best {
+				picks = append(picks, s)
+			}
+		}
+		if len(picks) > 0 {
+			break
+		}
+		i = j
+	}
+	if len(picks) == 0 {
+		return Classification{}, false
+	}
+	var rules []string
+	for _, s := range picks {
+		for _, r := range s.rules {
+			if !slices.Contains(rules, r) {
+				rules = append(rules, r)
+			}
+		}
+	}
+	return Classification{Rule: rules[0], Rules: rules, Fix: picks[0].fix, Message: msg}, true
 }

@@ -3,15 +3,14 @@ package replayhttp
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
-	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // RepairAction says what repair did with one element of a request.
@@ -19,26 +18,27 @@ type RepairAction string
 
 // The repair actions.
 const (
-	// RepairRestored: reasoning the element had lost was put back, byte
-	// for byte, from the stored turn (through the codec's Patch).
+	// RepairRestored: reasoning the element had lost or changed was put
+	// back, byte for byte, from the turn captured at the same point of
+	// the same tenant's conversation. Detail says what differed.
 	RepairRestored RepairAction = "restored"
 	// RepairRemoved: an item the target must not get (another issuer's
-	// signature or ciphertext) was removed, or not restored, by the
-	// policy; Detail is the [replay.Notice].
+	// signature or ciphertext, or one the policy drops for the target's
+	// model) was removed, or not restored; Detail is the [replay.Notice].
 	RepairRemoved RepairAction = "removed"
-	// RepairAmbiguous: the element's keys name more than one stored turn;
-	// it was left as it was.
+	// RepairAmbiguous: more than one capture of the conversation's point
+	// shows what the element shows; it was left as it was.
 	RepairAmbiguous RepairAction = "ambiguous"
-	// RepairMismatch: the stored turn found by a key does not match the
-	// element (other tool calls or other visible text); it was left as it
-	// was.
+	// RepairMismatch: the conversation's point has a capture, but the
+	// element shows something else (other tool calls or other visible
+	// text); it was left as it was.
 	RepairMismatch RepairAction = "mismatch"
-	// RepairFailed: the codec could not patch the element; it was left as
-	// it was.
+	// RepairFailed: the codec could not rebuild the element; it was left
+	// as it was.
 	RepairFailed RepairAction = "failed"
-	// RepairStoreError: the store could not be read for the element's
-	// keys (Detail has the error); it was left as it was, and no other
-	// key was tried in their place.
+	// RepairStoreError: the store could not be read for the element, or
+	// what it held there did not read as a turn (Detail says which); the
+	// element was judged by the request alone.
 	RepairStoreError RepairAction = "store-error"
 	// RepairSet: a member was set on the request by a one-shot fix (see
 	// [Retry]): drop_block, the Gemini sentinel, an empty
@@ -49,7 +49,7 @@ const (
 // Repair reports one thing repair did, or refused to do, to a request.
 type Repair struct {
 	// Pointer is the JSON Pointer of the element in the request body
-	// ("/messages/3", "/input", "/contents/1").
+	// ("/messages/3", "/input/2", "/contents/1").
 	Pointer string
 	// Action says what was done.
 	Action RepairAction
@@ -60,281 +60,178 @@ type Repair struct {
 // String renders the repair for logs. The text is not API.
 func (r Repair) String() string { return string(r.Action) + " " + r.Pointer + ": " + r.Detail }
 
-// message is what repair reads of one assistant element of a request.
-type message struct {
-	calls     []string // tool-call ids, in order ("" when the call has none)
-	names     []string // tool names, in order
-	text      []byte   // the visible text
-	reasoning bool     // the element carries reasoning
+// scope is what names a request's place in the store: its tenant and its
+// conversation's digest before each element.
+type scope struct {
+	tenant string   // "" when the request names none: no store
+	chain  []string // see chain
 }
 
-// readMessage reads an assistant element of api's request; ok is false
-// when m is not one.
-func readMessage(api string, m gjson.Result) (msg message, ok bool) {
-	role := m.Get("role").Str
-	if api == "gemini" {
-		if role != "model" {
-			return msg, false
+func (s scope) key(element int) Key { return Key{Tenant: s.tenant, Conversation: s.chain[element]} }
+
+// repair checks every model turn of the request against the turn captured
+// at the same point of the same tenant's conversation and puts back, byte
+// for byte, whatever reasoning differs; a turn without a capture is judged
+// by the request alone, and loses only what the policy keeps from the
+// target. The body is rebuilt in one pass; the store is read once per
+// turn. Repair stops, leaving the body as it was, when ctx is done.
+func (t *Transport) repair(ctx context.Context, cl *call) ([]byte, []Repair) {
+	c, r, target, sc := cl.codec, cl.req, cl.target, cl.scope
+	cl.captured = map[int]bool{}
+	policy := t.Policy
+	if policy == nil {
+		policy = replay.DefaultPolicy()
+	}
+	var reps []Repair
+	repl := make(map[int][]byte)
+	for ti, tu := range r.History.Turns {
+		if ctx.Err() != nil {
+			return r.Body, append(reps, Repair{Action: RepairFailed, Detail: "repair stopped: " + ctx.Err().Error()})
 		}
-		m.Get("parts").ForEach(func(_, p gjson.Result) bool {
-			if p.Get("thoughtSignature").Exists() || p.Get("thought").Bool() {
-				msg.reasoning = true
-			}
-			switch {
-			case p.Get("functionCall").IsObject():
-				msg.calls = append(msg.calls, p.Get("functionCall.id").Str)
-				msg.names = append(msg.names, p.Get("functionCall.name").Str)
-			case p.Get("text").Exists() && !p.Get("thought").Bool():
-				msg.text = append(msg.text, p.Get("text").Str...)
-			}
-			return true
-		})
-		return msg, true
-	}
-	if role != "assistant" {
-		return msg, false
-	}
-	for _, f := range []string{"reasoning_details", "reasoning_content", "reasoning"} {
-		if v := m.Get(f); v.Exists() && v.Type != gjson.Null {
-			msg.reasoning = true
+		first, end := r.TurnSpan(ti)
+		if first < 0 {
+			continue
 		}
-	}
-	c := m.Get("content")
-	if c.Type == gjson.String {
-		msg.text = append(msg.text, c.Str...)
-	}
-	c.ForEach(func(_, b gjson.Result) bool {
-		switch b.Get("type").Str {
-		case "text":
-			msg.text = append(msg.text, b.Get("text").Str...)
-		case "thinking", "redacted_thinking":
-			msg.reasoning = true
-		case "tool_use":
-			msg.calls = append(msg.calls, b.Get("id").Str)
-			msg.names = append(msg.names, b.Get("name").Str)
+		ptr := r.Pointer(first)
+		raw := r.TurnRaw(first, end)
+		capture, why := t.captured(ctx, sc, first, tu, r)
+		if why.Action != "" {
+			why.Pointer = ptr
+			reps = append(reps, why)
 		}
-		switch { // Bedrock Converse blocks
-		case b.Get("text").Exists() && !b.Get("type").Exists():
-			msg.text = append(msg.text, b.Get("text").Str...)
-		case b.Get("reasoningContent").Exists():
-			msg.reasoning = true
-		case b.Get("toolUse").IsObject():
-			msg.calls = append(msg.calls, b.Get("toolUse.toolUseId").Str)
-			msg.names = append(msg.names, b.Get("toolUse.name").Str)
+		src, restoring := tu, false
+		if capture != nil {
+			src, restoring = capture, true
+			cl.captured[ti] = true
 		}
-		return true
-	})
-	m.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
-		msg.calls = append(msg.calls, tc.Get("id").Str)
-		msg.names = append(msg.names, tc.Get("function.name").Str)
-		return true
-	})
-	return msg, true
-}
-
-// contentHash hashes visible text and tool names: what an agent keeps when
-// it rebuilds a message.
-func contentHash(text []byte, names []string) string {
-	h := sha256.New()
-	h.Write(text)
-	for _, n := range names {
-		h.Write([]byte{0})
-		h.Write([]byte(n))
-	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
-}
-
-func turnMessage(t *replay.Turn) message {
-	var m message
-	m.text = []byte(t.VisibleText())
-	for _, c := range t.ToolCalls() {
-		m.calls = append(m.calls, c.ID)
-		m.names = append(m.names, c.Name)
-	}
-	return m
-}
-
-func posKey(n int, m message) string {
-	return "pos:" + strconv.Itoa(n) + ":" + contentHash(m.text, m.names)
-}
-
-// turnKeys are the keys a captured turn is stored under: its tool-call
-// ids, its OpenAI item ids, and the position its message takes in the
-// next request (after every element of the request that produced it) with
-// its content hash.
-func turnKeys(rt route, reqBody []byte, t *replay.Turn) []string {
-	var keys []string
-	for _, b := range t.Blocks {
-		switch b := b.(type) {
-		case *replay.ToolCall:
-			if b.ID != "" {
-				keys = append(keys, "call:"+b.ID)
-			}
-			if b.ItemID != "" {
-				keys = append(keys, "item:"+b.ItemID)
-			}
-		case *replay.Text:
-			if b.ID != "" {
-				keys = append(keys, "item:"+b.ID)
+		carried, notices := t.registry().Carry(replay.History{Turns: []*replay.Turn{src}}, target, policy)
+		want := carried.Turns[0]
+		var removed []replay.Notice
+		for _, n := range notices {
+			if n.Case != replay.CaseToolCallID && n.Action != replay.Keep && (restoring || foreign(n)) {
+				removed = append(removed, n)
 			}
 		}
+		var diffs []string
+		if restoring {
+			diffs = differences(tu, want)
+		} else if len(removed) == 0 {
+			continue // judged by the request: nothing it must not send
+		} else if !carriesReasoning(tu) {
+			continue
+		}
+		if restoring && len(diffs) == 0 {
+			continue // the request sends what was captured
+		}
+		stripped, _ := c.Strip(raw)
+		out, err := c.Patch(stripped, want)
+		if err != nil {
+			reps = append(reps, Repair{Pointer: ptr, Action: RepairFailed, Detail: err.Error()})
+			continue
+		}
+		if bytes.Equal(out, raw) {
+			continue
+		}
+		repl[ti] = out
+		if restoring && len(diffs) > 0 && carriesReasoning(want) {
+			reps = append(reps, Repair{Pointer: ptr, Action: RepairRestored,
+				Detail: "put back as captured: " + strings.Join(diffs, "; ")})
+		}
+		for _, n := range removed {
+			reps = append(reps, Repair{Pointer: ptr, Action: RepairRemoved, Detail: n.String()})
+		}
 	}
-	if rt.api != "openai-responses" {
-		n := len(gjson.GetBytes(reqBody, rt.list).Array())
-		keys = append(keys, posKey(n, turnMessage(t)))
+	if len(repl) == 0 {
+		return r.Body, reps
 	}
-	return keys
+	return r.Splice(func(ti int, _ []byte) []byte { return repl[ti] }), reps
 }
 
-func (t *Transport) put(ctx context.Context, rt route, reqBody []byte, tu *replay.Turn) {
-	if !hasItems(tu) {
-		return
+// captured returns the turn captured at element first of the request's
+// conversation whose visible content is the request turn tu's; or nil and
+// why none is used (an empty Repair when there simply is none).
+func (t *Transport) captured(ctx context.Context, sc scope, first int, tu *replay.Turn, r *codecs.Request) (*replay.Turn, Repair) {
+	if t.Store == nil || sc.tenant == "" {
+		return nil, Repair{}
 	}
-	_ = t.Store.Put(ctx, turnKeys(rt, reqBody, tu), tu)
+	docs, err := t.Store.Get(ctx, sc.key(first))
+	if err != nil {
+		return nil, Repair{Action: RepairStoreError, Detail: "the store could not be read (" + err.Error() + "); judged by the request alone"}
+	}
+	if len(docs) == 0 {
+		return nil, Repair{}
+	}
+	skip := func(name string) bool { return slices.Contains(r.Invisible, name) }
+	want := visible(tu, skip)
+	var match []*replay.Turn
+	bad := 0
+	for _, d := range docs {
+		c, err := t.readStored(d)
+		if err != nil {
+			bad++
+			continue
+		}
+		if visible(c, skip) == want {
+			match = append(match, c)
+		}
+	}
+	switch {
+	case len(match) == 1:
+		return match[0], Repair{}
+	case len(match) > 1:
+		for _, m := range match {
+			if len(differences(tu, m)) == 0 {
+				return m, Repair{} // the request sends one of them as captured
+			}
+		}
+		return nil, Repair{Action: RepairAmbiguous,
+			Detail: fmt.Sprintf("%d captures of this point of the conversation show what the message shows; left as it was", len(match))}
+	case bad > 0:
+		return nil, Repair{Action: RepairStoreError, Detail: fmt.Sprintf("%d stored entr%s for this point did not read as a turn; judged by the request alone", bad, plural(bad, "y", "ies"))}
+	}
+	return nil, Repair{Action: RepairMismatch, Detail: "the conversation's capture at this point shows other text or tool calls than the message; left as it was"}
 }
 
-func hasItems(t *replay.Turn) bool {
-	for _, b := range t.Blocks {
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// readStored reads a stored document as untrusted input: within the
+// request limits, and refused when an item's recorded digest does not
+// match its bytes.
+func (t *Transport) readStored(doc []byte) (*replay.Turn, error) {
+	lim := t.Limits.WithDefaults()
+	if len(doc) > lim.MaxEvent {
+		return nil, &replay.LimitError{What: "stored turn size", Limit: lim.MaxEvent, Event: -1, Block: -1}
+	}
+	tu, err := replay.UnmarshalTurn(doc)
+	if err != nil {
+		return nil, err
+	}
+	if len(tu.Blocks) > lim.MaxBlocks {
+		return nil, &replay.LimitError{What: "block count", Limit: lim.MaxBlocks, Event: -1, Block: -1}
+	}
+	for i, b := range tu.Blocks {
+		if it, ok := b.(replay.ReasoningItem); ok {
+			if d := it.Meta().Digest; d != "" && d != replay.ItemDigest(it) {
+				return nil, fmt.Errorf("replayhttp: stored item %d does not match its digest", i)
+			}
+		}
+	}
+	return tu, nil
+}
+
+// carriesReasoning reports whether a turn holds a reasoning item.
+func carriesReasoning(tu *replay.Turn) bool {
+	for _, b := range tu.Blocks {
 		if _, ok := b.(replay.ReasoningItem); ok {
 			return true
 		}
 	}
 	return false
-}
-
-// lookup returns the distinct stored turns under keys, and whether some
-// key named more than one; or the first error of the store.
-func (t *Transport) lookup(ctx context.Context, keys []string) (turns []*replay.Turn, ambiguous bool, err error) {
-	var set turnSet
-	for _, k := range keys {
-		got, err := t.Store.Get(ctx, k)
-		if err != nil {
-			return nil, false, err
-		}
-		if len(got) > 1 {
-			ambiguous = true
-		}
-		for _, tu := range got {
-			set.add(tu)
-		}
-	}
-	return set.turns, ambiguous || len(set.turns) > 1, nil
-}
-
-// turnSet collects turns once each: two turns with the same document are
-// one.
-type turnSet struct {
-	docs  [][]byte
-	turns []*replay.Turn
-}
-
-func (s *turnSet) add(tu *replay.Turn) {
-	d := tu.AppendJSON(nil)
-	for _, x := range s.docs {
-		if bytes.Equal(x, d) {
-			return
-		}
-	}
-	s.docs, s.turns = append(s.docs, d), append(s.turns, tu)
-}
-
-// storeError reports a store that could not be read for the element at
-// ptr.
-func storeError(ptr string, err error) Repair {
-	return Repair{Pointer: ptr, Action: RepairStoreError, Detail: "the store could not be read (" + err.Error() + "); left as it was"}
-}
-
-// repair puts back into body what its assistant elements lost, from the
-// store, and removes what the policy says the target must not get. It
-// never attaches a stored turn to an element that does not match it.
-func (t *Transport) repair(ctx context.Context, rt route, body []byte) ([]byte, []Repair) {
-	if !jsonw.ValidBytes(body) {
-		return body, nil
-	}
-	target := replay.Target{API: rt.api, Provider: rt.provider, Model: rt.model}
-	policy := t.Policy
-	if policy == nil {
-		policy = replay.DefaultPolicy()
-	}
-	if rt.api == "openai-responses" {
-		return t.repairInput(ctx, rt, body, target, policy)
-	}
-	var reps []Repair
-	out := body
-	inRequest := requestTurns(rt, body)
-	i := -1
-	gjson.GetBytes(body, rt.list).ForEach(func(_, m gjson.Result) bool {
-		i++
-		msg, ok := readMessage(rt.api, m)
-		if !ok {
-			return true
-		}
-		ptr := "/" + rt.list + "/" + strconv.Itoa(i)
-		// Tool-call ids name one turn; the position and content hash,
-		// shared by every conversation at the same point, only when the
-		// ids name none (not when the store could not say).
-		var keys []string
-		for _, id := range msg.calls {
-			if id != "" {
-				keys = append(keys, "call:"+id)
-			}
-		}
-		turns, ambiguous, err := t.lookup(ctx, keys)
-		if err == nil && len(turns) == 0 {
-			turns, ambiguous, err = t.lookup(ctx, []string{posKey(i, msg)})
-		}
-		why := ""
-		if len(turns) == 1 && !ambiguous {
-			why = mismatch(msg, turnMessage(turns[0]))
-		}
-		if msg.reasoning {
-			// What the element carries is judged by where it came from:
-			// the stored turn it matches, else what the request says.
-			src := inRequest[ptr]
-			if len(turns) == 1 && !ambiguous && why == "" {
-				src = turns[0]
-			}
-			var removed bool
-			out, reps, removed = t.dropForeign(rt, out, i, src, target, policy, reps)
-			if removed || rt.api != "gemini" {
-				if err != nil { // judged by the request alone
-					reps = append(reps, storeError(ptr, err))
-				}
-				return true
-			}
-		}
-		switch {
-		case err != nil:
-			reps = append(reps, storeError(ptr, err))
-			return true
-		case len(turns) == 0:
-			return true
-		case ambiguous:
-			reps = append(reps, Repair{Pointer: ptr, Action: RepairAmbiguous,
-				Detail: fmt.Sprintf("the message's keys name %d stored turns; left as it was", len(turns))})
-			return true
-		case why != "":
-			reps = append(reps, Repair{Pointer: ptr, Action: RepairMismatch, Detail: why + "; left as it was"})
-			return true
-		}
-		out, reps = t.patch(rt, out, rt.list+"."+strconv.Itoa(i), ptr, []byte(m.Raw), turns[0], target, policy, reps)
-		return true
-	})
-	return out, reps
-}
-
-// requestTurns reads the model's turns out of a request body with the
-// codec's request reader, by the pointer of their element.
-func requestTurns(rt route, body []byte) map[string]*replay.Turn {
-	h, _, err := rt.codec.DecodeRequest(body)
-	if err != nil || len(h.Pointers) != len(h.Turns) {
-		return nil
-	}
-	m := make(map[string]*replay.Turn, len(h.Turns))
-	for i, p := range h.Pointers {
-		m[p] = h.Turns[i]
-	}
-	return m
 }
 
 // foreign reports whether a notice of Carry is a removal by origin: an
@@ -347,167 +244,114 @@ func foreign(n replay.Notice) bool {
 	return false
 }
 
-// dropForeign carries src (the turn of the element at index i) to the
-// target, and when the policy removes some of its items by origin, puts
-// in the element's place the element stripped of its reasoning with the
-// carried turn patched back in: what the target may get, byte for byte,
-// and nothing else. Each removal is reported.
-func (t *Transport) dropForeign(rt route, body []byte, i int, src *replay.Turn, target replay.Target, policy replay.Policy, reps []Repair) ([]byte, []Repair, bool) {
-	if src == nil {
-		return body, reps, false
-	}
-	carried, notices := t.registry().Carry(replay.History{Turns: []*replay.Turn{src}}, target, policy)
-	var found []replay.Notice
-	for _, n := range notices {
-		if foreign(n) {
-			found = append(found, n)
-		}
-	}
-	if len(found) == 0 {
-		return body, reps, false
-	}
-	ptr := "/" + rt.list + "/" + strconv.Itoa(i)
-	path := rt.list + "." + strconv.Itoa(i)
-	stripped := dropReasoning(rt.api, rt.list, body, i, i, "", nil, false)
-	patched, err := rt.codec.Patch([]byte(gjson.GetBytes(stripped.body, path).Raw), carried.Turns[0])
-	if err != nil {
-		return body, append(reps, Repair{Pointer: ptr, Action: RepairFailed, Detail: err.Error()}), false
-	}
-	out, err := sjson.SetRawBytes(append([]byte(nil), stripped.body...), path, patched)
-	if err != nil {
-		return body, append(reps, Repair{Pointer: ptr, Action: RepairFailed, Detail: err.Error()}), false
-	}
-	for _, n := range found {
-		reps = append(reps, Repair{Pointer: ptr, Action: RepairRemoved, Detail: n.String()})
-	}
-	return out, reps, true
+// kept is one reasoning element of a turn as the comparison sees it: its
+// digest and how many tool calls come before it.
+type kept struct {
+	digest string
+	calls  int
+	what   string
+	it     replay.ReasoningItem
 }
 
-// patch carries tu to the target, patches it into raw (the element at
-// path) and splices the result into body.
-func (t *Transport) patch(rt route, body []byte, path, ptr string, raw []byte, tu *replay.Turn, target replay.Target, policy replay.Policy, reps []Repair) ([]byte, []Repair) {
-	carried, notices := t.registry().Carry(replay.History{Turns: []*replay.Turn{tu}}, target, policy)
-	for _, n := range notices {
-		reps = append(reps, Repair{Pointer: ptr, Action: RepairRemoved, Detail: n.String()})
-	}
-	patched, err := rt.codec.Patch(raw, carried.Turns[0])
-	if err != nil {
-		return body, append(reps, Repair{Pointer: ptr, Action: RepairFailed, Detail: err.Error()})
-	}
-	if bytes.Equal(patched, raw) {
-		return body, reps
-	}
-	out := body
-	if path != "" {
-		if out, err = sjson.SetRawBytes(append([]byte(nil), body...), path, patched); err != nil {
-			return body, append(reps, Repair{Pointer: ptr, Action: RepairFailed, Detail: err.Error()})
+func keptOf(t *replay.Turn) (ks []kept, followers []string) {
+	calls := 0
+	for _, b := range t.Blocks {
+		switch b := b.(type) {
+		case replay.ReasoningItem:
+			ks = append(ks, kept{digest: replay.ItemDigest(b), calls: calls, what: string(b.Kind()), it: b})
+		case *replay.ToolCall:
+			calls++
+			followers = append(followers, b.ItemID)
+		case *replay.Text:
+			followers = append(followers, b.ID)
 		}
-	} else {
-		out = patched
 	}
-	n := len(carried.Turns[0].Items())
-	return out, append(reps, Repair{Pointer: ptr, Action: RepairRestored,
-		Detail: fmt.Sprintf("%d reasoning item(s) of a %s turn put back as captured", n, tu.Provenance.API)})
+	return ks, followers
 }
 
-// mismatch says why a stored turn does not belong to a message, or "".
-func mismatch(m, t message) string {
-	if len(m.calls) != len(t.calls) {
-		return fmt.Sprintf("the message has %d tool call(s), the stored turn %d", len(m.calls), len(t.calls))
+// differences says how the reasoning a request turn sends differs from
+// what the target should get of the capture (want): each item missing,
+// changed, added or moved, and each output item id the request lost. None
+// when they are the same.
+func differences(got, want *replay.Turn) []string {
+	g, gf := keptOf(got)
+	w, wf := keptOf(want)
+	var out []string
+	same := len(g) == len(w)
+	for i := 0; same && i < len(g); i++ {
+		same = g[i].digest == w[i].digest && g[i].calls == w[i].calls
 	}
-	for i := range m.calls {
-		if m.calls[i] != "" && m.calls[i] != t.calls[i] {
-			return "tool call " + strconv.Itoa(i) + " has id " + strconv.Quote(m.calls[i]) + ", the stored turn's " + strconv.Quote(t.calls[i])
-		}
-		if m.names[i] != t.names[i] {
-			return "tool call " + strconv.Itoa(i) + " is " + strconv.Quote(m.names[i]) + ", the stored turn's " + strconv.Quote(t.names[i])
-		}
+	if !same {
+		out = append(out, itemDifferences(g, w)...)
 	}
-	if len(m.calls) == 0 && !bytes.Equal(m.text, t.text) {
-		return "the message's visible text differs from the stored turn's"
-	}
-	return ""
-}
-
-// repairInput repairs an OpenAI Responses input array: every stored turn
-// one of its items names (by call id or item id) is patched in, which adds
-// the reasoning items that are missing before their followers.
-func (t *Transport) repairInput(ctx context.Context, rt route, body []byte, target replay.Target, policy replay.Policy) ([]byte, []Repair) {
-	var reps []Repair
-	var found turnSet
-	i := -1
-	gjson.GetBytes(body, "input").ForEach(func(_, it gjson.Result) bool {
-		i++
-		var keys []string
-		switch it.Get("type").Str {
-		case "function_call":
-			if id := it.Get("call_id").Str; id != "" {
-				keys = append(keys, "call:"+id)
-			}
-			fallthrough
-		case "message", "":
-			if it.Get("type").Str != "function_call" && it.Get("role").Str != "assistant" {
-				return true
-			}
-			if id := it.Get("id").Str; id != "" {
-				keys = append(keys, "item:"+id)
+	for i := 0; i < len(wf) && i < len(gf); i++ {
+		if wf[i] != "" && gf[i] != wf[i] {
+			if gf[i] == "" {
+				out = append(out, "the id "+strconv.Quote(wf[i])+" that pairs an item with its reasoning was missing")
+			} else {
+				out = append(out, "an item's id was "+strconv.Quote(gf[i])+", captured "+strconv.Quote(wf[i]))
 			}
 		}
-		if len(keys) == 0 {
-			return true
-		}
-		turns, ambiguous, err := t.lookup(ctx, keys)
-		if err != nil {
-			reps = append(reps, storeError("/input/"+strconv.Itoa(i), err))
-			return true
-		}
-		if ambiguous {
-			reps = append(reps, Repair{Pointer: "/input/" + strconv.Itoa(i), Action: RepairAmbiguous,
-				Detail: fmt.Sprintf("the item's ids name %d stored turns; left as it was", len(turns))})
-			return true
-		}
-		for _, tu := range turns {
-			found.add(tu)
-		}
-		return true
-	})
-	turns := found.turns
-	out := body
-	// Reasoning items the input carries that the target must not get, by
-	// the stored turn they came in, else by what the request says.
-	sources := append([]*replay.Turn(nil), turns...)
-	if h, _, err := rt.codec.DecodeRequest(body); err == nil {
-		sources = append(sources, h.Turns...)
 	}
-	for _, tu := range sources {
-		out, reps = t.dropForeignItems(rt, out, tu, target, policy, reps)
-	}
-	for _, tu := range turns {
-		out, reps = t.patch(rt, out, "", "/input", out, tu, target, policy, reps)
-	}
-	return out, reps
+	return out
 }
 
-// dropForeignItems removes from a Responses input the reasoning items of
-// tu that the policy keeps from the target by origin (with the id of the
-// item that followed each), reporting each.
-func (t *Transport) dropForeignItems(rt route, body []byte, tu *replay.Turn, target replay.Target, policy replay.Policy, reps []Repair) ([]byte, []Repair) {
-	_, notices := t.registry().Carry(replay.History{Turns: []*replay.Turn{tu}}, target, policy)
-	for _, n := range notices {
-		if !foreign(n) || n.Block >= len(tu.Blocks) {
-			continue
-		}
-		it, ok := tu.Blocks[n.Block].(replay.ReasoningItem)
-		if !ok || it.Meta().ID.Value() == "" {
-			continue
-		}
-		e := dropReasoning(rt.api, rt.list, body, 0, -1, it.Meta().ID.Value(), nil, false)
-		if len(e.changes) == 0 {
-			continue
-		}
-		body = e.body
-		reps = append(reps, Repair{Pointer: e.changes[0].Pointer, Action: RepairRemoved, Detail: n.String()})
-		reps = append(reps, e.changes[1:]...)
+func itemDifferences(g, w []kept) []string {
+	var out []string
+	gi := make(map[string]int, len(g))
+	for i, k := range g {
+		gi[k.digest] = i
 	}
-	return body, reps
+	wi := make(map[string]bool, len(w))
+	for i, k := range w {
+		wi[k.digest] = true
+		j, ok := gi[k.digest]
+		switch {
+		case ok && (j != i || g[j].calls != k.calls):
+			out = append(out, fmt.Sprintf("%s %d was out of place", k.what, i))
+		case ok:
+		case i < len(g) && g[i].what == k.what && !wi[g[i].digest]:
+			out = append(out, fmt.Sprintf("%s %d was %s", k.what, i, changed(g[i].it, k.it)))
+		default:
+			out = append(out, fmt.Sprintf("%s %d was missing", k.what, i))
+		}
+	}
+	for i, k := range g {
+		if !wi[k.digest] && (i >= len(w) || w[i].what != k.what) {
+			out = append(out, fmt.Sprintf("%s %d of the request is not in the capture", k.what, i))
+		}
+	}
+	return out
 }
+
+// changed says how an item was changed from its capture.
+func changed(got, want replay.ReasoningItem) string {
+	if got == nil || want == nil {
+		return "changed"
+	}
+	gw, ww := replay.MarshalItem(got), replay.MarshalItem(want)
+	var what []string
+	for _, m := range []struct{ name, g, w string }{
+		{"text", member(gw, "text"), member(ww, "text")},
+		{"signature", member(gw, "signature"), member(ww, "signature")},
+		{"encrypted data", member(gw, "data"), member(ww, "data")},
+		{"summary", member(gw, "summary"), member(ww, "summary")},
+		{"id", member(gw, "id"), member(ww, "id")},
+	} {
+		switch {
+		case m.g == m.w:
+		case m.g == "":
+			what = append(what, m.name+" deleted")
+		case len(m.g) < len(m.w) && strings.HasPrefix(m.w, strings.TrimSuffix(m.g, `"`)):
+			what = append(what, m.name+" truncated")
+		default:
+			what = append(what, m.name+" altered")
+		}
+	}
+	if len(what) == 0 {
+		return "changed"
+	}
+	return strings.Join(what, ", ")
+}
+
+func member(obj []byte, name string) string { return jsonw.RawMember(string(obj), name) }

@@ -55,7 +55,9 @@ func TestRepairAnthropic(t *testing.T) {
 
 func TestRepairAnthropicLeavesKeptReasoning(t *testing.T) {
 	sig := sigFor(11)
-	kept := `{"role":"assistant","content":[{"type":"thinking","thinking":"x","signature":"` + sig + `"},{"type":"tool_use","id":"toolu_11","name":"get_weather","input":{}}]}`
+	// As captured, with the members of each block in another order.
+	kept := `{"role":"assistant","content":[{"signature":"` + sig + `","thinking":"The user asks for the weather in Zürich. I will call the tool.","type":"thinking"},` +
+		`{"type":"text","text":"Let me check."},{"type":"tool_use","id":"toolu_11","input":{"city":"Zürich"},"name":"get_weather"}]}`
 	second := anthropicFollowUp(kept, "toolu_11")
 	got, reps := repairCase(t, "/v1/messages", anthropicFirst, anthropicJSON(sig, "toolu_11"), "application/json", second)
 	assert.Equal(t, second, string(got))
@@ -137,6 +139,7 @@ func TestRepairAmbiguousKeyLeavesMessage(t *testing.T) {
 	for _, sig := range []string{"sigA", "sigB"} {
 		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/messages", strings.NewReader(first))
 		req.Header.Set("X-Sig", sig)
+		req.Header.Set("X-Api-Key", tenantA)
 		resp, err := c.Do(req)
 		require.NoError(t, err)
 		_, _ = io.Copy(io.Discard, resp.Body)
@@ -187,23 +190,16 @@ func TestRepairRemovesForeignItems(t *testing.T) {
 	assert.Contains(t, reps[0].Detail, "foreign")
 }
 
-// callsDown is a store whose tool-call keys cannot be read (the store is
-// down for them) while the rest of it answers.
-type callsDown struct{ replayhttp.MemoryStore }
+// storeDown is a store whose reads fail (Redis refused the connection)
+// while its writes succeed.
+type storeDown struct{ replayhttp.MemoryStore }
 
 var errStoreDown = errors.New("dial tcp 127.0.0.1:6379: connection refused")
 
-func (s *callsDown) Get(ctx context.Context, key string) ([]*replay.Turn, error) {
-	if strings.HasPrefix(key, "call:") {
-		return nil, errStoreDown
-	}
-	return s.MemoryStore.Get(ctx, key)
-}
+func (s *storeDown) Get(context.Context, replayhttp.Key) ([][]byte, error) { return nil, errStoreDown }
 
-// When the store cannot say what a message's tool-call ids name, repair
-// does not fall back to the position key (which other conversations may
-// share): the message is left as it was, with the store's error as the
-// reason.
+// When the store cannot be read, the turn is judged by the request alone
+// and left as the agent sent it, with the store's error as the reason.
 func TestRepairStoreErrorIsTheReason(t *testing.T) {
 	for _, tc := range []struct{ name, path, first, response, second, ptr string }{
 		{"anthropic", "/v1/messages", anthropicFirst, anthropicJSON(sigFor(17), "toolu_17"),
@@ -217,7 +213,7 @@ func TestRepairStoreErrorIsTheReason(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newServer(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) { serveJSON(w, tc.response) })
-			store := &callsDown{}
+			store := &storeDown{}
 			c := &http.Client{Transport: &replayhttp.Transport{Store: store}}
 			resp := post(t, c, context.Background(), srv.URL+tc.path, tc.first)
 			_, _ = io.Copy(io.Discard, resp.Body)
@@ -231,7 +227,7 @@ func TestRepairStoreErrorIsTheReason(t *testing.T) {
 			require.Len(t, got, 2)
 			assert.Equal(t, tc.second, string(got[1]), "left as the agent sent it")
 			assert.Equal(t, []replayhttp.Repair{{Pointer: tc.ptr, Action: replayhttp.RepairStoreError,
-				Detail: "the store could not be read (dial tcp 127.0.0.1:6379: connection refused); left as it was"}}, call.Repairs())
+				Detail: "the store could not be read (dial tcp 127.0.0.1:6379: connection refused); judged by the request alone"}}, call.Repairs())
 		})
 	}
 }

@@ -4,27 +4,30 @@ import (
 	"bytes"
 	"container/list"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"io"
 	"net/http"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
-	"github.com/tidwall/gjson"
+	"github.com/reasonreplay/replay/codecs"
 )
 
 // Retry turns on the one-shot classified retry of a [Transport] and
 // remembers its decisions per conversation. When the provider answers a
 // request with an error [Classify] recognises, the Transport applies the
-// classification's [Fix] to the request body and sends it once more; when
-// that succeeds, the fix is remembered for the conversation (keyed by the
-// tool-call ids and item ids the request carries, and by its system prompt
-// and first message), and applied up front to the conversation's next
-// requests: a setting (drop_block, the Gemini sentinel, reasoning_content)
-// is set again, and a removal removes the same elements again, never
-// others. Every retry and every fix applied up front is reported
-// (OnRetry, [Capture.Retries]).
+// classification's [Fix] to the request body and sends it once more. The
+// store has already put back every captured turn before the request was
+// sent, so the fix goes only to turns without a capture: all of them from
+// the place the error names on (every one when it names none), at once.
+// When the retry succeeds the fix is remembered for the tenant's
+// conversation and model, and applied up front to the conversation's
+// next requests: a setting (drop_block, a beta header) is set again, and
+// an edit of turns edits the same turns again, never others. Every retry
+// and every fix applied up front is reported (OnRetry,
+// [Capture.Retries]).
 //
 // The zero value is ready to use; a Retry may be shared by several
 // Transports. It is safe for concurrent use; set its fields before use.
@@ -42,7 +45,7 @@ type Retry struct {
 	mu    sync.Mutex
 	now   func() time.Time
 	order *list.List // of *decision, least recently used first
-	keys  map[string]*list.Element
+	keys  map[memKey]*list.Element
 }
 
 // Retried reports one fix the Transport applied: after the provider
@@ -67,11 +70,15 @@ type Retried struct {
 	Err error
 }
 
+// memKey names a remembered decision: a tenant's conversation, up to the
+// end of the request the fix worked for, and the model it was sent to.
+type memKey struct{ tenant, model, conv string }
+
 // decision is what a Retry remembers of one conversation.
 type decision struct {
-	keys    []string
+	key     memKey
 	classes []Classification // the fixes that worked, in order, one per Fix
-	removed map[string]bool  // fingerprints of elements removed
+	turns   map[string]bool  // the conversation digests of the turns they changed
 	expires time.Time
 }
 
@@ -88,22 +95,23 @@ func (r *Retry) limits() (int, time.Duration) {
 
 func (r *Retry) init() {
 	if r.order == nil {
-		r.order, r.keys = list.New(), map[string]*list.Element{}
+		r.order, r.keys = list.New(), map[memKey]*list.Element{}
 	}
 	if r.now == nil {
 		r.now = time.Now
 	}
 }
 
-// lookup returns a copy of the decision any of keys names, or nil.
-func (r *Retry) lookup(keys []string) *decision {
+// lookup returns a copy of the decision remembered for the longest
+// prefix of the conversation (chain are its digests), or nil.
+func (r *Retry) lookup(tenant, model string, chain []string) *decision {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.init()
 	_, ttl := r.limits()
 	now := r.now()
-	for _, k := range keys {
-		el, ok := r.keys[k]
+	for i := len(chain) - 1; i >= 0; i-- {
+		el, ok := r.keys[memKey{tenant, model, chain[i]}]
 		if !ok {
 			continue
 		}
@@ -114,46 +122,37 @@ func (r *Retry) lookup(keys []string) *decision {
 		}
 		d.expires = now.Add(ttl)
 		r.order.MoveToBack(el)
-		cp := &decision{classes: append([]Classification(nil), d.classes...), removed: make(map[string]bool, len(d.removed))}
-		for f := range d.removed {
-			cp.removed[f] = true
+		cp := &decision{key: d.key, classes: append([]Classification(nil), d.classes...), turns: make(map[string]bool, len(d.turns))}
+		for k := range d.turns {
+			cp.turns[k] = true
 		}
 		return cp
 	}
 	return nil
 }
 
-// remember records that fix c worked for the conversation keys name,
-// with the fingerprints of what it removed.
-func (r *Retry) remember(keys []string, c Classification, removed []string) {
-	if len(keys) == 0 {
-		return
-	}
+// remember records that fix c worked for the conversation up to key,
+// changing the turns named by their conversation digests; what an
+// earlier decision of the conversation (prev) held is carried over.
+func (r *Retry) remember(key memKey, prev *decision, c Classification, turns []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.init()
 	max, ttl := r.limits()
-	var el *list.Element
-	for _, k := range keys {
-		if x, ok := r.keys[k]; ok {
-			el = x
-			break
+	d := &decision{key: key, turns: map[string]bool{}}
+	if prev != nil {
+		d.classes = prev.classes
+		for k := range prev.turns {
+			d.turns[k] = true
 		}
 	}
-	if el == nil {
-		el = r.order.PushBack(&decision{removed: map[string]bool{}})
-	}
-	d := el.Value.(*decision)
-	d.expires = r.now().Add(ttl)
-	r.order.MoveToBack(el)
-	for _, k := range keys {
-		if x, ok := r.keys[k]; ok && x != el {
-			continue // another conversation's key: leave it to that one
+	if el, ok := r.keys[key]; ok {
+		old := el.Value.(*decision)
+		d.classes = append(d.classes, old.classes...)
+		for k := range old.turns {
+			d.turns[k] = true
 		}
-		if _, ok := r.keys[k]; !ok {
-			r.keys[k] = el
-			d.keys = append(d.keys, k)
-		}
+		r.remove(el)
 	}
 	known := false
 	for _, x := range d.classes {
@@ -162,157 +161,102 @@ func (r *Retry) remember(keys []string, c Classification, removed []string) {
 	if !known {
 		d.classes = append(d.classes, c)
 	}
-	for _, f := range removed {
-		d.removed[f] = true
+	for _, k := range turns {
+		d.turns[k] = true
 	}
+	d.expires = r.now().Add(ttl)
+	r.keys[key] = r.order.PushBack(d)
 	for r.order.Len() > max {
 		r.remove(r.order.Front())
 	}
 }
 
 func (r *Retry) remove(el *list.Element) {
-	for _, k := range el.Value.(*decision).keys {
-		if r.keys[k] == el {
-			delete(r.keys, k)
-		}
-	}
+	delete(r.keys, el.Value.(*decision).key)
 	r.order.Remove(el)
 }
 
-// conversationKeys are the keys a request's conversation is remembered
-// under: the tool-call ids and item ids of its model elements (the next
-// request of the conversation carries them again), and a hash of its API,
-// system prompt and first element.
-func conversationKeys(rt route, body []byte) []string {
-	var keys []string
-	gjson.GetBytes(body, rt.list).ForEach(func(_, el gjson.Result) bool {
-		if rt.api == "openai-responses" {
-			if id := el.Get("call_id").Str; id != "" && el.Get("type").Str == "function_call" {
-				keys = append(keys, "call:"+id)
-			}
-			return true
+// plan applies the fix of cl to the call's request: to its settings, and
+// to the turns only reports. It returns the new body (the old one when
+// nothing changed), the headers to add, the changes, and the
+// conversation digests of the turns it changed.
+func (t *Transport) plan(c *call, cl Classification, h http.Header, only func(turn int) bool) ([]byte, http.Header, []Repair, []string) {
+	r := c.req
+	body, hdr, changes := c.codec.Fix(string(cl.Fix), r, only, h)
+	var reps []Repair
+	turns := map[string]bool{}
+	for _, ch := range changes {
+		action := RepairSet
+		if ch.Removed {
+			action = RepairRemoved
 		}
-		if msg, ok := readMessage(rt.api, el); ok {
-			for _, id := range msg.calls {
-				if id != "" {
-					keys = append(keys, "call:"+id)
-				}
-			}
+		reps = append(reps, Repair{Pointer: ch.Pointer, Action: action, Detail: ch.Detail})
+		if el := elementOf(r, ch.Pointer); el >= 0 && r.Elements[el].Turn >= 0 {
+			first, _ := r.TurnSpan(r.Elements[el].Turn)
+			turns[c.scope.chain[first]] = true
 		}
-		return true
-	})
-	h := sha256.New()
-	h.Write([]byte(rt.api))
-	for _, p := range []string{"system", "instructions", "systemInstruction", rt.list + ".0"} {
-		h.Write([]byte{0})
-		h.Write([]byte(gjson.GetBytes(body, p).Raw))
 	}
-	return append(keys, "head:"+hex.EncodeToString(h.Sum(nil)[:16]))
+	return body, hdr, reps, sortedKeys(turns)
 }
 
-// plan applies the fix of c to body. It returns the edit, empty when the
-// fix changes nothing (then no retry is worth making). keep, for a fix
-// applied up front, holds the fingerprints of the elements to remove.
-func (t *Transport) plan(ctx context.Context, rt route, body []byte, h http.Header, c Classification, keep map[string]bool) edit {
-	switch c.Fix {
-	case FixDropBlock:
-		if rt.api == "anthropic" {
-			return dropBlock(body, h)
-		}
-	case FixDropReasoning:
-		if keep != nil && len(keep) == 0 {
-			return edit{body: body}
-		}
-		return dropReasoning(rt.api, rt.list, body, from(c.Pointer), -1, c.Item, keep, true)
-	case FixSentinel:
-		if rt.api == "gemini" {
-			return addSentinels(rt.list, body)
-		}
-	case FixBackfillReasoningContent:
-		if chatLike(rt.api) {
-			e := edit{body: body}
-			if t.Store != nil && keep == nil { // the turns' own reasoning first
-				e.body, e.changes = t.repair(ctx, rt, body)
-				e.changes = restored(e.changes)
-			}
-			b := backfillReasoningContent(rt.list, e.body)
-			b.changes = append(e.changes, b.changes...)
-			return b
-		}
-	case FixRemoveReasoningContent:
-		if chatLike(rt.api) {
-			return removeReasoningContent(rt.list, body)
-		}
-	case FixDropDuplicates:
-		return dropDuplicates(rt.api, rt.list, body)
-	case FixRestore:
-		if keep != nil {
-			break // the store repairs every request by itself
-		}
-		if t.Store != nil {
-			out, reps := t.repair(ctx, rt, body)
-			if reps = restored(reps); len(reps) > 0 {
-				return edit{body: out, changes: reps}
-			}
-			// The element the error names kept reasoning the provider
-			// refused (altered): put the captured reasoning in its place.
-			if c.Pointer != "" {
-				n := from(c.Pointer)
-				d := dropReasoning(rt.api, rt.list, body, n, n, "", nil, false)
-				out, reps := t.repair(ctx, rt, d.body)
-				if reps = restored(reps); len(reps) > 0 {
-					return edit{body: out, changes: append(d.changes, reps...)}
-				}
-			}
-		}
-		// What the store could not restore, the documented fallbacks
-		// handle: the Gemini sentinel, an OpenAI item without its
-		// reasoning item sent without the id that pairs them.
-		switch {
-		case rt.api == "gemini":
-			return addSentinels(rt.list, body)
-		case rt.api == "openai-responses" && c.Item != "":
-			if c.Rule == "openai/store-false-without-encrypted" {
-				return dropReasoning(rt.api, rt.list, body, 0, -1, c.Item, nil, true)
-			}
-			return removeItemID(rt.list, body, c.Item)
-		}
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
 	}
-	return edit{body: body}
-}
-
-// restored keeps the repairs that changed the request.
-func restored(reps []Repair) []Repair {
-	var out []Repair
-	for _, r := range reps {
-		if r.Action == RepairRestored || r.Action == RepairRemoved {
-			out = append(out, r)
-		}
-	}
+	slices.Sort(out)
 	return out
 }
 
-// upfront applies the conversation's remembered fixes to body.
-func (t *Transport) upfront(ctx context.Context, rt route, req *http.Request, body []byte) ([]byte, []Retried) {
-	d := t.Retry.lookup(conversationKeys(rt, body))
+// elementOf returns the index of the element a JSON Pointer into the
+// request names ("/messages/3/content/0" names 3), or -1.
+func elementOf(r *codecs.Request, ptr string) int {
+	rest, ok := strings.CutPrefix(ptr, "/"+r.Member+"/")
+	if !ok {
+		return -1
+	}
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		rest = rest[:i]
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil || n < 0 || n >= len(r.Elements) {
+		return -1
+	}
+	return n
+}
+
+// upfront applies the conversation's remembered fixes to the call's
+// request.
+func (t *Transport) upfront(ctx context.Context, c *call, req *http.Request) ([]byte, []Retried) {
+	body := c.req.Body
+	if c.scope.tenant == "" {
+		return body, nil
+	}
+	d := t.Retry.lookup(c.scope.tenant, c.target.Model, c.scope.chain)
 	if d == nil {
 		return body, nil
 	}
 	var out []Retried
-	for _, c := range d.classes {
-		keep := map[string]bool{}
-		if c.Fix == FixDropReasoning || c.Fix == FixRestore {
-			keep = d.removed
+	for _, cl := range d.classes {
+		if ctx.Err() != nil {
+			break
 		}
-		e := t.plan(ctx, rt, body, req.Header, c, keep)
-		if len(e.changes) == 0 {
+		only := func(ti int) bool {
+			first, _ := c.req.TurnSpan(ti)
+			return first >= 0 && d.turns[c.scope.chain[first]]
+		}
+		fixed, hdr, changes, _ := t.plan(c, cl, req.Header, only)
+		if len(changes) == 0 {
 			continue
 		}
-		body = e.body
-		for k, v := range e.header {
+		for k, v := range hdr {
 			req.Header[k] = append(req.Header[k], v...)
 		}
-		out = append(out, Retried{Class: c, Upfront: true, Changes: e.changes})
+		if !bytes.Equal(fixed, body) {
+			body = fixed
+			c.read(t, req, body)
+		}
+		out = append(out, Retried{Class: cl, Upfront: true, Changes: changes})
 	}
 	return body, out
 }
@@ -323,7 +267,7 @@ func (t *Transport) upfront(ctx context.Context, rt route, req *http.Request, bo
 // caller gets (the first one, with its body, when the retry failed to
 // send), the body of the request that produced it, and the report of the
 // retry (nil when none was made).
-func (t *Transport) retry(rt route, out *http.Request, body []byte, resp *http.Response, next func(*http.Request) (*http.Response, error)) (*http.Response, []byte, *Retried, error) {
+func (t *Transport) retry(c *call, out *http.Request, body []byte, resp *http.Response, next func(*http.Request) (*http.Response, error)) (*http.Response, []byte, *Retried, error) {
 	max := t.Limits.WithDefaults().MaxEvent
 	errBody, err := io.ReadAll(io.LimitReader(resp.Body, int64(max)+1))
 	if err != nil || len(errBody) > max {
@@ -336,40 +280,50 @@ func (t *Transport) retry(rt route, out *http.Request, body []byte, resp *http.R
 	giveBack := func() {
 		resp.Body = io.NopCloser(bytes.NewReader(errBody))
 	}
-	c := Classify(resp.StatusCode, errBody)
-	if !c.Known() {
+	cl := ClassifyWith(t.registry(), c.codec.API(), resp.StatusCode, errBody)
+	if !cl.Known() {
 		resp.Body.Close()
 		giveBack()
 		return resp, body, nil, nil
 	}
-	e := t.plan(out.Context(), rt, body, out.Header, c, nil)
-	if len(e.changes) == 0 || bytes.Equal(e.body, body) && e.header == nil {
+	from := elementOf(c.req, cl.Pointer)
+	only := func(ti int) bool {
+		first, _ := c.req.TurnSpan(ti)
+		return first >= 0 && !c.captured[ti] && (from < 0 || first >= from || c.req.Elements[from].Turn == ti)
+	}
+	fixed, hdr, changes, turns := t.plan(c, cl, out.Header, only)
+	if len(changes) == 0 || bytes.Equal(fixed, body) && hdr == nil {
 		resp.Body.Close()
 		giveBack()
 		return resp, body, nil, nil
 	}
 	resp.Body.Close()
 	again := out.Clone(out.Context())
-	for k, v := range e.header {
+	for k, v := range hdr {
 		again.Header[k] = append(again.Header[k], v...)
 	}
-	setBody(again, e.body)
-	r := &Retried{Class: c, Status: resp.StatusCode, Changes: e.changes}
+	setBody(again, fixed)
+	r := &Retried{Class: cl, Status: resp.StatusCode, Changes: changes}
 	resp2, err := next(again)
 	if err != nil {
 		// The retry did not reach the provider: its refusal is the
 		// answer, rather than an error the caller could not act on.
 		r.Err = err
 		giveBack()
-		resp2, e.body = resp, body
+		resp2, fixed = resp, body
 	} else {
 		r.RetryStatus = resp2.StatusCode
-		if resp2.StatusCode < 400 {
-			t.Retry.remember(conversationKeys(rt, body), c, e.removed)
+		if resp2.StatusCode < 400 && c.scope.tenant != "" {
+			prev := t.Retry.lookup(c.scope.tenant, c.target.Model, c.scope.chain)
+			key := memKey{c.scope.tenant, c.target.Model, c.scope.chain[len(c.scope.chain)-1]}
+			t.Retry.remember(key, prev, cl, turns)
 		}
 	}
 	if t.Retry.OnRetry != nil {
 		t.Retry.OnRetry(again, *r)
 	}
-	return resp2, e.body, r, nil
+	if !bytes.Equal(fixed, body) && err == nil {
+		c.read(t, again, fixed) // the turn it answers is captured under the body sent
+	}
+	return resp2, fixed, r, nil
 }

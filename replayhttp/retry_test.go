@@ -88,9 +88,9 @@ func TestRetryDropBlock(t *testing.T) {
 	}, retries[0].Changes)
 	assert.Equal(t, retries, reported)
 
-	// The conversation's next request carries the same tool-call id: the
-	// setting goes up front, and the provider is asked once.
-	next := strings.Replace(body, `]}`, `,{"role":"assistant","content":"It is 18°C."},{"role":"user","content":"Thanks"}]}`, 1)
+	// The conversation's next request: the setting goes up front, and the
+	// provider is asked once.
+	next := strings.TrimSuffix(body, `]}`) + `,{"role":"assistant","content":"It is 18°C."},{"role":"user","content":"Thanks"}]}`
 	_, retries = retryCase(t, tr, p, "/v1/messages", next)
 	got = p.received()
 	require.Len(t, got, 3)
@@ -121,7 +121,7 @@ func TestRetryDropReasoningAnthropic(t *testing.T) {
 	require.Len(t, got, 2)
 	assert.Equal(t, anthropicFollowUp(stripped, "toolu_42"), string(got[1]))
 	require.Len(t, retries, 1)
-	assert.Equal(t, []replayhttp.Repair{{Pointer: "/messages/1", Action: replayhttp.RepairRemoved, Detail: "reasoning block removed"}}, retries[0].Changes)
+	assert.Equal(t, []replayhttp.Repair{{Pointer: "/messages/1/content/0", Action: replayhttp.RepairRemoved, Detail: "thinking block removed"}}, retries[0].Changes)
 
 	// Up front, the same block goes again; the provider's new, signed
 	// thinking block stays.
@@ -184,7 +184,7 @@ func TestRetryBackfillReasoningContent(t *testing.T) {
 	require.Len(t, got, 2)
 	assert.Equal(t, strings.Replace(deepseekRequest, `"arguments":"{}"}}]}`, `"arguments":"{}"}}],"reasoning_content":""}`, 1), string(got[1]))
 	require.Len(t, retries, 1)
-	assert.Equal(t, []replayhttp.Repair{{Pointer: "/messages/1", Action: replayhttp.RepairSet, Detail: `reasoning_content "" sent where the message had none`}}, retries[0].Changes)
+	assert.Equal(t, []replayhttp.Repair{{Pointer: "/messages/1/reasoning_content", Action: replayhttp.RepairSet, Detail: `reasoning_content "" sent where the message had none`}}, retries[0].Changes)
 }
 
 func TestRetryRemoveReasoningContent(t *testing.T) {
@@ -198,7 +198,7 @@ func TestRetryRemoveReasoningContent(t *testing.T) {
 	assert.Equal(t, strings.Replace(deepseekRequest, "deepseek-chat", "deepseek-r1", 1), string(got[1]))
 	require.Len(t, retries, 1)
 	assert.Equal(t, "deepseek/reasoning-content-forbidden", retries[0].Class.Rule)
-	assert.Equal(t, []replayhttp.Repair{{Pointer: "/messages/1", Action: replayhttp.RepairRemoved, Detail: "reasoning_content removed"}}, retries[0].Changes)
+	assert.Equal(t, []replayhttp.Repair{{Pointer: "/messages/1/reasoning_content", Action: replayhttp.RepairRemoved, Detail: "reasoning_content removed"}}, retries[0].Changes)
 }
 
 func TestRetryDropDuplicates(t *testing.T) {
@@ -213,12 +213,12 @@ func TestRetryDropDuplicates(t *testing.T) {
 	require.Len(t, got, 2)
 	assert.Equal(t, strings.Replace(body, `"content":"c","reasoning_details":[`+item+`]`, `"content":"c","reasoning_details":[]`, 1), string(got[1]))
 	require.Len(t, retries, 1)
-	assert.Equal(t, []replayhttp.Repair{{Pointer: "/messages/3", Action: replayhttp.RepairRemoved, Detail: `duplicate reasoning_details item "rs_50" removed`}}, retries[0].Changes)
+	assert.Equal(t, []replayhttp.Repair{{Pointer: "/messages/3/reasoning_details/0", Action: replayhttp.RepairRemoved, Detail: `duplicate reasoning_details item "rs_50" removed`}}, retries[0].Changes)
 }
 
-// A thinking block the agent altered is put back as captured when the
-// provider refuses it.
-func TestRetryRestoreFromStore(t *testing.T) {
+// A thinking block the agent altered is put back as captured before the
+// request is sent: the provider never sees the altered block.
+func TestRepairRestoresEditedThinking(t *testing.T) {
 	sig := sigFor(51)
 	errBody := envelopes["anthropic"]("messages.1.content.0: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.")
 	n := 0
@@ -247,12 +247,12 @@ func TestRetryRestoreFromStore(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, 200, resp.StatusCode)
 	got := srv.received()
-	require.Len(t, got, 3)
+	require.Len(t, got, 2, "the capture put the text back before sending: no refusal, no retry")
 	original := strings.Replace(edited, `"thinking":"edited"`, `"thinking":"The user asks for the weather in Zürich. I will call the tool."`, 1)
-	assert.Equal(t, anthropicFollowUp(original, "toolu_51"), string(got[2]))
-	retries := call.Retries()
-	require.Len(t, retries, 1)
-	assert.Equal(t, []replayhttp.RepairAction{replayhttp.RepairRemoved, replayhttp.RepairRestored}, []replayhttp.RepairAction{retries[0].Changes[0].Action, retries[0].Changes[1].Action})
+	assert.Equal(t, anthropicFollowUp(original, "toolu_51"), string(got[1]))
+	assert.Empty(t, call.Retries())
+	assert.Equal(t, []replayhttp.Repair{{Pointer: "/messages/1", Action: replayhttp.RepairRestored,
+		Detail: "put back as captured: reasoning.text 0 was text altered"}}, call.Repairs())
 }
 
 // An error Classify does not know, or whose fix changes nothing, reaches

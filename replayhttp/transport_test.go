@@ -57,11 +57,27 @@ func serveJSON(w http.ResponseWriter, body string) {
 	_, _ = io.WriteString(w, body)
 }
 
+// tenantA is the credential post sends: every API finds it where it
+// looks for one.
+const tenantA = "sk-test-tenant-a"
+
 func post(t *testing.T, c *http.Client, ctx context.Context, url, body string) *http.Response {
+	t.Helper()
+	return postAs(t, c, ctx, url, body, tenantA)
+}
+
+// postAs posts body with the credential key in every header an API reads
+// one from (none when key is "").
+func postAs(t *testing.T, c *http.Client, ctx context.Context, url, body, key string) *http.Response {
 	t.Helper()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("X-Api-Key", key)
+		req.Header.Set("X-Goog-Api-Key", key)
+	}
 	resp, err := c.Do(req)
 	require.NoError(t, err)
 	return resp

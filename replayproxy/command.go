@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/reasonreplay/replay/replayhttp"
+	"os"
 )
 
 // Flags are the settings of the `replay proxy` command, shared by every
@@ -44,6 +45,9 @@ type Flags struct {
 	ShutdownTimeout time.Duration
 	// LogLevel is debug, info, warn or error.
 	LogLevel string
+	// SecretFile holds the secret that keys the tenant digests (see
+	// [Config.Secret]); a store shared by several proxies needs it.
+	SecretFile string
 }
 
 type upstreamFlag struct{ f *Flags }
@@ -84,6 +88,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.Int64Var(&f.MaxBody, "max-body", 32<<20, "`N` bytes a request body may have (413 beyond)")
 	fs.IntVar(&f.MaxStreams, "max-streams", 1024, "`N` requests proxied at once (503 beyond)")
 	fs.DurationVar(&f.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "`D`: on SIGINT or SIGTERM, how long streams in flight may take to finish")
+	fs.StringVar(&f.SecretFile, "secret-file", "", "`FILE` holding the secret (32 bytes or more) that keys the tenant digests scoping the store; required with a store shared by several proxies (the same file on each), else the file store's own or a random one")
 	fs.StringVar(&f.LogLevel, "log-level", "info", "`LEVEL` of the JSON log lines on stderr: debug, info, warn, error")
 }
 
@@ -104,16 +109,35 @@ func (f *Flags) Config(log *slog.Logger) (Config, error) {
 	if len(ups) == 0 {
 		ups = append(ups, DefaultUpstreams...)
 	}
+	var secret []byte
+	if f.SecretFile != "" {
+		if secret, err = os.ReadFile(f.SecretFile); err != nil {
+			return Config{}, &ConfigError{Where: "--secret-file", Problem: err.Error()}
+		}
+		if len(secret) < 32 {
+			return Config{}, &ConfigError{Where: "--secret-file", Problem: fmt.Sprintf("the secret has %d bytes, want 32 or more", len(secret))}
+		}
+	}
 	store, err := OpenStore(f.StoreURI, f.Store)
 	if err != nil {
 		return Config{}, err
+	}
+	if secret == nil {
+		switch store.(type) {
+		case *replayhttp.MemoryStore, *FileStore:
+		default:
+			if c, ok := store.(io.Closer); ok {
+				c.Close()
+			}
+			return Config{}, &ConfigError{Where: "--secret-file", Problem: "a store shared by several proxies needs the same secret on each: give it with --secret-file"}
+		}
 	}
 	var retry *replayhttp.Retry
 	if f.Retry {
 		retry = &replayhttp.Retry{}
 	}
 	return Config{Upstreams: ups, Store: store, Mode: mode, Retry: retry, MaxBodyBytes: f.MaxBody,
-		MaxStreams: f.MaxStreams, StoreTimeout: f.StoreTimeout, Logger: log}, nil
+		MaxStreams: f.MaxStreams, StoreTimeout: f.StoreTimeout, Logger: log, Secret: secret}, nil
 }
 
 // NewLogger returns the JSON logger for the level name.

@@ -35,7 +35,10 @@ func Example() {
 	defer proxy.Close()
 
 	call := func(body string) *http.Response {
-		resp, err := http.Post(proxy.URL+"/anthropic/v1/messages", "application/json", strings.NewReader(body))
+		req, _ := http.NewRequest(http.MethodPost, proxy.URL+"/anthropic/v1/messages", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Api-Key", "sk-ant-example") // the tenant whose turns are kept
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			panic(err)
 		}

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/reasonreplay/replay"
+	"crypto/rand"
 	"github.com/reasonreplay/replay/replayhttp"
 )
 
@@ -26,9 +26,10 @@ import (
 // one by one: a crash of the machine may lose the last turns, a restart
 // of the proxy loses none.
 type FileStore struct {
-	mem  *replayhttp.MemoryStore
-	path string
-	o    StoreOptions
+	mem    *replayhttp.MemoryStore
+	path   string
+	secret []byte
+	o      StoreOptions
 
 	mu    sync.Mutex
 	f     *os.File
@@ -40,9 +41,10 @@ type FileStore struct {
 
 // record is one line of a FileStore's file.
 type record struct {
-	Expires int64           `json:"expires"` // Unix milliseconds
-	Keys    []string        `json:"keys"`
-	Turn    json.RawMessage `json:"turn"`
+	Expires      int64           `json:"expires"` // Unix milliseconds
+	Tenant       string          `json:"tenant"`
+	Conversation string          `json:"conversation"`
+	Turn         json.RawMessage `json:"turn"`
 }
 
 // OpenFileStore opens (or creates) the store kept in the file at path.
@@ -50,16 +52,16 @@ func OpenFileStore(path string, o StoreOptions) (*FileStore, error) {
 	o = o.withDefaults()
 	s := &FileStore{path: path, o: o, now: time.Now,
 		mem: &replayhttp.MemoryStore{MaxTurns: o.MaxTurns, MaxBytes: o.MaxBytes, TTL: o.TTL}}
+	var err error
+	if s.secret, err = loadSecret(path); err != nil {
+		return nil, err
+	}
 	recs, err := s.compact()
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range recs {
-		t, err := replay.UnmarshalTurn(r.Turn)
-		if err != nil {
-			continue
-		}
-		_ = s.mem.Put(context.Background(), r.Keys, t)
+		_ = s.mem.Put(context.Background(), replayhttp.Key{Tenant: r.Tenant, Conversation: r.Conversation}, r.Turn)
 	}
 	return s, nil
 }
@@ -129,7 +131,7 @@ func readRecords(path string, now int64) ([]record, error) {
 		line, err := r.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
 			var rec record
-			if json.Unmarshal(line, &rec) == nil && rec.Expires > now && len(rec.Keys) > 0 {
+			if json.Unmarshal(line, &rec) == nil && rec.Expires > now && len(rec.Turn) > 0 {
 				recs = append(recs, rec)
 			}
 		}
@@ -142,15 +144,15 @@ func readRecords(path string, now int64) ([]record, error) {
 	}
 }
 
-// Put keeps t under keys in memory and appends it to the file.
-func (s *FileStore) Put(ctx context.Context, keys []string, t *replay.Turn) error {
-	if len(keys) == 0 || t == nil {
+// Put keeps doc under key in memory and appends it to the file.
+func (s *FileStore) Put(ctx context.Context, key replayhttp.Key, doc []byte) error {
+	if len(doc) == 0 {
 		return nil
 	}
-	if err := s.mem.Put(ctx, keys, t); err != nil {
+	if err := s.mem.Put(ctx, key, doc); err != nil {
 		return err
 	}
-	line, err := json.Marshal(record{Expires: s.now().Add(s.o.TTL).UnixMilli(), Keys: keys, Turn: t.AppendJSON(nil)})
+	line, err := json.Marshal(record{Expires: s.now().Add(s.o.TTL).UnixMilli(), Tenant: key.Tenant, Conversation: key.Conversation, Turn: doc})
 	if err != nil {
 		return err
 	}
@@ -172,9 +174,41 @@ func (s *FileStore) Put(ctx context.Context, keys []string, t *replay.Turn) erro
 	return err
 }
 
-// Get returns the turns kept under key.
-func (s *FileStore) Get(ctx context.Context, key string) ([]*replay.Turn, error) {
+// Get returns the documents kept under key.
+func (s *FileStore) Get(ctx context.Context, key replayhttp.Key) ([][]byte, error) {
 	return s.mem.Get(ctx, key)
+}
+
+// Secret returns the secret that keys the tenant digests of the turns kept
+// in the file: generated at random when the store was first opened and
+// kept beside the file (PATH.secret, mode 0600), so that a restarted proxy
+// finds its tenants' turns again.
+func (s *FileStore) Secret() []byte { return s.secret }
+
+// loadSecret reads the secret kept beside path, or makes one.
+func loadSecret(path string) ([]byte, error) {
+	p := path + ".secret"
+	if b, err := os.ReadFile(p); err == nil && len(b) >= 32 {
+		return b, nil
+	}
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) { // made by another process just now
+			if b, err := os.ReadFile(p); err == nil && len(b) >= 32 {
+				return b, nil
+			}
+		}
+		return nil, fmt.Errorf("replayproxy: keeping the store's secret: %w", err)
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return b, f.Close()
 }
 
 // Len returns the number of turns kept.

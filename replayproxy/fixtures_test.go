@@ -142,6 +142,11 @@ func proxy(t *testing.T, cfg replayproxy.Config) (*httptest.Server, *replayproxy
 	return hs, srv, logs
 }
 
+// tenantKey is the credential post sends when the call names none: the
+// proxy keeps turns per tenant, and a request without a credential has
+// none.
+const tenantKey = "sk-test-tenant-a"
+
 func post(t *testing.T, url, body string, header ...string) *http.Response {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
@@ -149,6 +154,11 @@ func post(t *testing.T, url, body string, header ...string) *http.Response {
 	req.Header.Set("Content-Type", "application/json")
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
+	}
+	if req.Header.Get("X-Api-Key") == "" && req.Header.Get("Authorization") == "" && req.Header.Get("X-Goog-Api-Key") == "" {
+		req.Header.Set("X-Api-Key", tenantKey)
+		req.Header.Set("Authorization", "Bearer "+tenantKey)
+		req.Header.Set("X-Goog-Api-Key", tenantKey)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)

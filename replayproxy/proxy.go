@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"crypto/rand"
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/replayhttp"
@@ -100,6 +101,12 @@ type Config struct {
 	// Policy decides what a repaired message may carry to another issuer;
 	// nil means replay.DefaultPolicy().
 	Policy replay.Policy
+	// Secret keys the tenant digests that scope what the store keeps (see
+	// [replayhttp.Transport]): every proxy sharing a store needs the same
+	// one. Nil means the store's own (a [FileStore] keeps one beside its
+	// file), else a random secret for this process, which a store in its
+	// memory needs no more than.
+	Secret []byte
 }
 
 // Server is the proxy: an [http.Handler]. Create it with [New].
@@ -158,6 +165,18 @@ func New(cfg Config) (*Server, error) {
 	case *replayhttp.MemoryStore, *FileStore:
 		s.store.local = true
 	}
+	secret := cfg.Secret
+	if len(secret) == 0 {
+		if ss, ok := cfg.Store.(interface{ Secret() []byte }); ok {
+			secret = ss.Secret()
+		}
+	}
+	if len(secret) == 0 {
+		secret = make([]byte, 32)
+		if _, err := rand.Read(secret); err != nil {
+			return nil, err
+		}
+	}
 	audit := [...]replayhttp.AuditMode{ModeOff: replayhttp.AuditOff, ModeReport: replayhttp.AuditReport, ModeEnforce: replayhttp.AuditRefuse}
 	if int(cfg.Mode) >= len(audit) {
 		return nil, &ConfigError{Where: "mode", Problem: cfg.Mode.String() + " is not a mode"}
@@ -176,7 +195,7 @@ func New(cfg Config) (*Server, error) {
 			up.shape = "openai"
 		}
 		up.tr = &replayhttp.Transport{Base: base, Registry: cfg.Registry, Provider: u.provider(), Limits: lim,
-			Audit: audit[cfg.Mode], Store: s.store, Policy: cfg.Policy, Retry: cfg.Retry}
+			Audit: audit[cfg.Mode], Store: s.store, Policy: cfg.Policy, Retry: cfg.Retry, Secret: secret}
 		s.routes[u.Name] = up
 		s.names = append(s.names, u.Name)
 	}

@@ -73,7 +73,7 @@ func TestToolLoopRepairsAndPassesAuth(t *testing.T) {
 	log := logs.String()
 	assert.NotContains(t, log, "secret")
 	assert.NotContains(t, log, "beta=true")
-	assert.Contains(t, log, `"msg":"repaired","upstream":"anthropic","repairs":["restored /messages/1: 1 reasoning item(s) of a anthropic turn put back as captured"]`)
+	assert.Contains(t, log, `"msg":"repaired","upstream":"anthropic","repairs":["restored /messages/1: put back as captured: reasoning.text 0 was missing"]`)
 
 	m := metrics(t, srv)
 	assert.Contains(t, m, `replay_proxy_turns_captured_total{upstream="anthropic",api="anthropic",complete="true"} 2`+"\n")
@@ -347,7 +347,7 @@ func TestRetry(t *testing.T) {
 	m = metrics(t, srv)
 	assert.Contains(t, m, `replay_proxy_upfront_fixes_total{rule="anthropic/foreign-signature",fix="drop-reasoning"} 1`+"\n")
 	assert.Contains(t, m, `replay_proxy_retries_total{rule="anthropic/foreign-signature",fix="drop-reasoning"} 1`+"\n")
-	assert.Contains(t, logs.String(), `"msg":"fix applied up front","upstream":"anthropic","rule":"anthropic/foreign-signature","fix":"drop-reasoning","changes":["removed /messages/1: reasoning block removed"]}`)
+	assert.Contains(t, logs.String(), `"msg":"fix applied up front","upstream":"anthropic","rule":"anthropic/foreign-signature","fix":"drop-reasoning","changes":["removed /messages/1/content/0: thinking block removed"]}`)
 }
 
 // A retry the upstream drops the connection on leaves the client the

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/replayhttp"
 )
 
@@ -114,12 +113,12 @@ type guardedStore struct {
 	downUntil time.Time
 }
 
-func (g *guardedStore) Put(ctx context.Context, keys []string, t *replay.Turn) error {
-	return g.do(ctx, "put", func(ctx context.Context) error { return g.inner.Put(ctx, keys, t) })
+func (g *guardedStore) Put(ctx context.Context, key replayhttp.Key, doc []byte) error {
+	return g.do(ctx, "put", func(ctx context.Context) error { return g.inner.Put(ctx, key, doc) })
 }
 
-func (g *guardedStore) Get(ctx context.Context, key string) ([]*replay.Turn, error) {
-	var got []*replay.Turn
+func (g *guardedStore) Get(ctx context.Context, key replayhttp.Key) ([][]byte, error) {
+	var got [][]byte
 	err := g.do(ctx, "get", func(ctx context.Context) error {
 		var err error
 		got, err = g.inner.Get(ctx, key)

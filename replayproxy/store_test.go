@@ -27,17 +27,17 @@ type flakyStore struct {
 
 var errDown = errors.New("connection refused")
 
-func (f *flakyStore) Put(ctx context.Context, keys []string, t *replay.Turn) error {
+func (f *flakyStore) Put(ctx context.Context, key replayhttp.Key, doc []byte) error {
 	if f.hang.Load() {
 		time.Sleep(2 * time.Second)
 	}
 	if f.down.Load() {
 		return errDown
 	}
-	return f.MemoryStore.Put(ctx, keys, t)
+	return f.MemoryStore.Put(ctx, key, doc)
 }
 
-func (f *flakyStore) Get(ctx context.Context, key string) ([]*replay.Turn, error) {
+func (f *flakyStore) Get(ctx context.Context, key replayhttp.Key) ([][]byte, error) {
 	if f.hang.Load() {
 		time.Sleep(2 * time.Second)
 	}
@@ -111,6 +111,8 @@ func mustCodec(t *testing.T) replay.FrameDecoder {
 	return c.NewStream()
 }
 
+func fkey(id string) replayhttp.Key { return replayhttp.Key{Tenant: "t", Conversation: "c" + id} }
+
 // The file store keeps its turns across a restart, drops the expired ones
 // and stays within its bounds.
 func TestFileStoreSurvivesRestart(t *testing.T) {
@@ -121,7 +123,7 @@ func TestFileStoreSurvivesRestart(t *testing.T) {
 	want := map[string]string{}
 	for _, id := range []string{"1", "2", "3", "4"} {
 		tu := turnOf(t, sigFor(id), "toolu_"+id)
-		require.NoError(t, s.Put(ctx, []string{"call:toolu_" + id}, tu))
+		require.NoError(t, s.Put(ctx, fkey(id), tu.AppendJSON(nil)))
 		want[id] = string(tu.AppendJSON(nil))
 	}
 	require.NoError(t, s.Close())
@@ -130,14 +132,14 @@ func TestFileStoreSurvivesRestart(t *testing.T) {
 	require.NoError(t, err)
 	defer s.Close()
 	assert.Equal(t, 3, s.Len(), "the newest within the bounds")
-	got, err := s.Get(ctx, "call:toolu_1")
+	got, err := s.Get(ctx, fkey("1"))
 	require.NoError(t, err)
 	assert.Empty(t, got)
 	for _, id := range []string{"2", "3", "4"} {
-		got, err := s.Get(ctx, "call:toolu_"+id)
+		got, err := s.Get(ctx, fkey(id))
 		require.NoError(t, err)
 		require.Len(t, got, 1)
-		assert.Equal(t, want[id], string(got[0].AppendJSON(nil)), "byte for byte")
+		assert.Equal(t, want[id], string(got[0]), "byte for byte")
 	}
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -146,13 +148,13 @@ func TestFileStoreSurvivesRestart(t *testing.T) {
 	// An expired record and a line cut by a crash are skipped.
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o600)
 	require.NoError(t, err)
-	_, _ = f.WriteString(`{"expires":1,"keys":["call:old"],"turn":` + want["1"] + "}\n" + `{"expires":99999999999999,"keys":["call:cut"],"tu`)
+	_, _ = f.WriteString(`{"expires":1,"tenant":"t","conversation":"old","turn":` + want["1"] + "}\n" + `{"expires":99999999999999,"tenant":"t","conversation":"cut","tu`)
 	f.Close()
 	s2, err := replayproxy.OpenFileStore(path, replayproxy.StoreOptions{MaxTurns: 3})
 	require.NoError(t, err)
 	defer s2.Close()
 	assert.Equal(t, 3, s2.Len())
-	got, _ = s2.Get(ctx, "call:old")
+	got, _ = s2.Get(ctx, replayhttp.Key{Tenant: "t", Conversation: "old"})
 	assert.Empty(t, got)
 }
 

@@ -11,7 +11,9 @@
 //	replay convert --to API [--account A] [--compact] [--framing F] [--from API] [--model M] [--provider P] [--sentinel] [--stream] [--to-account A] [--to-model M] [--to-provider P] [--to-text] [-v] FILE|-
 //	replay audit --api API [--account A] [--compact] [--jobs N] [--model M] [--prefix-hash H] [--progress] [--provider P] [--request BODY] [--store] [--thinking] [--tools] [HISTORY|DIR|-]...
 //	replay validate [--kind KIND] FILE...
-//	replay proxy [--config FILE] [--listen ADDR] [--log-level LEVEL] [--max-body N] [--max-streams N] [--mode MODE] [--retry] [--shutdown-timeout D] [--store URI] [--store-max-bytes N] [--store-max-turns N] [--store-timeout D] [--store-ttl D] [--upstream NAME=URL]
+//	replay session audit [--agent A] [--compact] [--jobs N] [--progress] [--to-account A] [--to-model M] [--to-provider P] PATH...
+//	replay session repair [--agent A] [--to-account A] [--to-model M] [--to-provider P] [--undo] [--write] PATH
+//	replay proxy [--config FILE] [--listen ADDR] [--log-level LEVEL] [--max-body N] [--max-streams N] [--mode MODE] [--retry] [--secret-file FILE] [--shutdown-timeout D] [--store URI] [--store-max-bytes N] [--store-max-turns N] [--store-timeout D] [--store-ttl D] [--upstream NAME=URL]
 //	replay demo
 //
 // JSON goes to stdout, diagnostics to stderr. The exit status is 0 on
@@ -74,6 +76,8 @@ func init() {
 			summary: auditSummary},
 		{name: "validate", operands: "FILE...", define: defineValidate,
 			summary: "Validate turn, item and report documents against the published JSON Schemas"},
+		{name: "session audit", operands: "PATH...", define: defineSessionAudit, summary: sessionAuditSummary},
+		{name: "session repair", operands: "PATH", define: defineSessionRepair, summary: sessionRepairSummary},
 		{name: "proxy", define: defineProxy, summary: proxySummary},
 		{name: "demo", define: defineDemo,
 			summary: "Decode a sample in the shape of a real OpenRouter capture, show its reasoning items, write them back, switch providers, and audit"},
@@ -106,6 +110,15 @@ func run(e *env, args []string) int {
 			return 2
 		}
 		return 0
+	}
+	if len(args) > 1 && !strings.HasPrefix(args[1], "-") {
+		// A command of two words ("session audit") given as two arguments.
+		for _, c := range commands {
+			if c.name == args[0]+" "+args[1] {
+				args = append([]string{c.name}, args[2:]...)
+				break
+			}
+		}
 	}
 	for _, c := range commands {
 		if c.name != args[0] {

@@ -174,7 +174,12 @@ func sniff(typ, data []byte) guess {
 // name (a model served by another host keeps the generic API).
 func sniffChat(r gjson.Result) guess {
 	model := r.Get("model").Str
-	g := guess{api: "openai-compatible", model: model, event: r.Get("object").Str == "chat.completion.chunk" || r.Get("choices.0.delta").Exists()}
+	// A body that also carries a leftover (empty) delta beside its message
+	// (Perplexity) is a body, not a one-event stream.
+	obj := r.Get("object").Str
+	event := obj == "chat.completion.chunk" ||
+		obj != "chat.completion" && r.Get("choices.0.delta").Exists() && !r.Get("choices.0.message").Exists()
+	g := guess{api: "openai-compatible", model: model, event: event}
 	lower := strings.ToLower(model)
 	switch {
 	case r.Get("provider").Exists() || strings.HasPrefix(r.Get("id").Str, "gen-"):

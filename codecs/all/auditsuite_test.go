@@ -2,6 +2,7 @@ package all_test
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -21,6 +22,11 @@ type suiteCase struct {
 	model           string
 	body            string
 	want, predicted string
+	// headers are the request's HTTP headers, when the case knows them.
+	headers http.Header
+	// stored returns the turns a store captured for the request's
+	// assistant messages, index for index, when the case has them.
+	stored func(testing.TB) []*replay.Turn
 }
 
 // The assistant turns and tool results the cases are built from.
@@ -351,7 +357,7 @@ func suiteCases() []suiteCase {
 // auditCase audits the case's body with its API's codec, with the model
 // and provider the case names (a Gemini or Bedrock body does not name its
 // model: it is in the URL).
-func auditCase(c suiteCase) (replay.Report, error) {
+func auditCase(tb testing.TB, c suiteCase) (replay.Report, error) {
 	codec, err := replay.Lookup(c.api, c.provider, c.model)
 	if err != nil {
 		return replay.Report{}, err
@@ -366,6 +372,12 @@ func auditCase(c suiteCase) (replay.Report, error) {
 	if c.provider != "" {
 		t.Provider = c.provider
 	}
+	t.Headers = c.headers
+	if c.stored != nil {
+		turns := c.stored(tb)
+		require.Len(tb, turns, len(h.Turns), c.name)
+		h.Turns = turns
+	}
 	return replay.AuditReplay(h, t), nil
 }
 
@@ -374,8 +386,8 @@ func auditCase(c suiteCase) (replay.Report, error) {
 // alarm), and no request stops the audit with an error.
 func TestAuditSuite(t *testing.T) {
 	var tp, fp, fn, tn int
-	for _, c := range suiteCases() {
-		rep, err := auditCase(c)
+	for _, c := range append(suiteCases(), novemberCases(t)...) {
+		rep, err := auditCase(t, c)
 		if !assert.NoError(t, err, c.name) {
 			if c.want != "" {
 				fn++

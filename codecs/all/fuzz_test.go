@@ -11,7 +11,7 @@ import (
 // Patch, and to the request audit: a typed error or a report, never a
 // panic; a request that reads reads the same way twice.
 func FuzzRequestReaders(f *testing.F) {
-	for _, c := range suiteCases() {
+	for _, c := range append(suiteCases(), novemberCases(f)...) {
 		f.Add(c.body)
 	}
 	for _, in := range hostileInputs {

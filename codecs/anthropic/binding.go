@@ -298,17 +298,22 @@ func appendCanonical(dst []byte, v gjson.Result) []byte {
 }
 
 // enforcedFrom is the account creation date from which Fable 5.1 and Opus
-// 5.5 reject a binding mismatch without the request asking for it.
+// 5.5 reject a binding mismatch without the request asking for it (Fable
+// and Mythos 5.2, and Mythos 5.1 off Bedrock, reject it on every account).
 var enforcedFrom = time.Date(2026, 8, 31, 0, 0, 0, 0, time.UTC)
 
 // enforcement says what the API does with a binding violation (prefix or
-// chain) of a block minted by a model, for the request at hand: the
-// severity to report, "" when nothing happens, and a note on why.
-func enforcement(h *replay.History, t *replay.Target, model string) (replay.Severity, string) {
+// chain) of a block minted by a model, for the request at hand on the
+// codec's platform: the severity to report, "" when nothing happens, and a
+// note on why.
+func (c Codec) enforcement(h *replay.History, t *replay.Target, model string) (replay.Severity, string) {
 	if t.Model != "" {
 		model = t.Model
 	}
-	if !claude.Parse(model).BindsPrefix() {
+	m := claude.Parse(model)
+	if !m.BindsPrefix() || m.Is("mythos", 5, 1) && claude.Bedrock(c.platform(t)) {
+		// Bedrock's binding page: Mythos 5.1 records the mismatch without
+		// acting on it.
 		return "", ""
 	}
 	behaviour := ""
@@ -322,6 +327,8 @@ func enforcement(h *replay.History, t *replay.Target, model string) (replay.Seve
 		return replay.SeverityReject, ""
 	case t.Batch:
 		return replay.SeverityDegrade, "a Batches request that does not set prefix_mismatch_behavior has the block dropped, not rejected"
+	case m.EnforcesEveryAccount(c.platform(t)):
+		return replay.SeverityReject, ""
 	case t.AccountCreated.IsZero():
 		return replay.SeverityRisk, model + " rejects it for accounts created on or after 2026-08-31 (set Target.AccountCreated to know)"
 	case !t.AccountCreated.Before(enforcedFrom):
@@ -352,6 +359,15 @@ func hasBeta(h http.Header, v string) bool {
 		}
 	}
 	return false
+}
+
+// platform names the platform the request goes to: the target's provider,
+// else the codec's.
+func (c Codec) platform(t *replay.Target) string {
+	if t.Provider != "" {
+		return strings.ToLower(t.Provider)
+	}
+	return strings.ToLower(c.Provider)
 }
 
 // requestRoot returns the request body's root object, or an empty result.
@@ -416,7 +432,7 @@ func (c Codec) checkPrefix(h *replay.History, t *replay.Target, report func(repl
 	}
 	mismatch := func(ti, bi int, got, path, ptr string) {
 		tu := h.Turns[ti]
-		sev, note := enforcement(h, t, tu.Provenance.Model)
+		sev, note := c.enforcement(h, t, tu.Provenance.Model)
 		if sev == "" {
 			return
 		}
@@ -527,7 +543,7 @@ func (c Codec) checkChain(h *replay.History, t *replay.Target, report func(repla
 // reportChain reports a chain violation with the severity the request's
 // enforcement gives it.
 func (c Codec) reportChain(h *replay.History, t *replay.Target, model string, v replay.Violation, path string, report func(replay.Violation)) {
-	sev, note := enforcement(h, t, model)
+	sev, note := c.enforcement(h, t, model)
 	if sev == "" {
 		return
 	}

@@ -199,12 +199,28 @@ func TestPrefixSeverityByEnforcement(t *testing.T) {
 	assert.Equal(t, "Invalid `signature` in `thinking` block. The block is bound to a different conversation. Remove the block, or set `thinking.block_binding.prefix_mismatch_behavior` to \"drop_block\". That setting requires the `thinking-binding-controls-2026-08-01` value in the `anthropic-beta` header.", vs[0].Predicted)
 	hdr.Headers = http.Header{"Anthropic-Beta": {"compact-2026-01-12, thinking-binding-controls-2026-08-01"}}
 	assert.NotContains(t, audit(t, anthropic.RulePrefixMismatch, h, hdr)[0].Predicted, "That setting requires")
-	// Models that do not check.
-	for _, m := range []string{"claude-mythos-5-1", "claude-sonnet-5", "claude-opus-4-7"} {
+	// Models that do not check; Mythos 5.1 records the mismatch on Bedrock
+	// without acting on it.
+	for _, tg := range []replay.Target{{Model: "claude-sonnet-5"}, {Model: "claude-opus-4-7"}, {Model: "claude-mythos-5-1", Provider: "bedrock"}} {
+		tg.PrefixHash, tg.AccountCreated = newAcct.PrefixHash, newAcct.AccountCreated
+		assert.Empty(t, sev(tg, h), tg.Model)
+	}
+	// Fable and Mythos 5.2, and Mythos 5.1 off Bedrock, check every account:
+	// the account's age does not matter; drop_block and Batches still drop.
+	for _, m := range []string{"claude-fable-5-2", "claude-mythos-5-2", "claude-mythos-5-1"} {
+		for _, tg := range []replay.Target{base, oldAcct} {
+			tg.Model = m
+			assert.Equal(t, []replay.Severity{replay.SeverityReject}, sev(tg, h), m)
+		}
 		tg := newAcct
 		tg.Model = m
-		assert.Empty(t, sev(tg, h), m)
+		assert.Equal(t, []replay.Severity{replay.SeverityDegrade}, sev(tg, withReq("drop_block")), m)
+		tg.Batch = true
+		assert.Equal(t, []replay.Severity{replay.SeverityDegrade}, sev(tg, h), m)
 	}
+	tg := base
+	tg.Model, tg.Provider = "claude-fable-5-2", "bedrock"
+	assert.Equal(t, []replay.Severity{replay.SeverityReject}, sev(tg, h), "fable 5.2 on bedrock")
 }
 
 func TestBetaRequiredAndCompactionRules(t *testing.T) {
@@ -212,7 +228,7 @@ func TestBetaRequiredAndCompactionRules(t *testing.T) {
 	tg := replay.Target{Headers: http.Header{}}
 	vs := audit(t, anthropic.RuleBetaRequired, replay.History{Request: req}, tg)
 	require.Len(t, vs, 2)
-	assert.Equal(t, "thinking.block_binding: Extra inputs are not permitted", vs[0].Predicted)
+	assert.Equal(t, "thinking.adaptive.block_binding.prefix_mismatch_behavior: Extra inputs are not permitted", vs[0].Predicted)
 	assert.Equal(t, "messages.1.content.1: `signature` requires anthropic-beta: compact-2026-09-04", vs[1].Predicted)
 	assert.Empty(t, audit(t, anthropic.RuleBetaRequired, replay.History{Request: req}, replay.Target{}), "headers unknown")
 	tg.Headers.Set("anthropic-beta", "thinking-binding-controls-2026-08-01,compact-2026-09-04")
@@ -277,9 +293,14 @@ func TestTextEditUnderIntactSignature(t *testing.T) {
 	th0 := tu.Blocks[0].(*replay.ReasoningText)
 	content := `{"role":"assistant","content":[{"type":"thinking","thinking":"edited","signature":"` + th0.Signature.Value() + `"}]}`
 	h := replay.History{Turns: []*replay.Turn{tu}, Request: []byte(reqPrefix + content + `,{"role":"user","content":"next"}]}`)}
-	for model, want := range map[string]replay.Severity{"claude-opus-5-5": replay.SeverityRisk, "claude-sonnet-5": replay.SeverityRisk, "claude-sonnet-4-6": replay.SeverityReject, "claude-fable-5-1": replay.SeverityReject} {
+	// Any byte difference fails, on every model (anthropic-sdk-python#1598):
+	// the probes that saw edits accepted on Opus 5.5 and Sonnet 5 are not
+	// the contract.
+	for _, model := range []string{"claude-opus-5-5", "claude-sonnet-5", "claude-sonnet-4-6", "claude-fable-5-1", "claude-fable-5-2"} {
 		vs := audit(t, anthropic.RuleThinkingModified, h, replay.Target{Model: model})
 		require.Len(t, vs, 1, model)
-		assert.Equal(t, want, vs[0].Severity, model)
+		assert.Equal(t, replay.SeverityReject, vs[0].Severity, model)
+		assert.Equal(t, "the thinking text differs from the captured one under the captured signature: any byte difference fails the check, on every model", vs[0].Message)
+		assert.Equal(t, "messages.1.content.0: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.", vs[0].Predicted)
 	}
 }

@@ -52,9 +52,33 @@
 // Vertex; DeepSeek, MiniMax and Kimi mint their own formats on their
 // `/anthropic` endpoints, which never go to Claude.
 //
-// Binding (Claude 5.1 and later but Mythos 5.1 and Sonnet 5): a block is
-// bound to the request's `system`, `tools` and earlier messages (see
-// [PrefixHash]) and chained to the block before it; see [Bind].
+// Binding (Claude 5.1 and later; not Sonnet 5): a block is bound to the
+// request's `system`, `tools` and earlier messages (see [PrefixHash]) and
+// chained to the block before it; see [Bind]. Fable and Mythos 5.2
+// (2026-11-09), and Mythos 5.1 off Bedrock, reject a mismatch on every
+// account; Fable 5.1 and Opus 5.5 for accounts created from 2026-08-31 or
+// when the request sets `prefix_mismatch_behavior` "error". Only the 5.2
+// models read Fable 5.2 blocks; Haiku 5.5 drops other models' blocks
+// (`model_binding_mismatch`); Bedrock removes blocks of another AWS account
+// or minted in a Claude app. `thinking.block_binding` is an extra input to
+// models outside the preserved-thinking list (Fable and Mythos 5.1 and
+// later, Opus, Sonnet and Haiku 5.5) and wherever the
+// `thinking-binding-controls-2026-08-01` header does not arrive (Vertex and
+// several gateways have dropped it).
+//
+// Any byte difference in a thinking block fails (Anthropic,
+// anthropic-sdk-python#1598, 2026-08-05), edited text under an intact
+// signature included. Under `display: "omitted"` (the default of Opus 5.5
+// and Sonnet 5.5, whose text between tool calls also comes back as thinking)
+// the text is empty: normal output, sent back as it came. An assistant
+// message that holds thinking starts with it and does not end with it; a
+// thinking block takes no `cache_control`; a mid-conversation system
+// message precedes an assistant message or ends the array. Thinking types
+// per model: `enabled` refused from Opus 4.7, Sonnet 5, Haiku 5.5, Fable,
+// Mythos; `disabled` refused by Opus 5.5, Sonnet 5.5 (which takes
+// `between_tools`), Fable, Mythos. Claude Code's requests to Fable 5.1 need
+// version 2.1.251, to Fable 5.2 2.1.321 (`claude_code_version_too_old`):
+// not a replay error.
 //
 // A thinking block is replayable only when it was closed and carries a
 // non-empty signature. A stream cut before `message_stop` returns the
@@ -72,9 +96,11 @@
 package anthropic
 
 import (
+	"net/http"
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/jsonw"
 )
@@ -152,3 +178,56 @@ func bodyErr(ptr, format string, args ...any) error {
 }
 
 func itoa(i int) string { return string(jsonw.Int(nil, i)) }
+
+// web are the API's HTTP facts: the Messages path (also on the
+// Anthropic-compatible endpoints of other hosts, whose provider the host
+// names), Vertex's rawPredict and Bedrock's InvokeModel paths for Claude.
+var web = &codecs.HTTP{
+	Routes: []codecs.Route{
+		{Path: "/messages"},
+		{Path: "/publishers/anthropic/models/{model}:rawPredict", Provider: "vertex"},
+		{Path: "/publishers/anthropic/models/{model}:streamRawPredict", Provider: "vertex"},
+		{Path: "/model/{model}/invoke", Provider: "bedrock", Models: []string{"*anthropic.*"}},
+		{Path: "/model/{model}/invoke-with-response-stream", Provider: "bedrock", Models: []string{"*anthropic.*"}},
+	},
+	Hosts:      []codecs.Host{{Suffix: "api.anthropic.com", Provider: "anthropic"}},
+	Credential: codecs.Header("x-api-key", "authorization"),
+	Member:     "messages",
+	Endpoint:   "https://api.anthropic.com",
+	Names:      map[string]string{"anthropic": "anthropic", "claude": "anthropic"},
+	ErrorBody:  errorBody,
+}
+
+var _ codecs.HTTPCodec = Codec{}
+
+// HTTP returns the API's HTTP facts.
+func (Codec) HTTP() *codecs.HTTP { return web }
+
+// errorBody writes an error body as the Messages API does:
+// {"type":"error","error":{"type":...,"message":...}}; Claude on Bedrock
+// answers as AWS does.
+func errorBody(provider string, status int, msg string) ([]byte, http.Header) {
+	if provider == "bedrock" {
+		return codecs.AWSErrorBody(status, msg)
+	}
+	typ := "invalid_request_error"
+	switch status {
+	case http.StatusUnauthorized:
+		typ = "authentication_error"
+	case http.StatusNotFound:
+		typ = "not_found_error"
+	case http.StatusRequestEntityTooLarge:
+		typ = "request_too_large"
+	case http.StatusTooManyRequests:
+		typ = "rate_limit_error"
+	case http.StatusServiceUnavailable:
+		typ = "overloaded_error"
+	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusGatewayTimeout:
+		typ = "api_error"
+	}
+	b := []byte(`{"type":"error","error":{"type":`)
+	b = jsonw.String(b, typ)
+	b = append(b, `,"message":`...)
+	b = jsonw.String(b, msg)
+	return append(b, "}}"...), nil
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/claude"
 	"github.com/reasonreplay/replay/internal/jsonw"
@@ -34,6 +35,16 @@ const (
 	RuleUnread = "anthropic/unread-thinking"
 	// RuleHostThinking: an Anthropic-compatible host gets its own thinking blocks back as it requires.
 	RuleHostThinking = "anthropic/host-thinking"
+	// RuleBlockOrder: an assistant message holding thinking starts with it and does not end with it.
+	RuleBlockOrder = "anthropic/block-order"
+	// RuleBlockMembers: thinking blocks carry only the members the API takes back (no cache_control).
+	RuleBlockMembers = "anthropic/block-members"
+	// RuleSystemPosition: a mid-conversation system message precedes an assistant message or ends the array.
+	RuleSystemPosition = "anthropic/system-position"
+	// RuleThinkingType: the request's thinking type is one its model takes.
+	RuleThinkingType = "anthropic/thinking-type"
+	// RuleClientVersion: Claude Code's requests come from a version the model accepts (not a replay error).
+	RuleClientVersion = "anthropic/client-version"
 )
 
 // Provider error texts the rules predict, as the Messages API returns them
@@ -93,44 +104,103 @@ func (c Codec) Contract() replay.ReplayContract {
 	}
 	rc.Rules = []replay.Rule{
 		{ID: RuleThinkingFirst, Severity: replay.SeverityReject,
-			Doc:   "With manual thinking, the in-progress tool turn starts with a thinking or redacted_thinking block.",
-			Check: c.checkThinkingFirst},
+			Doc:      "With manual thinking, the in-progress tool turn starts with a thinking or redacted_thinking block.",
+			Check:    c.checkThinkingFirst,
+			Symptoms: []replay.Symptom{{Match: claude.SymThinkingFirst, Fix: codecs.FixRestore}}},
 		{ID: RuleThinkingModified, Severity: replay.SeverityReject,
 			Doc: "The thinking blocks of the latest assistant message in the request are the captured ones: none missing (in a tool turn), " +
-				"reordered or altered; a sealed turn's blocks keep their captured positions. An edited text under an intact signature is " +
-				"a risk on the models seen accepting it (Opus 5.5, Sonnet 5).",
-			Check: c.checkModified},
+				"reordered or altered, edited text under an intact signature included (any byte difference fails, on every model); a " +
+				"sealed turn's blocks keep their captured positions. No thinking text is white space alone, and no earlier block's captured " +
+				"text is emptied. An empty text under a signature (display \"omitted\") is normal output, never a violation by itself.",
+			Check: c.checkModified,
+			Symptoms: []replay.Symptom{
+				{Match: `blocks in the latest assistant message cannot be modified`, Fix: codecs.FixRestore, Also: []string{replay.RuleAlteredItem}},
+				{Match: `each thinking block must contain (non-whitespace )?thinking`, Fix: codecs.FixRestore, Also: []string{replay.RuleAlteredItem}},
+			}},
 		{ID: RuleMissingSignature, Severity: replay.SeverityReject,
 			Doc:   "Every thinking block in the request has a string `thinking` member and a non-empty `signature`; every redacted_thinking block has `data`.",
-			Check: c.checkRequestSignatures},
+			Check: c.checkRequestSignatures,
+			Symptoms: []replay.Symptom{
+				{Match: claude.SymSignatureRequired, Fix: codecs.FixDropReasoning},
+				{Match: `(thinking\.thinking|redacted_thinking\.data)[^a-z]*(field required|input should be a valid string)`, Fix: codecs.FixDropReasoning},
+			}},
 		{ID: RuleForeignSignature, Severity: replay.SeverityReject, Covers: []string{replay.RuleForeignFormat},
 			Doc:   "Signed reasoning, encrypted blobs and compaction blocks sent were minted by the target's issuer ([Codec.Format]).",
-			Check: c.checkForeign},
+			Check: c.checkForeign,
+			Symptoms: []replay.Symptom{
+				{Match: claude.SymInvalidSignature, Fix: codecs.FixDropReasoning,
+					Also: []string{RuleMissingSignature, replay.RuleForeignFormat, replay.RuleEmptySignature}},
+				{Match: "input to .?thinking\\.signature.? doesn't match the expected value", Fix: codecs.FixDropReasoning,
+					Also: []string{RuleThinkingModified, replay.RuleAlteredItem, replay.RuleForeignFormat}},
+			}},
 		{ID: RulePrefixMismatch, Severity: replay.SeverityReject,
-			Doc: "On models that bind thinking blocks to their conversation (Claude 5.1 and later but Mythos 5.1 and Sonnet 5), a replayed " +
-				"turn's recorded prefix hash equals the request's before it. Rejected for accounts created from 2026-08-31 or with " +
-				"prefix_mismatch_behavior \"error\"; dropped silently with \"drop_block\" and in Batches; a risk when the account's age is not known.",
-			Check: c.checkPrefix},
+			Doc: "On models that bind thinking blocks to their conversation (Claude 5.1 and later; not Sonnet 5), a replayed " +
+				"turn's recorded prefix hash equals the request's before it. Rejected on every account by Fable and Mythos 5.2 and by Mythos 5.1 " +
+				"(off Bedrock); by Fable 5.1 and Opus 5.5 for accounts created from 2026-08-31 or with prefix_mismatch_behavior \"error\" (a risk " +
+				"when the account's age is not known); dropped silently with \"drop_block\" and in Batches.",
+			Check:    c.checkPrefix,
+			Symptoms: []replay.Symptom{{Match: `block is bound to a different conversation`, Fix: codecs.FixDropBlock, Also: []string{RuleChainBroken}, Rank: 1}}},
 		{ID: RuleChainBroken, Severity: replay.SeverityReject,
 			Doc: "The thinking blocks sent keep their chain: dropping blocks from the start or the end, or all of them, is valid; a gap " +
 				"in the middle, or a removed block put back, invalidates every later block. Severity as for the prefix.",
 			Check: c.checkChain},
 		{ID: RuleBetaRequired, Severity: replay.SeverityReject,
-			Doc:   "`thinking.block_binding` is sent with the `thinking-binding-controls-2026-08-01` beta, a signed compaction block with `compact-2026-09-04` (checked when Target.Headers is known).",
-			Check: c.checkBeta},
+			Doc: "`thinking.block_binding` is sent only to the models that take it (the preserved-thinking models: Fable and Mythos 5.1 and later, " +
+				"Opus, Sonnet and Haiku 5.5), with the `thinking-binding-controls-2026-08-01` beta arriving (checked when Target.Headers is known: " +
+				"Vertex and several gateways drop the header); a signed compaction block with `compact-2026-09-04`.",
+			Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
+				c.checkBlockBindingModel(h, t, report)
+				c.checkBeta(h, t, report)
+			},
+			Symptoms: []replay.Symptom{{Match: `block_binding\S*: extra inputs are not permitted|requires anthropic-beta: compact-2026-09-04`, Fix: codecs.FixConfigure}}},
 		{ID: RuleCompaction, Severity: replay.SeverityReject,
 			Doc: "An unsigned compaction block needs a `compact_20260112` strategy in `context_management.edits`; `clear_thinking_20251015` " +
 				"is the first strategy; a signed compaction block keeps the content its signature covers and goes only to the account that minted it.",
-			Check: c.checkCompaction},
+			Check: c.checkCompaction,
+			Symptoms: []replay.Symptom{
+				{Match: "compaction.? block with .?content.? requires its .?signature|compaction.? block .?content.? does not match its .?signature", Fix: codecs.FixRestore},
+				{Match: "compaction.? blocks require a .?compact_20260112.? strategy|clear_thinking_20251015.? must be the first strategy", Fix: codecs.FixConfigure},
+			}},
 		{ID: RuleUnread, Severity: replay.SeverityDegrade,
 			Doc:   "Thinking minted by a model or account the target's model or account does not read is dropped by the API without an error.",
 			Check: c.checkUnread},
 		{ID: RuleHostThinking, Severity: replay.SeverityReject,
-			Doc:   "DeepSeek's `/anthropic` endpoint in thinking mode wants a thinking block on every assistant turn; MiniMax's its signed blocks verbatim (else interleaved thinking stops).",
-			Check: c.checkHost},
+			Doc:      "DeepSeek's `/anthropic` endpoint in thinking mode wants a thinking block on every assistant turn; MiniMax's its signed blocks verbatim (else interleaved thinking stops).",
+			Check:    c.checkHost,
+			Symptoms: []replay.Symptom{{Match: `the .?content\[\]\.thinking.? in the thinking mode must be passed back`, Fix: codecs.FixRestore}}},
+		{ID: RuleBlockOrder, Severity: replay.SeverityReject,
+			Doc: "An assistant message that holds thinking starts with a thinking or redacted_thinking block (after a compaction block) " +
+				"and does not end with one (a risk when it starts with white-space text, as adaptive thinking has produced).",
+			Check: c.checkBlockOrder,
+			Symptoms: []replay.Symptom{
+				{Match: symFirstBlock, Fix: codecs.FixRestore},
+				{Match: "the final block in an assistant message cannot be .?(redacted_)?thinking", Fix: codecs.FixDropReasoning},
+			}},
+		{ID: RuleBlockMembers, Severity: replay.SeverityReject,
+			Doc:      "A thinking or redacted_thinking block carries only the members the API takes back: `cache_control` on it is an extra input.",
+			Check:    c.checkBlockMembers,
+			Symptoms: []replay.Symptom{{Match: `(thinking|redacted_thinking)\.cache_control: extra inputs are not permitted`, Fix: codecs.FixReencode}}},
+		{ID: RuleSystemPosition, Severity: replay.SeverityReject,
+			Doc:      "A mid-conversation `role: \"system\"` message precedes an assistant message or ends the messages.",
+			Check:    c.checkSystemOrder,
+			Symptoms: []replay.Symptom{{Match: `role 'system' must precede an 'assistant' message`}}},
+		{ID: RuleThinkingType, Severity: replay.SeverityReject,
+			Doc: "`thinking.type` is one the model takes: no `enabled` on Opus 4.7 and later, Sonnet 5 and later, Haiku 5.5, Fable and Mythos; " +
+				"no `disabled` on Opus 5.5, Sonnet 5.5 (`between_tools` instead), Fable and Mythos; no `adaptive` before the 4.6 models.",
+			Check:    c.checkThinkingType,
+			Symptoms: []replay.Symptom{{Match: `"?thinking\.type\.(enabled|disabled|adaptive|between_tools)"? is not supported for this model`, Fix: codecs.FixConfigure}}},
+		{ID: RuleClientVersion, Severity: replay.SeverityReject,
+			Doc: "A request with Claude Code's user agent comes from a version the model accepts (Fable 5.1: 2.1.251, Fable 5.2: 2.1.321). " +
+				"Not a replay error: the request is refused before its reasoning is read, and no change to it helps.",
+			Check:    c.checkClientVersion,
+			Symptoms: []replay.Symptom{{Match: `claude code \S+ does not support this model; version \S+ or newer is required|claude_code_version_too_old`}}},
 	}
 	return rc
 }
+
+// symFirstBlock is the pattern of the first-block text (predictFirstBlock),
+// also relayed by Bedrock (codecs/bedrock).
+const symFirstBlock = claude.SymFirstBlock
 
 // requestMessages returns the request's messages, or nil.
 func requestMessages(h *replay.History) []gjson.Result {
@@ -194,7 +264,9 @@ func blockType(b replay.Block) string {
 // turn, when it calls tools, must start (among what Encode sends) with a
 // sendable thinking or redacted_thinking item.
 func (c Codec) checkThinkingFirst(h *replay.History, t *replay.Target, report func(replay.Violation)) {
-	if !t.Thinking {
+	// DeepSeek's host answers with its own text (RuleHostThinking); MiniMax's
+	// takes the turn and loses the thinking silently.
+	if own := c.Format(); !t.Thinking || own == formats.DeepSeekAnthropic || own == formats.MiniMaxAnthropic {
 		return
 	}
 	last := len(h.Turns) - 1
@@ -280,10 +352,7 @@ func (c Codec) checkModified(h *replay.History, t *replay.Target, report func(re
 	if i < 0 {
 		return
 	}
-	model := t.Model
-	if model == "" {
-		model = h.Turns[last].Provenance.Model
-	}
+	c.checkBlankThinking(h, msgs, i, report)
 	want := turnAnchors(h.Turns[last])
 	type sent struct {
 		anchor
@@ -319,7 +388,7 @@ func (c Codec) checkModified(h *replay.History, t *replay.Target, report func(re
 			case j >= len(want):
 				bad(got[j].at, "", fmt.Sprintf("the latest assistant message has a %s block the captured turn does not have", got[j].typ))
 			case textEdit(got[j].anchor, want[j]):
-				bad(got[j].at, textEditSeverity(model), textEditMessage(model))
+				bad(got[j].at, "", textEditMessage)
 			case got[j].anchor != want[j]:
 				bad(got[j].at, "", fmt.Sprintf("the latest assistant message's %s block differs from the captured turn's %s block at this position", got[j].typ, want[j].typ))
 			default:
@@ -342,30 +411,18 @@ func (c Codec) checkModified(h *replay.History, t *replay.Target, report func(re
 			bad(g.at, "", fmt.Sprintf("the latest assistant message's %s block is not one of the captured blocks (or is out of order)", g.typ))
 			return
 		case textEdit(g.anchor, want[w]):
-			bad(g.at, textEditSeverity(model), textEditMessage(model))
+			bad(g.at, "", textEditMessage)
 			return
 		}
 		w++
 	}
 }
 
-// textEditSeverity: thinking text edited under an intact signature was
-// accepted by probes on Opus 5.5 and Sonnet 5; elsewhere it is rejected.
-func textEditSeverity(model string) replay.Severity {
-	m := claude.Parse(model)
-	if m.Is("opus", 5, 5) || m.Is("sonnet", 5, 0) {
-		return replay.SeverityRisk
-	}
-	return replay.SeverityReject
-}
-
-func textEditMessage(model string) string {
-	msg := "the thinking text differs from the captured one under the captured signature"
-	if textEditSeverity(model) == replay.SeverityRisk {
-		msg += " (" + model + " was seen accepting such edits; a changed signature is always rejected)"
-	}
-	return msg
-}
+// textEditMessage: Anthropic fails a thinking block that differs in any
+// way from the original, edited text under an intact signature included
+// (anthropic-sdk-python#1598, 2026-08-05; probes that saw edits accepted on
+// Sonnet 5 and Opus 5.5 are not the contract).
+const textEditMessage = "the thinking text differs from the captured one under the captured signature: any byte difference fails the check, on every model"
 
 // checkSealedOrder: in a sealed turn ([replay.Seal]) of the codec's
 // format, each thinking and redacted block sits at the content index it
@@ -542,7 +599,7 @@ func (c Codec) checkBeta(h *replay.History, t *replay.Target, report func(replay
 	if bb := root.Get("thinking.block_binding"); bb.Exists() && !hasBeta(t.Headers, betaBinding) {
 		report(replay.Violation{Turn: -1, Block: -1, Pointer: "/thinking/block_binding",
 			Message:   "thinking.block_binding is sent without the " + betaBinding + " value in the anthropic-beta header",
-			Predicted: at("thinking.block_binding", predictExtraInputs),
+			Predicted: at(bindingPath(root.Get("thinking.type").Str, bb), predictExtraInputs),
 			Fix:       "add " + betaBinding + " to the anthropic-beta header, or leave block_binding out"})
 	}
 	if hasBeta(t.Headers, betaCompactOnDemand) {
@@ -687,12 +744,12 @@ func (c Codec) checkUnread(h *replay.History, t *replay.Target, report func(repl
 		return
 	}
 	platform := strings.ToLower(c.Provider)
-	var lastFrom, lastAcct, why string
+	var lastFrom, lastAcct, lastPlat, why string
 	for ti, tu := range h.Turns {
 		p := tu.Provenance
-		if ti == 0 || p.Model != lastFrom || p.Account != lastAcct {
-			lastFrom, lastAcct = p.Model, p.Account
-			why = claude.Unread(p.Model, t.Model, p.Account, t.Account, platform)
+		if ti == 0 || p.Model != lastFrom || p.Account != lastAcct || p.Provider != lastPlat {
+			lastFrom, lastAcct, lastPlat = p.Model, p.Account, p.Provider
+			why = claude.Unread(p.Model, t.Model, strings.ToLower(p.Provider), p.Account, t.Account, platform)
 		}
 		if why == "" {
 			continue

@@ -38,7 +38,8 @@ func TestContractRulesDocumented(t *testing.T) {
 	}
 	assert.Equal(t, []string{"anthropic/thinking-first", "anthropic/thinking-modified", "anthropic/missing-signature",
 		"anthropic/foreign-signature", "anthropic/prefix-mismatch", "anthropic/chain-broken", "anthropic/beta-required",
-		"anthropic/compaction", "anthropic/unread-thinking", "anthropic/host-thinking"}, ids)
+		"anthropic/compaction", "anthropic/unread-thinking", "anthropic/host-thinking", "anthropic/block-order",
+		"anthropic/block-members", "anthropic/system-position", "anthropic/thinking-type", "anthropic/client-version"}, ids)
 }
 
 func TestThinkingFirstFromTurns(t *testing.T) {
@@ -180,11 +181,11 @@ func TestPrefixMismatch(t *testing.T) {
 	assert.Equal(t, replay.SeverityRisk, vs[0].Severity, "the account's age is not known")
 
 	for name, tg := range map[string]replay.Target{
-		"same prefix":               {Model: "claude-fable-5-1", PrefixHash: "sha256:aaaa"},
-		"no request hash":           {Model: "claude-fable-5-1"},
-		"older model":               {Model: "claude-sonnet-4-5-20250929", PrefixHash: "sha256:bbbb"},
-		"mythos 5.1 checks nothing": {Model: "claude-mythos-5-1", PrefixHash: "sha256:bbbb"},
-		"sonnet 5":                  {Model: "claude-sonnet-5", PrefixHash: "sha256:bbbb"},
+		"same prefix":           {Model: "claude-fable-5-1", PrefixHash: "sha256:aaaa"},
+		"no request hash":       {Model: "claude-fable-5-1"},
+		"older model":           {Model: "claude-sonnet-4-5-20250929", PrefixHash: "sha256:bbbb"},
+		"mythos 5.1 on bedrock": {Model: "claude-mythos-5-1", Provider: "bedrock", PrefixHash: "sha256:bbbb"},
+		"sonnet 5":              {Model: "claude-sonnet-5", PrefixHash: "sha256:bbbb"},
 	} {
 		assert.Empty(t, audit(t, "anthropic/prefix-mismatch", h, tg), name)
 	}

@@ -163,6 +163,7 @@ var streamCases = []streamCase{
 	{"bedrock-chunks.jsonl", replay.FramingJSONL, noErr},
 	{"server-tools.sse", replay.FramingSSE, noErr},
 	{"unsigned-proxy.sse", replay.FramingSSE, noErr},
+	{"omitted-between-tools.sse", replay.FramingSSE, noErr},
 }
 
 func sweep(t *testing.T, c streamCase) codectest.Result {

@@ -58,10 +58,23 @@
 // Replay: the assistant message goes back with its reasoningContent blocks
 // in their original order and bytes; a Claude reasoningText needs its
 // signature, redactedContent goes back as it came, and no signature is
-// ever sent to a model that did not mint it (see [Codec.Contract]).
+// ever sent to a model that did not mint it (see [Codec.Contract]). Under
+// an omitted display Claude's reasoningText has an empty text and its
+// signature; `text: null` is refused ("... reasoningText.text' failed to
+// satisfy constraint: Member must not be null"), and so is reasoning sent as
+// `reasoningContent.text` (a gpt-oss client's shape), both read from a
+// request as native blocks for the audit. Claude 5 and later (Sonnet 5,
+// Fable 5.1, the 5.5 models) refuse an assistant turn of reasoning alone as
+// prefill, and Claude's rule that a message holding thinking starts with it
+// comes back wrapped in a ValidationException.
 package bedrock
 
-import "github.com/reasonreplay/replay"
+import (
+	"net/http"
+
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
+)
 
 // API is the codec's API name.
 const API = "bedrock-converse"
@@ -104,3 +117,24 @@ func (c Codec) provenance() replay.Provenance {
 	}
 	return replay.Provenance{API: API, Provider: p, Model: c.Model}
 }
+
+// web are the API's HTTP facts: Converse and ConverseStream on the
+// Bedrock runtime.
+var web = &codecs.HTTP{
+	Routes: []codecs.Route{
+		{Path: "/model/{model}/converse", Provider: "bedrock"},
+		{Path: "/model/{model}/converse-stream", Provider: "bedrock"},
+	},
+	Hosts:      []codecs.Host{{Suffix: "amazonaws.com", Provider: "bedrock"}},
+	Credential: codecs.Header("authorization"),
+	Member:     "messages",
+	Names:      map[string]string{"bedrock": "bedrock", "bedrock-converse": "bedrock"},
+	ErrorBody: func(_ string, status int, msg string) ([]byte, http.Header) {
+		return codecs.AWSErrorBody(status, msg)
+	},
+}
+
+var _ codecs.HTTPCodec = Codec{}
+
+// HTTP returns the API's HTTP facts.
+func (Codec) HTTP() *codecs.HTTP { return web }

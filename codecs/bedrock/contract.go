@@ -3,9 +3,13 @@ package bedrock
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/internal/claude"
+	"github.com/tidwall/gjson"
 )
 
 // sent reports whether Encode writes b.
@@ -63,13 +67,25 @@ const (
 	RuleEmptyContent = API + "/empty-content"
 	// RuleReasoningOnly: an assistant message is not reasoning alone.
 	RuleReasoningOnly = API + "/reasoning-only"
+	// RuleReasoningMembers: every reasoningContent block has a shape
+	// Converse takes (reasoningText with a string text, or redactedContent).
+	RuleReasoningMembers = API + "/reasoning-members"
+	// RuleBlockOrder: with Claude, an assistant message holding reasoning
+	// starts with it.
+	RuleBlockOrder = API + "/block-order"
 )
 
 const errPrefix = "ValidationException: The model returned the following errors: "
 
+// symBedrock is the envelope in which Bedrock relays a model's own error
+// (Claude's, from the Messages API): the rules below own those texts when
+// it wraps them ([replay.Symptom].Within).
+const symBedrock = `ValidationException|The model returned the following errors|"__type"\s*:`
+
 var rules = []replay.Rule{
 	{
 		ID:       RuleClaudeSignature,
+		Symptoms: []replay.Symptom{{Match: claude.SymSignatureRequired, Fix: codecs.FixDropReasoning, Within: symBedrock}},
 		Severity: replay.SeverityReject,
 		Doc:      "Reasoning text sent to a Claude model carries a non-empty signature; Claude rejects unsigned thinking, whoever minted the text.",
 		Check: func(h *replay.History, tg *replay.Target, report func(replay.Violation)) {
@@ -93,7 +109,9 @@ var rules = []replay.Rule{
 		},
 	},
 	{
-		ID:       RuleForeignSignature,
+		ID: RuleForeignSignature,
+		Symptoms: []replay.Symptom{{Match: claude.SymInvalidSignature, Fix: codecs.FixDropReasoning, Within: symBedrock,
+			Also: []string{replay.RuleForeignFormat, replay.RuleEmptySignature}}},
 		Covers:   []string{replay.RuleForeignFormat},
 		Severity: replay.SeverityReject,
 		Doc:      "A Claude model takes back only signatures and redactedContent that Claude minted (on Anthropic, Bedrock or Vertex).",
@@ -131,6 +149,7 @@ var rules = []replay.Rule{
 	},
 	{
 		ID:       RuleSignatureField,
+		Symptoms: []replay.Symptom{{Match: `doesn't support the reasoningContent\.reasoningText\.signature field`, Fix: codecs.FixDropReasoning}},
 		Covers:   []string{replay.RuleForeignFormat},
 		Severity: replay.SeverityReject,
 		Doc:      "A reasoningText sent to a model that is not Claude has no signature member, whatever format the item claims (F10).",
@@ -154,6 +173,7 @@ var rules = []replay.Rule{
 	},
 	{
 		ID:       RuleReasoningInput,
+		Symptoms: []replay.Symptom{{Match: `user messages cannot contain reasoning content`, Fix: codecs.FixDropReasoning}},
 		Covers:   []string{replay.RuleForeignFormat},
 		Severity: replay.SeverityReject,
 		Doc:      "DeepSeek R1 on Bedrock refuses reasoningContent in the messages it is sent (langchain-aws #401, PR #1229).",
@@ -200,6 +220,7 @@ var rules = []replay.Rule{
 	},
 	{
 		ID:       RuleThinkingFirst,
+		Symptoms: []replay.Symptom{{Match: claude.SymThinkingFirst, Fix: codecs.FixRestore, Within: symBedrock}},
 		Severity: replay.SeverityReject,
 		Doc:      "With Claude thinking enabled, the last assistant turn that calls a tool starts with its thinking or redacted block.",
 		Check: func(h *replay.History, tg *replay.Target, report func(replay.Violation)) {
@@ -238,6 +259,7 @@ var rules = []replay.Rule{
 	},
 	{
 		ID:       RuleEmptyContent,
+		Symptoms: []replay.Symptom{{Match: `the content field in the message object at messages\.\S+ is empty`, Fix: codecs.FixDropReasoning}},
 		Severity: replay.SeverityReject,
 		Doc:      "Every assistant turn sends at least one content block.",
 		Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
@@ -260,9 +282,15 @@ var rules = []replay.Rule{
 	},
 	{
 		ID:       RuleReasoningOnly,
+		Symptoms: []replay.Symptom{{Match: `does not support assistant message prefill`, Fix: codecs.FixDropReasoning}},
 		Severity: replay.SeverityRisk,
-		Doc:      "An assistant turn of reasoning alone is taken as prefill, which the newest Claude models reject.",
-		Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
+		Doc: "An assistant turn of reasoning alone is taken as prefill, which Claude 5 and later (Sonnet 5, Fable 5.1, the 5.5 " +
+			"models) reject; a risk on other models.",
+		Check: func(h *replay.History, tg *replay.Target, report func(replay.Violation)) {
+			var sev replay.Severity
+			if m := claude.Parse(tg.Model); isClaude(tg.Model) && m.AtLeast(5, 0) {
+				sev = replay.SeverityReject
+			}
 			for ti, t := range h.Turns {
 				reasoning, other := false, false
 				for _, b := range t.Blocks {
@@ -276,7 +304,7 @@ var rules = []replay.Rule{
 					}
 				}
 				if reasoning && !other {
-					report(replay.Violation{Turn: ti, Block: -1,
+					report(replay.Violation{Turn: ti, Block: -1, Severity: sev,
 						Message:   "the assistant turn holds only reasoningContent",
 						Predicted: "This model does not support assistant message prefill. The conversation must end with a user message.",
 						Fix:       "drop the turn's reasoning, or the turn"})
@@ -284,6 +312,119 @@ var rules = []replay.Rule{
 			}
 		},
 	},
+	{
+		ID:       RuleReasoningMembers,
+		Severity: replay.SeverityReject,
+		Doc: "Every reasoningContent block is {reasoningText: {text, signature?}} with a string text (\"\" under an omitted display, " +
+			"never null) or {redactedContent}: reasoning sent as reasoningContent.text (a gpt-oss client's shape) is not one.",
+		Symptoms: []replay.Symptom{{Match: `reasoningcontent\.reasoningtext\.text' failed to satisfy constraint: member must not be null`, Fix: codecs.FixDropReasoning}},
+		Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
+			for ti, t := range h.Turns {
+				for bi, b := range t.Blocks {
+					nat, ok := b.(*replay.Native)
+					if !ok || nat.Kind != "reasoningContent" || !sent(b) {
+						continue
+					}
+					rc := gjson.GetBytes(nat.Raw, "reasoningContent")
+					v := replay.Violation{Turn: ti, Block: bi}
+					if p := blockPointer(h, ti, t, bi); p != "" {
+						v.Pointer = p + "/reasoningContent"
+					}
+					switch {
+					case rc.Get("reasoningText.text").Type == gjson.Null && rc.Get("reasoningText.text").Exists():
+						v.Message = "a reasoningText whose text is null"
+						v.Predicted = "1 validation error detected: Value at 'messages." + messageIndex(h, ti) + ".member.content." +
+							strconv.Itoa(contentIndex(t, bi)) + ".member.reasoningContent.reasoningText.text' failed to satisfy constraint: Member must not be null"
+						v.Fix = "send the text as captured (\"\" when the display was omitted), or drop the block"
+					case rc.Get("text").Exists() && !rc.Get("reasoningText").Exists() && !rc.Get("redactedContent").Exists():
+						v.Message = "reasoning sent as reasoningContent.text: Converse takes reasoningText.text (the exact error text is not known)"
+						v.Fix = "send it as {\"reasoningContent\":{\"reasoningText\":{\"text\":...}}} (Encode does), or drop it"
+					default:
+						continue
+					}
+					report(v)
+				}
+			}
+		},
+	},
+	{
+		ID:       RuleBlockOrder,
+		Severity: replay.SeverityReject,
+		Doc:      "With Claude, an assistant message that holds reasoningContent starts with it (Claude's rule, relayed by Bedrock).",
+		Symptoms: []replay.Symptom{{Match: claude.SymFirstBlock, Fix: codecs.FixRestore, Within: symBedrock}},
+		Check: func(h *replay.History, tg *replay.Target, report func(replay.Violation)) {
+			if !isClaude(tg.Model) {
+				return
+			}
+			for ti, t := range h.Turns {
+				first, reasoning := -1, false
+				for bi, b := range t.Blocks {
+					if !sent(b) {
+						continue
+					}
+					if first < 0 {
+						first = bi
+					}
+					if isReasoning(b) {
+						reasoning = true
+					}
+				}
+				if !reasoning || first < 0 || isReasoning(t.Blocks[first]) {
+					continue
+				}
+				found := anthropicType(t.Blocks[first])
+				report(replay.Violation{Turn: ti, Block: first,
+					Message: "the assistant message holds reasoningContent but starts with " + found,
+					Predicted: errPrefix + "messages." + messageIndex(h, ti) + ".content.0: If an assistant message contains any thinking blocks, " +
+						"the first block must be `thinking` or `redacted_thinking`. Found `" + found + "`.",
+					Fix: "send the message's blocks in the order the response had them, reasoningContent first (Encode does)"})
+			}
+		},
+	},
+}
+
+// isReasoning reports whether b is sent as a reasoningContent block.
+func isReasoning(b replay.Block) bool {
+	switch x := b.(type) {
+	case replay.ReasoningItem:
+		return true
+	case *replay.Native:
+		return x.Kind == "reasoningContent"
+	}
+	return false
+}
+
+// anthropicType names a block as the Messages API Bedrock relays to names it.
+func anthropicType(b replay.Block) string {
+	switch x := b.(type) {
+	case *replay.Text:
+		return "text"
+	case *replay.ToolCall:
+		return "tool_use"
+	case *replay.Native:
+		return x.Kind
+	}
+	return "content"
+}
+
+// messageIndex returns the request message index of turn ti, from the
+// history's pointers ("N" when they are not known).
+func messageIndex(h *replay.History, ti int) string {
+	if ti < len(h.Pointers) {
+		if n, ok := strings.CutPrefix(h.Pointers[ti], "/messages/"); ok {
+			return n
+		}
+	}
+	return "N"
+}
+
+// blockPointer is the JSON Pointer of block bi of turn ti in the request,
+// when the history's pointers are known ("" otherwise).
+func blockPointer(h *replay.History, ti int, t *replay.Turn, bi int) string {
+	if ti < len(h.Pointers) && strings.HasPrefix(h.Pointers[ti], "/messages/") {
+		return h.Pointers[ti] + "/content/" + strconv.Itoa(contentIndex(t, bi))
+	}
+	return ""
 }
 
 // accepted is the format a model takes back as its own: its family's, or

@@ -65,6 +65,11 @@ type reader struct {
 	// without its signature, a toolUse without its input) as unfinished:
 	// set for the last assistant message of a request.
 	cut bool
+	// request is set for a request's assistant messages: a reasoningText
+	// whose text is null (which Bedrock refuses with a validation error) is
+	// kept verbatim as another reasoningContent shape, for the audit to
+	// report, instead of stopping the read.
+	request bool
 }
 
 func (c Codec) reader() *reader {
@@ -166,7 +171,7 @@ func (r *reader) reasoning(b, rc gjson.Result, i, pos int, ptr string) (replay.B
 	ptr += "/reasoningContent"
 	rt, rd := rc.Get("reasoningText"), rc.Get("redactedContent")
 	switch {
-	case rt.IsObject() && !rd.Exists():
+	case rt.IsObject() && !rd.Exists() && !(r.request && rt.Get("text").Type == gjson.Null):
 		return r.reasoningText(rt, i, pos, ptr+"/reasoningText")
 	case rd.Type == gjson.String && !rt.Exists():
 		if jsonw.Lone(rd.Raw) {

@@ -2,8 +2,10 @@ package bedrock
 
 import (
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
+	"net/http"
 )
 
 // DecodeRequest reads the assistant turns of a Converse request body
@@ -49,9 +51,44 @@ func (c Codec) requestTurn(m gjson.Result, ptr string, cut bool) (*replay.Turn, 
 	}
 	tu := &replay.Turn{Provenance: c.provenance()}
 	r := c.reader()
-	r.cut = cut
+	r.cut, r.request = cut, true
 	if err := r.content(tu, content, ptr+"/content"); err != nil {
 		return nil, err
 	}
 	return tu, nil
+}
+
+// ReadRequest reads a Converse request body once for the middleware: the
+// turns as [Codec.DecodeRequest] reads them, the `messages` elements, and
+// the `system` and `toolConfig` members the turns are bound to;
+// `cachePoint` blocks are no part of the conversation.
+func (c Codec) ReadRequest(body []byte) (*codecs.Request, error) {
+	return codecs.ReadWith(body, "messages", []string{"system", "toolConfig"}, []string{"cachePoint"}, nil, c.DecodeRequest)
+}
+
+// Strip removes the reasoningContent blocks of an assistant message.
+func (Codec) Strip(raw []byte) ([]byte, []codecs.Change) {
+	out, removed := kit.FilterArray(raw, "content", func(b gjson.Result) bool { return b.Get("reasoningContent").Exists() })
+	return out, kit.Removed(removed, "reasoning block removed")
+}
+
+// Fix applies drop-reasoning: the turns lose their reasoning blocks.
+func (c Codec) Fix(fix string, r *codecs.Request, only func(int) bool, _ http.Header) ([]byte, http.Header, []codecs.Change) {
+	if fix != codecs.FixDropReasoning {
+		return r.Body, nil, nil
+	}
+	body, changes := codecs.EditTurns(r, only, func(_ int, raw []byte) ([]byte, []codecs.Change) {
+		out, ch := c.Strip(raw)
+		if len(ch) == 0 {
+			return nil, nil
+		}
+		return out, ch
+	})
+	return body, nil, changes
+}
+
+// RenameResults renames the call ids the tool results of a conversation
+// element name (see [codecs.ResultRenamer]).
+func (Codec) RenameResults(el []byte, rename func(string) (string, bool)) []byte {
+	return kit.RenameIn(el, "content", func(b gjson.Result) bool { return b.Get("toolResult").IsObject() }, "toolResult.toolUseId", rename)
 }

@@ -32,9 +32,24 @@
 //
 // Tool calls are merged by `index` in streams (arguments concatenated). On
 // Gemini's OpenAI-compatible endpoint a tool call's
-// `extra_content.google.thought_signature` becomes a bound Gemini signature
-// item placed before the call (package internal/gemsig), and is written
-// back onto the same call.
+// `extra_content.google.thought_signature` (Vertex AI's endpoint:
+// `extra_content.vertex.thought_signature`) becomes a bound Gemini
+// signature item placed before the call (package internal/gemsig), and is
+// written back onto the same call in the same spelling; Gemini 3 refuses
+// the current turn's first call of an assistant message without it.
+//
+// Later contracts: DeepSeek V4 (thinking on by default) wants
+// reasoning_content on every earlier assistant message when tools are
+// present, and refuses the reasoning sent as a `thinking` content part
+// ("messages[N]: unknown variant `thinking`, expected `text`"). Kimi K3
+// always thinks and keeps every historical reasoning_content; Kimi K2.7
+// Code refuses `thinking` disabled and reads an empty reasoning_content as
+// missing; Kimi is also named by vendor slugs of any depth (SiliconFlow's
+// `Pro/moonshotai/Kimi-K2.5`). MiniMax-M3 with `reasoning_split: true`
+// returns reasoning_details, wanted back whole. A request's assistant
+// content may be an array of parts (its text parts are its content); a
+// body with a leftover `choices[0].delta` beside its message (Perplexity)
+// reads as a body.
 //
 // Replay depends on the host (see [Replay] and each profile's Source);
 // [Codec.Contract] returns the audit rules that check it.
@@ -42,6 +57,9 @@ package chatcompat
 
 import (
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
+	"net/http"
+	"strings"
 )
 
 // API names registered by this package.
@@ -73,6 +91,11 @@ type Codec struct {
 // New returns the codec for api ("deepseek", "xai", "openai-compatible")
 // with the profile for the provider and model.
 func New(api, provider, model string) Codec {
+	switch strings.ToLower(provider) {
+	case "gemini", "google":
+		// Gemini's own host serves its OpenAI-compatible chat endpoint.
+		provider = "gemini-openai"
+	}
 	switch api {
 	case APIDeepSeek:
 		if provider == "" {
@@ -94,7 +117,7 @@ func init() {
 		{API: APIDeepSeek, Providers: []string{"deepseek"}, Models: []string{"deepseek-*"}},
 		{API: APIXAI, Providers: []string{"xai", "x.ai"}, Models: []string{"grok-3-mini*"}},
 		{API: APIGeneric, Providers: append([]string{"moonshot", "kimi", "zai", "z.ai", "zhipu", "minimax",
-			"dashscope", "alibaba", "qwen", "groq", "gemini-openai"}, genericProviders...),
+			"dashscope", "alibaba", "qwen", "groq", "gemini-openai", "vertex-openai"}, genericProviders...),
 			Models: []string{"kimi-*", "glm-*", "minimax-*", "qwen*", "qwq-*"}},
 	} {
 		api := e.API
@@ -114,4 +137,56 @@ func (c Codec) API() string {
 // NewStream returns a fresh [StreamDecoder] for the codec's profile.
 func (c Codec) NewStream() replay.FrameDecoder {
 	return &StreamDecoder{API: c.API(), Profile: c.Profile, Limits: c.Limits}
+}
+
+// webs are the HTTP facts of the package's three APIs: each serves chat
+// completions; the generic API is the one a request to a named provider
+// that no other chat API claims falls back to.
+var webs = map[string]*codecs.HTTP{
+	APIDeepSeek: {
+		Routes:     []codecs.Route{{Path: "/chat/completions", Shared: true}},
+		Hosts:      []codecs.Host{{Suffix: "api.deepseek.com", Provider: "deepseek"}},
+		Credential: codecs.Header("authorization"),
+		Member:     "messages",
+		Endpoint:   "https://api.deepseek.com",
+		Names:      map[string]string{"deepseek": "deepseek"},
+		ErrorBody:  errorBody,
+	},
+	APIXAI: {
+		Routes:     []codecs.Route{{Path: "/chat/completions", Shared: true}},
+		Hosts:      []codecs.Host{{Suffix: "api.x.ai", Provider: "xai"}},
+		Credential: codecs.Header("authorization"),
+		Member:     "messages",
+		Endpoint:   "https://api.x.ai",
+		Names:      map[string]string{"xai": "xai", "grok": "xai"},
+		ErrorBody:  errorBody,
+	},
+	APIGeneric: {
+		Routes: []codecs.Route{{Path: "/chat/completions", Shared: true, Fallback: codecs.FallbackNamed}},
+		Hosts: []codecs.Host{
+			{Suffix: "api.moonshot.ai", Provider: "moonshot"},
+			{Suffix: "api.moonshot.cn", Provider: "moonshot"},
+			{Suffix: "api.z.ai", Provider: "zai"},
+			{Suffix: "open.bigmodel.cn", Provider: "zhipu"},
+			{Suffix: "api.minimax.io", Provider: "minimax"},
+			{Suffix: "api.minimaxi.com", Provider: "minimax"},
+			{Suffix: "dashscope.aliyuncs.com", Provider: "dashscope"},
+			{Suffix: "dashscope-intl.aliyuncs.com", Provider: "dashscope"},
+			{Suffix: "api.groq.com", Provider: "groq"},
+		},
+		Credential: codecs.Header("authorization", "api-key"),
+		Member:     "messages",
+		Names: map[string]string{"moonshot": "moonshot", "kimi": "moonshot", "zai": "zai", "glm": "zai",
+			"groq": "groq", "minimax": "minimax", "dashscope": "dashscope", "qwen": "dashscope"},
+		ErrorBody: errorBody,
+	},
+}
+
+var _ codecs.HTTPCodec = Codec{}
+
+// HTTP returns the HTTP facts of the codec's API.
+func (c Codec) HTTP() *codecs.HTTP { return webs[c.API()] }
+
+func errorBody(_ string, status int, msg string) ([]byte, http.Header) {
+	return codecs.OpenAIErrorBody(status, msg)
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 )
@@ -16,9 +17,25 @@ const (
 	// RuleDeepSeekMissing: reasoning_content missing where DeepSeek V3.x
 	// (tool loop) or V4 (tools in the request) requires it.
 	RuleDeepSeekMissing = "deepseek/reasoning-content-missing"
+	// RuleDeepSeekNull: reasoning_content sent as null to DeepSeek.
+	RuleDeepSeekNull = "deepseek/reasoning-content-null"
 	// RuleKimiMissing: reasoning_content missing on a Kimi thinking tool
 	// call message.
 	RuleKimiMissing = "kimi/reasoning-content-missing"
+	// RuleDeepSeekContentPart: an assistant message's content holds a part
+	// DeepSeek does not take (its reasoning as a `thinking` part).
+	RuleDeepSeekContentPart = "deepseek/thinking-content-part"
+	// RuleKimiThinkingRequired: thinking switched off for a Kimi model that
+	// always thinks (K2.7 Code).
+	RuleKimiThinkingRequired = "kimi/thinking-required"
+	// RuleMiniMaxDetails: with reasoning_split, MiniMax gets each assistant
+	// message's reasoning_details back whole.
+	RuleMiniMaxDetails = "minimax/reasoning-details-missing"
+	// RuleGeminiMissing: on Gemini's (or Vertex AI's) OpenAI-compatible
+	// endpoint, the first tool call of each assistant message of the current
+	// turn carries its thought signature. The native codec's id: the same
+	// contract and texts.
+	RuleGeminiMissing = "gemini/missing-signature"
 	// RulePreservedMissing: the request asks the host to keep historical
 	// thinking (Qwen3.6 preserve_thinking, Kimi keep "all", GLM
 	// clear_thinking false) but an earlier assistant message has no
@@ -38,7 +55,15 @@ const (
 	errKimiMissing = "thinking is enabled but reasoning_content is missing in assistant tool call message at index %s"
 	// Z.ai, one report (zai-org/feedback #676).
 	errGLMMissing = "The `reasoning_text` in the thinking mode must be passed back to the API."
+	// DeepSeek's deserializer on a content part of another type
+	// (OpenCoworkAI/open-cowork#231).
+	errDeepSeekPart = "Failed to deserialize the JSON body into the target type: messages[%d]: unknown variant `%s`, expected `text`"
+	// Kimi K2.7 Code with thinking disabled (can1357/oh-my-pi#3852).
+	errKimiThinking = "invalid thinking: only type=enabled is allowed for this model"
 )
+
+// symPassedBack is the pattern of DeepSeek V4's text (errDeepSeekV4).
+const symPassedBack = "the .?reasoning_content.? in the thinking mode must be passed back"
 
 // switches is what a request body says about thinking.
 type switches struct {
@@ -80,23 +105,33 @@ func requestSwitches(h *replay.History, p Profile) switches {
 func (c Codec) Contract() replay.ReplayContract {
 	p := c.Profile
 	rc := replay.ReplayContract{API: c.API(), Accepts: []replay.Format{p.Format}, ToolIDs: true}
-	switch p.Replay {
-	case ReplayForbidden:
+	switch {
+	case p.Replay == ReplayForbidden:
 		rc.Summary = "DeepSeek R1: never send reasoning_content back; the API rejects input messages that carry it (400)."
-		rc.Rules = []replay.Rule{ruleForbidden}
-	case ReplayToolLoop:
+		rc.Rules = []replay.Rule{ruleForbidden, ruleContentPart}
+	case p.Replay == ReplayToolLoop:
 		rc.Summary = "DeepSeek V3.1/V3.2 thinking mode: assistant messages inside the current tool loop carry their reasoning_content; older turns' reasoning may be dropped."
-		rc.Rules = []replay.Rule{ruleLoopMissing, ruleNull("deepseek/reasoning-content-null", errDeepSeekV4)}
-	case ReplayAllWithTools:
-		rc.Summary = "DeepSeek V4: when the request has tools, every earlier assistant message carries reasoning_content, \"\" where the turn had none (null fails)."
-		rc.Rules = []replay.Rule{ruleV4Missing, ruleNull("deepseek/reasoning-content-null", errDeepSeekV4)}
-	case ReplayToolCalls:
+		rc.Rules = []replay.Rule{ruleLoopMissing, ruleNull(RuleDeepSeekNull, errDeepSeekV4), ruleContentPart}
+	case p.Replay == ReplayAllWithTools:
+		rc.Summary = "DeepSeek V4: when the request has tools, every earlier assistant message carries reasoning_content, \"\" where the turn had none (null fails); thinking goes in reasoning_content, never as a content part."
+		rc.Rules = []replay.Rule{ruleV4Missing, ruleNull(RuleDeepSeekNull, errDeepSeekV4), ruleContentPart}
+	case p.Name == kimiK3.Name:
+		rc.Summary = "Kimi K3 always reasons (no thinking parameter) and keeps preserved thinking on: every assistant message carries its reasoning_content as received; a tool-call message without it is rejected."
+		rc.Rules = []replay.Rule{kimiMissing(true, false), rulePreservedAlways}
+	case p.Name == kimiK27.Name:
+		rc.Summary = "Kimi K2.7 Code always thinks (thinking cannot be disabled): assistant messages with tool calls carry a non-empty reasoning_content."
+		rc.Rules = []replay.Rule{kimiMissing(true, true), ruleThinkingRequired}
+	case p.Replay == ReplayToolCalls:
 		rc.Summary = "Kimi K2 thinking: assistant messages with tool calls carry their reasoning_content; with thinking.keep \"all\", every assistant message does."
 		rc.Rules = []replay.Rule{ruleKimiMissing}
-	case ReplayAll:
+	case p.Replay == ReplayAll:
 		rc.Summary = "GLM: send reasoning_content back with tool results (interleaved thinking) and, with clear_thinking:false, on every earlier turn, unmodified and in order. Missing reasoning degrades (one report of a rejection)."
-	case ReplayRawContent:
-		rc.Summary = "MiniMax: send the assistant message back complete: content with its <think> block, or reasoning_details when reasoning_split was used."
+	case p.Replay == ReplayRawContent:
+		rc.Summary = "MiniMax: send the assistant message back complete: content with its <think> block, or, when the request uses reasoning_split (MiniMax-M3 on /v1), its reasoning_details whole."
+		rc.Rules = []replay.Rule{ruleMiniMaxDetails}
+	case p.Name == geminiOpenAI.Name, p.Name == vertexOpenAI.Name:
+		rc.Summary = "Gemini through chat completions: each tool call goes back with its thought signature on the same call (extra_content.google, or extra_content.vertex on Vertex AI); Gemini 3 refuses the current turn's first call of a message without it."
+		rc.Rules = []replay.Rule{ruleGeminiMissing(p.Name == vertexOpenAI.Name)}
 	default:
 		rc.Summary = "Stateless host: reasoning is not sent back (" + p.Name + ")."
 	}
@@ -108,6 +143,18 @@ func (c Codec) Contract() replay.ReplayContract {
 	}
 	rc.Summary += " Source: " + p.Source + "."
 	return rc
+}
+
+// Contracts returns the contract of every profile, in the order of
+// [Profiles], for callers that read every rule the codec may check (the
+// HTTP layer's error classifier).
+func (c Codec) Contracts() []replay.ReplayContract {
+	ps := Profiles()
+	out := make([]replay.ReplayContract, len(ps))
+	for i, p := range ps {
+		out[i] = Codec{Name: c.Name, Profile: p}.Contract()
+	}
+	return out
 }
 
 // assistant is one assistant message of a history: its turn, and its
@@ -189,6 +236,7 @@ func where(a assistant) (turn int, ptr, index string) {
 
 var ruleForbidden = replay.Rule{
 	ID:       RuleDeepSeekForbidden,
+	Symptoms: []replay.Symptom{{Match: `reasoning_content in input|reasoning_content.*(not (be )?(supported|allowed|permitted)|should not)`, Fix: codecs.FixRemoveReasoningContent}},
 	Severity: replay.SeverityReject,
 	Doc:      "DeepSeek R1 rejects input messages that carry reasoning_content.",
 	Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
@@ -208,6 +256,7 @@ var ruleForbidden = replay.Rule{
 
 var ruleLoopMissing = replay.Rule{
 	ID:       RuleDeepSeekMissing,
+	Symptoms: []replay.Symptom{{Match: "missing .?reasoning_content.? field", Fix: codecs.FixBackfillReasoningContent}},
 	Severity: replay.SeverityReject,
 	Doc:      "In thinking mode with tools, every assistant message of the current tool loop carries its reasoning_content.",
 	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
@@ -231,6 +280,7 @@ var ruleLoopMissing = replay.Rule{
 
 var ruleV4Missing = replay.Rule{
 	ID:       RuleDeepSeekMissing,
+	Symptoms: []replay.Symptom{{Match: symPassedBack, Fix: codecs.FixBackfillReasoningContent, Also: []string{RuleDeepSeekNull}}},
 	Severity: replay.SeverityReject,
 	Doc:      "DeepSeek V4 with tools: every earlier assistant message carries reasoning_content (\"\" when the turn had none).",
 	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
@@ -275,29 +325,48 @@ func ruleNull(id, predicted string) replay.Rule {
 	}
 }
 
-var ruleKimiMissing = replay.Rule{
-	ID:       RuleKimiMissing,
-	Severity: replay.SeverityReject,
-	Doc:      "With thinking on, every assistant message with tool calls carries its reasoning_content.",
-	Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
-		if requestSwitches(h, Profile{}).disabled {
-			return
-		}
-		as, _ := assistants(h)
-		for _, a := range as {
-			if !a.calls {
-				continue
+var ruleKimiMissing = kimiMissing(false, false)
+
+// kimiMissing is the Kimi tool-call rule; always says thinking cannot be
+// switched off (K3, K2.7), nonEmpty that an empty reasoning_content reads
+// as a missing one (K2.7).
+func kimiMissing(always, nonEmpty bool) replay.Rule {
+	doc := "With thinking on, every assistant message with tool calls carries its reasoning_content."
+	if always {
+		doc = "Every assistant message with tool calls carries its reasoning_content (the model always thinks: a thinking switch in the request changes nothing)."
+	}
+	if nonEmpty {
+		doc = "Every assistant message with tool calls carries a non-empty reasoning_content (the model always thinks; an empty one reads as missing)."
+	}
+	return replay.Rule{
+		ID:       RuleKimiMissing,
+		Symptoms: []replay.Symptom{{Match: `reasoning_content is missing in assistant tool call message`, Fix: codecs.FixBackfillReasoningContent}},
+		Severity: replay.SeverityReject,
+		Doc:      doc,
+		Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
+			if !always && requestSwitches(h, Profile{}).disabled {
+				return
 			}
-			if present, _ := hasReasoning(h, a); present {
-				continue
+			as, _ := assistants(h)
+			for _, a := range as {
+				if !a.calls {
+					continue
+				}
+				if present, _ := hasReasoning(h, a); present && !(nonEmpty && a.msg.Exists() && a.msg.Get("reasoning_content").Str == "") {
+					continue
+				}
+				kimiReport(h, a, report)
 			}
-			ti, ptr, idx := where(a)
-			report(replay.Violation{Turn: ti, Block: -1, Pointer: ptr,
-				Message:   "an assistant tool-call message has no reasoning_content",
-				Predicted: fmt.Sprintf(errKimiMissing, idx),
-				Fix:       "send the turn's reasoning_content back on the tool-call message"})
-		}
-	},
+		},
+	}
+}
+
+func kimiReport(h *replay.History, a assistant, report func(replay.Violation)) {
+	ti, ptr, idx := where(a)
+	report(replay.Violation{Turn: ti, Block: -1, Pointer: ptr,
+		Message:   "an assistant tool-call message has no reasoning_content (or an empty one)",
+		Predicted: fmt.Sprintf(errKimiMissing, idx),
+		Fix:       "send the turn's reasoning_content back on the tool-call message"})
 }
 
 // rulePreserved checks, for a host that reads historical thinking when
@@ -309,8 +378,13 @@ func rulePreserved(p Profile) replay.Rule {
 	if p.Name == glm.Name {
 		sev, predicted = replay.SeverityRisk, errGLMMissing
 	}
+	var syms []replay.Symptom
+	if predicted != "" {
+		syms = []replay.Symptom{{Match: "the .?reasoning_text.? in the thinking mode must be passed back", Fix: codecs.FixBackfillReasoningContent}}
+	}
 	return replay.Rule{
 		ID:       RulePreservedMissing,
+		Symptoms: syms,
 		Severity: sev,
 		Doc:      "With " + p.Preserve + ", every assistant message carries its reasoning_content, unmodified.",
 		Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {

@@ -158,7 +158,7 @@ func (c Codec) appendCall(out []byte, blocks []replay.Block, i int) ([]byte, err
 	if sig == nil {
 		return out, nil
 	}
-	out, err := gemsig.Write(out, sig.Data)
+	out, err := gemsig.Put(out, sig.Data, gemsig.At(sig))
 	if err != nil {
 		return nil, fmt.Errorf("replay: %s: encode: %w", c.API(), err)
 	}

@@ -91,6 +91,16 @@ var (
 	kimi = Profile{Name: "kimi", Provider: "moonshot", Format: formats.Kimi,
 		Start: think.StartVisible, Replay: ReplayToolCalls, Field: "reasoning_content", Preserve: `thinking.keep "all"`,
 		Source: "platform.moonshot.ai/docs/guide/use-kimi-k2-thinking-model"}
+	// kimiK3 always reasons, takes no thinking parameter, and keeps every
+	// historical reasoning_content (preserved thinking always on).
+	kimiK3 = Profile{Name: "kimi-k3", Provider: "moonshot", Format: formats.Kimi,
+		Start: think.StartVisible, Replay: ReplayAll, Field: "reasoning_content",
+		Source: "Kimi K3 docs as quoted in lemon07r/opencode-kimi-full#11 (reasoning_content of every historical assistant message kept; no thinking parameter); can1357/oh-my-pi#5847"}
+	// kimiK27 is Kimi K2.7 Code: thinking cannot be turned off, and an
+	// empty reasoning_content reads as a missing one.
+	kimiK27 = Profile{Name: "kimi-k2.7", Provider: "moonshot", Format: formats.Kimi,
+		Start: think.StartVisible, Replay: ReplayToolCalls, Field: "reasoning_content",
+		Source: "platform.kimi.com kimi-k2-7-code-quickstart (thinking always enabled; can1357/oh-my-pi#3852); tbosancheros39/opencode-thinking-fix README (empty reasoning_content rejected)"}
 	glm = Profile{Name: "glm", Provider: "zai", Format: formats.GLM,
 		Start: think.StartVisible, Replay: ReplayAll, Field: "reasoning_content", Preserve: "clear_thinking false",
 		Source: "docs.z.ai/guides/capabilities/thinking-mode (interleaved; preserved with clear_thinking:false)"}
@@ -106,6 +116,11 @@ var (
 	geminiOpenAI = Profile{Name: "gemini", Provider: "gemini-openai", Format: formats.GoogleGemini,
 		Start: think.StartVisible, Replay: ReplayNone,
 		Source: "ai.google.dev/gemini-api/docs/thought-signatures (OpenAI compatibility: extra_content.google.thought_signature)"}
+	// vertexOpenAI is Vertex AI's OpenAI-compatible endpoint: the signature
+	// at extra_content.vertex.thought_signature, Vertex's error text.
+	vertexOpenAI = Profile{Name: "gemini-vertex", Provider: "vertex-openai", Format: formats.GoogleGemini,
+		Start: think.StartVisible, Replay: ReplayNone,
+		Source: "8monkey-ai/hebo-gateway#226 (Vertex OpenAI compatibility: extra_content.vertex.thought_signature)"}
 	// generic is any other OpenAI-compatible server: vLLM, SGLang, Ollama,
 	// llama.cpp, LM Studio, Hugging Face router. Stateless; reasoning may
 	// arrive as reasoning, reasoning_content or raw tags in content.
@@ -126,12 +141,15 @@ var profileRules = []profileRule{
 	{providers: []string{"deepseek"}, models: []string{"deepseek-v4*"}, profile: &deepSeekV4},
 	{providers: []string{"deepseek"}, models: []string{"deepseek-*"}, profile: &deepSeekV3},
 	{providers: []string{"xai", "x.ai"}, models: []string{"grok-*"}, profile: &xaiChat},
+	{providers: []string{"moonshot", "kimi", "moonshotai"}, models: []string{"kimi-k3*", "*/kimi-k3*"}, profile: &kimiK3},
+	{providers: []string{"moonshot", "kimi", "moonshotai"}, models: []string{"kimi-k2.7*", "*/kimi-k2.7*"}, profile: &kimiK27},
 	{providers: []string{"moonshot", "kimi", "moonshotai"}, models: []string{"kimi-*", "*/kimi-*", "moonshot-*"}, profile: &kimi},
 	{providers: []string{"zai", "z.ai", "zhipu", "bigmodel"}, models: []string{"glm-*", "*/glm-*"}, profile: &glm},
 	{providers: []string{"minimax"}, models: []string{"minimax-*", "*/minimax-*"}, profile: &miniMax},
 	{providers: []string{"dashscope", "alibaba", "qwen", "aliyun"}, models: []string{"qwen*", "qwq-*"}, profile: &qwen},
 	{providers: []string{"groq"}, profile: &groq},
 	{providers: []string{"gemini-openai", "google-openai"}, profile: &geminiOpenAI},
+	{providers: []string{"vertex-openai", "vertex-ai-openai", "google-vertex-openai"}, profile: &vertexOpenAI},
 }
 
 // genericProviders are the self-hosted servers and routers that get the
@@ -152,10 +170,18 @@ var genericProviders = []string{"vllm", "sglang", "ollama", "llama.cpp", "llamac
 // send reasoning_content, applies to deepseek-r1* model names).
 func ProfileFor(provider, model string) Profile {
 	p, m := strings.ToLower(provider), strings.ToLower(model)
+	base := m[strings.LastIndexByte(m, '/')+1:]
 	match := func(pats []string) bool {
 		for _, pat := range pats {
 			if ok, _ := path.Match(pat, m); ok && m != "" {
 				return true
+			}
+			// "*/kimi-*" is a vendor slug of any depth: SiliconFlow names
+			// Kimi "Pro/moonshotai/Kimi-K2.5".
+			if rest, slug := strings.CutPrefix(pat, "*/"); slug && base != m {
+				if ok, _ := path.Match(rest, base); ok {
+					return true
+				}
 			}
 		}
 		return false

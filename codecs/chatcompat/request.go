@@ -1,9 +1,14 @@
 package chatcompat
 
 import (
+	"net/http"
+
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/chatstream"
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 )
 
 // DecodeRequest reads the assistant messages of a chat completions request
@@ -14,9 +19,71 @@ import (
 // (`reasoning_effort`, `thinking`, `enable_thinking`, ...). The last
 // assistant message is incomplete when one of its tool calls lacks an id,
 // a name or arguments.
+//
+// A request message's content may be an array of parts (OpenAI's text
+// parts, or a client's Anthropic-style blocks): its text parts are read as
+// the message's content and its other parts are left to the audit (DeepSeek
+// refuses a `thinking` part).
 func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error) {
 	api := c.API()
 	return chatstream.ReadRequest(api, body, func(msg gjson.Result, ptr string) (*replay.Turn, error) {
+		if content := msg.Get("content"); content.IsArray() {
+			var err error
+			if msg, err = textContent(api, msg, content, ptr); err != nil {
+				return nil, err
+			}
+		}
 		return newReader(api, c.Profile, c.Limits, -1).message(msg, ptr)
 	})
+}
+
+// ReadRequest reads a chat completions request body once for the
+// middleware: the turns as [Codec.DecodeRequest] reads them, the
+// `messages` elements, and the `tools` the turns are bound to.
+func (c Codec) ReadRequest(body []byte) (*codecs.Request, error) {
+	return chatstream.ReadWith(body, c.DecodeRequest)
+}
+
+// Strip removes the reasoning of an assistant message (see
+// chatstream.Strip).
+func (Codec) Strip(raw []byte) ([]byte, []codecs.Change) { return chatstream.Strip(raw) }
+
+// Fix applies the chat completions one-shot fixes (drop-reasoning,
+// backfill-reasoning-content, remove-reasoning-content, drop-duplicates)
+// to the assistant messages of the turns only reports.
+func (Codec) Fix(fix string, r *codecs.Request, only func(int) bool, _ http.Header) ([]byte, http.Header, []codecs.Change) {
+	return chatstream.Fix(fix, r, only)
+}
+
+// RenameResults renames the call id a tool message names (see
+// [codecs.ResultRenamer]).
+func (Codec) RenameResults(el []byte, rename func(string) (string, bool)) []byte {
+	return chatstream.RenameResults(el, rename)
+}
+
+// textContent returns msg with its content parts replaced by the text of
+// its text parts, joined, as a JSON string.
+func textContent(api string, msg, content gjson.Result, ptr string) (gjson.Result, error) {
+	var text []byte
+	var err error
+	content.ForEach(func(k, part gjson.Result) bool {
+		if part.Get("type").Str != "text" {
+			return true
+		}
+		t := part.Get("text")
+		if t.Type != gjson.String {
+			err = replay.Malformed(api, -1, ptr+"/content/"+k.String()+"/text", "expected a string")
+			return false
+		}
+		text = append(text, t.Str...)
+		return true
+	})
+	if err != nil {
+		return msg, err
+	}
+	raw, serr := sjson.SetRaw(msg.Raw, "content", string(jsonw.String(nil, string(text))))
+	if serr != nil {
+		return msg, replay.Malformed(api, -1, ptr+"/content", "%v", serr)
+	}
+	return gjson.Parse(raw), nil
 }

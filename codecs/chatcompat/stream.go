@@ -260,14 +260,14 @@ func (r *reader) flush(_ *chatstream.Decoder, dst []replay.Event) ([]replay.Even
 var toolCallKnown = []string{"index", "id", "type", "function"}
 
 // call reads a new tool call's Gemini thought signature (OpenAI
-// compatibility: extra_content.google.thought_signature) into a bound
-// signature item placed before the call, and returns the call's other
-// members.
+// compatibility: extra_content.google.thought_signature, or Vertex AI's
+// extra_content.vertex.thought_signature) into a bound signature item
+// placed before the call, and returns the call's other members.
 func (r *reader) call(d *chatstream.Decoder, raw, ptr string, dst []replay.Event) ([]byte, []replay.Event, error) {
 	tc := gjson.Parse(raw)
-	sig, ok, err := gemsig.Read(tc)
+	sig, at, ok, err := gemsig.ReadExtra(tc)
 	if err != nil {
-		return nil, dst, d.Malformed(ptr+"/extra_content/google/thought_signature", "%v", err)
+		return nil, dst, d.Malformed(ptr+at.Pointer(), "%v", err)
 	}
 	if !ok {
 		key, dst, err := d.BindRawSignature(raw, chatstream.Loc{Base: ptr}, dst)
@@ -276,7 +276,7 @@ func (r *reader) call(d *chatstream.Decoder, raw, ptr string, dst []replay.Event
 		}
 		return jsonw.ExtraMembers(raw, append(toolCallKnown[:len(toolCallKnown):len(toolCallKnown)], key)...), dst, nil
 	}
-	if err := d.Exact(tc.Get(gemsig.Path).Raw, chatstream.Loc{Base: ptr, Member: "extra_content/google/thought_signature"}, "a thought signature"); err != nil {
+	if err := d.Exact(tc.Get(at.Path()).Raw, chatstream.Loc{Base: ptr, Member: at.Pointer()[1:]}, "a thought signature"); err != nil {
 		return nil, dst, err
 	}
 	stripped, err := gemsig.Strip([]byte(raw))
@@ -292,7 +292,7 @@ func (r *reader) call(d *chatstream.Decoder, raw, ptr string, dst []replay.Event
 	if sig, err = b.Keep(pos, sig); err != nil {
 		return nil, dst, err
 	}
-	it := gemsig.Item(sig, id)
+	it := gemsig.ItemAt(sig, id, at)
 	if pos, dst, err = d.Open(it, dst); err != nil {
 		return nil, dst, err
 	}

@@ -39,6 +39,9 @@ package cohere
 
 import (
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"net/http"
 )
 
 // API is the codec's API name.
@@ -78,3 +81,21 @@ func (c Codec) provenance() replay.Provenance {
 	}
 	return replay.Provenance{API: API, Provider: p, Model: c.Model}
 }
+
+// web are the API's HTTP facts.
+var web = &codecs.HTTP{
+	Routes:     []codecs.Route{{Path: "/v2/chat"}},
+	Hosts:      []codecs.Host{{Suffix: "api.cohere.com", Provider: "cohere"}, {Suffix: "api.cohere.ai", Provider: "cohere"}},
+	Credential: codecs.Header("authorization"),
+	Member:     "messages",
+	Endpoint:   "https://api.cohere.com",
+	Names:      map[string]string{"cohere": "cohere"},
+	ErrorBody: func(_ string, _ int, msg string) ([]byte, http.Header) {
+		return append(jsonw.String([]byte(`{"message":`), msg), '}'), nil
+	},
+}
+
+var _ codecs.HTTPCodec = Codec{}
+
+// HTTP returns the API's HTTP facts.
+func (Codec) HTTP() *codecs.HTTP { return web }

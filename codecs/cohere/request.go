@@ -2,8 +2,10 @@ package cohere
 
 import (
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
+	"net/http"
 )
 
 // DecodeRequest reads the assistant turns of a v2 chat request body
@@ -48,4 +50,39 @@ func (c Codec) requestTurn(m gjson.Result, ptr string) (*replay.Turn, error) {
 	}
 	t.Complete = !r.cut
 	return t, nil
+}
+
+// ReadRequest reads a v2 chat request body once for the middleware: the
+// turns as [Codec.DecodeRequest] reads them, the `messages` elements, and
+// the `tools` the turns are bound to.
+func (c Codec) ReadRequest(body []byte) (*codecs.Request, error) {
+	return codecs.ReadWith(body, "messages", []string{"tools"}, nil, nil, c.DecodeRequest)
+}
+
+// Strip removes the thinking blocks of an assistant message's content.
+func (Codec) Strip(raw []byte) ([]byte, []codecs.Change) {
+	out, removed := kit.FilterArray(raw, "content", func(b gjson.Result) bool { return b.Get("type").Str == "thinking" })
+	return out, kit.Removed(removed, "thinking block removed")
+}
+
+// Fix applies drop-reasoning, the one fix of the API: the turns lose
+// their thinking blocks.
+func (c Codec) Fix(fix string, r *codecs.Request, only func(int) bool, _ http.Header) ([]byte, http.Header, []codecs.Change) {
+	if fix != codecs.FixDropReasoning {
+		return r.Body, nil, nil
+	}
+	body, changes := codecs.EditTurns(r, only, func(_ int, raw []byte) ([]byte, []codecs.Change) {
+		out, ch := c.Strip(raw)
+		if len(ch) == 0 {
+			return nil, nil
+		}
+		return out, ch
+	})
+	return body, nil, changes
+}
+
+// RenameResults renames the call ids the tool results of a conversation
+// element name (see [codecs.ResultRenamer]).
+func (Codec) RenameResults(el []byte, rename func(string) (string, bool)) []byte {
+	return kit.RenameIn(el, "", func(b gjson.Result) bool { return b.Get("role").Str == "tool" }, "tool_call_id", rename)
 }

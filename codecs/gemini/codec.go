@@ -65,18 +65,24 @@
 // part; [Codec.Patch] puts the signatures onto a model message the caller
 // built. The binding is shared, through package internal/gemsig, with the
 // chat-completions codecs that serve Gemini's OpenAI-compatible endpoint
-// (`tool_calls[i].extra_content.google.thought_signature`, or, from some
-// gateways, `thoughtSignature` / `thought_signature` on the call itself;
-// gemsig writes each back where it came from). Gemini function calls often
-// have no id; the other APIs need one, which replay.Carry mints. See
-// [Codec.Contract] for the audit rules.
+// (`tool_calls[i].extra_content.google.thought_signature`; Vertex AI's
+// endpoint `extra_content.vertex.thought_signature`, with its own error
+// text; or, from some gateways, `thoughtSignature` / `thought_signature` on
+// the call itself; gemsig writes each back where it came from). Gemini
+// function calls often have no id; the other APIs need one, which
+// replay.Carry mints. See [Codec.Contract] for the audit rules: Gemini 3.5
+// Flash and 3.1 Flash Lite enforce like Gemini 3, and another issuer's
+// signature on a call (a Claude signature copied over) is refused as
+// "Corrupted thought signature.".
 package gemini
 
 import (
-	"strings"
+	"net/http"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/gemsig"
+	"github.com/reasonreplay/replay/internal/jsonw"
 )
 
 // API is the codec's API name.
@@ -155,21 +161,7 @@ func (Codec) API() string { return API }
 // at Gemini 3 or later, so they count as Gemini 3. A versioned alias
 // ("gemini-2.5-pro-latest") is judged by its version. Gemini 2.5 and
 // earlier, Gemma and non-Gemini models return false.
-func RequiresSignatures(model string) bool {
-	rest, ok := strings.CutPrefix(baseModel(model), "gemini-")
-	if !ok {
-		return false
-	}
-	n := 0
-	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
-		n++
-	}
-	if n == 0 {
-		return strings.HasSuffix(rest, "-latest")
-	}
-	digits := strings.TrimLeft(rest[:n], "0")
-	return len(digits) > 1 || digits >= "3"
-}
+func RequiresSignatures(model string) bool { return gemsig.RequiresSignatures(model) }
 
 // ValidatesSignatures reports whether model validates thought signatures
 // at all: Gemini 3 and later ([RequiresSignatures]), and Gemini 2.5, for
@@ -179,24 +171,53 @@ func RequiresSignatures(model string) bool {
 // (LLM-API-Key-Proxy#160). Gemini 2.5 signs only when it thinks, so a
 // missing signature is certain to be rejected only where the turn shows
 // the model signed (see [RuleMissingSignature]).
-func ValidatesSignatures(model string) bool {
-	if RequiresSignatures(model) {
-		return true
-	}
-	rest, ok := strings.CutPrefix(baseModel(model), "gemini-")
-	return ok && (strings.HasPrefix(rest, "2.5") || strings.HasPrefix(rest, "2-5"))
+func ValidatesSignatures(model string) bool { return gemsig.ValidatesSignatures(model) }
+
+// web are the API's HTTP facts: generateContent and its stream on AI
+// Studio and Vertex (whose paths end the same way).
+var web = &codecs.HTTP{
+	Routes: []codecs.Route{
+		{Path: "/models/{model}:generateContent"},
+		{Path: "/models/{model}:streamGenerateContent", Array: true},
+	},
+	Hosts: []codecs.Host{
+		{Suffix: "generativelanguage.googleapis.com", Provider: "gemini"},
+		{Suffix: "aiplatform.googleapis.com", Provider: "vertex"},
+	},
+	Credential: codecs.Header("x-goog-api-key", "?key", "authorization"),
+	Member:     "contents",
+	Endpoint:   "https://generativelanguage.googleapis.com",
+	Names:      map[string]string{"gemini": "gemini", "google": "gemini", "vertex": "vertex"},
+	ErrorBody:  errorBody,
 }
 
-// baseModel returns the model id of a model name without its resource
-// prefix ("models/", "publishers/google/models/", "google/"), without a
-// ":method" or ":variant" suffix, in lower case.
-func baseModel(m string) string {
-	m = strings.ToLower(strings.TrimSpace(m))
-	if i := strings.LastIndexByte(m, '/'); i >= 0 {
-		m = m[i+1:]
+var _ codecs.HTTPCodec = Codec{}
+
+// HTTP returns the API's HTTP facts.
+func (Codec) HTTP() *codecs.HTTP { return web }
+
+// errorBody writes an error body as Google's APIs do:
+// {"error":{"code":...,"message":...,"status":...}}.
+func errorBody(_ string, status int, msg string) ([]byte, http.Header) {
+	st := "INVALID_ARGUMENT"
+	switch status {
+	case http.StatusUnauthorized:
+		st = "UNAUTHENTICATED"
+	case http.StatusForbidden:
+		st = "PERMISSION_DENIED"
+	case http.StatusNotFound:
+		st = "NOT_FOUND"
+	case http.StatusTooManyRequests:
+		st = "RESOURCE_EXHAUSTED"
+	case http.StatusServiceUnavailable, http.StatusBadGateway:
+		st = "UNAVAILABLE"
+	case http.StatusGatewayTimeout:
+		st = "DEADLINE_EXCEEDED"
+	case http.StatusInternalServerError:
+		st = "INTERNAL"
 	}
-	if i := strings.IndexByte(m, ':'); i >= 0 {
-		m = m[:i]
-	}
-	return m
+	b := jsonw.Int([]byte(`{"error":{"code":`), status)
+	b = jsonw.String(append(b, `,"message":`...), msg)
+	b = jsonw.String(append(b, `,"status":`...), st)
+	return append(b, "}}"...), nil
 }

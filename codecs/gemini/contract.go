@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/reasonreplay/replay/internal/jsonw"
@@ -57,13 +58,7 @@ func (c Codec) Contract() replay.ReplayContract {
 
 // Predicted error texts, as the Gemini API and Vertex AI word them.
 func predictMissing(t *replay.Target, name string, content int) string {
-	if backend(t.Provider) == "vertex" {
-		return "Unable to submit request because function call `" + name + "` in the " + strconv.Itoa(content) +
-			". content block is missing a `thought_signature`. Learn more: https://docs.cloud.google.com/vertex-ai/generative-ai/docs/thought-signatures"
-	}
-	return "Function call is missing a thought_signature in functionCall parts. This is required for tools to work " +
-		"correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:" +
-		name + "` , position " + strconv.Itoa(content) + ". Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details."
+	return gemsig.MissingText(backend(t.Provider) == "vertex", name, content)
 }
 
 func predictForeign(t *replay.Target) string {
@@ -231,6 +226,7 @@ func interleaved(h *replay.History, r request) map[int]bool {
 
 var ruleMissing = replay.Rule{
 	ID:       RuleMissingSignature,
+	Symptoms: []replay.Symptom{{Match: `missing a .?thought_signature`, Fix: codecs.FixRestore, Also: []string{RuleInterleavedResponses}}},
 	Severity: replay.SeverityReject,
 	Doc: "Gemini 3: the first functionCall part of every model step in the current turn carries its thought signature. " +
 		"Gemini 2.5: every model step of the current turn that calls a function carries the signature the model gave it " +
@@ -399,13 +395,29 @@ var ruleInterleaved = replay.Rule{
 }
 
 var ruleForeign = replay.Rule{
-	ID:       RuleForeignSignature,
+	ID: RuleForeignSignature,
+	Symptoms: []replay.Symptom{{Match: `corrupted thought signature|thought signature is not valid`, Fix: codecs.FixDropReasoning,
+		Also: []string{RuleEncodedSentinel, replay.RuleForeignFormat}}},
 	Covers:   []string{replay.RuleForeignFormat},
 	Severity: replay.SeverityReject,
-	Doc:      "Gemini 2.5 and later: a thought signature goes back only to the backend that minted it (AI Studio and Vertex do not share keys), and only Gemini signatures go in thoughtSignature.",
+	Doc: "Gemini 2.5 and later: a thought signature goes back only to the backend that minted it (AI Studio and Vertex do not share keys), " +
+		"and only Gemini signatures go in thoughtSignature (a Claude signature copied onto a function call is refused).",
 	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
 		if !ValidatesSignatures(targetModel(h, t)) {
 			return
+		}
+		if r, ok := parseRequest(h.Request); ok {
+			foreign := foreignSignatures(h)
+			for _, s := range r.sigs {
+				f, ok := foreign[s.sig]
+				if !ok || s.sig == "" {
+					continue
+				}
+				report(replay.Violation{Turn: f.turn, Block: f.block, Pointer: sigPointer(s),
+					Message:   fmt.Sprintf("the thoughtSignature is the %s signature of turn %d, block %d: Gemini reads only its own", f.format, f.turn, f.block),
+					Predicted: predictForeign(t),
+					Fix:       "drop the signature (Carry drops other issuers' items); send the call unsigned only where the model did not produce it, or with the sentinel"})
+			}
 		}
 		want := backend(t.Provider)
 		for ti, tu := range h.Turns {
@@ -432,8 +444,41 @@ var ruleForeign = replay.Rule{
 	},
 }
 
+// foreignSig is where a signature or blob of another issuer sits in the
+// history.
+type foreignSig struct {
+	turn, block int
+	format      replay.Format
+}
+
+// foreignSignatures maps the signatures and blobs the history's turns hold
+// from issuers other than Gemini to where they sit.
+func foreignSignatures(h *replay.History) map[string]foreignSig {
+	out := map[string]foreignSig{}
+	for ti, tu := range h.Turns {
+		for bi, b := range tu.Blocks {
+			var sig string
+			var f replay.Format
+			switch x := b.(type) {
+			case *replay.ReasoningText:
+				sig, f = x.Signature.Value(), x.Format
+			case *replay.Encrypted:
+				sig, f = x.Data, x.Format
+			}
+			if sig == "" || f == "" || f == formats.GoogleGemini {
+				continue
+			}
+			if _, dup := out[sig]; !dup {
+				out[sig] = foreignSig{ti, bi, f}
+			}
+		}
+	}
+	return out
+}
+
 var ruleBase64 = replay.Rule{
 	ID:       RuleBadBase64,
+	Symptoms: []replay.Symptom{{Match: `thought_signature' \(TYPE_BYTES\), base64 decoding failed`, Fix: codecs.FixRestore}},
 	Severity: replay.SeverityReject,
 	Doc:      "Every thoughtSignature is valid standard base64 (or a documented dummy value), sent as the exact string received.",
 	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {

@@ -2,8 +2,11 @@ package gemini
 
 import (
 	"fmt"
+	"net/http"
+	"strconv"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
@@ -79,4 +82,121 @@ func (c Codec) requestTurn(content, ptr, model string) (*replay.Turn, error) {
 	r.finishTurn(t)
 	t.Complete = !r.b.cut
 	return t, nil
+}
+
+// ReadRequest reads a generateContent request body once for the
+// middleware: the turns as [Codec.DecodeRequest] reads them, the
+// `contents` elements, and the system instruction and tools the turns are
+// bound to.
+func (c Codec) ReadRequest(body []byte) (*codecs.Request, error) {
+	return codecs.ReadWith(body, "contents", []string{"systemInstruction", "system_instruction", "tools"}, nil, nil, c.DecodeRequest)
+}
+
+// Strip removes the thought signatures of a model content's parts (a part
+// that held nothing else goes with its signature). Thought parts stay:
+// [Codec.Patch] puts signatures back on parts by their kind and position.
+func (Codec) Strip(raw []byte) ([]byte, []codecs.Change) {
+	return stripParts(raw, false)
+}
+
+// stripParts removes the signatures of a model content's parts, and its
+// thought parts when thoughts is set.
+func stripParts(raw []byte, thoughts bool) ([]byte, []codecs.Change) {
+	parts := gjson.GetBytes(raw, "parts")
+	if !parts.IsArray() {
+		return raw, nil
+	}
+	var changes []codecs.Change
+	out := []byte{'['}
+	i := -1
+	parts.ForEach(func(_, p gjson.Result) bool {
+		i++
+		ptr := "/parts/" + strconv.Itoa(i)
+		if thoughts && p.Get("thought").Bool() {
+			changes = append(changes, codecs.Change{Pointer: ptr, Removed: true, Detail: "thought part removed"})
+			return true
+		}
+		part := []byte(p.Raw)
+		if o, sig := kit.DeleteMember(part, "thoughtSignature"); sig.Exists() {
+			changes = append(changes, codecs.Change{Pointer: ptr, Removed: true, Detail: "thought signature removed"})
+			if _, _, _, more := jsonw.NextMember(string(o), 0); !more { // nothing left
+				return true
+			}
+			part = o
+		}
+		out = jsonw.Comma(out)
+		out = append(out, part...)
+		return true
+	})
+	if len(changes) == 0 {
+		return raw, nil
+	}
+	res := make([]byte, 0, len(raw))
+	res = append(res, raw[:parts.Index]...)
+	res = append(res, out...)
+	res = append(res, ']')
+	return append(res, raw[parts.Index+len(parts.Raw):]...), changes
+}
+
+// Fix applies a one-shot fix to the model contents: drop-reasoning
+// removes their thought parts and signatures; sentinel, and restore for
+// what no capture restored, write [Sentinel] on each model step's first
+// function call that has no signature (drop-reasoning too, for a model
+// that requires one).
+func (c Codec) Fix(fix string, r *codecs.Request, only func(int) bool, _ http.Header) ([]byte, http.Header, []codecs.Change) {
+	needs := r.Target.Model == "" || RequiresSignatures(r.Target.Model)
+	var body []byte
+	var changes []codecs.Change
+	switch fix {
+	case codecs.FixDropReasoning:
+		body, changes = codecs.EditTurns(r, only, func(_ int, raw []byte) ([]byte, []codecs.Change) {
+			out, ch := stripParts(raw, true)
+			if len(ch) == 0 {
+				return nil, nil
+			}
+			if needs {
+				out, ch = sentinel(out, ch)
+			}
+			return out, ch
+		})
+	case codecs.FixSentinel, codecs.FixRestore:
+		body, changes = codecs.EditTurns(r, only, func(_ int, raw []byte) ([]byte, []codecs.Change) {
+			out, ch := sentinel(raw, nil)
+			if len(ch) == 0 {
+				return nil, nil
+			}
+			return out, ch
+		})
+	default:
+		return r.Body, nil, nil
+	}
+	return body, nil, changes
+}
+
+// sentinel writes [Sentinel] as the signature of the first function call
+// of a model content when it has none.
+func sentinel(raw []byte, changes []codecs.Change) ([]byte, []codecs.Change) {
+	j := -1
+	out := raw
+	gjson.GetBytes(raw, "parts").ForEach(func(_, p gjson.Result) bool {
+		j++
+		if !p.Get("functionCall").Exists() {
+			return true
+		}
+		if !p.Get("thoughtSignature").Exists() {
+			if o, ok := kit.SetMember(raw, "parts."+strconv.Itoa(j)+".thoughtSignature", jsonw.String(nil, Sentinel)); ok {
+				out = o
+				changes = append(changes, codecs.Change{Pointer: "/parts/" + strconv.Itoa(j),
+					Detail: "the first function call has no signature: Gemini's documented sentinel written"})
+			}
+		}
+		return false
+	})
+	return out, changes
+}
+
+// RenameResults renames the call ids the tool results of a conversation
+// element name (see [codecs.ResultRenamer]).
+func (Codec) RenameResults(el []byte, rename func(string) (string, bool)) []byte {
+	return kit.RenameIn(el, "parts", func(b gjson.Result) bool { return b.Get("functionResponse").IsObject() }, "functionResponse.id", rename)
 }

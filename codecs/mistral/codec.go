@@ -31,6 +31,8 @@ package mistral
 
 import (
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
+	"net/http"
 )
 
 // API is the codec's API name.
@@ -64,3 +66,21 @@ func (c Codec) provider() string {
 	}
 	return c.Provider
 }
+
+// web are the API's HTTP facts.
+var web = &codecs.HTTP{
+	Routes:     []codecs.Route{{Path: "/chat/completions", Shared: true}},
+	Hosts:      []codecs.Host{{Suffix: "api.mistral.ai", Provider: "mistral"}},
+	Credential: codecs.Header("authorization"),
+	Member:     "messages",
+	Endpoint:   "https://api.mistral.ai",
+	Names:      map[string]string{"mistral": "mistral"},
+	ErrorBody: func(_ string, status int, msg string) ([]byte, http.Header) {
+		return codecs.OpenAIErrorBody(status, msg)
+	},
+}
+
+var _ codecs.HTTPCodec = Codec{}
+
+// HTTP returns the API's HTTP facts.
+func (Codec) HTTP() *codecs.HTTP { return web }

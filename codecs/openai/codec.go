@@ -49,6 +49,20 @@
 // "reasoning"), and its follower is the block right after the run (the
 // follower's id is Text.ID, ToolCall.ItemID, or the Native's `id`). [Codec.Encode]
 // and [Codec.Patch] keep each pair adjacent; the contract's rules check it.
+// A reasoning item is never followed by another: two in a row mean the item
+// between them (a `web_search_call`) was dropped. gpt-5.6-luna refuses, with
+// `all_turns` history, a message that keeps its id without its reasoning.
+//
+// The issuer is the host: xAI answers foreign or altered ciphertext with
+// "Could not decrypt the provided encrypted_content. ..." and refuses
+// replayed reasoning on its OAuth (SuperGrok) route ("Invalid request
+// content: Each message must have at least one content element."; provider
+// "xai-oauth") while its API-key route takes it; gateways bind ciphertext to
+// their own caller ("reasoning `encrypted_content` was not issued to this
+// caller") or prefix ("encrypted content missing recognized prefix");
+// DeepSeek's Responses endpoint issues no ciphertext (ids are bare UUIDs)
+// and takes `reasoning_text` back. Efforts differ per model (gpt-5.6-luna:
+// none to max, no minimal; GPT-6 and 6.1: no none).
 //
 // # Streams
 //
@@ -96,9 +110,11 @@
 package openai
 
 import (
+	"net/http"
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/formats"
 )
 
@@ -132,10 +148,11 @@ type Codec struct {
 // TakesReasoningText reports whether a Responses provider takes reasoning
 // text back in the `content` of input reasoning items: the hosts that serve
 // gpt-oss and other open-weight models through Responses ("vllm",
-// "sglang"). OpenAI, Azure and the other hosted APIs do not.
+// "sglang"), and DeepSeek's Responses endpoint, which issues no ciphertext.
+// OpenAI, Azure and the other hosted APIs do not.
 func TakesReasoningText(provider string) bool {
 	switch strings.ToLower(provider) {
-	case "vllm", "sglang":
+	case "vllm", "sglang", "deepseek":
 		return true
 	}
 	return false
@@ -146,7 +163,7 @@ func (c Codec) sendsText() bool { return c.ReasoningText || TakesReasoningText(c
 func init() {
 	replay.Default.MustRegister(replay.Entry{
 		API:       API,
-		Providers: []string{"openai", "azure", "azure-openai", "xai", "copilot", "github-copilot", "lmstudio"},
+		Providers: []string{"openai", "azure", "azure-openai", "xai", "xai-oauth", "copilot", "github-copilot", "lmstudio"},
 		Models:    []string{"gpt-*", "o1*", "o3*", "o4*", "codex-*", "computer-use-*", "chatgpt-*", "grok-4*", "grok-code-*"},
 		New: func(provider, _ string) replay.ReasoningCodec {
 			return Codec{Provider: provider}
@@ -168,7 +185,7 @@ func FormatFor(provider string) replay.Format {
 		return formats.OpenAIResponses
 	case "azure", "azure-openai":
 		return formats.AzureOpenAIResponses
-	case "xai", "x-ai", "grok":
+	case "xai", "x-ai", "grok", "xai-oauth", "supergrok":
 		return formats.XAIResponses
 	case "bedrock", "amazon-bedrock":
 		return formats.BedrockOpenAIResponses
@@ -201,3 +218,24 @@ func (c Codec) provider() string {
 }
 
 func clone(s string) string { return strings.Clone(s) }
+// web are the API's HTTP facts.
+var web = &codecs.HTTP{
+	Routes: []codecs.Route{{Path: "/responses"}},
+	Hosts: []codecs.Host{
+		{Suffix: "api.openai.com", Provider: "openai"},
+		{Suffix: "openai.azure.com", Provider: "azure"},
+		{Suffix: "api.x.ai", Provider: "xai"},
+	},
+	Credential: codecs.Header("authorization", "api-key"),
+	Member:     "input",
+	Endpoint:   "https://api.openai.com",
+	Names:      map[string]string{"openai": "openai", "openai-responses": "openai", "azure": "azure"},
+	ErrorBody: func(_ string, status int, msg string) ([]byte, http.Header) {
+		return codecs.OpenAIErrorBody(status, msg)
+	},
+}
+
+var _ codecs.HTTPCodec = Codec{}
+
+// HTTP returns the API's HTTP facts.
+func (Codec) HTTP() *codecs.HTTP { return web }

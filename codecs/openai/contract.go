@@ -1,10 +1,12 @@
 package openai
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
@@ -21,6 +23,16 @@ const (
 	RuleReasoningStatus          = "openai/reasoning-status"
 	RuleReasoningSummary         = "openai/reasoning-summary"
 	RuleCompactionForeign        = "openai/compaction-foreign"
+	RuleReasoningEffort          = "openai/reasoning-effort"
+	RuleRouteRefusesReasoning    = "openai/route-refuses-reasoning"
+	RuleReasoningTextDropped     = "openai/reasoning-text-dropped"
+)
+
+// Texts the rules predict that more than one rule uses.
+const (
+	// xAI's answer to ciphertext it cannot decrypt (altered, foreign, of
+	// another account).
+	predictXAIDecrypt = "Could not decrypt the provided encrypted_content. Ensure the value is the unmodified encrypted_content from a previous response."
 )
 
 // Contract returns the Responses replay contract. Rules that compare what is
@@ -39,32 +51,65 @@ func (c Codec) Contract() replay.ReplayContract {
 			"is enough. Never send one issuer's (organisation's, host's) reasoning to another. Omit output-only status.",
 		Rules: []replay.Rule{
 			{ID: RuleReasoningWithoutFollower, Severity: replay.SeverityReject,
-				Doc:   "A reasoning item is immediately followed by the item that followed it in the output, carrying its id.",
-				Check: checkFollower},
+				Doc:      "A reasoning item is immediately followed by the item that followed it in the output, carrying its id.",
+				Check:    checkFollower,
+				Symptoms: []replay.Symptom{{Match: `of type 'reasoning' was provided without its required following item`, Fix: codecs.FixDropReasoning}}},
 			{ID: RuleFollowerWithoutReasoning, Severity: replay.SeverityReject,
-				Doc:   "A message or function_call sent with its original id is immediately preceded by its reasoning item (checked on History.Request); from the request alone, an fc_/msg_ id with no reasoning item before it in its turn, to a reasoning model.",
-				Check: checkPredecessor},
+				Doc:      "A message or function_call sent with its original id is immediately preceded by its reasoning item (checked on History.Request); from the request alone, an fc_/msg_ id with no reasoning item before it in its turn, to a reasoning model.",
+				Check:    checkPredecessor,
+				Symptoms: []replay.Symptom{{Match: `was provided without its required 'reasoning' item`, Fix: codecs.FixRestore}}},
 			{ID: RuleStoreFalseNoEncrypted, Severity: replay.SeverityReject,
-				Doc:   "With store=false every reasoning item is sent whole with its encrypted_content, never by reference.",
-				Check: checkStoreFalse},
+				Doc:      "With store=false every reasoning item is sent whole with its encrypted_content, never by reference.",
+				Check:    checkStoreFalse,
+				Symptoms: []replay.Symptom{{Match: "not found\\. items are not persisted when .?store.? is set to false", Fix: codecs.FixRestore}}},
 			{ID: RuleEncryptedAltered, Severity: replay.SeverityReject,
 				Doc:   "Encrypted content is sent byte-exact with its original id, to the organisation that minted it.",
-				Check: checkAltered},
+				Check: checkAltered,
+				Symptoms: []replay.Symptom{
+					{Match: `encrypted content .*could not be (verified|decrypted)`, Fix: codecs.FixDropReasoning, Also: []string{RuleForeignFormat, replay.RuleForeignFormat}},
+					{Match: `organization_id did not match`, Fix: codecs.FixDropReasoning, Also: []string{replay.RuleIdentityMismatch, RuleEncryptedAltered}, Rank: 1},
+					// xAI.
+					{Match: `could not decrypt the provided encrypted_content`, Fix: codecs.FixDropReasoning,
+						Also: []string{RuleForeignFormat, replay.RuleForeignFormat, replay.RuleIdentityMismatch}},
+					// A gateway that binds ciphertext to its own caller (OpenCode Zen).
+					{Match: "reasoning .?encrypted_content.? was not issued to this caller", Fix: codecs.FixDropReasoning,
+						Also: []string{replay.RuleIdentityMismatch, RuleForeignFormat}},
+					{Match: `invalid type for 'input\[\d+\]\.encrypted_content': expected a string`, Fix: codecs.FixDropReasoning},
+				}},
 			{ID: RuleReasoningContent, Severity: replay.SeverityReject,
-				Doc:   "An input reasoning item sent to OpenAI or Azure has no `content` (or an empty one); only hosts that serve open-weight models take reasoning_text back.",
-				Check: checkReasoningContent},
+				Doc:      "An input reasoning item sent to OpenAI or Azure has no `content` (or an empty one); only hosts that serve open-weight models take reasoning_text back.",
+				Check:    checkReasoningContent,
+				Symptoms: []replay.Symptom{{Match: `'input\[\d+\]\.content': array too long`, Fix: codecs.FixReencode}}},
 			{ID: RuleReasoningStatus, Severity: replay.SeverityReject,
-				Doc:   "An input reasoning item sent to OpenAI or Azure has no `status` member (it is output-only).",
-				Check: checkReasoningStatus},
+				Doc:      "An input reasoning item sent to OpenAI or Azure has no `status` member (it is output-only).",
+				Check:    checkReasoningStatus,
+				Symptoms: []replay.Symptom{{Match: `unknown parameter: 'input\[\d+\]\.status'`, Fix: codecs.FixReencode}}},
 			{ID: RuleReasoningSummary, Severity: replay.SeverityReject,
-				Doc:   "An input reasoning item carries `summary` (`[]` when empty); xAI also refuses `content: null`.",
-				Check: checkReasoningSummary},
+				Doc:      "An input reasoning item carries `summary` (`[]` when empty); xAI also refuses `content: null`.",
+				Check:    checkReasoningSummary,
+				Symptoms: []replay.Symptom{{Match: `missing required parameter: 'input\[\d+\]\.summary'|could not decode the compaction blob`, Fix: codecs.FixReencode}}},
 			{ID: RuleCompactionForeign, Severity: replay.SeverityReject,
-				Doc:   "A compaction item goes back only to the API, host and account that minted it.",
-				Check: checkCompaction},
+				Doc:      "A compaction item goes back only to the API, host and account that minted it.",
+				Check:    checkCompaction,
+				Symptoms: []replay.Symptom{{Match: `encrypted content for item cmp_\S* could not be verified`, Fix: codecs.FixDropReasoning, Rank: 2}}},
 			{ID: RuleForeignFormat, Severity: replay.SeverityReject, Covers: []string{replay.RuleForeignFormat},
 				Doc:   "Reasoning items are sent only to the host whose format minted them (xAI items are not OpenAI items).",
-				Check: checkForeign},
+				Check: checkForeign,
+				Symptoms: []replay.Symptom{{Match: "encrypted content missing recognized prefix", Fix: codecs.FixDropReasoning,
+					Also: []string{RuleEncryptedAltered, replay.RuleForeignFormat}}}},
+			{ID: RuleReasoningEffort, Severity: replay.SeverityReject,
+				Doc:      "`reasoning.effort` is one the model takes (gpt-5.6-luna: none, low, medium, high, xhigh, max; GPT-6 and 6.1: no none).",
+				Check:    checkEffort,
+				Symptoms: []replay.Symptom{{Match: `unsupported value: '[^']*' is not supported with the '[^']*' model`, Fix: codecs.FixConfigure}}},
+			{ID: RuleRouteRefusesReasoning, Severity: replay.SeverityReject,
+				Doc: "A route that does not take encrypted reasoning back gets none: xAI's OAuth (SuperGrok) surface refuses it " +
+					"where the API-key route takes it (provider \"xai-oauth\").",
+				Check:    checkRoute,
+				Symptoms: []replay.Symptom{{Match: `each message must have at least one content element`, Fix: codecs.FixDropReasoning}}},
+			{ID: RuleReasoningTextDropped, Severity: replay.SeverityDegrade,
+				Doc: "A host that issues no ciphertext and takes reasoning_text back (DeepSeek's Responses endpoint, vLLM, SGLang) gets each " +
+					"reasoning item with its text; an item sent without it carries no reasoning.",
+				Check: checkTextDropped},
 		},
 	}
 }
@@ -271,16 +316,23 @@ func checkFollower(h *replay.History, _ *replay.Target, report func(replay.Viola
 				continue
 			}
 			p := byID[el.id]
-			if p == nil {
+			next := i+1 < len(in)
+			msg := "the reasoning item is not immediately followed by the item that followed it in the output"
+			switch {
+			case next && isReasoningInput(in[i+1]):
+				// A reasoning item is never followed by another: the item
+				// between them (a web_search_call, say) was dropped.
+				msg = "the reasoning item is followed directly by another reasoning item: the item between them in the output was dropped"
+			case p == nil:
 				// Not from this history: it needs some follower at least.
-				if i+1 < len(in) && !isReasoningInput(in[i+1]) && in[i+1].id != "" {
+				if next && in[i+1].id != "" {
 					continue
 				}
-			} else if p.follower != nil && p.follower.id != "" && i+1 < len(in) && in[i+1].id == p.follower.id {
+			case p.follower != nil && p.follower.id != "" && next && in[i+1].id == p.follower.id:
 				continue
 			}
 			v := replay.Violation{Turn: -1, Block: -1, Pointer: ptr(i),
-				Message:   "the reasoning item is not immediately followed by the item that followed it in the output",
+				Message:   msg,
 				Predicted: predictFollower(el.id),
 				Fix:       "send the reasoning item directly before its original message or function_call, with that item's id, or drop both the reasoning item and that id"}
 			if p != nil {
@@ -408,10 +460,14 @@ func checkStoreFalse(h *replay.History, t *replay.Target, report func(replay.Vio
 	}
 	if in, ok := requestInput(h); ok {
 		var where map[string]*pair
+		text := TakesReasoningText(t.Provider)
 		for i, el := range in {
 			bad := el.typ == "item_reference" ||
-				(el.typ == "reasoning" && (el.enc.Type != gjson.String || el.enc.Str == ""))
-			if !bad || el.id == "" {
+				(el.typ == "reasoning" && (el.enc.Type == gjson.Null || !el.enc.Exists() || el.enc.Type == gjson.String && el.enc.Str == ""))
+			if !bad || el.id == "" || text && el.typ == "reasoning" {
+				// A host that takes reasoning_text back issues no
+				// ciphertext: its items are whole without it
+				// (RuleReasoningTextDropped judges their text).
 				continue
 			}
 			if where == nil {
@@ -432,6 +488,9 @@ func checkStoreFalse(h *replay.History, t *replay.Target, report func(replay.Vio
 		}
 		return
 	}
+	if TakesReasoningText(t.Provider) {
+		return
+	}
 	for _, p := range historyPairs(h) {
 		if !p.finished || p.g.id == "" || p.data != "" {
 			continue
@@ -450,15 +509,27 @@ func checkAltered(h *replay.History, t *replay.Target, report func(replay.Violat
 		if p.data == "" || t.Account == "" || iss == "" || iss == t.Account {
 			continue
 		}
+		pred := "The encrypted content for item " + p.g.id + " could not be verified. " +
+			"Reason: Encrypted content organization_id did not match the target organization."
+		if xai(t) {
+			pred = predictXAIDecrypt
+		}
 		report(replay.Violation{Turn: p.turn, Block: p.block,
-			Message: "the encrypted content was minted by issuer " + strconv.Quote(iss) + ", the request is sent as " + strconv.Quote(t.Account),
-			Predicted: "The encrypted content for item " + p.g.id + " could not be verified. " +
-				"Reason: Encrypted content organization_id did not match the target organization.",
-			Fix: "drop the reasoning item and send its follower without its id, or send the request with the minting organisation"})
+			Message:   "the encrypted content was minted by issuer " + strconv.Quote(iss) + ", the request is sent as " + strconv.Quote(t.Account),
+			Predicted: pred,
+			Fix:       "drop the reasoning item and send its follower without its id, or send the request with the minting organisation"})
 	}
 	in, ok := requestInput(h)
 	if !ok {
 		return
+	}
+	for i, el := range in {
+		if el.typ == "reasoning" && el.enc.Exists() && el.enc.Type != gjson.String && el.enc.Type != gjson.Null {
+			report(replay.Violation{Turn: -1, Block: -1, Pointer: ptr(i) + "/encrypted_content",
+				Message:   "the input reasoning item's encrypted_content is " + jsonKind(el.enc) + ", not the string the provider returned",
+				Predicted: "Invalid type for 'input[" + strconv.Itoa(i) + "].encrypted_content': expected a string, but got " + jsonKind(el.enc) + " instead.",
+				Fix:       "send encrypted_content as the exact string the response carried (Encode does), or drop the reasoning item"})
+		}
 	}
 	byID := map[string]*pair{}
 	byData := map[string]*pair{}
@@ -467,7 +538,11 @@ func checkAltered(h *replay.History, t *replay.Target, report func(replay.Violat
 		if p.data == "" {
 			continue
 		}
-		byID[p.g.id] = p
+		if p.g.id != "" {
+			// Items without an id (Codex CLI writes none) are matched by
+			// their ciphertext alone.
+			byID[p.g.id] = p
+		}
 		byData[p.data] = p
 	}
 	for i, el := range in {
@@ -476,7 +551,7 @@ func checkAltered(h *replay.History, t *replay.Target, report func(replay.Violat
 		}
 		var p *pair
 		var what string
-		if q := byID[el.id]; q != nil && q.data != el.enc.Str {
+		if q := byID[el.id]; el.id != "" && q != nil && q.data != el.enc.Str {
 			p, what = q, "the encrypted content differs from the one the provider returned"
 		} else if q := byData[el.enc.Str]; q != nil && q.g.id != el.id {
 			p, what = q, "the encrypted content is sent under another item id than "+strconv.Quote(q.g.id)
@@ -485,7 +560,10 @@ func checkAltered(h *replay.History, t *replay.Target, report func(replay.Violat
 			continue
 		}
 		pred := "The encrypted content for item " + el.id + " could not be verified."
-		if p.data == el.enc.Str {
+		switch {
+		case xai(t):
+			pred = predictXAIDecrypt
+		case p.data == el.enc.Str:
 			// Ciphertext is bound to its item id (openclaw#71727).
 			pred += " Reason: Encrypted content item_id did not match the target item id."
 		}
@@ -512,7 +590,10 @@ func checkForeign(h *replay.History, t *replay.Target, report func(replay.Violat
 		v := replay.Violation{Turn: p.turn, Block: p.block,
 			Message: "reasoning minted as " + string(f) + " is sent to a " + string(want) + " host",
 			Fix:     "drop the foreign reasoning items and send their followers without their ids (Encode does); keep visible text as text"}
-		if p.data != "" {
+		switch {
+		case p.data != "" && xai(t):
+			v.Predicted = predictXAIDecrypt
+		case p.data != "":
 			v.Predicted = "The encrypted content for item " + p.g.id + " could not be verified. " +
 				"Reason: Encrypted content could not be decrypted or parsed."
 		}
@@ -549,6 +630,146 @@ func checkCompaction(h *replay.History, t *replay.Target, report func(replay.Vio
 				Predicted: "The encrypted content for item " + x.ID + " could not be verified. Reason: " + reason,
 				Fix:       "drop the compaction item and send the turns it replaced, or send the request to the host and account that minted it (Carry does)"})
 		}
+	}
+}
+
+// xai reports whether the target is one of xAI's Responses surfaces.
+func xai(t *replay.Target) bool { return FormatFor(t.Provider) == formats.XAIResponses }
+
+// jsonKind names a JSON value's type as OpenAI's validation errors do.
+func jsonKind(v gjson.Result) string {
+	switch {
+	case v.IsObject():
+		return "an object"
+	case v.IsArray():
+		return "an array"
+	case v.Type == gjson.Number:
+		return "a number"
+	case v.Type == gjson.True || v.Type == gjson.False:
+		return "a boolean"
+	}
+	return "a string"
+}
+
+// efforts are the reasoning efforts a model family takes, where they are
+// known: the model's name prefix, the efforts it takes (nil when only the
+// refused ones are known), and the efforts it refuses.
+var efforts = []struct {
+	prefix  string
+	takes   []string
+	refuses []string
+}{
+	// codex#46915 (2026-09-21).
+	{"gpt-5.6-luna", []string{"none", "low", "medium", "high", "xhigh", "max"}, nil},
+	// GPT-6 Astra and 6.1 Sol/Terra have no none (home-generative-agent
+	// v3.46.0-beta.1, instructor-php v2.14.2).
+	{"gpt-6", nil, []string{"none"}},
+}
+
+// checkEffort: the request's reasoning.effort is one its model takes.
+func checkEffort(h *replay.History, t *replay.Target, report func(replay.Violation)) {
+	if len(h.Request) == 0 || !jsonw.ValidBytes(h.Request) || !(official(t) || t.Provider == "") {
+		return
+	}
+	root := gjson.ParseBytes(h.Request)
+	effort := root.Get("reasoning.effort").Str
+	model := t.Model
+	if model == "" {
+		model = root.Get("model").Str
+	}
+	m := strings.ToLower(model)
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
+	}
+	if effort == "" {
+		return
+	}
+	for _, e := range efforts {
+		if !strings.HasPrefix(m, e.prefix) {
+			continue
+		}
+		pred := "Unsupported value: '" + effort + "' is not supported with the '" + model + "' model."
+		switch {
+		case e.takes != nil && !slices.Contains(e.takes, effort):
+			pred += " Supported values are: " + quotedList(e.takes) + "."
+		case slices.Contains(e.refuses, effort):
+		default:
+			return
+		}
+		report(replay.Violation{Turn: -1, Block: -1, Pointer: "/reasoning/effort",
+			Message:   model + " does not take reasoning effort " + strconv.Quote(effort),
+			Predicted: pred,
+			Fix:       "send an effort the model takes"})
+		return
+	}
+}
+
+// quotedList writes 'a', 'b', and 'c'.
+func quotedList(xs []string) string {
+	var b strings.Builder
+	for i, x := range xs {
+		switch {
+		case i > 0 && i == len(xs)-1:
+			b.WriteString(", and ")
+		case i > 0:
+			b.WriteString(", ")
+		}
+		b.WriteString("'" + x + "'")
+	}
+	return b.String()
+}
+
+// oauthRoutes are the provider names of routes that refuse replayed
+// encrypted reasoning: xAI's OAuth (SuperGrok) Responses surface
+// (hermes-agent#30310), where the API-key route takes it (#29672).
+var oauthRoutes = []string{"xai-oauth", "supergrok"}
+
+// checkRoute: no encrypted reasoning goes to a route that refuses it.
+func checkRoute(h *replay.History, t *replay.Target, report func(replay.Violation)) {
+	if !slices.Contains(oauthRoutes, strings.ToLower(t.Provider)) {
+		return
+	}
+	if in, ok := requestInput(h); ok {
+		for i, el := range in {
+			if el.typ == "reasoning" && el.enc.Type == gjson.String && el.enc.Str != "" {
+				report(replay.Violation{Turn: -1, Block: -1, Pointer: ptr(i),
+					Message:   "encrypted reasoning is replayed on xAI's OAuth route, which does not take it back",
+					Predicted: "Invalid request content: Each message must have at least one content element.",
+					Fix:       "drop the reasoning items (and their followers' ids) on this route, or send the conversation through the API-key route"})
+			}
+		}
+		return
+	}
+	for _, p := range historyPairs(h) {
+		if p.finished && p.data != "" {
+			report(replay.Violation{Turn: p.turn, Block: p.block,
+				Message:   "encrypted reasoning would be replayed on xAI's OAuth route, which does not take it back",
+				Predicted: "Invalid request content: Each message must have at least one content element.",
+				Fix:       "drop the reasoning items (and their followers' ids) on this route, or send the conversation through the API-key route"})
+		}
+	}
+}
+
+// checkTextDropped: a host that takes reasoning_text back and issues no
+// ciphertext reads nothing from a reasoning item sent without its text.
+func checkTextDropped(h *replay.History, t *replay.Target, report func(replay.Violation)) {
+	if !TakesReasoningText(t.Provider) {
+		return
+	}
+	in, ok := requestInput(h)
+	if !ok {
+		return
+	}
+	for i, el := range in {
+		if el.typ != "reasoning" || (el.enc.Type == gjson.String && el.enc.Str != "") {
+			continue
+		}
+		if c := el.el.Get("content"); c.IsArray() && len(c.Array()) > 0 {
+			continue
+		}
+		report(replay.Violation{Turn: -1, Block: -1, Pointer: ptr(i),
+			Message: "the reasoning item goes to " + describe(t) + " without its reasoning_text content, and the host issues no ciphertext: it reads no reasoning from it",
+			Fix:     "send the item's reasoning_text content back as received (Encode does for this host)"})
 	}
 }
 

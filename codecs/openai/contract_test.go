@@ -132,3 +132,20 @@ func TestRegistry(t *testing.T) {
 		require.Equal(t, f, openai.FormatFor(p), p)
 	}
 }
+
+// Reasoning items without an id (Codex CLI stores and sends none) are
+// compared by their ciphertext: two of them, each sent as returned, are
+// not "altered" for sharing the empty id; one whose ciphertext changed is
+// not matched to another's.
+func TestEncryptedAlteredWithoutIDs(t *testing.T) {
+	item := func(enc string) string {
+		return `{"type":"reasoning","summary":[],"encrypted_content":"` + enc + `"}`
+	}
+	msg := `{"type":"message","role":"assistant","content":[{"type":"output_text","text":"x"}]}`
+	body := `{"store":false,"input":[{"role":"user","content":"a"},` + item("gAAAAAfirst") + `,` + msg +
+		`,{"role":"user","content":"b"},` + item("gAAAAAsecond") + `,` + msg + `]}`
+	h, tg, err := openai.Codec{}.DecodeRequest([]byte(body))
+	require.NoError(t, err)
+	require.Len(t, h.Turns, 2)
+	require.Empty(t, only(audit(h, tg), openai.RuleEncryptedAltered))
+}

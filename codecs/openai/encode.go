@@ -5,6 +5,7 @@ import (
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+	"strings"
 )
 
 // Kinds of output item a turn's blocks group into.
@@ -72,6 +73,17 @@ func groups(t *replay.Turn) []group {
 		i = g.end
 	}
 	return out
+}
+
+// withID returns the JSON object raw with the member "id" added first.
+func withID(raw, id string) string {
+	i := strings.IndexByte(raw, '{')
+	rest := strings.TrimLeft(raw[i+1:], " \t\r\n")
+	b := jsonw.String([]byte(raw[:i+1]+`"id":`), id)
+	if !strings.HasPrefix(rest, "}") {
+		b = append(b, ',')
+	}
+	return string(b) + raw[i+1:]
 }
 
 // followerOK reports whether g can be recognised as the follower of a
@@ -348,10 +360,13 @@ func appendExtraSkip(out []byte, extra []byte, skip []string) []byte {
 // caller built (msg is the array, or a request object with an `input`
 // array), each immediately before the item it preceded in the output: a
 // function_call matched by call_id (or item id), a message or other item
-// by its id. A reasoning item already in the array (same id, whole or as
-// an item_reference) is not added again; one whose follower is not in the
-// array, or that Encode would leave out, is not added. Every element of
-// the array is kept byte for byte.
+// by its id, or, for an assistant message the caller rebuilt without its
+// id, by its order among the turn's messages. A follower found without
+// the item id that pairs it with its reasoning item gets it back (the
+// provider refuses the pair otherwise). A reasoning item already in the
+// array (same id, whole or as an item_reference) is not added again; one
+// whose follower is not in the array, or that Encode would leave out, is
+// not added. Every other byte of the array is kept.
 func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 	if !jsonw.ValidBytes(msg) {
 		return nil, replay.Malformed(API, -1, "", "expected an input array or a request object to patch")
@@ -368,6 +383,7 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 	}
 	type ins struct {
 		id, callID, itemID string
+		message            bool
 		item               []byte
 	}
 	var pending []ins
@@ -377,22 +393,41 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 			continue
 		}
 		f := gs[i+1]
-		p := ins{id: g.id, itemID: f.id, item: c.appendReasoning(nil, t, g)}
+		p := ins{id: g.id, itemID: f.id, item: c.appendReasoning(nil, t, g), message: f.kind == gMessage}
 		if f.kind == gCall {
 			p.callID = t.Blocks[f.start].(*replay.ToolCall).ID
 		}
 		pending = append(pending, p)
 	}
 	present := map[string]bool{}
+	ids := map[string]bool{}
 	arr.ForEach(func(_, el gjson.Result) bool {
 		if ty := el.Get("type").Str; ty == "reasoning" || ty == "item_reference" {
 			present[el.Get("id").Str] = true
 		}
+		if id := el.Get("id").Str; id != "" {
+			ids[id] = true
+		}
 		return true
 	})
+	// The turn's messages that follow a reasoning item and whose ids the
+	// array lacks, in order: the id-less assistant messages of the array
+	// are theirs, in the same order.
+	var lostMsgs []string
+	for _, p := range pending {
+		if p.message && !ids[p.itemID] {
+			lostMsgs = append(lostMsgs, p.itemID)
+		}
+	}
 	out := []byte{'['}
 	arr.ForEach(func(_, el gjson.Result) bool {
 		id, callID := el.Get("id").Str, el.Get("call_id").Str
+		raw := el.Raw
+		if id == "" && !el.Get("id").Exists() && el.Get("role").Str == "assistant" && len(lostMsgs) > 0 &&
+			(el.Get("type").Str == "message" || !el.Get("type").Exists()) {
+			id, lostMsgs = lostMsgs[0], lostMsgs[1:]
+			raw = withID(raw, id)
+		}
 		for k := range pending {
 			p := &pending[k]
 			if p.item == nil || present[p.id] {
@@ -402,10 +437,13 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 				out = jsonw.Comma(out)
 				out = append(out, p.item...)
 				present[p.id] = true
+				if !el.Get("id").Exists() && raw == el.Raw && p.itemID != "" {
+					raw = withID(raw, p.itemID)
+				}
 			}
 		}
 		out = jsonw.Comma(out)
-		out = append(out, el.Raw...)
+		out = append(out, raw...)
 		return true
 	})
 	out = append(out, ']')

@@ -113,13 +113,16 @@ func TestPatch(t *testing.T) {
 		seq = append(seq, el.Get("type").Str+":"+el.Get("id").Str+el.Get("call_id").Str)
 		return true
 	})
-	require.Equal(t, []string{":", "reasoning:rs_5d1e9f0a-1111-4a2b-9c3d-000000000001_us-east-1", "function_call:call_Wx1",
+	// The first call was rebuilt without its fc_ id: it gets it back, or
+	// the provider would refuse its reasoning item without its follower.
+	require.Equal(t, []string{":", "reasoning:rs_5d1e9f0a-1111-4a2b-9c3d-000000000001_us-east-1", "function_call:fc_5d1e9f0a-1111-4a2b-9c3d-000000000001_acall_Wx1",
 		"function_call_output:call_Wx1", "reasoning:rs_5d1e9f0a-1111-4a2b-9c3d-000000000001_b",
 		"function_call:fc_5d1e9f0a-1111-4a2b-9c3d-000000000001_bcall_Wx2", "function_call_output:call_Wx2"}, seq)
 	require.Equal(t, "eXhBSS1ibG9iLW9uZS1mb3ItdGVzdHMtb25seS0xMjM0NTY3ODkw", gjson.GetBytes(out, "input.1.encrypted_content").Str)
 	require.Equal(t, "grok-4.7", gjson.GetBytes(out, "model").Str)
-	// Elements are kept byte for byte.
+	// Elements are kept byte for byte; the id is added first.
 	require.Contains(t, string(out), `{"type":"function_call_output","call_id":"call_Wx1","output":"14 °C"}`)
+	require.Contains(t, string(out), `{"id":"fc_5d1e9f0a-1111-4a2b-9c3d-000000000001_a","type":"function_call","call_id":"call_Wx1","name":"get_weather","arguments":"{\"city\":\"Lyon\"}"}`)
 	// Patching again adds nothing.
 	again, err := c.Patch(out, res.Turn)
 	require.NoError(t, err)

@@ -23,6 +23,9 @@ package openrouter
 
 import (
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"net/http"
 )
 
 // API is the codec's API name.
@@ -61,4 +64,30 @@ func (Codec) API() string { return API }
 // NewStream returns a fresh [StreamDecoder].
 func (c Codec) NewStream() replay.FrameDecoder {
 	return &StreamDecoder{Provider: c.Provider, Limits: c.Limits}
+}
+
+// web are the API's HTTP facts: chat completions, the path every
+// OpenAI-compatible host serves, for which OpenRouter's reader (the
+// superset) is the fallback when no provider is known.
+var web = &codecs.HTTP{
+	Routes:     []codecs.Route{{Path: "/chat/completions", Shared: true, Fallback: codecs.FallbackAny}},
+	Hosts:      []codecs.Host{{Suffix: "openrouter.ai", Provider: "openrouter"}},
+	Credential: codecs.Header("authorization"),
+	Member:     "messages",
+	Endpoint:   "https://openrouter.ai/api",
+	Names:      map[string]string{"openrouter": "openrouter"},
+	ErrorBody:  errorBody,
+}
+
+var _ codecs.HTTPCodec = Codec{}
+
+// HTTP returns the API's HTTP facts.
+func (Codec) HTTP() *codecs.HTTP { return web }
+
+// errorBody writes an error body as OpenRouter does:
+// {"error":{"code":<status>,"message":...}}.
+func errorBody(_ string, status int, msg string) ([]byte, http.Header) {
+	b := jsonw.Int([]byte(`{"error":{"code":`), status)
+	b = jsonw.String(append(b, `,"message":`...), msg)
+	return append(b, "}}"...), nil
 }

@@ -5,7 +5,9 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/internal/claude"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 )
@@ -115,6 +117,7 @@ func detailKey(it replay.ReasoningItem) (dedupKey, bool) {
 
 var ruleDuplicate = replay.Rule{
 	ID:       RuleDuplicateItem,
+	Symptoms: []replay.Symptom{{Match: `duplicate item found with id`, Fix: codecs.FixDropDuplicates}},
 	Severity: replay.SeverityReject,
 	Doc:      "Each reasoning item is sent once across the whole history.",
 	Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
@@ -152,6 +155,7 @@ func isGemini3(model string) bool {
 
 var ruleGeminiUnsigned = replay.Rule{
 	ID:       RuleGeminiReasoningMissing,
+	Symptoms: []replay.Symptom{{Match: `require openrouter reasoning details to be preserved`, Fix: codecs.FixRestore}},
 	Severity: replay.SeverityReject,
 	Doc:      "A Gemini 3 tool call in the current tool loop is sent with the google-gemini-v1 encrypted item OpenRouter gave it.",
 	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
@@ -242,6 +246,7 @@ func inToolLoop(h *replay.History) bool {
 
 var ruleSignedMissing = replay.Rule{
 	ID:       RuleSignedReasoningMissing,
+	Symptoms: []replay.Symptom{{Match: claude.SymThinkingFirst, Fix: codecs.FixRestore}},
 	Severity: replay.SeverityReject,
 	Doc: "With reasoning on, the assistant message of the current tool loop of a model whose upstream signs " +
 		"its reasoning (Anthropic) carries its signed reasoning_details, as the direct API requires.",

@@ -94,8 +94,8 @@ func (d *Decoder) BindRawSignature(tc string, loc Loc, dst []replay.Event) (stri
 // PatchCallSignatures puts the Gemini signatures bound to the turn's tool
 // calls back on the calls of the same id in msg (an assistant message the
 // caller built, already checked): in the member a signature was read from
-// ([RawSigKeys]), or else at extra_content.google.thought_signature when
-// extraContent is set. Every other member is left as it was.
+// ([RawSigKeys]), or else under extra_content, where it came from (Google's
+// or Vertex AI's spelling, [gemsig.At]), when extraContent is set. Every other member is left as it was.
 func PatchCallSignatures(api string, msg []byte, t *replay.Turn, extraContent bool) ([]byte, error) {
 	out := msg
 	for i, b := range t.Blocks {
@@ -112,7 +112,7 @@ func PatchCallSignatures(api string, msg []byte, t *replay.Turn, extraContent bo
 			continue
 		}
 		if !raw {
-			path = gemsig.Path
+			path = gemsig.At(sig).Path()
 		}
 		k := -1
 		gjson.GetBytes(out, "tool_calls").ForEach(func(key, v gjson.Result) bool {

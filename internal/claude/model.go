@@ -66,35 +66,92 @@ func (m Model) Known() bool { return m.Major >= 0 }
 
 // BindsPrefix reports whether the model checks that thinking blocks come
 // back after the prefix that produced them: Claude 5.1 and later (a version
-// floor: later models enforce it), except Mythos 5.1, which records the
-// binding without checking it, and Sonnet 5 (probed: no check). A name
-// that is not read as a Claude model is assumed to bind.
+// floor: later models enforce it), Mythos 5.1 included (it enforces since
+// the Fable 5.2 release), Sonnet 5 not (probed: no check). A name that is
+// not read as a Claude model is assumed to bind.
 func (m Model) BindsPrefix() bool {
 	if !m.Known() {
 		return true
 	}
-	if m.Is("mythos", 5, 1) {
-		return false
-	}
 	return m.AtLeast(5, 1)
 }
 
-// Unread returns why a thinking block minted by model from, on platform
-// fromPlatform with account fromAccount, is not read by model to on
+// EnforcesEveryAccount reports whether the model rejects a binding mismatch
+// for every account, whatever its creation date: Fable and Mythos 5.2 and
+// later ("the prefix check applies to every account"), and Mythos 5.1,
+// which returns the error on all accounts where an unset
+// prefix_mismatch_behavior means "error" (not on Bedrock, whose binding
+// page says it records the mismatch without acting on it).
+func (m Model) EnforcesEveryAccount(platform string) bool {
+	switch {
+	case m.Is("mythos", 5, 1):
+		return !Bedrock(platform)
+	case m.Family == "fable" || m.Family == "mythos":
+		return m.AtLeast(5, 2)
+	}
+	return false
+}
+
+// TakesBlockBinding reports whether the model takes
+// `thinking.block_binding` (the preserved-thinking models: Fable and Mythos
+// 5.1 and later, Opus, Sonnet and Haiku 5.5 and later); any other Claude
+// model refuses the member as an extra input. A name that is not read as a
+// Claude model is assumed to take it.
+func (m Model) TakesBlockBinding() bool {
+	if !m.Known() {
+		return true
+	}
+	switch m.Family {
+	case "fable", "mythos":
+		return m.AtLeast(5, 1)
+	case "opus", "sonnet", "haiku":
+		return m.AtLeast(5, 5)
+	}
+	return false
+}
+
+// Bedrock reports whether a platform name is Amazon Bedrock's.
+func Bedrock(platform string) bool {
+	p := strings.ToLower(platform)
+	return p == "bedrock" || p == "bedrock-mantle" || p == "amazon-bedrock" || p == "aws"
+}
+
+// App reports whether a platform name is one of Anthropic's own apps
+// (Claude Code, claude.ai), whose thinking blocks Bedrock's organisation
+// check removes. A store or a session reader records such turns with
+// Provenance.Provider "claude-code" or "claude.ai".
+func App(platform string) bool {
+	switch strings.ToLower(platform) {
+	case "claude-code", "claude.ai", "claude-ai", "claude-app":
+		return true
+	}
+	return false
+}
+
+// Unread returns why a thinking block minted by model from on platform
+// fromPlatform with account fromAccount is not read by model to on
 // platform toPlatform with account toAccount ("" when it is read, or when
 // the facts are not known). The provider drops such a block silently.
 // Accounts are compared only when both are known.
-func Unread(from, to string, fromAccount, toAccount, toPlatform string) string {
+func Unread(from, to, fromPlatform, fromAccount, toAccount, toPlatform string) string {
 	f, t := Parse(from), Parse(to)
 	if !f.Known() {
 		return ""
 	}
 	account := fromAccount != "" && toAccount != "" && fromAccount != toAccount
 	switch {
+	case Bedrock(toPlatform) && App(fromPlatform):
+		return "Bedrock's organisation check removes thinking blocks minted in a Claude app (" + fromPlatform + ")"
+	case Bedrock(toPlatform) && account && t.AtLeast(5, 1):
+		return "Bedrock's organisation check removes thinking blocks minted by another AWS account (" + fromAccount + ", not " + toAccount + ")"
 	case (f.Is("sonnet", 5, 5) || f.Is("haiku", 5, 5)) && account:
 		return from + " thinking blocks are bound to the account that produced them (" + fromAccount + ", not " + toAccount + ")"
 	case f.Is("sonnet", 5, 5) && t.Known() && !t.Is("sonnet", 5, 5):
 		return from + " thinking blocks are bound to that model; " + to + " drops them"
+	case f.Is("fable", 5, 2) && t.Known() && !t.Is("fable", 5, 2) && !t.Is("mythos", 5, 2):
+		return "only Fable 5.2 and Mythos 5.2 read " + from + " thinking blocks; " + to + " drops them"
+	case t.Is("haiku", 5, 5) && !f.Is("haiku", 5, 5):
+		return to + " drops thinking blocks of another model (" + from + ") as model_binding_mismatch"
 	case f.Is("opus", 5, 5) && (t.Is("fable", 5, 1) || t.Is("mythos", 5, 1)) && toPlatform != "" && toPlatform != "anthropic":
 		return to + " reads " + from + " thinking blocks only on the Claude API, not on " + toPlatform
 	case (f.Is("fable", 5, 1) || f.Is("mythos", 5, 1)) && t.Is("opus", 5, 5):

@@ -11,7 +11,8 @@ func TestParse(t *testing.T) {
 		binds  bool
 	}{
 		{"claude-fable-5-1", "fable", 5, 1, true},
-		{"claude-mythos-5-1", "mythos", 5, 1, false},
+		{"claude-mythos-5-1", "mythos", 5, 1, true},
+		{"claude-fable-5-2", "fable", 5, 2, true},
 		{"claude-opus-5-5", "opus", 5, 5, true},
 		{"claude-sonnet-5", "sonnet", 5, 0, false},
 		{"claude-sonnet-5-20260901", "sonnet", 5, 0, false},
@@ -42,9 +43,58 @@ func TestUnread(t *testing.T) {
 		{"claude-fable-5-1", "claude-opus-5-5", "", "", "anthropic", "claude-opus-5-5 does not read claude-fable-5-1 thinking blocks"},
 		{"claude-mythos-5-1", "claude-opus-5-5", "", "", "vertex", "claude-opus-5-5 does not read claude-mythos-5-1 thinking blocks"},
 		{"claude-sonnet-4-6", "claude-opus-5-5", "a", "b", "anthropic", ""},
+		{"claude-fable-5-2", "claude-mythos-5-2", "", "", "anthropic", ""},
+		{"claude-fable-5-2", "claude-fable-5-2", "", "", "vertex", ""},
+		{"claude-fable-5-2", "claude-fable-5-1", "", "", "anthropic", "only Fable 5.2 and Mythos 5.2 read claude-fable-5-2 thinking blocks; claude-fable-5-1 drops them"},
+		{"claude-fable-5-2", "claude-opus-5-5", "", "", "anthropic", "only Fable 5.2 and Mythos 5.2 read claude-fable-5-2 thinking blocks; claude-opus-5-5 drops them"},
+		{"claude-opus-5-5", "claude-haiku-5-5", "", "", "anthropic", "claude-haiku-5-5 drops thinking blocks of another model (claude-opus-5-5) as model_binding_mismatch"},
+		{"claude-haiku-5-5", "claude-haiku-5-5", "", "", "anthropic", ""},
+		{"claude-haiku-5-5", "claude-sonnet-4-6", "", "", "anthropic", ""},
+		{"claude-fable-5-1", "claude-fable-5-1", "111122223333", "444455556666", "bedrock", "Bedrock's organisation check removes thinking blocks minted by another AWS account (111122223333, not 444455556666)"},
+		{"claude-fable-5-1", "claude-fable-5-1", "111122223333", "111122223333", "bedrock", ""},
+		{"claude-fable-5-1", "claude-fable-5-1", "111122223333", "444455556666", "anthropic", ""},
 	} {
-		if got := Unread(c.from, c.to, c.fa, c.ta, c.platform); got != c.want {
+		if got := Unread(c.from, c.to, "", c.fa, c.ta, c.platform); got != c.want {
 			t.Errorf("%s -> %s: got %q, want %q", c.from, c.to, got, c.want)
+		}
+	}
+}
+
+// Bedrock's organisation check removes blocks minted in a Claude app, on
+// Bedrock only.
+func TestUnreadClaudeApp(t *testing.T) {
+	for _, c := range []struct{ from, to, platform, want string }{
+		{"claude-code", "bedrock", "claude-opus-5-5", "Bedrock's organisation check removes thinking blocks minted in a Claude app (claude-code)"},
+		{"claude.ai", "bedrock-mantle", "claude-opus-5-5", "Bedrock's organisation check removes thinking blocks minted in a Claude app (claude.ai)"},
+		{"claude-code", "anthropic", "claude-opus-5-5", ""},
+		{"anthropic", "bedrock", "claude-opus-5-5", ""},
+	} {
+		if got := Unread("claude-opus-5-5", c.platform, c.from, "", "", c.to); got != c.want {
+			t.Errorf("%s -> %s: got %q, want %q", c.from, c.to, got, c.want)
+		}
+	}
+}
+
+func TestEnforcementAndBlockBinding(t *testing.T) {
+	for _, c := range []struct {
+		name                string
+		every, everyBedrock bool
+		takes               bool
+	}{
+		{"claude-fable-5-2", true, true, true},
+		{"claude-mythos-5-2", true, true, true},
+		{"claude-mythos-5-1", true, false, true},
+		{"claude-fable-5-1", false, false, true},
+		{"claude-opus-5-5", false, false, true},
+		{"claude-sonnet-5-5", false, false, true},
+		{"claude-haiku-5-5", false, false, true},
+		{"claude-sonnet-5", false, false, false},
+		{"claude-haiku-4-5", false, false, false},
+		{"gpt-5", false, false, true},
+	} {
+		m := Parse(c.name)
+		if m.EnforcesEveryAccount("anthropic") != c.every || m.EnforcesEveryAccount("bedrock") != c.everyBedrock || m.TakesBlockBinding() != c.takes {
+			t.Errorf("%s: every=%v (bedrock %v) takes=%v", c.name, m.EnforcesEveryAccount("anthropic"), m.EnforcesEveryAccount("bedrock"), m.TakesBlockBinding())
 		}
 	}
 }

@@ -14,9 +14,11 @@
 //
 // On Gemini's OpenAI-compatible endpoint the signature of a tool call rides
 // at tool_calls[i].extra_content.google.thought_signature (also inside
-// choices[0].delta.tool_calls[i] when streaming). [Read] takes it from a
-// tool call object, [Write] puts it back, [Strip] removes it so that the
-// rest of extra_content can be kept without a second copy of the signature.
+// choices[0].delta.tool_calls[i] when streaming); on Vertex AI's, at
+// extra_content.vertex.thought_signature. [ReadExtra] takes it from a tool
+// call object and says which, [ItemAt] remembers it, [Put] at [At] writes it
+// back there, [Strip] removes it so that the rest of extra_content can be
+// kept without a second copy of the signature.
 //
 // Some OpenAI-compatible gateways put the signature directly on the tool
 // call instead, as `thoughtSignature` or `thought_signature` (pi#9444,
@@ -35,6 +37,7 @@ package gemsig
 import (
 	"encoding/base64"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/reasonreplay/replay"
@@ -96,10 +99,40 @@ const (
 	CamelCase
 	// SnakeCase is `thought_signature` directly on the call (gateways).
 	SnakeCase
+	// VertexExtra is `extra_content.vertex.thought_signature`, Vertex AI's
+	// OpenAI-compatible endpoint (hebo-gateway#226).
+	VertexExtra
 )
 
 // wherePaths are the gjson/sjson paths of the places, by Where.
-var wherePaths = [...]string{ExtraContent: Path, CamelCase: "thoughtSignature", SnakeCase: "thought_signature"}
+var wherePaths = [...]string{ExtraContent: Path, CamelCase: "thoughtSignature", SnakeCase: "thought_signature", VertexExtra: VertexPath}
+
+// VertexPath is the gjson/sjson path of the signature inside a tool call
+// object on Vertex AI's OpenAI-compatible endpoint.
+const VertexPath = "extra_content.vertex.thought_signature"
+
+// ReadExtra returns the thought signature a tool call object carries under
+// extra_content, Google's spelling (`extra_content.google`) or Vertex AI's
+// (`extra_content.vertex`), and which. ok is false when the call carries
+// none there (absent or null). A signature that is not a JSON string, or
+// the two spellings carrying different signatures, is an error. The
+// returned string is a copy.
+func ReadExtra(call gjson.Result) (sig string, at Where, ok bool, err error) {
+	for _, w := range [...]Where{ExtraContent, VertexExtra} {
+		v := call.Get(w.Path())
+		switch {
+		case !v.Exists(), v.Type == gjson.Null:
+			continue
+		case v.Type != gjson.String:
+			return "", w, false, fmt.Errorf("gemsig: %s is %s, expected a string", w.Path(), v.Type)
+		case !ok:
+			sig, at, ok = string([]byte(v.Str)), w, true
+		case v.Str != sig:
+			return "", w, false, fmt.Errorf("gemsig: %s and %s carry different signatures", at.Path(), w.Path())
+		}
+	}
+	return sig, at, ok, nil
+}
 
 // Path returns the gjson/sjson path of the place inside a tool call object.
 func (w Where) Path() string {
@@ -260,21 +293,29 @@ func Write(call []byte, sig string) ([]byte, error) {
 }
 
 // Strip removes the thought signature from an OpenAI-compatible tool call
-// object, and the google and extra_content objects when that leaves them
-// empty. A call without a signature is returned unchanged.
+// object (Google's and Vertex AI's spellings under extra_content), and the
+// google, vertex and extra_content objects when that leaves them empty. A
+// call without a signature there is returned unchanged.
 func Strip(call []byte) ([]byte, error) {
 	if !jsonw.ValidBytes(call) || !gjson.ParseBytes(call).IsObject() {
 		return nil, fmt.Errorf("gemsig: tool call is not a JSON object")
 	}
-	if !gjson.GetBytes(call, Path).Exists() {
+	out := call
+	for _, p := range [...]string{Path, VertexPath} {
+		if !gjson.GetBytes(out, p).Exists() {
+			continue
+		}
+		var err error
+		if out, err = sjson.DeleteBytes(out, p); err != nil {
+			return nil, fmt.Errorf("gemsig: %w", err)
+		}
+	}
+	if len(out) == len(call) {
 		return call, nil
 	}
-	out, err := sjson.DeleteBytes(call, Path)
-	if err != nil {
-		return nil, fmt.Errorf("gemsig: %w", err)
-	}
-	for _, p := range [...]string{"extra_content.google", "extra_content"} {
+	for _, p := range [...]string{"extra_content.google", "extra_content.vertex", "extra_content"} {
 		if v := gjson.GetBytes(out, p); v.IsObject() && len(v.Map()) == 0 {
+			var err error
 			if out, err = sjson.DeleteBytes(out, p); err != nil {
 				return nil, fmt.Errorf("gemsig: %w", err)
 			}
@@ -297,4 +338,62 @@ func ValidBase64(sig string) bool {
 	}
 	_, err := enc.DecodeString(sig)
 	return err == nil
+}
+
+// RequiresSignatures reports whether model requires a thought signature on
+// the first function call of every step of the current turn: Gemini 3 and
+// later (3.5 Flash and 3.1 Flash Lite included), and the "-latest"
+// aliases. It is gemini.RequiresSignatures, shared with the chat codecs.
+func RequiresSignatures(model string) bool {
+	rest, ok := strings.CutPrefix(baseModel(model), "gemini-")
+	if !ok {
+		return false
+	}
+	n := 0
+	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+		n++
+	}
+	if n == 0 {
+		return strings.HasSuffix(rest, "-latest")
+	}
+	digits := strings.TrimLeft(rest[:n], "0")
+	return len(digits) > 1 || digits >= "3"
+}
+
+// ValidatesSignatures reports whether model validates thought signatures
+// at all: [RequiresSignatures], and Gemini 2.5 (gemini.ValidatesSignatures).
+func ValidatesSignatures(model string) bool {
+	if RequiresSignatures(model) {
+		return true
+	}
+	rest, ok := strings.CutPrefix(baseModel(model), "gemini-")
+	return ok && (strings.HasPrefix(rest, "2.5") || strings.HasPrefix(rest, "2-5"))
+}
+
+// baseModel returns the model id of a model name without its resource
+// prefix ("models/", "publishers/google/models/", "google/"), without a
+// ":method" or ":variant" suffix, in lower case.
+func baseModel(m string) string {
+	m = strings.ToLower(strings.TrimSpace(m))
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
+	}
+	if i := strings.IndexByte(m, ':'); i >= 0 {
+		m = m[:i]
+	}
+	return m
+}
+
+// MissingText is the error Gemini answers a function call without its
+// signature with: the Gemini API's, or Vertex AI's when vertex is set
+// (native and OpenAI-compatible alike). content is the index of the model
+// content in the request's contents.
+func MissingText(vertex bool, name string, content int) string {
+	if vertex {
+		return "Unable to submit request because function call `" + name + "` in the " + strconv.Itoa(content) +
+			". content block is missing a `thought_signature`. Learn more: https://docs.cloud.google.com/vertex-ai/generative-ai/docs/thought-signatures"
+	}
+	return "Function call is missing a thought_signature in functionCall parts. This is required for tools to work " +
+		"correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:" +
+		name + "` , position " + strconv.Itoa(content) + ". Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details."
 }

@@ -237,3 +237,50 @@ func TestDummies(t *testing.T) {
 		assert.False(t, EncodedDummy(s), s)
 	}
 }
+
+// Vertex AI's OpenAI-compatible endpoint spells the place
+// extra_content.vertex.thought_signature: read, remembered, written back
+// there, and stripped.
+func TestVertexExtraContent(t *testing.T) {
+	call := gjson.Parse(`{"id":"call_1","type":"function","function":{"name":"bash","arguments":"{}"},"extra_content":{"vertex":{"thought_signature":"Q2lRQnlm"}}}`)
+	sig, at, ok, err := ReadExtra(call)
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, "Q2lRQnlm", sig)
+	assert.Equal(t, VertexExtra, at)
+	assert.Equal(t, "/extra_content/vertex/thought_signature", at.Pointer())
+
+	it := ItemAt(sig, "call_1", at)
+	assert.Equal(t, `{"at":"extra_content.vertex.thought_signature"}`, string(it.Extra))
+	assert.Equal(t, VertexExtra, At(it))
+	out, err := Put([]byte(`{"id":"call_1","type":"function","function":{"name":"bash","arguments":"{}"}}`), it.Data, At(it))
+	require.NoError(t, err)
+	assert.Equal(t, `{"id":"call_1","type":"function","function":{"name":"bash","arguments":"{}"},"extra_content":{"vertex":{"thought_signature":"Q2lRQnlm"}}}`, string(out))
+
+	stripped, err := Strip([]byte(call.Raw))
+	require.NoError(t, err)
+	assert.Equal(t, `{"id":"call_1","type":"function","function":{"name":"bash","arguments":"{}"}}`, string(stripped))
+	kept, err := Strip([]byte(`{"id":"c","extra_content":{"vertex":{"thought_signature":"QQ==","x":1},"other":2}}`))
+	require.NoError(t, err)
+	assert.Equal(t, `{"id":"c","extra_content":{"vertex":{"x":1},"other":2}}`, string(kept))
+
+	// Google's spelling still reads as ExtraContent; both at once must agree.
+	_, at, ok, err = ReadExtra(gjson.Parse(`{"extra_content":{"google":{"thought_signature":"QQ=="}}}`))
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, ExtraContent, at)
+	_, _, ok, err = ReadExtra(gjson.Parse(`{"extra_content":{"google":{"thought_signature":"QQ=="},"vertex":{"thought_signature":"Qg=="}}}`))
+	assert.Error(t, err)
+	assert.False(t, ok)
+	_, _, ok, err = ReadExtra(gjson.Parse(`{"extra_content":{"vertex":{"thought_signature":7}}}`))
+	assert.Error(t, err)
+	assert.False(t, ok)
+	_, _, ok, err = ReadExtra(gjson.Parse(`{"extra_content":{"vertex":{"thought_signature":null}}}`))
+	assert.NoError(t, err)
+	assert.False(t, ok)
+}
+
+func TestMissingText(t *testing.T) {
+	assert.Equal(t, "Unable to submit request because function call `bash` in the 2. content block is missing a `thought_signature`. Learn more: https://docs.cloud.google.com/vertex-ai/generative-ai/docs/thought-signatures", MissingText(true, "bash", 2))
+	assert.Equal(t, "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:bash` , position 2. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.", MissingText(false, "bash", 2))
+}

@@ -1,0 +1,132 @@
+package replayhttp
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
+	"github.com/reasonreplay/replay/internal/canon"
+	"github.com/reasonreplay/replay/internal/jsonw"
+)
+
+// tenantOf names the tenant of a request: a digest, keyed by the
+// deployment's secret, of the upstream it goes to and of what
+// Transport.Tenant returned or, without one, the credential the request
+// carries where its API says. It returns "" when there is none: such a
+// request is neither repaired from nor captured into the store.
+func (t *Transport) tenantOf(req *http.Request, c codecs.HTTPCodec) string {
+	var who string
+	if t.Tenant != nil {
+		who = t.Tenant(req)
+		if who != "" {
+			who = "caller\x00" + who
+		}
+	} else if f := c.HTTP().Credential; f != nil {
+		if cred := f(req); cred != "" {
+			who = "credential\x00" + cred
+		}
+	}
+	if who == "" {
+		return ""
+	}
+	up := ""
+	if req.URL != nil {
+		up = strings.ToLower(req.URL.Scheme + "://" + req.URL.Host)
+	}
+	m := hmac.New(sha256.New, t.secret())
+	m.Write([]byte("replay tenant v1\x00"))
+	m.Write([]byte(up))
+	m.Write([]byte{0})
+	m.Write([]byte(who))
+	return hex.EncodeToString(m.Sum(nil)[:16])
+}
+
+// secret returns the deployment's secret: Transport.Secret, or one drawn
+// at random for this Transport (a store kept in this process's memory only
+// needs it to live as long as the process).
+func (t *Transport) secret() []byte {
+	if len(t.Secret) > 0 {
+		return t.Secret
+	}
+	t.secretOnce.Do(func() {
+		t.randSecret = make([]byte, 32)
+		_, _ = rand.Read(t.randSecret)
+	})
+	return t.randSecret
+}
+
+// chain returns the conversation's digest before each element of r and
+// after the last one: d[i] names the conversation up to element i, over
+// its visible content only. It starts from the members the turns are
+// bound to (the system prompt, the tools); an element of the model's turn
+// counts by what the turn shows (its text, its tool calls, its other
+// visible blocks: see visible), every other element by its canonical JSON;
+// reasoning, signatures, item ids and cache markers never count, so a
+// client that dropped or mangled its reasoning still names its
+// conversation, and any change to what the conversation says names
+// another.
+func chain(r *codecs.Request) []string {
+	skip := func(name string) bool { return slices.Contains(r.Invisible, name) }
+	w := canon.New(sha256.New(), skip)
+	w.Tag('v', "replay conversation v1")
+	for _, b := range r.Bound {
+		w.Tag('b', "")
+		if b.End > b.Start {
+			w.Value(string(r.Body[b.Start:b.End]))
+		}
+	}
+	d := make([]string, len(r.Elements)+1)
+	sum := func() string { return hex.EncodeToString(w.Sum(nil)[:16]) }
+	d[0] = sum()
+	for i, e := range r.Elements {
+		switch {
+		case e.Turn < 0:
+			w.Tag('m', "")
+			w.Value(string(r.Body[e.Start:e.End]))
+		case i == 0 || r.Elements[i-1].Turn != e.Turn:
+			w.Tag('a', visible(r.History.Turns[e.Turn], skip))
+		}
+		d[i+1] = sum()
+	}
+	return d
+}
+
+// visible returns the digest of what a turn shows: its text (all of it,
+// as one string: an agent may join or split text blocks), then its tool
+// calls (id, name, canonical arguments) and its other visible blocks in
+// order. Reasoning, compactions, and the ids of output items are left
+// out.
+func visible(t *replay.Turn, skip func(string) bool) string {
+	w := canon.New(sha256.New(), skip)
+	w.Tag('t', t.VisibleText())
+	for _, b := range t.Blocks {
+		switch b := b.(type) {
+		case *replay.ToolCall:
+			w.Tag('c', b.ID)
+			w.Tag('n', b.Name)
+			args := strings.TrimSpace(b.Arguments)
+			switch {
+			case args == "":
+				w.Tag('j', "")
+				w.Value("{}")
+			case jsonw.Valid(args):
+				w.Tag('j', "")
+				w.Value(args)
+			default:
+				w.Tag('r', args)
+			}
+		case *replay.Native:
+			w.Tag('x', b.Kind)
+			if jsonw.ValidBytes(b.Raw) {
+				w.Value(string(b.Raw))
+			}
+		}
+	}
+	return hex.EncodeToString(w.Sum(nil)[:16])
+}
