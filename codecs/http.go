@@ -129,6 +129,19 @@ type HTTP struct {
 	// Member is the request member that holds the conversation
 	// ("messages", "input", "contents").
 	Member string
+	// Streams maps the media types of the API's streamed responses to
+	// their framing, for a stream that is not Server-Sent Events
+	// (text/event-stream, which any API may answer with): JSON Lines as
+	// "application/x-ndjson", say. A body of any other media type is
+	// decoded whole.
+	Streams map[string]replay.Framing
+	// Sniff, when set, reports whether data, the JSON text of a response
+	// body or of a stream's first event, is in the API's own shape, and
+	// whether it is a stream event rather than a whole body: what lets a
+	// tool handed bytes with no API name tell the API (the command line's
+	// --api auto). It is asked before any other guess, so it recognises
+	// only members no other API's responses have.
+	Sniff func(data []byte) (ok, event bool)
 	// ErrorBody writes an error response body in the shape the API's
 	// SDKs parse when the provider (as recognised) answers: a JSON object
 	// (the caller may add members before its closing brace), and the

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reasonreplay/replay"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
@@ -34,10 +35,13 @@ func wantAPI(t *testing.T, path string) string {
 		require.NoError(t, err, "a chatcompat fixture without a golden turn needs an entry here")
 		return gjson.GetBytes(golden, "provenance.api").String()
 	}
-	return map[string]string{
-		"anthropic": "anthropic", "bedrock-converse": "bedrock-converse", "cohere": "cohere", "gemini": "gemini",
-		"mistral": "mistral", "openai": "openai-responses", "openrouter": "openrouter",
-	}[dir]
+	if dir == "openai" {
+		return "openai-responses"
+	}
+	if _, err := replay.Lookup(dir, "", ""); err == nil {
+		return dir // a directory named for its API
+	}
+	return ""
 }
 
 var detectedLine = regexp.MustCompile(`^replay decode: .*?: (an SSE stream|a JSON Lines stream|a JSON body|a binary AWS event stream) \((?:detected|named)\), api ([a-z-]+) \(detected\)`)
@@ -155,7 +159,7 @@ func TestDecodeHints(t *testing.T) {
 		{"data: {\"nothing\":1}\n\n", []string{"decode", "-"}, 2,
 			`replay decode: --api auto: cannot tell the API from the first event (an object with "nothing"); name it with --api` + "\n"},
 		{"", []string{"decode", "--api", "nope", "-"}, 2,
-			`replay decode: unknown --api "nope" (want one of openrouter, anthropic, openai-responses, gemini, deepseek, xai, openai-compatible, bedrock-converse, mistral, cohere)` + "\n"},
+			`replay decode: unknown --api "nope" (want one of ` + strings.Join(replay.Default.APIs(), ", ") + `)` + "\n"},
 		{"", []string{"decode", "--framing", "xml", "-"}, 2,
 			`replay decode: unknown --framing "xml" (want sse, jsonl, eventstream or auto)` + "\n"},
 		{"", []string{"decode", "a", "b"}, 2, "replay decode: want one FILE (or - for standard input), got 2\n"},

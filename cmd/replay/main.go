@@ -29,6 +29,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/reasonreplay/replay"
 	_ "github.com/reasonreplay/replay/codecs/all"
 )
 
@@ -46,10 +47,9 @@ func usageError(format string, args ...any) error {
 	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
 }
 
-// apiNames are the API names the command line accepts, whether or not their
-// codec is linked in.
-var apiNames = []string{"openrouter", "anthropic", "openai-responses", "gemini", "deepseek", "xai",
-	"openai-compatible", "bedrock-converse", "mistral", "cohere"}
+// apiNames returns the API names the command line accepts: those of the
+// codecs registered (every codec of the module is linked in).
+func apiNames() []string { return replay.Default.APIs() }
 
 // command is one subcommand. define registers its flags on fs and returns
 // the function that runs it with the operands left after the flags.
@@ -163,7 +163,7 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %s\n      %s.\n", c.synopsis(), c.summary)
 	}
-	fmt.Fprintf(w, "\nAPIs: %s, or auto (the default where --api is optional) to tell from the input.\n", strings.Join(apiNames, ", "))
+	fmt.Fprintf(w, "\nAPIs: %s, or auto (the default where --api is optional) to tell from the input.\n", strings.Join(apiNames(), ", "))
 	fmt.Fprintln(w, "Run 'replay COMMAND --help' for a command's flags. JSON goes to stdout, diagnostics to stderr.")
 	fmt.Fprintln(w, "Exit status: 0 success; 1 error (audit: the provider would reject); 2 usage mistake (audit: could not judge).")
 }

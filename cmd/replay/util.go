@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonindent"
 	"github.com/reasonreplay/replay/internal/turndoc"
 	"github.com/tidwall/gjson"
@@ -121,6 +122,13 @@ func set(xs ...string) map[string]bool {
 func sniff(typ, data []byte) guess {
 	if !json.Valid(data) {
 		return guess{}
+	}
+	for _, c := range codecs.All(replay.Default) {
+		if s := c.HTTP().Sniff; s != nil {
+			if ok, event := s(data); ok {
+				return guess{api: c.API(), event: event}
+			}
+		}
 	}
 	r := gjson.ParseBytes(data)
 	t := r.Get("type").Str

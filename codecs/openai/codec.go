@@ -218,6 +218,7 @@ func (c Codec) provider() string {
 }
 
 func clone(s string) string { return strings.Clone(s) }
+
 // web are the API's HTTP facts.
 var web = &codecs.HTTP{
 	Routes: []codecs.Route{{Path: "/responses"}},
