@@ -63,8 +63,9 @@ func nativeFamilies(t replay.Target) []string {
 }
 
 // needsToolIDs tells, independently of the contracts, whether a target's
-// tool results name their call by id: every API here but Gemini's.
-func needsToolIDs(t replay.Target) bool { return t.API != "gemini" }
+// tool results name their call by id: every API here but those that name
+// it by function name (byName).
+func needsToolIDs(t replay.Target) bool { return !byName[t.API] }
 
 // emptyIDs are the spellings of an empty call id in the encoded shapes.
 var emptyIDs = []string{`"id":""`, `"call_id":""`, `"toolUseId":""`, `"tool_call_id":""`}
