@@ -66,7 +66,7 @@ func (d *stream) Full(r *engine.Run, f replay.Frame, s string, dst []replay.Even
 		return dst, nil
 	}
 	if !d.ev.scan(s) {
-		return dst, r.Malformed("", "expected a JSON line: %s", jsonw.Explain(s))
+		return dst, r.Malformed("", "expected a JSON line (a chat response)")
 	}
 	if !d.ev.object {
 		return dst, r.Malformed("", "expected a JSON object (a chat response line)")

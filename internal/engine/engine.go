@@ -23,7 +23,7 @@
 // implements Codec, and forwards its three methods:
 //
 //	func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
-//		return d.run.Decode((*stream)(d), f, dst)
+//		return d.run.Decode((*stream)(d), &f, dst)
 //	}
 //	func (d *StreamDecoder) Finish() (*replay.Turn, error) { return d.run.Finish((*stream)(d)) }
 //	func (d *StreamDecoder) SetLimits(l replay.Limits)      { d.run.SetLimits((*stream)(d), l) }
