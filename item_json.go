@@ -18,6 +18,7 @@ import (
 // `unfinished`, `attached`, `display` and `digest`), and the wire form (the
 // item's replay bytes: exactly the members its issuer sent, with no library
 // member).
+
 // MarshalItem returns the document form of it: the reasoning_details
 // members (`type`, `text`, `signature`, `summary`, `data`, `id`, `format`,
 // `index`) plus this library's own `unfinished`, `attached`, `display` and

@@ -21,6 +21,9 @@ import (
 // where they came from. An item of another kind or issuer has no field
 // here (see [RuleInexpressible], [RuleForeignReasoning]).
 func (c Codec) Encode(t *replay.Turn) ([]byte, error) {
+	if t == nil {
+		return nil, kit.NoTurn(API, "encode")
+	}
 	dst := append([]byte(nil), `{"role":"assistant","content":`...)
 	dst = jsonw.String(dst, visible(t))
 	if th, ok := thinking(t); ok {
@@ -121,6 +124,9 @@ func clip(s string) string {
 // built, to the turn's reasoning (see [Codec.Encode]); it changes nothing
 // else, and nothing when the turn has no reasoning Ollama takes.
 func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
+	if t == nil {
+		return nil, kit.NoTurn(API, "patch")
+	}
 	if err := kit.CheckBody(API, msg, "an assistant message object to patch"); err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package chatstream
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 
 	"github.com/reasonreplay/replay"
@@ -124,7 +123,7 @@ func PatchCallSignatures(api string, msg []byte, t *replay.Turn, extraContent bo
 		}
 		var err error
 		if out, err = sjson.SetBytes(out, "tool_calls."+strconv.Itoa(k)+"."+path, sig.Data); err != nil {
-			return nil, fmt.Errorf("replay: %s: patch: %w", api, err)
+			return nil, replay.Malformed(api, -1, "/tool_calls/"+strconv.Itoa(k), "cannot set the signature: %v", err)
 		}
 	}
 	return out, nil
