@@ -1,7 +1,6 @@
 package replay_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/reasonreplay/replay"
@@ -103,7 +102,7 @@ func TestCarryMintsToolIDs(t *testing.T) {
 
 func TestCarryToolIDsDuplicates(t *testing.T) {
 	turn := func(ids ...string) *replay.Turn {
-		tu := &replay.Turn{Complete: true, Provenance: replay.Provenance{API: "openai-compatible", Provider: "ollama"}}
+		tu := &replay.Turn{Complete: true, Provenance: replay.Provenance{API: "openai-compatible", Provider: "vllm"}}
 		for i, id := range ids {
 			tu.Blocks = append(tu.Blocks, &replay.ToolCall{ID: id, Name: "f", Arguments: `{"n":` + string(rune('0'+i)) + `}`})
 		}
@@ -148,19 +147,4 @@ func TestCarryToolIDsDuplicates(t *testing.T) {
 	out, notices = replay.Carry(clean, target, nil)
 	assert.Equal(t, []string{"a", "b", "c"}, callIDs(out))
 	assert.Empty(t, notices)
-}
-
-// byName are the APIs whose tool results name their call by function
-// name, not by id (Gemini's functionResponse.name, Ollama's tool_name):
-// the test's own knowledge, independent of the contracts.
-var byName = map[string]bool{"gemini": true, "ollama": true}
-
-// Every API that names tool results by call id declares it.
-func TestContractsDeclareToolIDs(t *testing.T) {
-	for _, api := range replay.Default.APIs() {
-		c, err := replay.Default.Lookup(api, "", "")
-		require.NoError(t, err)
-		assert.Equal(t, !byName[api], c.Contract().ToolIDs, api)
-	}
-	assert.True(t, strings.HasPrefix(replay.RuleToolCallID, "replay/"))
 }

@@ -1,6 +1,7 @@
 package all_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/reasonreplay/replay"
@@ -92,4 +93,19 @@ func TestAccepts(t *testing.T) {
 		}
 		assert.Equal(t, c.keeps, kept, "%s %s", c.api, c.model)
 	}
+}
+
+// byName are the APIs whose tool results name their call by function
+// name, not by id (Gemini's functionResponse.name, Ollama's tool_name):
+// the test's own knowledge, independent of the contracts.
+var byName = map[string]bool{"gemini": true, "ollama": true}
+
+// Every API that names tool results by call id declares it.
+func TestContractsDeclareToolIDs(t *testing.T) {
+	for _, api := range replay.Default.APIs() {
+		c, err := replay.Default.Lookup(api, "", "")
+		require.NoError(t, err)
+		assert.Equal(t, !byName[api], c.Contract().ToolIDs, api)
+	}
+	assert.True(t, strings.HasPrefix(replay.RuleToolCallID, "replay/"))
 }
