@@ -24,42 +24,45 @@ const (
 	SeverityRisk Severity = "risk"
 )
 
-// Target describes the request a history is about to be sent in.
+// Target describes the request a history is about to be sent in. It
+// marshals (encoding/json) as the report's "target" member: what the HTTP
+// layer fills (Headers, which carry credentials, AccountCreated and Batch)
+// is left out.
 type Target struct {
 	// API is the wire API of the request ("anthropic", "openai-responses").
-	API string
+	API string `json:"api,omitempty"`
 	// Provider is the platform ("anthropic", "bedrock", "vertex", ...).
-	Provider string
+	Provider string `json:"provider,omitempty"`
 	// Model is the model the request names.
-	Model string
+	Model string `json:"model,omitempty"`
 	// Account is the identity (organisation, account or key pool) the
 	// request is sent with, when known.
-	Account string
+	Account string `json:"account,omitempty"`
 	// PrefixHash is the hash of the request as it stands before its latest
 	// assistant turn (see [PrefixHashBefore]), when known: the latest turn's
 	// recorded Provenance.PrefixHash must equal it on models that bind
 	// reasoning to the conversation.
-	PrefixHash string
+	PrefixHash string `json:"prefix_hash,omitempty"`
 	// Tools reports whether tools are in play (declared, or tool calls in
 	// the history).
-	Tools bool
+	Tools bool `json:"tools"`
 	// Store reports whether the provider stores responses (OpenAI
 	// `store: true`), so that items may be referenced by id.
-	Store bool
+	Store bool `json:"store"`
 	// Thinking reports whether reasoning is enabled on the request (for
 	// Anthropic, manual extended thinking).
-	Thinking bool
+	Thinking bool `json:"thinking"`
 	// Headers are the HTTP headers the request is sent with (opt-in beta
 	// flags live there), when known; nil means unknown, and the rules that
 	// need them predict nothing. An HTTP layer fills them.
-	Headers http.Header
+	Headers http.Header `json:"-"`
 	// AccountCreated is when the account the request is sent with was
 	// created, when known: providers enforce some rules only for accounts
 	// created after a date.
-	AccountCreated time.Time
+	AccountCreated time.Time `json:"-"`
 	// Batch reports that the request goes through the provider's batch
 	// API, which may drop what the interactive API rejects.
-	Batch bool
+	Batch bool `json:"-"`
 }
 
 // History is what [AuditReplay] checks: the assistant turns in the order
@@ -78,28 +81,29 @@ type History struct {
 	Pointers []string
 }
 
-// Violation is one problem found by an audit.
+// Violation is one problem found by an audit. It marshals
+// (encoding/json) as an element of the report's "violations".
 type Violation struct {
 	// Rule is the stable rule id, e.g. "anthropic/thinking-first".
-	Rule string
+	Rule string `json:"rule"`
 	// Severity grades the consequence. A rule's check may set it when the
 	// consequence depends on the case (who enforces it); else the rule's
 	// own severity is taken.
-	Severity Severity
+	Severity Severity `json:"severity"`
 	// Turn is the index in History.Turns, or -1.
-	Turn int
+	Turn int `json:"turn"`
 	// Block is the index in that turn's Blocks, or -1.
-	Block int
+	Block int `json:"block"`
 	// Pointer is a JSON Pointer into History.Request, when one was given
 	// and the rule can locate the problem there.
-	Pointer string
+	Pointer string `json:"pointer,omitempty"`
 	// Message says what is wrong, in one sentence.
-	Message string
+	Message string `json:"message"`
 	// Predicted is the provider error text the request would get, when the
 	// provider is known to answer with one.
-	Predicted string
+	Predicted string `json:"predicted,omitempty"`
 	// Fix says how to repair the history.
-	Fix string
+	Fix string `json:"fix,omitempty"`
 }
 
 // Error renders the violation for logs. The text is not API.
@@ -222,17 +226,17 @@ func (rc *ReplayContract) predict(why Refusal, it ReasoningItem, latest bool) st
 // Report is the result of an audit.
 type Report struct {
 	// Target is the request the history was audited for.
-	Target Target
+	Target Target `json:"target"`
 	// Turns is the number of turns audited.
-	Turns int
+	Turns int `json:"turns"`
 	// Items counts the reasoning items.
-	Items int
+	Items int `json:"items"`
 	// Signed counts the text items with a non-empty signature.
-	Signed int
+	Signed int `json:"signed"`
 	// Formats counts the items per format ("" for none).
-	Formats map[Format]int
+	Formats map[Format]int `json:"formats"`
 	// Violations lists every violation found, in history order.
-	Violations []Violation
+	Violations []Violation `json:"violations"`
 }
 
 // Clean reports whether the audit found no violation.

@@ -18,8 +18,8 @@ func TestCompactionDocument(t *testing.T) {
 		&replay.Text{Text: "ok"},
 	}}
 	doc := tu.AppendJSON(nil)
-	assert.Equal(t, `{"version":1,"provenance":{},"complete":true,"blocks":[`+
-		`{"type":"compaction","format":"anthropic-claude-v1","content":"Summary of the earlier turns.","signature":"c2lnbmVk","cache_control":{"type":"ephemeral"},"extra":{"data":"theirs"}},`+
+	assert.Equal(t, `{"version":2,"provenance":{},"complete":true,"blocks":[`+
+		`{"type":"compaction","format":"anthropic-claude-v1","content":"Summary of the earlier turns.","signature":"c2lnbmVk","extra":{"cache_control":{"type":"ephemeral"},"data":"theirs"}},`+
 		`{"type":"compaction","format":"openai-responses-v1","id":"cmp_01","content":null,"data":"gAAAAB_opaque"},`+
 		`{"type":"text","text":"ok"}]}`, string(doc))
 	back, err := replay.UnmarshalTurn(doc)

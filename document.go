@@ -35,7 +35,7 @@ func (t *Turn) appendJSON(dst []byte, flush func([]byte) []byte) []byte {
 	for _, kv := range [...]struct{ k, v string }{
 		{"api", p.API}, {"provider", p.Provider}, {"upstream", p.Upstream}, {"model", p.Model},
 		{"requested_model", p.RequestedModel}, {"account", p.Account}, {"prefix_hash", p.PrefixHash},
-		{"chain_hash", p.ChainHash},
+		{"legacy_prefix_hash", p.LegacyPrefixHash}, {"chain_hash", p.ChainHash},
 	} {
 		if kv.v != "" {
 			dst = jsonw.Key(dst, kv.k)
@@ -55,7 +55,7 @@ func (t *Turn) appendJSON(dst []byte, flush func([]byte) []byte) []byte {
 	}
 	if len(t.Usage) > 0 {
 		dst = jsonw.Key(dst, "usage")
-		dst = appendCompact(dst, t.Usage)
+		dst = append(dst, t.Usage...)
 	}
 	if len(t.Transformations) > 0 {
 		dst = jsonw.Key(dst, "transformations")
@@ -148,7 +148,7 @@ func appendBlock(dst []byte, b Block) []byte {
 		if len(b.Raw) == 0 {
 			dst = append(dst, "null"...)
 		} else {
-			dst = appendCompact(dst, b.Raw)
+			dst = append(dst, b.Raw...)
 		}
 		if b.Unfinished {
 			dst = append(dst, `,"unfinished":true`...)
@@ -182,15 +182,19 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 	if !ver.Exists() {
 		return nil, docErr("/version", "a turn document needs a version")
 	}
-	if v, ok := jsonInt(ver.Raw); ver.Type != gjson.Number || !ok || v != DocumentVersion {
-		return nil, &Error{Event: -1, Pointer: "/version", Err: fmt.Errorf("%w: %s (this library reads %d)", ErrVersion, ver.Raw, DocumentVersion)}
+	f := formV2
+	switch v, ok := jsonInt(ver.Raw); {
+	case ver.Type != gjson.Number || !ok || v < 1 || v > DocumentVersion:
+		return nil, &Error{Event: -1, Pointer: "/version", Err: fmt.Errorf("%w: %s (this library reads 1 to %d)", ErrVersion, ver.Raw, DocumentVersion)}
+	case v == 1:
+		f = formV1
 	}
 	t := &Turn{}
 	if p := root.Get("provenance"); p.Exists() {
 		if !p.IsObject() {
 			return nil, docErr("/provenance", "provenance must be an object")
 		}
-		if err := parseProvenance(p, &t.Provenance); err != nil {
+		if err := parseProvenance(p, f, &t.Provenance); err != nil {
 			return nil, err
 		}
 	}
@@ -223,7 +227,7 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 		i := 0
 		tr.ForEach(func(_, v gjson.Result) bool {
 			var x Transformation
-			x, err = parseTransformation(v, "/transformations/"+strconv.Itoa(i))
+			x, err = parseTransformation(v, f, "/transformations/"+strconv.Itoa(i))
 			t.Transformations = append(t.Transformations, x)
 			i++
 			return err == nil
@@ -240,7 +244,7 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 	i := 0
 	blocks.ForEach(func(_, b gjson.Result) bool {
 		var blk Block
-		blk, err = parseBlock(b, "/blocks/"+strconv.Itoa(i))
+		blk, err = parseBlock(b, f, "/blocks/"+strconv.Itoa(i))
 		if err != nil {
 			return false
 		}
@@ -256,11 +260,21 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 
 // parseProvenance reads the provenance object: its members are all
 // strings, and no other member is allowed (the schema says so too).
-func parseProvenance(p gjson.Result, dst *Provenance) error {
+// "issuer" is the name "account" had before; a document holds one or the
+// other. A version-1 document's "prefix_hash" may have
+// been made by either definition that version's builds used, so it is
+// read as the LegacyPrefixHash.
+func parseProvenance(p gjson.Result, f form, dst *Provenance) error {
+	var issuer string
+	prefix := &dst.PrefixHash
+	if f == formV1 {
+		prefix = &dst.LegacyPrefixHash
+	}
 	fields := map[string]*string{
 		"api": &dst.API, "provider": &dst.Provider, "upstream": &dst.Upstream,
-		"model": &dst.Model, "account": &dst.Account, "prefix_hash": &dst.PrefixHash,
-		"requested_model": &dst.RequestedModel, "chain_hash": &dst.ChainHash,
+		"model": &dst.Model, "account": &dst.Account, "issuer": &issuer, "prefix_hash": prefix,
+		"legacy_prefix_hash": &dst.LegacyPrefixHash,
+		"requested_model":    &dst.RequestedModel, "chain_hash": &dst.ChainHash,
 	}
 	var err error
 	p.ForEach(func(k, v gjson.Result) bool {
@@ -276,7 +290,19 @@ func parseProvenance(p gjson.Result, dst *Provenance) error {
 		}
 		return err == nil
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	if f == formV1 && p.Get("legacy_prefix_hash").Exists() {
+		return docErr("/provenance/legacy_prefix_hash", "a version-1 document has no legacy_prefix_hash (its prefix_hash is read as one)")
+	}
+	if p.Get("issuer").Exists() {
+		if p.Get("account").Exists() {
+			return docErr("/provenance/issuer", "issuer is the former name of account: a document has one or the other")
+		}
+		dst.Account = issuer
+	}
+	return nil
 }
 
 func parseProviderError(e gjson.Result) (*ProviderError, error) {
@@ -322,7 +348,7 @@ func parseProviderError(e gjson.Result) (*ProviderError, error) {
 	return pe, nil
 }
 
-func parseBlock(b gjson.Result, ptr string) (Block, error) {
+func parseBlock(b gjson.Result, f form, ptr string) (Block, error) {
 	if !b.IsObject() {
 		return nil, docErr(ptr, "a block must be a JSON object")
 	}
@@ -332,24 +358,24 @@ func parseBlock(b gjson.Result, ptr string) (Block, error) {
 	}
 	switch typ.Str {
 	case "text":
-		return parseText(b, ptr)
+		return parseText(b, f, ptr)
 	case "tool_call":
-		return parseToolCall(b, ptr)
+		return parseToolCall(b, f, ptr)
 	case "native":
 		return parseNative(b, ptr)
 	case "compaction":
-		return parseCompaction(b, ptr)
+		return parseCompaction(b, f, ptr)
 	}
 	if len(typ.Str) > len("reasoning.") && typ.Str[:len("reasoning.")] == "reasoning." {
-		return parseItem(b, false, ptr)
+		return parseItem(b, f, ptr)
 	}
 	return nil, docErr(ptr+"/type", "unknown block type %q", typ.Str)
 }
 
 // parseText reads a text block.
-func parseText(b gjson.Result, ptr string) (Block, error) {
+func parseText(b gjson.Result, f form, ptr string) (Block, error) {
 	x := &Text{}
-	var extra []byte
+	var extra providerMembers
 	var err error
 	b.ForEach(func(key, val gjson.Result) bool {
 		switch key.Str {
@@ -366,12 +392,10 @@ func parseText(b gjson.Result, ptr string) (Block, error) {
 				return false
 			}
 			x.ID = owned(val)
-		case "extra":
-			if extra, err = unpackExtra(extra, val, ptr+"/extra", textNames); err != nil {
-				return false
-			}
 		default:
-			extra = appendMember(extra, key.Raw, val.Raw)
+			if key.Str != "extra" || !extra.take(val, f, textNames) {
+				extra.add(key, val)
+			}
 		}
 		return true
 	})
@@ -381,14 +405,14 @@ func parseText(b gjson.Result, ptr string) (Block, error) {
 	if !b.Get("text").Exists() {
 		return nil, docErr(ptr+"/text", "a text block needs text")
 	}
-	x.Extra = wrapObject(extra)
+	x.Extra = extra.json()
 	return x, nil
 }
 
 // parseToolCall reads a tool_call block.
-func parseToolCall(b gjson.Result, ptr string) (Block, error) {
+func parseToolCall(b gjson.Result, f form, ptr string) (Block, error) {
 	x := &ToolCall{}
-	var extra []byte
+	var extra providerMembers
 	var err error
 	b.ForEach(func(key, val gjson.Result) bool {
 		p := ptr + "/" + escapePointer(key.Str)
@@ -411,17 +435,16 @@ func parseToolCall(b gjson.Result, ptr string) (Block, error) {
 		case "item_id":
 			return strField(&x.ItemID)
 		case "unfinished":
+			// The library's when it is a boolean, as an item's is.
 			if val.Type != gjson.True && val.Type != gjson.False {
-				err = docErr(p, "unfinished must be a boolean")
-				return false
+				extra.add(key, val)
+				return true
 			}
 			x.Unfinished = val.Type == gjson.True
-		case "extra":
-			if extra, err = unpackExtra(extra, val, p, toolCallNames); err != nil {
-				return false
-			}
 		default:
-			extra = appendMember(extra, key.Raw, val.Raw)
+			if key.Str != "extra" || !extra.take(val, f, toolCallNames) {
+				extra.add(key, val)
+			}
 		}
 		return true
 	})
@@ -433,7 +456,7 @@ func parseToolCall(b gjson.Result, ptr string) (Block, error) {
 			return nil, docErr(ptr+"/"+k, "a tool_call block needs %s", k)
 		}
 	}
-	x.Extra = wrapObject(extra)
+	x.Extra = extra.json()
 	return x, nil
 }
 
@@ -490,9 +513,9 @@ func appendCompaction(dst []byte, b *Compaction) []byte {
 }
 
 // parseCompaction reads a compaction block.
-func parseCompaction(b gjson.Result, ptr string) (Block, error) {
+func parseCompaction(b gjson.Result, f form, ptr string) (Block, error) {
 	x := &Compaction{}
-	var extra []byte
+	var extra providerMembers
 	var err error
 	b.ForEach(func(key, val gjson.Result) bool {
 		p := ptr + "/" + escapePointer(key.Str)
@@ -519,22 +542,27 @@ func parseCompaction(b gjson.Result, ptr string) (Block, error) {
 				err = readString(&x.Data, val, p, key.Str)
 			}
 		case "unfinished":
-			err = readBool(&x.Unfinished, val, p, key.Str)
-		case "extra":
-			extra, err = unpackExtra(extra, val, p, compactionNames)
+			// The library's when it is a boolean, as an item's is.
+			if val.Type != gjson.True && val.Type != gjson.False {
+				extra.add(key, val)
+			} else {
+				x.Unfinished = val.Type == gjson.True
+			}
 		default:
-			extra = appendMember(extra, key.Raw, val.Raw)
+			if key.Str != "extra" || !extra.take(val, f, compactionNames) {
+				extra.add(key, val)
+			}
 		}
 		return err == nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	x.Extra = wrapObject(extra)
+	x.Extra = extra.json()
 	return x, nil
 }
 
-var transformationNames = []string{"type", "reason", "path"}
+var transformationNames = []string{"type", "reason", "path", "extra"}
 
 func appendTransformation(dst []byte, x Transformation) []byte {
 	dst = append(dst, `{"type":`...)
@@ -550,26 +578,38 @@ func appendTransformation(dst []byte, x Transformation) []byte {
 }
 
 // parseTransformation reads one entry of a turn's transformations: a type,
-// an optional reason and path (strings), and other members kept in Extra.
-func parseTransformation(v gjson.Result, ptr string) (Transformation, error) {
+// an optional reason and path (strings), and other members kept in Extra
+// (in its "extra" object when one is named like these).
+func parseTransformation(v gjson.Result, f form, ptr string) (Transformation, error) {
 	var x Transformation
 	if !v.IsObject() {
 		return x, docErr(ptr, "a transformation must be an object")
 	}
-	for _, f := range [...]struct {
+	for _, fl := range [...]struct {
 		k   string
 		dst *string
 		req bool
 	}{{"type", &x.Type, true}, {"reason", &x.Reason, false}, {"path", &x.Path, false}} {
-		m := v.Get(f.k)
-		if !m.Exists() && !f.req {
+		m := v.Get(fl.k)
+		if !m.Exists() && !fl.req {
 			continue
 		}
 		if m.Type != gjson.String {
-			return x, docErr(ptr+"/"+f.k, "%s must be a string", f.k)
+			return x, docErr(ptr+"/"+fl.k, "%s must be a string", fl.k)
 		}
-		*f.dst = owned(m)
+		*fl.dst = owned(m)
 	}
-	x.Extra = jsonw.ExtraMembers(v.Raw, transformationNames...)
+	var extra providerMembers
+	v.ForEach(func(key, val gjson.Result) bool {
+		switch key.Str {
+		case "type", "reason", "path":
+		default:
+			if key.Str != "extra" || !extra.take(val, f, transformationNames) {
+				extra.add(key, val)
+			}
+		}
+		return true
+	})
+	x.Extra = extra.json()
 	return x, nil
 }

@@ -65,8 +65,10 @@ func TestTurnDocumentErrorsNameTheMember(t *testing.T) {
 		require.ErrorAs(t, err, &e, c.json)
 		assert.Equal(t, c.pointer, e.Pointer, c.json)
 	}
-	_, err := replay.UnmarshalTurn([]byte(`{"version":2,"complete":true,"blocks":[]}`))
-	assert.ErrorIs(t, err, replay.ErrVersion)
+	for _, v := range []string{"3", "0", "1.5", `"2"`} {
+		_, err := replay.UnmarshalTurn([]byte(`{"version":` + v + `,"complete":true,"blocks":[]}`))
+		assert.ErrorIs(t, err, replay.ErrVersion, v)
+	}
 }
 
 func TestMarkUnfinished(t *testing.T) {
@@ -79,37 +81,52 @@ func TestMarkUnfinished(t *testing.T) {
 	assert.True(t, tu.ToolCalls()[0].Unfinished)
 }
 
-// A provider member named like one of the document's own members goes in
-// the document's "extra" object, reads back, and goes out on the wire
-// beside the others.
+// A provider member named like one of the document's own members puts the
+// block's provider members, all of them and byte for byte, in the
+// document's "extra" object; they read back, and go out on the wire beside
+// the others, in their order.
 func TestExtraMembersNamedLikeTheDocuments(t *testing.T) {
 	it, err := replay.UnmarshalItemWire([]byte(`{"type":"reasoning.text","text":"t","signature":"c2ln","unfinished":"by provider","digest":7,"x":1,"format":"anthropic-claude-v1"}`))
 	require.NoError(t, err)
 	doc := replay.MarshalItem(it)
-	assert.Equal(t, `{"type":"reasoning.text","text":"t","signature":"c2ln","format":"anthropic-claude-v1","x":1,"extra":{"unfinished":"by provider","digest":7}}`, string(doc))
+	assert.Equal(t, `{"type":"reasoning.text","text":"t","signature":"c2ln","format":"anthropic-claude-v1","extra":{"unfinished":"by provider","digest":7,"x":1}}`, string(doc))
 	back, err := replay.UnmarshalItem(doc)
 	require.NoError(t, err)
 	assert.False(t, back.Meta().Unfinished)
 	assert.Equal(t, string(doc), string(replay.MarshalItem(back)))
-	assert.JSONEq(t, `{"type":"reasoning.text","text":"t","signature":"c2ln","format":"anthropic-claude-v1","x":1,"unfinished":"by provider","digest":7}`, string(replay.AppendItemWire(nil, back)))
+	assert.Equal(t, string(replay.AppendItemWire(nil, it)), string(replay.AppendItemWire(nil, back)))
+	assert.Equal(t, `{"type":"reasoning.text","text":"t","signature":"c2ln","format":"anthropic-claude-v1","unfinished":"by provider","digest":7,"x":1}`, string(replay.AppendItemWire(nil, back)))
 
 	tu := &replay.Turn{Complete: true, Blocks: []replay.Block{
 		&replay.Text{Text: "hi", Extra: json.RawMessage(`{"id":"part-7","phase":"final"}`)},
 		&replay.ToolCall{ID: "c1", Name: "f", Arguments: "{}", Extra: json.RawMessage(`{"name":"shadow","kind":"custom"}`)},
+		&replay.ToolCall{ID: "c2", Name: "g", Arguments: "{}", Extra: json.RawMessage(`{"caller":{"type": "direct"},"kind":"x"}`)},
+		&replay.Text{Text: "plain", Extra: json.RawMessage(`{"phase":"final","n":1}`)},
 	}}
 	doc = tu.AppendJSON(nil)
-	assert.Contains(t, string(doc), `{"type":"text","text":"hi","phase":"final","extra":{"id":"part-7"}}`)
-	assert.Contains(t, string(doc), `"kind":"custom","extra":{"name":"shadow"}`)
+	assert.Contains(t, string(doc), `{"type":"text","text":"hi","extra":{"id":"part-7","phase":"final"}}`)
+	assert.Contains(t, string(doc), `"arguments":"{}","extra":{"name":"shadow","kind":"custom"}}`)
+	assert.Contains(t, string(doc), `"arguments":"{}","caller":{"type": "direct"},"kind":"x"}`, "white space inside a value stays")
+	assert.Contains(t, string(doc), `{"type":"text","text":"plain","phase":"final","n":1}`)
 	again, err := replay.UnmarshalTurn(doc)
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"id":"part-7","phase":"final"}`, string(again.Blocks[0].(*replay.Text).Extra))
+	for i, b := range tu.Blocks {
+		assert.Equal(t, b, again.Blocks[i], "block %d", i)
+	}
 	assert.Equal(t, "", again.Blocks[0].(*replay.Text).ID)
 	assert.Equal(t, string(doc), string(again.AppendJSON(nil)))
 
-	_, err = replay.UnmarshalTurn([]byte(`{"version":1,"complete":true,"blocks":[{"type":"text","text":"a","extra":{"phase":"x"}}]}`))
-	var e *replay.Error
-	require.ErrorAs(t, err, &e)
-	assert.Equal(t, "/blocks/0/extra/phase", e.Pointer)
+	// Version 1 kept only the names it took in "extra"; any other "extra"
+	// is a provider member of that name, written beside by its first
+	// builds.
+	old, err := replay.UnmarshalTurn([]byte(`{"version":1,"complete":true,"blocks":[{"type":"text","text":"a","extra":{"phase":"x"}},{"type":"text","text":"b","p":1,"extra":{"id":"i"}}]}`))
+	require.NoError(t, err)
+	assert.Equal(t, `{"extra":{"phase":"x"}}`, string(old.Blocks[0].(*replay.Text).Extra))
+	assert.Equal(t, `{"p":1,"id":"i"}`, string(old.Blocks[1].(*replay.Text).Extra))
+	// Since version 2 "extra" holds the whole of them.
+	cur, err := replay.UnmarshalTurn([]byte(`{"version":2,"complete":true,"blocks":[{"type":"text","text":"a","extra":{"phase": "x"}}]}`))
+	require.NoError(t, err)
+	assert.Equal(t, `{"phase": "x"}`, string(cur.Blocks[0].(*replay.Text).Extra))
 }
 
 // TestTurnDocumentInPieces: the document written in pieces (the command
@@ -190,4 +207,41 @@ func TestReadersKeepNothingOfTheInput(t *testing.T) {
 			assert.Equal(t, want, string(marshal(it)), "%s (wire %v)", s, wire)
 		}
 	}
+}
+
+// An item of a type kept whole keeps this library's marks through the
+// document (an unfinished item stays unreplayable, a sealed one keeps its
+// digest), beside the provider's object kept byte for byte; an object
+// with none of them, and none of their names, is written as it came. A
+// version-1 document's such item is the provider's object whole.
+func TestOpaqueItemThroughTheDocument(t *testing.T) {
+	raw := `{"type":"reasoning.future","format":"f", "payload": {"a":[1, 2]},"unfinished":"theirs"}`
+	o := &replay.Opaque{Type: "reasoning.future", Raw: json.RawMessage(raw)}
+	o.Unfinished = true
+	o.Digest = "sha256:" + strings.Repeat("0a", 32)
+	plain := &replay.Opaque{Type: "reasoning.other", Raw: json.RawMessage(`{"type":"reasoning.other","id":5}`)}
+	tu := &replay.Turn{Complete: true, Blocks: []replay.Block{o, plain}}
+	doc := tu.AppendJSON(nil)
+	assert.Contains(t, string(doc), `{"type":"reasoning.future","unfinished":true,"digest":"sha256:0a0a`)
+	assert.Contains(t, string(doc), `"extra":`+raw+`}`)
+	assert.Contains(t, string(doc), `,{"type":"reasoning.other","id":5}]`)
+	back, err := replay.UnmarshalTurn(doc)
+	require.NoError(t, err)
+	got := back.Items()[0].(*replay.Opaque)
+	assert.True(t, got.Unfinished)
+	assert.False(t, replay.Replayable(got))
+	assert.Equal(t, o.Digest, got.Digest)
+	assert.Equal(t, raw, string(got.Raw))
+	assert.Equal(t, replay.Format("f"), got.Format)
+	assert.Equal(t, `{"type":"reasoning.other","id":5}`, string(back.Items()[1].(*replay.Opaque).Raw))
+	assert.Equal(t, string(doc), string(back.AppendJSON(nil)))
+
+	// Version 1 wrote no library member on such an item: its object is the
+	// provider's, whatever it holds.
+	v1 := `{"version":1,"complete":true,"blocks":[{"type":"reasoning.future","unfinished":true,"extra":{"type":"reasoning.future"}}]}`
+	old, err := replay.UnmarshalTurn([]byte(v1))
+	require.NoError(t, err)
+	oo := old.Items()[0].(*replay.Opaque)
+	assert.False(t, oo.Unfinished)
+	assert.Equal(t, `{"type":"reasoning.future","unfinished":true,"extra":{"type":"reasoning.future"}}`, string(oo.Raw))
 }

@@ -79,23 +79,23 @@ func Malformed(api string, event int, pointer, format string, args ...any) error
 // up to that point, if any, is returned alongside it and marked incomplete.
 type ProviderError struct {
 	// API is the codec's API name.
-	API string
+	API string `json:"api,omitempty"`
 	// Status is the HTTP status when known (from the body, or passed by the
 	// caller), else 0.
-	Status int
+	Status int `json:"status,omitempty"`
 	// Type is the provider's error type (`overloaded_error`,
 	// `invalid_request_error`, `INVALID_ARGUMENT`), when given.
-	Type string
+	Type string `json:"type,omitempty"`
 	// Code is the provider's error code as a string, when given.
-	Code string
+	Code string `json:"code,omitempty"`
 	// Message is the provider's message.
-	Message string
+	Message string `json:"message,omitempty"`
 	// Provider is the upstream provider that failed, when a gateway names it
 	// (OpenRouter's `metadata.provider_name`).
-	Provider string
+	Provider string `json:"provider,omitempty"`
 	// Raw is the upstream provider's own error body when a gateway relays it
 	// (OpenRouter's `metadata.raw`).
-	Raw string
+	Raw string `json:"raw,omitempty"`
 }
 
 // Error renders the provider's error. The text is not API.
@@ -180,15 +180,15 @@ func (e *LimitError) Error() string {
 type Limits struct {
 	// MaxEvent is the largest stream event (one SSE event's data, or one
 	// JSONL line), in bytes. Default 16 MiB.
-	MaxEvent int
+	MaxEvent int `json:"max_event,omitempty"`
 	// MaxItem is the largest text, signature or blob of one block, in
 	// bytes. Default 64 MiB.
-	MaxItem int
+	MaxItem int `json:"max_item,omitempty"`
 	// MaxBlocks is the largest number of blocks in one turn. Default 100000.
-	MaxBlocks int
+	MaxBlocks int `json:"max_blocks,omitempty"`
 	// MaxTurn is the largest total of bytes a decoder keeps for one turn
 	// (every text, signature, blob, id and argument string). Default 256 MiB.
-	MaxTurn int
+	MaxTurn int `json:"max_turn,omitempty"`
 }
 
 // The default limits (see [Limits]; Limits{}.WithDefaults() returns them).

@@ -1,10 +1,10 @@
 package replay
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,7 +36,7 @@ func appendItem(dst []byte, it ReasoningItem, wire bool) []byte {
 		if wire {
 			return append(dst, o.Raw...)
 		}
-		return appendCompact(dst, o.Raw)
+		return appendOpaque(dst, o)
 	}
 	m := it.Meta()
 	dst = append(dst, `{"type":`...)
@@ -67,75 +67,87 @@ func appendItem(dst []byte, it ReasoningItem, wire bool) []byte {
 	case Null:
 		dst = append(dst, `,"index":null`...)
 	}
-	if !wire {
-		if m.Unfinished {
-			dst = append(dst, `,"unfinished":true`...)
-		}
-		if m.Attached {
-			dst = append(dst, `,"attached":true`...)
-		}
-		if m.Display.IsPresent() {
-			dst = jsonw.Key(dst, "display")
-			dst = jsonw.String(dst, m.Display.Value())
-		}
-		if m.Digest != "" {
-			dst = jsonw.Key(dst, "digest")
-			dst = jsonw.String(dst, m.Digest)
-		}
-	}
 	if wire {
 		dst = jsonw.Members(dst, m.Extra)
 	} else {
+		dst = appendLibrary(dst, m)
 		dst = appendExtra(dst, m.Extra, itemNames)
 	}
 	return append(dst, '}')
 }
 
-// The member names of each block kind in the document form, and "extra",
-// where a provider's own member of one of these names is written instead
-// of beside it (so that the document never holds a name twice).
+// appendLibrary writes this library's own members of an item.
+func appendLibrary(dst []byte, m *ItemMeta) []byte {
+	if m.Unfinished {
+		dst = append(dst, `,"unfinished":true`...)
+	}
+	if m.Attached {
+		dst = append(dst, `,"attached":true`...)
+	}
+	if m.Display.IsPresent() {
+		dst = jsonw.Key(dst, "display")
+		dst = jsonw.String(dst, m.Display.Value())
+	}
+	if m.Digest != "" {
+		dst = jsonw.Key(dst, "digest")
+		dst = jsonw.String(dst, m.Digest)
+	}
+	return dst
+}
+
+// hasLibrary reports whether m carries any of this library's own members.
+func hasLibrary(m *ItemMeta) bool {
+	return m.Unfinished || m.Attached || m.Display.IsPresent() || m.Digest != ""
+}
+
+// appendOpaque writes an item of a type this library does not know. Its
+// object is the provider's, written byte for byte: as it is when the item
+// carries none of this library's members and none of the object's members
+// is named like one of them; otherwise wrapped, as the item's "extra"
+// beside its type and this library's members, so that neither is taken
+// for the other.
+func appendOpaque(dst []byte, o *Opaque) []byte {
+	if !hasLibrary(&o.ItemMeta) && !jsonw.HasMember(view(o.Raw), libraryNames...) {
+		return append(dst, o.Raw...)
+	}
+	dst = append(dst, `{"type":`...)
+	dst = jsonw.String(dst, o.Type)
+	dst = appendLibrary(dst, &o.ItemMeta)
+	dst = jsonw.Key(dst, "extra")
+	dst = append(dst, o.Raw...)
+	return append(dst, '}')
+}
+
+// The member names of each block kind in the document form, "extra"
+// included: a block whose provider members (its Extra) include one of
+// these names has them all written in its "extra" object instead of beside
+// its own, so that the document never holds a name twice and never has a
+// provider member taken for one of the library's.
 var (
 	itemNames     = []string{"type", "text", "summary", "data", "signature", "id", "format", "index", "unfinished", "attached", "display", "digest", "extra"}
 	textNames     = []string{"type", "text", "id", "extra"}
 	toolCallNames = []string{"type", "id", "name", "arguments", "item_id", "unfinished", "extra"}
 	// compactionNames are the compaction block's own member names.
 	compactionNames = []string{"type", "format", "id", "content", "signature", "data", "unfinished", "extra"}
+	// libraryNames are this library's own members of an item.
+	libraryNames = []string{"unfinished", "attached", "display", "digest", "extra"}
 )
 
-// appendExtra writes a block's extra members in the document form: beside
-// the block's own members, except those whose names the document uses,
-// which go in one "extra" object.
+// appendExtra writes a block's provider members (extra, one JSON object,
+// kept as the provider sent them) in the document form, byte for byte:
+// beside the block's own members when the reader rebuilds exactly these
+// bytes from them (no name of names among them, no white space between
+// them); otherwise the whole object as the block's "extra" member. Either
+// way nothing is compacted, reordered or escaped again.
 func appendExtra(dst, extra []byte, names []string) []byte {
 	if len(extra) == 0 {
 		return dst
 	}
-	plain, taken := jsonw.SplitMembers(compact(extra), names...)
-	dst = jsonw.Members(dst, plain)
-	if taken != nil {
-		dst = jsonw.Key(dst, "extra")
-		dst = append(dst, taken...)
+	if jsonw.Rebuilt(view(extra), names...) {
+		return jsonw.Members(dst, extra)
 	}
-	return dst
-}
-
-// appendCompact appends the JSON value raw without insignificant white
-// space, so that a document stays one line; string values are untouched.
-func appendCompact(dst []byte, raw []byte) []byte {
-	if bytes.IndexAny(raw, "\t\r\n") < 0 {
-		return append(dst, raw...)
-	}
-	buf := bytes.NewBuffer(dst)
-	if err := json.Compact(buf, raw); err != nil {
-		return append(dst, raw...)
-	}
-	return buf.Bytes()
-}
-
-func compact(raw []byte) []byte {
-	if bytes.IndexAny(raw, "\t\r\n") < 0 {
-		return raw
-	}
-	return appendCompact(nil, raw)
+	dst = jsonw.Key(dst, "extra")
+	return append(dst, extra...)
 }
 
 func appendOptString(dst []byte, k string, o Opt[string]) []byte {
@@ -150,12 +162,16 @@ func appendOptString(dst []byte, k string, o Opt[string]) []byte {
 	return dst
 }
 
-// UnmarshalItem reads the document form of one reasoning item.
+// UnmarshalItem reads the document form of one reasoning item, as
+// [MarshalItem] writes it or as any earlier version of this library wrote
+// it: an item document carries no version of its own, and is read by the
+// rules that read every version (see the document format policy in
+// package schema).
 func UnmarshalItem(data []byte) (ReasoningItem, error) {
 	if err := checkJSON(data, "a reasoning item"); err != nil {
 		return nil, err
 	}
-	return parseItem(gjson.Parse(view(data)), false, "")
+	return parseItem(gjson.Parse(view(data)), formItem, "")
 }
 
 // UnmarshalItemWire reads the wire form of one reasoning item: a
@@ -166,7 +182,7 @@ func UnmarshalItemWire(data []byte) (ReasoningItem, error) {
 	if err := checkJSON(data, "a reasoning item"); err != nil {
 		return nil, err
 	}
-	return parseItem(gjson.Parse(view(data)), true, "")
+	return parseItem(gjson.Parse(view(data)), formWire, "")
 }
 
 // checkJSON refuses data unless it is valid JSON text (see jsonw.Valid):
@@ -219,9 +235,27 @@ func clone(s string) string {
 
 func cloneBytes(s string) []byte { return append([]byte(nil), s...) }
 
-// parseItem reads a reasoning item object. In wire form the library's own
-// members are unknown members.
-func parseItem(v gjson.Result, wire bool, ptr string) (ReasoningItem, error) {
+// form says which rules read an object's members.
+type form uint8
+
+const (
+	// formWire: a provider's reasoning_details entry, where every member
+	// not of the item's kind is the provider's.
+	formWire form = iota
+	// formItem: the item document, which carries no version: read by the
+	// rules that read every version's items.
+	formItem
+	// formV1: a version-1 turn document. Builds of that version wrote the
+	// provider's members named like this library's own beside the item
+	// (before "extra" held them), and the object of an item of a type kept
+	// whole as it came, with no library member.
+	formV1
+	// formV2: a version-2 turn document.
+	formV2
+)
+
+// parseItem reads a reasoning item object by the rules of form f.
+func parseItem(v gjson.Result, f form, ptr string) (ReasoningItem, error) {
 	if !v.IsObject() {
 		return nil, docErr(ptr, "a reasoning item must be a JSON object")
 	}
@@ -233,51 +267,112 @@ func parseItem(v gjson.Result, wire bool, ptr string) (ReasoningItem, error) {
 	switch kind {
 	case KindText, KindSummary, KindEncrypted:
 	default:
-		if !wire {
-			// Kept whole, but its common and library members are
-			// checked as any item's are: the schema holds them to the
-			// same types.
-			if _, err := readMembers(v, ItemKind(""), wire, ptr); err != nil {
-				return nil, err
-			}
-		}
-		return parseOpaque(v, typ.Str, ptr)
+		return parseOpaque(v, typ.Str, f, ptr)
 	}
-	r, err := readMembers(v, kind, wire, ptr)
+	r := &itemReader{kind: kind, form: f, found: map[string]bool{}}
+	var err error
+	v.ForEach(func(key, val gjson.Result) bool {
+		err = r.member(key, val, ptr+"/"+escapePointer(key.Str))
+		return err == nil
+	})
 	if err != nil {
 		return nil, err
 	}
 	return r.item(ptr)
 }
 
-// readMembers reads every member of the item object v as an item of kind.
-func readMembers(v gjson.Result, kind ItemKind, wire bool, ptr string) (*itemReader, error) {
-	r := &itemReader{kind: kind, wire: wire, found: map[string]bool{}}
-	var err error
-	v.ForEach(func(key, val gjson.Result) bool {
-		err = r.member(key, val, ptr+"/"+escapePointer(key.Str))
-		return err == nil
-	})
-	return r, err
-}
-
-// parseOpaque reads an item of a type this library does not know: kept
-// whole, with its common members read for convenience.
-func parseOpaque(v gjson.Result, typ, ptr string) (ReasoningItem, error) {
+// parseOpaque reads an item of a type this library does not know. Its
+// object is the provider's, kept whole, with its common members read for
+// convenience when they have their usual types (whatever they hold, the
+// object is kept and written back as it came). In the document form (but
+// for version 1, which never wrapped one) an item that carries this
+// library's members is written wrapped: its type, those members, and the
+// provider's object as "extra" (see appendOpaque).
+func parseOpaque(v gjson.Result, typ string, f form, ptr string) (ReasoningItem, error) {
 	if !validItemType(typ) {
 		return nil, docErr(ptr+"/type", "a reasoning item's type must be reasoning.<kind> (letters, digits, _ . -), not %q", typ)
 	}
-	o := &Opaque{Type: clone(typ), Raw: cloneBytes(v.Raw)}
-	if f := v.Get("format"); f.Type == gjson.String {
-		o.Format = Format(owned(f))
+	o := &Opaque{Type: clone(typ)}
+	raw := v
+	if f == formItem || f == formV2 {
+		if inner, ok := wrappedOpaque(v, typ, &o.ItemMeta); ok {
+			raw = inner
+		}
 	}
-	if id := v.Get("id"); id.Type == gjson.String {
+	o.Raw = cloneBytes(raw.Raw)
+	if fm := raw.Get("format"); fm.Type == gjson.String {
+		o.Format = Format(owned(fm))
+	}
+	if id := raw.Get("id"); id.Type == gjson.String {
 		o.ID = Some(owned(id))
 	}
-	if ix := v.Get("index"); ix.Type == gjson.Number {
-		o.Index = Some(int(ix.Int()))
+	if ix := raw.Get("index"); ix.Type == gjson.Number {
+		if n, ok := jsonInt(ix.Raw); ok {
+			o.Index = Some(n)
+		}
 	}
 	return o, nil
+}
+
+// wrappedOpaque reports whether v is an item of a type kept whole written
+// wrapped: its type, this library's members (of their types) and "extra",
+// an object of the same type; it reads the library's members into m and
+// returns the provider's object. An object of any other shape is the
+// provider's own: the writer wraps every object that has a member named
+// like the library's, so that no object written bare looks wrapped.
+func wrappedOpaque(v gjson.Result, typ string, m *ItemMeta) (gjson.Result, bool) {
+	inner := v.Get("extra")
+	if !inner.IsObject() || inner.Get("type").Type != gjson.String || inner.Get("type").Str != typ {
+		return inner, false
+	}
+	var lib ItemMeta
+	ok := true
+	v.ForEach(func(key, val gjson.Result) bool {
+		switch key.Str {
+		case "type", "extra":
+		default:
+			ok = readLibrary(&lib, key.Str, val)
+		}
+		return ok
+	})
+	if !ok {
+		return inner, false
+	}
+	m.Unfinished, m.Attached, m.Display, m.Digest = lib.Unfinished, lib.Attached, lib.Display, lib.Digest
+	return inner, true
+}
+
+// readLibrary reads the library member k of an item into m when val has
+// the member's type ("unfinished" and "attached" booleans, "display" a
+// string, "digest" sha256: and 64 lowercase hex digits), and reports
+// whether it did. A member of that name and another type is not the
+// library's (builds of version 1 wrote the provider's members of these
+// names beside the item): the caller keeps it as the provider's.
+func readLibrary(m *ItemMeta, k string, val gjson.Result) bool {
+	switch k {
+	case "unfinished", "attached":
+		if val.Type != gjson.True && val.Type != gjson.False {
+			return false
+		}
+		if k == "unfinished" {
+			m.Unfinished = val.Type == gjson.True
+		} else {
+			m.Attached = val.Type == gjson.True
+		}
+	case "display":
+		if val.Type != gjson.String {
+			return false
+		}
+		m.Display = Some(owned(val))
+	case "digest":
+		if val.Type != gjson.String || !validDigest(val.Str) {
+			return false
+		}
+		m.Digest = owned(val)
+	default:
+		return false
+	}
+	return true
 }
 
 // validItemType reports whether typ is "reasoning." followed by one or
@@ -299,9 +394,9 @@ func validItemType(typ string) bool {
 // itemReader collects the members of one text, summary or encrypted item.
 type itemReader struct {
 	kind  ItemKind
-	wire  bool
+	form  form
 	meta  ItemMeta
-	extra []byte
+	extra providerMembers
 	found map[string]bool
 	// The kind's own members.
 	text, summary, data string
@@ -331,7 +426,7 @@ func (r *itemReader) member(key, val gjson.Result, p string) error {
 	case k == "index":
 		return readIndex(&r.meta.Index, val, p)
 	case k == "text" && r.kind == KindText:
-		if val.Type == gjson.Null && r.wire {
+		if val.Type == gjson.Null && r.form == formWire {
 			return nil
 		}
 		r.textRaw, r.textPtr = val.Raw, p
@@ -348,10 +443,15 @@ func (r *itemReader) member(key, val gjson.Result, p string) error {
 			return err
 		}
 		return readString(&r.data, val, p, k)
-	case !r.wire && isLibraryMember(k):
-		return r.library(k, val, p)
+	case r.form == formWire:
+	case k == "extra":
+		if r.extra.take(val, r.form, itemNames) {
+			return nil
+		}
+	case readLibrary(&r.meta, k, val):
+		return nil
 	}
-	r.extra = appendMember(r.extra, key.Raw, val.Raw)
+	r.extra.add(key, val)
 	return nil
 }
 
@@ -361,47 +461,11 @@ func (r *itemReader) format(key, val gjson.Result, p string) error {
 		r.meta.Format = Format(owned(val))
 	case gjson.Null:
 		// A null format says nothing; keep it verbatim.
-		r.extra = appendMember(r.extra, key.Raw, val.Raw)
+		r.extra.add(key, val)
 	default:
 		return docErr(p, "format must be a string")
 	}
 	return nil
-}
-
-// isLibraryMember reports whether k is one of this library's own members
-// of the document form.
-func isLibraryMember(k string) bool {
-	switch k {
-	case "unfinished", "attached", "display", "digest", "extra":
-		return true
-	}
-	return false
-}
-
-// library reads one of this library's own members (document form only).
-func (r *itemReader) library(k string, val gjson.Result, p string) error {
-	switch k {
-	case "unfinished":
-		return readBool(&r.meta.Unfinished, val, p, k)
-	case "attached":
-		return readBool(&r.meta.Attached, val, p, k)
-	case "display":
-		var d string
-		err := readString(&d, val, p, k)
-		r.meta.Display = Some(d)
-		return err
-	case "digest":
-		if err := readString(&r.meta.Digest, val, p, k); err != nil {
-			return err
-		}
-		if !validDigest(r.meta.Digest) {
-			return docErr(p, "digest must be sha256: and 64 lowercase hex digits")
-		}
-		return nil
-	}
-	var err error
-	r.extra, err = unpackExtra(r.extra, val, p, itemNames)
-	return err
 }
 
 // item checks the kind's required members and builds the item.
@@ -409,7 +473,7 @@ func (r *itemReader) item(ptr string) (ReasoningItem, error) {
 	if r.kind == KindEncrypted && !r.found["data"] {
 		return nil, docErr(ptr+"/data", "a reasoning.encrypted item needs data")
 	}
-	if r.kind == KindText && !r.wire && !r.found["text"] {
+	if r.kind == KindText && r.form != formWire && !r.found["text"] {
 		return nil, docErr(ptr+"/text", "a reasoning.text item needs text")
 	}
 	if r.kind == KindSummary && !r.found["summary"] {
@@ -418,9 +482,7 @@ func (r *itemReader) item(ptr string) (ReasoningItem, error) {
 	if r.signature.Value() != "" && r.textRaw != "" && jsonw.Lone(r.textRaw) {
 		return nil, loneErr(r.textPtr)
 	}
-	if len(r.extra) > 0 {
-		r.meta.Extra = append(append([]byte{'{'}, r.extra...), '}')
-	}
+	r.meta.Extra = r.extra.json()
 	switch r.kind {
 	case KindText:
 		return &ReasoningText{ItemMeta: r.meta, Text: r.text, Signature: r.signature}, nil
@@ -428,6 +490,59 @@ func (r *itemReader) item(ptr string) (ReasoningItem, error) {
 		return &Summary{ItemMeta: r.meta, Summary: r.summary}, nil
 	}
 	return &Encrypted{ItemMeta: r.meta, Data: r.data}, nil
+}
+
+// providerMembers collects a block's provider members as a reader meets
+// them: beside the block's own, and in its "extra" object.
+type providerMembers struct {
+	members []byte // "name":value pairs joined by commas, in document order
+	obj     string // the "extra" object as it came
+	beside  bool   // a provider member stood beside the block's own
+}
+
+// add keeps a member that stood beside the block's own.
+func (pm *providerMembers) add(key, val gjson.Result) {
+	pm.members = appendMember(pm.members, key.Raw, val.Raw)
+	pm.beside = true
+}
+
+// take takes val, the block's "extra" member, as the object holding the
+// provider's members named like the block's own, and reports whether it
+// did. In a version-1 document it holds only such names (names), and any
+// other "extra" is a provider member of that name, which builds of that
+// version wrote beside the block's own; since version 2 it is the
+// block's whole Extra, byte for byte. In any version a member "extra" that
+// is not an object is the provider's.
+func (pm *providerMembers) take(val gjson.Result, f form, names []string) bool {
+	if !val.IsObject() || pm.obj != "" {
+		return false
+	}
+	if f == formV1 {
+		ok := true
+		val.ForEach(func(k, _ gjson.Result) bool {
+			ok = slices.Contains(names, k.Str)
+			return ok
+		})
+		if !ok {
+			return false
+		}
+	}
+	val.ForEach(func(k, v gjson.Result) bool {
+		pm.members = appendMember(pm.members, k.Raw, v.Raw)
+		return true
+	})
+	pm.obj = val.Raw
+	return true
+}
+
+// json returns the provider's members as one JSON object: the "extra"
+// object as it came when it held them all, else rebuilt from the members
+// in document order; nil when there are none.
+func (pm *providerMembers) json() json.RawMessage {
+	if pm.obj != "" && !pm.beside {
+		return cloneBytes(pm.obj)
+	}
+	return wrapObject(pm.members)
 }
 
 // refuseLone refuses a string member that holds a surrogate escape with no
@@ -462,14 +577,6 @@ func readOptString(dst *Opt[string], val gjson.Result, p, k string) error {
 	default:
 		return docErr(p, "%s must be a string or null", k)
 	}
-	return nil
-}
-
-func readBool(dst *bool, val gjson.Result, p, k string) error {
-	if val.Type != gjson.True && val.Type != gjson.False {
-		return docErr(p, "%s must be a boolean", k)
-	}
-	*dst = val.Type == gjson.True
 	return nil
 }
 
@@ -517,27 +624,6 @@ func validDigest(d string) bool {
 		}
 	}
 	return true
-}
-
-// unpackExtra adds the members of a document's "extra" object (provider
-// members named like the document's own) to extra. Only such names may be
-// there: any other would stand beside the block's members.
-func unpackExtra(extra []byte, v gjson.Result, ptr string, names []string) ([]byte, error) {
-	if !v.IsObject() {
-		return extra, docErr(ptr, "extra must be an object")
-	}
-	var err error
-	v.ForEach(func(k, val gjson.Result) bool {
-		for _, n := range names {
-			if k.Str == n {
-				extra = appendMember(extra, k.Raw, val.Raw)
-				return true
-			}
-		}
-		err = docErr(ptr+"/"+escapePointer(k.Str), "extra holds only members named like the document's own (%q is not)", k.Str)
-		return false
-	})
-	return extra, err
 }
 
 func appendMember(dst []byte, rawKey, rawVal string) []byte {

@@ -74,13 +74,13 @@ type Policy map[Case]Action
 // PolicyRow is one row of [PolicyTable].
 type PolicyRow struct {
 	// Case is the situation.
-	Case Case
+	Case Case `json:"case"`
 	// Default is the action [DefaultPolicy] takes.
-	Default Action
+	Default Action `json:"default"`
 	// Allowed lists the actions a [Policy] may choose; any other is refused.
-	Allowed []Action
+	Allowed []Action `json:"allowed"`
 	// Doc says why, in one sentence.
-	Doc string
+	Doc string `json:"doc"`
 }
 
 // policyTable is the declared carry-over table. It is not exported as a
@@ -156,19 +156,20 @@ func (p Policy) action(c Case) (Action, string) {
 // Notice reports one decision of [Carry] that loses or changes something.
 type Notice struct {
 	// Turn is the index of the turn in the history given to Carry.
-	Turn int
+	Turn int `json:"turn"`
 	// Block is the index of the block in that turn, as given to Carry.
-	Block int
+	Block int `json:"block"`
 	// Case is the situation found.
-	Case Case
+	Case Case `json:"case"`
 	// Action is what Carry did.
-	Action Action
+	Action Action `json:"action"`
 	// Reason says what was lost and why, in one sentence.
-	Reason string
+	Reason string `json:"reason"`
 	// OldID and NewID are set in [CaseToolCallID]: the tool call's id as
 	// stored (empty when it had none) and the id it is sent with. The
 	// tool result of the call (at Turn, Block) must name NewID.
-	OldID, NewID string
+	OldID string `json:"old_id,omitempty"`
+	NewID string `json:"new_id,omitempty"`
 }
 
 // String renders the notice on one line.

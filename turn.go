@@ -2,46 +2,66 @@ package replay
 
 import "encoding/json"
 
-// DocumentVersion is the version of the turn document this library writes
-// and reads.
-const DocumentVersion = 1
+// DocumentVersion is the version of the turn document (and of the audit
+// report) this library writes. It reads every version from 1 up to it
+// (see the document format policy in package schema).
+//
+// Version 2 differs from version 1 in meaning only: its "prefix_hash" is
+// the issuer's binding hash (package anthropic's PrefixHash), where
+// version 1's may be either that or the hash of the request's
+// prompt-shaping members its first builds recorded (read as
+// [Provenance].LegacyPrefixHash); its items never hold the provider's
+// members named like this library's own beside their own (version 1's
+// first builds wrote them there); and an item of a type kept whole carries
+// this library's members (a digest, unfinished) in a wrapper.
+const DocumentVersion = 2
 
 // Provenance records where a turn came from, so that policy and audit decide
 // by origin rather than by guessing from model names.
 type Provenance struct {
 	// API is the wire API the turn was decoded from: the codec's name, e.g.
 	// "anthropic", "openai-responses", "openrouter".
-	API string
+	API string `json:"api,omitempty"`
 	// Provider is the platform that served it: "anthropic", "bedrock",
 	// "vertex", "aistudio", "openrouter", "azure", "deepseek", ... Codecs
 	// fill it when the response says; callers may set it.
-	Provider string
+	Provider string `json:"provider,omitempty"`
 	// Upstream is the provider a gateway routed the request to, when the
 	// gateway says (OpenRouter's `provider`: "Google", "Amazon Bedrock"):
 	// some signatures are bound to the backend that minted them
 	// ([FormatTraits].Domain).
-	Upstream string
+	Upstream string `json:"upstream,omitempty"`
 	// Model is the model that produced the turn, as the response named it:
 	// after a server-side fallback, the model that served it (and minted
 	// its reasoning), not the one requested.
-	Model string
+	Model string `json:"model,omitempty"`
 	// RequestedModel is the model the request named, when the provider
 	// served the turn with another (a server-side fallback); empty
 	// otherwise.
-	RequestedModel string
+	RequestedModel string `json:"requested_model,omitempty"`
 	// Account is an optional identity of the account that minted the turn
 	// (organisation, account or key-pool id): account-bound ciphertext
 	// ([FormatTraits].AccountBound) is valid only for it. Supplied by the caller.
-	Account string
+	Account string `json:"account,omitempty"`
 	// PrefixHash is an optional hash of the request prefix (system prompt,
 	// tools, earlier messages) that produced the turn: some issuers bind
 	// their signatures to it. Supplied by the caller.
-	PrefixHash string
+	PrefixHash string `json:"prefix_hash,omitempty"`
+	// LegacyPrefixHash is a prefix hash read from a version-1 turn
+	// document, whose builds hashed by one of two definitions: the
+	// request's prompt-shaping members (every top-level member but
+	// transport, sampling, output and reasoning settings, as the first
+	// builds' replay.PrefixHash did) or the issuer's binding (as
+	// PrefixHash). A document does not say which, so the audit accepts a
+	// prefix that matches either and reports one that matches neither as
+	// not verified, never as a mismatch. It is kept, and written back as
+	// "legacy_prefix_hash", never as PrefixHash.
+	LegacyPrefixHash string `json:"legacy_prefix_hash,omitempty"`
 	// ChainHash is an optional digest of the last signed reasoning block of
 	// the request that produced the turn: issuers that chain each signed
 	// block to the one before it reject a block sent after another
 	// predecessor. Supplied by the caller (a codec computes it).
-	ChainHash string
+	ChainHash string `json:"chain_hash,omitempty"`
 }
 
 // Transformation is one change the provider reports it made to a request's
@@ -50,14 +70,16 @@ type Provenance struct {
 type Transformation struct {
 	// Type is what was done ("thinking_dropped",
 	// "thinking_mismatch_allowed").
-	Type string
+	Type string `json:"type"`
 	// Reason is why ("prefix_binding_mismatch", "model_binding_mismatch",
 	// "organization_binding_mismatch", "end_user_binding_mismatch").
-	Reason string
+	Reason string `json:"reason,omitempty"`
 	// Path locates the block in the request ("messages.3.content.0").
-	Path string
-	// Extra holds the entry's other members, as one JSON object.
-	Extra json.RawMessage
+	Path string `json:"path,omitempty"`
+	// Extra holds the entry's other members, as one JSON object. The turn
+	// document writes them beside the others; encoding/json, which cannot,
+	// writes them as a member "extra".
+	Extra json.RawMessage `json:"extra,omitempty"`
 }
 
 // Turn is one assistant turn: its blocks in the order the provider produced

@@ -135,18 +135,18 @@ type HTTP struct {
 	// "application/x-ndjson", say. A body of any other media type is
 	// decoded whole.
 	Streams map[string]replay.Framing
-	// Sniff, when set, reports whether data, the JSON text of a response
-	// body or of a stream's first event, is in the API's own shape, and
-	// whether it is a stream event rather than a whole body: what lets a
-	// tool handed bytes with no API name tell the API (the command line's
-	// --api auto). It is asked before any other guess, so it recognises
-	// only members no other API's responses have.
-	Sniff func(data []byte) (ok, event bool)
 	// ErrorBody writes an error response body in the shape the API's
 	// SDKs parse when the provider (as recognised) answers: a JSON object
 	// (the caller may add members before its closing brace), and the
 	// headers the response needs besides Content-Type.
 	ErrorBody func(provider string, status int, message string) (body []byte, header http.Header)
+	// Sniff recognises a response body of the API, or the first event of
+	// one of its streams, by its shape: eventType is the event's type
+	// (nil when the framing has none), data one valid JSON value. It
+	// reports false for bytes of another API. See [Sniff] for how the
+	// registry picks among the codecs that recognise the same bytes. Nil
+	// means the API's bodies are not told from their bytes.
+	Sniff func(eventType, data []byte) (Sniffed, bool)
 }
 
 // Route is one generation endpoint of an API.

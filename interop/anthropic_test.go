@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
@@ -95,14 +96,33 @@ func TestAnthropic(t *testing.T) {
 }
 
 // A deliberately broken request (the thinking block removed, no store to
-// restore it) is refused before a byte is sent.
+// restore it) is refused before a byte is sent. With the SDK's default
+// retry options it makes exactly one attempt and receives Anthropic's own
+// typed error; the call's Capture holds the audit's reason.
 func TestAnthropicRefusedBeforeSending(t *testing.T) {
 	srv := newServer(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) { writeJSON(w, anthropicMessage("s", "toolu_X")) })
-	client := anthropicClient(srv, &replayhttp.Transport{Audit: replayhttp.AuditRefuse})
+	tr := &replayhttp.Transport{Audit: replayhttp.AuditRefuse}
+	attempts := 0
+	client := anthropic.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("test"),
+		option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+			attempts++
+			return tr.Middleware(r, next)
+		}))
 	stripped := anthropic.NewAssistantMessage(anthropic.NewToolUseBlock("toolu_X", map[string]any{}, "get_weather"))
-	_, err := client.Messages.New(context.Background(), anthropicParams(stripped,
+	ctx, call := replayhttp.WithCapture(context.Background())
+	start := time.Now()
+	_, err := client.Messages.New(ctx, anthropicParams(stripped,
 		anthropic.NewUserMessage(anthropic.NewToolResultBlock("toolu_X", "18°C", false))))
+	var apiErr *anthropic.Error
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, 1, attempts, "a refusal is not retried")
+	assert.Less(t, time.Since(start), time.Second, "no backoff")
+	assert.Equal(t, http.StatusBadRequest, apiErr.StatusCode)
+	assert.Equal(t, "invalid_request_error", string(apiErr.Type()))
+	assert.Contains(t, apiErr.Error(), "Expected `thinking` or `redacted_thinking`, but found `tool_use`")
+	assert.Equal(t, "anthropic/thinking-first", gjson.Get(apiErr.RawJSON(), "replay.rule").Str)
 	var ae *replayhttp.AuditError
+	_, err = call.Turn()
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, "anthropic/thinking-first", ae.Report.Violations[0].Rule)
 	assert.Empty(t, srv.received())

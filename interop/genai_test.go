@@ -92,8 +92,14 @@ func TestGenaiParallelCalls(t *testing.T) {
 			})
 			require.NoError(t, err)
 			n := len(srv.received())
-			_, err = c2.Models.GenerateContent(context.Background(), model, []*genai.Content{user, rebuilt, results}, nil)
+			ctx3, call3 := replayhttp.WithCapture(context.Background())
+			_, err = c2.Models.GenerateContent(ctx3, model, []*genai.Content{user, rebuilt, results}, nil)
+			var apiErr genai.APIError
+			require.ErrorAs(t, err, &apiErr, "Google's error, as genai reads it")
+			assert.Equal(t, http.StatusBadRequest, apiErr.Code)
+			assert.Equal(t, "INVALID_ARGUMENT", apiErr.Status)
 			var ae *replayhttp.AuditError
+			_, err = call3.Turn()
 			require.ErrorAs(t, err, &ae)
 			assert.Equal(t, "gemini/missing-signature", ae.Report.Violations[0].Rule)
 			assert.Len(t, srv.received(), n)

@@ -112,13 +112,18 @@ func TestGoOpenAIDeepSeek(t *testing.T) {
 	// No store: refused before sending.
 	client := goOpenAIClient(srv.URL, &replayhttp.Transport{Audit: replayhttp.AuditRefuse})
 	before := len(srv.received())
-	_, err := client.CreateChatCompletion(context.Background(), goopenai.ChatCompletionRequest{Model: "deepseek-chat", Tools: weatherTool,
+	ctx, call := replayhttp.WithCapture(context.Background())
+	_, err := client.CreateChatCompletion(ctx, goopenai.ChatCompletionRequest{Model: "deepseek-chat", Tools: weatherTool,
 		Messages: []goopenai.ChatCompletionMessage{
 			{Role: goopenai.ChatMessageRoleUser, Content: "hi"},
 			{Role: goopenai.ChatMessageRoleAssistant, ToolCalls: []goopenai.ToolCall{{ID: "call_Z", Type: goopenai.ToolTypeFunction, Function: goopenai.FunctionCall{Name: "get_weather", Arguments: "{}"}}}},
 			{Role: goopenai.ChatMessageRoleTool, ToolCallID: "call_Z", Content: "x"},
 		}})
+	var apiErr *goopenai.APIError
+	require.ErrorAs(t, err, &apiErr, "the provider's 400, as go-openai reads it")
+	assert.Equal(t, http.StatusBadRequest, apiErr.HTTPStatusCode)
 	var ae *replayhttp.AuditError
+	_, err = call.Turn()
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, "deepseek/reasoning-content-missing", ae.Report.Violations[0].Rule)
 	assert.Len(t, srv.received(), before)

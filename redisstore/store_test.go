@@ -8,8 +8,8 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/redisstore"
+	"github.com/reasonreplay/replay/redisstore/redistest"
 	"github.com/reasonreplay/replay/replayhttp"
-	"github.com/reasonreplay/replay/replayproxy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -26,9 +26,9 @@ func turnOf(t *testing.T, id string) *replay.Turn {
 // Documents come back byte for byte, once per key however often they
 // were put, never under another tenant's key, and expire after the TTL.
 func TestPutGet(t *testing.T) {
-	r := startRedis(t)
+	r := redistest.Start(t)
 	ctx := context.Background()
-	s, err := redisstore.Open(r.url(), 400*time.Millisecond)
+	s, err := redisstore.Open(r.URL(), redisstore.Options{TTL: 400 * time.Millisecond})
 	require.NoError(t, err)
 	defer s.Close()
 	a, b := turnOf(t, "a").AppendJSON(nil), turnOf(t, "b").AppendJSON(nil)
@@ -53,70 +53,32 @@ func TestPutGet(t *testing.T) {
 	assert.Empty(t, got, "expired")
 }
 
-// Importing the package registers redis:// with the proxy's OpenStore.
-func TestOpenStoreScheme(t *testing.T) {
-	st, err := replayproxy.OpenStore("redis://127.0.0.1:1/0", replayproxy.StoreOptions{})
-	require.NoError(t, err)
-	assert.IsType(t, &redisstore.Store{}, st)
-	require.NoError(t, st.(*redisstore.Store).Close())
-	_, err = replayproxy.OpenStore("redis://[bad", replayproxy.StoreOptions{})
-	var ce *replayproxy.ConfigError
-	require.ErrorAs(t, err, &ce)
-}
-
-// Two proxy instances share one Redis: the next turn of a conversation
-// captured by the first is repaired by the second.
-func TestSecondInstanceServesNextTurn(t *testing.T) {
-	r := startRedis(t)
-	up := newUpstream(t)
-	a, _ := proxyOn(t, r, up, replayproxy.Config{Mode: replayproxy.ModeEnforce})
-	b, _ := proxyOn(t, r, up, replayproxy.Config{Mode: replayproxy.ModeEnforce})
-	for _, id := range []string{"x1", "x2", "x3"} {
-		assert.Empty(t, turn(t, a, id, firstRequest()))
-		assert.Equal(t, "restored=1", turn(t, b, id, nextRequest(sigFor(id), "toolu_"+id, true)))
-		got := up.got(id)
-		require.Len(t, got, 2)
-		assert.Equal(t, nextRequest(sigFor(id), "toolu_"+id, false), got[1], "restored byte for byte by the other instance")
+// The URL forms: one server, Sentinel, Cluster, each with TLS; the prefix
+// from the query; mistakes said without the password.
+func TestOpenURLs(t *testing.T) {
+	for _, u := range []string{
+		"redis://127.0.0.1:1/0",
+		"rediss://user:pw@127.0.0.1:1/2?dial_timeout=1s",
+		"redis+sentinel://127.0.0.1:1?master_name=main&addr=127.0.0.1:2",
+		"rediss+sentinel://127.0.0.1:1/1?master_name=main",
+		"redis+cluster://127.0.0.1:1?addr=127.0.0.1:2&addr=127.0.0.1:3&prefix=team-a:",
+		"rediss+cluster://127.0.0.1:1?server_name=redis.internal",
+	} {
+		s, err := redisstore.Open(u, redisstore.Options{})
+		require.NoError(t, err, u)
+		require.NoError(t, s.Close())
 	}
-}
-
-// Redis restarted during the run: the proxy passes requests through
-// (unrepaired, never waiting on the store, the store's error the reason
-// in X-Replay-Repairs) with one log line, and repairs again once Redis
-// answers, with another.
-func TestRedisRestart(t *testing.T) {
-	r := startRedis(t)
-	up := newUpstream(t)
-	p, logs := proxyOn(t, r, up, replayproxy.Config{StoreTimeout: 200 * time.Millisecond, StoreBackoff: 100 * time.Millisecond})
-	loop := func(id string) (repairs string, took time.Duration) {
-		start := time.Now()
-		turn(t, p, id, firstRequest())
-		repairs = turn(t, p, id, nextRequest(sigFor(id), "toolu_"+id, true))
-		return repairs, time.Since(start)
+	for u, want := range map[string]string{
+		"memcached://h:1":                          "redisstore: memcached://h:1: want redis://, rediss://, redis+sentinel://, redis+cluster:// (or their rediss+ forms)",
+		"redis+sentinel://u:secret-pw@h:1/0":       "redisstore: redis+sentinel://u:xxxxx@h:1/0: a Sentinel URL needs master_name=",
+		"redis://u:secret-pw@h:1/0?ca_file=/x.pem": "redisstore: redis://u:xxxxx@h:1/0?ca_file=%2Fx.pem: ca_file, cert_file, key_file and server_name need TLS: use rediss",
+		"rediss://h:1/0?ca_file=/nonexistent.pem":  "redisstore: rediss://h:1/0?ca_file=%2Fnonexistent.pem: ca_file: open /nonexistent.pem: no such file or directory",
+		"redis://h:1/0?password=secret-pw&nope=1":  "redisstore: redis://h:1/0?nope=1&password=xxxxx: unexpected option: nope, password",
+	} {
+		_, err := redisstore.Open(u, redisstore.Options{})
+		var ue *redisstore.URLError
+		require.ErrorAs(t, err, &ue, u)
+		assert.Equal(t, want, err.Error())
+		assert.NotContains(t, err.Error(), "secret-pw")
 	}
-	rep, _ := loop("r1")
-	assert.Equal(t, "restored=1", rep)
-
-	r.stop()
-	for i, id := range []string{"r2", "r3", "r4"} {
-		rep, took := loop(id)
-		assert.Equal(t, "store-error=1", rep, "passed through, the store's error the reason")
-		assert.Less(t, took, 2*time.Second, "never blocked on the store")
-		assert.Equal(t, nextRequest(sigFor(id), "toolu_"+id, true), up.got(id)[1], "the request went as the client sent it")
-		if i == 0 {
-			time.Sleep(150 * time.Millisecond) // past the backoff: the store is tried again
-		}
-	}
-	r.start()
-	deadline := time.Now().Add(10 * time.Second)
-	for i := 0; time.Now().Before(deadline); i++ {
-		time.Sleep(150 * time.Millisecond)
-		if rep, _ = loop("r5-" + string(rune('a'+i%26)) + time.Now().Format("150405.000")); rep == "restored=1" {
-			break
-		}
-	}
-	assert.Equal(t, "restored=1", rep, "repairs again once Redis answers")
-	log := logs.String()
-	assert.Equal(t, 1, strings.Count(log, `"msg":"store unavailable: requests pass through unrepaired and turns are not kept until it answers again"`), log)
-	assert.Equal(t, 1, strings.Count(log, `"msg":"store recovered: repairing and keeping turns again"`), log)
 }

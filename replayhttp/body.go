@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net/http"
 	"sync"
 
 	"github.com/reasonreplay/replay"
@@ -26,7 +27,8 @@ type teeBody struct {
 	buf      []byte // JSON
 	max      int
 	status   int
-	err      error // first capture error; the caller's bytes still flow
+	err      error     // first capture error; the caller's bytes still flow
+	inf      *inflater // a compressed body: what feeds dec or buf
 	finished bool
 	finish   func(*replay.Turn, error)
 }
@@ -36,13 +38,22 @@ type teeBody struct {
 // event stream (Bedrock ConverseStream and InvokeModel streams), or, when
 // array is set (Gemini's streamGenerateContent without
 // alt=sse), a JSON body that is an array of chunks; any other body is
-// decoded whole.
-func newTeeBody(rc io.ReadCloser, c replay.ReasoningCodec, contentType string, array bool, status int, lim replay.Limits, finish func(*replay.Turn, error)) *teeBody {
+// decoded whole. A body with a gzip or deflate Content-Encoding is decoded
+// for the decoder; the caller reads it as it came.
+func newTeeBody(rc io.ReadCloser, c replay.ReasoningCodec, h http.Header, array bool, status int, lim replay.Limits, finish func(*replay.Turn, error)) *teeBody {
 	b := &teeBody{rc: rc, codec: c, status: status, finish: finish, max: lim.WithDefaults().MaxEvent}
 	if status >= 300 {
 		return b
 	}
-	mt, _, _ := mime.ParseMediaType(contentType)
+	coding, ok := contentCoding(h)
+	if !ok {
+		b.err = fmt.Errorf("replayhttp: the response's content coding %q is not one the middleware reads (gzip, deflate)", coding)
+		return b
+	}
+	if coding != "" {
+		b.inf = newInflater(coding, b.feedPlain)
+	}
+	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
 	if hc, ok := c.(codecs.HTTPCodec); ok {
 		if fr, ok := hc.HTTP().Streams[mt]; ok {
 			b.dec = replay.NewDecoder(c.NewStream(), replay.StreamOptions{Limits: lim, CaptureOnly: true, Framing: fr})
@@ -68,7 +79,7 @@ func (b *teeBody) Read(p []byte) (int, error) {
 		b.mu.Unlock()
 		return n, err
 	}
-	if n > 0 && b.err == nil {
+	if n > 0 {
 		b.feed(p[:n])
 	}
 	var t *replay.Turn
@@ -89,6 +100,20 @@ func (b *teeBody) Read(p []byte) (int, error) {
 }
 
 func (b *teeBody) feed(p []byte) {
+	if b.inf != nil {
+		// Only the inflater's goroutine touches the decoder and b.err
+		// until it is closed.
+		b.inf.write(p)
+		return
+	}
+	b.feedPlain(p)
+}
+
+// feedPlain feeds decoded bytes to the decoder (or the JSON buffer).
+func (b *teeBody) feedPlain(p []byte) {
+	if b.err != nil {
+		return
+	}
 	if b.dec != nil {
 		if _, err := b.dec.Write(p); err != nil {
 			b.err = err
@@ -107,6 +132,12 @@ func (b *teeBody) feed(p []byte) {
 // EOF. It is called with b.mu held, once.
 func (b *teeBody) end(early error) (*replay.Turn, error) {
 	b.finished = true
+	if b.inf != nil {
+		if err := b.inf.close(early); err != nil && b.err == nil && early == nil {
+			b.err = err
+		}
+		b.inf = nil
+	}
 	var t *replay.Turn
 	var err error
 	switch {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/replayhttp"
+	"github.com/tidwall/gjson"
 )
 
 // A client whose calls are captured, audited before sending and repaired
@@ -50,14 +51,25 @@ func ExampleTransport_Middleware() {
 	tr := &replayhttp.Transport{Audit: replayhttp.AuditRefuse}
 	// An assistant message that lost its thinking block, in a thinking tool loop.
 	body := anthropicFollowUp(`{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}]}`, "toolu_1")
-	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/messages", strings.NewReader(body))
-	_, err := tr.Middleware(req, http.DefaultTransport.RoundTrip)
+	ctx, call := replayhttp.WithCapture(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/v1/messages", strings.NewReader(body))
+	resp, err := tr.Middleware(req, http.DefaultTransport.RoundTrip)
+	if err != nil {
+		panic(err)
+	}
+	// The SDK reads the provider's own 400, and does not retry it.
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	fmt.Println(resp.StatusCode, gjson.GetBytes(b, "error.type"), gjson.GetBytes(b, "replay.rule"))
+	// The call's Capture holds why.
 	var refused *replayhttp.AuditError
-	if errors.As(err, &refused) {
+	if _, err := call.Turn(); errors.As(err, &refused) {
 		v := refused.Report.Violations[0]
 		fmt.Println(v.Rule, v.Pointer)
 	}
-	// Output: anthropic/thinking-first /messages/1/content/0/type
+	// Output:
+	// 400 invalid_request_error anthropic/thinking-first
+	// anthropic/thinking-first /messages/1/content/0/type
 }
 
 // Classify reads a provider's error and names the rule, the place and the

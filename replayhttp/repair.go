@@ -245,25 +245,34 @@ func foreign(n replay.Notice) bool {
 }
 
 // kept is one reasoning element of a turn as the comparison sees it: its
-// digest and how many tool calls come before it.
+// digest and where it stands among what the turn shows.
 type kept struct {
 	digest string
-	calls  int
+	at     place
 	what   string
 	it     replay.ReasoningItem
 }
 
+// place is where a reasoning item stands among the visible blocks of its
+// turn: after how many tool calls, how many bytes of text (so that text
+// split into several blocks or joined into one stands the same) and how
+// many other visible blocks.
+type place struct{ calls, text, others int }
+
 func keptOf(t *replay.Turn) (ks []kept, followers []string) {
-	calls := 0
+	var at place
 	for _, b := range t.Blocks {
 		switch b := b.(type) {
 		case replay.ReasoningItem:
-			ks = append(ks, kept{digest: replay.ItemDigest(b), calls: calls, what: string(b.Kind()), it: b})
+			ks = append(ks, kept{digest: replay.ItemDigest(b), at: at, what: string(b.Kind()), it: b})
 		case *replay.ToolCall:
-			calls++
+			at.calls++
 			followers = append(followers, b.ItemID)
 		case *replay.Text:
+			at.text += len(b.Text)
 			followers = append(followers, b.ID)
+		case *replay.Native:
+			at.others++
 		}
 	}
 	return ks, followers
@@ -279,7 +288,7 @@ func differences(got, want *replay.Turn) []string {
 	var out []string
 	same := len(g) == len(w)
 	for i := 0; same && i < len(g); i++ {
-		same = g[i].digest == w[i].digest && g[i].calls == w[i].calls
+		same = g[i].digest == w[i].digest && g[i].at == w[i].at
 	}
 	if !same {
 		out = append(out, itemDifferences(g, w)...)
@@ -307,7 +316,7 @@ func itemDifferences(g, w []kept) []string {
 		wi[k.digest] = true
 		j, ok := gi[k.digest]
 		switch {
-		case ok && (j != i || g[j].calls != k.calls):
+		case ok && (j != i || g[j].at != k.at):
 			out = append(out, fmt.Sprintf("%s %d was out of place", k.what, i))
 		case ok:
 		case i < len(g) && g[i].what == k.what && !wi[g[i].digest]:

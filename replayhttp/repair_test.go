@@ -231,3 +231,21 @@ func TestRepairStoreErrorIsTheReason(t *testing.T) {
 		})
 	}
 }
+
+// A reasoning block the agent moved after the text it came before is out
+// of place, although no tool call stands between them: it is put back
+// where it was captured.
+func TestRepairPutsBackReasoningMovedPastText(t *testing.T) {
+	response := `{"id":"m1","object":"chat.completion","model":"magistral-medium-2509","choices":[{"index":0,"finish_reason":"stop",` +
+		`"message":{"role":"assistant","content":[{"type":"thinking","thinking":[{"type":"text","text":"Short answer."}]},{"type":"text","text":"Done."}]}}]}`
+	head := `{"model":"magistral-medium-2509","messages":[{"role":"user","content":"Say done."}`
+	moved := `{"role":"assistant","content":[{"type":"text","text":"Done."},{"type":"thinking","thinking":[{"type":"text","text":"Short answer."}]}]}`
+	second := head + `,` + moved + `,{"role":"user","content":"Thanks."}]}`
+	got, reps := repairCase(t, "/v1/chat/completions", head+`]}`, response, "application/json", second)
+	assert.Equal(t, `{"type":"thinking","thinking":[{"type":"text","text":"Short answer."}]}`, gjson.GetBytes(got, "messages.1.content.0").Raw)
+	assert.Equal(t, `{"type":"text","text":"Done."}`, gjson.GetBytes(got, "messages.1.content.1").Raw)
+	assert.Len(t, gjson.GetBytes(got, "messages.1.content").Array(), 2)
+	require.Len(t, reps, 1)
+	assert.Equal(t, replayhttp.Repair{Pointer: "/messages/1", Action: replayhttp.RepairRestored,
+		Detail: "put back as captured: reasoning.text 0 was out of place"}, reps[0])
+}

@@ -280,7 +280,7 @@ func (t *Transport) retry(c *call, out *http.Request, body []byte, resp *http.Re
 	giveBack := func() {
 		resp.Body = io.NopCloser(bytes.NewReader(errBody))
 	}
-	cl := ClassifyWith(t.registry(), c.codec.API(), resp.StatusCode, errBody)
+	cl := ClassifyWith(t.registry(), c.codec.API(), resp.StatusCode, decodedHead(resp.Header, errBody, max))
 	if !cl.Known() {
 		resp.Body.Close()
 		giveBack()

@@ -61,6 +61,9 @@ func (t *Transport) secret() []byte {
 	return t.randSecret
 }
 
+// newDigest makes the hash the conversation's digests are taken with.
+var newDigest = sha256.New
+
 // chain returns the conversation's digest before each element of r and
 // after the last one: d[i] names the conversation up to element i, over
 // its visible content only. It starts from the members the turns are
@@ -73,7 +76,7 @@ func (t *Transport) secret() []byte {
 // another.
 func chain(r *codecs.Request) []string {
 	skip := func(name string) bool { return slices.Contains(r.Invisible, name) }
-	w := canon.New(sha256.New(), skip)
+	w := canon.New(newDigest(), skip)
 	w.Tag('v', "replay conversation v1")
 	for _, b := range r.Bound {
 		w.Tag('b', "")
@@ -103,7 +106,7 @@ func chain(r *codecs.Request) []string {
 // order. Reasoning, compactions, and the ids of output items are left
 // out.
 func visible(t *replay.Turn, skip func(string) bool) string {
-	w := canon.New(sha256.New(), skip)
+	w := canon.New(newDigest(), skip)
 	w.Tag('t', t.VisibleText())
 	for _, b := range t.Blocks {
 		switch b := b.(type) {

@@ -1,12 +1,12 @@
 package replayhttp
 
 import (
-	"bytes"
-	"container/list"
 	"context"
-	"slices"
+	"fmt"
 	"sync"
 	"time"
+
+	"github.com/reasonreplay/replay/internal/entries"
 )
 
 // Key names what one tenant captured at one point of one conversation.
@@ -44,16 +44,31 @@ type Store interface {
 	Get(ctx context.Context, key Key) ([][]byte, error)
 }
 
+// EntryError is a store's refusal of one entry, not a failure of the
+// store: a document larger than the store keeps, say. A guard around a
+// store (the proxy's) never takes it for the store being down. A store
+// skips an entry it cannot use when it reads (a record cut short, a value
+// of another type or over its bounds) rather than fail the read.
+type EntryError struct {
+	// Key is the entry's key.
+	Key Key
+	// Reason says why, in a sentence.
+	Reason string
+}
+
+func (e *EntryError) Error() string { return "replayhttp: store entry refused: " + e.Reason }
+
 // MemoryStore is the in-memory [Store]: bounded by the number of entries
 // and their total size, each entry forgotten TTL after it was put (or put
 // again). The oldest entries go first when a bound is reached. One key
 // holds at most MaxPerKey documents, the most recently put. The zero
-// value is ready to use with the defaults.
+// value is ready to use with the defaults; the bounds are read at the
+// first call.
 type MemoryStore struct {
 	// MaxTurns bounds the number of entries kept; 0 means 10000.
 	MaxTurns int
 	// MaxBytes bounds the total size of the documents kept; 0 means
-	// 256 MiB. A document larger than that is not kept.
+	// 256 MiB. A larger document is refused with an [*EntryError].
 	MaxBytes int
 	// TTL is how long an entry is kept; 0 means one hour.
 	TTL time.Duration
@@ -61,52 +76,24 @@ type MemoryStore struct {
 	// than 2 means 2.
 	MaxPerKey int
 
-	mu    sync.Mutex
-	now   func() time.Time
-	order *list.List // of *memEntry, oldest first (and so soonest to expire)
-	keys  map[Key][]*list.Element
-	bytes int
-}
-
-type memEntry struct {
-	key     Key
-	doc     []byte
-	expires time.Time
+	mu  sync.Mutex
+	now func() time.Time
+	t   *entries.Table[Key]
 }
 
 func (s *MemoryStore) init() {
-	if s.order == nil {
-		s.order = list.New()
-		s.keys = map[Key][]*list.Element{}
+	if s.t == nil {
+		s.t = entries.New[Key](entries.Bounds{Entries: s.MaxTurns, Bytes: s.MaxBytes, PerKey: s.MaxPerKey, TTL: s.TTL})
 	}
 	if s.now == nil {
 		s.now = time.Now
 	}
 }
 
-func (s *MemoryStore) limits() (turns, size, perKey int, ttl time.Duration) {
-	turns, size, perKey, ttl = s.MaxTurns, s.MaxBytes, s.MaxPerKey, s.TTL
-	if turns <= 0 {
-		turns = 10000
-	}
-	switch {
-	case perKey == 0:
-		perKey = 8
-	case perKey < 2:
-		perKey = 2
-	}
-	if size <= 0 {
-		size = 256 << 20
-	}
-	if ttl <= 0 {
-		ttl = time.Hour
-	}
-	return
-}
-
 // Put records a copy of doc under key. The same bytes put again under the
 // same key are refreshed: they become the key's most recently put and
-// expire TTL from now.
+// expire TTL from now. A document larger than MaxBytes is refused with an
+// [*EntryError].
 func (s *MemoryStore) Put(_ context.Context, key Key, doc []byte) error {
 	if len(doc) == 0 {
 		return nil
@@ -114,30 +101,9 @@ func (s *MemoryStore) Put(_ context.Context, key Key, doc []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.init()
-	maxTurns, maxBytes, perKey, ttl := s.limits()
-	if len(doc) > maxBytes {
-		return nil
-	}
 	now := s.now()
-	s.expire(now)
-	l := s.keys[key]
-	for i, el := range l {
-		if e := el.Value.(*memEntry); bytes.Equal(e.doc, doc) {
-			e.expires = now.Add(ttl)
-			s.order.MoveToBack(el)
-			s.keys[key] = append(slices.Delete(l, i, i+1), el)
-			return nil
-		}
-	}
-	if len(l) >= perKey {
-		s.remove(l[0])
-	}
-	e := &memEntry{key: key, doc: bytes.Clone(doc), expires: now.Add(ttl)}
-	el := s.order.PushBack(e)
-	s.keys[key] = append(s.keys[key], el)
-	s.bytes += len(e.doc)
-	for s.order.Len() > maxTurns || s.bytes > maxBytes {
-		s.remove(s.order.Front())
+	if !s.t.Put(key, doc, now, now.Add(s.t.Bounds().TTL)) {
+		return &EntryError{Key: key, Reason: fmt.Sprintf("a document of %d bytes is larger than the store keeps (%d)", len(doc), s.t.Bounds().Bytes)}
 	}
 	return nil
 }
@@ -148,16 +114,7 @@ func (s *MemoryStore) Get(_ context.Context, key Key) ([][]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.init()
-	s.expire(s.now())
-	l := s.keys[key]
-	if len(l) == 0 {
-		return nil, nil
-	}
-	out := make([][]byte, len(l))
-	for i, el := range l {
-		out[i] = bytes.Clone(el.Value.(*memEntry).doc)
-	}
-	return out, nil
+	return s.t.Get(key, s.now()), nil
 }
 
 // Len returns the number of entries kept.
@@ -165,32 +122,5 @@ func (s *MemoryStore) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.init()
-	s.expire(s.now())
-	return s.order.Len()
-}
-
-// expire drops the entries whose time is up. Entries are in put order and
-// share one TTL, so the expired ones are at the front.
-func (s *MemoryStore) expire(now time.Time) {
-	for el := s.order.Front(); el != nil; el = s.order.Front() {
-		if el.Value.(*memEntry).expires.After(now) {
-			return
-		}
-		s.remove(el)
-	}
-}
-
-func (s *MemoryStore) remove(el *list.Element) {
-	e := el.Value.(*memEntry)
-	l := s.keys[e.key]
-	if i := slices.Index(l, el); i >= 0 {
-		l = slices.Delete(l, i, i+1)
-	}
-	if len(l) == 0 {
-		delete(s.keys, e.key)
-	} else {
-		s.keys[e.key] = l
-	}
-	s.bytes -= len(e.doc)
-	s.order.Remove(el)
+	return s.t.Len(s.now())
 }

@@ -2,6 +2,9 @@ package replayhttp_test
 
 import (
 	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
 	"context"
 	"encoding/binary"
 	"hash/crc32"
@@ -140,4 +143,49 @@ func TestCaptureGeminiJSONArrayCut(t *testing.T) {
 	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
 	assert.False(t, tu.Complete)
 	assert.NotEmpty(t, tu.Blocks)
+}
+
+// A caller that asked for a compressed response (it set Accept-Encoding,
+// so net/http leaves the body alone) reads the server's bytes as they
+// came; the middleware decodes its own copy and captures the turn, for
+// gzip and for deflate (zlib and raw), streamed and not.
+func TestCompressedResponses(t *testing.T) {
+	stream := anthropicSSE(sigFor(9), "toolu_09")
+	for _, coding := range []string{"gzip", "deflate-zlib", "deflate-raw"} {
+		var enc bytes.Buffer
+		var zw io.WriteCloser
+		switch coding {
+		case "gzip":
+			zw = gzip.NewWriter(&enc)
+		case "deflate-zlib":
+			zw = zlib.NewWriter(&enc)
+		default:
+			zw, _ = flate.NewWriter(&enc, flate.DefaultCompression)
+		}
+		_, _ = zw.Write([]byte(stream))
+		require.NoError(t, zw.Close())
+		wire := enc.Bytes()
+		srv := newServer(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Header().Set("Content-Encoding", strings.Split(coding, "-")[0])
+			for i := 0; i < len(wire); i += 7 { // in pieces, as a stream arrives
+				_, _ = w.Write(wire[i:min(i+7, len(wire))])
+				w.(http.Flusher).Flush()
+			}
+		})
+		c := &http.Client{Transport: &replayhttp.Transport{}}
+		ctx, call := replayhttp.WithCapture(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/v1/messages", strings.NewReader(anthropicFirst))
+		req.Header.Set("Accept-Encoding", "gzip, deflate")
+		resp, err := c.Do(req)
+		require.NoError(t, err)
+		got, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, wire, got, "%s: the caller reads the bytes the server sent", coding)
+		tu, err := call.Turn()
+		require.NoError(t, err, coding)
+		assert.True(t, tu.Complete, coding)
+		require.NotEmpty(t, tu.Items(), coding)
+	}
 }

@@ -3,11 +3,14 @@ package replayhttp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
@@ -26,14 +29,19 @@ const (
 	// call's [Capture]) and sends it.
 	AuditReport
 	// AuditRefuse audits the request and, when a violation would make the
-	// provider reject it, returns an *[AuditError] instead of sending it:
-	// not a byte goes out. A turn that repair sent as captured is never
-	// the reason: what the provider returned is what it is sent back.
+	// provider reject it, answers it without sending it (not a byte goes
+	// out): a 400 response in the provider's own error shape (see
+	// [codecs.HTTP].ErrorBody), with the text the provider would have sent
+	// and a "replay" member holding the rule id, the place and the fix. An
+	// SDK reads it as the provider's own refusal (its typed API error,
+	// never retried); the call's [Capture] holds the *[AuditError]. A turn
+	// that repair sent as captured is never the reason: what the provider
+	// returned is what it is sent back.
 	AuditRefuse
 )
 
-// AuditError is the error a request refused by the audit ([AuditRefuse])
-// fails with. Report holds every violation.
+// AuditError is why the audit refused a request ([AuditRefuse]): the
+// call's [Capture.Turn] returns it. Report holds every violation.
 type AuditError struct {
 	// API is the API the request was read as.
 	API string
@@ -113,7 +121,9 @@ type Transport struct {
 	Provider string
 	// Limits bound what the decoders keep; a JSON body is kept up to
 	// Limits.MaxEvent, a request body read up to Limits.MaxEvent, and a
-	// stored turn read back within the same limits.
+	// stored turn read back within the same limits. A request body whose
+	// type has a Bytes method returning all of it, unread, is used as it
+	// is, without a copy.
 	Limits replay.Limits
 	// OnTurn, when set, receives each recognised request (its body already
 	// consumed), the turn of its response and the error that came with it.
@@ -151,6 +161,7 @@ type Transport struct {
 
 	secretOnce sync.Once
 	randSecret []byte
+	codecsSeen atomic.Bool
 }
 
 func (t *Transport) registry() *replay.Registry {
@@ -158,6 +169,29 @@ func (t *Transport) registry() *replay.Registry {
 		return t.Registry
 	}
 	return replay.Default
+}
+
+// ErrNoCodecs is wrapped by the error of every call made through a
+// [Transport] whose registry holds no codec that speaks HTTP: the
+// program did not import the codecs.
+var ErrNoCodecs = errors.New(`replayhttp: no codec is registered: import _ "github.com/reasonreplay/replay/codecs/all" (or the codec packages you use)`)
+
+// ErrNotRecognised is the error [Capture.Turn] returns for a call the
+// middleware passed through untouched: not a generation request of an API
+// some registered codec declares.
+var ErrNotRecognised = errors.New("replayhttp: the request is not a generation request of a registered API; passed through")
+
+// hasCodecs reports whether the registry holds a codec that speaks HTTP;
+// a registry found to have one is not asked again.
+func (t *Transport) hasCodecs() bool {
+	if t.codecsSeen.Load() {
+		return true
+	}
+	if len(codecs.All(t.registry())) == 0 {
+		return false
+	}
+	t.codecsSeen.Store(true)
+	return true
 }
 
 // RoundTrip implements [http.RoundTripper].
@@ -207,12 +241,25 @@ func (c *call) read(t *Transport, out *http.Request, body []byte) {
 // take (openai-go's and anthropic-sdk-go's option.WithMiddleware): it
 // sends the request with next. Base is not used.
 func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+	capture := captureFrom(req.Context())
+	if !t.hasCodecs() {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		if capture != nil {
+			capture.setTurn(nil, ErrNoCodecs)
+		}
+		return nil, ErrNoCodecs
+	}
 	if req.Method != http.MethodPost || req.Body == nil || req.Body == http.NoBody {
-		return next(req)
+		return passThrough(req, next, capture)
 	}
 	lim := t.Limits.WithDefaults()
 	body, err := readBody(req, lim.MaxEvent)
 	if err != nil {
+		if capture != nil {
+			capture.setTurn(nil, err)
+		}
 		return nil, err
 	}
 	out := req.Clone(req.Context())
@@ -223,13 +270,12 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 	}
 	rec, ok := codecs.Recognise(t.registry(), out.Method, out.URL, t.Provider, model)
 	if !ok {
-		return next(out)
+		return passThrough(out, next, capture)
 	}
 	ctx := req.Context()
 	c := &call{codec: rec.Codec, rec: rec}
 	c.scope.tenant = t.tenantOf(out, rec.Codec)
 	c.read(t, out, body)
-	capture := captureFrom(ctx)
 	var repairs []Repair
 	if t.Store != nil && c.req != nil {
 		var fixed []byte
@@ -258,6 +304,15 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 			}
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		// The caller went away (repair stops then too): nothing more is
+		// worth doing for it.
+		if capture != nil {
+			capture.setRequest(nil, repairs, retries)
+			capture.setTurn(nil, err)
+		}
+		return nil, err
+	}
 	var rep *replay.Report
 	if t.Audit != AuditOff && c.req != nil {
 		r := t.registry().AuditReplay(c.req.History, c.target)
@@ -274,7 +329,7 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 		if capture != nil {
 			capture.setTurn(nil, err)
 		}
-		return nil, err
+		return c.refusal(out, err), nil
 	}
 	resp, err := next(out)
 	if err == nil && t.Retry != nil && resp.StatusCode >= 400 && c.req != nil {
@@ -306,7 +361,7 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 			capture.setTurn(tu, err)
 		}
 	}
-	resp.Body = newTeeBody(resp.Body, c.codec, resp.Header.Get("Content-Type"), rec.Array, resp.StatusCode, t.Limits, finish)
+	resp.Body = newTeeBody(resp.Body, c.codec, resp.Header, rec.Array, resp.StatusCode, t.Limits, finish)
 	return resp, nil
 }
 
@@ -323,13 +378,95 @@ func (c *call) refuses(r replay.Report) bool {
 	return false
 }
 
+// passThrough sends a request the middleware does not read, and ends its
+// capture with ErrNotRecognised once it is sent.
+func passThrough(req *http.Request, next func(*http.Request) (*http.Response, error), capture *Capture) (*http.Response, error) {
+	resp, err := next(req)
+	if capture != nil {
+		why := err
+		if why == nil {
+			why = ErrNotRecognised
+		}
+		capture.setTurn(nil, why)
+	}
+	return resp, err
+}
+
+// refusalMember is the "replay" member a refusal's body carries beside the
+// provider's own error members: the first rejecting violation's rule id,
+// where it is, what it says and the fix.
+type refusalMember struct {
+	Rule    string `json:"rule"`
+	Pointer string `json:"pointer,omitempty"`
+	Message string `json:"message"`
+	Fix     string `json:"fix,omitempty"`
+}
+
+// refusal is the response a refused request gets: a 400 in the error
+// shape of the request's API as its provider answers, with the text the
+// provider would have sent (or the violation's message) and a "replay"
+// member naming the rule and the fix.
+func (c *call) refusal(req *http.Request, ae *AuditError) *http.Response {
+	var v replay.Violation
+	for _, x := range ae.Report.Violations {
+		if x.Severity == replay.SeverityReject && (x.Turn < 0 || !c.captured[x.Turn]) {
+			v = x
+			break
+		}
+	}
+	msg := v.Predicted
+	if msg == "" {
+		msg = "replay: the provider would reject this request: " + v.Message
+	}
+	const status = http.StatusBadRequest
+	var body []byte
+	var h http.Header
+	if eb := c.codec.HTTP().ErrorBody; eb != nil {
+		body, h = eb(c.target.Provider, status, msg)
+	}
+	if len(body) == 0 || body[len(body)-1] != '}' {
+		body, h = codecs.OpenAIErrorBody(status, msg)
+	}
+	var b bytes.Buffer
+	b.Write(body[:len(body)-1])
+	b.WriteString(`,"replay":`)
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(refusalMember{Rule: v.Rule, Pointer: v.Pointer, Message: v.Message, Fix: v.Fix}) // strings always encode
+	b.Truncate(b.Len() - 1)
+	b.WriteString("}\n")
+	header := http.Header{}
+	for k, vs := range h {
+		header[k] = vs
+	}
+	header.Set("Content-Type", "application/json")
+	header.Set("Content-Length", strconv.Itoa(b.Len()))
+	// The SDKs that read it never retry a response that says so (a 400
+	// is not retried anyway).
+	header.Set("X-Should-Retry", "false")
+	return &http.Response{
+		Status: "400 Bad Request", StatusCode: status,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: header, Body: io.NopCloser(bytes.NewReader(b.Bytes())), ContentLength: int64(b.Len()),
+		Request: req,
+	}
+}
+
 // hasItems reports whether a turn holds something worth keeping: a
 // reasoning item or a compaction.
 func hasItems(t *replay.Turn) bool { return carriesReasoning(t) }
 
 // readBody reads a request body whole, up to max bytes, and closes it.
+// A body that already holds its bytes (one with a Bytes method giving
+// them all, unread, as a proxy's does) is taken without a copy.
 func readBody(req *http.Request, max int) ([]byte, error) {
 	defer req.Body.Close()
+	if h, ok := req.Body.(interface{ Bytes() []byte }); ok && req.ContentLength == int64(len(h.Bytes())) {
+		if b := h.Bytes(); len(b) <= max {
+			return b, nil
+		}
+		return nil, &replay.LimitError{What: "request size", Limit: max, Event: -1, Block: -1}
+	}
 	body, err := io.ReadAll(io.LimitReader(req.Body, int64(max)+1))
 	if err != nil {
 		return nil, fmt.Errorf("replayhttp: reading the request body: %w", err)

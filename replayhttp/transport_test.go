@@ -9,15 +9,18 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/reasonreplay/replay"
 	_ "github.com/reasonreplay/replay/codecs/all"
 	"github.com/reasonreplay/replay/replayhttp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tidwall/gjson"
 )
 
 // server is a loopback server that answers each request with respond and
@@ -305,8 +308,27 @@ func TestAuditRefuses(t *testing.T) {
 	stripped := `{"role":"assistant","content":[{"type":"text","text":"Let me check."},{"type":"tool_use","id":"toolu_04","name":"get_weather","input":{"city":"Zürich"}}]}`
 	ctx, call := replayhttp.WithCapture(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/v1/messages", strings.NewReader(anthropicFollowUp(stripped, "toolu_04")))
-	_, err := c.Do(req)
+	resp, err := c.Do(req)
+	require.NoError(t, err, "the refusal is a response, as the provider's would be")
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, strconv.Itoa(len(b)), resp.Header.Get("Content-Length"))
+	assert.Equal(t, "error", gjson.GetBytes(b, "type").String(), "Anthropic's error shape: %s", b)
+	assert.Equal(t, "invalid_request_error", gjson.GetBytes(b, "error.type").String())
+	assert.True(t, strings.HasPrefix(gjson.GetBytes(b, "error.message").String(), "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `text`."), "the provider's own text: %s", b)
+	assert.Equal(t, "anthropic/thinking-first", gjson.GetBytes(b, "replay.rule").String())
+	assert.Equal(t, "/messages/1/content/0/type", gjson.GetBytes(b, "replay.pointer").String())
+	assert.NotEmpty(t, gjson.GetBytes(b, "replay.fix").String())
+	select {
+	case <-call.Done():
+	default:
+		t.Fatal("the capture of a refused call is done")
+	}
 	var ae *replayhttp.AuditError
+	_, err = call.Turn()
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, "anthropic", ae.API)
 	require.NotEmpty(t, ae.Report.Violations)
@@ -317,12 +339,10 @@ func TestAuditRefuses(t *testing.T) {
 	rep, ok := call.Report()
 	require.True(t, ok)
 	assert.True(t, rep.Rejects())
-	_, err = call.Turn()
-	assert.ErrorAs(t, err, &ae)
 
 	// Report mode sends it anyway.
 	tr.Audit = replayhttp.AuditReport
-	resp := post(t, c, context.Background(), srv.URL+"/v1/messages", anthropicFollowUp(stripped, "toolu_04"))
+	resp = post(t, c, context.Background(), srv.URL+"/v1/messages", anthropicFollowUp(stripped, "toolu_04"))
 	resp.Body.Close()
 	assert.Len(t, srv.received(), 1)
 	assert.Len(t, reported, 2)
@@ -367,4 +387,65 @@ func TestJSONClosedAfterValue(t *testing.T) {
 	tu, err = call.Turn()
 	assert.ErrorIs(t, err, replayhttp.ErrClosedEarly)
 	assert.False(t, tu.Complete)
+}
+
+// A Transport whose registry holds no codec fails every call with an
+// error that names the import, and its capture is done: a program that
+// forgot the codecs learns it on its first call.
+func TestNoCodecsRegistered(t *testing.T) {
+	srv := newServer(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) { serveJSON(w, `{}`) })
+	c := &http.Client{Transport: &replayhttp.Transport{Registry: &replay.Registry{}}}
+	for _, method := range []string{http.MethodPost, http.MethodGet} {
+		ctx, call := replayhttp.WithCapture(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, method, srv.URL+"/v1/messages", strings.NewReader(anthropicFirst))
+		_, err := c.Do(req)
+		require.ErrorIs(t, err, replayhttp.ErrNoCodecs, method)
+		assert.Contains(t, err.Error(), `import _ "github.com/reasonreplay/replay/codecs/all"`)
+		select {
+		case <-call.Done():
+		case <-time.After(5 * time.Second):
+			t.Fatal("Done did not close")
+		}
+		_, err = call.Turn()
+		assert.ErrorIs(t, err, replayhttp.ErrNoCodecs)
+	}
+	assert.Empty(t, srv.received(), "nothing was sent")
+}
+
+// A call the middleware passes through (another method, a path no API
+// reads, no body) ends its capture once it is sent: Done closes, and
+// Turn says why there is no turn.
+func TestCaptureDoneOnPassThrough(t *testing.T) {
+	srv := newServer(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) { serveJSON(w, `{"data":[]}`) })
+	c := &http.Client{Transport: &replayhttp.Transport{}}
+	for _, tc := range []struct{ method, path, body string }{
+		{http.MethodGet, "/v1/models", ""},
+		{http.MethodPost, "/v1/files", `{"purpose":"batch"}`},
+		{http.MethodPost, "/v1/messages", ""},
+	} {
+		ctx, call := replayhttp.WithCapture(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, tc.method, srv.URL+tc.path, strings.NewReader(tc.body))
+		resp, err := c.Do(req)
+		require.NoError(t, err)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, `{"data":[]}`, string(b))
+		select {
+		case <-call.Done():
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s %s: Done did not close", tc.method, tc.path)
+		}
+		tu, err := call.Turn()
+		assert.Nil(t, tu)
+		assert.ErrorIs(t, err, replayhttp.ErrNotRecognised, tc.path)
+	}
+	// An upstream that cannot be reached ends the capture with its error.
+	ctx, call := replayhttp.WithCapture(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://127.0.0.1:1/v1/messages", strings.NewReader(anthropicFirst))
+	_, err := c.Do(req)
+	require.Error(t, err)
+	<-call.Done()
+	_, terr := call.Turn()
+	assert.Error(t, terr)
+	assert.NotErrorIs(t, terr, replayhttp.ErrNotRecognised)
 }

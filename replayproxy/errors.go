@@ -1,22 +1,12 @@
 package replayproxy
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http"
 	"strconv"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 )
-
-// refusal is what the proxy adds to a provider-shaped error body when the
-// audit refused the request: the rule, where, and the fix.
-type refusal struct {
-	Rule    string `json:"rule"`
-	Pointer string `json:"pointer,omitempty"`
-	Message string `json:"message"`
-	Fix     string `json:"fix,omitempty"`
-}
 
 // firstReject returns the first violation of r the provider would reject.
 func firstReject(r replay.Report) (replay.Violation, bool) {
@@ -28,93 +18,45 @@ func firstReject(r replay.Report) (replay.Violation, bool) {
 	return replay.Violation{}, false
 }
 
-// jsonString renders s as a JSON string, leaving <, > and & as they are.
-func jsonString(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+// errorShape is how the proxy writes an error of its own for a request:
+// the error body of the codec the request speaks to (see
+// [codecs.HTTP.ErrorBody]), as the provider the request goes to answers.
+// The zero value writes the shape of OpenAI's APIs, which the clients of
+// every OpenAI-compatible host parse.
+type errorShape struct {
+	codec    codecs.HTTPCodec
+	provider string
 }
 
-// errorType is the provider's error type for an HTTP status.
-func errorType(shape string, status int) string {
-	switch shape {
-	case "anthropic":
-		switch status {
-		case http.StatusNotFound:
-			return "not_found_error"
-		case http.StatusRequestEntityTooLarge:
-			return "request_too_large"
-		case http.StatusServiceUnavailable:
-			return "overloaded_error"
-		case http.StatusBadGateway, http.StatusGatewayTimeout:
-			return "api_error"
-		}
-		return "invalid_request_error"
-	case "gemini":
-		switch status {
-		case http.StatusNotFound:
-			return "NOT_FOUND"
-		case http.StatusServiceUnavailable, http.StatusBadGateway:
-			return "UNAVAILABLE"
-		case http.StatusGatewayTimeout:
-			return "DEADLINE_EXCEEDED"
-		}
-		return "INVALID_ARGUMENT"
+// body renders the error body and the headers the shape needs.
+func (e errorShape) body(status int, msg string) ([]byte, http.Header) {
+	var b []byte
+	var h http.Header
+	if e.codec != nil && e.codec.HTTP().ErrorBody != nil {
+		b, h = e.codec.HTTP().ErrorBody(e.provider, status, msg)
 	}
-	if status >= 500 {
-		return "server_error"
+	if len(b) == 0 || b[len(b)-1] != '}' {
+		b, h = codecs.OpenAIErrorBody(status, msg)
 	}
-	return "invalid_request_error"
-}
-
-// errorBody renders the error body a provider of shape answers with: the
-// shape its SDKs parse, the message, and (for a refusal) the proxy's
-// "replay" member with the rule id and the fix.
-func errorBody(shape string, status int, msg string, ref *refusal) []byte {
-	var b bytes.Buffer
-	m, typ := jsonString(msg), jsonString(errorType(shape, status))
-	switch shape {
-	case "anthropic":
-		b.WriteString(`{"type":"error","error":{"type":` + typ + `,"message":` + m + `}`)
-	case "gemini":
-		b.WriteString(`{"error":{"code":` + strconv.Itoa(status) + `,"message":` + m + `,"status":` + typ + `}`)
-	case "openrouter":
-		b.WriteString(`{"error":{"code":` + strconv.Itoa(status) + `,"message":` + m + `}`)
-	case "bedrock", "cohere":
-		b.WriteString(`{"message":` + m)
-	default: // OpenAI and every OpenAI-compatible host
-		b.WriteString(`{"error":{"message":` + m + `,"type":` + typ + `,"param":null,"code":null}`)
-	}
-	if ref != nil {
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		b.WriteString(`,"replay":`)
-		_ = enc.Encode(ref)
-		b.Truncate(b.Len() - 1)
-	}
-	b.WriteString("}\n")
-	return b.Bytes()
+	return append(b, '\n'), h
 }
 
 // writeError answers the client with a provider-shaped error.
-func writeError(w http.ResponseWriter, shape string, status int, msg string, ref *refusal) {
-	body := errorBody(shape, status, msg, ref)
+func writeError(w http.ResponseWriter, shape errorShape, status int, msg string) {
+	body, extra := shape.body(status, msg)
 	h := w.Header()
+	for k, v := range extra {
+		h[k] = v
+	}
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
-	if shape == "bedrock" {
-		h.Set("X-Amzn-Errortype", "ValidationException")
-	}
-	if ref != nil {
-		h.Set(HeaderRefused, ref.Rule)
-	}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
 
-// The response headers the proxy adds.
+// The response headers the proxy adds. Each replaces any header of the
+// same name the upstream sent: a client reads the proxy's verdict, never
+// one the upstream (or anything in front of it) made up.
 const (
 	// HeaderAudit carries the audit's verdict of the request in the report
 	// and enforce modes: "clean", or the worst severity found ("risk",

@@ -56,14 +56,3 @@ func Example() {
 	// clean
 	// EqQBsig
 }
-
-// The upstreams of the --upstream flag.
-func ExampleParseUpstream() {
-	up, err := replayproxy.ParseUpstream("openrouter=https://openrouter.ai/api")
-	fmt.Println(up.Name, up.URL, err)
-	_, err = replayproxy.ParseUpstream("openrouter")
-	fmt.Println(err)
-	// Output:
-	// openrouter https://openrouter.ai/api <nil>
-	// --upstream openrouter: want NAME=URL
-}

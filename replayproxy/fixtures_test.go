@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -178,3 +179,8 @@ func metrics(t *testing.T, srv *replayproxy.Server) string {
 	srv.WriteMetrics(&b)
 	return b.String()
 }
+
+var requestIDs = regexp.MustCompile(`"request_id":"[^"]*",`)
+
+// stripIDs removes the request ids from log lines, for comparing them.
+func stripIDs(log string) string { return requestIDs.ReplaceAllString(log, "") }

@@ -189,16 +189,16 @@ func ms(d time.Duration) string {
 	return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) + "ms"
 }
 
-// buildReplay builds the replay command into a temporary directory.
-func buildReplay(t *testing.T) string {
+// buildProxy builds the replay-proxy command into a temporary directory.
+func buildProxy(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "replay")
-	out, err := exec.Command("go", "build", "-o", bin, "../cmd/replay").CombinedOutput()
+	bin := filepath.Join(t.TempDir(), "replay-proxy")
+	out, err := exec.Command("go", "build", "-o", bin, "./cmd/replay-proxy").CombinedOutput()
 	require.NoError(t, err, string(out))
 	return bin
 }
 
-// startProxy runs `replay proxy` as its own process (so that its memory
+// startProxy runs replay-proxy as its own process (so that its memory
 // is its own), its log going to a file, and returns its address, the
 // process and a function that reads the log.
 func startProxy(t *testing.T, bin string, args ...string) (string, *exec.Cmd, func() string) {
@@ -207,7 +207,7 @@ func startProxy(t *testing.T, bin string, args ...string) (string, *exec.Cmd, fu
 	logf, err := os.Create(logPath)
 	require.NoError(t, err)
 	defer logf.Close()
-	cmd := exec.Command(bin, append([]string{"proxy", "--listen", "127.0.0.1:0"}, args...)...)
+	cmd := exec.Command(bin, append([]string{"--listen", "127.0.0.1:0"}, args...)...)
 	cmd.Stderr = logf
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
@@ -246,19 +246,19 @@ func metricsOf(t *testing.T, addr string) string {
 }
 
 // TestLoad runs the conversations directly against the fake provider (the
-// baseline) and then through `replay proxy` (a process of its own), and
+// baseline) and then through replay-proxy (a process of its own), and
 // prints the figures: added time to first byte and per-event latency
 // (p50, p99), and the proxy's resident memory per concurrent stream. The
 // provider checks every request: no handle is lost or altered, every
 // stripped message is repaired.
 func TestLoad(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the replay command and runs 200 concurrent conversations")
+		t.Skip("builds replay-proxy and runs 200 concurrent conversations")
 	}
 	if raceEnabled {
 		t.Skip("the figures mean nothing under the race detector; .ci/run runs it without")
 	}
-	bin := buildReplay(t)
+	bin := buildProxy(t)
 	lu := &loadUpstream{release: make(chan struct{})}
 	up := newUpstream(t, lu.serve)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * loadConversations, DisableCompression: true}}
@@ -315,7 +315,7 @@ func TestLoad(t *testing.T) {
 	assert.Equal(t, loadConversations, inFlight, "every stream open at the sample")
 	m := metricsOf(t, addr)
 	assert.Contains(t, m, fmt.Sprintf(`replay_proxy_repairs_total{kind="restored"} %d`+"\n", proxied.stripped), "every stripped message repaired")
-	assert.Contains(t, m, fmt.Sprintf(`replay_proxy_turns_captured_total{upstream="anthropic",api="anthropic",complete="true"} %d`+"\n", loadConversations*loadTurns))
+	assert.Contains(t, m, fmt.Sprintf(`replay_proxy_turns_captured_total{api="anthropic",complete="true",upstream="anthropic"} %d`+"\n", loadConversations*loadTurns))
 	assert.Contains(t, m, fmt.Sprintf(`replay_proxy_audits_total{verdict="clean"} %d`+"\n", loadConversations*loadTurns))
 	assert.NotContains(t, logs(), "sk-load")
 	assert.Equal(t, loadConversations*loadTurns, strings.Count(logs(), `"msg":"request"`), "a log line per request")
@@ -363,4 +363,102 @@ func cpuTime(pid int) time.Duration {
 	ut, _ := strconv.Atoi(f[11])
 	st, _ := strconv.Atoi(f[12])
 	return time.Duration(ut+st) * 10 * time.Millisecond // USER_HZ is 100 on Linux
+}
+
+// TestBodyMemory runs replay-proxy as its own process and sends it 8
+// request bodies of 30 MiB at once (--max-body 32 MiB, the default), then
+// 8 more with a budget that holds only some of them; it samples the
+// process's resident memory the whole time. Each body is held once (not
+// eight times): the peak stays under the budget, and the requests that do
+// not fit are answered 503 with Retry-After.
+func TestBodyMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds replay-proxy and sends 480 MiB through it")
+	}
+	if raceEnabled {
+		t.Skip("the figures mean nothing under the race detector; .ci/run runs it without")
+	}
+	bin := buildProxy(t)
+	up := newUpstream(t, func(w http.ResponseWriter, _ *http.Request, body []byte) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"m","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"`+strconv.Itoa(len(body))+`"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`)
+	})
+	body := anthropicRequest(`{"role":"user","content":"` + strings.Repeat("word ", 6<<20) + `"}`) // 30 MiB
+	for _, c := range []struct {
+		budget int64
+		admit  int // bodies that fit at once: the budget counts each four times
+	}{{1 << 30, 8}, {320 << 20, 2}} {
+		addr, cmd, _ := startProxy(t, bin, "--upstream", "anthropic="+up.URL, "--max-inflight-bytes", strconv.FormatInt(c.budget, 10))
+		idle, _ := vmRSS(cmd.Process.Pid)
+		var peak atomic.Int64
+		stop := make(chan struct{})
+		sampled := make(chan struct{})
+		go func() {
+			defer close(sampled)
+			for {
+				if rss, ok := vmRSS(cmd.Process.Pid); ok && int64(rss) > peak.Load() {
+					peak.Store(int64(rss))
+				}
+				select {
+				case <-stop:
+					return
+				case <-time.After(2 * time.Millisecond):
+				}
+			}
+		}()
+		var wg sync.WaitGroup
+		var ok, refused atomic.Int64
+		gate := make(chan struct{})
+		for i := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-gate
+				// Each body arrives over 1.5 s, so that all are in flight at once.
+				pr, pw := io.Pipe()
+				go func() {
+					step := len(body) / 30
+					for k := 0; k < len(body); k += step {
+						if _, err := io.WriteString(pw, body[k:min(k+step, len(body))]); err != nil {
+							return
+						}
+						time.Sleep(50 * time.Millisecond)
+					}
+					pw.Close()
+				}()
+				req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/anthropic/v1/messages", pr)
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("X-Api-Key", fmt.Sprintf("sk-mem-%d", i))
+				req.ContentLength = int64(len(body))
+				resp, err := http.DefaultClient.Do(req)
+				pr.CloseWithError(io.ErrClosedPipe)
+				if err != nil {
+					return
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				switch resp.StatusCode {
+				case http.StatusOK:
+					if strings.Contains(string(b), strconv.Itoa(len(body))) {
+						ok.Add(1)
+					}
+				case http.StatusServiceUnavailable:
+					if resp.Header.Get("Retry-After") != "" {
+						refused.Add(1)
+					}
+				}
+			}()
+		}
+		close(gate)
+		wg.Wait()
+		close(stop)
+		<-sampled
+		peakMiB := float64(peak.Load()-int64(idle)) / 1024
+		fmt.Printf("memory: 8 concurrent 30 MiB bodies, --max-inflight-bytes %d MiB: %d sent whole, %d refused 503; RSS idle %d kB, peak %d kB (%.0f MiB over idle)\n",
+			c.budget>>20, ok.Load(), refused.Load(), idle, peak.Load(), peakMiB)
+		assert.Equal(t, int64(8), ok.Load()+refused.Load(), "each body sent whole or refused")
+		assert.GreaterOrEqual(t, ok.Load(), int64(c.admit))
+		assert.Less(t, (peak.Load()-int64(idle))*1024, c.budget, "the peak stays under the budget")
+		_ = cmd.Process.Signal(os.Interrupt)
+	}
 }

@@ -68,18 +68,18 @@ func TestToolLoopRepairsAndPassesAuth(t *testing.T) {
 		assert.Equal(t, "sk-ant-secret-0123", g.header.Get("X-Api-Key"))
 		assert.Equal(t, "Bearer sk-secret-4567", g.header.Get("Authorization"))
 		assert.Equal(t, "2023-06-01", g.header.Get("Anthropic-Version"))
-		assert.Empty(t, g.header.Get("Accept-Encoding"), "the provider streams plain bytes")
+		assert.Equal(t, "gzip", g.header.Get("Accept-Encoding"), "the client's compression is kept")
 	}
-	log := logs.String()
+	log := stripIDs(logs.String())
 	assert.NotContains(t, log, "secret")
 	assert.NotContains(t, log, "beta=true")
 	assert.Contains(t, log, `"msg":"repaired","upstream":"anthropic","repairs":["restored /messages/1: put back as captured: reasoning.text 0 was missing"]`)
 
 	m := metrics(t, srv)
-	assert.Contains(t, m, `replay_proxy_turns_captured_total{upstream="anthropic",api="anthropic",complete="true"} 2`+"\n")
+	assert.Contains(t, m, `replay_proxy_turns_captured_total{api="anthropic",complete="true",upstream="anthropic"} 2`+"\n")
 	assert.Contains(t, m, `replay_proxy_repairs_total{kind="restored"} 1`+"\n")
 	assert.Contains(t, m, `replay_proxy_audits_total{verdict="clean"} 2`+"\n")
-	assert.Contains(t, m, `replay_proxy_requests_total{upstream="anthropic",status="200"} 2`+"\n")
+	assert.Contains(t, m, `replay_proxy_requests_total{status="200",upstream="anthropic"} 2`+"\n")
 	assert.Contains(t, m, "\nreplay_proxy_streams_in_flight 0\n")
 	assert.Contains(t, m, "\nreplay_proxy_store_up 1\n")
 }
@@ -150,7 +150,7 @@ func TestModes(t *testing.T) {
 	readAll(t, resp)
 	require.Len(t, up.received(), 1)
 	assert.Equal(t, broken, string(up.received()[0].body))
-	assert.Contains(t, logs.String(), `"level":"WARN","msg":"audit","upstream":"anthropic","verdict":"reject","rules":["anthropic/thinking-first"]`)
+	assert.Contains(t, stripIDs(logs.String()), `"level":"WARN","msg":"audit","upstream":"anthropic","verdict":"reject","rules":["anthropic/thinking-first"]`)
 
 	hs, _, _ = proxy(t, replayproxy.Config{Mode: replayproxy.ModeOff, Upstreams: []replayproxy.Upstream{{Name: "anthropic", URL: up.URL}}})
 	resp = post(t, hs.URL+"/anthropic/v1/messages", broken)
@@ -186,7 +186,12 @@ func TestBadInput(t *testing.T) {
 
 	resp = post(t, hs.URL+"/nowhere/v1/messages", `{}`)
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
-	assert.Equal(t, `{"error":{"message":"replay proxy: no upstream is named \"nowhere\"; the path must start with one of /anthropic/, /gemini/, /openai/","type":"invalid_request_error","param":null,"code":null}}`+"\n", readAll(t, resp))
+	assert.Equal(t, `{"type":"error","error":{"type":"not_found_error","message":"replay proxy: no upstream is named \"nowhere\"; the path must start with one of /anthropic/, /gemini/, /openai/"}}`+"\n",
+		readAll(t, resp), "a Messages path gets the Messages API's error shape")
+	resp = post(t, hs.URL+"/nowhere/v1/other", `{}`)
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+	assert.Equal(t, `{"error":{"message":"replay proxy: no upstream is named \"nowhere\"; the path must start with one of /anthropic/, /gemini/, /openai/","type":"invalid_request_error","param":null,"code":null}}`+"\n",
+		readAll(t, resp), "a path no API reads gets OpenAI's shape")
 
 	req, _ = http.NewRequest(http.MethodGet, hs.URL+"/openai/v1/../../admin", nil)
 	req.URL.Opaque = "/openai/v1/../../admin" // as sent, not cleaned by the client
@@ -247,8 +252,8 @@ func TestUpstreamResetMidStream(t *testing.T) {
 	require.Error(t, err, "the client sees the stream fail")
 	assert.Equal(t, strings.Join(events[:5], ""), string(got), "what came before the reset came through")
 	assert.Equal(t, 0, store.Len(), "the partial turn is not replayable")
-	assert.Contains(t, metrics(t, srv), `replay_proxy_upstream_errors_total{upstream="anthropic",status="reset",rule="unknown"} 1`)
-	assert.Contains(t, metrics(t, srv), `replay_proxy_turns_captured_total{upstream="anthropic",api="anthropic",complete="false"} 1`)
+	assert.Contains(t, metrics(t, srv), `replay_proxy_upstream_errors_total{rule="unknown",status="reset",upstream="anthropic"} 1`)
+	assert.Contains(t, metrics(t, srv), `replay_proxy_turns_captured_total{api="anthropic",complete="false",upstream="anthropic"} 1`)
 	assert.Contains(t, logs.String(), `"error":"the upstream failed mid-response: `)
 }
 
@@ -264,7 +269,7 @@ func TestClientDisconnectCancelsUpstream(t *testing.T) {
 		}
 	})
 	store := &replayhttp.MemoryStore{}
-	hs, _, _ := proxy(t, replayproxy.Config{Store: store, Upstreams: []replayproxy.Upstream{{Name: "anthropic", URL: up.URL}}})
+	hs, srv, logs := proxy(t, replayproxy.Config{Store: store, Upstreams: []replayproxy.Upstream{{Name: "anthropic", URL: up.URL}}})
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, hs.URL+"/anthropic/v1/messages", strings.NewReader(anthropicRequest(firstUser)))
 	resp, err := http.DefaultClient.Do(req)
@@ -278,6 +283,17 @@ func TestClientDisconnectCancelsUpstream(t *testing.T) {
 		t.Fatal("the upstream request was not cancelled")
 	}
 	assert.Equal(t, 0, store.Len())
+	// Its work stopped: the stream is no longer in flight, its partial
+	// turn was ended (not kept), and it is logged as the client's doing.
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(metrics(t, srv), "\nreplay_proxy_streams_in_flight 0\n") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	m := metrics(t, srv)
+	assert.Contains(t, m, "\nreplay_proxy_streams_in_flight 0\n")
+	assert.Contains(t, m, `replay_proxy_turns_captured_total{api="anthropic",complete="false",upstream="anthropic"} 1`)
+	assert.Contains(t, m, "\nreplay_proxy_inflight_body_bytes 0\n")
+	assert.Contains(t, logs.String(), `"error":"the client went away mid-response`)
 }
 
 // refusal is Anthropic's answer to a forged signature.
@@ -310,7 +326,7 @@ func TestRetry(t *testing.T) {
 	resp := post(t, hs.URL+"/anthropic/v1/messages", body)
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
 	assert.Equal(t, refusal, readAll(t, resp))
-	assert.Contains(t, metrics(t, srv), `replay_proxy_upstream_errors_total{upstream="anthropic",status="400",rule="anthropic/foreign-signature"} 1`)
+	assert.Contains(t, metrics(t, srv), `replay_proxy_upstream_errors_total{rule="anthropic/foreign-signature",status="400",upstream="anthropic"} 1`)
 	require.Len(t, up.received(), 1)
 
 	hs, srv, logs := proxy(t, replayproxy.Config{Retry: &replayhttp.Retry{}, Upstreams: []replayproxy.Upstream{{Name: "anthropic", URL: up.URL}}})
@@ -324,9 +340,9 @@ func TestRetry(t *testing.T) {
 	assert.Equal(t, body, string(got[1].body))
 	assert.Equal(t, followUp(stripped, "toolu_A"), string(got[2].body))
 	m := metrics(t, srv)
-	assert.Contains(t, m, `replay_proxy_upstream_errors_total{upstream="anthropic",status="400",rule="anthropic/foreign-signature"} 1`+"\n")
-	assert.Contains(t, m, `replay_proxy_retries_total{rule="anthropic/foreign-signature",fix="drop-reasoning"} 1`+"\n")
-	assert.Contains(t, m, `replay_proxy_turns_captured_total{upstream="anthropic",api="anthropic",complete="true"} 1`+"\n")
+	assert.Contains(t, m, `replay_proxy_upstream_errors_total{rule="anthropic/foreign-signature",status="400",upstream="anthropic"} 1`+"\n")
+	assert.Contains(t, m, `replay_proxy_retries_total{fix="drop-reasoning",rule="anthropic/foreign-signature"} 1`+"\n")
+	assert.Contains(t, m, `replay_proxy_turns_captured_total{api="anthropic",complete="true",upstream="anthropic"} 1`+"\n")
 	assert.Contains(t, logs.String(), `"retried":"drop-reasoning anthropic/foreign-signature"`)
 
 	// The agent sends the conversation on with the forged block again:
@@ -345,9 +361,9 @@ func TestRetry(t *testing.T) {
 	require.Len(t, got, 4)
 	assert.Equal(t, strings.Replace(next, foreign, stripped, 1), string(got[3].body))
 	m = metrics(t, srv)
-	assert.Contains(t, m, `replay_proxy_upfront_fixes_total{rule="anthropic/foreign-signature",fix="drop-reasoning"} 1`+"\n")
-	assert.Contains(t, m, `replay_proxy_retries_total{rule="anthropic/foreign-signature",fix="drop-reasoning"} 1`+"\n")
-	assert.Contains(t, logs.String(), `"msg":"fix applied up front","upstream":"anthropic","rule":"anthropic/foreign-signature","fix":"drop-reasoning","changes":["removed /messages/1/content/0: thinking block removed"]}`)
+	assert.Contains(t, m, `replay_proxy_upfront_fixes_total{fix="drop-reasoning",rule="anthropic/foreign-signature"} 1`+"\n")
+	assert.Contains(t, m, `replay_proxy_retries_total{fix="drop-reasoning",rule="anthropic/foreign-signature"} 1`+"\n")
+	assert.Contains(t, stripIDs(logs.String()), `"msg":"fix applied up front","upstream":"anthropic","rule":"anthropic/foreign-signature","fix":"drop-reasoning","changes":["removed /messages/1/content/0: thinking block removed"]}`)
 }
 
 // A retry the upstream drops the connection on leaves the client the
@@ -366,9 +382,9 @@ func TestRetryThatFailsGivesTheRefusal(t *testing.T) {
 	assert.Equal(t, refusal, readAll(t, resp))
 	require.Len(t, up.received(), 2)
 	m := metrics(t, srv)
-	assert.Contains(t, m, `replay_proxy_upstream_errors_total{upstream="anthropic",status="400",rule="anthropic/foreign-signature"} 1`+"\n")
+	assert.Contains(t, m, `replay_proxy_upstream_errors_total{rule="anthropic/foreign-signature",status="400",upstream="anthropic"} 1`+"\n")
 	assert.NotContains(t, m, `replay_proxy_retries_total{`)
-	assert.Contains(t, logs.String(), `"msg":"retry failed","upstream":"anthropic","rule":"anthropic/foreign-signature","fix":"drop-reasoning","error":"EOF"}`)
+	assert.Contains(t, stripIDs(logs.String()), `"msg":"retry failed","upstream":"anthropic","rule":"anthropic/foreign-signature","fix":"drop-reasoning","error":"EOF"}`)
 }
 
 // An upstream that cannot be reached is a 502 in the provider's shape.
@@ -379,5 +395,5 @@ func TestUpstreamUnreachable(t *testing.T) {
 	body := readAll(t, resp)
 	assert.True(t, strings.HasPrefix(body, `{"error":{"code":502,"message":"replay proxy: the upstream gemini could not be reached: `), body)
 	assert.True(t, strings.HasSuffix(body, `","status":"UNAVAILABLE"}}`+"\n"), body)
-	assert.Contains(t, metrics(t, srv), `replay_proxy_upstream_errors_total{upstream="gemini",status="transport",rule="unknown"} 1`)
+	assert.Contains(t, metrics(t, srv), `replay_proxy_upstream_errors_total{rule="unknown",status="transport",upstream="gemini"} 1`)
 }

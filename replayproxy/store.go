@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"sort"
-	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/reasonreplay/replay/replayhttp"
@@ -24,6 +23,20 @@ type StoreOptions struct {
 	MaxBytes int
 	// TTL is how long a turn is kept; 0 means one hour.
 	TTL time.Duration
+	// MaxPerKey bounds the turns kept under one key (the regenerations of
+	// one point of a conversation), the most recently put; 0 means 8.
+	MaxPerKey int
+	// MaxEntryBytes bounds one document, as the proxy bounds a request
+	// body (--max-body): a larger one is refused at Put, and an entry read
+	// back larger than it, or not valid JSON within the depth a request
+	// body may have, is skipped as untrusted input; 0 means 32 MiB.
+	MaxEntryBytes int
+	// Secret, when set, is the secret that keys the tenant digests (see
+	// [Config].Secret): a [FileStore] then keeps none of its own.
+	Secret []byte
+	// Logger receives the store's log lines (an entry skipped, once per
+	// reason); nil discards them.
+	Logger *slog.Logger
 }
 
 func (o StoreOptions) withDefaults() StoreOptions {
@@ -36,56 +49,57 @@ func (o StoreOptions) withDefaults() StoreOptions {
 	if o.TTL <= 0 {
 		o.TTL = time.Hour
 	}
+	if o.MaxPerKey <= 0 {
+		o.MaxPerKey = 8
+	}
+	if o.MaxEntryBytes <= 0 {
+		o.MaxEntryBytes = 32 << 20
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
 	return o
 }
 
-// StoreOpener opens the store a URI names.
-type StoreOpener func(uri string, o StoreOptions) (replayhttp.Store, error)
-
-var (
-	openersMu sync.Mutex
-	openers   = map[string]StoreOpener{}
-)
-
-// RegisterStore makes OpenStore open URIs of scheme ("redis" for
-// "redis://host:6379/0") with open. The Redis store's module registers
-// itself this way, so that the library does not depend on a Redis client.
-func RegisterStore(scheme string, open StoreOpener) {
-	openersMu.Lock()
-	openers[scheme] = open
-	openersMu.Unlock()
+// Skips counts the entries a store skips because their data cannot be
+// used (a record cut short by a crash, a value of another type, a document
+// over MaxEntryBytes or not valid JSON), and logs the first of each
+// reason: an entry's problem, which never makes the store unavailable. A
+// store that keeps one has a SkippedEntries method returning Count, which
+// the proxy's metrics report. The zero value is ready to use.
+type Skips struct {
+	n      atomic.Uint64
+	mu     sync.Mutex
+	logged map[string]bool
 }
 
-// OpenStore opens the store uri names: "memory" (or "") for the bounded
-// in-memory store, "file:PATH" for a [FileStore], or a scheme registered
-// with [RegisterStore]. A store that holds resources implements
-// io.Closer.
-func OpenStore(uri string, o StoreOptions) (replayhttp.Store, error) {
-	o = o.withDefaults()
-	switch {
-	case uri == "" || uri == "memory":
-		return &replayhttp.MemoryStore{MaxTurns: o.MaxTurns, MaxBytes: o.MaxBytes, TTL: o.TTL}, nil
-	case strings.HasPrefix(uri, "file:"):
-		return OpenFileStore(strings.TrimPrefix(strings.TrimPrefix(uri, "file:"), "//"), o)
-	}
-	scheme, _, _ := strings.Cut(uri, ":")
-	openersMu.Lock()
-	open := openers[scheme]
-	var known []string
-	for s := range openers {
-		known = append(known, s+"://...")
-	}
-	openersMu.Unlock()
-	if open == nil {
-		sort.Strings(known)
-		hint := ""
-		if scheme == "redis" || scheme == "rediss" {
-			hint = "; the Redis store is in the module github.com/reasonreplay/replay/redisstore, whose replay-proxy command takes it"
+// Skip counts one entry skipped for reason (a short phrase, the same for
+// every entry skipped for it) and logs it with log the first time.
+func (s *Skips) Skip(log *slog.Logger, store, reason string, key replayhttp.Key) {
+	s.n.Add(1)
+	s.mu.Lock()
+	first := !s.logged[reason] && len(s.logged) < 64
+	if first {
+		if s.logged == nil {
+			s.logged = map[string]bool{}
 		}
-		return nil, &ConfigError{Where: "--store " + uri,
-			Problem: "unknown store (want memory, file:PATH" + strings.Join(append([]string{""}, known...), ", ") + ")" + hint}
+		s.logged[reason] = true
 	}
-	return open(uri, o)
+	s.mu.Unlock()
+	if first && log != nil {
+		log.Warn("store entry skipped: its data cannot be used (counted in replay_proxy_store_entries_skipped_total; logged once per reason)",
+			"store", store, "reason", reason, "tenant", clip(key.Tenant), "conversation", clip(key.Conversation))
+	}
+}
+
+// Count returns the number of entries skipped.
+func (s *Skips) Count() uint64 { return s.n.Load() }
+
+func clip(s string) string {
+	if len(s) > 16 {
+		return s[:16] + "…"
+	}
+	return s
 }
 
 // ErrStoreUnavailable is returned by the proxy's guard around a store
@@ -100,6 +114,12 @@ var ErrStoreUnavailable = errors.New("replayproxy: store unavailable")
 // in the proxy's own memory (local) is called directly: it has no network
 // to wait on, and a machine too busy to schedule it within the timeout
 // must not turn repair off.
+//
+// Only a failure of the store opens it (an error of the transport, a
+// timeout): an [*replayhttp.EntryError] (one entry refused, a document too
+// large) is that entry's problem, counted and returned, and the store
+// stays in use; stores skip the entries they cannot read rather than
+// fail (see [Skips]).
 type guardedStore struct {
 	inner   replayhttp.Store
 	local   bool
@@ -152,9 +172,14 @@ func (g *guardedStore) do(ctx context.Context, op string, f func(context.Context
 			err = fmt.Errorf("%w: no answer within %v", ErrStoreUnavailable, g.timeout)
 		}
 	}
+	var ee *replayhttp.EntryError
+	entry := errors.As(err, &ee)
+	if entry {
+		g.m.inc(mStoreErrors, "op", op, "result", "entry")
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if err != nil {
+	if err != nil && !entry {
 		g.m.inc(mStoreErrors, "op", op, "result", "failed")
 		if !g.down {
 			g.log.Warn("store unavailable: requests pass through unrepaired and turns are not kept until it answers again",
@@ -172,7 +197,7 @@ func (g *guardedStore) do(ctx context.Context, op string, f func(context.Context
 		g.m.storeUp.Store(true)
 		g.log.Info("store recovered: repairing and keeping turns again", "op", op)
 	}
-	return nil
+	return err
 }
 
 // Close closes the store when it holds resources.

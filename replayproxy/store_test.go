@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -113,67 +112,6 @@ func mustCodec(t *testing.T) replay.FrameDecoder {
 
 func fkey(id string) replayhttp.Key { return replayhttp.Key{Tenant: "t", Conversation: "c" + id} }
 
-// The file store keeps its turns across a restart, drops the expired ones
-// and stays within its bounds.
-func TestFileStoreSurvivesRestart(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "turns.jsonl")
-	ctx := context.Background()
-	s, err := replayproxy.OpenFileStore(path, replayproxy.StoreOptions{MaxTurns: 3})
-	require.NoError(t, err)
-	want := map[string]string{}
-	for _, id := range []string{"1", "2", "3", "4"} {
-		tu := turnOf(t, sigFor(id), "toolu_"+id)
-		require.NoError(t, s.Put(ctx, fkey(id), tu.AppendJSON(nil)))
-		want[id] = string(tu.AppendJSON(nil))
-	}
-	require.NoError(t, s.Close())
-
-	s, err = replayproxy.OpenFileStore(path, replayproxy.StoreOptions{MaxTurns: 3})
-	require.NoError(t, err)
-	defer s.Close()
-	assert.Equal(t, 3, s.Len(), "the newest within the bounds")
-	got, err := s.Get(ctx, fkey("1"))
-	require.NoError(t, err)
-	assert.Empty(t, got)
-	for _, id := range []string{"2", "3", "4"} {
-		got, err := s.Get(ctx, fkey(id))
-		require.NoError(t, err)
-		require.Len(t, got, 1)
-		assert.Equal(t, want[id], string(got[0]), "byte for byte")
-	}
-	b, err := os.ReadFile(path)
-	require.NoError(t, err)
-	assert.Equal(t, 3, strings.Count(string(b), "\n"), "rewritten with the live records")
-
-	// An expired record and a line cut by a crash are skipped.
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o600)
-	require.NoError(t, err)
-	_, _ = f.WriteString(`{"expires":1,"tenant":"t","conversation":"old","turn":` + want["1"] + "}\n" + `{"expires":99999999999999,"tenant":"t","conversation":"cut","tu`)
-	f.Close()
-	s2, err := replayproxy.OpenFileStore(path, replayproxy.StoreOptions{MaxTurns: 3})
-	require.NoError(t, err)
-	defer s2.Close()
-	assert.Equal(t, 3, s2.Len())
-	got, _ = s2.Get(ctx, replayhttp.Key{Tenant: "t", Conversation: "old"})
-	assert.Empty(t, got)
-}
-
-// OpenStore names its stores, and says where the Redis one lives.
-func TestOpenStore(t *testing.T) {
-	s, err := replayproxy.OpenStore("memory", replayproxy.StoreOptions{})
-	require.NoError(t, err)
-	assert.IsType(t, &replayhttp.MemoryStore{}, s)
-	path := filepath.Join(t.TempDir(), "s.jsonl")
-	s, err = replayproxy.OpenStore("file:"+path, replayproxy.StoreOptions{})
-	require.NoError(t, err)
-	require.IsType(t, &replayproxy.FileStore{}, s)
-	require.NoError(t, s.(*replayproxy.FileStore).Close())
-	_, err = replayproxy.OpenStore("redis://127.0.0.1:6379/0", replayproxy.StoreOptions{})
-	var ce *replayproxy.ConfigError
-	require.ErrorAs(t, err, &ce)
-	assert.Equal(t, "--store redis://127.0.0.1:6379/0: unknown store (want memory, file:PATH); the Redis store is in the module github.com/reasonreplay/replay/redisstore, whose replay-proxy command takes it", err.Error())
-}
-
 // A proxy restarted on the same file store repairs the next turn of a
 // conversation the previous process captured.
 func TestFileStoreAcrossProxyRestart(t *testing.T) {
@@ -184,14 +122,14 @@ func TestFileStoreAcrossProxyRestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "turns.jsonl")
 	ups := []replayproxy.Upstream{{Name: "anthropic", URL: up.URL}}
 
-	store, err := replayproxy.OpenStore("file:"+path, replayproxy.StoreOptions{})
+	store, err := replayproxy.OpenFileStore(path, replayproxy.StoreOptions{})
 	require.NoError(t, err)
 	hs, srv, _ := proxy(t, replayproxy.Config{Store: store, Upstreams: ups})
 	readAll(t, post(t, hs.URL+"/anthropic/v1/messages", anthropicRequest(firstUser)))
 	hs.Close()
 	require.NoError(t, srv.Close())
 
-	store, err = replayproxy.OpenStore("file:"+path, replayproxy.StoreOptions{})
+	store, err = replayproxy.OpenFileStore(path, replayproxy.StoreOptions{})
 	require.NoError(t, err)
 	hs, _, _ = proxy(t, replayproxy.Config{Store: store, Upstreams: ups})
 	resp := post(t, hs.URL+"/anthropic/v1/messages", followUp(`{"role":"assistant","content":[`+toolUse("toolu_RS")+`]}`, "toolu_RS"))
@@ -200,4 +138,42 @@ func TestFileStoreAcrossProxyRestart(t *testing.T) {
 	got := up.received()
 	require.Len(t, got, 2)
 	assert.Equal(t, followUp(`{"role":"assistant","content":[`+thinkingBlock(sig)+`,`+toolUse("toolu_RS")+`]}`, "toolu_RS"), string(got[1].body))
+}
+
+// refusingStore refuses, as an entry's problem, every document that names
+// a tool call "toolu_big".
+type refusingStore struct{ replayhttp.MemoryStore }
+
+func (r *refusingStore) Put(ctx context.Context, key replayhttp.Key, doc []byte) error {
+	if strings.Contains(string(doc), "toolu_big") {
+		return &replayhttp.EntryError{Key: key, Reason: "a document too large"}
+	}
+	return r.MemoryStore.Put(ctx, key, doc)
+}
+
+// An entry refused by the store is that entry's problem: the store is not
+// taken for down (no backoff, no log line, store_up stays 1), and the next
+// conversations are captured and repaired as before.
+func TestEntryErrorKeepsTheStore(t *testing.T) {
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		id := r.Header.Get("X-Call")
+		writeEvents(w, anthropicEvents(sigFor(id), "toolu_"+id))
+	})
+	hs, srv, logs := proxy(t, replayproxy.Config{Store: &refusingStore{}, StoreTimeout: 100 * time.Millisecond, StoreBackoff: time.Minute,
+		Upstreams: []replayproxy.Upstream{{Name: "anthropic", URL: up.URL}}})
+	for _, id := range []string{"big", "ok1", "big", "ok2"} {
+		readAll(t, post(t, hs.URL+"/anthropic/v1/messages", anthropicRequest(firstUser), "X-Call", id))
+		resp := post(t, hs.URL+"/anthropic/v1/messages", followUp(`{"role":"assistant","content":[`+toolUse("toolu_"+id)+`]}`, "toolu_"+id), "X-Call", id+"b")
+		readAll(t, resp)
+		if id == "big" {
+			assert.NotContains(t, resp.Header.Get(replayproxy.HeaderRepairs), "restored")
+		} else {
+			assert.Equal(t, "restored=1", resp.Header.Get(replayproxy.HeaderRepairs), id)
+		}
+	}
+	assert.NotContains(t, logs.String(), "store unavailable")
+	m := metrics(t, srv)
+	assert.Contains(t, m, "\nreplay_proxy_store_up 1\n")
+	assert.Contains(t, m, `replay_proxy_store_errors_total{op="put",result="entry"} 4`, "two big conversations of two turns (toolu_big, toolu_bigb)")
+	assert.NotContains(t, m, `result="failed"`)
 }

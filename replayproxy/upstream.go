@@ -1,66 +1,123 @@
 package replayproxy
 
 import (
-	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
-	"os"
 	"regexp"
+	"slices"
 	"strings"
+
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 )
 
 // Upstream is a provider the proxy forwards to: a request to
 // /Name/rest goes to URL + /rest, with the query string kept.
 type Upstream struct {
-	// Name is the first path segment that selects the upstream
-	// ("anthropic", "openai", "gemini", "openrouter", or any name of an
-	// OpenAI-compatible host such as "groq").
+	// Name is the first path segment that selects the upstream: a name a
+	// codec declares (see [codecs.HTTP].Names: "anthropic", "openai",
+	// "gemini", "groq", ...), or any other, for a host whose provider
+	// Provider or the URL's host names.
 	Name string `json:"name"`
 	// URL is the upstream's base URL, e.g. "https://api.anthropic.com" or
 	// "https://openrouter.ai/api".
 	URL string `json:"url"`
-	// Provider names the provider to the codec registry ("anthropic",
-	// "openai", "openrouter", "deepseek", ...). Empty means the provider
-	// Name implies when it is a known one, else the one URL's host names.
+	// Provider names the provider to the codec registry. Empty means the
+	// provider Name implies when a codec declares it, else the one URL's
+	// host names.
 	Provider string `json:"provider,omitempty"`
 }
 
-// DefaultUpstreams are the upstreams used when none is configured: the
-// public endpoints of the four APIs the proxy names by default.
-var DefaultUpstreams = []Upstream{
-	{Name: "anthropic", URL: "https://api.anthropic.com"},
-	{Name: "openai", URL: "https://api.openai.com"},
-	{Name: "gemini", URL: "https://generativelanguage.googleapis.com"},
-	{Name: "openrouter", URL: "https://openrouter.ai/api"},
+// defaultUpstreams are the upstreams used when none is configured: the
+// public endpoint of every API of reg that declares one (see
+// [codecs.HTTP]), each named by the name its codec maps to the provider
+// the endpoint's host names (else by the first of its names), in the
+// order of the names.
+func defaultUpstreams(reg *replay.Registry) []Upstream {
+	var out []Upstream
+	seen := map[string]bool{}
+	for _, c := range codecs.All(reg) {
+		h := c.HTTP()
+		if h.Endpoint == "" || len(h.Names) == 0 {
+			continue
+		}
+		u, err := url.Parse(h.Endpoint)
+		if err != nil {
+			continue
+		}
+		provider := codecs.HostProvider(reg, u.Host)
+		name := ""
+		for _, n := range slices.Sorted(maps.Keys(h.Names)) {
+			if h.Names[n] == provider && n == provider {
+				name = n
+				break
+			}
+			if name == "" {
+				name = n
+			}
+		}
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		out = append(out, Upstream{Name: name, URL: h.Endpoint})
+	}
+	slices.SortFunc(out, func(a, b Upstream) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }
 
-// nameProviders maps an upstream name to the provider the registry knows.
-var nameProviders = map[string]string{
-	"anthropic": "anthropic", "claude": "anthropic",
-	"openai": "openai", "openai-responses": "openai",
-	"gemini": "gemini", "google": "gemini",
-	"openrouter": "openrouter",
-	"deepseek":   "deepseek",
-	"xai":        "xai", "grok": "xai",
-	"mistral": "mistral",
-	"cohere":  "cohere",
-	"bedrock": "bedrock", "bedrock-converse": "bedrock",
-	"moonshot": "moonshot", "kimi": "moonshot",
-	"zai": "zai", "glm": "zai",
-	"groq": "groq",
+// nameProvider returns the provider an upstream name implies, by the
+// names the codecs of reg declare, or "".
+func nameProvider(reg *replay.Registry, name string) string {
+	for _, c := range codecs.All(reg) {
+		if p, ok := c.HTTP().Names[name]; ok {
+			return p
+		}
+	}
+	return ""
 }
 
-// errorShapes maps a provider to the shape of its error bodies; every
-// other provider answers in OpenAI's.
-var errorShapes = map[string]string{
-	"anthropic": "anthropic", "gemini": "gemini", "vertex": "gemini",
-	"openrouter": "openrouter", "bedrock": "bedrock", "cohere": "cohere",
+// upstreamCodec returns the codec whose API an upstream serves, for the
+// errors the proxy answers itself when a request's path names no API: the
+// codec that declares the upstream's name, else one that maps a name to
+// its provider, else the one whose hosts serve the upstream's host; nil
+// when none does.
+func upstreamCodec(reg *replay.Registry, u Upstream, base *url.URL) codecs.HTTPCodec {
+	all := codecs.All(reg)
+	for _, c := range all {
+		if _, ok := c.HTTP().Names[u.Name]; ok {
+			return c
+		}
+	}
+	provider := u.provider(reg)
+	if provider == "" {
+		provider = codecs.HostProvider(reg, base.Host)
+	}
+	if provider == "" {
+		return nil
+	}
+	for _, c := range all {
+		for _, p := range c.HTTP().Names {
+			if p == provider {
+				return c
+			}
+		}
+	}
+	for _, c := range all {
+		for _, h := range c.HTTP().Hosts {
+			if h.Provider == provider {
+				return c
+			}
+		}
+	}
+	return nil
 }
 
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 
 // reserved are the paths the proxy answers itself.
-var reserved = map[string]bool{"healthz": true, "metrics": true}
+var reserved = map[string]bool{"healthz": true, "livez": true, "readyz": true, "metrics": true}
 
 // ConfigError reports an upstream or a configuration file the proxy cannot
 // use.
@@ -74,19 +131,6 @@ type ConfigError struct {
 // Error renders the problem with its place.
 func (e *ConfigError) Error() string { return e.Where + ": " + e.Problem }
 
-// ParseUpstream reads NAME=URL (the form of the --upstream flag).
-func ParseUpstream(s string) (Upstream, error) {
-	name, u, ok := strings.Cut(s, "=")
-	if !ok {
-		return Upstream{}, &ConfigError{Where: "--upstream " + s, Problem: "want NAME=URL"}
-	}
-	up := Upstream{Name: strings.TrimSpace(name), URL: strings.TrimSpace(u)}
-	if _, err := up.check(); err != nil {
-		return Upstream{}, err
-	}
-	return up, nil
-}
-
 // check validates u and returns its parsed URL.
 func (u Upstream) check() (*url.URL, error) {
 	where := "upstream " + u.Name
@@ -97,8 +141,11 @@ func (u Upstream) check() (*url.URL, error) {
 		return nil, &ConfigError{Where: where, Problem: "the name is a path the proxy answers itself"}
 	}
 	p, err := url.Parse(u.URL)
-	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-		return nil, &ConfigError{Where: where, Problem: fmt.Sprintf("%q is not an http(s) URL", u.URL)}
+	if err != nil {
+		return nil, &ConfigError{Where: where, Problem: "the URL does not parse"}
+	}
+	if (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+		return nil, &ConfigError{Where: where, Problem: fmt.Sprintf("%q is not an http(s) URL", p.Redacted())}
 	}
 	if p.RawQuery != "" || p.Fragment != "" || p.User != nil {
 		return nil, &ConfigError{Where: where, Problem: "the URL must have no query, fragment or user info"}
@@ -109,40 +156,9 @@ func (u Upstream) check() (*url.URL, error) {
 // provider is the provider name given to the codec registry: the
 // configured one, else the one the name implies, else "" (the middleware
 // reads the upstream's host).
-func (u Upstream) provider() string {
+func (u Upstream) provider(reg *replay.Registry) string {
 	if u.Provider != "" {
 		return u.Provider
 	}
-	return nameProviders[u.Name]
-}
-
-// FileConfig is the optional configuration file (JSON):
-//
-//	{"upstreams": [
-//	  {"name": "anthropic", "url": "https://api.anthropic.com"},
-//	  {"name": "groq", "url": "https://api.groq.com/openai", "provider": "groq"}
-//	]}
-type FileConfig struct {
-	// Upstreams are added to those of the --upstream flags.
-	Upstreams []Upstream `json:"upstreams"`
-}
-
-// LoadFile reads a configuration file.
-func LoadFile(name string) (FileConfig, error) {
-	var fc FileConfig
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return fc, err
-	}
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&fc); err != nil {
-		return fc, &ConfigError{Where: name, Problem: err.Error()}
-	}
-	for _, u := range fc.Upstreams {
-		if _, err := u.check(); err != nil {
-			return fc, &ConfigError{Where: name, Problem: err.Error()}
-		}
-	}
-	return fc, nil
+	return nameProvider(reg, u.Name)
 }

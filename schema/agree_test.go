@@ -1,6 +1,7 @@
 package schema_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reasonreplay/replay"
+	_ "github.com/reasonreplay/replay/codecs/all"
 	"github.com/reasonreplay/replay/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -47,7 +49,23 @@ var agreeSeeds = []string{
 	`{"version":1,"complete":true,"transformations":[{"type":1}],"blocks":[]}`,
 	`{"version":1,"complete":true,"transformations":{},"blocks":[]}`,
 	`{"version":1,"complete":true,"provenance":{"requested_model":1},"blocks":[]}`,
+	// Version 2 and the members version 1 named otherwise.
+	`{"version":2,"complete":true,"provenance":{"issuer":"acct","prefix_hash":"sha256:00"},"blocks":[]}`,
+	`{"version":2,"complete":true,"provenance":{"issuer":"a","account":"a"},"blocks":[]}`,
+	`{"version":1,"complete":true,"provenance":{"legacy_prefix_hash":"x"},"blocks":[]}`,
+	`{"version":2,"complete":true,"provenance":{"legacy_prefix_hash":"x","prefix_hash":"y"},"blocks":[]}`,
+	`{"version":2,"complete":true,"blocks":[{"type":"reasoning.x","unfinished":true,"digest":"sha256:` + strings.Repeat("0", 64) + `","extra":{"type":"reasoning.x","digest":"x"}}]}`,
+	`{"version":2,"complete":true,"blocks":[{"type":"reasoning.x","unfinished":"yes","extra":{"type":"reasoning.x"}}]}`,
+	`{"version":1,"complete":true,"blocks":[{"type":"reasoning.x","unfinished":true,"extra":{"type":"reasoning.x"}}]}`,
+	`{"version":2,"complete":true,"blocks":[{"type":"reasoning.text","text":"a","extra":{"p": 1,"text":2}}]}`,
+	`{"version":1,"complete":true,"blocks":[{"type":"tool_call","id":"c","name":"f","arguments":"{}","unfinished":"yes","extra":5}]}`,
+	`{"version":3,"complete":true,"blocks":[]}`,
 }
+
+// mistyped are the common and library members of a reasoning_details
+// entry of a type the library does not know, mistyped: decode keeps such
+// an entry whole, and the document reader reads it the same way.
+var mistyped = []string{`"format":10`, `"index":{}`, `"index":1.5`, `"id":5`, `"digest":"x"`, `"unfinished":"yes"`, `"attached":1`, `"display":1`, `"extra":5`}
 
 // FuzzSchemaAgreement: the published schema accepts a document if and
 // only if the library reads it, and what the library reads it writes back
@@ -59,6 +77,9 @@ var agreeSeeds = []string{
 func FuzzSchemaAgreement(f *testing.F) {
 	for _, s := range agreeSeeds {
 		f.Add(s)
+	}
+	for _, m := range mistyped {
+		f.Add(`{"type":"reasoning.future",` + m + `}`)
 	}
 	_ = filepath.WalkDir("../testdata", func(path string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".json") && !strings.Contains(path, "/fuzz/") {
@@ -111,11 +132,56 @@ func checkAgreement(t *testing.T, doc string) {
 			require.NoError(t, schema.ValidateSchema(kind, again), "the library writes a %s the schema refuses: %s", kind, again)
 		}
 	}
+	checkDecoders(t, doc)
+}
+
+// checkDecoders puts doc, as a reasoning_details entry, in an OpenRouter
+// response body and stream, and in the same shapes of the
+// OpenAI-compatible hosts: what a decoder accepts, the document reader
+// reads and the published schema validates, and the turn encodes the
+// same before and after its document.
+func checkDecoders(t *testing.T, detail string) {
+	t.Helper()
+	if !strings.HasPrefix(strings.TrimSpace(detail), "{") {
+		return
+	}
+	body := `{"id":"gen-1","model":"m","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"ok","reasoning_details":[` + detail + `]}}]}`
+	stream := "data: " + `{"id":"gen-1","model":"m","choices":[{"index":0,"delta":{"role":"assistant","reasoning_details":[` + detail + `]}}]}` + "\n\ndata: " +
+		`{"id":"gen-1","model":"m","choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n"
+	if strings.Contains(detail, "\n") || strings.Contains(detail, "\r") {
+		stream = "" // an SSE data line cannot hold it
+	}
+	for _, api := range []string{"openrouter", "openai-compatible"} {
+		c, err := replay.Lookup(api, "", "")
+		require.NoError(t, err)
+		var turns []*replay.Turn
+		if tu, err := c.Decode([]byte(body)); err == nil {
+			turns = append(turns, tu)
+		}
+		if stream != "" {
+			if tu, err := replay.DecodeStream(strings.NewReader(stream), c.NewStream(), replay.StreamOptions{}); err == nil {
+				turns = append(turns, tu)
+			}
+		}
+		for _, tu := range turns {
+			doc := tu.AppendJSON(nil)
+			back, err := replay.UnmarshalTurn(doc)
+			require.NoError(t, err, "%s decodes what the document reader refuses: %s", api, doc)
+			require.NoError(t, schema.ValidateSchema(schema.Turn, doc), "%s decodes what the schema refuses: %s", api, doc)
+			a, errA := c.Encode(tu)
+			b, errB := c.Encode(back)
+			require.Equal(t, errA == nil, errB == nil)
+			require.True(t, bytes.Equal(a, b), "%s encodes differently after the document:\n%s\n%s", api, a, b)
+		}
+	}
 }
 
 func TestSchemaAgreesWithLibrary(t *testing.T) {
 	for _, s := range agreeSeeds {
 		checkAgreement(t, s)
+	}
+	for _, m := range mistyped {
+		checkAgreement(t, `{"type":"reasoning.future",`+m+`}`)
 	}
 	// A document the library refuses for a repeated name is refused by
 	// Validate too, at the member.
@@ -123,4 +189,45 @@ func TestSchemaAgreesWithLibrary(t *testing.T) {
 	var se *schema.Error
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, "/signature", se.Problems[0].Pointer)
+}
+
+// TestMistypedMembersReadAsDecoded: an OpenRouter reasoning_details entry of
+// a type the library does not know, with a common or library member
+// mistyped, decodes (kept whole), and its document reads, validates and
+// encodes the entry back byte for byte, in the body and in the stream.
+func TestMistypedMembersReadAsDecoded(t *testing.T) {
+	c, err := replay.Lookup("openrouter", "", "")
+	require.NoError(t, err)
+	for _, m := range mistyped {
+		detail := `{"type":"reasoning.future","format":"meta-llama-v9",` + m + `,"payload":{"a": [1, 2]}}`
+		if strings.HasPrefix(m, `"format"`) {
+			detail = `{"type":"reasoning.future",` + m + `,"payload":{"a": [1, 2]}}`
+		}
+		body := `{"id":"gen-1","model":"m","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"ok","reasoning_details":[` + detail + `]}}]}`
+		tu, err := c.Decode([]byte(body))
+		require.NoError(t, err, m)
+		require.Len(t, tu.Items(), 1, m)
+		o, ok := tu.Items()[0].(*replay.Opaque)
+		require.True(t, ok, m)
+		assert.Equal(t, detail, string(o.Raw), m)
+		doc := tu.AppendJSON(nil)
+		require.NoError(t, schema.Validate(schema.Turn, doc), m)
+		require.NoError(t, schema.ValidateSchema(schema.Turn, doc), m)
+		back, err := replay.UnmarshalTurn(doc)
+		require.NoError(t, err, m)
+		assert.Equal(t, detail, string(back.Items()[0].(*replay.Opaque).Raw), m)
+		want, err := c.Encode(tu)
+		require.NoError(t, err)
+		got, err := c.Encode(back)
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(got), m)
+		assert.Contains(t, string(got), detail, m)
+		// The same sealed: the digest rides beside the provider's object.
+		replay.Seal(back)
+		sealed, err := replay.UnmarshalTurn(back.AppendJSON(nil))
+		require.NoError(t, err, m)
+		assert.Equal(t, replay.ItemDigest(o), sealed.Items()[0].Meta().Digest, m)
+		assert.Equal(t, detail, string(sealed.Items()[0].(*replay.Opaque).Raw), m)
+		checkDecoders(t, detail)
+	}
 }

@@ -2,11 +2,47 @@
 // this module reads and writes, and validates documents against them.
 //
 //   - item.schema.json: one reasoning item (OpenRouter's reasoning_details
-//     members plus `unfinished` and `attached`);
+//     members plus this library's `unfinished`, `attached`, `display`,
+//     `digest` and `extra`);
 //   - turn.schema.json: the turn document that `replay decode` prints;
 //   - report.schema.json: the audit report.
 //
 // The schema files are embedded in [Files].
+//
+// # Document format policy
+//
+// Turn documents and audit reports carry a `version` (an item document
+// carries none: it is read by the rules that read every version's items).
+// The library writes [replay.DocumentVersion] and promises:
+//
+//   - A reader reads every version ever written: [replay.UnmarshalTurn],
+//     [replay.UnmarshalItem] and [Validate] accept every earlier version's
+//     documents, each read with the meaning it was written with, and the
+//     schemas validate them. A newer version than the library knows is
+//     refused ([replay.ErrVersion]).
+//   - A renamed member is read under both names, in every version (the
+//     provenance's `issuer` is today's `account`); the writer writes the
+//     new name; a document with both is refused.
+//   - A change in meaning bumps the version, with a reader for the old
+//     one. Version 2 was such a change: version 1's `prefix_hash` was made
+//     by one of two definitions the document does not name (read as
+//     [replay.Provenance].LegacyPrefixHash, never reported as a mismatch),
+//     and its first builds wrote the provider's members named like the
+//     library's beside the item (a member of the library's name and of
+//     another type than the library's is read as the provider's).
+//   - The provider's members are opaque bytes: what the library keeps as
+//     the provider sent it (a block's unknown members, a native block, an
+//     item of an unknown type, the usage) is written byte for byte, not
+//     compacted, reordered or escaped again, and reads back to the same
+//     bytes, so a turn encodes the same before and after its document. A
+//     block whose provider members include a name of the document's own
+//     has all of them in its `extra` object, and an item of an unknown type
+//     that carries the library's members is wrapped, so that the library's
+//     members and the provider's are never taken for one another.
+//
+// Every earlier shape is kept in testdata/documents, written by the builds
+// that wrote it, and tested to read, validate, encode and audit as it did.
+// The README lists the versions and what each build wrote.
 package schema
 
 import (
@@ -21,7 +57,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/reasonreplay/replay/internal/schemacheck"
 	"github.com/tidwall/gjson"
 )
 
@@ -47,33 +83,25 @@ func (k Kind) File() string { return string(k) + ".schema.json" }
 
 var (
 	once     sync.Once
-	compiled map[Kind]*jsonschema.Schema
+	compiled *schemacheck.Set
 	initErr  error
 )
 
+// load compiles the three schemas, once, with the project's own validator
+// of the keywords they use (internal/schemacheck): a binary that validates
+// documents does not link a general JSON Schema implementation and its
+// meta-schemas. The tests hold it to jsonschema/v5's verdicts and problems.
 func load() {
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
+	docs := map[string][]byte{}
 	for _, k := range []Kind{Item, Turn, Report} {
 		b, err := Files.ReadFile(k.File())
 		if err != nil {
 			initErr = err
 			return
 		}
-		if err := c.AddResource(base+k.File(), bytes.NewReader(b)); err != nil {
-			initErr = err
-			return
-		}
+		docs[base+k.File()] = b
 	}
-	compiled = map[Kind]*jsonschema.Schema{}
-	for _, k := range []Kind{Item, Turn, Report} {
-		s, err := c.Compile(base + k.File())
-		if err != nil {
-			initErr = err
-			return
-		}
-		compiled[k] = s
-	}
+	compiled, initErr = schemacheck.Compile(docs)
 }
 
 // Problem is one reason a document is invalid: where (a JSON Pointer into
@@ -148,7 +176,7 @@ func Validate(kind Kind, doc []byte) error {
 	return &Error{Kind: kind, Problems: []Problem{p}}
 }
 
-// ValidateSchema checks doc against the JSON Schema of kind alone, with the
+// ValidateSchema checks doc against the JSON Schema of kind alone, with a
 // JSON Schema validator (the published schema's semantics, at its speed:
 // the document is decoded into a tree first). [Validate] is the one to
 // call; this is for comparing the schema with the library.
@@ -157,8 +185,9 @@ func ValidateSchema(kind Kind, doc []byte) error {
 	if initErr != nil {
 		return fmt.Errorf("schema: loading the schemas: %w", initErr)
 	}
-	s, ok := compiled[kind]
-	if !ok {
+	switch kind {
+	case Item, Turn, Report:
+	default:
 		return fmt.Errorf("schema: unknown kind %q", kind)
 	}
 	if why := jsonw.Explain(string(doc)); why != "" && strings.HasPrefix(why, "JSON nested") {
@@ -175,28 +204,19 @@ func ValidateSchema(kind Kind, doc []byte) error {
 	if err != nil {
 		return &Error{Kind: kind, Problems: []Problem{{Message: "not valid JSON: " + err.Error()}}}
 	}
-	err = s.Validate(v)
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return err
+	problems := compiled.Validate(base+kind.File(), v)
+	if len(problems) == 0 {
+		return nil
 	}
 	out := &Error{Kind: kind}
 	seen := map[Problem]bool{}
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			p := Problem{Pointer: e.InstanceLocation, Message: e.Message}
-			if !seen[p] {
-				seen[p] = true
-				out.Problems = append(out.Problems, p)
-			}
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
+	for _, p := range problems {
+		p := Problem{Pointer: p.Pointer, Message: p.Message}
+		if !seen[p] {
+			seen[p] = true
+			out.Problems = append(out.Problems, p)
 		}
 	}
-	walk(ve)
 	sort.SliceStable(out.Problems, func(i, j int) bool { return out.Problems[i].Pointer < out.Problems[j].Pointer })
 	return out
 }

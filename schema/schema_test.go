@@ -46,7 +46,7 @@ func TestBrokenDocumentsNameTheMember(t *testing.T) {
 		{schema.Turn, `{"version":1,"complete":true,"blocks":[{"type":"reasoning.encrypted","id":"rs_1"}]}`, "/blocks/0"},
 		{schema.Turn, `{"version":1,"complete":true,"blocks":[{"type":"reasoning.text","text":"x","signature":false}]}`, "/blocks/0/signature"},
 		{schema.Turn, `{"version":1,"complete":true,"blocks":[{"type":"banana"}]}`, "/blocks/0/type"},
-		{schema.Turn, `{"version":2,"complete":true,"blocks":[]}`, "/version"},
+		{schema.Turn, `{"version":3,"complete":true,"blocks":[]}`, "/version"},
 		{schema.Turn, `{"version":1,"blocks":[]}`, ""},
 		{schema.Report, `{"version":1,"target":{},"clean":true,"turns":0,"items":0,"signed":0,"formats":{},"violations":[{"rule":"x/y","severity":"fatal","turn":0,"block":0,"message":"m"}]}`, "/violations/0/severity"},
 	}

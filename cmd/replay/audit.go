@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -107,23 +108,38 @@ func (a *auditFlags) single(e *env, name string) (bool, error) {
 		return true, err
 	}
 	defer src.close()
+	var turns []*replay.Turn
 	switch src.what {
 	case sse.DetectJSONL:
-		if name == "-" {
-			return true, a.batchReader(e, src)
+		if !streamEvent(firstJSONLine(src.prefix)) {
+			if name == "-" {
+				return true, a.batchReader(e, src)
+			}
+			return false, nil
 		}
-		return false, nil
+		fallthrough
+	case sse.DetectSSE, sse.DetectEventStream:
+		// A provider's stream: decoded first, as replay decode does.
+		t, err := decodeResponse(e, src)
+		if t == nil {
+			return true, err
+		}
+		turns = []*replay.Turn{t}
 	case sse.DetectJSON:
+		data, err := src.all()
+		if err != nil {
+			return true, err
+		}
+		var note string
+		turns, note, err = readHistory(data)
+		if err != nil {
+			return true, fmt.Errorf("%s: %w", src.name, err)
+		}
+		if note != "" {
+			fmt.Fprintf(e.stderr, "replay audit: %s: %s\n", src.name, note)
+		}
 	default:
-		return true, fmt.Errorf("%s: expected a history (a turn document or a JSON array of them) or JSON lines of histories; it starts with %q", src.name, firstLine(src.prefix))
-	}
-	data, err := src.all()
-	if err != nil {
-		return true, err
-	}
-	turns, err := readHistory(data)
-	if err != nil {
-		return true, fmt.Errorf("%s: %w", src.name, err)
+		return true, fmt.Errorf("%s: expected a history (a turn document or a JSON array of them), a provider response, or JSON lines of histories; it starts with %q", src.name, firstLine(src.prefix))
 	}
 	h := replay.History{Turns: turns}
 	t := a.t
@@ -133,11 +149,14 @@ func (a *auditFlags) single(e *env, name string) (bool, error) {
 			return true, err
 		}
 		h.Request = body
-		// Take the turns' pointers and what the body says about the
-		// target from the request, when the codec can read it.
+		// What the body says about the target is taken whenever the
+		// codec reads it (the flags add to it); the turns' pointers when
+		// the body carries as many turns as the history.
 		rh, rt, err := decodeRequest(t, body)
-		if err == nil && len(rh.Turns) == len(turns) {
-			h.Pointers = rh.Pointers
+		if err == nil {
+			if len(rh.Turns) == len(turns) {
+				h.Pointers = rh.Pointers
+			}
 			t.Tools = t.Tools || rt.Tools
 			t.Store = t.Store || rt.Store
 			t.Thinking = t.Thinking || rt.Thinking
@@ -178,31 +197,94 @@ func readFile(e *env, name string) ([]byte, error) {
 	return src.all()
 }
 
-// readHistory reads a turn document or a JSON array of them.
-func readHistory(data []byte) ([]*replay.Turn, error) {
+// readHistory reads a turn document or a JSON array of them, or a
+// provider's response body, decoded first (note then says so). A stream
+// event (a line of a JSON Lines stream) is refused with the advice to
+// decode its stream.
+func readHistory(data []byte) (turns []*replay.Turn, note string, err error) {
 	if !json.Valid(data) {
-		return nil, fmt.Errorf("not JSON: expected a turn document or a JSON array of them")
+		return nil, "", fmt.Errorf("not JSON: expected a turn document or a JSON array of them")
 	}
 	r := gjson.ParseBytes(data)
 	if !r.IsArray() {
+		if r.IsObject() && !r.Get("version").Exists() {
+			if g := sniff(nil, data); g.api != "" {
+				if g.event {
+					return nil, "", fmt.Errorf("an event of %s %s stream, not a history: audit the whole stream, or decode it first (replay decode)", article(g.api), g.api)
+				}
+				c, err := lookup(g.api, g.provider, g.model)
+				if err != nil {
+					return nil, "", err
+				}
+				t, err := c.Decode(data)
+				if t == nil {
+					return nil, "", fmt.Errorf("%s %s response body, which does not decode: %w", article(g.api), g.api, err)
+				}
+				return []*replay.Turn{t}, fmt.Sprintf("%s %s response body, decoded first (as replay decode does)", article(g.api), g.api), nil
+			}
+			if !r.Get("blocks").Exists() {
+				return nil, "", fmt.Errorf("neither a history (a turn document or a JSON array of them) nor a provider response: %s", shape(data))
+			}
+		}
 		t, err := replay.UnmarshalTurn(data)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		return []*replay.Turn{t}, nil
+		return []*replay.Turn{t}, "", nil
 	}
-	var out []*replay.Turn
-	var err error
 	r.ForEach(func(k, v gjson.Result) bool {
 		var t *replay.Turn
 		if t, err = replay.UnmarshalTurn([]byte(v.Raw)); err != nil {
 			err = fmt.Errorf("turn %d: %w", k.Int(), err)
 			return false
 		}
-		out = append(out, t)
+		turns = append(turns, t)
 		return true
 	})
-	return out, err
+	return turns, "", err
+}
+
+// streamEvent reports whether line is a provider's stream event.
+func streamEvent(line []byte) bool {
+	return line != nil && sniff(nil, line).event
+}
+
+// firstJSONLine is the first non-blank line of b, or nil.
+func firstJSONLine(b []byte) []byte {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		line := b
+		if i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			return line
+		}
+	}
+	return nil
+}
+
+// decodeResponse decodes a provider's stream (or body) as replay decode
+// does, telling its API from its bytes, and says so on stderr. A stream
+// that fails returns its partial turn, marked incomplete, for the audit
+// to judge, with the failure said on stderr.
+func decodeResponse(e *env, src *source) (*replay.Turn, error) {
+	f := &inputFlags{api: "auto", framing: "auto", apiFlag: "api"}
+	t, err := f.readTurn(e, "audit", src, true)
+	if t == nil {
+		return nil, err
+	}
+	note := "a provider response, decoded first (as replay decode does)"
+	if p := t.Provenance; p.API != "" {
+		note = fmt.Sprintf("%s %s response, decoded first (as replay decode does)", article(p.API), p.API)
+	}
+	if err != nil {
+		note += ": " + message(err)
+	}
+	fmt.Fprintf(e.stderr, "replay audit: %s: %s\n", src.name, note)
+	return t, nil
 }
 
 // decodeRequest reads the turns of a request body with the codec of the

@@ -25,6 +25,9 @@ type conversation struct {
 	source string
 	data   []byte
 	err    error
+	// stream, when set, is the framing of a provider's stream that data
+	// holds whole: decoded first, then audited.
+	stream *replay.Framing
 }
 
 // verdict is the audit of one conversation.
@@ -79,7 +82,7 @@ func (a *auditFlags) batch(e *env, operands []string) error {
 					emit(conversation{source: p, err: err})
 					return nil
 				}
-				if !d.IsDir() && (strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".jsonl")) {
+				if !d.IsDir() && (strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".jsonl") || strings.HasSuffix(p, ".sse")) {
 					readConversations(p, emit)
 				}
 				return nil
@@ -108,7 +111,8 @@ func (a *auditFlags) batchReader(e *env, src *source) error {
 	return a.audit(e, convs, &none)
 }
 
-// readConversations reads one file: a history, or JSON lines of them.
+// readConversations reads one file: a history, JSON lines of them, or a
+// provider's stream (an .sse file, or JSON lines of stream events).
 func readConversations(name string, emit func(conversation)) {
 	f, err := os.Open(name)
 	if err != nil {
@@ -116,15 +120,26 @@ func readConversations(name string, emit func(conversation)) {
 		return
 	}
 	defer f.Close()
-	if strings.HasSuffix(name, ".jsonl") {
-		readLines(f, name, emit)
-		return
+	br := bufio.NewReaderSize(f, 64<<10)
+	var stream *replay.Framing
+	switch {
+	case strings.HasSuffix(name, ".sse"):
+		fr := replay.FramingSSE
+		stream = &fr
+	case strings.HasSuffix(name, ".jsonl"):
+		head, _ := br.Peek(64 << 10)
+		if !streamEvent(firstJSONLine(head)) {
+			readLines(br, name, emit)
+			return
+		}
+		fr := replay.FramingJSONL
+		stream = &fr
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxBody+1))
+	data, err := io.ReadAll(io.LimitReader(br, maxBody+1))
 	if err == nil && len(data) > maxBody {
 		err = fmt.Errorf("larger than %d bytes", maxBody)
 	}
-	emit(conversation{source: name, data: data, err: err})
+	emit(conversation{source: name, data: data, err: err, stream: stream})
 }
 
 // readLines reads one history per line; blank lines are skipped. A line
@@ -238,7 +253,19 @@ func (a *auditFlags) judge(c conversation) verdict {
 		v.verdict, v.err = "unreadable", c.err
 		return v
 	}
-	turns, err := readHistory(c.data)
+	var turns []*replay.Turn
+	var err error
+	if c.stream != nil {
+		var t *replay.Turn
+		// A stream that failed is judged by what it gave: the audit
+		// flags an incomplete turn.
+		t, err = replay.DecodeStream(bytes.NewReader(c.data), &sniffer{}, replay.StreamOptions{Framing: *c.stream})
+		if t != nil {
+			turns, err = []*replay.Turn{t}, nil
+		}
+	} else {
+		turns, _, err = readHistory(c.data)
+	}
 	if err != nil {
 		v.verdict, v.err = "unreadable", err
 		return v

@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"strings"
 
 	"github.com/reasonreplay/replay"
 )
@@ -37,8 +36,9 @@ func defineConvert(fs *flag.FlagSet) func(*env, []string) error {
 		if err != nil {
 			return err
 		}
-		if *sentinel && !gemini3(*to, *toModel) {
-			fmt.Fprintf(e.stderr, "replay convert: --sentinel applies to Gemini 3 targets only (a gemini-3 --to-model); ignored for --to %s%s\n", *to, modelSuffix(*toModel))
+		placeholder := codec.Contract().Placeholder != nil
+		if *sentinel && !placeholder {
+			fmt.Fprintf(e.stderr, "replay convert: --sentinel: --to %s%s documents no placeholder signature; ignored\n", *to, modelSuffix(*toModel))
 		}
 		src, err := open(e, pos[0])
 		if err != nil {
@@ -63,27 +63,71 @@ func defineConvert(fs *flag.FlagSet) func(*env, []string) error {
 		if *sentinel {
 			policy[replay.CaseUnsignedCall] = replay.Sentinel
 		}
-		out, notices := replay.Carry(replay.History{Turns: []*replay.Turn{t}}, target, policy)
+		in := replay.History{Turns: []*replay.Turn{t}}
+		out, notices := replay.Carry(in, target, policy)
 		for _, n := range notices {
 			fmt.Fprintln(e.stderr, "notice: "+n.String())
 		}
 		msg, err := codec.Encode(out.Turns[0])
 		if err != nil {
-			return err
+			return refused(err)
 		}
 		writeJSON(e.stdout, msg, *compact)
+		warnRejects(e, out, in, target, policy, placeholder && !*sentinel)
 		return nil
 	}
 }
 
-// gemini3 reports whether the target is a Gemini 3 model, the only one
-// the sentinel signature is for.
-func gemini3(api, model string) bool {
-	m := strings.ToLower(model)
-	if i := strings.LastIndexByte(m, '/'); i >= 0 {
-		m = m[i+1:]
+// warnRejects audits the carried turn for its target and warns of every
+// violation that makes the target refuse the request, with what the
+// target will answer and the fix. When withSentinel, it says whether the
+// target's documented placeholder (--sentinel) clears them.
+func warnRejects(e *env, out, in replay.History, target replay.Target, policy replay.Policy, withSentinel bool) {
+	rep := replay.AuditReplay(out, target)
+	n := 0
+	for _, v := range rep.Violations {
+		if v.Severity != replay.SeverityReject {
+			continue
+		}
+		n++
+		fmt.Fprintf(e.stderr, "replay convert: warning: the target will refuse this turn: %s\n", v.Error())
+		if v.Predicted != "" {
+			fmt.Fprintf(e.stderr, "  it will answer: %s\n", v.Predicted)
+		}
+		if v.Fix != "" {
+			fmt.Fprintf(e.stderr, "  fix: %s\n", v.Fix)
+		}
 	}
-	return strings.HasPrefix(m, "gemini-3")
+	if n == 0 || !withSentinel {
+		return
+	}
+	p := replay.Policy{}
+	for c, a := range policy {
+		p[c] = a
+	}
+	p[replay.CaseUnsignedCall] = replay.Sentinel
+	with, _ := replay.Carry(in, target, p)
+	m := rejects(replay.AuditReplay(with, target))
+	what := "it"
+	switch {
+	case m >= n:
+		return
+	case m > 0:
+		what = fmt.Sprintf("%d of them", n-m)
+	case n > 1:
+		what = "them"
+	}
+	fmt.Fprintf(e.stderr, "  --sentinel (the placeholder signature the target documents, on an unsigned call) clears %s\n", what)
+}
+
+func rejects(rep replay.Report) int {
+	n := 0
+	for _, v := range rep.Violations {
+		if v.Severity == replay.SeverityReject {
+			n++
+		}
+	}
+	return n
 }
 
 func modelSuffix(m string) string {

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"flag"
-	"fmt"
 
 	"github.com/reasonreplay/replay/codecs/openai"
 )
@@ -34,7 +33,7 @@ func defineDecode(fs *flag.FlagSet) func(*env, []string) error {
 			writeTurn(e.stdout, t, *compact)
 		}
 		if err != nil && t != nil {
-			return fmt.Errorf("%w (the partial turn was printed, marked incomplete)", err)
+			return withNote(err, "(the partial turn was printed, marked incomplete)")
 		}
 		return err
 	}
@@ -96,7 +95,7 @@ func defineEncode(fs *flag.FlagSet) func(*env, []string) error {
 		}
 		out, err := c.Encode(t)
 		if err != nil {
-			return err
+			return refused(err)
 		}
 		writeJSON(e.stdout, out, *compact)
 		return nil

@@ -15,10 +15,12 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// wantAPI is the API of each response fixture: its directory's, except
-// where the fixture says otherwise (a chat host's golden turn names it).
+// wantAPI is the API of each response fixture: the one its golden turn
+// names when it has one of its own (a chat host's), else its directory's
+// (a registered API's name, or the API every golden turn of the directory
+// was decoded with), except where the fixture is another API's.
 func wantAPI(t *testing.T, path string) string {
-	dir, base := filepath.Base(filepath.Dir(path)), filepath.Base(path)
+	dir, base := filepath.Dir(path), filepath.Base(path)
 	switch base {
 	case "not-openrouter.json":
 		return "anthropic" // an Anthropic message, kept to show the OpenRouter codec refuses it
@@ -27,21 +29,28 @@ func wantAPI(t *testing.T, path string) string {
 	case "error-429.json", "no-message.json":
 		return "openai-compatible"
 	}
-	if dir == "openrouter" && base == "gemini-raw-signatures.sse" {
+	if filepath.Base(dir) == "openrouter" && base == "gemini-raw-signatures.sse" {
 		return "openai-compatible" // a gateway's chat stream (no OpenRouter markers), read by the superset reader
 	}
-	if dir == "chatcompat" {
-		golden, err := os.ReadFile(path + ".golden.json")
-		require.NoError(t, err, "a chatcompat fixture without a golden turn needs an entry here")
+	if golden, err := os.ReadFile(path + ".golden.json"); err == nil {
 		return gjson.GetBytes(golden, "provenance.api").String()
 	}
-	if dir == "openai" {
-		return "openai-responses"
+	if _, err := replay.Default.Lookup(filepath.Base(dir), "", ""); err == nil {
+		return filepath.Base(dir)
 	}
-	if _, err := replay.Lookup(dir, "", ""); err == nil {
-		return dir // a directory named for its API
+	goldens, _ := filepath.Glob(filepath.Join(dir, "golden", "*.json"))
+	api := ""
+	for _, g := range goldens {
+		b, err := os.ReadFile(g)
+		require.NoError(t, err)
+		a := gjson.GetBytes(b, "provenance.api").String()
+		require.True(t, api == "" || a == "" || a == api, "%s: golden turns of several APIs; name the fixture's API here", path)
+		if a != "" {
+			api = a
+		}
 	}
-	return ""
+	require.NotEmpty(t, api, "%s: no golden turn names the directory's API", path)
+	return api
 }
 
 var detectedLine = regexp.MustCompile(`^replay decode: .*?: (an SSE stream|a JSON Lines stream|a JSON body|a binary AWS event stream) \((?:detected|named)\), api ([a-z-]+) \(detected\)`)
@@ -152,14 +161,14 @@ func TestDecodeHints(t *testing.T) {
 			"replay decode: --stream: " + body + " is one JSON value over several lines (a response body), not a stream; leave out --stream\n"},
 		{"hello there\n", []string{"decode", "-"}, 2,
 			`replay decode: standard input starts with "hello there": neither a JSON body, an SSE stream ("data:" lines), JSON lines nor an AWS event stream` + "\n"},
-		{"", []string{"decode", "-"}, 1,
+		{"", []string{"decode", "-"}, 2,
 			"replay decode: standard input is empty: expected a response body, a stream or a turn document\n"},
 		{`{"runs":[],"stats":{}}`, []string{"decode", "-"}, 2,
 			`replay decode: --api auto: standard input is a JSON body of no API this build knows (an object with "runs", "stats"); name it with --api` + "\n"},
 		{"data: {\"nothing\":1}\n\n", []string{"decode", "-"}, 2,
 			`replay decode: --api auto: cannot tell the API from the first event (an object with "nothing"); name it with --api` + "\n"},
 		{"", []string{"decode", "--api", "nope", "-"}, 2,
-			`replay decode: unknown --api "nope" (want one of ` + strings.Join(replay.Default.APIs(), ", ") + `)` + "\n"},
+			`replay decode: unknown --api "nope" (want one of ` + strings.Join(replay.Default.APIs(), ", ") + ")\n"},
 		{"", []string{"decode", "--framing", "xml", "-"}, 2,
 			`replay decode: unknown --framing "xml" (want sse, jsonl, eventstream or auto)` + "\n"},
 		{"", []string{"decode", "a", "b"}, 2, "replay decode: want one FILE (or - for standard input), got 2\n"},
@@ -191,19 +200,24 @@ func TestConvertAndEncodeFailAlike(t *testing.T) {
 }
 
 func TestConvertSentinelAndAlias(t *testing.T) {
+	// The target's contract says whether it documents a placeholder.
 	code, _, errOut := runCLI("", "convert", "--to", "anthropic", "--sentinel", claudeLoop)
 	assert.Equal(t, 0, code, errOut)
-	assert.Equal(t, "replay convert: --sentinel applies to Gemini 3 targets only (a gemini-3 --to-model); ignored for --to anthropic (no --to-model)\n", errOut)
+	assert.Equal(t, "replay convert: --sentinel: --to anthropic (no --to-model) documents no placeholder signature; ignored\n", errOut)
+	code, _, errOut = runCLI("", "convert", "--to", "gemini", "--to-model", "gemini-2.0-flash", "--sentinel", claudeLoop)
+	assert.Equal(t, 0, code, errOut)
+	assert.Contains(t, errOut, "replay convert: --sentinel: --to gemini --to-model gemini-2.0-flash documents no placeholder signature; ignored\n")
 	code, _, errOut = runCLI("", "convert", "--to", "gemini", "--to-model", "gemini-3-pro-preview", "--sentinel", claudeLoop)
 	assert.Equal(t, 0, code, errOut)
 	assert.NotContains(t, errOut, "--sentinel")
+	assert.NotContains(t, errOut, "warning")
 	// --api is --from under another name.
 	_, a, _ := runCLI("", "convert", "--from", "openrouter", "--to", "anthropic", claudeLoop)
 	_, b, _ := runCLI("", "convert", "--api", "openrouter", "--to", "anthropic", claudeLoop)
 	assert.Equal(t, a, b)
 	code, _, errOut = runCLI("", "convert", "--help")
 	assert.Equal(t, 0, code)
-	assert.Contains(t, errOut, "  -api API\n    \tan alias of --from")
+	assert.Contains(t, errOut, "  --api API\n    \tan alias of --from")
 }
 
 // encode reads every provenance field of a turn document: a DeepSeek-R1

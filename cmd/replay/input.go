@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -87,11 +88,13 @@ type inputFlags struct {
 	fs                            *flag.FlagSet
 	api, framing, provider, model string
 	stream, verbose               bool
+	// apiFlag is the name of the flag that names the input's API.
+	apiFlag string
 }
 
 func (f *inputFlags) register(fs *flag.FlagSet, apiFlag string) {
-	f.fs = fs
-	fs.StringVar(&f.api, apiFlag, "auto", "the wire `API` of the input: "+strings.Join(apiNames(), ", ")+", or auto to tell it from the first bytes")
+	f.fs, f.apiFlag = fs, apiFlag
+	fs.StringVar(&f.api, apiFlag, "auto", "the wire `API` of the input: "+strings.Join(apiNames, ", ")+", or auto to tell it from the first bytes")
 	fs.StringVar(&f.provider, "provider", "", "the provider (platform, `P`) that served the response, to pick a codec profile")
 	fs.StringVar(&f.model, "model", "", "the model (`M`) that produced the response, to pick a codec profile")
 	fs.BoolVar(&f.stream, "stream", false, "require a stream (streams are detected without it)")
@@ -108,12 +111,12 @@ func (f *inputFlags) checkAPI(flagName string) error {
 }
 
 func checkAPIName(flagName, api string) error {
-	for _, n := range apiNames() {
+	for _, n := range apiNames {
 		if n == api {
 			return nil
 		}
 	}
-	return usageError("unknown --%s %q (want one of %s)", flagName, api, strings.Join(apiNames(), ", "))
+	return usageError("unknown --%s %q (want one of %s)", flagName, api, strings.Join(apiNames, ", "))
 }
 
 func (f *inputFlags) checkFraming() error {
@@ -128,7 +131,7 @@ func (f *inputFlags) checkFraming() error {
 func lookup(api, provider, model string) (replay.ReasoningCodec, error) {
 	c, err := replay.Lookup(api, provider, model)
 	if err != nil {
-		return nil, fmt.Errorf("--api %s: no codec for this API in this build: %w", api, err)
+		return nil, &exitError{code: exitCannot, err: fmt.Errorf("--api %s: no codec for this API in this build: %w", api, err)}
 	}
 	return c, nil
 }
@@ -186,9 +189,19 @@ func (f *inputFlags) merge(g guess) guess {
 	return g
 }
 
+// named returns the API the flags name, or "" when it is to be detected.
+func (f *inputFlags) named() string {
+	if f.api == "auto" {
+		return ""
+	}
+	return f.api
+}
+
 // readTurn reads src per the flags: a turn document (when docs is true), a
 // response body, or a stream, decoded as it arrives. A stream that fails
-// returns its partial turn with the error.
+// returns its partial turn with the error. An input the named API refuses
+// gets a hint when its bytes look like another API's, and a turn the named
+// API read with less reasoning than the bytes hold gets a warning.
 func (f *inputFlags) readTurn(e *env, cmd string, src *source, docs bool) (*replay.Turn, error) {
 	explicit := f.framing != "auto"
 	switch src.what {
@@ -212,25 +225,40 @@ func (f *inputFlags) readTurn(e *env, cmd string, src *source, docs bool) (*repl
 			if f.verbose {
 				fmt.Fprintf(e.stderr, "replay %s: %s: a turn document\n", cmd, src.name)
 			}
-			return replay.UnmarshalTurn(data)
+			t, err := replay.UnmarshalTurn(data)
+			return t, refused(err)
 		}
 		g := sniff(nil, data)
-		detected := f.api == "auto" || f.api == ""
+		detected := f.named() == ""
 		if detected && g.api == "" {
 			return nil, usageError("--api auto: %s is a JSON body of no API this build knows (%s); name it with --api", src.name, shape(data))
 		}
+		seen := g
 		g = f.merge(g)
 		if f.stream || explicit || g.event {
 			// One line holding one stream event: a stream of one event.
 			f.note(e, cmd, src.name, "jsonl", g, detected)
-			return f.decodeStream(bytes.NewReader(data), g, replay.FramingJSONL, detected)
+			return f.decodeStream(e, cmd, bytes.NewReader(data), g, replay.FramingJSONL)
 		}
 		c, err := lookup(g.api, g.provider, g.model)
 		if err != nil {
 			return nil, err
 		}
 		f.note(e, cmd, src.name, "json", g, detected)
-		return c.Decode(data)
+		t, err := c.Decode(data)
+		if detected || seen.api == "" || seen.api == g.api {
+			return t, refused(err)
+		}
+		// The bytes look like another API's than the one named.
+		if err != nil {
+			return t, refused(f.hint(err, seen, "body"))
+		}
+		if oc, err := lookup(seen.api, seen.provider, seen.model); err == nil {
+			if ot, err := oc.Decode(data); err == nil {
+				f.compare(e, cmd, t, ot, seen, "body")
+			}
+		}
+		return t, nil
 	case sse.DetectSSE, sse.DetectJSONL, sse.DetectEventStream:
 		what := src.what.String()
 		if explicit && f.framing != what {
@@ -244,14 +272,13 @@ func (f *inputFlags) readTurn(e *env, cmd string, src *source, docs bool) (*repl
 		case sse.DetectEventStream:
 			fr = replay.FramingEventStream
 		}
-		detected := f.api == "auto" || f.api == ""
 		g := f.merge(guess{})
-		if !detected {
+		if f.named() != "" {
 			f.note(e, cmd, src.name, what, g, false)
 		} else {
 			g.announce = func(g guess) { f.note(e, cmd, src.name, what, f.merge(g), true) }
 		}
-		return f.decodeStream(r, g, fr, detected)
+		return f.decodeStream(e, cmd, r, g, fr)
 	}
 	if len(bytes.TrimSpace(src.prefix)) == 0 {
 		return nil, fmt.Errorf("%s is empty: expected a response body, a stream or a turn document", src.name)
@@ -262,9 +289,88 @@ func (f *inputFlags) readTurn(e *env, cmd string, src *source, docs bool) (*repl
 		if err != nil {
 			return nil, usageError("--framing: %v", err)
 		}
-		return f.decodeStream(src.r, f.merge(guess{}), fr, f.api == "auto" || f.api == "")
+		return f.decodeStream(e, cmd, src.r, f.merge(guess{}), fr)
 	}
 	return nil, usageError("%s starts with %q: neither a JSON body, an SSE stream (\"data:\" lines), JSON lines nor an AWS event stream", src.name, firstLine(src.prefix))
+}
+
+// hint adds to err, the named API's refusal of the input, what the bytes
+// look like.
+func (f *inputFlags) hint(err error, seen guess, kind string) error {
+	return &hinted{err: err, hint: fmt.Sprintf("the bytes look like %s %s %s: try --%s %s or leave --%s out",
+		article(seen.api), seen.api, kind, f.apiFlag, seen.api, f.apiFlag)}
+}
+
+// hinted is an error with a hint that is said last.
+type hinted struct {
+	err  error
+	hint string
+	// note is said between the error and the hint.
+	note string
+}
+
+func (h *hinted) Error() string {
+	s := h.err.Error()
+	if h.note != "" {
+		s += " " + h.note
+	}
+	return s + "; " + h.hint
+}
+
+func (h *hinted) Unwrap() error { return h.err }
+
+// withNote adds a note to err, before its hint when it has one.
+func withNote(err error, note string) error {
+	var h *hinted
+	if errors.As(err, &h) {
+		c := *h
+		c.note = note
+		return &exitError{code: exitCode(err), err: &c}
+	}
+	return &exitError{code: exitCode(err), err: fmt.Errorf("%w %s", err, note)}
+}
+
+// compare warns when the named API's reader kept less reasoning of the
+// bytes than the reader of the API they look like: items, or the
+// signatures and ciphertext that make them replayable.
+func (f *inputFlags) compare(e *env, cmd string, got, other *replay.Turn, seen guess, kind string) {
+	if got == nil || other == nil {
+		return
+	}
+	a, b := keptOf(got), keptOf(other)
+	if b.items <= a.items && b.handles <= a.handles {
+		return
+	}
+	fmt.Fprintf(e.stderr, "replay %s: warning: --%s %s kept %s, but the bytes look like %s %s %s, and read as one they hold %s: try --%s %s or leave --%s out\n",
+		cmd, f.apiFlag, f.api, a, article(seen.api), seen.api, kind, b, f.apiFlag, seen.api, f.apiFlag)
+}
+
+// kept counts the reasoning of a turn: its items, and those that carry a
+// signature, ciphertext or an opaque item's bytes.
+type kept struct{ items, handles int }
+
+func keptOf(t *replay.Turn) kept {
+	var k kept
+	for _, it := range t.Items() {
+		k.items++
+		switch x := it.(type) {
+		case *replay.ReasoningText:
+			if x.Signed() {
+				k.handles++
+			}
+		case *replay.Encrypted:
+			if x.Data != "" {
+				k.handles++
+			}
+		case *replay.Opaque:
+			k.handles++
+		}
+	}
+	return k
+}
+
+func (k kept) String() string {
+	return fmt.Sprintf("%s (%d with a signature or ciphertext)", plural(k.items, "reasoning item", "reasoning items"), k.handles)
 }
 
 // firstLine is the input's first non-blank line, clipped, for a message.
@@ -279,40 +385,95 @@ func firstLine(b []byte) string {
 	return string(b)
 }
 
-// decodeStream decodes a stream from r as its bytes arrive. With sniff the
-// API is told from the first event.
-func (f *inputFlags) decodeStream(r io.Reader, g guess, fr replay.Framing, sniffAPI bool) (*replay.Turn, error) {
-	cd := &countingDecoder{}
-	if sniffAPI {
-		cd.next = &sniffer{g: g}
+// decodeStream decodes a stream from r as its bytes arrive: with the
+// named API's decoder, or, when the API is to be detected, the decoder of
+// the API its first event is. The decoder's own errors refuse the input.
+func (f *inputFlags) decodeStream(e *env, cmd string, r io.Reader, g guess, fr replay.Framing) (*replay.Turn, error) {
+	w := &watch{named: f.named()}
+	if w.named == "" {
+		w.next = &sniffer{g: g}
 	} else {
 		c, err := lookup(g.api, g.provider, g.model)
 		if err != nil {
 			return nil, err
 		}
-		cd.next = c.NewStream()
+		w.next = c.NewStream()
 	}
-	t, err := replay.DecodeStream(r, cd, replay.StreamOptions{Framing: fr})
-	if err != nil && cd.frames == 0 {
-		err = fmt.Errorf("%w (no event was seen in the input)", err)
+	t, err := replay.DecodeStream(r, w, replay.StreamOptions{Framing: fr})
+	var ot *replay.Turn
+	if w.other != nil {
+		ot, _ = w.other.Finish()
+	}
+	switch {
+	case err == nil:
+		if w.other != nil && w.otherErr == nil {
+			f.compare(e, cmd, t, ot, w.seen, "stream")
+		}
+		return t, nil
+	case w.frames == 0:
+		// Nothing was read that a decoder could judge.
+		return t, &exitError{code: exitCannot, err: fmt.Errorf("%w (no event was seen in the input)", err)}
+	case w.other != nil:
+		err = f.hint(err, w.seen, "stream")
+	}
+	if w.err != nil && errors.Is(err, w.err) {
+		return t, refused(err)
 	}
 	return t, err
 }
 
-// countingDecoder counts the frames it passes on.
-type countingDecoder struct {
+// watch hands every frame to the decoder and watches the stream: it counts
+// the frames and keeps the decoder's own error; when an API was named and
+// the first event looks like another API's, it also decodes the stream
+// with that API's decoder (other), to tell what the named one missed.
+type watch struct {
 	next   replay.FrameDecoder
 	frames int
+	err    error
+	named  string
+
+	seen     guess
+	other    replay.FrameDecoder
+	otherErr error
+	limits   replay.Limits
+	scratch  []replay.Event
 }
 
-func (c *countingDecoder) Decode(fr replay.Frame, dst []replay.Event) ([]replay.Event, error) {
-	c.frames++
-	return c.next.Decode(fr, dst)
+func (w *watch) Decode(fr replay.Frame, dst []replay.Event) ([]replay.Event, error) {
+	w.frames++
+	if w.frames == 1 && w.named != "" {
+		if g := sniff(fr.Type, fr.Data); g.api != "" && g.api != w.named {
+			w.seen = g
+			if c, err := lookup(g.api, g.provider, g.model); err == nil {
+				w.other = c.NewStream()
+				if w.limits != (replay.Limits{}) {
+					w.other.SetLimits(w.limits)
+				}
+			}
+		}
+	}
+	if w.other != nil && w.otherErr == nil {
+		w.scratch, w.otherErr = w.other.Decode(fr, w.scratch[:0])
+	}
+	dst, err := w.next.Decode(fr, dst)
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	return dst, err
 }
 
-func (c *countingDecoder) Finish() (*replay.Turn, error) { return c.next.Finish() }
+func (w *watch) Finish() (*replay.Turn, error) {
+	t, err := w.next.Finish()
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	return t, err
+}
 
-func (c *countingDecoder) SetLimits(l replay.Limits) { c.next.SetLimits(l) }
+func (w *watch) SetLimits(l replay.Limits) {
+	w.limits = l
+	w.next.SetLimits(l)
+}
 
 // sniffer tells the API of a stream from its first event, then hands every
 // event to that API's stream decoder.

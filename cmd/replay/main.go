@@ -1,8 +1,9 @@
 // Command replay decodes provider responses into turn documents, writes
 // them back as request messages, audits histories before they are sent,
-// validates documents against the published schemas, serves a repairing
-// reverse proxy for agents in any language, and shows the whole job on a
-// sample.
+// validates documents against the published schemas, and shows the whole
+// job on a sample. The repairing reverse proxy for agents in any language
+// is the replay-proxy command of the module
+// github.com/reasonreplay/replay/replayproxy.
 //
 // Usage (generated from the commands' flag sets; a test keeps it current):
 //
@@ -13,12 +14,15 @@
 //	replay validate [--kind KIND] FILE...
 //	replay session audit [--agent A] [--compact] [--jobs N] [--progress] [--to-account A] [--to-model M] [--to-provider P] PATH...
 //	replay session repair [--agent A] [--to-account A] [--to-model M] [--to-provider P] [--undo] [--write] PATH
-//	replay proxy [--config FILE] [--listen ADDR] [--log-level LEVEL] [--max-body N] [--max-streams N] [--mode MODE] [--retry] [--secret-file FILE] [--shutdown-timeout D] [--store URI] [--store-max-bytes N] [--store-max-turns N] [--store-timeout D] [--store-ttl D] [--upstream NAME=URL]
 //	replay demo
+//	replay --version
 //
-// JSON goes to stdout, diagnostics to stderr. The exit status is 0 on
-// success, 1 on an error (for audit: the provider would reject the
-// request), and 2 on a usage mistake (for audit: it could not judge).
+// JSON goes to stdout, diagnostics to stderr. The exit status is the same
+// for every command (see exitTable):
+//
+//	0  done: the input was read and, where the command judges it, passed
+//	1  refused: the input was read and judged (audit: the provider would reject it; validate: a document is invalid; decode, encode, convert: the body or stream is refused, or failed)
+//	2  could not read or run: a usage mistake, an input that cannot be read or is not JSON or a stream, an API this build does not know
 package main
 
 import (
@@ -27,13 +31,45 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/reasonreplay/replay"
 	_ "github.com/reasonreplay/replay/codecs/all"
 )
 
-// exitError carries an exit status.
+// proxyMoved says where the proxy is: one binary with every store,
+// metrics and tracing, in a module of its own so that this one keeps its
+// four dependencies.
+const proxyMoved = "replay proxy: the proxy is the replay-proxy command (every store, Prometheus metrics, OpenTelemetry tracing), " +
+	"in the module github.com/reasonreplay/replay/replayproxy:\n" +
+	"  go install github.com/reasonreplay/replay/replayproxy/cmd/replay-proxy@latest\n" +
+	"  replay-proxy --help"
+
+// The exit statuses, the same for every command.
+const (
+	// exitOK: done; the input was read and, where judged, passed.
+	exitOK = 0
+	// exitRefused: the input was read and refused for a reason the
+	// command judged.
+	exitRefused = 1
+	// exitCannot: the command could not read its input or run.
+	exitCannot = 2
+)
+
+// exitTable is the exit status table that --help prints.
+var exitTable = []struct {
+	code    int
+	meaning string
+}{
+	{exitOK, "done: the input was read and, where the command judges it, passed"},
+	{exitRefused, "refused: the input was read and judged (audit: the provider would reject it; validate: a document is invalid; decode, encode, convert: the body or stream is refused, or failed)"},
+	{exitCannot, "could not read or run: a usage mistake, an input that cannot be read or is not JSON or a stream, an API this build does not know"},
+}
+
+// exitError carries an exit status. An error that carries none exits with
+// exitCannot: only a judgement refuses.
 type exitError struct {
 	code int
 	err  error
@@ -44,12 +80,34 @@ func (e *exitError) Unwrap() error { return e.err }
 
 // usageError marks a command-line mistake (exit status 2).
 func usageError(format string, args ...any) error {
-	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
+	return &exitError{code: exitCannot, err: fmt.Errorf(format, args...)}
 }
 
-// apiNames returns the API names the command line accepts: those of the
-// codecs registered (every codec of the module is linked in).
-func apiNames() []string { return replay.Default.APIs() }
+// refused marks err as a judgement on the input (exit status 1), unless
+// it already carries a status.
+func refused(err error) error {
+	var ee *exitError
+	if err == nil || errors.As(err, &ee) {
+		return err
+	}
+	return &exitError{code: exitRefused, err: err}
+}
+
+// exitCode is the exit status of a command that returned err.
+func exitCode(err error) int {
+	var ee *exitError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ee):
+		return ee.code
+	}
+	return exitCannot
+}
+
+// apiNames are the API names the command line accepts: the registered
+// codecs'.
+var apiNames = replay.Default.APIs()
 
 // command is one subcommand. define registers its flags on fs and returns
 // the function that runs it with the operands left after the flags.
@@ -78,7 +136,6 @@ func init() {
 			summary: "Validate turn, item and report documents against the published JSON Schemas"},
 		{name: "session audit", operands: "PATH...", define: defineSessionAudit, summary: sessionAuditSummary},
 		{name: "session repair", operands: "PATH", define: defineSessionRepair, summary: sessionRepairSummary},
-		{name: "proxy", define: defineProxy, summary: proxySummary},
 		{name: "demo", define: defineDemo,
 			summary: "Decode a sample in the shape of a real OpenRouter capture, show its reasoning items, write them back, switch providers, and audit"},
 	}
@@ -107,9 +164,13 @@ func run(e *env, args []string) int {
 		}
 		usage(e.stdout)
 		if len(args) == 0 {
-			return 2
+			return exitCannot
 		}
-		return 0
+		return exitOK
+	}
+	if args[0] == "--version" {
+		fmt.Fprintln(e.stdout, version())
+		return exitOK
 	}
 	if len(args) > 1 && !strings.HasPrefix(args[1], "-") {
 		// A command of two words ("session audit") given as two arguments.
@@ -131,18 +192,52 @@ func run(e *env, args []string) int {
 			err = runner(e, operands)
 		}
 		if err == nil || errors.Is(err, flag.ErrHelp) {
-			return 0
+			return exitOK
 		}
 		fmt.Fprintln(e.stderr, "replay "+c.name+": "+message(err))
-		var ee *exitError
-		if errors.As(err, &ee) {
-			return ee.code
-		}
-		return 1
+		return exitCode(err)
+	}
+	if args[0] == "proxy" {
+		fmt.Fprintln(e.stderr, proxyMoved)
+		return exitCannot
 	}
 	fmt.Fprintf(e.stderr, "replay: unknown command %q\n\n", args[0])
 	usage(e.stderr)
-	return 2
+	return exitCannot
+}
+
+// version is the command's version line, from the build information: the
+// main module's version, the revision it was built from when the build
+// recorded one, and the Go version.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "replay (no build information)"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	s := "replay " + v
+	var rev, modified string
+	for _, kv := range bi.Settings {
+		switch kv.Key {
+		case "vcs.revision":
+			rev = kv.Value
+		case "vcs.modified":
+			modified = kv.Value
+		}
+	}
+	if rev != "" {
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		s += ", revision " + rev
+		if modified == "true" {
+			s += " (modified)"
+		}
+	}
+	return s + ", " + bi.GoVersion
 }
 
 // message renders err without the package prefixes that wrapped errors
@@ -157,15 +252,27 @@ func message(err error) string {
 	return s
 }
 
+// versionSynopsis is the synopsis line of --version, after the commands'.
+const versionSynopsis = "replay --version"
+
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "replay captures the reasoning of an assistant turn, writes it back, and checks it.")
 	fmt.Fprintln(w, "\nUsage:")
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %s\n      %s.\n", c.synopsis(), c.summary)
 	}
-	fmt.Fprintf(w, "\nAPIs: %s, or auto (the default where --api is optional) to tell from the input.\n", strings.Join(apiNames(), ", "))
+	fmt.Fprintf(w, "  %s\n      Print the version the binary was built from (its module version, revision and Go version).\n", versionSynopsis)
+	fmt.Fprintf(w, "\nAPIs: %s, or auto (the default where --api is optional) to tell from the input.\n", strings.Join(apiNames, ", "))
 	fmt.Fprintln(w, "Run 'replay COMMAND --help' for a command's flags. JSON goes to stdout, diagnostics to stderr.")
-	fmt.Fprintln(w, "Exit status: 0 success; 1 error (audit: the provider would reject); 2 usage mistake (audit: could not judge).")
+	writeExitTable(w)
+}
+
+// writeExitTable writes the exit status table.
+func writeExitTable(w io.Writer) {
+	fmt.Fprintln(w, "\nExit status, the same for every command:")
+	for _, r := range exitTable {
+		fmt.Fprintf(w, "  %d  %s\n", r.code, r.meaning)
+	}
 }
 
 // flagSet returns the command's flag set, printing its usage to e.stderr.
@@ -176,10 +283,37 @@ func (c command) flagSet(e *env) *flag.FlagSet {
 		fmt.Fprintf(e.stderr, "Usage: %s\n\n%s.\n", c.synopsis(), c.summary)
 		if hasFlags(fs) {
 			fmt.Fprintln(e.stderr, "\nFlags:")
-			fs.PrintDefaults()
+			printDefaults(e.stderr, fs)
 		}
+		writeExitTable(e.stderr)
 	}
 	return fs
+}
+
+// printDefaults writes the flags of fs as flag.PrintDefaults does, in the
+// form the synopsis and the README use: "--name VALUE" ("-v" for a
+// one-letter flag), its usage, and its default when it is not the zero
+// value.
+func printDefaults(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		line := "  " + flagSynopsis(f)
+		if len(line) <= 4 {
+			line += "\t"
+		} else {
+			line += "\n    \t"
+		}
+		_, use := flag.UnquoteUsage(f)
+		line += strings.ReplaceAll(use, "\n", "\n    \t")
+		if d := f.DefValue; d != "" && d != "0" && d != "false" && d != "0s" && d != "[]" {
+			if g, ok := f.Value.(flag.Getter); ok {
+				if _, isString := g.Get().(string); isString {
+					d = strconv.Quote(d)
+				}
+			}
+			line += " (default " + d + ")"
+		}
+		fmt.Fprintln(w, line)
+	})
 }
 
 func hasFlags(fs *flag.FlagSet) bool {

@@ -95,7 +95,7 @@ func TestErrorsAndExitCodes(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "want one FILE")
 	code, _, _ = runCLI("", "decode", "--api", "openrouter", "/no/such/file")
-	assert.Equal(t, 1, code)
+	assert.Equal(t, 2, code)
 	code, _, errOut = runCLI("", "frobnicate")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "unknown command")

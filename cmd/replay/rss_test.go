@@ -74,7 +74,7 @@ func TestStreamRSSFlat(t *testing.T) {
 	w.Flush()
 	stdin.Close()
 	require.NoError(t, cmd.Wait(), errb.String())
-	assert.Equal(t, `{"version":1,"provenance":{"api":"anthropic","model":"claude-sonnet-4-5"},"complete":true,"blocks":[]}`+"\n", out.String())
+	assert.Equal(t, `{"version":2,"provenance":{"api":"anthropic","model":"claude-sonnet-4-5"},"complete":true,"blocks":[]}`+"\n", out.String())
 
 	require.Len(t, samples, 10)
 	lo, hi := samples[0], samples[0]

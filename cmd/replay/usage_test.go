@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -21,10 +22,23 @@ func TestSynopsisInPackageDoc(t *testing.T) {
 	for _, c := range commands {
 		want.WriteString("//\t" + c.synopsis() + "\n")
 	}
+	want.WriteString("//\t" + versionSynopsis + "\n")
 	assert.Contains(t, string(src), want.String(), "update the Usage block of main.go's package comment")
 	readme, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
 	assert.Contains(t, string(readme), "```\n"+strings.ReplaceAll(want.String(), "//\t", "")+"```\n", "update the README's Command line synopsis")
+	// The exit status table, the API names and the help's words agree too.
+	_, top, _ := runCLI("", "--help")
+	for _, r := range exitTable {
+		assert.Contains(t, string(src), fmt.Sprintf("//\t%d  %s\n", r.code, r.meaning), "update the exit status table of main.go's package comment")
+		assert.Contains(t, string(readme), fmt.Sprintf("| %d | %s |\n", r.code, r.meaning), "update the README's exit status table")
+		assert.Contains(t, top, fmt.Sprintf("  %d  %s\n", r.code, r.meaning))
+	}
+	apis := "APIs: `" + strings.Join(apiNames, "`, `") + "`, or `auto`"
+	assert.Contains(t, string(readme), apis, "update the README's list of APIs")
+	assert.Contains(t, top, "APIs: "+strings.Join(apiNames, ", ")+", or auto")
+	assert.Contains(t, string(readme), "`replay COMMAND --help`")
+	assert.Contains(t, top, "Run 'replay COMMAND --help'")
 }
 
 // Every flag of every command is in the top-level help, in the command's
@@ -48,7 +62,7 @@ func TestHelpListsEveryFlag(t *testing.T) {
 			if !strings.Contains(aliases, f.Name) {
 				assert.Contains(t, syn, dash+f.Name, c.name)
 			}
-			assert.Contains(t, help, "  -"+f.Name, c.name)
+			assert.Contains(t, help, "  "+dash+f.Name, c.name)
 		})
 	}
 	assert.Contains(t, top, "replay decode [--api API]", "--api defaults to auto: optional")
@@ -57,7 +71,9 @@ func TestHelpListsEveryFlag(t *testing.T) {
 	assert.Contains(t, top, "[--kind KIND]")
 	assert.Contains(t, top, "[--prefix-hash H]")
 	assert.Contains(t, top, "[--to-account A]")
-	assert.Contains(t, top, "Exit status: 0 success; 1 error (audit: the provider would reject); 2 usage mistake (audit: could not judge).\n")
+	for _, r := range exitTable {
+		assert.Contains(t, top, fmt.Sprintf("\n  %d  %s\n", r.code, r.meaning))
+	}
 }
 
 func TestMessageStripsRepeatedPrefixes(t *testing.T) {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 
@@ -27,9 +28,26 @@ func writeJSON(w io.Writer, b []byte, compact bool) {
 	if !compact {
 		b = indent(b)
 	} else {
-		b = append(b, '\n')
+		b = append(oneLine(b), '\n')
 	}
 	w.Write(b)
+}
+
+// oneLine removes the line breaks of a JSON text, in place: a raw CR or LF
+// in valid JSON is white space between tokens (a string cannot hold one),
+// put there by a provider inside a member kept as it came, and no two
+// tokens need white space between them. Every other byte stays.
+func oneLine(b []byte) []byte {
+	if bytes.IndexAny(b, "\r\n") < 0 {
+		return b
+	}
+	out := b[:0]
+	for _, c := range b {
+		if c != '\r' && c != '\n' {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // writeTurn writes t's document as writeJSON writes t.AppendJSON(nil),
@@ -46,11 +64,14 @@ func writeTurn(w io.Writer, t *replay.Turn, compact bool) {
 	}
 	buf := make([]byte, 0, 64<<10)
 	buf = turndoc.Write(t, buf, func(b []byte) []byte {
+		if compact {
+			b = oneLine(b)
+		}
 		out.Write(b)
 		return b[:0]
 	})
 	if compact {
-		w.Write(append(buf, '\n'))
+		w.Write(append(oneLine(buf), '\n'))
 		return
 	}
 	ind.Write(buf)
@@ -74,8 +95,11 @@ func shape(data []byte) string {
 		return "not JSON"
 	}
 	r := gjson.ParseBytes(data)
-	if !r.IsObject() {
-		return "a JSON " + r.Type.String()
+	switch {
+	case r.IsArray():
+		return fmt.Sprintf("a JSON array of %s", plural(len(r.Array()), "value", "values"))
+	case !r.IsObject():
+		return "a JSON " + strings.ToLower(r.Type.String())
 	}
 	var keys []string
 	r.ForEach(func(k, _ gjson.Result) bool {
@@ -97,142 +121,13 @@ type guess struct {
 	announce func(guess)
 }
 
-var (
-	anthropicEvents = set("message_start", "content_block_start", "content_block_delta", "content_block_stop",
-		"message_delta", "message_stop", "ping")
-	cohereEvents = set("message-start", "content-start", "content-delta", "content-end", "tool-plan-delta",
-		"tool-call-start", "tool-call-delta", "tool-call-end", "citation-start", "citation-end", "message-end", "debug")
-	converseEvents = set("messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop",
-		"messageStop", "metadata", "internalServerException", "modelStreamErrorException",
-		"validationException", "throttlingException", "serviceUnavailableException")
-)
-
-func set(xs ...string) map[string]bool {
-	m := make(map[string]bool, len(xs))
-	for _, x := range xs {
-		m[x] = true
-	}
-	return m
-}
-
 // sniff tells the API of a response body or of a stream's first event
-// (typ is its SSE event type, or nil) from its shape, never from a model
-// name alone when the shape says otherwise. It returns a zero api when it
-// cannot tell.
+// (typ is its event type, or nil) by the registered codecs' declarations
+// (codecs.Sniff). It returns a zero api when none recognises it.
 func sniff(typ, data []byte) guess {
-	if !json.Valid(data) {
+	c, s, ok := codecs.Sniff(replay.Default, typ, data)
+	if !ok {
 		return guess{}
 	}
-	for _, c := range codecs.All(replay.Default) {
-		if s := c.HTTP().Sniff; s != nil {
-			if ok, event := s(data); ok {
-				return guess{api: c.API(), event: event}
-			}
-		}
-	}
-	r := gjson.ParseBytes(data)
-	t := r.Get("type").Str
-	switch {
-	case converseEvents[string(typ)]:
-		return guess{api: "bedrock-converse", event: true}
-	case anthropicEvents[string(typ)]:
-		return guess{api: "anthropic", event: true}
-	case r.Get("chunk.bytes").Exists():
-		return guess{api: "anthropic", provider: "bedrock", event: true}
-	case anthropicEvents[t]:
-		return guess{api: "anthropic", model: r.Get("message.model").Str, event: true}
-	case t == "message" && r.Get("content").IsArray():
-		return guess{api: "anthropic", model: r.Get("model").Str}
-	case t == "error" && r.Get("error.type").Exists():
-		return guess{api: "anthropic"}
-	case cohereEvents[t]:
-		return guess{api: "cohere", event: true}
-	case strings.HasPrefix(t, "response.") || r.Get("object").Str == "response":
-		return guess{api: "openai-responses", model: first(r, "response.model", "model"), event: t != ""}
-	case r.Get("candidates").Exists() || r.Get("promptFeedback").Exists():
-		return guess{api: "gemini", model: r.Get("modelVersion").Str}
-	case r.Get("error.status").Exists() && r.Get("error.code").Type == gjson.Number:
-		return guess{api: "gemini"}
-	case r.Get("output.message").Exists() || r.Get("stopReason").Exists():
-		return guess{api: "bedrock-converse"}
-	case firstKeyIn(r, converseEvents):
-		return guess{api: "bedrock-converse", event: true}
-	case r.Get("message.role").Exists() && !r.Get("choices").Exists():
-		return guess{api: "cohere"}
-	case r.Get("choices").Exists():
-		return sniffChat(r)
-	case r.Get("object").Str == "error":
-		return guess{api: "mistral"}
-	case r.Get("error").Exists():
-		if r.Get("error.metadata").Exists() || r.Get("user_id").Exists() {
-			return guess{api: "openrouter"}
-		}
-		return guess{api: "openai-compatible"}
-	case r.Get("id").Exists() && r.Get("message").Type == gjson.String:
-		return guess{api: "cohere"}
-	case r.Get("message").Type == gjson.String || r.Get("Message").Type == gjson.String:
-		return guess{api: "bedrock-converse"}
-	}
-	return guess{}
-}
-
-// sniffChat tells the chat-completions hosts apart by what their bodies
-// carry: OpenRouter's provider member, Groq's x_groq, Ollama's
-// fingerprint, Mistral's typed content, and only then a first-party model
-// name (a model served by another host keeps the generic API).
-func sniffChat(r gjson.Result) guess {
-	model := r.Get("model").Str
-	// A body that also carries a leftover (empty) delta beside its message
-	// (Perplexity) is a body, not a one-event stream.
-	obj := r.Get("object").Str
-	event := obj == "chat.completion.chunk" ||
-		obj != "chat.completion" && r.Get("choices.0.delta").Exists() && !r.Get("choices.0.message").Exists()
-	g := guess{api: "openai-compatible", model: model, event: event}
-	lower := strings.ToLower(model)
-	switch {
-	case r.Get("provider").Exists() || strings.HasPrefix(r.Get("id").Str, "gen-"):
-		g.api = "openrouter"
-	case r.Get("x_groq").Exists():
-		g.provider = "groq"
-	case r.Get("system_fingerprint").Str == "fp_ollama":
-		g.provider = "ollama"
-	case r.Get("choices.0.delta.content").IsArray() || r.Get("choices.0.message.content").IsArray() ||
-		hasPrefix(lower, "magistral", "mistral", "ministral", "devstral", "codestral"):
-		g.api = "mistral"
-	case strings.Contains(lower, "/"):
-		// A gateway or router slug (vendor/model): not the vendor's own API.
-	case strings.HasPrefix(lower, "deepseek-") && !strings.Contains(lower, "distill"):
-		g.api = "deepseek"
-	case strings.HasPrefix(lower, "grok-"):
-		g.api = "xai"
-	}
-	return g
-}
-
-func hasPrefix(s string, ps ...string) bool {
-	for _, p := range ps {
-		if strings.HasPrefix(s, p) {
-			return true
-		}
-	}
-	return false
-}
-
-func first(r gjson.Result, paths ...string) string {
-	for _, p := range paths {
-		if v := r.Get(p).Str; v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-// firstKeyIn reports whether r's first member is named in names.
-func firstKeyIn(r gjson.Result, names map[string]bool) bool {
-	found := false
-	r.ForEach(func(k, _ gjson.Result) bool {
-		found = names[k.Str]
-		return false
-	})
-	return found
+	return guess{api: c.API(), provider: s.Provider, model: s.Model, event: s.Event}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -23,13 +24,20 @@ func defineValidate(fs *flag.FlagSet) func(*env, []string) error {
 		default:
 			return usageError("unknown --kind %q (want turn, item or report)", *kindFlag)
 		}
-		bad := 0
+		bad, unreadable := 0, 0
 		for _, name := range pos {
 			data, err := readFile(e, name)
 			if err != nil {
 				return err
 			}
 			name = displayName(name)
+			if !json.Valid(data) {
+				// Not a document to judge: what every command says of a
+				// file that is not JSON (exit status 2).
+				fmt.Fprintf(e.stderr, "%s: not JSON: expected a turn, item or report document\n", name)
+				unreadable++
+				continue
+			}
 			if msg := validate(schema.Kind(*kindFlag), data); msg != "" {
 				fmt.Fprintf(e.stderr, "%s: %s\n", name, msg)
 				bad++
@@ -41,8 +49,11 @@ func defineValidate(fs *flag.FlagSet) func(*env, []string) error {
 			}
 			fmt.Fprintf(e.stdout, "ok  %s (%s)\n", name, kind)
 		}
+		if unreadable > 0 {
+			return &exitError{code: exitCannot, err: fmt.Errorf("%d of %s not JSON", unreadable, plural(len(pos), "file is", "files are"))}
+		}
 		if bad > 0 {
-			return &exitError{code: 1, err: fmt.Errorf("%d of %s not valid", bad, plural(len(pos), "document is", "documents are"))}
+			return &exitError{code: exitRefused, err: fmt.Errorf("%d of %s not valid", bad, plural(len(pos), "document is", "documents are"))}
 		}
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -36,6 +37,27 @@ func TestOllamaRecognised(t *testing.T) {
 	}
 	_, ok := codecs.Recognise(replay.Default, http.MethodPost, &url.URL{Scheme: "http", Host: "localhost:11434", Path: "/api/generate"}, "", "")
 	assert.False(t, ok, "/api/generate is no chat")
+}
+
+// Ollama's bodies, stream lines and error body are told from their bytes
+// (replay decode --api auto), above the chat hosts' shapes; its
+// OpenAI-compatible answers stay the chat codec's.
+func TestOllamaSniffed(t *testing.T) {
+	for _, tc := range []struct{ data, want string }{
+		{`{"model":"qwen3:8b","created_at":"2026-01-01T00:00:00Z","message":{"role":"assistant","content":"","thinking":"x"},"done":false}`, "ollama//qwen3:8b/true"},
+		{`{"model":"gpt-oss:20b","message":{"role":"assistant","content":"hi"},"done":true,"done_reason":"stop"}`, "ollama//gpt-oss:20b/false"},
+		{`{"error":"model 'qwen9' not found"}`, "ollama///false"},
+		{`{"error":{"message":"x","type":"invalid_request_error","param":null,"code":null}}`, "openai-compatible///false"},
+		{`{"id":"c","object":"chat.completion","model":"qwen3:8b","system_fingerprint":"fp_ollama","choices":[{"index":0,"message":{"role":"assistant","content":"x"}}]}`, "openai-compatible/ollama/qwen3:8b/false"},
+	} {
+		c, s, ok := codecs.Sniff(replay.Default, nil, []byte(tc.data))
+		if assert.True(t, ok, tc.data) {
+			assert.Equal(t, tc.want, c.API()+"/"+s.Provider+"/"+s.Model+"/"+strconv.FormatBool(s.Event), tc.data)
+		}
+	}
+	c, _, ok := codecs.Sniff(replay.Default, nil, []byte(`{"error":"x","code":1}`))
+	require.True(t, ok)
+	assert.Equal(t, "openai-compatible", c.API(), "an error string beside other members is not Ollama's")
 }
 
 // The middleware captures an /api/chat stream (JSON Lines, as Ollama

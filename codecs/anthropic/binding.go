@@ -14,6 +14,7 @@ import (
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/claude"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/prefixv1"
 	"github.com/tidwall/gjson"
 )
 
@@ -427,10 +428,7 @@ func (c Codec) boundItem(tu *replay.Turn) int {
 // turn against the prefix before its own message; otherwise the latest
 // turn against Target.PrefixHash (see [PrefixHashBefore]).
 func (c Codec) checkPrefix(h *replay.History, t *replay.Target, report func(replay.Violation)) {
-	if c.Format() != formats.AnthropicClaude {
-		return
-	}
-	mismatch := func(ti, bi int, got, path, ptr string) {
+	c.walkPrefix(h, t, false, func(ti, bi int, got, path, ptr string) {
 		tu := h.Turns[ti]
 		sev, note := c.enforcement(h, t, tu.Provenance.Model)
 		if sev == "" {
@@ -444,6 +442,43 @@ func (c Codec) checkPrefix(h *replay.History, t *replay.Target, report func(repl
 			Message:   msg,
 			Predicted: predictBinding(t, path),
 			Fix:       "send the turn after the system prompt, tools and messages it was produced with, or drop its thinking blocks and every later one (or set thinking.block_binding.prefix_mismatch_behavior to \"drop_block\" with the thinking-binding-controls-2026-08-01 beta)"})
+	})
+}
+
+// checkLegacyPrefix reports a replayed turn whose prefix hash came from a
+// version-1 document (Provenance.LegacyPrefixHash) and matches the
+// request's prefix by neither definition that version's builds used: the
+// prefix is not known to differ, only not verified.
+func (c Codec) checkLegacyPrefix(h *replay.History, t *replay.Target, report func(replay.Violation)) {
+	c.walkPrefix(h, t, true, func(ti, bi int, got, path, ptr string) {
+		tu := h.Turns[ti]
+		if sev, _ := c.enforcement(h, t, tu.Provenance.Model); sev == "" {
+			return
+		}
+		report(replay.Violation{Turn: ti, Block: bi, Pointer: ptr,
+			Message: fmt.Sprintf("the turn's prefix hash %s was read from a version-1 document, which does not say how it was made, and matches the request's prefix by neither definition of that version: "+
+				"the prefix could not be verified", clipHash(tu.Provenance.LegacyPrefixHash)),
+			Fix: "record the turn's prefix again with Bind (or PrefixHash) from the request that produced it, or send it after the same system prompt, tools and messages"})
+	})
+}
+
+// walkPrefix calls mismatch for every replayed turn whose recorded prefix
+// hash differs from the request's before it (legacy: the
+// LegacyPrefixHash of a turn that has no PrefixHash, which differs by both
+// definitions), with the request's hash, and the block's path and pointer
+// when the request locates it.
+func (c Codec) walkPrefix(h *replay.History, t *replay.Target, legacy bool, mismatch func(ti, bi int, got, path, ptr string)) {
+	if c.Format() != formats.AnthropicClaude {
+		return
+	}
+	recorded := func(tu *replay.Turn) string {
+		if !legacy {
+			return tu.Provenance.PrefixHash
+		}
+		if tu.Provenance.PrefixHash != "" {
+			return ""
+		}
+		return tu.Provenance.LegacyPrefixHash
 	}
 	if len(h.Request) > 0 && len(h.Pointers) == len(h.Turns) {
 		p, err := readPrefix(h.Request)
@@ -452,23 +487,33 @@ func (c Codec) checkPrefix(h *replay.History, t *replay.Target, report func(repl
 		}
 		for ti, tu := range h.Turns {
 			n := messageIndex(h.Pointers[ti])
-			if tu.Provenance.PrefixHash == "" || n < 0 || n >= len(p.msgs) {
+			rec := recorded(tu)
+			if rec == "" || n < 0 || n >= len(p.msgs) {
 				continue
 			}
 			j := firstThinking(p.msgs[n])
 			if j < 0 {
 				continue
 			}
-			if got := p.hash(n); got != tu.Provenance.PrefixHash {
-				mismatch(ti, -1, got, contentPath(n, j), contentPointer(n, j))
+			got := p.hash(n)
+			if got == rec {
+				continue
 			}
+			if legacy {
+				if old, ok := prefixv1.HashBefore(h.Request, n); ok && old == rec {
+					continue
+				}
+			}
+			mismatch(ti, -1, got, contentPath(n, j), contentPointer(n, j))
 		}
 		return
 	}
 	if n := len(h.Turns); n > 0 && t.PrefixHash != "" {
 		tu := h.Turns[n-1]
-		if bi := c.boundItem(tu); bi >= 0 && tu.Provenance.PrefixHash != "" && tu.Provenance.PrefixHash != t.PrefixHash {
-			mismatch(n-1, bi, t.PrefixHash, "", "")
+		if bi := c.boundItem(tu); bi >= 0 {
+			if rec := recorded(tu); rec != "" && rec != t.PrefixHash {
+				mismatch(n-1, bi, t.PrefixHash, "", "")
+			}
 		}
 	}
 }

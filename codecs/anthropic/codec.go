@@ -103,6 +103,8 @@ import (
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/tidwall/gjson"
 )
 
 // API is the codec's API name in the registry.
@@ -196,6 +198,7 @@ var web = &codecs.HTTP{
 	Endpoint:   "https://api.anthropic.com",
 	Names:      map[string]string{"anthropic": "anthropic", "claude": "anthropic"},
 	ErrorBody:  errorBody,
+	Sniff:      sniff,
 }
 
 var _ codecs.HTTPCodec = Codec{}
@@ -230,4 +233,30 @@ func errorBody(provider string, status int, msg string) ([]byte, http.Header) {
 	b = append(b, `,"message":`...)
 	b = jsonw.String(b, msg)
 	return append(b, "}}"...), nil
+}
+
+// events are the Messages API's stream event types.
+var events = kit.Names("message_start", "content_block_start", "content_block_delta", "content_block_stop",
+	"message_delta", "message_stop", "ping")
+
+// sniff recognises a Messages stream by its event types (or their "type"
+// members), Bedrock's chunk envelope around them, a Message body, and the
+// API's error body.
+func sniff(typ, data []byte) (codecs.Sniffed, bool) {
+	if events[string(typ)] {
+		return codecs.Sniffed{Score: codecs.SniffEvent, Event: true}, true
+	}
+	r := gjson.ParseBytes(data)
+	t := r.Get("type").Str
+	switch {
+	case r.Get("chunk.bytes").Exists():
+		return codecs.Sniffed{Score: codecs.SniffType, Provider: "bedrock", Event: true}, true
+	case events[t]:
+		return codecs.Sniffed{Score: codecs.SniffType, Model: r.Get("message.model").Str, Event: true}, true
+	case t == "message" && r.Get("content").IsArray():
+		return codecs.Sniffed{Score: codecs.SniffType, Model: r.Get("model").Str}, true
+	case t == "error" && r.Get("error.type").Exists():
+		return codecs.Sniffed{Score: codecs.SniffType}, true
+	}
+	return codecs.Sniffed{}, false
 }

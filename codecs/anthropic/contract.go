@@ -25,6 +25,8 @@ const (
 	RuleForeignSignature = "anthropic/foreign-signature"
 	// RulePrefixMismatch: a block bound to its conversation is replayed after the same prefix.
 	RulePrefixMismatch = "anthropic/prefix-mismatch"
+	// RulePrefixUnverified: a replayed turn's prefix hash from a version-1 document matches the request's by one of that version's definitions.
+	RulePrefixUnverified = "anthropic/prefix-unverified"
 	// RuleChainBroken: the thinking blocks sent keep the chain they were produced in (no gap, no put-back).
 	RuleChainBroken = "anthropic/chain-broken"
 	// RuleBetaRequired: a request member or block that needs an `anthropic-beta` header is sent with it.
@@ -140,6 +142,10 @@ func (c Codec) Contract() replay.ReplayContract {
 				"when the account's age is not known); dropped silently with \"drop_block\" and in Batches.",
 			Check:    c.checkPrefix,
 			Symptoms: []replay.Symptom{{Match: `block is bound to a different conversation`, Fix: codecs.FixDropBlock, Also: []string{RuleChainBroken}, Rank: 1}}},
+		{ID: RulePrefixUnverified, Severity: replay.SeverityRisk,
+			Doc: "A turn whose prefix hash was read from a version-1 document (which may have hashed every prompt-shaping member of the request, " +
+				"or the binding prefix) matches the request's prefix by one of the two; one that matches neither is not verified, never reported as a mismatch.",
+			Check: c.checkLegacyPrefix},
 		{ID: RuleChainBroken, Severity: replay.SeverityReject,
 			Doc: "The thinking blocks sent keep their chain: dropping blocks from the start or the end, or all of them, is valid; a gap " +
 				"in the middle, or a removed block put back, invalidates every later block. Severity as for the prefix.",

@@ -37,7 +37,7 @@ func TestContractRulesDocumented(t *testing.T) {
 		assert.True(t, strings.HasPrefix(r.ID, "anthropic/"))
 	}
 	assert.Equal(t, []string{"anthropic/thinking-first", "anthropic/thinking-modified", "anthropic/missing-signature",
-		"anthropic/foreign-signature", "anthropic/prefix-mismatch", "anthropic/chain-broken", "anthropic/beta-required",
+		"anthropic/foreign-signature", "anthropic/prefix-mismatch", "anthropic/prefix-unverified", "anthropic/chain-broken", "anthropic/beta-required",
 		"anthropic/compaction", "anthropic/unread-thinking", "anthropic/host-thinking", "anthropic/block-order",
 		"anthropic/block-members", "anthropic/system-position", "anthropic/thinking-type", "anthropic/client-version"}, ids)
 }

@@ -74,6 +74,8 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
+	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/tidwall/gjson"
 )
 
 // API is the codec's API name.
@@ -132,9 +134,46 @@ var web = &codecs.HTTP{
 	ErrorBody: func(_ string, status int, msg string) ([]byte, http.Header) {
 		return codecs.AWSErrorBody(status, msg)
 	},
+	Sniff: sniff,
 }
 
 var _ codecs.HTTPCodec = Codec{}
 
 // HTTP returns the API's HTTP facts.
 func (Codec) HTTP() *codecs.HTTP { return web }
+
+// events are the Converse stream's event types, and the exceptions it
+// sends as events.
+var events = kit.Names("messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop",
+	"messageStop", "metadata", "internalServerException", "modelStreamErrorException",
+	"validationException", "throttlingException", "serviceUnavailableException")
+
+// sniff recognises a Converse stream by its event types (or an event
+// object named by its first member), a Converse response by its output
+// message or stop reason, and AWS's error body ({"message":...}, or
+// "Message").
+func sniff(typ, data []byte) (codecs.Sniffed, bool) {
+	if events[string(typ)] {
+		return codecs.Sniffed{Score: codecs.SniffEvent, Event: true}, true
+	}
+	r := gjson.ParseBytes(data)
+	switch {
+	case r.Get("output.message").Exists() || r.Get("stopReason").Exists():
+		return codecs.Sniffed{Score: codecs.SniffMembers}, true
+	case firstKeyIn(r, events):
+		return codecs.Sniffed{Score: codecs.SniffMembers, Event: true}, true
+	case r.Get("message").Type == gjson.String || r.Get("Message").Type == gjson.String:
+		return codecs.Sniffed{Score: codecs.SniffError}, true
+	}
+	return codecs.Sniffed{}, false
+}
+
+// firstKeyIn reports whether r's first member is named in names.
+func firstKeyIn(r gjson.Result, names kit.SniffNames) bool {
+	found := false
+	r.ForEach(func(k, _ gjson.Result) bool {
+		found = names[k.Str]
+		return false
+	})
+	return found
+}

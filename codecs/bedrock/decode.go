@@ -68,7 +68,9 @@ type reader struct {
 	// request is set for a request's assistant messages: a reasoningText
 	// whose text is null (which Bedrock refuses with a validation error) is
 	// kept verbatim as another reasoningContent shape, for the audit to
-	// report, instead of stopping the read.
+	// report, instead of stopping the read; a reasoningContent block that
+	// lost everything it carried is a damaged reasoning item, not a block
+	// of another shape.
 	request bool
 }
 
@@ -186,12 +188,28 @@ func (r *reader) reasoning(b, rc gjson.Result, i, pos int, ptr string) (replay.B
 		it.Index = replay.Some(i)
 		return it, nil
 	}
+	if r.request && emptyObject(rc) {
+		// An emptied block (its redactedContent deleted): what was
+		// there is gone; the item is unfinished, never replayable.
+		it := &replay.Encrypted{}
+		it.Unfinished = true
+		it.Format = formatFor(r.c.Model, false)
+		it.Index = replay.Some(i)
+		return it, nil
+	}
 	// Another shape: keep the whole content block verbatim, as a native
 	// element of this API (a document reads it back; only Converse gets it).
 	nat := &replay.Native{Kind: "reasoningContent"}
 	var err error
 	nat.Raw, err = r.raw(pos, b.Raw)
 	return nat, err
+}
+
+// emptyObject reports whether v is an object without members.
+func emptyObject(v gjson.Result) bool {
+	empty := v.IsObject()
+	v.ForEach(func(_, _ gjson.Result) bool { empty = false; return false })
+	return empty
 }
 
 // reasoningText reads {text, signature?}. In a cut message, a Claude

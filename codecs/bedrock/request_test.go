@@ -161,3 +161,35 @@ func ruleIDs(r replay.Report) []string {
 	}
 	return out
 }
+
+// In a request, a reasoningContent block that lost everything it carried
+// (its redactedContent deleted) is a damaged reasoning item, not a block
+// of another shape: the audit judges it and a store can put it back. In a
+// response, a reasoningContent of an unknown shape is still kept verbatim.
+func TestDecodeRequestEmptiedReasoningContent(t *testing.T) {
+	body := []byte(`{"modelId":"` + claude + `","messages":[{"role":"user","content":[{"text":"Hi"}]},` +
+		`{"role":"assistant","content":[{"reasoningContent":{}},{"text":"Done."}]},{"role":"user","content":[{"text":"Thanks."}]}]}`)
+	h, _, err := bedrock.Codec{}.DecodeRequest(body)
+	require.NoError(t, err)
+	require.Len(t, h.Turns, 1)
+	enc, ok := h.Turns[0].Blocks[0].(*replay.Encrypted)
+	require.True(t, ok, "%T", h.Turns[0].Blocks[0])
+	assert.Equal(t, "", enc.Data)
+	assert.Equal(t, formats.AnthropicClaude, enc.Format)
+	assert.True(t, enc.Unfinished)
+	assert.False(t, replay.Replayable(enc))
+	r, err := replay.AuditRequest(bedrock.API, body)
+	require.NoError(t, err)
+	require.True(t, r.Rejects())
+	var rules []string
+	for _, v := range r.Violations {
+		rules = append(rules, v.Rule)
+	}
+	assert.Contains(t, rules, replay.RuleUnfinishedItem)
+
+	tu, err := bedrock.Codec{Model: claude}.Decode([]byte(`{"output":{"message":{"role":"assistant","content":[{"reasoningContent":{}},{"text":"Done."}]}},"stopReason":"end_turn"}`))
+	require.NoError(t, err)
+	nat, ok := tu.Blocks[0].(*replay.Native)
+	require.True(t, ok, "%T", tu.Blocks[0])
+	assert.Equal(t, `{"reasoningContent":{}}`, string(nat.Raw))
+}

@@ -216,7 +216,7 @@ func TestGeminiRawSignatures(t *testing.T) {
 	c := New(APIGeneric, "gemini-openai", "gemini-3-flash")
 	res := sweep(t, c, "gemini-raw-signatures.sse")
 	require.NoError(t, res.Err)
-	require.Equal(t, `{"version":1,"provenance":{"api":"openai-compatible","provider":"gemini-openai","model":"gemini-3-flash"},"complete":true,"finish_reason":"tool_calls","blocks":[`+
+	require.Equal(t, `{"version":2,"provenance":{"api":"openai-compatible","provider":"gemini-openai","model":"gemini-3-flash"},"complete":true,"finish_reason":"tool_calls","blocks":[`+
 		`{"type":"reasoning.encrypted","data":"Ct0BAXLI2nwQkYc1f0T1mM0X1y9T0a==","id":"call_weather_1","format":"google-gemini-v1","attached":true,"source":"thoughtSignature"},`+
 		`{"type":"tool_call","id":"call_weather_1","name":"weather","arguments":"{\"city\":\"Lyon\"}"},`+
 		`{"type":"reasoning.encrypted","data":"EqQBCpEBZmFrZSBzaWduYXR1cmU=","id":"call_time_2","format":"google-gemini-v1","attached":true,"source":"thought_signature"},`+

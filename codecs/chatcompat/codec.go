@@ -58,6 +58,8 @@ package chatcompat
 import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
+	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/tidwall/gjson"
 	"net/http"
 	"strings"
 )
@@ -151,6 +153,7 @@ var webs = map[string]*codecs.HTTP{
 		Endpoint:   "https://api.deepseek.com",
 		Names:      map[string]string{"deepseek": "deepseek"},
 		ErrorBody:  errorBody,
+		Sniff:      firstParty("deepseek-", "distill"),
 	},
 	APIXAI: {
 		Routes:     []codecs.Route{{Path: "/chat/completions", Shared: true}},
@@ -160,6 +163,7 @@ var webs = map[string]*codecs.HTTP{
 		Endpoint:   "https://api.x.ai",
 		Names:      map[string]string{"xai": "xai", "grok": "xai"},
 		ErrorBody:  errorBody,
+		Sniff:      firstParty("grok-", ""),
 	},
 	APIGeneric: {
 		Routes: []codecs.Route{{Path: "/chat/completions", Shared: true, Fallback: codecs.FallbackNamed}},
@@ -179,6 +183,7 @@ var webs = map[string]*codecs.HTTP{
 		Names: map[string]string{"moonshot": "moonshot", "kimi": "moonshot", "zai": "zai", "glm": "zai",
 			"groq": "groq", "minimax": "minimax", "dashscope": "dashscope", "qwen": "dashscope"},
 		ErrorBody: errorBody,
+		Sniff:     sniffGeneric,
 	},
 }
 
@@ -189,4 +194,38 @@ func (c Codec) HTTP() *codecs.HTTP { return webs[c.API()] }
 
 func errorBody(_ string, status int, msg string) ([]byte, http.Header) {
 	return codecs.OpenAIErrorBody(status, msg)
+}
+
+// sniffGeneric recognises any chat completion, the generic API being the
+// one a chat body of no more particular host is read with; Groq's x_groq
+// and Ollama's system fingerprint name the host (above a first-party model
+// name: both serve other vendors' models). An OpenAI-shaped error body
+// ({"error":...}) is read as the generic API's.
+func sniffGeneric(_, data []byte) (codecs.Sniffed, bool) {
+	r := gjson.ParseBytes(data)
+	if s, ok := kit.SniffChat(r, codecs.SniffShape); ok {
+		switch {
+		case r.Get("x_groq").Exists():
+			s.Score, s.Provider = codecs.SniffShape+5, "groq"
+		case r.Get("system_fingerprint").Str == "fp_ollama":
+			s.Score, s.Provider = codecs.SniffShape+5, "ollama"
+		}
+		return s, true
+	}
+	if r.Get("error").Exists() {
+		return codecs.Sniffed{Score: codecs.SniffError + 2}, true
+	}
+	return codecs.Sniffed{}, false
+}
+
+// firstParty recognises a chat completion of a first-party API by its
+// model name's prefix, unless the name is a gateway's or router's slug
+// (vendor/model) or holds except (a distilled model others serve).
+func firstParty(prefix, except string) func(_, data []byte) (codecs.Sniffed, bool) {
+	return func(_, data []byte) (codecs.Sniffed, bool) {
+		s, ok := kit.SniffChat(gjson.ParseBytes(data), codecs.SniffShape+2)
+		m := strings.ToLower(s.Model)
+		return s, ok && strings.HasPrefix(m, prefix) && !strings.Contains(m, "/") &&
+			(except == "" || !strings.Contains(m, except))
+	}
 }

@@ -41,6 +41,8 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/tidwall/gjson"
 	"net/http"
 )
 
@@ -93,9 +95,31 @@ var web = &codecs.HTTP{
 	ErrorBody: func(_ string, _ int, msg string) ([]byte, http.Header) {
 		return append(jsonw.String([]byte(`{"message":`), msg), '}'), nil
 	},
+	Sniff: sniff,
 }
 
 var _ codecs.HTTPCodec = Codec{}
 
 // HTTP returns the API's HTTP facts.
 func (Codec) HTTP() *codecs.HTTP { return web }
+
+// events are the v2 chat stream's event types.
+var events = kit.Names("message-start", "content-start", "content-delta", "content-end", "tool-plan-delta",
+	"tool-call-start", "tool-call-delta", "tool-call-end", "citation-start", "citation-end", "message-end", "debug")
+
+// sniff recognises a v2 chat stream by its events' "type" members, a
+// response by its message object (a shape other APIs share, so below the
+// bands of members only one API has), and Cohere's error body ({"id",
+// "message":"..."}; above AWS's {"message"}).
+func sniff(_, data []byte) (codecs.Sniffed, bool) {
+	r := gjson.ParseBytes(data)
+	switch {
+	case events[r.Get("type").Str]:
+		return codecs.Sniffed{Score: codecs.SniffType, Event: true}, true
+	case r.Get("message.role").Exists() && !r.Get("choices").Exists():
+		return codecs.Sniffed{Score: codecs.SniffShape}, true
+	case r.Get("id").Exists() && r.Get("message").Type == gjson.String:
+		return codecs.Sniffed{Score: codecs.SniffError + 1}, true
+	}
+	return codecs.Sniffed{}, false
+}

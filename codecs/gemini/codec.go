@@ -83,6 +83,7 @@ import (
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/tidwall/gjson"
 )
 
 // API is the codec's API name.
@@ -189,6 +190,7 @@ var web = &codecs.HTTP{
 	Endpoint:   "https://generativelanguage.googleapis.com",
 	Names:      map[string]string{"gemini": "gemini", "google": "gemini", "vertex": "vertex"},
 	ErrorBody:  errorBody,
+	Sniff:      sniff,
 }
 
 var _ codecs.HTTPCodec = Codec{}
@@ -220,4 +222,18 @@ func errorBody(_ string, status int, msg string) ([]byte, http.Header) {
 	b = jsonw.String(append(b, `,"message":`...), msg)
 	b = jsonw.String(append(b, `,"status":`...), st)
 	return append(b, "}}"...), nil
+}
+
+// sniff recognises a GenerateContentResponse (a whole body or one chunk of
+// a stream: the two have one shape) by its candidates or prompt feedback,
+// and Google's error body by its numeric code and status.
+func sniff(_, data []byte) (codecs.Sniffed, bool) {
+	r := gjson.ParseBytes(data)
+	switch {
+	case r.Get("candidates").Exists() || r.Get("promptFeedback").Exists():
+		return codecs.Sniffed{Score: codecs.SniffMembers, Model: r.Get("modelVersion").Str}, true
+	case r.Get("error.status").Exists() && r.Get("error.code").Type == gjson.Number:
+		return codecs.Sniffed{Score: codecs.SniffMembers}, true
+	}
+	return codecs.Sniffed{}, false
 }

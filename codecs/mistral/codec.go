@@ -32,7 +32,10 @@ package mistral
 import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
+	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/tidwall/gjson"
 	"net/http"
+	"strings"
 )
 
 // API is the codec's API name.
@@ -78,9 +81,27 @@ var web = &codecs.HTTP{
 	ErrorBody: func(_ string, status int, msg string) ([]byte, http.Header) {
 		return codecs.OpenAIErrorBody(status, msg)
 	},
+	Sniff: sniff,
 }
 
 var _ codecs.HTTPCodec = Codec{}
 
 // HTTP returns the API's HTTP facts.
 func (Codec) HTTP() *codecs.HTTP { return web }
+
+// sniff recognises Mistral's chat completions by typed content (an array
+// of chunks where other hosts send a string) or a Mistral model name, and
+// its error body ("object":"error"). A host marker (OpenRouter's, Groq's)
+// outranks both: such a host serves Mistral's models with its own shape.
+func sniff(_, data []byte) (codecs.Sniffed, bool) {
+	r := gjson.ParseBytes(data)
+	if s, ok := kit.SniffChat(r, codecs.SniffShape+4); ok {
+		m := strings.ToLower(s.Model)
+		typed := r.Get("choices.0.delta.content").IsArray() || r.Get("choices.0.message.content").IsArray()
+		return s, typed || kit.HasPrefix(m, "magistral", "mistral", "ministral", "devstral", "codestral")
+	}
+	if r.Get("object").Str == "error" {
+		return codecs.Sniffed{Score: codecs.SniffError + 4}, true
+	}
+	return codecs.Sniffed{}, false
+}

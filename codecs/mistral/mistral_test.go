@@ -171,7 +171,7 @@ func TestThinkingWithOtherParts(t *testing.T) {
 	sse := "data: {\"model\":\"magistral-medium-2609\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":" + content + "},\"finish_reason\":\"stop\"}]}\n\n"
 	res := codectest.SweepStream(t, func() replay.FrameDecoder { return mistral.Codec{}.NewStream() }, replay.StreamOptions{}, []byte(sse))
 	require.NoError(t, res.Err)
-	want := `{"version":1,"provenance":{"api":"mistral","provider":"mistral","model":"magistral-medium-2609"},"complete":true,"finish_reason":"stop","blocks":[` +
+	want := `{"version":2,"provenance":{"api":"mistral","provider":"mistral","model":"magistral-medium-2609"},"complete":true,"finish_reason":"stop","blocks":[` +
 		`{"type":"native","kind":"thinking","raw":{"type":"thinking","thinking":[{"type":"text","text":"look it up"},{"type":"reference","reference_ids":[3]}],"closed":true}},` +
 		`{"type":"text","text":"Found it."}]}`
 	for name, tu := range map[string]*replay.Turn{"body": body, "stream": res.Turn} {

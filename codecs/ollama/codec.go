@@ -109,20 +109,27 @@ var web = &codecs.HTTP{
 }
 
 // sniff recognises a response line or body (`"done"` a boolean beside a
-// `message` object or a `model` string) and an error body (`{"error":
-// "..."}`, a string alone).
-func sniff(data []byte) (ok, event bool) {
+// `message` object or a `model` string: members only Ollama's responses
+// have) and an error body (`{"error": "..."}`, a string alone, scored
+// above the error bodies of the chat hosts). A line
+// with `"done": false` is a stream's event.
+func sniff(_, data []byte) (codecs.Sniffed, bool) {
 	r := gjson.ParseBytes(data)
 	if !r.IsObject() {
-		return false, false
+		return codecs.Sniffed{}, false
 	}
 	done := r.Get("done")
 	if done.IsBool() && (r.Get("message").IsObject() || r.Get("model").Type == gjson.String) {
-		return true, !done.Bool()
+		return codecs.Sniffed{Score: codecs.SniffMembers, Model: r.Get("model").Str, Event: !done.Bool()}, true
 	}
 	n := 0
 	r.ForEach(func(_, _ gjson.Result) bool { n++; return n < 2 })
-	return n == 1 && r.Get("error").Type == gjson.String, false
+	if n == 1 && r.Get("error").Type == gjson.String {
+		// Above the chat hosts' error ({"error":{...}}, any "error"): a
+		// string alone is Ollama's own.
+		return codecs.Sniffed{Score: codecs.SniffError + 5}, true
+	}
+	return codecs.Sniffed{}, false
 }
 
 var _ codecs.HTTPCodec = Codec{}

@@ -116,6 +116,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/formats"
+	"github.com/tidwall/gjson"
 )
 
 // API is the codec's API name.
@@ -234,9 +235,26 @@ var web = &codecs.HTTP{
 	ErrorBody: func(_ string, status int, msg string) ([]byte, http.Header) {
 		return codecs.OpenAIErrorBody(status, msg)
 	},
+	Sniff: sniff,
 }
 
 var _ codecs.HTTPCodec = Codec{}
 
 // HTTP returns the API's HTTP facts.
 func (Codec) HTTP() *codecs.HTTP { return web }
+
+// sniff recognises a Responses stream by its events' "response." types and
+// a response body by its "object". (Its error body is OpenAI's, which
+// chat-completions hosts share: that one is not told apart.)
+func sniff(_, data []byte) (codecs.Sniffed, bool) {
+	r := gjson.ParseBytes(data)
+	t := r.Get("type").Str
+	if strings.HasPrefix(t, "response.") || r.Get("object").Str == "response" {
+		model := r.Get("response.model").Str
+		if model == "" {
+			model = r.Get("model").Str
+		}
+		return codecs.Sniffed{Score: codecs.SniffType, Model: model, Event: t != ""}, true
+	}
+	return codecs.Sniffed{}, false
+}

@@ -32,7 +32,8 @@ func TestCompactionDecode(t *testing.T) {
 		assert.Equal(t, replay.Compaction{Format: formats.OpenAIResponses, ID: cmpID, Data: cmpEnc}, *x)
 		assert.Equal(t, rs2Enc, tu.Blocks[1].(*replay.Encrypted).Data)
 	}
-	assert.Equal(t, res.Turn.AppendJSON(nil), body.AppendJSON(nil))
+	// The same document, but for the usage object, kept as each sent it.
+	assert.JSONEq(t, string(res.Turn.AppendJSON(nil)), string(body.AppendJSON(nil)))
 
 	out, err := openai.Codec{}.Encode(res.Turn)
 	require.NoError(t, err)

@@ -25,7 +25,10 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/tidwall/gjson"
 	"net/http"
+	"strings"
 )
 
 // API is the codec's API name.
@@ -77,6 +80,7 @@ var web = &codecs.HTTP{
 	Endpoint:   "https://openrouter.ai/api",
 	Names:      map[string]string{"openrouter": "openrouter"},
 	ErrorBody:  errorBody,
+	Sniff:      sniff,
 }
 
 var _ codecs.HTTPCodec = Codec{}
@@ -90,4 +94,19 @@ func errorBody(_ string, status int, msg string) ([]byte, http.Header) {
 	b := jsonw.Int([]byte(`{"error":{"code":`), status)
 	b = jsonw.String(append(b, `,"message":`...), msg)
 	return append(b, "}}"...), nil
+}
+
+// sniff recognises OpenRouter's chat completions by what only OpenRouter
+// adds (the "provider" it routed to, a "gen-" id), above every other
+// host's marker, and its error body by the error's metadata or the
+// "user_id" beside it.
+func sniff(_, data []byte) (codecs.Sniffed, bool) {
+	r := gjson.ParseBytes(data)
+	if s, ok := kit.SniffChat(r, codecs.SniffShape+6); ok {
+		return s, r.Get("provider").Exists() || strings.HasPrefix(r.Get("id").Str, "gen-")
+	}
+	if r.Get("error").Exists() && (r.Get("error.metadata").Exists() || r.Get("user_id").Exists()) {
+		return codecs.Sniffed{Score: codecs.SniffError + 3}, true
+	}
+	return codecs.Sniffed{}, false
 }

@@ -2,6 +2,7 @@ package openrouter
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/chatstream"
@@ -64,6 +65,19 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 // reasoning_details (else the plain reasoning string), content and tool
 // calls. The turn does not alias msg.
 func (c Codec) readMessage(msg gjson.Result, ptr string, b *kit.Budget) (*replay.Turn, error) {
+	return c.readMessageIn(msg, ptr, b, false)
+}
+
+// readRequestMessage reads an assistant message of a request: as
+// readMessage, but a reasoning detail that lost what it carries (a
+// reasoning.encrypted without its data) is read as the damaged item it is,
+// unfinished and so never replayable, rather than refusing the whole
+// body, so that the audit reports it and repair can put back its capture.
+func (c Codec) readRequestMessage(msg gjson.Result, ptr string, b *kit.Budget) (*replay.Turn, error) {
+	return c.readMessageIn(msg, ptr, b, true)
+}
+
+func (c Codec) readMessageIn(msg gjson.Result, ptr string, b *kit.Budget, request bool) (*replay.Turn, error) {
 	t := &replay.Turn{Provenance: replay.Provenance{API: API, Provider: c.provider()}, Complete: true}
 	add := func(blk replay.Block, size int) error {
 		if err := b.Block(len(t.Blocks)); err != nil {
@@ -84,7 +98,12 @@ func (c Codec) readMessage(msg gjson.Result, ptr string, b *kit.Budget) (*replay
 			if err = exactDetail(d.Raw, at); err != nil {
 				return false
 			}
-			if it, err = parseDetail(d.Raw, at); err == nil {
+			raw, lost := d.Raw, false
+			if request && d.Get("type").Str == string(replay.KindEncrypted) && !d.Get("data").Exists() {
+				raw, lost = raw[:strings.LastIndexByte(raw, '}')]+`,"data":""}`, true
+			}
+			if it, err = parseDetail(raw, at); err == nil {
+				it.Meta().Unfinished = lost
 				err = add(it, len(d.Raw))
 			}
 			i++

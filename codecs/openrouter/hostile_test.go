@@ -153,7 +153,7 @@ func itoa(i int) string {
 func TestGeminiRawSignatures(t *testing.T) {
 	res := sweep(t, "gemini-raw-signatures.sse")
 	require.NoError(t, res.Err)
-	want := `{"version":1,"provenance":{"api":"openrouter","provider":"openrouter","model":"gemini-3-flash"},"complete":true,"finish_reason":"tool_calls","blocks":[` +
+	want := `{"version":2,"provenance":{"api":"openrouter","provider":"openrouter","model":"gemini-3-flash"},"complete":true,"finish_reason":"tool_calls","blocks":[` +
 		`{"type":"reasoning.encrypted","data":"Ct0BAXLI2nwQkYc1f0T1mM0X1y9T0a==","id":"call_weather_1","format":"google-gemini-v1","attached":true,"source":"thoughtSignature"},` +
 		`{"type":"tool_call","id":"call_weather_1","name":"weather","arguments":"{\"city\":\"Lyon\"}"},` +
 		`{"type":"reasoning.encrypted","data":"EqQBCpEBZmFrZSBzaWduYXR1cmU=","id":"call_time_2","format":"google-gemini-v1","attached":true,"source":"thought_signature"},` +

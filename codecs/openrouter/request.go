@@ -15,7 +15,7 @@ import (
 // `reasoning_effort`, ...). The last assistant message is incomplete when
 // one of its tool calls lacks an id, a name or arguments.
 func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error) {
-	return chatstream.ReadRequestWithin(API, c.Limits, body, c.readMessage)
+	return chatstream.ReadRequestWithin(API, c.Limits, body, c.readRequestMessage)
 }
 
 // ReadRequest reads a chat completions request body once for the

@@ -68,3 +68,34 @@ func TestAuditRequestCutToolCall(t *testing.T) {
 		assert.Equal(t, "/messages/1", r.Violations[0].Pointer, call)
 	}
 }
+
+// A request whose reasoning.encrypted detail lost its data is still read:
+// the detail is a damaged item, not replayable, that the audit reports
+// and a store can put back; a response with one is refused as before.
+func TestDecodeRequestEncryptedWithoutData(t *testing.T) {
+	body := []byte(`{"model":"anthropic/claude-sonnet-4.5","messages":[{"role":"user","content":"Hi"},` +
+		`{"role":"assistant","content":"Done.","reasoning_details":[{"type":"reasoning.encrypted","format":"anthropic-claude-v1","index":0}]},` +
+		`{"role":"user","content":"Thanks."}]}`)
+	h, _, err := openrouter.Codec{}.DecodeRequest(body)
+	require.NoError(t, err)
+	require.Len(t, h.Turns, 1)
+	enc, ok := h.Turns[0].Blocks[0].(*replay.Encrypted)
+	require.True(t, ok, "%T", h.Turns[0].Blocks[0])
+	assert.Equal(t, "", enc.Data)
+	assert.Equal(t, formats.AnthropicClaude, enc.Format)
+	assert.Equal(t, 0, enc.Index.Value())
+	assert.True(t, enc.Unfinished)
+	assert.False(t, replay.Replayable(enc))
+	r, err := replay.AuditRequest(openrouter.API, body)
+	require.NoError(t, err)
+	require.True(t, r.Rejects(), "%v", r.Err())
+	var rules []string
+	for _, v := range r.Violations {
+		rules = append(rules, v.Rule)
+	}
+	assert.Contains(t, rules, replay.RuleUnfinishedItem)
+
+	_, err = openrouter.Codec{}.Decode([]byte(`{"choices":[{"message":{"role":"assistant","content":"Done.",` +
+		`"reasoning_details":[{"type":"reasoning.encrypted","format":"anthropic-claude-v1","index":0}]}}]}`))
+	assert.ErrorIs(t, err, replay.ErrMalformed)
+}

@@ -453,3 +453,48 @@ func SplitMembers(obj []byte, reserved ...string) (plain, taken []byte) {
 	}
 	return plain, taken
 }
+
+// HasMember reports whether the JSON object obj (valid JSON) has a member
+// (at its top level) named like one of names.
+func HasMember(obj string, names ...string) bool {
+	for name, _, pos, ok := NextMember(obj, 0); ok; name, _, pos, ok = NextMember(obj, pos) {
+		for _, n := range names {
+			if keyEquals(name, n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Rebuilt reports whether the JSON object obj (valid JSON) is exactly what
+// a reader rebuilds from its members, each written "name":value and joined
+// by commas (no white space outside the values), and no member is named
+// like one of reserved: then its members may stand beside an object's own
+// and be read back byte for byte.
+func Rebuilt(obj string, reserved ...string) bool {
+	if len(obj) < 2 || obj[0] != '{' || obj[len(obj)-1] != '}' {
+		return false
+	}
+	at := 1
+	for name, val, pos, ok := NextMember(obj, 0); ok; name, val, pos, ok = NextMember(obj, pos) {
+		for _, n := range reserved {
+			if keyEquals(name, n) {
+				return false
+			}
+		}
+		// The member starts where the one before it ended, after a comma.
+		if at > 1 {
+			if obj[at] != ',' {
+				return false
+			}
+			at++
+		}
+		if !strings.HasPrefix(obj[at:], name) || at+len(name) >= len(obj) || obj[at+len(name)] != ':' ||
+			!strings.HasPrefix(obj[at+len(name)+1:], val) {
+			return false
+		}
+		at += len(name) + 1 + len(val)
+	}
+	return at == len(obj)-1
+}

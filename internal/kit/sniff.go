@@ -1,0 +1,45 @@
+package kit
+
+import (
+	"strings"
+
+	"github.com/reasonreplay/replay/codecs"
+	"github.com/tidwall/gjson"
+)
+
+// SniffChat is the chat-completions shape that the chat codecs' Sniff
+// functions share: a body or chunk with "choices" is recognised at score,
+// with the model it names. A chunk ("object":"chat.completion.chunk", or
+// a delta in its first choice) is a stream event; a body that also carries
+// a leftover (empty) delta beside its message (Perplexity) is a body.
+func SniffChat(r gjson.Result, score int) (codecs.Sniffed, bool) {
+	if !r.Get("choices").Exists() {
+		return codecs.Sniffed{}, false
+	}
+	obj := r.Get("object").Str
+	event := obj == "chat.completion.chunk" ||
+		obj != "chat.completion" && r.Get("choices.0.delta").Exists() && !r.Get("choices.0.message").Exists()
+	return codecs.Sniffed{Score: score, Model: r.Get("model").Str, Event: event}, true
+}
+
+// SniffNames is a set of event or type names for a Sniff function.
+type SniffNames map[string]bool
+
+// Names returns the set of names.
+func Names(names ...string) SniffNames {
+	m := make(SniffNames, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// HasPrefix reports whether s starts with one of prefixes.
+func HasPrefix(s string, prefixes ...string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}

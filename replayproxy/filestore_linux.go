@@ -1,0 +1,5 @@
+package replayproxy
+
+import "syscall"
+
+func fdatasyncFD(fd int) error { return syscall.Fdatasync(fd) }
