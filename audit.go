@@ -50,7 +50,9 @@ type Target struct {
 	// `store: true`), so that items may be referenced by id.
 	Store bool `json:"store"`
 	// Thinking reports whether reasoning is enabled on the request (for
-	// Anthropic, manual extended thinking).
+	// Anthropic, any thinking type but "disabled"; a rule that holds for
+	// one mode only, such as manual thinking's thinking-first, reads the
+	// mode from the request).
 	Thinking bool `json:"thinking"`
 	// Headers are the HTTP headers the request is sent with (opt-in beta
 	// flags live there), when known; nil means unknown, and the rules that
@@ -79,6 +81,11 @@ type History struct {
 	// fills it. A violation of a turn whose rule gave no pointer gets the
 	// turn's pointer.
 	Pointers []string
+
+	// tape is where the values of Request lie, found by the pass that
+	// validated it (a codec's request reader, or the audit): the rules
+	// walk it instead of reading Request again.
+	tape *jsonw.Tape
 }
 
 // Violation is one problem found by an audit. It marshals
@@ -408,6 +415,7 @@ func (r *Registry) AuditReplay(h History, t Target) Report {
 // Audit checks h against the given rules. It is the engine behind
 // [AuditReplay], for callers with rules of their own.
 func Audit(h History, t Target, rules []Rule) Report {
+	h.readRequest()
 	rep := Report{Target: t, Turns: len(h.Turns), Formats: map[Format]int{}}
 	forEachItem(&h, func(_, _ int, it ReasoningItem) {
 		rep.Items++

@@ -3,10 +3,10 @@ package replay
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
-	"github.com/reasonreplay/replay/internal/turndoc"
 	"github.com/tidwall/gjson"
 )
 
@@ -82,10 +82,26 @@ func (t *Turn) appendJSON(dst []byte, flush func([]byte) []byte) []byte {
 // flushChunk is the size of the pieces appendJSON hands to its flush.
 const flushChunk = 32 << 10
 
-func init() {
-	turndoc.Write = func(t any, dst []byte, flush func([]byte) []byte) []byte {
-		return t.(*Turn).appendJSON(dst, flush)
+// WriteTo writes the turn document to w, the bytes AppendJSON appends, in
+// pieces of some tens of kilobytes cut between blocks, so that a turn of
+// any size is written without its document ever being held whole. It
+// returns the number of bytes written and the first error of w.
+func (t *Turn) WriteTo(w io.Writer) (int64, error) {
+	var (
+		n   int64
+		err error
+	)
+	write := func(b []byte) []byte {
+		if err == nil {
+			var m int
+			m, err = w.Write(b)
+			n += int64(m)
+		}
+		return b[:0]
 	}
+	last := t.appendJSON(make([]byte, 0, flushChunk+flushChunk/2), write)
+	write(last)
+	return n, err
 }
 
 func appendProviderError(dst []byte, e *ProviderError) []byte {

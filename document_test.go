@@ -2,6 +2,7 @@ package replay_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
-	"github.com/reasonreplay/replay/internal/turndoc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -129,33 +129,53 @@ func TestExtraMembersNamedLikeTheDocuments(t *testing.T) {
 	assert.Equal(t, `{"phase": "x"}`, string(cur.Blocks[0].(*replay.Text).Extra))
 }
 
-// TestTurnDocumentInPieces: the document written in pieces (the command
-// line's writer) is AppendJSON's, byte for byte, cut only between blocks.
-func TestTurnDocumentInPieces(t *testing.T) {
+// pieces records each Write.
+type pieces []string
+
+func (p *pieces) Write(b []byte) (int, error) { *p = append(*p, string(b)); return len(b), nil }
+
+// failAfter fails every Write after the first n bytes.
+type failAfter struct{ n int }
+
+func (f *failAfter) Write(b []byte) (int, error) {
+	if len(b) > f.n {
+		m := f.n
+		f.n = 0
+		return m, errors.New("disk full")
+	}
+	f.n -= len(b)
+	return len(b), nil
+}
+
+// TestTurnWriteTo: the document written in pieces is AppendJSON's, byte
+// for byte, cut only between blocks; a writer's error stops it and is
+// returned with the count written.
+func TestTurnWriteTo(t *testing.T) {
 	big := &replay.Turn{Provenance: replay.Provenance{API: "openrouter"}, Complete: true}
 	for i := 0; i < 40; i++ {
 		big.Blocks = append(big.Blocks, sampleTurn().Blocks...)
 		big.Blocks = append(big.Blocks, &replay.Text{Text: strings.Repeat(fmt.Sprintf("part %d, \"quoted\" é\n", i), 400)})
 	}
 	for _, tu := range []*replay.Turn{sampleTurn(), {}, big} {
-		want := tu.AppendJSON([]byte("prefix:"))
-		var pieces []string
-		buf := make([]byte, 0, 16)
-		last := turndoc.Write(tu, append(buf, "prefix:"...), func(b []byte) []byte {
-			pieces = append(pieces, string(b))
-			return b[:0]
-		})
-		assert.Equal(t, string(want), strings.Join(pieces, "")+string(last))
-		for _, p := range pieces {
-			assert.GreaterOrEqual(t, len(p), 32<<10, "a piece is flushed once it is large")
+		want := tu.AppendJSON(nil)
+		var got pieces
+		n, err := tu.WriteTo(&got)
+		require.NoError(t, err)
+		assert.Equal(t, int64(len(want)), n)
+		assert.Equal(t, string(want), strings.Join(got, ""))
+		for _, p := range got[:len(got)-1] {
+			assert.GreaterOrEqual(t, len(p), 32<<10, "a piece is written once it is large")
 			assert.True(t, strings.HasSuffix(p, "[") || strings.HasSuffix(p, "},"), "a piece ends before a block: %q", p[len(p)-10:])
 		}
 		if tu == big {
-			assert.Greater(t, len(pieces), 5)
+			assert.Greater(t, len(got), 5)
 		} else {
-			assert.Empty(t, pieces)
+			assert.Len(t, got, 1)
 		}
 	}
+	n, err := big.WriteTo(&failAfter{n: 40000})
+	assert.EqualError(t, err, "disk full")
+	assert.Equal(t, int64(40000), n)
 }
 
 // TestReadersKeepNothingOfTheInput: the readers parse the caller's bytes in

@@ -2,7 +2,6 @@ package replay
 
 import (
 	"github.com/reasonreplay/replay/internal/jsonw"
-	"github.com/tidwall/gjson"
 )
 
 // AuditRequest audits a native request body directly: it reads the
@@ -18,15 +17,22 @@ func AuditRequest(api string, body []byte) (Report, error) { return Default.Audi
 
 // AuditRequest is the package-level [AuditRequest] on this registry.
 func (r *Registry) AuditRequest(api string, body []byte) (Report, error) {
-	model := ""
-	if jsonw.ValidBytes(body) {
-		model = gjson.GetBytes(body, "model").String()
-	}
+	// The model picks the codec: read without a validating pass of its
+	// own, since the codec's reader validates the body. An invalid body
+	// has no model (its error is the one the codec without a model gives).
+	model := jsonw.TopString(body, "model")
 	c, err := r.Lookup(api, "", model)
-	if err != nil {
-		return Report{}, err
+	var h History
+	var t Target
+	if err == nil {
+		h, t, err = c.DecodeRequest(body)
 	}
-	h, t, err := c.DecodeRequest(body)
+	if err != nil && model != "" && !jsonw.ValidBytes(body) {
+		// An invalid body has no model.
+		if c, err = r.Lookup(api, "", ""); err == nil {
+			_, _, err = c.DecodeRequest(body)
+		}
+	}
 	if err != nil {
 		return Report{}, err
 	}

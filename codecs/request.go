@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/reqtape"
 	"github.com/tidwall/gjson"
 )
 
@@ -208,20 +210,29 @@ func ReadWith(body []byte, member string, bound, invisible []string, cont func(e
 			starts[n] = ti
 		}
 	}
-	root := gjson.ParseBytes(body)
+	// The request's tape, read by decode: the elements and the bound
+	// members are where the one pass found them.
+	tape := reqtape.Get(&r.History)
+	if tape == nil {
+		tape = new(jsonw.Tape)
+		if !tape.ResetBytes(body) {
+			return r, nil
+		}
+	}
+	root := tape.Root()
 	list := root.Get(member)
-	cur, i := -1, -1
-	list.ForEach(func(_, el gjson.Result) bool {
-		i++
+	r.Elements = make([]Element, 0, list.Len())
+	cur := -1
+	list.ForEach(func(i int, _ string, el jsonw.Val) bool {
 		turn := -1
 		if ti, ok := starts[i]; ok {
 			turn, cur = ti, ti
-		} else if cont != nil && cur >= 0 && cont(el) {
+		} else if cont != nil && cur >= 0 && cont(el.Result()) {
 			turn = cur
 		} else {
 			cur = -1
 		}
-		r.Elements = append(r.Elements, Element{Start: el.Index, End: el.Index + len(el.Raw), Turn: turn})
+		r.Elements = append(r.Elements, Element{Start: el.Start(), End: el.End(), Turn: turn})
 		return true
 	})
 	for _, name := range bound {
@@ -230,7 +241,7 @@ func ReadWith(body []byte, member string, bound, invisible []string, cont func(e
 			r.Bound = append(r.Bound, Span{})
 			continue
 		}
-		r.Bound = append(r.Bound, Span{Start: v.Index, End: v.Index + len(v.Raw)})
+		r.Bound = append(r.Bound, Span{Start: v.Start(), End: v.End()})
 	}
 	return r, nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -83,7 +82,9 @@ func (t *Transport) repair(ctx context.Context, cl *call) ([]byte, []Repair) {
 		policy = replay.DefaultPolicy()
 	}
 	var reps []Repair
-	repl := make(map[int][]byte)
+	var repl map[int][]byte
+	dg := newDigester(r.Invisible)
+	var wire []byte // scratch for sameBlocks
 	for ti, tu := range r.History.Turns {
 		if ctx.Err() != nil {
 			return r.Body, append(reps, Repair{Action: RepairFailed, Detail: "repair stopped: " + ctx.Err().Error()})
@@ -92,53 +93,48 @@ func (t *Transport) repair(ctx context.Context, cl *call) ([]byte, []Repair) {
 		if first < 0 {
 			continue
 		}
-		ptr := r.Pointer(first)
-		raw := r.TurnRaw(first, end)
-		capture, why := t.captured(ctx, sc, first, tu, r)
+		capture, why := t.captured(ctx, sc, first, tu, r, dg)
 		if why.Action != "" {
-			why.Pointer = ptr
+			why.Pointer = r.Pointer(first)
 			reps = append(reps, why)
 		}
-		src, restoring := tu, false
+		raw := func() []byte { return r.TurnRaw(first, end) }
+		var out []byte
+		var treps []Repair
 		if capture != nil {
-			src, restoring = capture, true
 			cl.captured[ti] = true
-		}
-		carried, notices := t.registry().Carry(replay.History{Turns: []*replay.Turn{src}}, target, policy)
-		want := carried.Turns[0]
-		var removed []replay.Notice
-		for _, n := range notices {
-			if n.Case != replay.CaseToolCallID && n.Action != replay.Keep && (restoring || foreign(n)) {
-				removed = append(removed, n)
+			cr := capture.carry(t, target, policy)
+			var same bool
+			if same, wire = sameBlocks(tu, cr.want, cr.wire, wire); same {
+				continue // the request sends what the target gets of the capture: no differences
 			}
+			// What repair makes of a turn is a function of its bytes (and
+			// of whether it is the last, which a cut may leave unfinished):
+			// the same bytes met again with this capture and target get
+			// what they got.
+			b, last := raw(), ti == len(r.History.Turns)-1
+			var ok bool
+			if out, treps, ok = cr.recall(b, last); !ok {
+				out, treps = repairTurn(c, tu, b, cr.want, cr.notices, true)
+				cr.remember(b, last, out, treps)
+			}
+		} else {
+			carried, notices := t.registry().Carry(replay.History{Turns: []*replay.Turn{tu}}, target, policy)
+			out, treps = repairTurn(c, tu, nil, carried.Turns[0], notices, false)
+			if out == nil && treps == nil {
+				continue
+			}
+			out, treps = repairTurn(c, tu, raw(), carried.Turns[0], notices, false)
 		}
-		var diffs []string
-		if restoring {
-			diffs = differences(tu, want)
-		} else if len(removed) == 0 {
-			continue // judged by the request: nothing it must not send
-		} else if !carriesReasoning(tu) {
-			continue
+		if out != nil {
+			if repl == nil {
+				repl = make(map[int][]byte)
+			}
+			repl[ti] = out
 		}
-		if restoring && len(diffs) == 0 {
-			continue // the request sends what was captured
-		}
-		stripped, _ := c.Strip(raw)
-		out, err := c.Patch(stripped, want)
-		if err != nil {
-			reps = append(reps, Repair{Pointer: ptr, Action: RepairFailed, Detail: err.Error()})
-			continue
-		}
-		if bytes.Equal(out, raw) {
-			continue
-		}
-		repl[ti] = out
-		if restoring && len(diffs) > 0 && carriesReasoning(want) {
-			reps = append(reps, Repair{Pointer: ptr, Action: RepairRestored,
-				Detail: "put back as captured: " + strings.Join(diffs, "; ")})
-		}
-		for _, n := range removed {
-			reps = append(reps, Repair{Pointer: ptr, Action: RepairRemoved, Detail: n.String()})
+		for _, rp := range treps {
+			rp.Pointer = r.Pointer(first)
+			reps = append(reps, rp)
 		}
 	}
 	if len(repl) == 0 {
@@ -147,10 +143,53 @@ func (t *Transport) repair(ctx context.Context, cl *call) ([]byte, []Repair) {
 	return r.Splice(func(ti int, _ []byte) []byte { return repl[ti] }), reps
 }
 
+// repairTurn is what repair makes of one turn of the request (tu, whose
+// raw text is raw) given what the target should get of it (want, and the
+// notices of the Carry that made it; restoring: want is the turn's
+// capture): the turn's new raw text (nil to leave it), and the repairs to
+// report, without pointers. A nil raw asks whether there is anything to
+// do at all: (nil, nil) when there is not.
+func repairTurn(c codecs.HTTPCodec, tu *replay.Turn, raw []byte, want *replay.Turn, notices []replay.Notice, restoring bool) ([]byte, []Repair) {
+	var removed []replay.Notice
+	for _, n := range notices {
+		if n.Case != replay.CaseToolCallID && n.Action != replay.Keep && (restoring || foreign(n)) {
+			removed = append(removed, n)
+		}
+	}
+	var diffs []string
+	if restoring {
+		diffs = differences(tu, want)
+		if len(diffs) == 0 {
+			return nil, nil // the request sends what was captured
+		}
+	} else if len(removed) == 0 || !carriesReasoning(tu) {
+		return nil, nil // judged by the request: nothing it must not send
+	}
+	if raw == nil {
+		return nil, []Repair{} // something to do
+	}
+	stripped, _ := c.Strip(raw)
+	out, err := c.Patch(stripped, want)
+	if err != nil {
+		return nil, []Repair{{Action: RepairFailed, Detail: err.Error()}}
+	}
+	if bytes.Equal(out, raw) {
+		return nil, nil
+	}
+	var reps []Repair
+	if restoring && len(diffs) > 0 && carriesReasoning(want) {
+		reps = append(reps, Repair{Action: RepairRestored, Detail: "put back as captured: " + strings.Join(diffs, "; ")})
+	}
+	for _, n := range removed {
+		reps = append(reps, Repair{Action: RepairRemoved, Detail: n.String()})
+	}
+	return out, reps
+}
+
 // captured returns the turn captured at element first of the request's
 // conversation whose visible content is the request turn tu's; or nil and
 // why none is used (an empty Repair when there simply is none).
-func (t *Transport) captured(ctx context.Context, sc scope, first int, tu *replay.Turn, r *codecs.Request) (*replay.Turn, Repair) {
+func (t *Transport) captured(ctx context.Context, sc scope, first int, tu *replay.Turn, r *codecs.Request, dg *digester) (*stored, Repair) {
 	if t.Store == nil || sc.tenant == "" {
 		return nil, Repair{}
 	}
@@ -161,17 +200,16 @@ func (t *Transport) captured(ctx context.Context, sc scope, first int, tu *repla
 	if len(docs) == 0 {
 		return nil, Repair{}
 	}
-	skip := func(name string) bool { return slices.Contains(r.Invisible, name) }
-	want := visible(tu, skip)
-	var match []*replay.Turn
+	want := dg.visible(tu)
+	var match []*stored
 	bad := 0
 	for _, d := range docs {
-		c, err := t.readStored(d)
-		if err != nil {
+		c := t.docs.read(d, t.readStored)
+		if c.err != nil {
 			bad++
 			continue
 		}
-		if visible(c, skip) == want {
+		if c.visibleOf(dg, r.Invisible) == want {
 			match = append(match, c)
 		}
 	}
@@ -180,7 +218,7 @@ func (t *Transport) captured(ctx context.Context, sc scope, first int, tu *repla
 		return match[0], Repair{}
 	case len(match) > 1:
 		for _, m := range match {
-			if len(differences(tu, m)) == 0 {
+			if len(differences(tu, m.turn)) == 0 {
 				return m, Repair{} // the request sends one of them as captured
 			}
 		}

@@ -5,14 +5,17 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"hash"
 	"net/http"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/canon"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/reqtape"
 )
 
 // tenantOf names the tenant of a request: a digest, keyed by the
@@ -73,31 +76,74 @@ var newDigest = sha256.New
 // reasoning, signatures, item ids and cache markers never count, so a
 // client that dropped or mangled its reasoning still names its
 // conversation, and any change to what the conversation says names
-// another.
+// another. The values come from the request's tape (the pass that read
+// it) where it has one.
 func chain(r *codecs.Request) []string {
-	skip := func(name string) bool { return slices.Contains(r.Invisible, name) }
-	w := canon.New(newDigest(), skip)
+	dg := newDigester(r.Invisible)
+	w := dg.w
 	w.Tag('v', "replay conversation v1")
+	var root, conv jsonw.Val
+	if t := reqtape.Get(&r.History); t != nil {
+		root = t.Root()
+		conv = root.Get(r.Member)
+	}
 	for _, b := range r.Bound {
 		w.Tag('b', "")
 		if b.End > b.Start {
-			w.Value(string(r.Body[b.Start:b.End]))
+			dg.value(r.Body, root.At(b.Start, b.End), b.Start, b.End)
 		}
 	}
+	// The digests, as hex, in one buffer.
+	const n = 2 * 16
+	hx := make([]byte, n*(len(r.Elements)+1))
 	d := make([]string, len(r.Elements)+1)
-	sum := func() string { return hex.EncodeToString(w.Sum(nil)[:16]) }
-	d[0] = sum()
+	var sum [sha256.Size]byte
+	mark := func(i int) {
+		hex.Encode(hx[i*n:(i+1)*n], w.Sum(sum[:0])[:16])
+		d[i] = unsafe.String(&hx[i*n], n)
+	}
+	mark(0)
 	for i, e := range r.Elements {
 		switch {
 		case e.Turn < 0:
 			w.Tag('m', "")
-			w.Value(string(r.Body[e.Start:e.End]))
+			el := conv.Index(i)
+			if el.Start() != e.Start {
+				el = jsonw.Val{}
+			}
+			dg.value(r.Body, el, e.Start, e.End)
 		case i == 0 || r.Elements[i-1].Turn != e.Turn:
-			w.Tag('a', visible(r.History.Turns[e.Turn], skip))
+			w.Tag('a', dg.visible(r.History.Turns[e.Turn]))
 		}
-		d[i+1] = sum()
+		mark(i + 1)
 	}
 	return d
+}
+
+// digester writes the canonical forms a request's digests are made of,
+// reusing its writers.
+type digester struct {
+	skip func(string) bool
+	w    *canon.Writer // the conversation's
+	tw   *canon.Writer // a turn's (visible)
+	th   hash.Hash
+	sum  [sha256.Size]byte
+}
+
+func newDigester(invisible []string) *digester {
+	skip := func(name string) bool { return slices.Contains(invisible, name) }
+	th := newDigest()
+	return &digester{skip: skip, w: canon.New(newDigest(), skip), tw: canon.New(th, skip), th: th}
+}
+
+// value writes the value at body[start:end], read from v, its value on the
+// request's tape, when v is present.
+func (dg *digester) value(body []byte, v jsonw.Val, start, end int) {
+	if v.Exists() {
+		dg.w.Val(v)
+		return
+	}
+	dg.w.Value(string(body[start:end]))
 }
 
 // visible returns the digest of what a turn shows: its text (all of it,
@@ -106,8 +152,28 @@ func chain(r *codecs.Request) []string {
 // order. Reasoning, compactions, and the ids of output items are left
 // out.
 func visible(t *replay.Turn, skip func(string) bool) string {
-	w := canon.New(newDigest(), skip)
-	w.Tag('t', t.VisibleText())
+	dg := &digester{skip: skip, th: newDigest()}
+	dg.tw = canon.New(dg.th, skip)
+	return dg.visible(t)
+}
+
+// visible is the package's visible with dg's turn writer.
+func (dg *digester) visible(t *replay.Turn) string {
+	dg.th.Reset()
+	w := dg.tw
+	w.Reset(dg.th)
+	n := 0
+	for _, b := range t.Blocks {
+		if x, ok := b.(*replay.Text); ok {
+			n += len(x.Text)
+		}
+	}
+	w.TagLen('t', n)
+	for _, b := range t.Blocks {
+		if x, ok := b.(*replay.Text); ok {
+			w.Piece(x.Text)
+		}
+	}
 	for _, b := range t.Blocks {
 		switch b := b.(type) {
 		case *replay.ToolCall:
@@ -131,5 +197,5 @@ func visible(t *replay.Turn, skip func(string) bool) string {
 			}
 		}
 	}
-	return hex.EncodeToString(w.Sum(nil)[:16])
+	return hex.EncodeToString(w.Sum(dg.sum[:0])[:16])
 }

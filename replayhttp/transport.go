@@ -15,7 +15,6 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
-	"github.com/tidwall/gjson"
 )
 
 // AuditMode says what the middleware does with the audit of an outgoing
@@ -158,9 +157,16 @@ type Transport struct {
 	// applied, and applies the fixes that worked up front to the
 	// conversation's next requests (see [Retry]). Nil means off.
 	Retry *Retry
+	// RefuseMalformed, when set, says which POST requests with a body are
+	// refused when the body is not valid JSON: their call fails with an
+	// error wrapping [ErrMalformedBody] before a byte is sent. The body is
+	// checked in the pass that reads it (a proxy that refuses malformed
+	// bodies needs no pass of its own). Nil sends every body as it is.
+	RefuseMalformed func(req *http.Request) bool
 
 	secretOnce sync.Once
 	randSecret []byte
+	docs       storedCache // the stored documents repair read, by their bytes
 	codecsSeen atomic.Bool
 }
 
@@ -264,18 +270,30 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 	}
 	out := req.Clone(req.Context())
 	setBody(out, body)
-	model := ""
-	if jsonw.ValidBytes(body) {
-		model = gjson.GetBytes(body, "model").String()
+	ctx := req.Context()
+	// The model picks the codec; the codec's read validates the body (the
+	// one validating pass), and a body it could not read is validated here
+	// only when that matters: an invalid body has no model, and may be
+	// refused.
+	model := jsonw.TopString(body, "model")
+	c := t.recognise(out, body, model)
+	if c == nil || c.req == nil {
+		refuse := t.RefuseMalformed != nil && t.RefuseMalformed(req)
+		if (model != "" || refuse) && !jsonw.ValidBytes(body) {
+			if refuse {
+				err := fmt.Errorf("replayhttp: %w: %s", ErrMalformedBody, jsonw.Explain(string(body)))
+				if capture != nil {
+					capture.setTurn(nil, err)
+				}
+				return nil, err
+			}
+			c = t.recognise(out, body, "")
+		}
 	}
-	rec, ok := codecs.Recognise(t.registry(), out.Method, out.URL, t.Provider, model)
-	if !ok {
+	if c == nil {
 		return passThrough(out, next, capture)
 	}
-	ctx := req.Context()
-	c := &call{codec: rec.Codec, rec: rec}
-	c.scope.tenant = t.tenantOf(out, rec.Codec)
-	c.read(t, out, body)
+	rec := c.rec
 	var repairs []Repair
 	if t.Store != nil && c.req != nil {
 		var fixed []byte
@@ -363,6 +381,23 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 	}
 	resp.Body = newTeeBody(resp.Body, c.codec, resp.Header, rec.Array, resp.StatusCode, t.Limits, finish)
 	return resp, nil
+}
+
+// ErrMalformedBody is what a request whose body is not valid JSON fails
+// with when [Transport.RefuseMalformed] refuses it.
+var ErrMalformedBody = errors.New("the request body is not valid JSON; it was not sent")
+
+// recognise returns the call of a request the registry recognises (with
+// model, the one its body names), its body read; nil for one it does not.
+func (t *Transport) recognise(out *http.Request, body []byte, model string) *call {
+	rec, ok := codecs.Recognise(t.registry(), out.Method, out.URL, t.Provider, model)
+	if !ok {
+		return nil
+	}
+	c := &call{codec: rec.Codec, rec: rec}
+	c.scope.tenant = t.tenantOf(out, rec.Codec)
+	c.read(t, out, body)
+	return c
 }
 
 // refuses reports whether the audit of the call's request says the
@@ -456,25 +491,51 @@ func (c *call) refusal(req *http.Request, ae *AuditError) *http.Response {
 // reasoning item or a compaction.
 func hasItems(t *replay.Turn) bool { return carriesReasoning(t) }
 
-// readBody reads a request body whole, up to max bytes, and closes it.
-// A body that already holds its bytes (one with a Bytes method giving
-// them all, unread, as a proxy's does) is taken without a copy.
+// readBody reads a request body whole, up to max bytes, and closes it:
+// into a buffer of the size its Content-Length says. A body that already
+// holds its bytes (one with a Bytes method giving them all, unread, as a
+// proxy's does) is taken without a copy.
 func readBody(req *http.Request, max int) ([]byte, error) {
 	defer req.Body.Close()
+	tooLarge := &replay.LimitError{What: "request size", Limit: max, Event: -1, Block: -1}
 	if h, ok := req.Body.(interface{ Bytes() []byte }); ok && req.ContentLength == int64(len(h.Bytes())) {
 		if b := h.Bytes(); len(b) <= max {
 			return b, nil
 		}
-		return nil, &replay.LimitError{What: "request size", Limit: max, Event: -1, Block: -1}
+		return nil, tooLarge
 	}
-	body, err := io.ReadAll(io.LimitReader(req.Body, int64(max)+1))
+	buf := []byte(nil)
+	if n := req.ContentLength; n > 0 && n <= int64(max) {
+		buf = make([]byte, 0, n+1) // one more byte, to see the end without growing
+	}
+	body, err := readAll(buf, io.LimitReader(req.Body, int64(max)+1))
 	if err != nil {
 		return nil, fmt.Errorf("replayhttp: reading the request body: %w", err)
 	}
 	if len(body) > max {
-		return nil, &replay.LimitError{What: "request size", Limit: max, Event: -1, Block: -1}
+		return nil, tooLarge
 	}
 	return body, nil
+}
+
+// readAll is io.ReadAll into b.
+func readAll(b []byte, r io.Reader) ([]byte, error) {
+	if cap(b) == 0 {
+		return io.ReadAll(r)
+	}
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 func setBody(req *http.Request, body []byte) {

@@ -244,7 +244,8 @@ func New(cfg Config) (*Server, error) {
 		}
 		up := &upstream{Upstream: u, base: p, provider: u.provider(cfg.Registry), codec: upstreamCodec(cfg.Registry, u, p), srv: s}
 		up.tr = &replayhttp.Transport{Base: base, Registry: cfg.Registry, Provider: up.provider, Limits: lim,
-			Audit: audit[cfg.Mode], Store: s.store, Policy: cfg.Policy, Retry: cfg.Retry, Secret: secret}
+			Audit: audit[cfg.Mode], Store: s.store, Policy: cfg.Policy, Retry: cfg.Retry, Secret: secret,
+			RefuseMalformed: claimsJSON}
 		s.routes[u.Name] = up
 		s.names = append(s.names, u.Name)
 	}

@@ -23,7 +23,6 @@ import (
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/replayhttp"
-	"github.com/tidwall/gjson"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
@@ -91,6 +90,7 @@ type exchange struct {
 	up         *upstream
 	rest       string
 	body       []byte
+	bodyJSON   bool // body claims to be JSON: refused unless it is
 	reserved   int64
 	api, model string
 	shape      errorShape
@@ -265,22 +265,39 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, x *exchange) b
 		s.fail(w, x, http.StatusBadRequest, "replay proxy: reading the request body: "+err.Error())
 		return false
 	}
-	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); len(body) > 0 &&
-		(mt == "application/json" || strings.HasSuffix(mt, "+json")) && !jsonw.ValidBytes(body) {
-		x.refused = "malformed_json"
-		s.fail(w, x, http.StatusBadRequest, "replay proxy: the request body is not valid JSON; it was not sent")
-		return false
+	// A POST's body is checked by the middleware, in the pass that reads
+	// it (Transport.RefuseMalformed); any other's here.
+	if len(body) > 0 && claimsJSON(r) {
+		if r.Method != http.MethodPost && !jsonw.ValidBytes(body) {
+			s.malformed(w, x)
+			return false
+		}
+		x.bodyJSON = true
 	}
 	x.body = body
 	return true
+}
+
+// claimsJSON reports whether a request says its body is JSON.
+func claimsJSON(r *http.Request) bool {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
+
+// malformed answers a request whose body claims to be JSON and is not.
+func (s *Server) malformed(w http.ResponseWriter, x *exchange) {
+	x.refused = "malformed_json"
+	s.fail(w, x, http.StatusBadRequest, "replay proxy: the request body is not valid JSON; it was not sent")
 }
 
 // forward sends the request upstream through the middleware (by
 // httputil.ReverseProxy) and streams the answer back.
 func (s *Server) forward(w http.ResponseWriter, r *http.Request, x *exchange) {
 	up := x.up
-	if len(x.body) > 0 && jsonw.ValidBytes(x.body) {
-		x.model = gjson.GetBytes(x.body, "model").String()
+	// A body that claims to be JSON is refused unless it is (before a byte
+	// is sent): the model is found without a validating pass of its own.
+	if len(x.body) > 0 && (x.bodyJSON || jsonw.ValidBytes(x.body)) {
+		x.model = jsonw.TopString(x.body, "model")
 	}
 	target := *up.base
 	target.Path = strings.TrimSuffix(target.Path, "/") + x.rest
@@ -447,6 +464,11 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 // reached (a 502 in the provider's shape).
 func (s *Server) proxyError(w http.ResponseWriter, r *http.Request, err error) {
 	x := exchangeOf(r.Context())
+	if errors.Is(err, replayhttp.ErrMalformedBody) {
+		x.model = ""
+		s.malformed(w, x)
+		return
+	}
 	if r.Context().Err() != nil {
 		x.status, x.err = 499, "the client went away before the upstream answered"
 		return

@@ -43,7 +43,7 @@ func defineAudit(fs *flag.FlagSet) func(*env, []string) error {
 	fs.StringVar(&t.PrefixHash, "prefix-hash", "", "the prefix hash (`H`) the latest turn is sent after")
 	fs.BoolVar(&t.Tools, "tools", false, "tools are in play")
 	fs.BoolVar(&t.Store, "store", false, "the provider stores responses (OpenAI store: true)")
-	fs.BoolVar(&t.Thinking, "thinking", false, "reasoning is enabled on the request (Anthropic: manual thinking)")
+	fs.BoolVar(&t.Thinking, "thinking", false, "reasoning is enabled on the request (for an Anthropic history without --request: manual thinking)")
 	fs.StringVar(&a.request, "request", "", "the native request `BODY` (a file) that carries the history; alone, it is audited as it is (JSON pointers in the report point into it)")
 	fs.BoolVar(&a.compact, "compact", false, "print the report on one line")
 	fs.IntVar(&a.jobs, "jobs", runtime.GOMAXPROCS(0), "conversations audited at once (`N`), for many conversations")

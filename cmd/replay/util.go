@@ -10,7 +10,6 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonindent"
-	"github.com/reasonreplay/replay/internal/turndoc"
 	"github.com/tidwall/gjson"
 )
 
@@ -56,28 +55,33 @@ func oneLine(b []byte) []byte {
 // from a decoder is valid JSON, its raw members checked when read, so the
 // fallback of indent, the compact document as it is, never applies.)
 func writeTurn(w io.Writer, t *replay.Turn, compact bool) {
-	out := w
-	var ind *jsonindent.Writer
-	if !compact {
-		ind = jsonindent.NewWriter(w, "", "  ")
-		out = ind
-	}
-	buf := make([]byte, 0, 64<<10)
-	buf = turndoc.Write(t, buf, func(b []byte) []byte {
-		if compact {
-			b = oneLine(b)
-		}
-		out.Write(b)
-		return b[:0]
-	})
 	if compact {
-		w.Write(append(oneLine(buf), '\n'))
+		t.WriteTo(oneLineWriter{w: w})
+		w.Write([]byte{'\n'})
 		return
 	}
-	ind.Write(buf)
+	ind := jsonindent.NewWriter(w, "", "  ")
+	t.WriteTo(ind)
 	if ind.Flush() == nil {
 		w.Write([]byte{'\n'})
 	}
+}
+
+// oneLineWriter writes what it is given to w without its line breaks
+// (oneLine on a copy: a Write must not change its argument).
+type oneLineWriter struct {
+	w   io.Writer
+	buf []byte
+}
+
+func (o oneLineWriter) Write(p []byte) (int, error) {
+	if bytes.IndexAny(p, "\r\n") < 0 {
+		return o.w.Write(p)
+	}
+	if _, err := o.w.Write(oneLine(append(o.buf[:0], p...))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // isTurnDocument reports whether data is a turn document.

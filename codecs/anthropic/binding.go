@@ -14,6 +14,7 @@ import (
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/claude"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/reasonreplay/replay/internal/prefixv1"
 	"github.com/tidwall/gjson"
 )
@@ -87,6 +88,25 @@ type prefix struct {
 	msgs   []gjson.Result
 }
 
+// prefixOf is readPrefix on the request a History holds, as the pass that
+// read it found it (nil when there is none, or no messages array).
+func prefixOf(h *replay.History) *prefix {
+	root := requestRoot(h)
+	m := root.Get("messages")
+	if !m.IsArray() {
+		return nil
+	}
+	p := &prefix{system: root.Get("system").Result(), msgs: make([]gjson.Result, 0, m.Len())}
+	if tools := root.Get("tools"); tools.Exists() {
+		p.tools = tools.Result().Array()
+	}
+	m.ForEach(func(_ int, _ string, el jsonw.Val) bool {
+		p.msgs = append(p.msgs, el.Result())
+		return true
+	})
+	return p
+}
+
 func readPrefix(body []byte) (*prefix, error) {
 	if !jsonw.ValidBytes(body) {
 		return nil, bodyErr("", "expected a Messages request body: %s", jsonw.Explain(string(body)))
@@ -104,14 +124,28 @@ func readPrefix(body []byte) (*prefix, error) {
 
 // isThinking reports whether a content block is a thinking or
 // redacted_thinking block (not part of the prefix).
-func isThinking(b gjson.Result) bool {
+func isThinking(b jsonw.Val) bool {
+	t := b.Get("type")
+	return t.Is("thinking") || t.Is("redacted_thinking")
+}
+
+// isThinkingG is isThinking for a block read with gjson.
+func isThinkingG(b gjson.Result) bool {
 	t := b.Get("type").Str
 	return t == "thinking" || t == "redacted_thinking"
 }
 
 // blockKey is what identifies a thinking block in the chain: its signature,
 // or a redacted block's data.
-func blockKey(b gjson.Result) string {
+func blockKey(b jsonw.Val) string {
+	if b.Get("type").Is("redacted_thinking") {
+		return b.Get("data").Str()
+	}
+	return b.Get("signature").Str()
+}
+
+// blockKeyG is blockKey for a block read with gjson.
+func blockKeyG(b gjson.Result) string {
 	if b.Get("type").Str == "redacted_thinking" {
 		return b.Get("data").Str
 	}
@@ -133,8 +167,8 @@ func (p *prefix) chain(n int) string {
 	for i := n - 1; i >= 0; i-- {
 		c := p.msgs[i].Get("content").Array()
 		for j := len(c) - 1; j >= 0; j-- {
-			if isThinking(c[j]) {
-				return chainDigest(blockKey(c[j]))
+			if isThinkingG(c[j]) {
+				return chainDigest(blockKeyG(c[j]))
 			}
 		}
 	}
@@ -226,7 +260,7 @@ func appendMessage(dst []byte, m gjson.Result, skip int) []byte {
 		dst = append(dst, '[')
 		j, k := 0, 0
 		e.val.ForEach(func(_, b gjson.Result) bool {
-			if j >= skip && !isThinking(b) {
+			if j >= skip && !isThinkingG(b) {
 				if k > 0 {
 					dst = append(dst, ',')
 				}
@@ -319,7 +353,7 @@ func (c Codec) enforcement(h *replay.History, t *replay.Target, model string) (r
 	}
 	behaviour := ""
 	if req := requestRoot(h); req.Exists() {
-		behaviour = req.Get("thinking.block_binding.prefix_mismatch_behavior").Str
+		behaviour = req.Path("thinking.block_binding.prefix_mismatch_behavior").Str()
 	}
 	switch {
 	case behaviour == "drop_block":
@@ -371,16 +405,13 @@ func (c Codec) platform(t *replay.Target) string {
 	return strings.ToLower(c.Provider)
 }
 
-// requestRoot returns the request body's root object, or an empty result.
-func requestRoot(h *replay.History) gjson.Result {
-	if len(h.Request) == 0 || !jsonw.ValidBytes(h.Request) {
-		return gjson.Result{}
+// requestRoot returns the request body's root object as the pass that
+// read it found it, or an absent value.
+func requestRoot(h *replay.History) jsonw.Val {
+	if r := kit.Body(h); r.IsObject() {
+		return r
 	}
-	r := gjson.ParseBytes(h.Request)
-	if !r.IsObject() {
-		return gjson.Result{}
-	}
-	return r
+	return jsonw.Val{}
 }
 
 // messageIndex returns the message index of a turn's pointer
@@ -399,9 +430,9 @@ func messageIndex(ptr string) int {
 
 // firstThinking returns the content index of the first thinking or
 // redacted_thinking block of a message, or -1.
-func firstThinking(m gjson.Result) int {
+func firstThinking(m jsonw.Val) int {
 	at, j := -1, 0
-	m.Get("content").ForEach(func(_, b gjson.Result) bool {
+	m.Get("content").Each(func(_ int, b jsonw.Val) bool {
 		if isThinking(b) {
 			at = j
 			return false
@@ -481,19 +512,23 @@ func (c Codec) walkPrefix(h *replay.History, t *replay.Target, legacy bool, mism
 		return tu.Provenance.LegacyPrefixHash
 	}
 	if len(h.Request) > 0 && len(h.Pointers) == len(h.Turns) {
-		p, err := readPrefix(h.Request)
-		if err != nil {
+		msgs := requestMessages(h)
+		if !msgs.Exists() {
 			return
 		}
+		var p *prefix // read when a turn has a prefix hash to compare
 		for ti, tu := range h.Turns {
 			n := messageIndex(h.Pointers[ti])
 			rec := recorded(tu)
-			if rec == "" || n < 0 || n >= len(p.msgs) {
+			if rec == "" || n < 0 || n >= msgs.Len() {
 				continue
 			}
-			j := firstThinking(p.msgs[n])
+			j := firstThinking(msgs.Index(n))
 			if j < 0 {
 				continue
+			}
+			if p == nil {
+				p = prefixOf(h)
 			}
 			got := p.hash(n)
 			if got == rec {
@@ -546,7 +581,7 @@ func (c Codec) checkChain(h *replay.History, t *replay.Target, report func(repla
 	if c.Format() != formats.AnthropicClaude {
 		return
 	}
-	if requestMessages(h) != nil {
+	if requestMessages(h).Exists() {
 		c.checkRequestChain(h, t, report)
 		return
 	}
@@ -620,7 +655,7 @@ func digestOf(d, key string) bool {
 func (c Codec) checkRequestChain(h *replay.History, t *replay.Target, report func(replay.Violation)) {
 	links := map[string]storedLink{}
 	for ti, tu := range h.Turns {
-		pred := tu.Provenance.ChainHash
+		pred, predKey := tu.Provenance.ChainHash, "" // predKey: the item whose digest pred is, computed when needed
 		for bi, b := range tu.Blocks {
 			it, ok := b.(replay.ReasoningItem)
 			if !ok || it.Meta().Format.Family() != formats.AnthropicClaude.Family() {
@@ -631,34 +666,32 @@ func (c Codec) checkRequestChain(h *replay.History, t *replay.Target, report fun
 				continue
 			}
 			if _, dup := links[k]; !dup {
+				if predKey != "" {
+					pred, predKey = chainDigest(predKey), ""
+				}
 				links[k] = storedLink{pred, ti, bi}
 			}
-			pred = chainDigest(k)
+			pred, predKey = "", k
 		}
 	}
-	byDigest := map[string]string{}
-	for k := range links {
-		byDigest[chainDigest(k)] = k
-	}
-	turnOf := map[int]int{}
+	turnOf := make(map[int]int, len(h.Pointers))
 	for ti, p := range h.Pointers {
 		turnOf[messageIndex(p)] = ti
 	}
 	var sent []sentBlock
-	for i, m := range requestMessages(h) {
+	requestMessages(h).ForEach(func(i int, _ string, m jsonw.Val) bool {
 		ti, ok := turnOf[i]
 		if !ok {
 			ti = -1
 		}
-		j := 0
-		m.Get("content").ForEach(func(_, b gjson.Result) bool {
+		m.Get("content").Each(func(j int, b jsonw.Val) bool {
 			if isThinking(b) {
 				sent = append(sent, sentBlock{key: blockKey(b), turn: ti, blk: -1, msg: i, index: j})
 			}
-			j++
 			return true
 		})
-	}
+		return true
+	})
 	present := map[string]bool{}
 	for _, s := range sent {
 		present[s.key] = true
@@ -667,6 +700,10 @@ func (c Codec) checkRequestChain(h *replay.History, t *replay.Target, report fun
 	for _, s := range sent {
 		l, known := links[s.key]
 		if known && l.pred != "" && prev != "" && l.pred != chainDigest(prev) {
+			byDigest := make(map[string]string, len(links))
+			for k := range links {
+				byDigest[chainDigest(k)] = k
+			}
 			var msg string
 			if missing, ok := byDigest[l.pred]; ok && !present[missing] {
 				ml := links[missing]

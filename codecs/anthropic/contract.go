@@ -10,6 +10,7 @@ import (
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/claude"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
 
@@ -208,30 +209,28 @@ func (c Codec) Contract() replay.ReplayContract {
 // also relayed by Bedrock (codecs/bedrock).
 const symFirstBlock = claude.SymFirstBlock
 
-// requestMessages returns the request's messages, or nil.
-func requestMessages(h *replay.History) []gjson.Result {
-	if len(h.Request) == 0 || !jsonw.ValidBytes(h.Request) {
-		return nil
+// requestMessages returns the request's messages array as the pass that
+// read the request found it; absent when there is no request or no
+// messages array.
+func requestMessages(h *replay.History) jsonw.Val {
+	if m := kit.Body(h).Get("messages"); m.IsArray() {
+		return m
 	}
-	m := gjson.GetBytes(h.Request, "messages")
-	if !m.IsArray() {
-		return nil
-	}
-	return m.Array()
+	return jsonw.Val{}
 }
 
 // latestAssistant returns the index of the last assistant message, and
 // whether the message after it is a user message holding a tool_result
 // (the tool loop is in progress).
-func latestAssistant(msgs []gjson.Result) (int, bool) {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Get("role").Str != "assistant" {
+func latestAssistant(msgs jsonw.Val) (int, bool) {
+	for i := msgs.Len() - 1; i >= 0; i-- {
+		if !msgs.Index(i).Get("role").Is("assistant") {
 			continue
 		}
 		loop := false
-		if i+1 < len(msgs) && msgs[i+1].Get("role").Str == "user" {
-			msgs[i+1].Get("content").ForEach(func(_, b gjson.Result) bool {
-				loop = b.Get("type").Str == "tool_result"
+		if next := msgs.Index(i + 1); next.Get("role").Is("user") {
+			next.Get("content").Each(func(_ int, b jsonw.Val) bool {
+				loop = b.Get("type").Is("tool_result")
 				return !loop
 			})
 		}
@@ -272,21 +271,23 @@ func blockType(b replay.Block) string {
 func (c Codec) checkThinkingFirst(h *replay.History, t *replay.Target, report func(replay.Violation)) {
 	// DeepSeek's host answers with its own text (RuleHostThinking); MiniMax's
 	// takes the turn and loses the thinking silently.
-	if own := c.Format(); !t.Thinking || own == formats.DeepSeekAnthropic || own == formats.MiniMaxAnthropic {
+	// Adaptive thinking drops the requirement: the model decides whether a
+	// turn thinks.
+	if own := c.Format(); !manualThinking(h, t) || own == formats.DeepSeekAnthropic || own == formats.MiniMaxAnthropic {
 		return
 	}
 	last := len(h.Turns) - 1
-	if msgs := requestMessages(h); msgs != nil {
+	if msgs := requestMessages(h); msgs.Exists() {
 		i, loop := latestAssistant(msgs)
 		if i < 0 || !loop {
 			return
 		}
-		first := msgs[i].Get("content.0.type")
-		if first.Str == "thinking" || first.Str == "redacted_thinking" {
+		first := msgs.Index(i).Path("content.0.type").Str()
+		if first == "thinking" || first == "redacted_thinking" {
 			return
 		}
-		found := first.Str
-		if msgs[i].Get("content").Type == gjson.String {
+		found := first
+		if msgs.Index(i).Get("content").IsString() {
 			found = "text"
 		}
 		report(replay.Violation{Turn: last, Block: -1, Pointer: contentPointer(i, 0) + "/type",
@@ -351,7 +352,7 @@ func (c Codec) checkModified(h *replay.History, t *replay.Target, report func(re
 	}
 	c.checkSealedOrder(h.Turns[last], last, report)
 	msgs := requestMessages(h)
-	if msgs == nil {
+	if !msgs.Exists() {
 		return
 	}
 	i, loop := latestAssistant(msgs)
@@ -365,14 +366,14 @@ func (c Codec) checkModified(h *replay.History, t *replay.Target, report func(re
 		at int
 	}
 	var got []sent
-	msgs[i].Get("content").ForEach(func(k, b gjson.Result) bool {
-		switch typ := b.Get("type").Str; typ {
+	msgs.Index(i).Get("content").Each(func(k int, b jsonw.Val) bool {
+		switch typ := b.Get("type").Str(); typ {
 		case "thinking":
-			got = append(got, sent{anchor{typ, b.Get("signature").Str, b.Get("thinking").Str}, int(k.Int())})
+			got = append(got, sent{anchor{typ, b.Get("signature").Str(), b.Get("thinking").Str()}, k})
 		case "redacted_thinking":
-			got = append(got, sent{anchor{typ, b.Get("data").Str, ""}, int(k.Int())})
+			got = append(got, sent{anchor{typ, b.Get("data").Str(), ""}, k})
 		case "tool_use":
-			got = append(got, sent{anchor{typ, b.Get("id").Str, ""}, int(k.Int())})
+			got = append(got, sent{anchor{typ, b.Get("id").Str(), ""}, k})
 		}
 		return true
 	})
@@ -466,14 +467,13 @@ func (c Codec) checkSealedOrder(tu *replay.Turn, ti int, report func(replay.Viol
 // message in the request.
 func (c Codec) checkRequestSignatures(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
 	signs := c.Format().Traits().SignsText
-	for i, m := range requestMessages(h) {
-		if m.Get("role").Str != "assistant" {
-			continue
+	requestMessages(h).ForEach(func(i int, _ string, m jsonw.Val) bool {
+		if !m.Get("role").Is("assistant") {
+			return true
 		}
-		m.Get("content").ForEach(func(k, b gjson.Result) bool {
-			j := int(k.Int())
-			v := replay.Violation{Turn: -1, Block: -1, Pointer: contentPointer(i, j)}
-			switch b.Get("type").Str {
+		m.Get("content").Each(func(j int, b jsonw.Val) bool {
+			v := replay.Violation{Turn: -1, Block: -1}
+			switch b.Get("type").Str() {
 			case "thinking":
 				sig := b.Get("signature")
 				switch th := b.Get("thinking"); {
@@ -481,17 +481,17 @@ func (c Codec) checkRequestSignatures(h *replay.History, _ *replay.Target, repor
 					v.Message = "a thinking block without its thinking member (send \"thinking\": \"\" for an omitted display)"
 					v.Predicted = at(contentPath(i, j)+".thinking.thinking", predictFieldRequired)
 					v.Fix = "write the thinking member, empty when the text was omitted"
-				case th.Type != gjson.String:
+				case !th.IsString():
 					v.Message = "a thinking block whose thinking member is " + jsonType(th) + ", not a string"
 					v.Predicted = at(contentPath(i, j)+".thinking.thinking", predictNotString)
 					v.Fix = "write the captured thinking text, \"\" when it was omitted"
-				case !signs && (!sig.Exists() || sig.Type == gjson.String):
+				case !signs && (!sig.Exists() || sig.IsString()):
 					return true
 				case !sig.Exists():
 					v.Message = "a thinking block without a signature"
 					v.Predicted = at(contentPath(i, j)+".thinking.signature", predictFieldRequired)
 					v.Fix = "send the captured signature, or drop the block"
-				case sig.Str == "":
+				case sig.Str() == "":
 					v.Message = "a thinking block with an empty signature"
 					v.Predicted = at(contentPath(i, j), predictInvalidSig)
 					v.Fix = "drop the block: an unsigned thinking block is never accepted"
@@ -500,12 +500,12 @@ func (c Codec) checkRequestSignatures(h *replay.History, _ *replay.Target, repor
 				}
 			case "redacted_thinking":
 				d := b.Get("data")
-				if d.Type == gjson.String && d.Str != "" {
+				if d.IsString() && d.Str() != "" {
 					return true
 				}
 				v.Message = "a redacted_thinking block without data"
 				v.Predicted = at(contentPath(i, j)+".redacted_thinking.data", predictFieldRequired)
-				if d.Exists() && d.Type != gjson.String {
+				if d.Exists() && !d.IsString() {
 					v.Message = "a redacted_thinking block whose data is " + jsonType(d) + ", not a string"
 					v.Predicted = at(contentPath(i, j)+".redacted_thinking.data", predictNotString)
 				}
@@ -513,24 +513,26 @@ func (c Codec) checkRequestSignatures(h *replay.History, _ *replay.Target, repor
 			default:
 				return true
 			}
+			v.Pointer = contentPointer(i, j)
 			report(v)
 			return true
 		})
-	}
+		return true
+	})
 }
 
 // jsonType names a JSON value's type for messages.
-func jsonType(v gjson.Result) string {
+func jsonType(v jsonw.Val) string {
 	switch {
-	case v.Type == gjson.Null:
+	case !v.Exists() || v.IsNull():
 		return "null"
 	case v.IsObject():
 		return "an object"
 	case v.IsArray():
 		return "an array"
-	case v.Type == gjson.Number:
+	case v.IsNumber():
 		return "a number"
-	case v.Type == gjson.True || v.Type == gjson.False:
+	case v.IsBool():
 		return "a boolean"
 	}
 	return "a string"
@@ -602,10 +604,10 @@ func (c Codec) checkBeta(h *replay.History, t *replay.Target, report func(replay
 		return
 	}
 	root := requestRoot(h)
-	if bb := root.Get("thinking.block_binding"); bb.Exists() && !hasBeta(t.Headers, betaBinding) {
+	if bb := root.Path("thinking.block_binding"); bb.Exists() && !hasBeta(t.Headers, betaBinding) {
 		report(replay.Violation{Turn: -1, Block: -1, Pointer: "/thinking/block_binding",
 			Message:   "thinking.block_binding is sent without the " + betaBinding + " value in the anthropic-beta header",
-			Predicted: at(bindingPath(root.Get("thinking.type").Str, bb), predictExtraInputs),
+			Predicted: at(bindingPath(root.Path("thinking.type").Str(), bb), predictExtraInputs),
 			Fix:       "add " + betaBinding + " to the anthropic-beta header, or leave block_binding out"})
 	}
 	if hasBeta(t.Headers, betaCompactOnDemand) {
@@ -631,25 +633,28 @@ func (c Codec) checkBeta(h *replay.History, t *replay.Target, report func(replay
 // when there is one (turn from the pointers or -1, block -1), else in the
 // turns (msg -1).
 func (c Codec) eachCompaction(h *replay.History, fn func(ti, bi, msg, j int, signed bool, content string)) {
-	if msgs := requestMessages(h); msgs != nil {
-		turnOf := map[int]int{}
-		for ti, p := range h.Pointers {
-			turnOf[messageIndex(p)] = ti
-		}
-		for i, m := range msgs {
-			ti, ok := turnOf[i]
-			if !ok {
-				ti = -1
-			}
-			j := 0
-			m.Get("content").ForEach(func(_, b gjson.Result) bool {
-				if b.Get("type").Str == "compaction" {
-					fn(ti, -1, i, j, b.Get("signature").Str != "", b.Get("content").Raw)
+	if msgs := requestMessages(h); msgs.Exists() {
+		var turnOf map[int]int
+		msgs.ForEach(func(i int, _ string, m jsonw.Val) bool {
+			m.Get("content").Each(func(j int, b jsonw.Val) bool {
+				if !b.Get("type").Is("compaction") {
+					return true
 				}
-				j++
+				if turnOf == nil {
+					turnOf = map[int]int{}
+					for ti, p := range h.Pointers {
+						turnOf[messageIndex(p)] = ti
+					}
+				}
+				ti, ok := turnOf[i]
+				if !ok {
+					ti = -1
+				}
+				fn(ti, -1, i, j, b.Get("signature").Str() != "", b.Get("content").Raw())
 				return true
 			})
-		}
+			return true
+		})
 		return
 	}
 	for ti, tu := range h.Turns {
@@ -666,11 +671,11 @@ func (c Codec) eachCompaction(h *replay.History, fn func(ti, bi, msg, j int, sig
 // and the account a signed block goes to.
 func (c Codec) checkCompaction(h *replay.History, t *replay.Target, report func(replay.Violation)) {
 	root := requestRoot(h)
-	edits := root.Get("context_management.edits")
+	edits := root.Path("context_management.edits")
 	compact := false
 	k := 0
-	edits.ForEach(func(_, e gjson.Result) bool {
-		switch e.Get("type").Str {
+	edits.Each(func(_ int, e jsonw.Val) bool {
+		switch e.Get("type").Str() {
 		case "compact_20260112":
 			compact = true
 		case "clear_thinking_20251015":
@@ -693,9 +698,9 @@ func (c Codec) checkCompaction(h *replay.History, t *replay.Target, report func(
 			}
 		}
 	}
-	if msgs := requestMessages(h); msgs != nil {
+	if msgs := requestMessages(h); msgs.Exists() {
 		c.eachCompaction(h, func(ti, _, i, j int, signed bool, content string) {
-			b := msgs[i].Get("content." + strconv.Itoa(j))
+			b := msgs.Index(i).Path("content." + strconv.Itoa(j))
 			v := replay.Violation{Turn: ti, Block: -1, Pointer: contentPointer(i, j)}
 			switch {
 			case !signed && !compact && t.Headers != nil && hasBeta(t.Headers, betaCompactOnDemand):
@@ -707,7 +712,7 @@ func (c Codec) checkCompaction(h *replay.History, t *replay.Target, report func(
 				v.Predicted = at(contentPath(i, j), predictCompactionStrategy)
 				v.Fix = "add {\"type\":\"compact_20260112\"} to context_management.edits (and the compact-2026-01-12 beta)"
 			case signed:
-				want, ok := signedContent[b.Get("signature").Str]
+				want, ok := signedContent[b.Get("signature").Str()]
 				if !ok || sameJSONString(want, content) {
 					return
 				}
@@ -778,16 +783,16 @@ func (c Codec) checkHost(h *replay.History, t *replay.Target, report func(replay
 	}
 	root := requestRoot(h)
 	thinking := t.Thinking
-	if tt := root.Get("thinking.type"); tt.Exists() {
-		thinking = tt.Str != "disabled"
+	if tt := root.Path("thinking.type"); tt.Exists() {
+		thinking = tt.Str() != "disabled"
 	}
 	msgs := requestMessages(h)
 	switch {
 	case own == formats.DeepSeekAnthropic && !thinking:
 		return
-	case own == formats.DeepSeekAnthropic && msgs != nil:
-		for i, m := range msgs {
-			if m.Get("role").Str == "assistant" && firstThinking(m) < 0 {
+	case own == formats.DeepSeekAnthropic && msgs.Exists():
+		for i, n := 0, msgs.Len(); i < n; i++ {
+			if m := msgs.Index(i); m.Get("role").Is("assistant") && firstThinking(m) < 0 {
 				report(replay.Violation{Turn: -1, Block: -1, Pointer: "/messages/" + strconv.Itoa(i),
 					Message:   "DeepSeek's /anthropic endpoint in thinking mode gets an assistant message without its thinking block",
 					Predicted: predictDeepSeekThinking,
@@ -803,10 +808,10 @@ func (c Codec) checkHost(h *replay.History, t *replay.Target, report func(replay
 					Fix:       "send every assistant turn's captured thinking block back; if it was lost, disable thinking for this request"})
 			}
 		}
-	case msgs != nil && len(h.Pointers) == len(h.Turns):
+	case msgs.Exists() && len(h.Pointers) == len(h.Turns):
 		for ti, tu := range h.Turns {
 			n := messageIndex(h.Pointers[ti])
-			if n >= 0 && n < len(msgs) && c.boundItem(tu) >= 0 && firstThinking(msgs[n]) < 0 {
+			if n >= 0 && n < msgs.Len() && c.boundItem(tu) >= 0 && firstThinking(msgs.Index(n)) < 0 {
 				report(replay.Violation{Turn: ti, Block: -1, Severity: replay.SeverityDegrade, Pointer: h.Pointers[ti],
 					Message: "MiniMax's signed thinking blocks are stripped from the assistant message: interleaved thinking stops",
 					Fix:     "send MiniMax's thinking blocks back verbatim to MiniMax (Encode the captured turn)"})

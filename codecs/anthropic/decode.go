@@ -13,43 +13,45 @@ import (
 // An error body (`{"type":"error","error":{...}}`) returns a turn carrying
 // the *[replay.ProviderError] and the error itself.
 func (c Codec) Decode(body []byte) (*replay.Turn, error) {
-	if !jsonw.ValidBytes(body) {
+	var tape jsonw.Tape
+	if !tape.ResetBytes(body) {
 		return nil, bodyErr("", "expected a JSON response body")
 	}
-	root := gjson.ParseBytes(body)
+	root := tape.Root()
 	if !root.IsObject() {
 		return nil, bodyErr("", "expected a JSON object")
 	}
 	t := &replay.Turn{Provenance: replay.Provenance{API: API, Provider: c.Provider}}
 	typ := root.Get("type")
-	if typ.Str == "error" {
+	if typ.Is("error") {
 		e := root.Get("error")
-		pe := &replay.ProviderError{API: API, Type: e.Get("type").String(), Message: e.Get("message").String()}
+		pe := &replay.ProviderError{API: API, Type: strings.Clone(e.Get("type").Result().String()), Message: strings.Clone(e.Get("message").Result().String())}
 		t.Error = pe
 		return t, pe
 	}
-	if typ.Exists() && typ.Str != "message" {
-		return nil, bodyErr("/type", "expected a message, got %s", typ.Raw)
+	if typ.Exists() && !typ.Is("message") {
+		return nil, bodyErr("/type", "expected a message, got %s", typ.Raw())
 	}
-	if m := root.Get("model"); m.Type == gjson.String {
-		t.Provenance.Model = m.Str
+	if m := root.Get("model"); m.IsString() {
+		t.Provenance.Model = strings.Clone(m.Str())
 	}
 	var err error
-	if t.Transformations, err = transformations(root.Get("input_transformations"), "/input_transformations"); err != nil {
+	if t.Transformations, err = transformations(root.Get("input_transformations").Result(), "/input_transformations"); err != nil {
 		return nil, err
 	}
 	content := root.Get("content")
 	if !content.IsArray() {
 		return nil, bodyErr("/content", "expected the content array")
 	}
-	if err := c.reader(false).content(t, content, "/content"); err != nil {
+	r := c.reader(false, nil)
+	if err := r.content(t, content, "/content"); err != nil {
 		return nil, err
 	}
-	if r := root.Get("stop_reason"); r.Type == gjson.String {
-		t.FinishReason = r.Str
+	if r := root.Get("stop_reason"); r.IsString() {
+		t.FinishReason = strings.Clone(r.Str())
 	}
 	if u := root.Get("usage"); u.IsObject() {
-		t.Usage = []byte(u.Raw)
+		t.Usage = []byte(u.Raw())
 	}
 	fallback(t)
 	t.Complete = true
@@ -148,77 +150,97 @@ type reader struct {
 	// replayable rather than refused, so that the audit reports the 400 it
 	// would get (anthropic/missing-signature).
 	request bool
+	// at is the JSON Pointer of the message read ("" for a response body):
+	// block pointers, for errors, are built from it when needed.
+	at string
+	// al makes the blocks and the strings kept.
+	al *kit.Alloc
 }
 
-func (c Codec) reader(cut bool) *reader {
-	return &reader{b: kit.NewBudget(API, c.Limits, -1), format: c.Format(), cut: cut}
+// reader returns a reader for one message; al (nil for none) makes what
+// it reads.
+func (c Codec) reader(cut bool, al *kit.Alloc) *reader {
+	if al == nil {
+		al = new(kit.Alloc)
+	}
+	return &reader{b: kit.NewBudget(API, c.Limits, -1), format: c.Format(), cut: cut, al: al}
 }
+
+// ptr returns the JSON Pointer of block i of the content array at base.
+func (r *reader) ptr(base string, i int) string { return r.at + base + "/" + itoa(i) }
 
 // content appends the blocks of the content array arr (at JSON Pointer
-// base) to t.
-func (r *reader) content(t *replay.Turn, arr gjson.Result, base string) error {
+// base, under the message's) to t.
+func (r *reader) content(t *replay.Turn, arr jsonw.Val, base string) error {
+	if t.Blocks == nil {
+		t.Blocks = r.al.Blocks(arr.Len())
+	}
 	var err error
-	i := 0
-	arr.ForEach(func(_, cb gjson.Result) bool {
+	arr.ForEach(func(i int, _ string, cb jsonw.Val) bool {
 		if err = r.b.Block(i); err != nil {
 			return false
 		}
 		var b replay.Block
-		if b, err = r.block(cb, i, base+"/"+itoa(i)); err != nil {
+		if b, err = r.block(cb, i, base); err != nil {
 			return false
 		}
 		t.Blocks = append(t.Blocks, b)
-		i++
 		return true
 	})
 	return err
 }
 
 // block reads content block i.
-func (r *reader) block(cb gjson.Result, i int, ptr string) (replay.Block, error) {
+func (r *reader) block(cb jsonw.Val, i int, base string) (replay.Block, error) {
 	typ := cb.Get("type")
-	if !cb.IsObject() || typ.Type != gjson.String {
-		return nil, bodyErr(ptr, "expected a content block object with a string type")
+	if !cb.IsObject() || !typ.IsString() {
+		return nil, bodyErr(r.ptr(base, i), "expected a content block object with a string type")
 	}
-	switch typ.Str {
+	kind := typ.Str()
+	switch kind {
 	case "thinking", "redacted_thinking", "compaction":
-		if err := r.lone(cb, ptr, "thinking", "signature", "data", "content"); err != nil {
+		if err := r.lone(cb, base, i, "thinking", "signature", "data", "content"); err != nil {
 			return nil, err
 		}
 	}
-	switch typ.Str {
+	switch kind {
 	case "thinking":
-		return r.thinking(cb, i, ptr)
+		return r.thinking(cb, i, base)
 	case "redacted_thinking":
-		data, err := r.str(cb, i, ptr, "data", !r.request)
+		data, err := r.str(cb, i, base, "data", !r.request)
 		if err != nil {
 			return nil, err
 		}
-		it := &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: r.format, Index: replay.Some(i)}, Data: data}
+		it := r.al.Encrypted()
+		*it = replay.Encrypted{ItemMeta: replay.ItemMeta{Format: r.format, Index: replay.Some(i)}, Data: data}
 		it.Extra, err = r.extra(cb, i, "type", "data")
 		return it, err
 	case "text":
-		text, err := r.str(cb, i, ptr, "text", true)
+		text, err := r.str(cb, i, base, "text", true)
 		if err != nil {
 			return nil, err
 		}
-		x := &replay.Text{Text: text}
+		x := r.al.Text()
+		*x = replay.Text{Text: text}
 		x.Extra, err = r.extra(cb, i, "type", "text")
 		return x, err
 	case "tool_use":
-		return r.toolUse(cb, i, ptr)
+		return r.toolUse(cb, i, base)
 	case "compaction":
-		return r.compaction(cb, i, ptr)
+		return r.compaction(cb, i, base)
 	}
-	if err := r.b.Item(i, len(cb.Raw), len(cb.Raw)); err != nil {
+	raw, err := r.al.Bytes(&r.b, i, cb.Raw())
+	if err != nil {
 		return nil, err
 	}
-	return &replay.Native{Kind: kit.Clone(typ.Str), Raw: []byte(cb.Raw)}, nil
+	x := r.al.Native()
+	*x = replay.Native{Kind: r.al.Clone(kind), Raw: raw}
+	return x, nil
 }
 
 // compaction reads a compaction block: threshold compaction's
 // {content} or on-demand compaction's {content, signature}, byte-exact.
-func (r *reader) compaction(cb gjson.Result, i int, ptr string) (replay.Block, error) {
+func (r *reader) compaction(cb jsonw.Val, i int, base string) (replay.Block, error) {
 	x := &replay.Compaction{Format: r.format}
 	for _, f := range [...]struct {
 		k   string
@@ -226,16 +248,16 @@ func (r *reader) compaction(cb gjson.Result, i int, ptr string) (replay.Block, e
 	}{{"content", &x.Content}, {"signature", &x.Signature}} {
 		switch v := cb.Get(f.k); {
 		case !v.Exists():
-		case v.Type == gjson.Null:
+		case v.IsNull():
 			*f.dst = replay.NullOf[string]()
-		case v.Type == gjson.String:
-			s, err := r.b.Keep(i, v.Str)
+		case v.IsString():
+			s, err := r.al.Str(&r.b, i, v)
 			if err != nil {
 				return nil, err
 			}
 			*f.dst = replay.Some(s)
 		default:
-			return nil, bodyErr(ptr+"/"+f.k, "expected a string")
+			return nil, bodyErr(r.ptr(base, i)+"/"+f.k, "expected a string")
 		}
 	}
 	var err error
@@ -245,28 +267,29 @@ func (r *reader) compaction(cb gjson.Result, i int, ptr string) (replay.Block, e
 
 // thinking reads a thinking block. In a cut message, one without its
 // signature is unfinished.
-func (r *reader) thinking(cb gjson.Result, i int, ptr string) (replay.Block, error) {
-	text, err := r.str(cb, i, ptr, "thinking", false)
+func (r *reader) thinking(cb jsonw.Val, i int, base string) (replay.Block, error) {
+	text, err := r.str(cb, i, base, "thinking", false)
 	if err != nil && !r.request {
 		return nil, err
 	}
-	it := &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: r.format, Index: replay.Some(i)}, Text: text}
-	switch sg := cb.Get("signature"); sg.Type {
-	case gjson.String:
-		sig, err := r.b.Keep(i, sg.Str)
+	it := r.al.ReasoningText()
+	*it = replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: r.format, Index: replay.Some(i)}, Text: text}
+	switch sg := cb.Get("signature"); {
+	case sg.IsString():
+		sig, err := r.al.Str(&r.b, i, sg)
 		if err != nil {
 			return nil, err
 		}
 		it.Signature = replay.Some(sig)
-	case gjson.Null:
-		if sg.Exists() {
-			it.Signature = replay.NullOf[string]()
-		} else if r.cut {
+	case !sg.Exists():
+		if r.cut {
 			it.Unfinished = true
 		}
+	case sg.IsNull():
+		it.Signature = replay.NullOf[string]()
 	default:
 		if !r.request {
-			return nil, bodyErr(ptr+"/signature", "expected a string")
+			return nil, bodyErr(r.ptr(base, i)+"/signature", "expected a string")
 		}
 	}
 	it.Extra, err = r.extra(cb, i, "type", "thinking", "signature")
@@ -275,18 +298,19 @@ func (r *reader) thinking(cb gjson.Result, i int, ptr string) (replay.Block, err
 
 // toolUse reads a tool_use block; its arguments are the JSON text of
 // `input`, `{}` when it is absent, or, in a cut message, an unfinished call.
-func (r *reader) toolUse(cb gjson.Result, i int, ptr string) (replay.Block, error) {
-	id, err := r.str(cb, i, ptr, "id", true)
+func (r *reader) toolUse(cb jsonw.Val, i int, base string) (replay.Block, error) {
+	id, err := r.str(cb, i, base, "id", true)
 	if err != nil {
 		return nil, err
 	}
-	name, err := r.str(cb, i, ptr, "name", true)
+	name, err := r.str(cb, i, base, "name", true)
 	if err != nil {
 		return nil, err
 	}
-	tc := &replay.ToolCall{ID: id, Name: name, Arguments: "{}"}
+	tc := r.al.ToolCall()
+	*tc = replay.ToolCall{ID: id, Name: name, Arguments: "{}"}
 	if in := cb.Get("input"); in.Exists() {
-		if tc.Arguments, err = r.b.Keep(i, in.Raw); err != nil {
+		if tc.Arguments, err = r.al.Raw(&r.b, i, in.Raw()); err != nil {
 			return nil, err
 		}
 	} else if r.cut {
@@ -300,13 +324,13 @@ func (r *reader) toolUse(cb gjson.Result, i int, ptr string) (replay.Block, erro
 // names it has) whose string holds a lone surrogate escape: it names no
 // character, and reading it as U+FFFD would alter the minted bytes.
 // Visible text keeps its lone halves as U+FFFD.
-func (r *reader) lone(cb gjson.Result, ptr string, names ...string) error {
-	if r.request || strings.IndexByte(cb.Raw, '\\') < 0 {
+func (r *reader) lone(cb jsonw.Val, base string, i int, names ...string) error {
+	if r.request || strings.IndexByte(cb.Raw(), '\\') < 0 {
 		return nil
 	}
 	for _, n := range names {
-		if v := cb.Get(n); v.Type == gjson.String && jsonw.Lone(v.Raw) {
-			return bodyErr(ptr+"/"+n, "a lone surrogate escape: it names no character, and decoding it would alter bytes that must be kept exact")
+		if v := cb.Get(n); v.IsString() && jsonw.Lone(v.Raw()) {
+			return bodyErr(r.ptr(base, i)+"/"+n, "a lone surrogate escape: it names no character, and decoding it would alter bytes that must be kept exact")
 		}
 	}
 	return nil
@@ -314,20 +338,22 @@ func (r *reader) lone(cb gjson.Result, ptr string, names ...string) error {
 
 // str reads the string member name of block i within the budget; an absent
 // member is "" unless required.
-func (r *reader) str(cb gjson.Result, i int, ptr, name string, required bool) (string, error) {
+func (r *reader) str(cb jsonw.Val, i int, base, name string, required bool) (string, error) {
 	v := cb.Get(name)
-	if v.Type == gjson.String || (!required && !v.Exists()) {
-		return r.b.Keep(i, v.Str)
-	}
-	if r.request && !required {
+	switch {
+	case v.IsString():
+		return r.al.Str(&r.b, i, v)
+	case !required && !v.Exists():
+		return "", nil
+	case r.request && !required:
 		return "", nil
 	}
-	return "", bodyErr(ptr+"/"+name, "expected a string")
+	return "", bodyErr(r.ptr(base, i)+"/"+name, "expected a string")
 }
 
 // extra returns the members of cb not in known (see extraMembers), counted
 // against the budget.
-func (r *reader) extra(cb gjson.Result, i int, known ...string) ([]byte, error) {
-	x := extraMembers(cb, known...)
+func (r *reader) extra(cb jsonw.Val, i int, known ...string) ([]byte, error) {
+	x := cb.ExtraMembers(known...)
 	return x, r.b.Item(i, len(x), len(x))
 }

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
-	"github.com/tidwall/gjson"
+	"github.com/reasonreplay/replay/internal/jsonw"
 )
 
 // This file holds the rules on the layout of a request's messages: where
@@ -35,56 +37,80 @@ func blank(s string) bool {
 // earlier message's: the latest one is checkModified's) was emptied. An
 // empty text under a signature that was captured empty (display
 // "omitted") is normal output.
-func (c Codec) checkBlankThinking(h *replay.History, msgs []gjson.Result, latest int, report func(replay.Violation)) {
-	captured := map[string]string{}
-	for _, tu := range h.Turns {
-		for _, a := range turnAnchors(tu) {
-			if a.typ == "thinking" && a.key != "" {
-				captured[a.key] = a.text
+func (c Codec) checkBlankThinking(h *replay.History, msgs jsonw.Val, latest int, report func(replay.Violation)) {
+	var captured map[string]string // the captured text of each signature, made when a text is empty
+	emptied := func(sig string) bool {
+		if captured == nil {
+			captured = map[string]string{}
+			for _, tu := range h.Turns {
+				for _, b := range tu.Blocks {
+					if x, ok := b.(*replay.ReasoningText); ok && x.Signature.Value() != "" {
+						captured[x.Signature.Value()] = x.Text // as turnAnchors keys a thinking block
+					}
+				}
 			}
 		}
+		was, ok := captured[sig]
+		return ok && was != ""
 	}
-	for i, m := range msgs {
-		if m.Get("role").Str != "assistant" {
-			continue
+	msgs.ForEach(func(i int, _ string, m jsonw.Val) bool {
+		if !m.Get("role").Is("assistant") {
+			return true
 		}
-		j := -1
-		m.Get("content").ForEach(func(_, b gjson.Result) bool {
-			j++
-			if b.Get("type").Str != "thinking" {
+		m.Get("content").Each(func(j int, b jsonw.Val) bool {
+			if !b.Get("type").Is("thinking") {
 				return true
 			}
-			text, sig := b.Get("thinking"), b.Get("signature").Str
-			v := replay.Violation{Turn: -1, Block: -1, Pointer: contentPointer(i, j) + "/thinking"}
-			switch was, ok := captured[sig]; {
-			case text.Type == gjson.String && blank(text.Str):
+			text := b.Get("thinking")
+			v := replay.Violation{Turn: -1, Block: -1}
+			switch {
+			case blankVal(text):
 				v.Message = "the thinking block's text is white space only: it is not the text Claude produced"
 				v.Predicted = at(contentPath(i, j)+".thinking", predictBlank)
 				v.Fix = "send the thinking block as captured (its text, or \"\" when the display was omitted), or drop it"
-			case i != latest && text.Type == gjson.String && text.Str == "" && ok && was != "":
+			case i != latest && text.Is("") && emptied(b.Get("signature").Str()):
 				v.Message = "the thinking block's text was emptied: its signature covers the text captured with it"
 				v.Predicted = at(contentPath(i, j)+".thinking", predictEmptied)
 				v.Fix = "send the thinking block with its captured text, or drop it (from the start or the end of the chain)"
 			default:
 				return true
 			}
+			v.Pointer = contentPointer(i, j) + "/thinking"
 			report(v)
 			return true
 		})
+		return true
+	})
+}
+
+// blankVal is blank on a string value (false for any other), decoding it
+// only when its first character does not already say.
+func blankVal(v jsonw.Val) bool {
+	if !v.IsString() {
+		return false
 	}
+	raw := v.Raw()
+	inner := raw[1 : len(raw)-1]
+	switch {
+	case inner == "":
+		return false
+	case !v.Escaped():
+		return blank(inner)
+	case inner[0] != '\\' && inner[0] < utf8.RuneSelf && !unicode.IsSpace(rune(inner[0])):
+		return false // its first character is not white space
+	}
+	return blank(v.Str())
 }
 
 // checkBlockMembers: a thinking or redacted_thinking block carries only
 // the members the API takes back; `cache_control` on one is an extra input.
 func (c Codec) checkBlockMembers(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
-	for i, m := range requestMessages(h) {
-		if m.Get("role").Str != "assistant" {
-			continue
+	requestMessages(h).ForEach(func(i int, _ string, m jsonw.Val) bool {
+		if !m.Get("role").Is("assistant") {
+			return true
 		}
-		j := -1
-		m.Get("content").ForEach(func(_, b gjson.Result) bool {
-			j++
-			typ := b.Get("type").Str
+		m.Get("content").Each(func(j int, b jsonw.Val) bool {
+			typ := b.Get("type").Str()
 			if !isThinking(b) || !b.Get("cache_control").Exists() {
 				return true
 			}
@@ -94,7 +120,8 @@ func (c Codec) checkBlockMembers(h *replay.History, _ *replay.Target, report fun
 				Fix:       "put the cache_control marker on another block of the message (Encode writes thinking blocks without it)"})
 			return true
 		})
-	}
+		return true
+	})
 }
 
 // checkBlockOrder: an assistant message that holds thinking starts with a
@@ -105,47 +132,47 @@ func (c Codec) checkBlockOrder(h *replay.History, _ *replay.Target, report func(
 	if c.Format() != formats.AnthropicClaude {
 		return
 	}
-	for i, m := range requestMessages(h) {
+	requestMessages(h).ForEach(func(i int, _ string, m jsonw.Val) bool {
 		content := m.Get("content")
-		if m.Get("role").Str != "assistant" || !content.IsArray() || firstThinking(m) < 0 {
-			continue
+		if !m.Get("role").Is("assistant") || !content.IsArray() || firstThinking(m) < 0 {
+			return true
 		}
-		blocks := content.Array()
-		first, lastAt := 0, len(blocks)-1
-		for first < len(blocks) && blocks[first].Get("type").Str == "compaction" {
+		first, lastAt := 0, content.Len()-1
+		for first < content.Len() && content.Index(first).Get("type").Is("compaction") {
 			first++
 		}
-		if b := blocks[first]; !isThinking(b) {
-			typ := b.Get("type").Str
+		if b := content.Index(first); !isThinking(b) {
+			typ := b.Get("type").Str()
 			v := replay.Violation{Turn: -1, Block: -1, Pointer: contentPointer(i, first) + "/type",
 				Message:   fmt.Sprintf("the assistant message holds thinking blocks but starts with %s", typ),
 				Predicted: at(contentPath(i, first), fmt.Sprintf(predictFirstBlock, typ)),
 				Fix:       "send the message's blocks in the order the response had them, thinking first; drop a block put before it"}
-			if typ == "text" && blank(b.Get("text").Str) {
+			if typ == "text" && blank(b.Get("text").Str()) {
 				v.Severity = replay.SeverityRisk
 				v.Message += " (white space only, as adaptive thinking has produced)"
 			}
 			report(v)
 		}
-		if b := blocks[lastAt]; isThinking(b) {
-			typ := b.Get("type").Str
+		if b := content.Index(lastAt); isThinking(b) {
+			typ := b.Get("type").Str()
 			report(replay.Violation{Turn: -1, Block: -1, Pointer: contentPointer(i, lastAt),
 				Message:   "the assistant message ends with a " + typ + " block",
 				Predicted: at("messages."+strconv.Itoa(i), fmt.Sprintf(predictFinalBlock, typ)),
 				Fix:       "drop the trailing thinking block, or the whole message when nothing else is left"})
 		}
-	}
+		return true
+	})
 }
 
 // checkSystemOrder: a mid-conversation `role: "system"` message precedes an
 // assistant message or ends the messages.
 func (c Codec) checkSystemOrder(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
 	msgs := requestMessages(h)
-	for i, m := range msgs {
-		if m.Get("role").Str != "system" || i+1 >= len(msgs) {
+	for i, n := 0, msgs.Len(); i < n; i++ {
+		if !msgs.Index(i).Get("role").Is("system") || i+1 >= n {
 			continue
 		}
-		if next := msgs[i+1].Get("role").Str; next != "assistant" {
+		if next := msgs.Index(i + 1).Get("role").Str(); next != "assistant" {
 			report(replay.Violation{Turn: -1, Block: -1, Pointer: "/messages/" + strconv.Itoa(i),
 				Message:   fmt.Sprintf("the system message at %d is followed by a %s message", i, next),
 				Predicted: at("messages."+strconv.Itoa(i), predictSystemOrder),

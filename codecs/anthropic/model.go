@@ -7,7 +7,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/claude"
-	"github.com/tidwall/gjson"
+	"github.com/reasonreplay/replay/internal/jsonw"
 )
 
 // This file holds the rules that depend on the model a request names: the
@@ -62,10 +62,10 @@ func (c Codec) checkThinkingType(h *replay.History, t *replay.Target, report fun
 		return
 	}
 	root := requestRoot(h)
-	typ := root.Get("thinking.type").Str
+	typ := root.Path("thinking.type").Str()
 	model := t.Model
 	if model == "" {
-		model = root.Get("model").Str
+		model = root.Get("model").Str()
 	}
 	if typ == "" || model == "" {
 		return
@@ -89,24 +89,24 @@ func (c Codec) checkThinkingType(h *replay.History, t *replay.Target, report fun
 // headers (opencode#46777, on Vertex with claude-sonnet-5 and haiku-4.5).
 func (c Codec) checkBlockBindingModel(h *replay.History, t *replay.Target, report func(replay.Violation)) {
 	root := requestRoot(h)
-	bb := root.Get("thinking.block_binding")
+	bb := root.Path("thinking.block_binding")
 	model := t.Model
 	if model == "" {
-		model = root.Get("model").Str
+		model = root.Get("model").Str()
 	}
 	if !bb.Exists() || c.Format() != formats.AnthropicClaude || claude.Parse(model).TakesBlockBinding() {
 		return
 	}
 	report(replay.Violation{Turn: -1, Block: -1, Pointer: "/thinking/block_binding",
 		Message:   model + " does not take thinking.block_binding (only the preserved-thinking models do)",
-		Predicted: bindingPath(root.Get("thinking.type").Str, bb) + ": " + predictExtraInputs,
+		Predicted: bindingPath(root.Path("thinking.type").Str(), bb) + ": " + predictExtraInputs,
 		Fix:       "leave thinking.block_binding out for this model (send it only to models that take it, and only where the beta header arrives)"})
 }
 
 // bindingPath is the location the API names for a refused block_binding:
 // `thinking.<type>.block_binding`, down to prefix_mismatch_behavior when
 // the request sets it.
-func bindingPath(typ string, bb gjson.Result) string {
+func bindingPath(typ string, bb jsonw.Val) string {
 	p := "thinking"
 	if typ != "" {
 		p += "." + typ
@@ -173,7 +173,7 @@ func (c Codec) checkClientVersion(h *replay.History, t *replay.Target, report fu
 	have := claudeCodeVersion(t.Headers.Get("User-Agent"))
 	model := t.Model
 	if model == "" {
-		model = requestRoot(h).Get("model").Str
+		model = requestRoot(h).Get("model").Str()
 	}
 	need := clientMinimum(claude.Parse(model))
 	if have == "" || need == "" || !versionBefore(have, need) {

@@ -16,50 +16,99 @@ import (
 // for [replay.AuditRequest]: the content of each `messages[i]` with role
 // "assistant" is read by the same content reader as a response's (a string
 // content as one text block). The target's Model and Tools come from the
-// body, and Thinking is true for manual thinking (`thinking.type`
-// "enabled").
+// body, and Thinking is true when the request thinks (`thinking.type`
+// "enabled", "adaptive" or "between_tools"; not when it is "disabled" or
+// absent).
 //
 // A turn is Complete unless it is structurally cut: in the last assistant
 // message, a thinking block without its signature, or a tool_use without
 // its input, is unfinished and its turn is not Complete.
 func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error) {
 	h := replay.History{Request: body}
-	if !jsonw.ValidBytes(body) || !gjson.ParseBytes(body).IsObject() {
+	tape := new(jsonw.Tape)
+	root := tape.Root()
+	if tape.ResetBytes(body) {
+		root = tape.Root()
+	}
+	if !root.IsObject() {
 		return h, replay.Target{}, bodyErr("", "expected a Messages request body object")
 	}
-	root := gjson.ParseBytes(body)
+	kit.SetTape(&h, tape)
 	msgs := root.Get("messages")
 	if !msgs.IsArray() {
 		return h, replay.Target{}, bodyErr("/messages", "expected a messages array")
 	}
-	t := replay.Target{API: API, Provider: c.Provider, Model: root.Get("model").String(),
-		Tools:    len(root.Get("tools").Array()) > 0,
-		Thinking: root.Get("thinking.type").String() == "enabled"}
-	isTurn := func(m gjson.Result) bool { return m.Get("role").String() == "assistant" }
-	err := kit.RequestTurns(&h, &t, msgs, "/messages", isTurn, func(m gjson.Result, ptr string, last bool) (*replay.Turn, error) {
-		return c.requestTurn(m.Get("content"), ptr, last)
+	t := replay.Target{API: API, Provider: c.Provider, Model: strings.Clone(root.Get("model").Result().String()),
+		Tools:    kit.Items(root.Get("tools")) > 0,
+		Thinking: thinkingOn(root.Path("thinking.type"))}
+	isTurn := func(m jsonw.Val) bool { return m.Get("role").Is("assistant") }
+	r := c.reader(false, reserve(msgs, isTurn))
+	r.request = true
+	err := kit.ConvTurns(&h, &t, msgs, "/messages", r.al, isTurn, func(m jsonw.Val, ptr string, last bool) (*replay.Turn, error) {
+		return c.requestTurn(r, m.Get("content"), ptr, last)
 	})
 	return h, t, err
 }
 
-// requestTurn reads the content of one assistant message of a request; cut
-// says it is the last one, which may have been cut off.
-func (c Codec) requestTurn(content gjson.Result, ptr string, cut bool) (*replay.Turn, error) {
-	tu := &replay.Turn{Provenance: replay.Provenance{API: API, Provider: c.Provider}}
-	r := c.reader(cut)
-	r.request = true
+// reserve counts what the assistant messages of msgs hold, for one
+// allocation of each kind of block.
+func reserve(msgs jsonw.Val, isTurn func(jsonw.Val) bool) *kit.Alloc {
+	var n kit.Counts
+	msgs.ForEach(func(_ int, _ string, m jsonw.Val) bool {
+		if !isTurn(m) {
+			return true
+		}
+		n.Turns++
+		content := m.Get("content")
+		n.Bytes += len(content.Raw())
+		if !content.IsArray() {
+			n.Blocks++
+			n.Visible++
+			return true
+		}
+		n.Blocks += content.Len()
+		content.ForEach(func(_ int, _ string, b jsonw.Val) bool {
+			switch t := b.Get("type"); {
+			case t.Is("thinking"):
+				n.Texts++
+			case t.Is("redacted_thinking"):
+				n.Encrypted++
+			case t.Is("text"):
+				n.Visible++
+			case t.Is("tool_use"):
+				n.Calls++
+			case !t.Is("compaction"):
+				n.Natives++
+			}
+			return true
+		})
+		return true
+	})
+	al := new(kit.Alloc)
+	al.Reserve(n)
+	return al
+}
+
+// requestTurn reads the content of one assistant message of a request
+// with r; cut says it is the last one, which may have been cut off.
+func (c Codec) requestTurn(r *reader, content jsonw.Val, ptr string, cut bool) (*replay.Turn, error) {
+	tu := r.al.Turn()
+	*tu = replay.Turn{Provenance: replay.Provenance{API: API, Provider: c.Provider}}
+	r.b, r.cut, r.at = kit.NewBudget(API, c.Limits, -1), cut, ptr
 	switch {
-	case content.Type == gjson.String:
+	case content.IsString():
 		if err := r.b.Block(0); err != nil {
 			return nil, err
 		}
-		text, err := r.b.Keep(0, content.Str)
+		text, err := r.al.Str(&r.b, 0, content)
 		if err != nil {
 			return nil, err
 		}
-		tu.Blocks = append(tu.Blocks, &replay.Text{Text: text})
+		x := r.al.Text()
+		*x = replay.Text{Text: text}
+		tu.Blocks = append(r.al.Blocks(1), x)
 	case content.IsArray():
-		if err := r.content(tu, content, ptr+"/content"); err != nil {
+		if err := r.content(tu, content, "/content"); err != nil {
 			return nil, err
 		}
 	default:
@@ -129,4 +178,21 @@ func (c Codec) Fix(fix string, r *codecs.Request, only func(int) bool, h http.He
 // element name (see [codecs.ResultRenamer]).
 func (Codec) RenameResults(el []byte, rename func(string) (string, bool)) []byte {
 	return kit.RenameIn(el, "content", func(b gjson.Result) bool { return b.Get("type").Str == "tool_result" }, "tool_use_id", rename)
+}
+
+// thinkingOn reports whether a request's `thinking.type` turns thinking
+// on: manual ("enabled") or model-led ("adaptive", "between_tools").
+func thinkingOn(typ jsonw.Val) bool {
+	return typ.IsString() && !typ.Is("disabled")
+}
+
+// manualThinking reports whether the request asks for manual thinking,
+// the mode in which a tool turn must start with its thinking block: its
+// `thinking.type` is "enabled", or, for a history read without a request
+// body, the target says thinking is on.
+func manualThinking(h *replay.History, t *replay.Target) bool {
+	if typ := requestRoot(h).Path("thinking.type"); typ.Exists() {
+		return typ.Is("enabled")
+	}
+	return t.Thinking
 }

@@ -3,9 +3,11 @@ package bedrock
 import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 	"net/http"
+	"strings"
 )
 
 // DecodeRequest reads the assistant turns of a Converse request body
@@ -25,20 +27,25 @@ import (
 // without its input, is unfinished and its turn is not Complete.
 func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error) {
 	h := replay.History{Request: body}
-	root, msgs, err := kit.RequestRoot(API, body, "a Converse request body", "messages")
+	root, msgs, tape, err := kit.ReadRequest(API, body, "a Converse request body", "messages")
+	if tape != nil {
+		kit.SetTape(&h, tape)
+	}
 	if err != nil {
 		return h, replay.Target{}, err
 	}
 	if c.Model == "" {
-		c.Model = root.Get("modelId").String()
+		c.Model = strings.Clone(root.Get("modelId").Result().String())
 	}
 	amrf := root.Get("additionalModelRequestFields")
 	t := replay.Target{API: API, Provider: c.Provider, Model: c.Model,
-		Tools: len(root.Get("toolConfig.tools").Array()) > 0,
-		Thinking: amrf.Get("thinking.type").String() == "enabled" ||
-			amrf.Get("reasoning_config.type").String() == "enabled"}
-	isTurn := func(m gjson.Result) bool { return m.Get("role").String() == "assistant" }
-	err = kit.RequestTurns(&h, &t, msgs, "/messages", isTurn, c.requestTurn)
+		Tools:    kit.Items(root.Path("toolConfig.tools")) > 0,
+		Thinking: amrf.Path("thinking.type").Is("enabled") || amrf.Path("reasoning_config.type").Is("enabled")}
+	isTurn := func(m jsonw.Val) bool { return m.Get("role").Is("assistant") }
+	var al kit.Alloc
+	err = kit.ConvTurns(&h, &t, msgs, "/messages", &al, isTurn, func(m jsonw.Val, ptr string, cut bool) (*replay.Turn, error) {
+		return c.requestTurn(m.Detached(), ptr, cut)
+	})
 	return h, t, err
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
 
@@ -78,20 +79,20 @@ type switches struct {
 // requestSwitches reads the switches of h.Request (none without one).
 func requestSwitches(h *replay.History, p Profile) switches {
 	var s switches
-	if len(h.Request) == 0 || !jsonw.ValidBytes(h.Request) {
+	root := kit.Body(h)
+	if !root.Exists() {
 		return s
 	}
-	root := gjson.ParseBytes(h.Request)
-	s.disabled = root.Get("thinking.type").Str == "disabled" || root.Get("enable_thinking").Type == gjson.False ||
-		root.Get("chat_template_kwargs.enable_thinking").Type == gjson.False
+	s.disabled = root.Path("thinking.type").Is("disabled") || root.Get("enable_thinking").Kind() == 'f' ||
+		root.Path("chat_template_kwargs.enable_thinking").Kind() == 'f'
 	switch p.Name {
 	case qwen.Name:
-		s.preserve = root.Get("preserve_thinking").Type == gjson.True ||
-			root.Get("chat_template_kwargs.preserve_thinking").Type == gjson.True
+		s.preserve = root.Get("preserve_thinking").True() ||
+			root.Path("chat_template_kwargs.preserve_thinking").True()
 	case kimi.Name:
-		s.preserve = root.Get("thinking.keep").Str == "all"
+		s.preserve = root.Path("thinking.keep").Is("all")
 	case glm.Name:
-		s.preserve = root.Get("clear_thinking").Type == gjson.False || root.Get("thinking.clear_thinking").Type == gjson.False
+		s.preserve = root.Get("clear_thinking").Kind() == 'f' || root.Path("thinking.clear_thinking").Kind() == 'f'
 	}
 	s.preserve = s.preserve && !s.disabled
 	return s
@@ -161,8 +162,8 @@ func (c Codec) Contracts() []replay.ReplayContract {
 // request message when the request was given.
 type assistant struct {
 	turn  int
-	msg   gjson.Result // zero when no request
-	index int          // message index in the request, -1 when none
+	msg   jsonw.Val // absent when no request
+	index int       // message index in the request, -1 when none
 	calls bool
 }
 
@@ -171,30 +172,34 @@ type assistant struct {
 // also reports the position of the last user message (-1 when none) in
 // terms of assistants: the first assistant after it.
 func assistants(h *replay.History) (out []assistant, loopStart int) {
-	var msgs []gjson.Result
-	var idx []int
 	lastUser := -1
-	if len(h.Request) > 0 && jsonw.ValidBytes(h.Request) { // depth-limited before gjson reads it
-		gjson.GetBytes(h.Request, "messages").ForEach(func(k, m gjson.Result) bool {
-			switch m.Get("role").Str {
-			case "assistant":
-				msgs = append(msgs, m)
-				idx = append(idx, int(k.Int()))
-			case "user":
-				lastUser = len(msgs)
+	msgs := kit.Body(h).Get("messages")
+	n := 0
+	msgs.Each(func(_ int, m jsonw.Val) bool {
+		switch role := m.Get("role"); {
+		case role.Is("assistant"):
+			n++
+		case role.Is("user"):
+			lastUser = n
+		}
+		return true
+	})
+	if n > 0 {
+		out = make([]assistant, 0, n)
+		msgs.ForEach(func(k int, name string, m jsonw.Val) bool {
+			if !m.Get("role").Is("assistant") {
+				return true
 			}
-			return true
-		})
-	}
-	useReq := len(msgs) > 0
-	if useReq {
-		for i, m := range msgs {
-			a := assistant{turn: -1, msg: m, index: idx[i], calls: len(m.Get("tool_calls").Array()) > 0}
-			if i < len(h.Turns) && len(msgs) == len(h.Turns) {
-				a.turn = i
+			if name != "" { // an object's member: its index as gjson reads the key
+				k = int(gjson.Parse(name).Int())
+			}
+			a := assistant{turn: -1, msg: m, index: k, calls: kit.Items(m.Get("tool_calls")) > 0}
+			if len(out) < len(h.Turns) && n == len(h.Turns) {
+				a.turn = len(out)
 			}
 			out = append(out, a)
-		}
+			return true
+		})
 		if lastUser < 0 {
 			lastUser = 0
 		}
@@ -217,7 +222,7 @@ func assistants(h *replay.History) (out []assistant, loopStart int) {
 func hasReasoning(h *replay.History, a assistant) (present, null bool) {
 	if a.msg.Exists() {
 		v := a.msg.Get("reasoning_content")
-		return v.Exists() && v.Type != gjson.Null, v.Exists() && v.Type == gjson.Null
+		return v.Exists() && !v.IsNull(), v.IsNull()
 	}
 	for _, b := range h.Turns[a.turn].Blocks {
 		if x, ok := b.(*replay.ReasoningText); ok && replay.Replayable(x) {
@@ -352,7 +357,7 @@ func kimiMissing(always, nonEmpty bool) replay.Rule {
 				if !a.calls {
 					continue
 				}
-				if present, _ := hasReasoning(h, a); present && !(nonEmpty && a.msg.Exists() && a.msg.Get("reasoning_content").Str == "") {
+				if present, _ := hasReasoning(h, a); present && !(nonEmpty && a.msg.Exists() && a.msg.Get("reasoning_content").Str() == "") {
 					continue
 				}
 				kimiReport(h, a, report)

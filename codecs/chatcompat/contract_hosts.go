@@ -10,6 +10,7 @@ import (
 	"github.com/reasonreplay/replay/internal/chatstream"
 	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
 
@@ -17,13 +18,9 @@ import (
 // refusal of content parts, Kimi K3's and K2.7's, MiniMax-M3's
 // reasoning_split, and Gemini's signatures through chat completions.
 
-// requestMessages returns the request's messages (nil without a request).
-func requestMessages(h *replay.History) []gjson.Result {
-	if len(h.Request) == 0 || !jsonw.ValidBytes(h.Request) {
-		return nil
-	}
-	return gjson.GetBytes(h.Request, "messages").Array()
-}
+// requestMessages returns the request's messages, as the pass that read
+// it found them (absent without a request).
+func requestMessages(h *replay.History) jsonw.Val { return kit.Body(h).Get("messages") }
 
 // ruleContentPart: DeepSeek reads an assistant message's content as a
 // string or text parts; a part of another type (the reasoning as a
@@ -35,14 +32,12 @@ var ruleContentPart = replay.Rule{
 	Doc:      "An assistant message's content is a string or text parts: the reasoning goes in reasoning_content, never as a `thinking` content part.",
 	Symptoms: []replay.Symptom{{Match: "messages\\[\\d+\\]: unknown variant .?thinking.?, expected .?text", Fix: codecs.FixReencode}},
 	Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
-		for i, m := range requestMessages(h) {
-			if m.Get("role").Str != "assistant" || !m.Get("content").IsArray() {
-				continue
+		requestMessages(h).Each(func(i int, m jsonw.Val) bool {
+			if !m.Get("role").Is("assistant") || !m.Get("content").IsArray() {
+				return true
 			}
-			k := -1
-			m.Get("content").ForEach(func(_, part gjson.Result) bool {
-				k++
-				typ := part.Get("type").Str
+			m.Get("content").Each(func(k int, part jsonw.Val) bool {
+				typ := part.Get("type").Str()
 				if typ == "text" {
 					return true
 				}
@@ -52,7 +47,8 @@ var ruleContentPart = replay.Rule{
 					Fix:       "send the reasoning as reasoning_content and the content as a string (Encode does)"})
 				return false
 			})
-		}
+			return true
+		})
 	},
 }
 
@@ -85,7 +81,7 @@ var ruleThinkingRequired = replay.Rule{
 	Doc:      "Thinking is not turned off (`thinking: {\"type\": \"disabled\"}`) for a model that always thinks.",
 	Symptoms: []replay.Symptom{{Match: `invalid thinking: only type=enabled is allowed`, Fix: codecs.FixConfigure}},
 	Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
-		if len(h.Request) == 0 || !jsonw.ValidBytes(h.Request) || gjson.GetBytes(h.Request, "thinking.type").Str != "disabled" {
+		if !kit.Body(h).Path("thinking.type").Is("disabled") {
 			return
 		}
 		report(replay.Violation{Turn: -1, Block: -1, Pointer: "/thinking/type",
@@ -104,7 +100,7 @@ var ruleMiniMaxDetails = replay.Rule{
 	Severity: replay.SeverityDegrade,
 	Doc:      "With reasoning_split, each assistant message carries its reasoning_details back whole (every item, its text as received).",
 	Check: func(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
-		if len(h.Request) == 0 || !jsonw.ValidBytes(h.Request) || gjson.GetBytes(h.Request, "reasoning_split").Type != gjson.True {
+		if !kit.Body(h).Get("reasoning_split").True() {
 			return
 		}
 		as, _ := assistants(h)
@@ -115,10 +111,10 @@ var ruleMiniMaxDetails = replay.Rule{
 			ti, ptr, _ := where(a)
 			sent := detailsText(a.msg.Get("reasoning_details"))
 			switch captured, known := turnText(h, a); {
-			case !a.msg.Get("reasoning_details").IsArray() || len(a.msg.Get("reasoning_details").Array()) == 0:
+			case !a.msg.Get("reasoning_details").IsArray() || a.msg.Get("reasoning_details").Len() == 0:
 				// A tool-call message had reasoning (MiniMax-M3 reasons before
 				// it calls); another, when its captured turn says so.
-				if !a.calls && (!known || captured == "") || strings.Contains(a.msg.Get("content").Str, "</think>") {
+				if !a.calls && (!known || captured == "") || strings.Contains(a.msg.Get("content").Str(), "</think>") {
 					continue
 				}
 				report(replay.Violation{Turn: ti, Block: -1, Pointer: ptr,
@@ -134,11 +130,11 @@ var ruleMiniMaxDetails = replay.Rule{
 }
 
 // detailsText joins the texts of reasoning_details' reasoning.text items.
-func detailsText(det gjson.Result) string {
+func detailsText(det jsonw.Val) string {
 	var b strings.Builder
-	det.ForEach(func(_, d gjson.Result) bool {
-		if d.Get("type").Str == string(replay.KindText) {
-			b.WriteString(d.Get("text").Str)
+	det.Each(func(_ int, d jsonw.Val) bool {
+		if d.Get("type").Is(string(replay.KindText)) {
+			b.WriteString(d.Get("text").Str())
 		}
 		return true
 	})
@@ -176,19 +172,20 @@ func ruleGeminiMissing(vertex bool) replay.Rule {
 			msgs := requestMessages(h)
 			model := t.Model
 			if len(h.Request) > 0 && model == "" {
-				model = gjson.GetBytes(h.Request, "model").Str
+				model = kit.Body(h).Get("model").Str()
 			}
-			if msgs == nil || !gemsig.ValidatesSignatures(model) {
+			if !msgs.Exists() || !gemsig.ValidatesSignatures(model) {
 				return
 			}
-			current, content, contents := 0, map[int]int{}, -1
-			for i, m := range msgs {
-				switch role := m.Get("role").Str; {
+			n := kit.Items(msgs)
+			current, content, contents := 0, make([]int, n), -1
+			for i := 0; i < n; i++ {
+				switch role := itemOf(msgs, i).Get("role").Str(); {
 				case role == "user":
 					current = i + 1
 					contents++
 				case role == "system" || role == "developer":
-				case role == "tool" && i > 0 && msgs[i-1].Get("role").Str == "tool":
+				case role == "tool" && i > 0 && itemOf(msgs, i-1).Get("role").Is("tool"):
 				default:
 					contents++
 				}
@@ -200,17 +197,18 @@ func ruleGeminiMissing(vertex bool) replay.Rule {
 			}
 			var unsigned []first
 			signed := false
-			for i := current; i < len(msgs); i++ {
-				m := msgs[i]
-				calls := m.Get("tool_calls").Array()
-				if m.Get("role").Str != "assistant" || len(calls) == 0 {
+			for i := current; i < n; i++ {
+				m := itemOf(msgs, i)
+				calls := m.Get("tool_calls")
+				if !m.Get("role").Is("assistant") || kit.Items(calls) == 0 {
 					continue
 				}
-				if hasSignature(calls[0]) {
+				call := itemOf(calls, 0)
+				if hasSignature(call.Result()) {
 					signed = true
 					continue
 				}
-				unsigned = append(unsigned, first{i, calls[0].Get("function.name").Str})
+				unsigned = append(unsigned, first{i, strings.Clone(call.Path("function.name").Str())})
 			}
 			sev := replay.SeverityReject
 			if !gemsig.RequiresSignatures(model) && !signed {
@@ -228,6 +226,18 @@ func ruleGeminiMissing(vertex bool) replay.Rule {
 			}
 		},
 	}
+}
+
+// itemOf returns item i of v as gjson's Array lists v's items: an
+// array's elements, or v itself as the one item of any other value.
+func itemOf(v jsonw.Val, i int) jsonw.Val {
+	if v.IsArray() {
+		return v.Index(i)
+	}
+	if i == 0 && !v.IsNull() {
+		return v
+	}
+	return jsonw.Val{}
 }
 
 // hasSignature reports whether a chat tool call carries a Gemini thought

@@ -3,6 +3,7 @@ package cohere
 import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 	"net/http"
@@ -24,19 +25,23 @@ import (
 // tool; Thinking is true when `thinking.type` is "enabled".
 func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error) {
 	h := replay.History{Request: body}
-	root, msgs, err := kit.RequestRoot(API, body, "a v2 chat request body", "messages")
+	root, msgs, tape, err := kit.ReadRequest(API, body, "a v2 chat request body", "messages")
+	if tape != nil {
+		kit.SetTape(&h, tape)
+	}
 	if err != nil {
 		return h, replay.Target{}, err
 	}
 	if c.Model == "" {
-		c.Model = kit.Clone(root.Get("model").String())
+		c.Model = kit.Clone(root.Get("model").Result().String())
 	}
 	t := replay.Target{API: API, Provider: c.Provider, Model: c.Model,
-		Tools:    len(root.Get("tools").Array()) > 0,
-		Thinking: root.Get("thinking.type").String() == "enabled"}
-	isTurn := func(m gjson.Result) bool { return m.Get("role").String() == "assistant" }
-	err = kit.RequestTurns(&h, &t, msgs, "/messages", isTurn, func(m gjson.Result, ptr string, _ bool) (*replay.Turn, error) {
-		return c.requestTurn(m, ptr)
+		Tools:    kit.Items(root.Get("tools")) > 0,
+		Thinking: root.Path("thinking.type").Is("enabled")}
+	isTurn := func(m jsonw.Val) bool { return m.Get("role").Is("assistant") }
+	var al kit.Alloc
+	err = kit.ConvTurns(&h, &t, msgs, "/messages", &al, isTurn, func(m jsonw.Val, ptr string, _ bool) (*replay.Turn, error) {
+		return c.requestTurn(m.Detached(), ptr)
 	})
 	return h, t, err
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/reasonreplay/replay/internal/jsonw"
-	"github.com/tidwall/gjson"
+	"github.com/reasonreplay/replay/internal/kit"
 )
 
 // Rule ids of the Gemini contract.
@@ -131,22 +131,19 @@ func (r *request) currentSigned() bool {
 	return false
 }
 
-func parseRequest(body []byte) (request, bool) {
+// parseRequest reads h's request as the pass that read it found it.
+func parseRequest(h *replay.History) (request, bool) {
 	var r request
-	if len(body) == 0 || !jsonw.ValidBytes(body) {
-		return r, false
-	}
-	contents := gjson.GetBytes(body, "contents")
+	contents := kit.Body(h).Get("contents")
 	if !contents.IsArray() {
 		return r, false
 	}
-	all := contents.Array()
-	for ci, c := range all {
-		if c.Get("role").String() != "user" {
-			continue
+	contents.ForEach(func(ci int, _ string, c jsonw.Val) bool {
+		if !c.Get("role").Is("user") {
+			return true
 		}
 		real := false
-		c.Get("parts").ForEach(func(_, p gjson.Result) bool {
+		c.Get("parts").Each(func(_ int, p jsonw.Val) bool {
 			if !p.Get("functionResponse").Exists() {
 				real = true
 				return false
@@ -156,17 +153,18 @@ func parseRequest(body []byte) (request, bool) {
 		if real {
 			r.current = ci + 1
 		}
-	}
-	for ci, c := range all {
-		model := c.Get("role").String() == "model"
+		return true
+	})
+	contents.ForEach(func(ci int, _ string, c jsonw.Val) bool {
+		model := c.Get("role").Is("model")
 		var step []reqCall
 		pi := 0
-		c.Get("parts").ForEach(func(_, p gjson.Result) bool {
+		c.Get("parts").Each(func(_ int, p jsonw.Val) bool {
 			fc := p.Get("functionCall")
 			sig := p.Get("thoughtSignature")
-			rc := reqCall{content: ci, part: pi, sig: sig.String()}
+			rc := reqCall{content: ci, part: pi, sig: sig.Result().String()}
 			if fc.Exists() {
-				rc.name, rc.id = fc.Get("name").String(), fc.Get("id").String()
+				rc.name, rc.id = fc.Get("name").Result().String(), fc.Get("id").Result().String()
 				if model && ci >= r.current {
 					step = append(step, rc)
 				}
@@ -186,7 +184,8 @@ func parseRequest(body []byte) (request, bool) {
 		if len(step) > 0 {
 			r.steps = append(r.steps, step)
 		}
-	}
+		return true
+	})
 	return r, true
 }
 
@@ -237,7 +236,7 @@ var ruleMissing = replay.Rule{
 			return
 		}
 		g3 := RequiresSignatures(model)
-		if r, ok := parseRequest(h.Request); ok {
+		if r, ok := parseRequest(h); ok {
 			skip := interleaved(h, r)
 			sev := severity25(g3, r.currentSigned() || historySigned(h))
 			for _, s := range r.steps {
@@ -375,7 +374,7 @@ var ruleInterleaved = replay.Rule{
 			return
 		}
 		sev := severity25(RequiresSignatures(model), false)
-		r, ok := parseRequest(h.Request)
+		r, ok := parseRequest(h)
 		if !ok {
 			return
 		}
@@ -406,7 +405,7 @@ var ruleForeign = replay.Rule{
 		if !ValidatesSignatures(targetModel(h, t)) {
 			return
 		}
-		if r, ok := parseRequest(h.Request); ok {
+		if r, ok := parseRequest(h); ok {
 			foreign := foreignSignatures(h)
 			for _, s := range r.sigs {
 				f, ok := foreign[s.sig]
@@ -482,7 +481,7 @@ var ruleBase64 = replay.Rule{
 	Severity: replay.SeverityReject,
 	Doc:      "Every thoughtSignature is valid standard base64 (or a documented dummy value), sent as the exact string received.",
 	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
-		if r, ok := parseRequest(h.Request); ok {
+		if r, ok := parseRequest(h); ok {
 			for _, s := range r.sigs {
 				if dummy(s.sig) || gemsig.ValidBase64(s.sig) {
 					continue
@@ -517,7 +516,7 @@ var ruleSentinel = replay.Rule{
 	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
 		msg := "a function call carries the skip_thought_signature_validator sentinel instead of its signature"
 		fix := "send the call's real signature; the sentinel is a last resort for history the model did not produce"
-		if r, ok := parseRequest(h.Request); ok {
+		if r, ok := parseRequest(h); ok {
 			for _, s := range r.sigs {
 				if dummy(s.sig) {
 					report(replay.Violation{Turn: -1, Block: -1,
@@ -545,7 +544,7 @@ var ruleEncodedSentinel = replay.Rule{
 	Check: func(h *replay.History, t *replay.Target, report func(replay.Violation)) {
 		msg := "the thoughtSignature is a base64 encoding of the skip_thought_signature_validator dummy: Gemini reads it as a corrupt signature, not as the dummy"
 		fix := "send the call's real signature; where none exists, send the plain string skip_thought_signature_validator, never an encoding of it"
-		if r, ok := parseRequest(h.Request); ok {
+		if r, ok := parseRequest(h); ok {
 			for _, s := range r.sigs {
 				if gemsig.EncodedDummy(s.sig) {
 					report(replay.Violation{Turn: -1, Block: -1,

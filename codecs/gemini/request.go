@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
@@ -32,24 +33,28 @@ import (
 // thinkingBudget to 0.
 func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error) {
 	h := replay.History{Request: body}
-	root, contents, err := kit.RequestRoot(API, body, "a generateContent request body", "contents")
+	root, contents, tape, err := kit.ReadRequest(API, body, "a generateContent request body", "contents")
+	if tape != nil {
+		kit.SetTape(&h, tape)
+	}
 	if err != nil {
 		return h, replay.Target{}, err
 	}
 	t := requestTarget(c.Provider, root)
-	isTurn := func(m gjson.Result) bool { return m.Get("role").String() == "model" }
-	err = kit.RequestTurns(&h, &t, contents, "/contents", isTurn, func(m gjson.Result, ptr string, _ bool) (*replay.Turn, error) {
-		return c.requestTurn(m.Raw, ptr, t.Model)
+	isTurn := func(m jsonw.Val) bool { return m.Get("role").Is("model") }
+	var al kit.Alloc
+	err = kit.ConvTurns(&h, &t, contents, "/contents", &al, isTurn, func(m jsonw.Val, ptr string, _ bool) (*replay.Turn, error) {
+		return c.requestTurn(strings.Clone(m.Raw()), ptr, t.Model)
 	})
 	return h, t, err
 }
 
 // requestTarget reads what a request body says about its target.
-func requestTarget(provider string, root gjson.Result) replay.Target {
-	tc := root.Get("generationConfig.thinkingConfig")
-	return replay.Target{API: API, Provider: provider, Model: kit.Clone(root.Get("model").String()),
-		Tools:    len(root.Get("tools").Array()) > 0,
-		Thinking: tc.IsObject() && (!tc.Get("thinkingBudget").Exists() || tc.Get("thinkingBudget").Int() != 0)}
+func requestTarget(provider string, root jsonw.Val) replay.Target {
+	tc := root.Path("generationConfig.thinkingConfig")
+	return replay.Target{API: API, Provider: provider, Model: kit.Clone(root.Get("model").Result().String()),
+		Tools:    kit.Items(root.Get("tools")) > 0,
+		Thinking: tc.IsObject() && (!tc.Get("thinkingBudget").Exists() || tc.Get("thinkingBudget").Result().Int() != 0)}
 }
 
 // requestTurn reads one model Content object of a request, the JSON text

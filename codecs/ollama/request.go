@@ -5,6 +5,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
@@ -18,22 +19,26 @@ import (
 // function name or arguments.
 func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error) {
 	h := replay.History{Request: body}
-	root, msgs, err := kit.RequestRoot(API, body, "an /api/chat request body", "messages")
+	root, msgs, tape, err := kit.ReadRequest(API, body, "an /api/chat request body", "messages")
+	if tape != nil {
+		kit.SetTape(&h, tape)
+	}
 	if err != nil {
 		return h, replay.Target{}, err
 	}
-	t := replay.Target{API: API, Provider: c.provider(), Model: root.Get("model").String()}
-	t.Tools = len(root.Get("tools").Array()) > 0
-	switch th := root.Get("think"); th.Type {
+	t := replay.Target{API: API, Provider: c.provider(), Model: kit.Clone(root.Get("model").Result().String())}
+	t.Tools = kit.Items(root.Get("tools")) > 0
+	switch th := root.Get("think").Result(); th.Type {
 	case gjson.True:
 		t.Thinking = true
 	case gjson.String:
 		t.Thinking = th.Str != ""
 	}
-	isTurn := func(m gjson.Result) bool { return m.Get("role").Str == "assistant" }
-	err = kit.RequestTurns(&h, &t, msgs, "/messages", isTurn, func(m gjson.Result, ptr string, _ bool) (*replay.Turn, error) {
+	isTurn := func(m jsonw.Val) bool { return m.Get("role").Is("assistant") }
+	var al kit.Alloc
+	err = kit.ConvTurns(&h, &t, msgs, "/messages", &al, isTurn, func(m jsonw.Val, ptr string, _ bool) (*replay.Turn, error) {
 		var ev event
-		ev.scan(`{"message":` + m.Raw + `}`) // valid: part of a validated body
+		ev.scan(`{"message":` + m.Raw() + `}`) // valid: part of a validated body
 		bud := kit.NewBudget(API, c.Limits, -1)
 		tu := &replay.Turn{Provenance: replay.Provenance{API: API, Provider: c.provider(), Model: t.Model}}
 		b := builder{bud: &bud, turn: tu}

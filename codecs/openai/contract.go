@@ -9,6 +9,7 @@ import (
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
 
@@ -165,19 +166,16 @@ type input struct {
 }
 
 func requestInput(h *replay.History) ([]input, bool) {
-	if len(h.Request) == 0 || !jsonw.ValidBytes(h.Request) {
-		return nil, false
-	}
-	arr := gjson.GetBytes(h.Request, "input")
+	arr := kit.Body(h).Get("input")
 	if !arr.IsArray() {
 		return nil, false
 	}
-	var out []input
+	out := make([]input, 0, arr.Len())
 	run, in := -1, false
-	arr.ForEach(func(_, el gjson.Result) bool {
-		x := input{typ: el.Get("type").Str, id: el.Get("id").Str, callID: el.Get("call_id").Str,
-			enc: el.Get("encrypted_content"), role: el.Get("role").Str, el: el, run: -1}
-		if assistantItem(el) {
+	arr.ForEach(func(_ int, _ string, el jsonw.Val) bool {
+		x := input{typ: el.Get("type").Str(), id: el.Get("id").Str(), callID: el.Get("call_id").Str(),
+			enc: el.Get("encrypted_content").Result(), role: el.Get("role").Str(), el: el.Result(), run: -1}
+		if assistantItemVal(el) {
 			if !in {
 				run++
 			}
@@ -446,7 +444,12 @@ func predictNotFound(id string) string {
 }
 
 func stored(h *replay.History, t *replay.Target) bool {
-	if len(h.Request) > 0 {
+	if root := kit.Body(h); root.Exists() {
+		if s := root.Get("store"); s.IsBool() {
+			return s.True()
+		}
+	} else if len(h.Request) > 0 {
+		// Not valid JSON: read as gjson reads it.
 		if s := gjson.GetBytes(h.Request, "store"); s.Type == gjson.True || s.Type == gjson.False {
 			return s.Type == gjson.True
 		}
@@ -668,14 +671,14 @@ var efforts = []struct {
 
 // checkEffort: the request's reasoning.effort is one its model takes.
 func checkEffort(h *replay.History, t *replay.Target, report func(replay.Violation)) {
-	if len(h.Request) == 0 || !jsonw.ValidBytes(h.Request) || !(official(t) || t.Provider == "") {
+	root := kit.Body(h)
+	if !root.Exists() || !(official(t) || t.Provider == "") {
 		return
 	}
-	root := gjson.ParseBytes(h.Request)
-	effort := root.Get("reasoning.effort").Str
+	effort := strings.Clone(root.Path("reasoning.effort").Str())
 	model := t.Model
 	if model == "" {
-		model = root.Get("model").Str
+		model = strings.Clone(root.Get("model").Str())
 	}
 	m := strings.ToLower(model)
 	if i := strings.LastIndexByte(m, '/'); i >= 0 {

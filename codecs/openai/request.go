@@ -30,33 +30,45 @@ import (
 // status is `incomplete` or `in_progress`.
 func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error) {
 	h := replay.History{Request: body}
-	if !jsonw.ValidBytes(body) || !gjson.ParseBytes(body).IsObject() {
+	tape := new(jsonw.Tape)
+	if !tape.ResetBytes(body) || !tape.Root().IsObject() {
 		return h, replay.Target{}, replay.Malformed(API, -1, "", "expected a Responses request body object")
 	}
-	root := gjson.ParseBytes(body)
+	kit.SetTape(&h, tape)
+	root := tape.Root()
 	in := root.Get("input")
-	if !in.IsArray() && in.Type != gjson.String {
+	if !in.IsArray() && !in.IsString() {
 		return h, replay.Target{}, replay.Malformed(API, -1, "/input", "expected an input array or string")
 	}
 	store := root.Get("store")
-	t := replay.Target{API: API, Provider: c.Provider, Model: root.Get("model").String(),
-		Tools: len(root.Get("tools").Array()) > 0, Store: !store.Exists() || store.Bool(),
+	t := replay.Target{API: API, Provider: c.Provider, Model: strings.Clone(root.Get("model").Result().String()),
+		Tools: kit.Items(root.Get("tools")) > 0, Store: !store.Exists() || store.Result().Bool(),
 		Thinking: root.Get("reasoning").Exists()}
-	items := in.Array()
-	last := len(items)
-	for last > 0 && !assistantItem(items[last-1]) {
+	n := kit.Items(in) // a string input is one item, as gjson's Array lists it
+	item := func(i int) jsonw.Val {
+		if in.IsArray() {
+			return in.Index(i)
+		}
+		return in
+	}
+	last := n
+	for last > 0 && !assistantItemVal(item(last-1)) {
 		last--
 	}
-	for i := 0; i < len(items); {
-		if !assistantItem(items[i]) {
+	for i := 0; i < n; {
+		if !assistantItemVal(item(i)) {
 			i++
 			continue
 		}
 		j := i
-		for j < len(items) && assistantItem(items[j]) {
+		for j < n && assistantItemVal(item(j)) {
 			j++
 		}
-		tu, err := c.requestTurn(items[i:j], i, j == last)
+		run := make([]gjson.Result, j-i)
+		for k := range run {
+			run[k] = item(i + k).Detached()
+		}
+		tu, err := c.requestTurn(run, i, j == last)
 		if err != nil {
 			return h, t, err
 		}
@@ -138,8 +150,17 @@ func markCut(b replay.Block) {
 // assistantItem reports whether an input item is part of an assistant
 // turn.
 func assistantItem(it gjson.Result) bool {
-	typ := it.Get("type").Str
-	role := it.Get("role").Str
+	return isAssistantItem(it.Get("type").Str, it.Get("role").Str)
+}
+
+// assistantItemVal is assistantItem on a tape's value.
+func assistantItemVal(it jsonw.Val) bool {
+	return isAssistantItem(it.Get("type").Str(), it.Get("role").Str())
+}
+
+// isAssistantItem reports whether an input item of type typ and role is
+// part of an assistant turn.
+func isAssistantItem(typ, role string) bool {
 	switch {
 	case strings.HasSuffix(typ, "_output"), typ == "mcp_approval_response":
 		// Tool outputs (function_call_output, custom_tool_call_output,

@@ -9,7 +9,7 @@ import (
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/claude"
 	"github.com/reasonreplay/replay/internal/jsonw"
-	"github.com/tidwall/gjson"
+	"github.com/reasonreplay/replay/internal/kit"
 )
 
 // Rule ids of the OpenRouter contract.
@@ -228,12 +228,13 @@ func inToolLoop(h *replay.History) bool {
 	if len(last.ToolCalls()) == 0 {
 		return false
 	}
-	if len(h.Request) == 0 || !jsonw.ValidBytes(h.Request) {
+	root := kit.Body(h)
+	if !root.Exists() {
 		return true
 	}
 	seen, loop := false, true
-	gjson.GetBytes(h.Request, "messages").ForEach(func(_, m gjson.Result) bool {
-		switch role := m.Get("role").Str; {
+	root.Get("messages").Each(func(_ int, m jsonw.Val) bool {
+		switch role := m.Get("role").Str(); {
 		case role == "assistant":
 			seen, loop = true, true
 		case seen && role != "tool":

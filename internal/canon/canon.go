@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
 )
@@ -30,10 +31,12 @@ import (
 // usable; make one with [New]. A Writer reuses its buffers: it is not
 // safe for concurrent use.
 type Writer struct {
-	h       hash.Hash
-	skip    func(name string) bool
-	buf     []byte
-	members []member
+	h        hash.Hash
+	skip     func(name string) bool
+	buf      []byte
+	members  []member
+	vmembers []vmember // Val's members
+	scratch  []byte    // a string's decoded value
 }
 
 type member struct{ name, val string }
@@ -60,6 +63,25 @@ func (w *Writer) Tag(tag byte, s string) {
 	w.flush(false)
 }
 
+// TagLen begins what Tag(tag, s) writes for a string s of n bytes that
+// the caller then writes in pieces with Piece: the form of a string
+// joined from several without joining them.
+func (w *Writer) TagLen(tag byte, n int) {
+	w.buf = append(w.buf, tag)
+	w.buf = binary.AppendUvarint(w.buf, uint64(n))
+}
+
+// Piece writes the next piece of the string TagLen began.
+func (w *Writer) Piece(s string) {
+	if len(s) < bigString {
+		w.buf = append(w.buf, s...)
+		w.flush(false)
+		return
+	}
+	w.flush(true)
+	w.h.Write(unsafe.Slice(unsafe.StringData(s), len(s)))
+}
+
 // Value writes the canonical form of raw, which must be valid JSON (as
 // jsonw.Valid accepts: the depth is bounded there). It reports false,
 // having written part of the form, when raw is not.
@@ -80,7 +102,23 @@ func (w *Writer) flush(force bool) {
 
 func (w *Writer) str(s string) {
 	w.buf = binary.AppendUvarint(w.buf, uint64(len(s)))
-	w.buf = append(w.buf, s...)
+	if len(s) < bigString {
+		w.buf = append(w.buf, s...)
+		return
+	}
+	// A long string goes into the hash from where it is, not through buf.
+	w.flush(true)
+	w.h.Write(unsafe.Slice(unsafe.StringData(s), len(s)))
+}
+
+// bigString is the length from which a string is written into the hash
+// where it is rather than copied into the buffer first.
+const bigString = 512
+
+// Reset makes w write into h (reset by the caller) from the start, as a
+// Writer New made, keeping its buffers.
+func (w *Writer) Reset(h hash.Hash) {
+	w.h, w.buf = h, w.buf[:0]
 }
 
 // value writes raw's form; empty reports an object whose members were all

@@ -3,6 +3,7 @@ package chatstream
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
@@ -36,26 +37,35 @@ func ReadRequestWithin(api string, lim replay.Limits, body []byte, read ReadMess
 // arguments (that call is then unfinished).
 func ReadRequest(api string, body []byte, read ReadMessage) (replay.History, replay.Target, error) {
 	h := replay.History{Request: body}
-	if !jsonw.ValidBytes(body) {
+	tape := new(jsonw.Tape)
+	if !tape.ResetBytes(body) {
 		return h, replay.Target{}, replay.Malformed(api, -1, "", "expected a JSON request body: %s", jsonw.Explain(string(body)))
 	}
-	root := gjson.ParseBytes(body)
+	kit.SetTape(&h, tape)
+	root := tape.Root()
 	msgs := root.Get("messages")
 	if !root.IsObject() || !msgs.IsArray() {
 		return h, replay.Target{}, replay.Malformed(api, -1, "/messages", "expected a chat request with a messages array")
 	}
 	t := target(api, root)
 	var err error
-	i, last := -1, -1
-	var lastMsg gjson.Result
-	msgs.ForEach(func(_, m gjson.Result) bool {
-		i++
-		if m.Get("role").Str != "assistant" {
+	last := -1
+	var lastMsg jsonw.Val
+	n := 0
+	msgs.ForEach(func(_ int, _ string, m jsonw.Val) bool {
+		if m.Get("role").Is("assistant") {
+			n++
+		}
+		return true
+	})
+	h.Turns, h.Pointers = make([]*replay.Turn, 0, n), make([]string, 0, n)
+	msgs.ForEach(func(i int, _ string, m jsonw.Val) bool {
+		if !m.Get("role").Is("assistant") {
 			return true
 		}
 		ptr := "/messages/" + strconv.Itoa(i)
 		var tu *replay.Turn
-		if tu, err = read(m, ptr); err != nil {
+		if tu, err = read(m.Detached(), ptr); err != nil {
 			err = fmt.Errorf("%s: %w", ptr, err)
 			return false
 		}
@@ -80,9 +90,10 @@ func ReadRequest(api string, body []byte, read ReadMessage) (replay.History, rep
 }
 
 // target reads what a chat request says about its target.
-func target(api string, root gjson.Result) replay.Target {
-	t := replay.Target{API: api, Model: root.Get("model").String(), Store: root.Get("store").Bool()}
-	t.Tools = len(root.Get("tools").Array()) > 0
+func target(api string, root jsonw.Val) replay.Target {
+	store := root.Get("store")
+	t := replay.Target{API: api, Model: strings.Clone(root.Get("model").Result().String()), Store: store.Result().Bool()}
+	t.Tools = kit.Items(root.Get("tools")) > 0
 	t.Thinking = thinkingOn(root)
 	return t
 }
@@ -92,27 +103,27 @@ func target(api string, root gjson.Result) replay.Target {
 // `reasoning_effort` (not "none"), `thinking` (not `{"type":"disabled"}`),
 // `enable_thinking` or `chat_template_kwargs.enable_thinking`, or
 // Mistral's `prompt_mode: "reasoning"`.
-func thinkingOn(root gjson.Result) bool {
-	if r := root.Get("reasoning"); r.Exists() && r.Type != gjson.Null {
-		return !(r.Get("enabled").Type == gjson.False || r.Get("effort").Str == "none")
+func thinkingOn(root jsonw.Val) bool {
+	if r := root.Get("reasoning"); r.Exists() && !r.IsNull() {
+		return !(r.Get("enabled").Kind() == 'f' || r.Get("effort").Is("none"))
 	}
-	if r := root.Get("reasoning_effort"); r.Exists() && r.Type != gjson.Null {
-		return r.Str != "none"
+	if r := root.Get("reasoning_effort"); r.Exists() && !r.IsNull() {
+		return !r.Is("none")
 	}
-	if r := root.Get("thinking"); r.Exists() && r.Type != gjson.Null {
-		return r.Get("type").Str != "disabled" && r.Type != gjson.False
+	if r := root.Get("thinking"); r.Exists() && !r.IsNull() {
+		return !r.Get("type").Is("disabled") && r.Kind() != 'f'
 	}
-	return root.Get("enable_thinking").Bool() || root.Get("chat_template_kwargs.enable_thinking").Bool() ||
-		root.Get("prompt_mode").Str == "reasoning"
+	return root.Get("enable_thinking").Result().Bool() || root.Path("chat_template_kwargs.enable_thinking").Result().Bool() ||
+		root.Get("prompt_mode").Is("reasoning")
 }
 
 // markCut marks the turn read from msg not complete when one of its tool
 // calls is cut: no id, no function name, or no arguments member.
-func markCut(tu *replay.Turn, msg gjson.Result) {
+func markCut(tu *replay.Turn, msg jsonw.Val) {
 	calls := tu.ToolCalls()
 	k := 0
-	msg.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
-		cut := tc.Get("id").Str == "" || tc.Get("function.name").Str == "" || !tc.Get("function.arguments").Exists()
+	msg.Get("tool_calls").Each(func(_ int, tc jsonw.Val) bool {
+		cut := tc.Get("id").Str() == "" || tc.Path("function.name").Str() == "" || !tc.Path("function.arguments").Exists()
 		if cut && k < len(calls) {
 			calls[k].Unfinished = true
 			tu.Complete = false

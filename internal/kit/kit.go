@@ -145,40 +145,6 @@ func EndedBefore(api string, event int, what string) error {
 	return &replay.Error{API: api, Event: event, Err: fmt.Errorf("stream ended before %s: %w", what, io.ErrUnexpectedEOF)}
 }
 
-// RequestTurns reads the assistant turns of a request's conversation
-// array msgs (at JSON Pointer base): for each element that isTurn
-// accepts, read returns its turn (last is true for the last such element,
-// the one a cut request may have left unfinished). Each turn is completed
-// by [Settle] and added to h with its pointer; a turn that calls a tool
-// sets t.Tools.
-func RequestTurns(h *replay.History, t *replay.Target, msgs gjson.Result, base string,
-	isTurn func(gjson.Result) bool, read func(m gjson.Result, ptr string, last bool) (*replay.Turn, error)) error {
-	list := msgs.Array()
-	last := -1
-	for i, m := range list {
-		if isTurn(m) {
-			last = i
-		}
-	}
-	for i, m := range list {
-		if !isTurn(m) {
-			continue
-		}
-		ptr := base + "/" + strconv.Itoa(i)
-		tu, err := read(m, ptr, i == last)
-		if err != nil {
-			return err
-		}
-		Settle(tu)
-		if len(tu.ToolCalls()) > 0 {
-			t.Tools = true
-		}
-		h.Turns = append(h.Turns, tu)
-		h.Pointers = append(h.Pointers, ptr)
-	}
-	return nil
-}
-
 // Settle marks a turn read from a request Complete unless one of its
 // reasoning items, tool calls or native blocks is unfinished.
 func Settle(tu *replay.Turn) {

@@ -3,7 +3,7 @@ package kit
 import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
-	"github.com/tidwall/gjson"
+	"github.com/reasonreplay/replay/internal/reqtape"
 )
 
 // CheckBody refuses data (a body of api) unless it is JSON that
@@ -26,21 +26,104 @@ func NoTurn(api, verb string) error {
 	return replay.Malformed(api, -1, "", "no turn to %s", verb)
 }
 
-// RequestRoot checks a request body of api (what names it, "a Converse
-// request body") and returns its root object and the conversation array
-// named member ("messages", "contents"), each refusal a malformed-input
-// error that says why.
-func RequestRoot(api string, body []byte, what, member string) (root, conv gjson.Result, err error) {
-	if err := CheckBody(api, body, what); err != nil {
-		return root, conv, err
+// ReadRequest checks a request body of api (what names it, "a Converse
+// request body") in one validating pass (see jsonw.Tape) and returns its
+// root object, the conversation array named member, and the tape, each
+// refusal a malformed-input error that says why. The caller gives the tape
+// to the History it reads (SetTape), so that the audit's rules and the
+// middleware walk it instead of reading the body again.
+func ReadRequest(api string, body []byte, what, member string) (root, conv jsonw.Val, tape *jsonw.Tape, err error) {
+	tape = new(jsonw.Tape)
+	if !tape.ResetBytes(body) {
+		return root, conv, nil, CheckBody(api, body, what)
 	}
-	root = gjson.ParseBytes(body)
+	root = tape.Root()
 	if !root.IsObject() {
-		return root, conv, replay.Malformed(api, -1, "", "expected %s: a JSON object", what)
+		return root, conv, tape, replay.Malformed(api, -1, "", "expected %s: a JSON object", what)
 	}
 	conv = root.Get(member)
 	if !conv.IsArray() {
-		return root, conv, replay.Malformed(api, -1, "/"+member, "expected a %s array", member)
+		return root, conv, tape, replay.Malformed(api, -1, "/"+member, "expected a %s array", member)
 	}
-	return root, conv, nil
+	return root, conv, tape, nil
+}
+
+// SetTape gives h the tape its request (h.Request) was read with.
+func SetTape(h *replay.History, t *jsonw.Tape) { reqtape.Set(h, t) }
+
+// Body returns the root of h's request as the pass that read it found it
+// (absent when h has no request or it is not valid JSON): how a rule
+// reaches the request's values without reading it again. A History the
+// audit hands a rule has its tape; any other is read now.
+func Body(h *replay.History) jsonw.Val {
+	if len(h.Request) == 0 {
+		return jsonw.Val{}
+	}
+	if t := reqtape.Get(h); t != nil {
+		return t.Root()
+	}
+	t := new(jsonw.Tape)
+	if !t.ResetBytes(h.Request) {
+		return jsonw.Val{}
+	}
+	return t.Root()
+}
+
+// ConvTurns reads the assistant turns of a request's conversation array
+// conv (at JSON Pointer base, on a tape): each element of conv for which
+// isTurn reports true is a turn, read by read with its pointer (base
+// "/messages" and its index, kept in al) and whether it is the last such
+// element.
+func ConvTurns(h *replay.History, t *replay.Target, conv jsonw.Val, base string, al *Alloc,
+	isTurn func(jsonw.Val) bool, read func(m jsonw.Val, ptr string, last bool) (*replay.Turn, error)) error {
+	last, n := -1, 0
+	conv.ForEach(func(i int, _ string, m jsonw.Val) bool {
+		if isTurn(m) {
+			last = i
+			n++
+		}
+		return true
+	})
+	h.Turns, h.Pointers = make([]*replay.Turn, 0, n), make([]string, 0, n)
+	var err error
+	conv.ForEach(func(i int, _ string, m jsonw.Val) bool {
+		if !isTurn(m) {
+			return true
+		}
+		ptr := al.Pointer(base, i)
+		var tu *replay.Turn
+		if tu, err = read(m, ptr, i == last); err != nil {
+			return false
+		}
+		Settle(tu)
+		if calls(tu) {
+			t.Tools = true
+		}
+		h.Turns = append(h.Turns, tu)
+		h.Pointers = append(h.Pointers, ptr)
+		return true
+	})
+	return err
+}
+
+// calls reports whether t holds a tool call.
+func calls(t *replay.Turn) bool {
+	for _, b := range t.Blocks {
+		if _, ok := b.(*replay.ToolCall); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Items is len(gjson's Array()) of v: an array's element count, 0 for
+// null or an absent value, 1 for any other value.
+func Items(v jsonw.Val) int {
+	switch {
+	case !v.Exists() || v.IsNull():
+		return 0
+	case v.IsArray():
+		return v.Len()
+	}
+	return 1
 }

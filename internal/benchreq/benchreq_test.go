@@ -1,0 +1,68 @@
+package benchreq_test
+
+import (
+	"bytes"
+	"net/url"
+	"testing"
+
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
+	_ "github.com/reasonreplay/replay/codecs/all"
+	"github.com/reasonreplay/replay/codecs/anthropic"
+	"github.com/reasonreplay/replay/internal/benchreq"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/tidwall/gjson"
+)
+
+// Every shape reads with its API's codec as the conversation it writes:
+// one turn per generated turn, each with its reasoning, its text and its
+// tool call.
+func TestShapesRead(t *testing.T) {
+	for _, s := range benchreq.Shapes() {
+		t.Run(s.API, func(t *testing.T) {
+			body, n := s.Sized(60 << 10)
+			require.GreaterOrEqual(t, len(body), 60<<10)
+			rec, ok := codecs.Recognise(replay.Default, "POST", &url.URL{Scheme: "https", Host: "api.example.com", Path: s.Path}, s.API, gjson.GetBytes(body, "model").Str)
+			require.True(t, ok)
+			require.Equal(t, s.API, rec.Codec.API())
+			r, err := rec.Codec.ReadRequest(body)
+			require.NoError(t, err)
+			require.Len(t, r.History.Turns, n)
+			for k, tu := range r.History.Turns {
+				want := benchreq.Turn(k)
+				calls := tu.ToolCalls()
+				require.Len(t, calls, 1, "turn %d", k)
+				assert.Equal(t, want.Tool, calls[0].Name)
+				items := 0
+				for _, b := range tu.Blocks {
+					if _, ok := b.(replay.ReasoningItem); ok {
+						items++
+					}
+				}
+				assert.Positive(t, items, "turn %d has reasoning", k)
+				assert.True(t, tu.Complete, "turn %d", k)
+			}
+		})
+	}
+}
+
+// The stream that answers the request for turn n is turn n as the next
+// request carries it back.
+func TestStreamIsTheNextTurn(t *testing.T) {
+	s := benchreq.Anthropic()
+	for _, n := range []int{0, 3, 7} {
+		got, err := replay.DecodeStream(bytes.NewReader(benchreq.Stream(n)), anthropic.Codec{}.NewStream(), replay.StreamOptions{})
+		require.NoError(t, err)
+		h, _, err := anthropic.Codec{}.DecodeRequest(s.Request(n + 1))
+		require.NoError(t, err)
+		want := h.Turns[n]
+		enc := anthropic.Codec{}
+		w, err := enc.Encode(want)
+		require.NoError(t, err)
+		g, err := enc.Encode(got)
+		require.NoError(t, err)
+		assert.Equal(t, string(w), string(g), "turn %d", n)
+		assert.JSONEq(t, s.AssistantOf(n), string(g))
+	}
+}

@@ -1,0 +1,138 @@
+package jsonw
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// sameTape requires a and b to record the same values: the same raw texts,
+// names, recorded members and elements, all the way down.
+func sameTape(t *testing.T, a, b *Tape) {
+	t.Helper()
+	require.Equal(t, a.Text(), b.Text())
+	require.Equal(t, len(a.nodes), len(b.nodes), "as many values recorded")
+	var walk func(x, y Val, path string)
+	walk = func(x, y Val, path string) {
+		require.Equal(t, x.Start(), y.Start(), path)
+		require.Equal(t, x.End(), y.End(), path)
+		require.Equal(t, x.Name(), y.Name(), path)
+		require.Equal(t, x.Escaped(), y.Escaped(), path)
+		xk, xr := x.recorded()
+		yk, yr := y.recorded()
+		require.Equal(t, xr, yr, "%s: recorded", path)
+		require.Equal(t, len(xk), len(yk), path)
+		for i := range xk {
+			walk(x.node(xk[i]), y.node(yk[i]), fmt.Sprintf("%s/%d", path, i))
+		}
+	}
+	walk(a.Root(), b.Root(), "")
+}
+
+// afterAs requires ResetAfter(s, prev) to be Reset(s).
+func afterAs(t *testing.T, prevText, s string) *Tape {
+	t.Helper()
+	var prev, want, got Tape
+	prev.Reset(prevText)
+	ok := want.Reset(s)
+	require.Equal(t, ok, got.ResetAfter(s, &prev), "%q after %q", s, prevText)
+	if ok {
+		sameTape(t, &want, &got)
+	}
+	return &got
+}
+
+func conversation(n int, extra string) string {
+	var b strings.Builder
+	b.WriteString(`{"model":"m","messages":[`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"role":"user","content":[{"type":"text","text":"q%d \"x\"","cache_control":{"type":"ephemeral"}}]}`, i)
+		fmt.Fprintf(&b, `,{"role":"assistant","content":[{"type":"thinking","thinking":"t%d","signature":"s%d"},{"type":"tool_use","id":"u%d","input":{"a":{"b":{"c":{"d":{"e":{"f":[%d]}}}}}}}]}`, i, i, i, i)
+	}
+	b.WriteString(`]` + extra + `,"tools":[{"name":"t","input_schema":{"type":"object"}}],"system":"S"}`)
+	return b.String()
+}
+
+// A conversation one exchange longer reuses what the shorter one recorded,
+// and reads as Reset reads it.
+func TestResetAfterReuses(t *testing.T) {
+	for n := 0; n < 6; n++ {
+		got := afterAs(t, conversation(n, ""), conversation(n+1, ""))
+		if n > 0 {
+			require.Positive(t, got.reused, "the shared elements and members are taken")
+		}
+		afterAs(t, conversation(n+1, ""), conversation(n, "")) // shorter
+	}
+	// The cache marker moved from the last user message to the new one.
+	a := strings.Replace(conversation(3, ""), `,"cache_control":{"type":"ephemeral"}`, "", 2)
+	b := strings.Replace(conversation(4, ""), `,"cache_control":{"type":"ephemeral"}`, "", 3)
+	require.Positive(t, afterAs(t, a, b).reused)
+	// Changes elsewhere, invalid texts, a repeated name after the change,
+	// white space, other shapes.
+	for _, s := range []string{
+		conversation(4, `,"x":1`), conversation(4, `,"model":2`), strings.Replace(conversation(4, ""), `"system":"S"`, `"system":"T"`, 1),
+		conversation(4, "")[:200], conversation(4, "") + " ", " " + conversation(4, ""), conversation(4, "") + "x",
+		strings.Replace(conversation(4, ""), `"q3`, "\"q3\xff", 1), strings.Replace(conversation(4, ""), `"q3`, `"q3\u00e9`, 1),
+		`[1,2,3]`, `{}`, `{"messages":[]}`, `{"messages":[1,2]}`, ``,
+	} {
+		afterAs(t, conversation(3, ""), s)
+	}
+	afterAs(t, `{"messages":[1,2]}`, `{"messages":[1,2,3]}`)
+	afterAs(t, `{"messages":[1,2,3]}`, `{"messages":[1,2]}`)
+	afterAs(t, `{"messages":[]}`, `{"messages":[1]}`)
+	afterAs(t, `{"a":[1],"messages":[1]}`, `{"a":[1],"messages":[1,{"x":[2]}]}`)
+	var self Tape
+	self.Reset(conversation(2, ""))
+	require.True(t, self.ResetAfter(conversation(3, ""), &self), "a tape is never its own earlier tape")
+	var want Tape
+	want.Reset(conversation(3, ""))
+	sameTape(t, &want, &self)
+}
+
+// Random edits of a conversation read after it as Reset reads them.
+func TestResetAfterRandomEdits(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	base := conversation(5, "")
+	alphabet := []string{"{", "}", "[", "]", ",", ":", `"`, `\`, "1", "a", " ", `{"role":"user"}`, `"x":1`, "\xe9"}
+	for i := 0; i < 3000; i++ {
+		s := base
+		for e := 0; e < 1+r.Intn(3); e++ {
+			at := r.Intn(len(s) + 1)
+			switch r.Intn(3) {
+			case 0:
+				s = s[:at] + alphabet[r.Intn(len(alphabet))] + s[at:]
+			case 1:
+				if at < len(s) {
+					s = s[:at] + s[at+1:]
+				}
+			default:
+				s = s[:at] + conversation(1, "")[26:120] + s[at:]
+			}
+		}
+		afterAs(t, base, s)
+		afterAs(t, s, base)
+	}
+}
+
+func FuzzResetAfter(f *testing.F) {
+	f.Add(conversation(2, ""), conversation(3, ""))
+	f.Add(`{"messages":[1,2]}`, `{"messages":[1,2,3]}`)
+	f.Add(`{"a":[1],"m":[{"b":2}]}`, `{"a":[1],"m":[{"b":2},{"c":3}]}`)
+	f.Fuzz(func(t *testing.T, prev, s string) {
+		var p, want, got Tape
+		p.Reset(prev)
+		ok := want.Reset(s)
+		if got.ResetAfter(s, &p) != ok {
+			t.Fatalf("ResetAfter(%q) after %q disagrees with Reset", s, prev)
+		}
+		if ok {
+			sameTape(t, &want, &got)
+		}
+	})
+}

@@ -1,0 +1,162 @@
+package kit
+
+import (
+	"strconv"
+	"unsafe"
+
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
+)
+
+// Alloc makes the turns of one request body, their blocks and the strings
+// they keep, in a few allocations: a reader that counted what it is about
+// to read ([Counts], from the tape, without reading the text) reserves it,
+// then takes it piece by piece. What it hands out shares memory with the
+// rest of what it handed out, so a turn kept alone keeps the others'
+// memory alive: it serves the reading of one request, whose turns live
+// and die together. Past what was reserved (or with the zero Alloc) every
+// value is allocated on its own.
+type Alloc struct {
+	turns   []replay.Turn
+	texts   []replay.ReasoningText
+	encs    []replay.Encrypted
+	vis     []replay.Text
+	calls   []replay.ToolCall
+	natives []replay.Native
+	blocks  []replay.Block // a pool: each turn takes a run
+	used    int            // blocks taken
+	strs    []byte         // kept strings, one after another; never rewritten
+}
+
+// Counts is what a reader is about to make.
+type Counts struct {
+	Turns, Texts, Encrypted, Visible, Calls, Natives int
+	// Blocks counts every block of every turn; Bytes bounds the bytes of
+	// every string kept (the raw texts they are read from).
+	Blocks, Bytes int
+}
+
+// Reserve makes room for what c counts.
+func (a *Alloc) Reserve(c Counts) {
+	a.turns = make([]replay.Turn, 0, c.Turns)
+	a.texts = make([]replay.ReasoningText, 0, c.Texts)
+	a.encs = make([]replay.Encrypted, 0, c.Encrypted)
+	a.vis = make([]replay.Text, 0, c.Visible)
+	a.calls = make([]replay.ToolCall, 0, c.Calls)
+	a.natives = make([]replay.Native, 0, c.Natives)
+	a.blocks, a.used = make([]replay.Block, c.Blocks), 0
+	a.strs = make([]byte, 0, c.Bytes+24*c.Turns) // and the turns' pointers
+}
+
+// take returns the next reserved value of s, or a new one.
+func take[T any](s *[]T) *T {
+	if n := len(*s); n < cap(*s) {
+		*s = (*s)[:n+1]
+		return &(*s)[n]
+	}
+	return new(T)
+}
+
+// Turn returns a new turn.
+func (a *Alloc) Turn() *replay.Turn { return take(&a.turns) }
+
+// ReasoningText returns a new reasoning text item.
+func (a *Alloc) ReasoningText() *replay.ReasoningText { return take(&a.texts) }
+
+// Encrypted returns a new encrypted item.
+func (a *Alloc) Encrypted() *replay.Encrypted { return take(&a.encs) }
+
+// Text returns a new visible text block.
+func (a *Alloc) Text() *replay.Text { return take(&a.vis) }
+
+// ToolCall returns a new tool call.
+func (a *Alloc) ToolCall() *replay.ToolCall { return take(&a.calls) }
+
+// Native returns a new native block.
+func (a *Alloc) Native() *replay.Native { return take(&a.natives) }
+
+// Blocks returns an empty block list with room for n blocks.
+func (a *Alloc) Blocks(n int) []replay.Block {
+	if a.used+n <= len(a.blocks) {
+		s := a.blocks[a.used : a.used : a.used+n]
+		a.used += n
+		return s
+	}
+	return make([]replay.Block, 0, n)
+}
+
+// room returns the arena with room for n more bytes.
+func (a *Alloc) room(n int) {
+	if cap(a.strs)-len(a.strs) < n {
+		a.strs = make([]byte, 0, max(n, 1024))
+	}
+}
+
+// view returns the arena's bytes from start as a string.
+func (a *Alloc) view(start int) string {
+	if len(a.strs) == start {
+		return ""
+	}
+	return unsafe.String(&a.strs[start], len(a.strs)-start)
+}
+
+// Str keeps the value of the string v (decoded as gjson decodes it), as a
+// string of the block at pos within the budget.
+func (a *Alloc) Str(b *Budget, pos int, v jsonw.Val) (string, error) {
+	raw := v.Raw()
+	if !v.Escaped() && len(raw) >= 2 {
+		return a.Raw(b, pos, raw[1:len(raw)-1])
+	}
+	a.room(len(raw))
+	start := len(a.strs)
+	a.strs = jsonw.AppendStr(a.strs, raw)
+	if n := len(a.strs) - start; n > 0 {
+		if err := b.Item(pos, n, n); err != nil {
+			a.strs = a.strs[:start]
+			return "", err
+		}
+	}
+	return a.view(start), nil
+}
+
+// Raw keeps a copy of s as a string of the block at pos within the
+// budget.
+func (a *Alloc) Raw(b *Budget, pos int, s string) (string, error) {
+	if err := b.Item(pos, len(s), len(s)); err != nil {
+		return "", err
+	}
+	a.room(len(s))
+	start := len(a.strs)
+	a.strs = append(a.strs, s...)
+	return a.view(start), nil
+}
+
+// Bytes keeps a copy of s as bytes of the block at pos within the budget
+// (their capacity is their length: appending to them copies).
+func (a *Alloc) Bytes(b *Budget, pos int, s string) ([]byte, error) {
+	if err := b.Item(pos, len(s), len(s)); err != nil {
+		return nil, err
+	}
+	a.room(len(s))
+	start := len(a.strs)
+	a.strs = append(a.strs, s...)
+	return a.strs[start:len(a.strs):len(a.strs)], nil
+}
+
+// Clone keeps a copy of s, counted against no budget.
+func (a *Alloc) Clone(s string) string {
+	a.room(len(s))
+	start := len(a.strs)
+	a.strs = append(a.strs, s...)
+	return a.view(start)
+}
+
+// Pointer keeps the JSON Pointer base + "/" + i.
+func (a *Alloc) Pointer(base string, i int) string {
+	a.room(len(base) + 21)
+	start := len(a.strs)
+	a.strs = append(a.strs, base...)
+	a.strs = append(a.strs, '/')
+	a.strs = strconv.AppendInt(a.strs, int64(i), 10)
+	return a.view(start)
+}

@@ -1,0 +1,317 @@
+package replayhttp
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/url"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
+	_ "github.com/reasonreplay/replay/codecs/all"
+	"github.com/reasonreplay/replay/internal/benchreq"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/tidwall/gjson"
+)
+
+// The request path, function by function, on every codec's request shape
+// (the coding agent's tool loop of internal/benchreq, grown to a size),
+// each against jsonw.Valid on the same bytes: how much slower than
+// validating the body once each step the middleware takes is.
+//
+//	go test ./replayhttp -run '^$' -bench RequestPath -benchtime 20x
+//
+// reports, for every shape and step, the share of Valid's speed (CPU time
+// from getrusage, Valid and the step alternating in one loop, so that both
+// see the same load) and the allocations per conversation element;
+// TestRequestPathTable prints them as one table:
+//
+//	go test ./replayhttp -run TestRequestPathTable -requestpath 3 -v
+
+// pathSize is the size of the request bodies measured.
+const pathSize = 540 << 10
+
+// pathCase is one shape's request, read as the middleware reads it, with a
+// store that holds a capture of every turn it carries.
+type pathCase struct {
+	shape    *benchreq.Shape
+	body     []byte // the request, every turn as captured
+	stripped []byte // the same request, every turn's reasoning stripped by the client
+	codec    codecs.HTTPCodec
+	rec      codecs.Recognised
+	tr       *Transport
+	elements int
+}
+
+// newPathCase builds the request of s and a Transport whose store holds
+// every turn of it as captured (sealed), under its tenant and conversation.
+func newPathCase(tb testing.TB, s *benchreq.Shape, size int) *pathCase {
+	tb.Helper()
+	body, _ := s.Sized(size)
+	model := gjson.GetBytes(body, "model").Str
+	rec, ok := codecs.Recognise(replay.Default, http.MethodPost, &url.URL{Scheme: "https", Host: "api.example.com", Path: s.Path}, s.API, model)
+	if !ok {
+		tb.Fatalf("%s: not recognised", s.API)
+	}
+	pc := &pathCase{shape: s, body: body, codec: rec.Codec, rec: rec,
+		tr: &Transport{Store: &MemoryStore{}, Audit: AuditReport, Secret: []byte("bench")}}
+	c := pc.call(body)
+	if c.req == nil {
+		tb.Fatalf("%s: the request does not read", s.API)
+	}
+	pc.elements = len(c.req.Elements)
+	// The captures: each turn as the request carries it, sealed as the
+	// middleware seals what it captures.
+	again, err := rec.Codec.ReadRequest(body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for ti, tu := range again.History.Turns {
+		first, _ := c.req.TurnSpan(ti)
+		replay.Seal(tu)
+		if err := pc.tr.Store.Put(context.Background(), c.scope.key(first), tu.AppendJSON(nil)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	pc.stripped = c.req.Splice(func(_ int, raw []byte) []byte {
+		out, _ := rec.Codec.Strip(raw)
+		return out
+	})
+	return pc
+}
+
+// call reads body as the middleware does, for the tenant "bench".
+func (pc *pathCase) call(body []byte) *call {
+	c := &call{codec: pc.rec.Codec, rec: pc.rec}
+	c.scope.tenant = "bench"
+	c.read(pc.tr, nil, body)
+	return c
+}
+
+// pathStep is one step of the request path: prep, untimed, makes what
+// run takes (the request read once, as the middleware reads it, for the
+// steps that follow the read).
+type pathStep struct {
+	name string
+	prep func(tb testing.TB, pc *pathCase) *call
+	run  func(tb testing.TB, pc *pathCase, c *call)
+}
+
+func readAs(body func(*pathCase) []byte) func(testing.TB, *pathCase) *call {
+	return func(tb testing.TB, pc *pathCase) *call {
+		c := pc.call(body(pc))
+		if c.req == nil {
+			tb.Fatal("the request does not read")
+		}
+		return c
+	}
+}
+
+var (
+	asCaptured = readAs(func(pc *pathCase) []byte { return pc.body })
+	asStripped = readAs(func(pc *pathCase) []byte { return pc.stripped })
+)
+
+// pathSteps are the steps of the request path. DecodeRequest and
+// AuditRequest are the public functions on the body's bytes; ReadRequest
+// is the middleware's read (the turns and where each element lies);
+// Capture (the conversation's digests), Repair (every turn as captured:
+// checked against the store, nothing to do), RepairRestore (every turn's
+// reasoning stripped by the client, as it was in the request before: put
+// back from the store), RepairRestoreCold (the same, the first time: every
+// stored turn read and every turn patched) and Audit (AuditReplay of the
+// read request) run on the request read once; Middleware is read, capture,
+// repair and audit in a row, from the bytes.
+var pathSteps = []pathStep{
+	{"DecodeRequest", nil, func(tb testing.TB, pc *pathCase, _ *call) {
+		if _, _, err := pc.codec.DecodeRequest(pc.body); err != nil {
+			tb.Fatal(err)
+		}
+	}},
+	{"ReadRequest", nil, func(tb testing.TB, pc *pathCase, _ *call) {
+		if _, err := pc.codec.ReadRequest(pc.body); err != nil {
+			tb.Fatal(err)
+		}
+	}},
+	{"AuditRequest", nil, func(tb testing.TB, pc *pathCase, _ *call) {
+		if _, err := replay.Default.AuditRequest(pc.shape.API, pc.body); err != nil {
+			tb.Fatal(err)
+		}
+	}},
+	{"Audit", asCaptured, func(tb testing.TB, pc *pathCase, c *call) {
+		pc.tr.registry().AuditReplay(c.req.History, c.target)
+	}},
+	{"Capture", asCaptured, func(tb testing.TB, pc *pathCase, c *call) {
+		if len(chain(c.req)) != pc.elements+1 {
+			tb.Fatal("the chain has a digest per element")
+		}
+	}},
+	{"Repair", asCaptured, func(tb testing.TB, pc *pathCase, c *call) {
+		if out, reps := pc.tr.repair(context.Background(), c); !bytes.Equal(out, pc.body) || len(reps) > 0 {
+			tb.Fatalf("the request as captured was repaired: %v", reps)
+		}
+	}},
+	{"RepairRestore", asStripped, func(tb testing.TB, pc *pathCase, c *call) {
+		if out, _ := pc.tr.repair(context.Background(), c); bytes.Equal(out, pc.stripped) {
+			tb.Fatal("nothing was restored")
+		}
+	}},
+	{"RepairRestoreCold", func(tb testing.TB, pc *pathCase) *call {
+		pc.tr.docs = storedCache{} // nothing read yet: every stored turn read, every turn patched
+		return asStripped(tb, pc)
+	}, func(tb testing.TB, pc *pathCase, c *call) {
+		if out, _ := pc.tr.repair(context.Background(), c); bytes.Equal(out, pc.stripped) {
+			tb.Fatal("nothing was restored")
+		}
+	}},
+	{"Middleware", nil, func(tb testing.TB, pc *pathCase, _ *call) {
+		c := pc.call(pc.body)
+		if out, _ := pc.tr.repair(context.Background(), c); !bytes.Equal(out, pc.body) {
+			tb.Fatal("repaired")
+		}
+		pc.tr.registry().AuditReplay(c.req.History, c.target)
+		_ = c.scope.key(len(c.req.Elements))
+	}},
+}
+
+// cpuTime is the process's CPU time (user and system).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// pathFigures are one step's measures on one shape.
+type pathFigures struct {
+	share, validMBs, mbs, allocsPerElement float64
+}
+
+// measureStep runs Valid and the step alternately n times and returns
+// their CPU times and the step's allocations.
+func measureStep(tb testing.TB, pc *pathCase, st pathStep, n int) (valid, step time.Duration, allocs uint64) {
+	var ms runtime.MemStats
+	for i := 0; i < n; i++ {
+		var c *call
+		if st.prep != nil {
+			c = st.prep(tb, pc)
+		}
+		t0 := cpuTime()
+		if !jsonw.ValidBytes(pc.body) {
+			tb.Fatal("invalid body")
+		}
+		t1 := cpuTime()
+		runtime.ReadMemStats(&ms)
+		a := ms.Mallocs
+		t2 := cpuTime()
+		st.run(tb, pc, c)
+		t3 := cpuTime()
+		runtime.ReadMemStats(&ms)
+		allocs += ms.Mallocs - a
+		valid += t1 - t0
+		step += t3 - t2
+	}
+	return valid, step, allocs
+}
+
+func figures(pc *pathCase, n int, valid, step time.Duration, allocs uint64) pathFigures {
+	mb := float64(len(pc.body)) * float64(n) / 1e6
+	return pathFigures{
+		share:            valid.Seconds() / step.Seconds(),
+		validMBs:         mb / valid.Seconds(),
+		mbs:              mb / step.Seconds(),
+		allocsPerElement: float64(allocs) / float64(n) / float64(pc.elements),
+	}
+}
+
+func BenchmarkRequestPath(b *testing.B) {
+	for _, s := range benchreq.Shapes() {
+		pc := newPathCase(b, s, pathSize)
+		for _, st := range pathSteps {
+			b.Run(s.API+"/"+st.name, func(b *testing.B) {
+				b.SetBytes(int64(len(pc.body)))
+				b.ReportAllocs()
+				var valid, step time.Duration
+				var allocs uint64
+				n := 0
+				for b.Loop() {
+					v, s, a := measureStep(b, pc, st, 1)
+					valid, step, allocs = valid+v, step+s, allocs+a
+					n++
+				}
+				f := figures(pc, n, valid, step, allocs)
+				b.ReportMetric(100*f.share, "%valid")
+				b.ReportMetric(f.mbs, "cpu-MB/s")
+				b.ReportMetric(f.allocsPerElement, "allocs/element")
+			})
+		}
+	}
+}
+
+var (
+	pathRounds = flag.Int("requestpath", 0, "rounds of TestRequestPathTable (0 skips it)")
+	pathShapes = flag.String("requestpath.shapes", "", "the shapes TestRequestPathTable measures, comma-separated (all when empty)")
+)
+
+// TestRequestPathTable prints the request path's table: for every shape
+// and step, the median over the rounds of the share of Valid's speed, the
+// CPU speeds and the allocations per conversation element. A row under a
+// third of Valid's speed, or at one allocation per element or more, is
+// marked.
+func TestRequestPathTable(t *testing.T) {
+	if *pathRounds == 0 {
+		t.Skip("-requestpath N runs it")
+	}
+	const iters = 8
+	var rows []string
+	for _, s := range benchreq.Shapes() {
+		if *pathShapes != "" && !slices.Contains(strings.Split(*pathShapes, ","), s.API) {
+			continue
+		}
+		pc := newPathCase(t, s, pathSize)
+		figs := make([][]pathFigures, len(pathSteps))
+		for r := 0; r < *pathRounds; r++ {
+			for i, st := range pathSteps {
+				measureStep(t, pc, st, 1) // warm
+				v, sp, a := measureStep(t, pc, st, iters)
+				figs[i] = append(figs[i], figures(pc, iters, v, sp, a))
+			}
+		}
+		for i, st := range pathSteps {
+			f := medianFigures(figs[i])
+			mark := ""
+			if f.share < 1.0/3 {
+				mark += " (slow)"
+			}
+			if f.allocsPerElement >= 1 {
+				mark += " (allocs)"
+			}
+			rows = append(rows, fmt.Sprintf("| %s | %s | %d | %.0f | %.0f | %.0f%% | %.2f |%s", s.API, st.name, len(pc.body), f.validMBs, f.mbs, 100*f.share, f.allocsPerElement, mark))
+		}
+	}
+	t.Logf("\n| shape | step | bytes | Valid MB/s | step MB/s | share of Valid | allocs/element |\n| --- | --- | ---: | ---: | ---: | ---: | ---: |\n%s", strings.Join(rows, "\n"))
+}
+
+func medianFigures(fs []pathFigures) pathFigures {
+	med := func(get func(pathFigures) float64) float64 {
+		v := make([]float64, len(fs))
+		for i, f := range fs {
+			v[i] = get(f)
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	return pathFigures{
+		share:            med(func(f pathFigures) float64 { return f.share }),
+		validMBs:         med(func(f pathFigures) float64 { return f.validMBs }),
+		mbs:              med(func(f pathFigures) float64 { return f.mbs }),
+		allocsPerElement: med(func(f pathFigures) float64 { return f.allocsPerElement }),
+	}
+}

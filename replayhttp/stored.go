@@ -1,0 +1,237 @@
+package replayhttp
+
+import (
+	"bytes"
+	"container/list"
+	"strings"
+	"sync"
+
+	"github.com/reasonreplay/replay"
+)
+
+// stored is a stored turn document as repair reads it, read once: what a
+// store returns is untrusted input, checked (limits, item digests) and
+// parsed the first time its bytes are seen, and whatever repair derives
+// from the turn (its visible digest, what Carry makes of it for a target)
+// is kept with it. The same bytes read the same wherever they come from,
+// so one stored serves every request, tenant and key that holds them; its
+// turn is never changed once read.
+type stored struct {
+	turn *replay.Turn // nil when err is set
+	err  error
+
+	mu      sync.Mutex
+	vis     map[string]string // visible digest, by the skipped names (joined by NUL)
+	carried map[carryKey]*carried
+}
+
+// carried is what Carry makes of a stored turn for one target, and what
+// repair last made, with it, of a request's turn.
+type carried struct {
+	want    *replay.Turn
+	notices []replay.Notice
+	wire    [][]byte // each block's wire form for sameBlocks: an item's, else nil
+
+	mu   sync.Mutex
+	memo *repaired
+}
+
+// repaired is what repair made of a request's turn (raw, the last turn of
+// its request or not) with a capture, for a target.
+type repaired struct {
+	raw  string
+	last bool
+	out  []byte
+	reps []Repair
+}
+
+// recall returns what repair made of the turn raw (last: the request's
+// last) when it met these bytes last.
+func (c *carried) recall(raw []byte, last bool) ([]byte, []Repair, bool) {
+	c.mu.Lock()
+	m := c.memo
+	c.mu.Unlock()
+	if m == nil || m.last != last || m.raw != string(raw) {
+		return nil, nil, false
+	}
+	return m.out, m.reps, true
+}
+
+// remember keeps what repair made of the turn raw.
+func (c *carried) remember(raw []byte, last bool, out []byte, reps []Repair) {
+	m := &repaired{raw: string(raw), last: last, out: out, reps: reps}
+	c.mu.Lock()
+	c.memo = m
+	c.mu.Unlock()
+}
+
+// carryKey is what Carry reads of a target (its codec's contract comes
+// from API, Provider and Model): the turn it makes of a stored turn is the
+// same for two targets with the same key, under one Transport's registry
+// and policy.
+type carryKey struct {
+	api, provider, model, account string
+}
+
+func keyOfTarget(t replay.Target) carryKey {
+	return carryKey{api: t.API, provider: t.Provider, model: t.Model, account: t.Account}
+}
+
+// visibleOf returns the visible digest of the stored turn for the names
+// skip leaves out (named by invisible), computed once.
+func (s *stored) visibleOf(dg *digester, invisible []string) string {
+	k := strings.Join(invisible, "\x00")
+	s.mu.Lock()
+	v, ok := s.vis[k]
+	s.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = dg.visible(s.turn)
+	s.mu.Lock()
+	if s.vis == nil {
+		s.vis = map[string]string{}
+	}
+	s.vis[k] = v
+	s.mu.Unlock()
+	return v
+}
+
+// carry returns what Carry makes of the stored turn for target, computed
+// once per target key.
+func (s *stored) carry(t *Transport, target replay.Target, policy replay.Policy) *carried {
+	k := keyOfTarget(target)
+	s.mu.Lock()
+	c, ok := s.carried[k]
+	s.mu.Unlock()
+	if ok {
+		return c
+	}
+	h, notices := t.registry().Carry(replay.History{Turns: []*replay.Turn{s.turn}}, target, policy)
+	c = &carried{want: h.Turns[0], notices: notices, wire: wireOf(h.Turns[0])}
+	s.mu.Lock()
+	if s.carried == nil {
+		s.carried = map[carryKey]*carried{}
+	}
+	if len(s.carried) < maxCarried {
+		s.carried[k] = c
+	}
+	s.mu.Unlock()
+	return c
+}
+
+// maxCarried bounds the targets a stored turn keeps Carry's turn for.
+const maxCarried = 8
+
+// wireOf returns the wire form of each reasoning item of t (nil for the
+// other blocks).
+func wireOf(t *replay.Turn) [][]byte {
+	out := make([][]byte, len(t.Blocks))
+	for i, b := range t.Blocks {
+		if it, ok := b.(replay.ReasoningItem); ok {
+			out[i] = replay.AppendItemWire(nil, it)
+		}
+	}
+	return out
+}
+
+// sameBlocks reports whether the request's turn got sends exactly the
+// blocks of want (whose items' wire forms are wire), as far as repair
+// compares them: the same blocks in the same order, each reasoning item
+// with the same replay bytes, each text with the same text and id, each
+// tool call with the same ids, name and arguments, each other block the
+// same element. Such a turn has no differences from want; any other goes
+// through differences. buf is scratch space, returned grown.
+func sameBlocks(got, want *replay.Turn, wire [][]byte, buf []byte) (bool, []byte) {
+	if len(got.Blocks) != len(want.Blocks) {
+		return false, buf
+	}
+	for i, g := range got.Blocks {
+		switch w := want.Blocks[i].(type) {
+		case replay.ReasoningItem:
+			x, ok := g.(replay.ReasoningItem)
+			if !ok {
+				return false, buf
+			}
+			buf = replay.AppendItemWire(buf[:0], x)
+			if !bytes.Equal(buf, wire[i]) {
+				return false, buf
+			}
+		case *replay.Text:
+			x, ok := g.(*replay.Text)
+			if !ok || x.Text != w.Text || x.ID != w.ID {
+				return false, buf
+			}
+		case *replay.ToolCall:
+			x, ok := g.(*replay.ToolCall)
+			if !ok || x.ID != w.ID || x.ItemID != w.ItemID || x.Name != w.Name || x.Arguments != w.Arguments {
+				return false, buf
+			}
+		case *replay.Native:
+			x, ok := g.(*replay.Native)
+			if !ok || x.Kind != w.Kind || !bytes.Equal(x.Raw, w.Raw) {
+				return false, buf
+			}
+		default:
+			return false, buf
+		}
+	}
+	return true, buf
+}
+
+// storedCache keeps the stored documents repair read, by their bytes, the
+// least recently used first out once they hold more than maxBytes of
+// documents or maxEntries of them. The zero value is ready.
+type storedCache struct {
+	mu    sync.Mutex
+	m     map[string]*list.Element // of *cacheEntry
+	order list.List                // oldest first
+	bytes int
+}
+
+type cacheEntry struct {
+	doc string
+	s   *stored
+}
+
+const (
+	storedCacheBytes   = 32 << 20
+	storedCacheEntries = 16384
+)
+
+// read returns the stored turn of doc: from the cache when these bytes
+// were read before, else read now with read and kept.
+func (c *storedCache) read(doc []byte, read func([]byte) (*replay.Turn, error)) *stored {
+	c.mu.Lock()
+	if e, ok := c.m[string(doc)]; ok {
+		c.order.MoveToBack(e)
+		s := e.Value.(*cacheEntry).s
+		c.mu.Unlock()
+		return s
+	}
+	c.mu.Unlock()
+	tu, err := read(doc)
+	s := &stored{turn: tu, err: err}
+	if len(doc) > storedCacheBytes/16 {
+		return s
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.m[string(doc)]; ok { // read meanwhile by another request
+		return e.Value.(*cacheEntry).s
+	}
+	if c.m == nil {
+		c.m = map[string]*list.Element{}
+	}
+	for c.order.Len() > 0 && (c.bytes+len(doc) > storedCacheBytes || c.order.Len() >= storedCacheEntries) {
+		old := c.order.Front()
+		c.order.Remove(old)
+		oe := old.Value.(*cacheEntry)
+		delete(c.m, oe.doc)
+		c.bytes -= len(oe.doc)
+	}
+	key := string(doc)
+	c.m[key] = c.order.PushBack(&cacheEntry{doc: key, s: s})
+	c.bytes += len(key)
+	return s
+}

@@ -1,0 +1,316 @@
+package replayproxy_test
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"runtime"
+	"runtime/debug"
+	rmetrics "runtime/metrics"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/reasonreplay/replay/internal/benchreq"
+	"github.com/reasonreplay/replay/replayhttp"
+	"github.com/reasonreplay/replay/replayproxy"
+	"github.com/stretchr/testify/require"
+)
+
+// What the proxy costs per request against a plain reverse proxy, both in
+// this process, in front of one loopback upstream that streams an
+// Anthropic answer: Claude-Code-shaped requests (a system prompt, 20
+// tools, a tool loop of signed thinking, text, tool_use and tool_result;
+// internal/benchreq) of four sizes, one conversation each, walked turn by
+// turn through every proxy up to its size first, so that the store holds a
+// capture of every turn the measured request carries back (as it does for
+// an agent that runs through the proxy). The measured request is sent
+// again and again; its answer, the conversation's next turn, is captured
+// each time (the same bytes: refreshed, not doubled).
+//
+//	cd replayproxy && go test . -run TestProxyCPU -proxycpu 5 -v
+//
+// For every size a round sends the request, reqs times each, in turn (the
+// order rotated from round to round): to the upstream directly (the
+// client's and the upstream's own cost), through a plain
+// httputil.ReverseProxy, and through the replay proxy in modes off,
+// report and enforce (a memory store). CPU per request is the
+// process's user and system time (getrusage) per request less the direct
+// run's of the same round, so what is left is the proxy's; the table gives
+// the median over the rounds, the spread (lowest to highest), and the
+// median of the rounds' ratios to the plain proxy. Allocated per request
+// is what the process allocated beyond the direct run (runtime/metrics),
+// also given as a multiple of the body. Peak heap is measured after the
+// rounds, in a pass of its own with the collector running all but
+// continuously (GOGC=1): the largest live heap a collection found while
+// the requests ran, less the live heap before them (the store, the
+// clients' bodies), for the report mode and the plain proxy; the report
+// mode's is also given as a multiple of the body.
+//
+// With -proxyprof FILE, after the rounds, the 540 KB request is sent
+// through the report mode -proxyprofreqs times under the CPU profiler
+// (go tool pprof -top FILE).
+
+var (
+	proxyRounds   = flag.Int("proxycpu", 0, "rounds of TestProxyCPU (0 skips it)")
+	proxyProf     = flag.String("proxyprof", "", "TestProxyCPU: write a CPU profile of the report mode at 540 KB to this file")
+	proxyProfReqs = flag.Int("proxyprofreqs", 200, "TestProxyCPU: requests sent under the profiler")
+)
+
+// proxySizes are the request sizes measured, and the requests sent per
+// round at each.
+var proxySizes = []struct {
+	name  string
+	bytes int
+	reqs  int
+}{{"52 KB", 52 << 10, 100}, {"139 KB", 139 << 10, 60}, {"540 KB", 540 << 10, 24}, {"2 MB", 2 << 20, 8}}
+
+func cpuNow() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+var allocSample = []rmetrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+
+func allocated() uint64 {
+	rmetrics.Read(allocSample)
+	return allocSample[0].Value.Uint64()
+}
+
+var liveSample = []rmetrics.Sample{{Name: "/gc/heap/live:bytes"}}
+
+// live is the heap the latest collection found live.
+func live() uint64 {
+	rmetrics.Read(liveSample)
+	return liveSample[0].Value.Uint64()
+}
+
+// peakHeap sends body n times and returns the largest live heap a
+// collection found meanwhile, less the live heap before, with the
+// collector running all but continuously.
+func peakHeap(tb testing.TB, client *http.Client, url string, body []byte, turn, n int) float64 {
+	old := debug.SetGCPercent(1)
+	defer debug.SetGCPercent(old)
+	runtime.GC()
+	base := live()
+	peak := base
+	for k := 0; k < n; k++ {
+		send(tb, client, url, body, turn)
+		peak = max(peak, live())
+	}
+	return float64(peak) - float64(base)
+}
+
+// cpuUpstream streams, to a request whose X-Turn header says n, the
+// answer of turn n, one flushed write per event, after reading the body.
+func cpuUpstream() *httptest.Server {
+	var events sync.Map // turn -> [][]byte
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		n, _ := strconv.Atoi(r.Header.Get("X-Turn"))
+		v, ok := events.Load(n)
+		if !ok {
+			v, _ = events.LoadOrStore(n, benchreq.StreamEvents(n))
+		}
+		evs := v.([][]byte)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, e := range evs {
+			_, _ = w.Write(e)
+			w.(http.Flusher).Flush()
+		}
+	}))
+}
+
+// cpuTarget is one way a request can go: its base URL.
+type cpuTarget struct {
+	name string
+	base string
+}
+
+// send posts body for turn and reads the answer to its end; a request
+// the loopback dropped (it happens on a loaded machine) is sent again once.
+func send(tb testing.TB, client *http.Client, url string, body []byte, turn int) {
+	tb.Helper()
+	for attempt := 0; ; attempt++ {
+		err := sendOnce(client, url, body, turn)
+		if err == nil {
+			return
+		}
+		if attempt == 1 {
+			tb.Fatalf("%s: %v", url, err)
+		}
+		tb.Logf("%s: %v; sent again", url, err)
+	}
+}
+
+func sendOnce(client *http.Client, url string, body []byte, turn int) error {
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Api-Key", "sk-ant-bench-tenant")
+	req.Header.Set("Anthropic-Version", "2023-06-01")
+	req.Header.Set("X-Turn", strconv.Itoa(turn))
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	n, err := io.Copy(io.Discard, resp.Body)
+	if cerr := resp.Body.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && (resp.StatusCode != http.StatusOK || n == 0) {
+		err = fmt.Errorf("status %d, %d bytes", resp.StatusCode, n)
+	}
+	return err
+}
+
+func TestProxyCPU(t *testing.T) {
+	if *proxyRounds == 0 {
+		t.Skip("-proxycpu N runs it")
+	}
+	load := func() string {
+		b, _ := os.ReadFile("/proc/loadavg")
+		return strings.Join(strings.Fields(string(b))[:3], " ")
+	}
+	t.Logf("load average at the start: %s", load())
+	up := cpuUpstream()
+	defer up.Close()
+	upURL, _ := url.Parse(up.URL)
+	rp := httputil.NewSingleHostReverseProxy(upURL)
+	rp.Transport = &http.Transport{MaxIdleConnsPerHost: 16, DisableCompression: true}
+	plain := httptest.NewServer(rp)
+	defer plain.Close()
+	targets := []cpuTarget{{"direct", up.URL}, {"plain", plain.URL}}
+	for _, m := range []replayproxy.Mode{replayproxy.ModeOff, replayproxy.ModeReport, replayproxy.ModeEnforce} {
+		srv, err := replayproxy.New(replayproxy.Config{Mode: m, Store: &replayhttp.MemoryStore{},
+			Upstreams: []replayproxy.Upstream{{Name: "anthropic", URL: up.URL}}})
+		require.NoError(t, err)
+		hs := httptest.NewServer(srv)
+		defer hs.Close()
+		targets = append(targets, cpuTarget{m.String(), hs.URL + "/anthropic"})
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16, DisableCompression: true}}
+	rounds := *proxyRounds
+	// One conversation per size, walked through every proxy up to it.
+	type conv struct {
+		shape *benchreq.Shape
+		turn  int // the turn the measured request asks for
+		body  []byte
+	}
+	convs := make([]conv, len(proxySizes))
+	for i, s := range proxySizes {
+		sh := benchreq.Anthropic()
+		sh.Base = (i + 1) * 100000
+		c := conv{shape: sh, turn: sh.Turns(s.bytes)}
+		c.body = sh.Request(c.turn)
+		convs[i] = c
+		for _, tg := range targets[2:] {
+			for k := 0; k <= c.turn; k++ {
+				send(t, client, tg.base+"/v1/messages", sh.Request(k), sh.Base+k)
+			}
+		}
+	}
+	// net[i][j] holds, per round, the CPU per request of target j less the
+	// direct run's; alloc[i][j] likewise the bytes allocated.
+	net := make([][][]float64, len(proxySizes))
+	alloc := make([][][]float64, len(proxySizes))
+	for i := range net {
+		net[i], alloc[i] = make([][]float64, len(targets)), make([][]float64, len(targets))
+	}
+	for r := 0; r < rounds; r++ {
+		for i, s := range proxySizes {
+			c := convs[i]
+			cpu, al := make([]float64, len(targets)), make([]float64, len(targets))
+			// The targets take turns at going first: the first after another
+			// pays for what that one left (its garbage, cold caches).
+			for k := range targets {
+				j := (k + r) % len(targets)
+				tg := targets[j]
+				send(t, client, tg.base+"/v1/messages", c.body, c.shape.Base+c.turn) // warm the connection
+				runtime.GC()
+				a0, c0 := allocated(), cpuNow()
+				for k := 0; k < s.reqs; k++ {
+					send(t, client, tg.base+"/v1/messages", c.body, c.shape.Base+c.turn)
+				}
+				c1, a1 := cpuNow(), allocated()
+				cpu[j] = float64(c1-c0) / float64(s.reqs) / 1e6
+				al[j] = float64(a1-a0) / float64(s.reqs)
+			}
+			for j := range targets {
+				if j == 0 {
+					net[i][j] = append(net[i][j], cpu[0]) // the direct run itself
+					continue
+				}
+				net[i][j] = append(net[i][j], cpu[j]-cpu[0])
+				alloc[i][j] = append(alloc[i][j], al[j]-al[0])
+			}
+		}
+	}
+	// The peak heap pass: the plain proxy's and the report mode's.
+	peaks := make([][2]float64, len(proxySizes))
+	for i, s := range proxySizes {
+		c := convs[i]
+		for j, tg := range []cpuTarget{targets[1], targets[3]} {
+			var v []float64
+			for r := 0; r < 3; r++ {
+				v = append(v, peakHeap(t, client, tg.base+"/v1/messages", c.body, c.shape.Base+c.turn, max(2, s.reqs/8)))
+			}
+			peaks[i][j] = slices.Max(v)
+		}
+	}
+	if *proxyProf != "" {
+		c := convs[2]
+		f, err := os.Create(*proxyProf)
+		require.NoError(t, err)
+		require.NoError(t, pprof.StartCPUProfile(f))
+		c0 := cpuNow()
+		for k := 0; k < *proxyProfReqs; k++ {
+			send(t, client, targets[3].base+"/v1/messages", c.body, c.shape.Base+c.turn)
+		}
+		pprof.StopCPUProfile()
+		require.NoError(t, f.Close())
+		t.Logf("profiled: %d requests of %d bytes through the report mode, %.2f ms CPU per request (the client and upstream included)",
+			*proxyProfReqs, len(c.body), float64(cpuNow()-c0)/float64(*proxyProfReqs)/1e6)
+	}
+	med := func(v []float64) float64 {
+		v = slices.Clone(v)
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n| body | direct (client and upstream) | plain ReverseProxy | replay off | replay report | replay enforce | peak heap, plain | peak heap, report | allocated, report |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	for i, s := range proxySizes {
+		fmt.Fprintf(&b, "| %s (%d B, %d turns) | %.2f ms |", s.name, len(convs[i].body), convs[i].turn, med(net[i][0]))
+		for j := 1; j < len(targets); j++ {
+			v := net[i][j]
+			if j == 1 {
+				fmt.Fprintf(&b, " %.2f ms (%.2f–%.2f) |", med(v), slices.Min(v), slices.Max(v))
+				continue
+			}
+			ratios := make([]float64, len(v))
+			for r := range v {
+				ratios[r] = v[r] / net[i][1][r]
+			}
+			fmt.Fprintf(&b, " %.2f ms (%.2f–%.2f), %.1fx (%.1f–%.1f) |", med(v), slices.Min(v), slices.Max(v), med(ratios), slices.Min(ratios), slices.Max(ratios))
+		}
+		fmt.Fprintf(&b, " %.2f MB | %.2f MB, %.2fx the body |", peaks[i][0]/1e6, peaks[i][1]/1e6, peaks[i][1]/float64(len(convs[i].body)))
+		rep := med(alloc[i][3])
+		fmt.Fprintf(&b, " %.2f MB, %.2fx the body |\n", rep/1e6, rep/float64(len(convs[i].body)))
+	}
+	t.Log(b.String())
+	t.Logf("load average at the end: %s", load())
+}
