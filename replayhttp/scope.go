@@ -9,13 +9,13 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"unsafe"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/canon"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/reqtape"
+	"github.com/reasonreplay/replay/internal/view"
 )
 
 // tenantOf names the tenant of a request: a digest, keyed by the
@@ -100,7 +100,7 @@ func chain(r *codecs.Request) []string {
 	var sum [sha256.Size]byte
 	mark := func(i int) {
 		hex.Encode(hx[i*n:(i+1)*n], w.Sum(sum[:0])[:16])
-		d[i] = unsafe.String(&hx[i*n], n)
+		d[i] = view.String(hx[i*n : (i+1)*n])
 	}
 	mark(0)
 	for i, e := range r.Elements {

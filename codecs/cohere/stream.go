@@ -331,6 +331,9 @@ func (s *stream) add(b replay.Block) error {
 
 // native adds a block kept verbatim.
 func (s *stream) native(kind, rawJSON string) error {
+	if rawJSON == "" { // the member is absent: nothing to keep
+		return nil
+	}
 	kept, err := s.run.Budget.Keep(len(s.turn.Blocks), rawJSON)
 	if err != nil {
 		return err
