@@ -82,7 +82,8 @@ func TestOllamaThroughTheMiddleware(t *testing.T) {
 	var mu sync.Mutex
 	var turns []*replay.Turn
 	var errs []error
-	client := &http.Client{Transport: &replayhttp.Transport{OnTurn: func(_ *http.Request, tu *replay.Turn, err error) {
+	client := &http.Client{Transport: &replayhttp.Transport{OnCapture: func(_ *http.Request, c *replayhttp.Capture) {
+		tu, err := c.Turn()
 		mu.Lock()
 		defer mu.Unlock()
 		turns, errs = append(turns, tu), append(errs, err)
