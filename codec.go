@@ -83,14 +83,22 @@ type Entry struct {
 //
 // Resolve picks a codec in this order:
 //
-//  1. an entry that lists the provider and has a model pattern matching the
-//     model;
-//  2. an entry that lists the provider and has no model patterns;
+//  1. an entry that lists the provider and has no model patterns: the
+//     provider's own API, whatever the model;
+//  2. an entry that lists the provider and has a model pattern matching the
+//     model (a platform that serves several APIs by model, as Vertex AI
+//     serves Claude and Gemini);
 //  3. an entry that lists the provider (its patterns did not match);
 //  4. an entry whose model pattern matches the model, whatever the provider;
 //  5. the entry named by Fallback ("openrouter" when empty).
 //
 // Within one step, entries are tried in registration order.
+//
+// A provider that serves two APIs for the same models (Ollama's native
+// chat API and its OpenAI-compatible one) is resolved to the API whose
+// entry lists it without model patterns, for every model; the other API
+// is reached by name ([Registry.Lookup]) or, over HTTP, by the request's
+// path.
 type Registry struct {
 	mu      sync.RWMutex
 	entries []Entry
@@ -200,8 +208,8 @@ func (r *Registry) Resolve(provider, model string) (ReasoningCodec, error) {
 		return false
 	}
 	steps := []func(Entry) bool{
-		func(e Entry) bool { return p != "" && lists(e) && matches(e) },
 		func(e Entry) bool { return p != "" && lists(e) && len(e.Models) == 0 },
+		func(e Entry) bool { return p != "" && lists(e) && matches(e) },
 		func(e Entry) bool { return p != "" && lists(e) },
 		matches,
 	}

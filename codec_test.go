@@ -33,6 +33,9 @@ func registry(t *testing.T) *replay.Registry {
 	require.NoError(t, r.Register(entry("anthropic", []string{"anthropic", "bedrock", "vertex"}, []string{"claude-*"})))
 	require.NoError(t, r.Register(entry("gemini", []string{"gemini", "vertex"}, []string{"gemini-*"})))
 	require.NoError(t, r.Register(entry("deepseek", []string{"deepseek"}, nil)))
+	// A provider with an API of its own and a compatible one listed first.
+	require.NoError(t, r.Register(entry("compatible", []string{"host"}, []string{"qwen*"})))
+	require.NoError(t, r.Register(entry("native", []string{"host"}, nil)))
 	return r
 }
 
@@ -44,11 +47,14 @@ func resolved(t *testing.T, r *replay.Registry, provider, model string) string {
 
 func TestRegistryResolveOrder(t *testing.T) {
 	r := registry(t)
-	// 1: provider and model pattern.
+	// 1: provider with no patterns: its own API, whatever the model,
+	// even when an API with patterns lists it too and matches.
+	assert.Equal(t, "deepseek", resolved(t, r, "DeepSeek", "anything"))
+	assert.Equal(t, "native", resolved(t, r, "host", "qwen3:8b"))
+	assert.Equal(t, "native", resolved(t, r, "host", "gpt-oss:20b"))
+	// 2: provider and model pattern.
 	assert.Equal(t, "gemini", resolved(t, r, "vertex", "gemini-3-pro"))
 	assert.Equal(t, "anthropic", resolved(t, r, "Vertex", "claude-opus-4"))
-	// 2: provider with no patterns.
-	assert.Equal(t, "deepseek", resolved(t, r, "DeepSeek", "anything"))
 	// 3: provider listed, patterns did not match: first registered.
 	assert.Equal(t, "anthropic", resolved(t, r, "vertex", "llama-4"))
 	// 4: model pattern, any provider; a gateway slug's base name matches.
@@ -69,7 +75,7 @@ func TestRegistryErrors(t *testing.T) {
 	assert.ErrorIs(t, err, replay.ErrDuplicate)
 	assert.Error(t, r.Register(replay.Entry{API: "x"}))
 	assert.Error(t, r.Register(entry("bad", nil, []string{"["})))
-	assert.Equal(t, []string{"anthropic", "deepseek", "gemini", "openrouter"}, r.APIs())
+	assert.Equal(t, []string{"anthropic", "compatible", "deepseek", "gemini", "native", "openrouter"}, r.APIs())
 	_, err = r.Lookup("nope", "", "")
 	assert.ErrorIs(t, err, replay.ErrUnknownAPI)
 	c, err := r.Lookup("GEMINI", "", "")

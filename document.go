@@ -12,6 +12,7 @@ import (
 
 // This file writes and reads the turn document. The JSON forms of one
 // reasoning item are in item_json.go.
+
 // MarshalJSON returns the turn document.
 func (t *Turn) MarshalJSON() ([]byte, error) { return t.AppendJSON(nil), nil }
 

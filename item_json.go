@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
+	iview "github.com/reasonreplay/replay/internal/view"
 	"github.com/tidwall/gjson"
 )
 
@@ -18,6 +18,7 @@ import (
 // `unfinished`, `attached`, `display` and `digest`), and the wire form (the
 // item's replay bytes: exactly the members its issuer sent, with no library
 // member).
+
 // MarshalItem returns the document form of it: the reasoning_details
 // members (`type`, `text`, `signature`, `summary`, `data`, `id`, `format`,
 // `index`) plus this library's own `unfinished`, `attached`, `display` and
@@ -208,7 +209,7 @@ func docErr(ptr, format string, args ...any) error {
 // view is data as a string, without a copy: the readers parse the
 // caller's bytes in place and copy what they keep (owned, cloneBytes,
 // appendMember), so that nothing they return shares data's memory.
-func view(data []byte) string { return unsafe.String(unsafe.SliceData(data), len(data)) }
+func view(data []byte) string { return iview.String(data) }
 
 // owned returns the value of the string v as a string of its own. gjson
 // gives a view of the document for a literal with no escapes, copied here;
@@ -219,9 +220,7 @@ func owned(v gjson.Result) string {
 	if s == "" {
 		return ""
 	}
-	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
-	raw := uintptr(unsafe.Pointer(unsafe.StringData(v.Raw)))
-	if p >= raw && p < raw+uintptr(len(v.Raw)) {
+	if iview.Within(v.Raw, s) {
 		return clone(s)
 	}
 	return s

@@ -1,10 +1,9 @@
 package replay
 
 import (
-	"unsafe"
-
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/reqtape"
+	iview "github.com/reasonreplay/replay/internal/view"
 )
 
 // tapeOf returns the tape of h's request when it was read from the bytes
@@ -15,7 +14,7 @@ func (h *History) tapeOf() *jsonw.Tape {
 		return nil
 	}
 	s := t.Text()
-	if len(s) != len(h.Request) || unsafe.StringData(s) != &h.Request[0] {
+	if off, ok := iview.Offset(iview.String(h.Request), s); len(s) != len(h.Request) || !ok || off != 0 {
 		return nil
 	}
 	return t

@@ -1,7 +1,6 @@
 package replay_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/reasonreplay/replay"
@@ -103,7 +102,7 @@ func TestCarryMintsToolIDs(t *testing.T) {
 
 func TestCarryToolIDsDuplicates(t *testing.T) {
 	turn := func(ids ...string) *replay.Turn {
-		tu := &replay.Turn{Complete: true, Provenance: replay.Provenance{API: "openai-compatible", Provider: "ollama"}}
+		tu := &replay.Turn{Complete: true, Provenance: replay.Provenance{API: "openai-compatible", Provider: "vllm"}}
 		for i, id := range ids {
 			tu.Blocks = append(tu.Blocks, &replay.ToolCall{ID: id, Name: "f", Arguments: `{"n":` + string(rune('0'+i)) + `}`})
 		}
@@ -148,14 +147,4 @@ func TestCarryToolIDsDuplicates(t *testing.T) {
 	out, notices = replay.Carry(clean, target, nil)
 	assert.Equal(t, []string{"a", "b", "c"}, callIDs(out))
 	assert.Empty(t, notices)
-}
-
-// Every API that names tool results by call id declares it.
-func TestContractsDeclareToolIDs(t *testing.T) {
-	for _, api := range replay.Default.APIs() {
-		c, err := replay.Default.Lookup(api, "", "")
-		require.NoError(t, err)
-		assert.Equal(t, api != "gemini", c.Contract().ToolIDs, api)
-	}
-	assert.True(t, strings.HasPrefix(replay.RuleToolCallID, "replay/"))
 }

@@ -129,6 +129,12 @@ type HTTP struct {
 	// Member is the request member that holds the conversation
 	// ("messages", "input", "contents").
 	Member string
+	// Streams maps the media types of the API's streamed responses to
+	// their framing, for a stream that is not Server-Sent Events
+	// (text/event-stream, which any API may answer with): JSON Lines as
+	// "application/x-ndjson", say. A body of any other media type is
+	// decoded whole.
+	Streams map[string]replay.Framing
 	// ErrorBody writes an error response body in the shape the API's
 	// SDKs parse when the provider (as recognised) answers: a JSON object
 	// (the caller may add members before its closing brace), and the

@@ -55,11 +55,10 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/skips"
 	"github.com/reasonreplay/replay/replayhttp"
 	"github.com/redis/go-redis/v9"
 )
@@ -68,7 +67,7 @@ import (
 type Store struct {
 	c     redis.UniversalClient
 	o     Options
-	skips skips
+	skips skips.Skips
 }
 
 // Options configure a Store.
@@ -376,7 +375,7 @@ func (s *Store) Put(ctx context.Context, key replayhttp.Key, doc []byte) error {
 		return fmt.Errorf("redisstore: put: %w", err)
 	}
 	if replaced == 1 {
-		s.skips.Skip(s.o.Logger, "a key of another type, replaced by a Put", key)
+		s.skips.Skip(s.o.Logger, "redis", "a key of another type, replaced by a Put", key)
 	}
 	return nil
 }
@@ -393,13 +392,13 @@ func (s *Store) Get(ctx context.Context, key replayhttp.Key) ([][]byte, error) {
 	for i := 0; i+1 < len(vals); i += 2 {
 		switch st, v := vals[i], vals[i+1]; {
 		case st == "type":
-			s.skips.Skip(s.o.Logger, "a key of another type ("+v+")", key)
+			s.skips.Skip(s.o.Logger, "redis", "a key of another type ("+v+")", key)
 		case st == "missing":
-			s.skips.Skip(s.o.Logger, "a document missing from its key's hash", key)
+			s.skips.Skip(s.o.Logger, "redis", "a document missing from its key's hash", key)
 		case st == "large":
-			s.skips.Skip(s.o.Logger, "a document larger than MaxEntryBytes", key)
+			s.skips.Skip(s.o.Logger, "redis", "a document larger than MaxEntryBytes", key)
 		case !jsonw.Valid(v):
-			s.skips.Skip(s.o.Logger, "a document that is not valid JSON within the depth a request body may have", key)
+			s.skips.Skip(s.o.Logger, "redis", "a document that is not valid JSON within the depth a request body may have", key)
 		default:
 			out = append(out, []byte(v))
 		}
@@ -409,7 +408,7 @@ func (s *Store) Get(ctx context.Context, key replayhttp.Key) ([][]byte, error) {
 
 // SkippedEntries returns the number of entries skipped because their data
 // could not be used.
-func (s *Store) SkippedEntries() uint64 { return s.skips.n.Load() }
+func (s *Store) SkippedEntries() uint64 { return s.skips.Count() }
 
 // Close closes the client.
 func (s *Store) Close() error { return s.c.Close() }
@@ -420,36 +419,4 @@ func (s *Store) Ping(ctx context.Context) error {
 		return cc.ForEachShard(ctx, func(ctx context.Context, c *redis.Client) error { return c.Ping(ctx).Err() })
 	}
 	return s.c.Ping(ctx).Err()
-}
-
-// skips counts the entries skipped because their data cannot be used, and
-// logs the first of each reason.
-type skips struct {
-	n      atomic.Uint64
-	mu     sync.Mutex
-	logged map[string]bool
-}
-
-func (s *skips) Skip(log *slog.Logger, reason string, key replayhttp.Key) {
-	s.n.Add(1)
-	s.mu.Lock()
-	first := !s.logged[reason] && len(s.logged) < 64
-	if first {
-		if s.logged == nil {
-			s.logged = map[string]bool{}
-		}
-		s.logged[reason] = true
-	}
-	s.mu.Unlock()
-	if first {
-		log.Warn("store entry skipped: its data cannot be used (counted; logged once per reason)",
-			"store", "redis", "reason", reason, "tenant", clip(key.Tenant), "conversation", clip(key.Conversation))
-	}
-}
-
-func clip(s string) string {
-	if len(s) > 16 {
-		return s[:16] + "…"
-	}
-	return s
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 )
 
@@ -32,9 +33,10 @@ type teeBody struct {
 	finish   func(*replay.Turn, error)
 }
 
-// newTeeBody tees rc to the decoder its Content-Type calls for: SSE, the
-// AWS binary event stream (Bedrock ConverseStream and InvokeModel
-// streams), or, when array is set (Gemini's streamGenerateContent without
+// newTeeBody tees rc to the decoder its Content-Type calls for: a framing
+// the codec declares for it (codecs.HTTP.Streams), SSE, the AWS binary
+// event stream (Bedrock ConverseStream and InvokeModel streams), or, when
+// array is set (Gemini's streamGenerateContent without
 // alt=sse), a JSON body that is an array of chunks; any other body is
 // decoded whole. A body with a gzip or deflate Content-Encoding is decoded
 // for the decoder; the caller reads it as it came.
@@ -51,7 +53,14 @@ func newTeeBody(rc io.ReadCloser, c replay.ReasoningCodec, h http.Header, array 
 	if coding != "" {
 		b.inf = newInflater(coding, b.feedPlain)
 	}
-	switch mt, _, _ := mime.ParseMediaType(h.Get("Content-Type")); {
+	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	if hc, ok := c.(codecs.HTTPCodec); ok {
+		if fr, ok := hc.HTTP().Streams[mt]; ok {
+			b.dec = replay.NewDecoder(c.NewStream(), replay.StreamOptions{Limits: lim, CaptureOnly: true, Framing: fr})
+			return b
+		}
+	}
+	switch {
 	case mt == "text/event-stream":
 		b.dec = replay.NewDecoder(c.NewStream(), replay.StreamOptions{Limits: lim, CaptureOnly: true})
 	case mt == "application/vnd.amazon.eventstream":

@@ -3,6 +3,7 @@ package replayhttp
 import (
 	"context"
 	"errors"
+	"net/http"
 	"sync"
 
 	"github.com/reasonreplay/replay"
@@ -22,6 +23,17 @@ type Capture struct {
 	report  *replay.Report
 	repairs []Repair
 	retries []Retried
+	// next is the context's Capture, filled with this one (a call's own
+	// Capture for Transport.OnCapture); onDone runs once, when this one is
+	// done.
+	next   *Capture
+	onDone func(*Capture)
+}
+
+// forCall returns a Capture of one call that fills c too (c may be nil)
+// and hands itself to done once it is done.
+func (c *Capture) forCall(req *http.Request, done func(*http.Request, *Capture)) *Capture {
+	return &Capture{done: make(chan struct{}), next: c, onDone: func(own *Capture) { done(req, own) }}
 }
 
 type captureKey struct{}
@@ -81,23 +93,36 @@ func (c *Capture) Repairs() []Repair {
 func (c *Capture) setTurn(t *replay.Turn, err error) {
 	c.mu.Lock()
 	c.turn, c.err = t, err
-	if !c.closed {
+	first := !c.closed
+	if first {
 		c.closed = true
 		close(c.done)
 	}
 	c.mu.Unlock()
+	if c.next != nil {
+		c.next.setTurn(t, err)
+	}
+	if first && c.onDone != nil {
+		c.onDone(c)
+	}
 }
 
 func (c *Capture) setRequest(rep *replay.Report, repairs []Repair, retries []Retried) {
 	c.mu.Lock()
 	c.report, c.repairs, c.retries = rep, repairs, retries
 	c.mu.Unlock()
+	if c.next != nil {
+		c.next.setRequest(rep, repairs, retries)
+	}
 }
 
 func (c *Capture) addRetry(r Retried) {
 	c.mu.Lock()
 	c.retries = append(c.retries, r)
 	c.mu.Unlock()
+	if c.next != nil {
+		c.next.addRetry(r)
+	}
 }
 
 // Retries returns the fixes a [Retry] applied to the call's request: up

@@ -9,11 +9,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/reqtape"
+	"github.com/reasonreplay/replay/internal/view"
 )
 
 // A conversation grows by an exchange or two per request, and every
@@ -267,7 +267,7 @@ func (ch *chainer) run(prevs []*chainEntry, keep bool) (d []string, ent, replace
 	mark := func(i int) {
 		x := hx[(i-start)*hn : (i-start+1)*hn]
 		hex.Encode(x, w.Sum(sum[:0])[:16])
-		d[i] = unsafe.String(&x[0], hn)
+		d[i] = view.String(x)
 		if keep {
 			at := len(sb)
 			var err error

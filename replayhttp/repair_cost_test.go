@@ -248,7 +248,7 @@ func TestRepairStopsWhenTheCallerGoesAway(t *testing.T) {
 	defer cancel()
 	store := &cancellingStore{Store: &MemoryStore{MaxTurns: 100000}, after: 3, cancel: cancel}
 	audited := false
-	tr := &Transport{Store: store, Audit: AuditRefuse, OnAudit: func(*http.Request, replay.Report) { audited = true }}
+	tr := &Transport{Store: store, Audit: AuditRefuse, OnCapture: func(_ *http.Request, c *Capture) { _, audited = c.Report() }}
 	kept, turns := anthropicLoop(2000, true)
 	require.Equal(t, 1000, turns)
 	seed(t, tr, costCases[0].url, kept)

@@ -24,8 +24,8 @@ type AuditMode uint8
 const (
 	// AuditOff sends requests unaudited.
 	AuditOff AuditMode = iota
-	// AuditReport audits the request, reports the result (OnAudit, the
-	// call's [Capture]) and sends it.
+	// AuditReport audits the request, reports the result (the call's
+	// [Capture]) and sends it.
 	AuditReport
 	// AuditRefuse audits the request and, when a violation would make the
 	// provider reject it, answers it without sending it (not a byte goes
@@ -68,8 +68,8 @@ func (e *AuditError) Unwrap() error { return e.Report.Err() }
 //
 //   - optionally repairs the request from Store, then audits it;
 //   - tees the response body through the API's decoder as the caller
-//     reads it, and delivers the turn of that request to OnTurn and to the
-//     call's [Capture] when the body reaches EOF or is closed;
+//     reads it, and completes the call's [Capture] (and calls OnCapture)
+//     when the body reaches EOF or is closed;
 //   - puts every complete turn into Store, under the request's tenant and
 //     conversation, for the next request.
 //
@@ -124,15 +124,16 @@ type Transport struct {
 	// type has a Bytes method returning all of it, unread, is used as it
 	// is, without a copy.
 	Limits replay.Limits
-	// OnTurn, when set, receives each recognised request (its body already
-	// consumed), the turn of its response and the error that came with it.
-	// It is called once per response, from the goroutine that read the
-	// body's end or closed it.
-	OnTurn func(req *http.Request, t *replay.Turn, err error)
+	// OnCapture, when set, receives every call once it is done (its
+	// response body read to the end or closed, or the call refused or
+	// failed before a response): the request as the caller made it, and a
+	// Capture of that call alone (its turn, audit report, repairs and
+	// retries; Done is closed). It is called from the goroutine that ended
+	// the call. A call's context may carry a Capture of its own
+	// ([WithCapture]) as well: both are filled.
+	OnCapture func(req *http.Request, c *Capture)
 	// Audit says whether requests are audited before they are sent.
 	Audit AuditMode
-	// OnAudit, when set, receives the report of each audited request.
-	OnAudit func(req *http.Request, r replay.Report)
 	// Store, when set, keeps the turns captured and repairs outgoing
 	// requests from them (see [Store] and "Repair" above).
 	Store Store
@@ -149,9 +150,6 @@ type Transport struct {
 	// request goes to another issuer or model than the stored turn's (see
 	// [replay.Carry]); nil means [replay.DefaultPolicy].
 	Policy replay.Policy
-	// OnRepair, when set, receives the repairs made to (or refused on)
-	// each request.
-	OnRepair func(req *http.Request, repairs []Repair)
 	// Retry, when set, retries once a request the provider refused with
 	// an error [Classify] recognises, with the classification's fix
 	// applied, and applies the fixes that worked up front to the
@@ -249,6 +247,9 @@ func (c *call) read(t *Transport, out *http.Request, body []byte) {
 // sends the request with next. Base is not used.
 func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
 	capture := captureFrom(req.Context())
+	if t.OnCapture != nil {
+		capture = capture.forCall(req, t.OnCapture)
+	}
 	if !t.hasCodecs() {
 		if req.Body != nil {
 			req.Body.Close()
@@ -304,9 +305,6 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 			setBody(out, body)
 			c.read(t, out, body)
 		}
-		if t.OnRepair != nil && len(repairs) > 0 {
-			t.OnRepair(out, repairs)
-		}
 	}
 	var retries []Retried
 	if t.Retry != nil && c.req != nil {
@@ -336,9 +334,6 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 	if t.Audit != AuditOff && c.req != nil {
 		r := t.registry().AuditReplay(c.req.History, c.target)
 		rep = &r
-		if t.OnAudit != nil {
-			t.OnAudit(out, r)
-		}
 	}
 	if capture != nil {
 		capture.setRequest(rep, repairs, retries)
@@ -372,9 +367,6 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 		if err == nil && tu != nil && tu.Complete && t.Store != nil && keyed && hasItems(tu) {
 			replay.Seal(tu)
 			_ = t.Store.Put(context.WithoutCancel(ctx), key, tu.AppendJSON(nil))
-		}
-		if t.OnTurn != nil {
-			t.OnTurn(out, tu, err)
 		}
 		if capture != nil {
 			capture.setTurn(tu, err)

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -100,7 +101,8 @@ func TestStreamCaptureLeavesBytesAlone(t *testing.T) {
 	stream := anthropicSSE(sigFor(1), "toolu_01A")
 	srv := newServer(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) { serveSSE(w, stream) })
 	var got []*replay.Turn
-	tr := &replayhttp.Transport{OnTurn: func(req *http.Request, tu *replay.Turn, err error) {
+	tr := &replayhttp.Transport{OnCapture: func(req *http.Request, c *replayhttp.Capture) {
+		tu, err := c.Turn()
 		assert.NoError(t, err)
 		assert.Equal(t, "/v1/messages", req.URL.Path)
 		got = append(got, tu)
@@ -236,7 +238,8 @@ func TestConcurrentStreams(t *testing.T) {
 	})
 	var mu sync.Mutex
 	byCall := map[string]string{}
-	tr := &replayhttp.Transport{OnTurn: func(req *http.Request, tu *replay.Turn, err error) {
+	tr := &replayhttp.Transport{OnCapture: func(req *http.Request, c *replayhttp.Capture) {
+		tu, err := c.Turn()
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil || len(tu.Items()) != 1 {
@@ -286,13 +289,13 @@ func TestConcurrentStreams(t *testing.T) {
 
 func TestUnrecognisedPassesThrough(t *testing.T) {
 	srv := newServer(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) { serveJSON(w, `{"ok":true}`) })
-	called := false
-	c := &http.Client{Transport: &replayhttp.Transport{OnTurn: func(*http.Request, *replay.Turn, error) { called = true }}}
+	var ended error
+	c := &http.Client{Transport: &replayhttp.Transport{OnCapture: func(_ *http.Request, c *replayhttp.Capture) { _, ended = c.Turn() }}}
 	resp := post(t, c, context.Background(), srv.URL+"/v1/embeddings", `{"model":"x","input":"y"}`)
 	read, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	assert.Equal(t, `{"ok":true}`, string(read))
-	assert.False(t, called)
+	assert.ErrorIs(t, ended, replayhttp.ErrNotRecognised, "the call ends as one the middleware did not read")
 	assert.Equal(t, [][]byte{[]byte(`{"model":"x","input":"y"}`)}, srv.received())
 }
 
@@ -303,7 +306,11 @@ func TestAuditRefuses(t *testing.T) {
 		serveJSON(w, anthropicJSON(sigFor(4), "toolu_04"))
 	})
 	var reported []replay.Report
-	tr := &replayhttp.Transport{Audit: replayhttp.AuditRefuse, OnAudit: func(_ *http.Request, r replay.Report) { reported = append(reported, r) }}
+	tr := &replayhttp.Transport{Audit: replayhttp.AuditRefuse, OnCapture: func(_ *http.Request, c *replayhttp.Capture) {
+		if r, ok := c.Report(); ok {
+			reported = append(reported, r)
+		}
+	}}
 	c := &http.Client{Transport: tr}
 	stripped := `{"role":"assistant","content":[{"type":"text","text":"Let me check."},{"type":"tool_use","id":"toolu_04","name":"get_weather","input":{"city":"Zürich"}}]}`
 	ctx, call := replayhttp.WithCapture(context.Background())
@@ -448,4 +455,44 @@ func TestCaptureDoneOnPassThrough(t *testing.T) {
 	_, terr := call.Turn()
 	assert.Error(t, terr)
 	assert.NotErrorIs(t, terr, replayhttp.ErrNotRecognised)
+}
+
+// OnCapture receives each call once it is done, with a Capture of that
+// call alone; a Capture in the calls' context is filled as well (the
+// later call's turn replacing the earlier's, as an SDK's retry does).
+func TestOnCapture(t *testing.T) {
+	var n atomic.Int64
+	srv := newServer(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) {
+		i := int(n.Add(1))
+		serveSSE(w, anthropicSSE(sigFor(i), fmt.Sprintf("toolu_%02d", i)))
+	})
+	var mu sync.Mutex
+	var sigs []string
+	tr := &replayhttp.Transport{Audit: replayhttp.AuditReport, OnCapture: func(req *http.Request, c *replayhttp.Capture) {
+		select {
+		case <-c.Done():
+		default:
+			t.Error("OnCapture before the call was done")
+		}
+		tu, err := c.Turn()
+		require.NoError(t, err)
+		rep, audited := c.Report()
+		assert.True(t, audited)
+		assert.Empty(t, rep.Violations)
+		mu.Lock()
+		sigs = append(sigs, tu.Items()[0].(*replay.ReasoningText).Signature.Value())
+		mu.Unlock()
+	}}
+	client := &http.Client{Transport: tr}
+	ctx, call := replayhttp.WithCapture(context.Background())
+	for range 2 {
+		resp := post(t, client, ctx, srv.URL+"/v1/messages", anthropicFirst)
+		_, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		resp.Body.Close()
+	}
+	assert.Equal(t, []string{sigFor(1), sigFor(2)}, sigs, "each call its own capture, once")
+	tu, err := call.Turn()
+	require.NoError(t, err)
+	assert.Equal(t, sigFor(2), tu.Items()[0].(*replay.ReasoningText).Signature.Value(), "the context's capture holds the latest call")
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/reasonreplay/replay/internal/entries"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/skips"
 	"github.com/reasonreplay/replay/replayhttp"
 )
 
@@ -60,7 +61,7 @@ type FileStore struct {
 	o      StoreOptions
 	secret []byte
 	lock   *os.File
-	skips  Skips
+	skips  skips.Skips
 
 	mu      sync.Mutex
 	t       *entries.Table[replayhttp.Key]

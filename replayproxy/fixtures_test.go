@@ -1,7 +1,6 @@
 package replayproxy_test
 
 import (
-	"bytes"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 
 	_ "github.com/reasonreplay/replay/codecs/all"
 	"github.com/reasonreplay/replay/replayproxy"
+	"github.com/reasonreplay/replay/replayproxy/internal/proxytest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -113,22 +113,7 @@ func writeEvents(w http.ResponseWriter, events []string) {
 }
 
 // syncBuffer is a log sink safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = proxytest.SyncBuffer
 
 // proxy starts a proxy in front of the upstreams with cfg; the log goes
 // to the returned buffer.

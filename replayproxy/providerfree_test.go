@@ -5,9 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/replayproxy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -43,5 +46,29 @@ func TestDefaultUpstreams(t *testing.T) {
 	hs, _, _ := proxy(t, replayproxy.Config{})
 	resp := post(t, hs.URL+"/nowhere/v1/chat/completions", `{}`)
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
-	assert.Contains(t, readAll(t, resp), `the path must start with one of /anthropic/, /cohere/, /deepseek/, /gemini/, /mistral/, /openai/, /openrouter/, /xai/"`)
+	body := readAll(t, resp)
+	m := regexp.MustCompile(`the path must start with one of ([^"]*)"`).FindStringSubmatch(body)
+	require.NotNil(t, m, body)
+	var names []string
+	for _, p := range strings.Split(m[1], ", ") {
+		names = append(names, strings.Trim(p, "/"))
+	}
+	assert.True(t, slices.IsSorted(names), "%v", names)
+	assert.Subset(t, names, []string{"anthropic", "cohere", "deepseek", "gemini", "mistral", "openai", "openrouter", "xai"})
+	// Every codec that declares a public endpoint is served under one of
+	// its names, and nothing else is.
+	n := 0
+	for _, c := range codecs.All(replay.Default) {
+		h := c.HTTP()
+		if h.Endpoint == "" || len(h.Names) == 0 {
+			continue
+		}
+		found := false
+		for name := range h.Names {
+			found = found || slices.Contains(names, name)
+		}
+		assert.True(t, found, "%s (%s) is not served by default: %v", c.API(), h.Endpoint, names)
+		n++
+	}
+	assert.LessOrEqual(t, len(names), n)
 }

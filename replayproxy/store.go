@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/reasonreplay/replay/replayhttp"
@@ -61,47 +60,6 @@ func (o StoreOptions) withDefaults() StoreOptions {
 	return o
 }
 
-// Skips counts the entries a store skips because their data cannot be
-// used (a record cut short by a crash, a value of another type, a document
-// over MaxEntryBytes or not valid JSON), and logs the first of each
-// reason: an entry's problem, which never makes the store unavailable. A
-// store that keeps one has a SkippedEntries method returning Count, which
-// the proxy's metrics report. The zero value is ready to use.
-type Skips struct {
-	n      atomic.Uint64
-	mu     sync.Mutex
-	logged map[string]bool
-}
-
-// Skip counts one entry skipped for reason (a short phrase, the same for
-// every entry skipped for it) and logs it with log the first time.
-func (s *Skips) Skip(log *slog.Logger, store, reason string, key replayhttp.Key) {
-	s.n.Add(1)
-	s.mu.Lock()
-	first := !s.logged[reason] && len(s.logged) < 64
-	if first {
-		if s.logged == nil {
-			s.logged = map[string]bool{}
-		}
-		s.logged[reason] = true
-	}
-	s.mu.Unlock()
-	if first && log != nil {
-		log.Warn("store entry skipped: its data cannot be used (counted in replay_proxy_store_entries_skipped_total; logged once per reason)",
-			"store", store, "reason", reason, "tenant", clip(key.Tenant), "conversation", clip(key.Conversation))
-	}
-}
-
-// Count returns the number of entries skipped.
-func (s *Skips) Count() uint64 { return s.n.Load() }
-
-func clip(s string) string {
-	if len(s) > 16 {
-		return s[:16] + "…"
-	}
-	return s
-}
-
 // ErrStoreUnavailable is returned by the proxy's guard around a store
 // while the store is failing: for a short while after a failure the store
 // is not asked at all, and requests pass through unrepaired.
@@ -119,7 +77,7 @@ var ErrStoreUnavailable = errors.New("replayproxy: store unavailable")
 // timeout): an [*replayhttp.EntryError] (one entry refused, a document too
 // large) is that entry's problem, counted and returned, and the store
 // stays in use; stores skip the entries they cannot read rather than
-// fail (see [Skips]).
+// fail (see [FileStore.SkippedEntries]).
 type guardedStore struct {
 	inner   replayhttp.Store
 	local   bool

@@ -40,7 +40,8 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
-	"unsafe"
+
+	"github.com/reasonreplay/replay/internal/view"
 )
 
 // Tag is a pair of reasoning delimiters.
@@ -365,7 +366,7 @@ func (s *Splitter) Write(dst []Segment, chunk []byte) []Segment {
 // WriteString is Write for a string chunk. Segments may alias the string's
 // memory: do not modify their Text.
 func (s *Splitter) WriteString(dst []Segment, chunk string) []Segment {
-	return s.Write(dst, unsafeBytes(chunk))
+	return s.Write(dst, view.Bytes(chunk))
 }
 
 // Close ends the message: a held partial tag is flushed as text of the
@@ -675,8 +676,6 @@ func (s *Splitter) scan(dst []Segment, b []byte, final bool) []Segment {
 }
 
 func indexByte(b []byte, c byte) int { return bytes.IndexByte(b, c) }
-
-func unsafeBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // byteSet finds the first byte of a small set (up to 8 values), eight
 // bytes at a time with the SWAR zero-byte test.

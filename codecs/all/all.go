@@ -13,6 +13,7 @@ import (
 	_ "github.com/reasonreplay/replay/codecs/cohere"
 	_ "github.com/reasonreplay/replay/codecs/gemini"
 	_ "github.com/reasonreplay/replay/codecs/mistral"
+	_ "github.com/reasonreplay/replay/codecs/ollama"
 	_ "github.com/reasonreplay/replay/codecs/openai"
 	_ "github.com/reasonreplay/replay/codecs/openrouter"
 )

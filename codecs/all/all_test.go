@@ -1,6 +1,7 @@
 package all_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/reasonreplay/replay"
@@ -28,6 +29,12 @@ func TestResolve(t *testing.T) {
 		{"mistral", "magistral-medium-latest", "mistral"},
 		{"cohere", "command-a-reasoning-08-2025", "cohere"},
 		{"openrouter", "anthropic/claude-sonnet-4.5", "openrouter"},
+		// Ollama serves its native API and an OpenAI-compatible one: the
+		// provider resolves to its own API whatever the model (the
+		// compatible one is picked by path or by name).
+		{"ollama", "gpt-oss:20b", "ollama"},
+		{"ollama", "qwen3:8b", "ollama"},
+		{"ollama", "", "ollama"},
 		{"", "claude-opus-4-1", "anthropic"},
 		{"somewhere", "unknown-model", "openrouter"},
 	} {
@@ -40,7 +47,7 @@ func TestResolve(t *testing.T) {
 // TestEveryAPINameIsRegistered: the API names the command line accepts.
 func TestEveryAPINameIsRegistered(t *testing.T) {
 	for _, api := range []string{"openrouter", "anthropic", "openai-responses", "deepseek", "xai",
-		"openai-compatible", "bedrock-converse", "mistral", "cohere"} {
+		"openai-compatible", "bedrock-converse", "mistral", "cohere", "ollama"} {
 		c, err := replay.Lookup(api, "", "")
 		require.NoError(t, err, api)
 		assert.Equal(t, api, c.API())
@@ -67,6 +74,7 @@ func TestAccepts(t *testing.T) {
 		{"openai-compatible", "moonshot", "kimi-k2-thinking", false},
 		{"mistral", "mistral", "magistral-medium-latest", false},
 		{"cohere", "cohere", "command-a-reasoning-08-2025", false},
+		{"ollama", "ollama", "qwen3:8b", false},
 		{"openrouter", "openrouter", "anthropic/claude-sonnet-4.5", true},
 		{"openrouter", "openrouter", "openai/gpt-5", false},
 	} {
@@ -85,4 +93,19 @@ func TestAccepts(t *testing.T) {
 		}
 		assert.Equal(t, c.keeps, kept, "%s %s", c.api, c.model)
 	}
+}
+
+// byName are the APIs whose tool results name their call by function
+// name, not by id (Gemini's functionResponse.name, Ollama's tool_name):
+// the test's own knowledge, independent of the contracts.
+var byName = map[string]bool{"gemini": true, "ollama": true}
+
+// Every API that names tool results by call id declares it.
+func TestContractsDeclareToolIDs(t *testing.T) {
+	for _, api := range replay.Default.APIs() {
+		c, err := replay.Default.Lookup(api, "", "")
+		require.NoError(t, err)
+		assert.Equal(t, !byName[api], c.Contract().ToolIDs, api)
+	}
+	assert.True(t, strings.HasPrefix(replay.RuleToolCallID, "replay/"))
 }

@@ -1,6 +1,7 @@
 package all_test
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/reasonreplay/replay"
@@ -25,16 +26,24 @@ func FuzzTripCohere(f *testing.F)           { fuzzTrip(f, "cohere") }
 func FuzzTripDeepSeek(f *testing.F)         { fuzzTrip(f, "deepseek") }
 func FuzzTripGemini(f *testing.F)           { fuzzTrip(f, "gemini") }
 func FuzzTripMistral(f *testing.F)          { fuzzTrip(f, "mistral") }
+func FuzzTripOllama(f *testing.F)           { fuzzTrip(f, "ollama") }
 func FuzzTripOpenAICompatible(f *testing.F) { fuzzTrip(f, "openai-compatible") }
 func FuzzTripOpenAIResponses(f *testing.F)  { fuzzTrip(f, "openai-responses") }
 func FuzzTripOpenRouter(f *testing.F)       { fuzzTrip(f, "openrouter") }
 func FuzzTripXAI(f *testing.F)              { fuzzTrip(f, "xai") }
 
-// TestTripEveryAPI makes sure every registered API has a trip target.
+// TestTripEveryAPI makes sure every registered API's trip target has
+// captures to start from: a testdata directory of its own, or the
+// directories codectest.TripDirs names for it.
 func TestTripEveryAPI(t *testing.T) {
 	for _, api := range replay.Default.APIs() {
-		if len(codectest.TripDirs[api]) == 0 {
-			t.Errorf("%s has no document trip fuzz target", api)
+		n := 0
+		for _, dir := range codectest.TripDirsOf(api) {
+			files, _ := filepath.Glob(filepath.Join("../../testdata", dir, "*.*"))
+			n += len(files)
+		}
+		if n == 0 {
+			t.Errorf("%s has no captures for its document trip fuzz target (testdata/%s, or codectest.TripDirs)", api, api)
 		}
 	}
 }

@@ -9,12 +9,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/internal/engine"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/internal/view"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -77,85 +78,62 @@ type StreamDecoder struct {
 	// Limits bound what the decoder keeps; zero fields take the defaults.
 	Limits replay.Limits
 
-	budget   kit.Budget
-	init     bool
-	turn     replay.Turn
-	blocks   []*block
-	n        int // frames seen
-	done     bool
-	bedrock  bool
-	err      error
-	finished bool
-	buf      []byte
+	run     engine.Run
+	turn    replay.Turn
+	blocks  []*block
+	done    bool
+	bedrock bool
+	buf     []byte
 
-	// shape is the last delta read in full; a next delta like it (only
-	// its string differs) is read by matching (see [jsonw.Shape]) into
-	// shapeBlock under shapeSpec.
-	shape      jsonw.Shape
+	// The block and delta kind of the last delta read in full and
+	// learned: a next delta like it (only its string differs) is read by
+	// matching and applied to them.
 	shapeBlock *block
 	shapeSpec  *deltaSpec
-	val        []byte // a matched delta's value, decoded as it was matched
 }
+
+// stream is the decoder as the engine drives it (see [engine.Codec]).
+type stream StreamDecoder
 
 // format is the format of the decoded thinking blocks: Claude's for a
 // stream in Bedrock's envelope, else the provider's ([Codec.Format]).
-func (d *StreamDecoder) format() replay.Format {
+func (d *stream) format() replay.Format {
 	if d.bedrock {
 		return formats.AnthropicClaude
 	}
 	return Codec{Provider: d.Provider}.Format()
 }
 
-// setup seeds the budget from Limits once, before the first frame.
-func (d *StreamDecoder) setup() {
-	if !d.init {
-		d.init = true
-		d.budget = kit.NewBudget(API, d.Limits, 0)
-	}
-}
-
 // SetLimits implements [replay.FrameDecoder]: the non-zero fields of l
 // replace the decoder's limits.
-func (d *StreamDecoder) SetLimits(l replay.Limits) {
-	d.setup()
-	d.budget.Override(l)
-}
-
-func (d *StreamDecoder) malformed(ptr, format string, args ...any) error {
-	return replay.Malformed(API, d.n, ptr, format, args...)
-}
+func (d *StreamDecoder) SetLimits(l replay.Limits) { d.run.SetLimits((*stream)(d), l) }
 
 // Decode implements [replay.FrameDecoder].
 func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
-	if d.err != nil {
-		return dst, d.err
-	}
-	if d.finished {
-		d.err = d.malformed("", "event after Finish")
-		return dst, d.err
-	}
-	d.setup()
-	d.budget.Event = d.n
-	dst, d.err = d.decode(f, dst)
-	d.n++
-	return dst, d.err
+	return d.run.Decode((*stream)(d), &f, dst)
 }
 
-func (d *StreamDecoder) decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
-	data := bytes.TrimSpace(f.Data)
-	if len(data) == 0 || string(data) == "[DONE]" {
+// Finish implements [replay.FrameDecoder].
+func (d *StreamDecoder) Finish() (*replay.Turn, error) { return d.run.Finish((*stream)(d)) }
+
+func (d *stream) Start(r *engine.Run) { r.Budget = kit.NewBudget(API, d.Limits, 0) }
+
+func (d *stream) malformed(ptr, format string, args ...any) error {
+	return d.run.Malformed(ptr, format, args...)
+}
+
+// Matched applies a delta like the last one learned: only its string
+// differs.
+func (d *stream) Matched(r *engine.Run, m *engine.Match, dst []replay.Event) ([]replay.Event, error) {
+	val, decoded := m.Value()
+	return d.apply(d.shapeBlock, d.shapeSpec, m.Raw(0), val, decoded, dst)
+}
+
+// Full reads an event in full.
+func (d *stream) Full(r *engine.Run, f replay.Frame, s string, dst []replay.Event) ([]replay.Event, error) {
+	if s == "" || s == "[DONE]" {
 		return dst, nil
 	}
-	s := bytesString(data)
-	var raw [1]string
-	if val, ok := d.shape.MatchValue(s, raw[:], 0, d.val[:0]); ok {
-		d.val = val
-		if d.shape.Surrogate(0) {
-			return d.apply(d.shapeBlock, d.shapeSpec, raw[0], true, nil, dst)
-		}
-		return d.apply(d.shapeBlock, d.shapeSpec, raw[0], false, val, dst)
-	}
-	d.shape.Forget()
 	var ev eventFields
 	if !ev.scan(s) {
 		return dst, d.malformed("", "expected one JSON object per event")
@@ -266,7 +244,7 @@ func (ev *eventFields) scan(s string) bool {
 // chunk.bytes (or bytes, when the envelope was peeled once already, as
 // the event-stream framing does), a Bedrock exception, or an event typed
 // by its frame.
-func (d *StreamDecoder) unwrap(s string, ftype []byte) (string, gjson.Result, *replay.ProviderError, error) {
+func (d *stream) unwrap(s string, ftype []byte) (string, gjson.Result, *replay.ProviderError, error) {
 	b := gjson.Get(s, "chunk.bytes")
 	if !b.Exists() {
 		b = gjson.Get(s, "bytes")
@@ -277,7 +255,7 @@ func (d *StreamDecoder) unwrap(s string, ftype []byte) (string, gjson.Result, *r
 			return s, gjson.Result{}, pe, nil
 		}
 		if len(ftype) > 0 {
-			return s, gjson.Result{Type: gjson.String, Str: bytesString(ftype)}, nil, nil
+			return s, gjson.Result{Type: gjson.String, Str: view.String(ftype)}, nil, nil
 		}
 		return s, gjson.Result{}, nil, nil
 	}
@@ -288,7 +266,7 @@ func (d *StreamDecoder) unwrap(s string, ftype []byte) (string, gjson.Result, *r
 	if cap(d.buf) < n {
 		d.buf = make([]byte, n)
 	}
-	m, err := base64.StdEncoding.Decode(d.buf[:n], stringBytes(b.Str))
+	m, err := base64.StdEncoding.Decode(d.buf[:n], view.Bytes(b.Str))
 	if err != nil {
 		return s, b, nil, d.malformed("/chunk/bytes", "expected base64: %v", err)
 	}
@@ -297,12 +275,12 @@ func (d *StreamDecoder) unwrap(s string, ftype []byte) (string, gjson.Result, *r
 		return s, b, nil, d.malformed("/chunk/bytes", "expected a base64-encoded JSON event")
 	}
 	d.bedrock = true
-	s = bytesString(inner)
+	s = view.String(inner)
 	return s, gjson.Get(s, "type"), nil, nil
 }
 
 // event decodes one Messages event of type typ.
-func (d *StreamDecoder) event(typ, s string, dst []replay.Event) ([]replay.Event, error) {
+func (d *stream) event(typ, s string, dst []replay.Event) ([]replay.Event, error) {
 	switch typ {
 	case "message_start":
 		msg := gjson.Get(s, "message")
@@ -359,7 +337,7 @@ func (d *StreamDecoder) event(typ, s string, dst []replay.Event) ([]replay.Event
 	return dst, nil
 }
 
-func (d *StreamDecoder) fail(dst []replay.Event, pe *replay.ProviderError) ([]replay.Event, error) {
+func (d *stream) fail(dst []replay.Event, pe *replay.ProviderError) ([]replay.Event, error) {
 	d.turn.Error = pe
 	dst = append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: pe})
 	return dst, pe
@@ -401,12 +379,12 @@ func mergeUsage(old []byte, upd gjson.Result) []byte {
 	return out
 }
 
-func (d *StreamDecoder) index(s string) (int, error) {
+func (d *stream) index(s string) (int, error) {
 	return d.indexRaw(gjson.Get(s, "index").Raw)
 }
 
 // indexRaw reads a block index from its raw JSON text ("" when absent).
-func (d *StreamDecoder) indexRaw(raw string) (int, error) {
+func (d *stream) indexRaw(raw string) (int, error) {
 	n, ok := 0, len(raw) > 0 && len(raw) < 10
 	for i := 0; ok && i < len(raw); i++ {
 		c := raw[i]
@@ -420,23 +398,23 @@ func (d *StreamDecoder) indexRaw(raw string) (int, error) {
 			f < 0 || f != float64(int64(f)) {
 			return 0, d.malformed("/index", "expected a non-negative integer block index")
 		}
-		if max := d.budget.Limits().MaxBlocks; f >= float64(max) {
-			return 0, &replay.LimitError{What: "block count", Limit: max, API: API, Event: d.n, Block: -1}
+		if max := d.run.Budget.Limits().MaxBlocks; f >= float64(max) {
+			return 0, &replay.LimitError{What: "block count", Limit: max, API: API, Event: d.run.Budget.Event, Block: -1}
 		}
 		return int(f), nil
 	}
-	if max := d.budget.Limits().MaxBlocks; n >= max {
-		return 0, &replay.LimitError{What: "block count", Limit: max, API: API, Event: d.n, Block: -1}
+	if max := d.run.Budget.Limits().MaxBlocks; n >= max {
+		return 0, &replay.LimitError{What: "block count", Limit: max, API: API, Event: d.run.Budget.Event, Block: -1}
 	}
 	return n, nil
 }
 
-func (d *StreamDecoder) block(s string) (*block, error) {
+func (d *stream) block(s string) (*block, error) {
 	return d.blockAt(gjson.Get(s, "index").Raw)
 }
 
 // blockAt returns the open block of the raw index ix.
-func (d *StreamDecoder) blockAt(ix string) (*block, error) {
+func (d *stream) blockAt(ix string) (*block, error) {
 	i, err := d.indexRaw(ix)
 	if err != nil {
 		return nil, err
@@ -452,7 +430,7 @@ func (d *StreamDecoder) blockAt(ix string) (*block, error) {
 }
 
 // start opens the block of a content_block_start at its index.
-func (d *StreamDecoder) start(s string, dst []replay.Event) ([]replay.Event, error) {
+func (d *stream) start(s string, dst []replay.Event) ([]replay.Event, error) {
 	i, err := d.index(s)
 	if err != nil {
 		return dst, err
@@ -466,7 +444,7 @@ func (d *StreamDecoder) start(s string, dst []replay.Event) ([]replay.Event, err
 		return dst, d.malformed("/content_block", "expected a content block object with a string type")
 	}
 	b := &block{pos: len(d.turn.Blocks), open: true}
-	if err := d.budget.Block(b.pos); err != nil {
+	if err := d.run.Budget.Block(b.pos); err != nil {
 		return dst, err
 	}
 	switch ctype.Str {
@@ -493,7 +471,7 @@ func (d *StreamDecoder) start(s string, dst []replay.Event) ([]replay.Event, err
 		err = d.startCompaction(b, cb)
 	default:
 		b.kind = kindNative
-		if err = d.budget.Item(b.pos, len(cb.Raw), len(cb.Raw)); err == nil {
+		if err = d.run.Budget.Item(b.pos, len(cb.Raw), len(cb.Raw)); err == nil {
 			b.nat = &replay.Native{Kind: strings.Clone(ctype.Str), Raw: []byte(cb.Raw)}
 			d.turn.Blocks = append(d.turn.Blocks, b.nat)
 		}
@@ -510,14 +488,14 @@ func (d *StreamDecoder) start(s string, dst []replay.Event) ([]replay.Event, err
 
 // extra returns the members of cb not in known, counted against the
 // budget as strings of block b.
-func (d *StreamDecoder) extra(b *block, cb gjson.Result, known ...string) ([]byte, error) {
+func (d *stream) extra(b *block, cb gjson.Result, known ...string) ([]byte, error) {
 	x := extraMembers(cb, known...)
-	return x, d.budget.Item(b.pos, len(x), len(x))
+	return x, d.run.Budget.Item(b.pos, len(x), len(x))
 }
 
 // startThinking opens a thinking block with its initial text and
 // signature (normally empty, but kept and counted when not).
-func (d *StreamDecoder) startThinking(b *block, i int, cb gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+func (d *stream) startThinking(b *block, i int, cb gjson.Result, dst []replay.Event) ([]replay.Event, error) {
 	b.kind = kindThinking
 	b.think = &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: d.format(), Index: replay.Some(i)}}
 	t := cb.Get("thinking")
@@ -550,7 +528,7 @@ func (d *StreamDecoder) startThinking(b *block, i int, cb gjson.Result, dst []re
 
 // transformations replaces the turn's input transformations with the
 // list v, within the budget.
-func (d *StreamDecoder) transformations(v gjson.Result, ptr string) error {
+func (d *stream) transformations(v gjson.Result, ptr string) error {
 	if !v.Exists() {
 		return nil
 	}
@@ -558,7 +536,7 @@ func (d *StreamDecoder) transformations(v gjson.Result, ptr string) error {
 	if err != nil {
 		return err
 	}
-	if err := d.budget.Item(-1, len(v.Raw), len(v.Raw)); err != nil {
+	if err := d.run.Budget.Item(-1, len(v.Raw), len(v.Raw)); err != nil {
 		return err
 	}
 	d.turn.Transformations = xs
@@ -568,7 +546,7 @@ func (d *StreamDecoder) transformations(v gjson.Result, ptr string) error {
 // startCompaction opens a compaction block: its content arrives whole in
 // one compaction_delta (or in the start event), an on-demand compaction's
 // signature in signature_delta pieces.
-func (d *StreamDecoder) startCompaction(b *block, cb gjson.Result) error {
+func (d *stream) startCompaction(b *block, cb gjson.Result) error {
 	b.kind = kindCompaction
 	b.comp = &replay.Compaction{Format: d.format()}
 	for _, f := range [...]struct {
@@ -597,7 +575,7 @@ func (d *StreamDecoder) startCompaction(b *block, cb gjson.Result) error {
 }
 
 // startRedacted opens a redacted_thinking block, which arrives whole.
-func (d *StreamDecoder) startRedacted(b *block, i int, cb gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+func (d *stream) startRedacted(b *block, i int, cb gjson.Result, dst []replay.Event) ([]replay.Event, error) {
 	b.kind = kindRedacted
 	data := cb.Get("data")
 	if data.Type != gjson.String {
@@ -605,7 +583,7 @@ func (d *StreamDecoder) startRedacted(b *block, i int, cb gjson.Result, dst []re
 	}
 	b.enc = &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: d.format(), Index: replay.Some(i)}}
 	var err error
-	if b.enc.Data, err = d.budget.Keep(b.pos, data.Str); err != nil {
+	if b.enc.Data, err = d.run.Budget.Keep(b.pos, data.Str); err != nil {
 		return dst, err
 	}
 	if b.enc.Extra, err = d.extra(b, cb, "type", "data"); err != nil {
@@ -616,7 +594,7 @@ func (d *StreamDecoder) startRedacted(b *block, i int, cb gjson.Result, dst []re
 }
 
 // startText opens a text block with its initial text.
-func (d *StreamDecoder) startText(b *block, cb gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+func (d *stream) startText(b *block, cb gjson.Result, dst []replay.Event) ([]replay.Event, error) {
 	b.kind = kindText
 	t := cb.Get("text")
 	if t.Exists() && t.Type != gjson.String {
@@ -638,7 +616,7 @@ func (d *StreamDecoder) startText(b *block, cb gjson.Result, dst []replay.Event)
 }
 
 // startToolUse opens a tool_use block with its id, name and initial input.
-func (d *StreamDecoder) startToolUse(b *block, cb gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+func (d *stream) startToolUse(b *block, cb gjson.Result, dst []replay.Event) ([]replay.Event, error) {
 	b.kind = kindToolUse
 	id, name := cb.Get("id"), cb.Get("name")
 	if id.Type != gjson.String || name.Type != gjson.String {
@@ -646,17 +624,17 @@ func (d *StreamDecoder) startToolUse(b *block, cb gjson.Result, dst []replay.Eve
 	}
 	b.call = &replay.ToolCall{}
 	var err error
-	if b.call.ID, err = d.budget.Keep(b.pos, id.Str); err != nil {
+	if b.call.ID, err = d.run.Budget.Keep(b.pos, id.Str); err != nil {
 		return dst, err
 	}
-	if b.call.Name, err = d.budget.Keep(b.pos, name.Str); err != nil {
+	if b.call.Name, err = d.run.Budget.Keep(b.pos, name.Str); err != nil {
 		return dst, err
 	}
 	if b.call.Extra, err = d.extra(b, cb, "type", "id", "name", "input"); err != nil {
 		return dst, err
 	}
 	if in := cb.Get("input"); in.Exists() {
-		if b.startInput, err = d.budget.Keep(b.pos, in.Raw); err != nil {
+		if b.startInput, err = d.run.Budget.Keep(b.pos, in.Raw); err != nil {
 			return dst, err
 		}
 	}
@@ -666,7 +644,7 @@ func (d *StreamDecoder) startToolUse(b *block, cb gjson.Result, dst []replay.Eve
 
 // grow appends the value of the JSON string v to sb, a growing string of
 // block b, within the budget, and returns the length sb had before.
-func (d *StreamDecoder) grow(b *block, sb *strings.Builder, v gjson.Result) (int, error) {
+func (d *stream) grow(b *block, sb *strings.Builder, v gjson.Result) (int, error) {
 	if v.Type != gjson.String {
 		return sb.Len(), nil
 	}
@@ -674,10 +652,10 @@ func (d *StreamDecoder) grow(b *block, sb *strings.Builder, v gjson.Result) (int
 }
 
 // growRaw is grow for the raw text of a JSON string.
-func (d *StreamDecoder) growRaw(b *block, sb *strings.Builder, raw string) (int, error) {
+func (d *stream) growRaw(b *block, sb *strings.Builder, raw string) (int, error) {
 	old := sb.Len()
 	jsonw.WriteUnquoted(sb, raw)
-	return old, d.budget.Item(b.pos, sb.Len(), sb.Len()-old)
+	return old, d.run.Budget.Item(b.pos, sb.Len(), sb.Len()-old)
 }
 
 // deltaSpec is what a delta type needs: the block kinds it applies to, the
@@ -721,7 +699,7 @@ var kindNames = map[blockKind]string{
 	kindToolUse: "tool_use", kindNative: "a server block", kindCompaction: "compaction"}
 
 // delta applies a content_block_delta to the block at its index.
-func (d *StreamDecoder) delta(s string, dst []replay.Event) ([]replay.Event, error) {
+func (d *stream) delta(s string, dst []replay.Event) ([]replay.Event, error) {
 	var ev eventFields
 	ev.scan(s) // s was validated
 	return d.deltaFast("", &ev, dst)
@@ -730,7 +708,7 @@ func (d *StreamDecoder) delta(s string, dst []replay.Event) ([]replay.Event, err
 // deltaFast applies a content_block_delta read by one pass into ev. When
 // s, the event's text, is given, the next delta that differs from it only
 // in its string is read by matching its shape.
-func (d *StreamDecoder) deltaFast(s string, ev *eventFields, dst []replay.Event) ([]replay.Event, error) {
+func (d *stream) deltaFast(s string, ev *eventFields, dst []replay.Event) ([]replay.Event, error) {
 	b, err := d.blockAt(ev.index)
 	if err != nil {
 		return dst, err
@@ -752,20 +730,19 @@ func (d *StreamDecoder) deltaFast(s string, ev *eventFields, dst []replay.Event)
 	if len(raw) < 2 || raw[0] != '"' {
 		return dst, d.malformed("/delta/"+spec.member, "expected a string")
 	}
-	dst, err = d.apply(b, spec, raw, true, nil, dst)
-	if err == nil && s != "" && d.shape.Learn(s, []string{raw}) {
+	dst, err = d.apply(b, spec, raw, "", false, dst)
+	if err == nil && s != "" && d.run.Learn(s, []string{raw}, 0, nil) {
 		d.shapeBlock, d.shapeSpec = b, spec
 	}
 	return dst, err
 }
 
 // apply appends raw, the JSON string of a delta of kind spec, to the
-// block b it was checked against. surrogate says raw may hold a \u
-// escape of a surrogate half (and so a lone one, refused where the bytes
-// must stay exact).
-// val, when not nil, is raw's value, decoded as it was matched (only for
-// a string with no \u escape of a surrogate half).
-func (d *StreamDecoder) apply(b *block, spec *deltaSpec, raw string, surrogate bool, val []byte, dst []replay.Event) ([]replay.Event, error) {
+// block b it was checked against. When decoded, val is raw's value,
+// decoded as it was matched (only for a string with no \u escape of a
+// surrogate half); otherwise raw may hold such an escape (and so a lone
+// one, refused where the bytes must stay exact).
+func (d *stream) apply(b *block, spec *deltaSpec, raw, val string, decoded bool, dst []replay.Event) ([]replay.Event, error) {
 	sb := &b.text
 	switch spec {
 	case &specSignature:
@@ -773,7 +750,7 @@ func (d *StreamDecoder) apply(b *block, spec *deltaSpec, raw string, surrogate b
 	case &specCompaction:
 		b.contentSeen = true
 	}
-	if surrogate && spec != &specText && spec != &specInput {
+	if !decoded && spec != &specText && spec != &specInput {
 		if err := d.lone(raw, "/delta/", spec.member); err != nil {
 			return dst, err
 		}
@@ -781,17 +758,17 @@ func (d *StreamDecoder) apply(b *block, spec *deltaSpec, raw string, surrogate b
 	var old int
 	var err error
 	switch {
-	case val != nil && (spec != &specText || b.hi == 0):
+	case decoded && (spec != &specText || b.hi == 0):
 		// Without a \u escape there is no surrogate half to join: the
 		// value is what WriteUnquoted (and WriteUnquotedJoin) writes.
 		old = sb.Len()
 		sb.Grow(len(val)) // doubling, as WriteUnquoted grows it
-		sb.Write(val)
-		err = d.budget.Item(b.pos, sb.Len(), len(val))
+		sb.WriteString(val)
+		err = d.run.Budget.Item(b.pos, sb.Len(), len(val))
 	case spec == &specText:
 		old = sb.Len()
 		jsonw.WriteUnquotedJoin(sb, raw, &b.hi)
-		err = d.budget.Item(b.pos, sb.Len(), sb.Len()-old)
+		err = d.run.Budget.Item(b.pos, sb.Len(), sb.Len()-old)
 	default:
 		old, err = d.growRaw(b, sb, raw)
 	}
@@ -808,7 +785,7 @@ func (d *StreamDecoder) apply(b *block, spec *deltaSpec, raw string, surrogate b
 // it names no character, and decoding it would alter signed or opaque
 // bytes (a signature, signed thinking text, compaction content).
 // The error names the member at the pointer ptr+name.
-func (d *StreamDecoder) lone(raw, ptr, name string) error {
+func (d *stream) lone(raw, ptr, name string) error {
 	if strings.IndexByte(raw, '\\') < 0 || jsonw.LoneAt(raw, false) < 0 {
 		return nil
 	}
@@ -816,11 +793,11 @@ func (d *StreamDecoder) lone(raw, ptr, name string) error {
 }
 
 // citation keeps a citations_delta's citation for the text block b.
-func (d *StreamDecoder) citation(b *block, raw string) error {
+func (d *stream) citation(b *block, raw string) error {
 	if len(raw) == 0 || raw[0] != '{' {
 		return d.malformed("/delta/citation", "expected a citation object")
 	}
-	if err := d.budget.Item(b.pos, len(b.cites)+1+len(raw), 1+len(raw)); err != nil {
+	if err := d.run.Budget.Item(b.pos, len(b.cites)+1+len(raw), 1+len(raw)); err != nil {
 		return err
 	}
 	if len(b.cites) > 0 {
@@ -831,7 +808,7 @@ func (d *StreamDecoder) citation(b *block, raw string) error {
 }
 
 // stop closes b: its item takes its final text and signature.
-func (d *StreamDecoder) stop(b *block, dst []replay.Event) []replay.Event {
+func (d *stream) stop(b *block, dst []replay.Event) []replay.Event {
 	d.settle(b)
 	b.open = false
 	switch b.kind {
@@ -846,7 +823,7 @@ func (d *StreamDecoder) stop(b *block, dst []replay.Event) []replay.Event {
 }
 
 // settle writes b's accumulated strings into its turn block.
-func (d *StreamDecoder) settle(b *block) {
+func (d *stream) settle(b *block) {
 	switch b.kind {
 	case kindThinking:
 		b.think.Text = b.text.String()
@@ -897,12 +874,9 @@ func toolInput(streamed, initial string) string {
 	return "{}"
 }
 
-// Finish implements [replay.FrameDecoder].
-func (d *StreamDecoder) Finish() (*replay.Turn, error) {
-	if d.finished {
-		return &d.turn, d.malformed("", "Finish called twice")
-	}
-	d.finished = true
+// End ends the stream: blocks still open are settled and marked
+// unfinished.
+func (d *stream) End(r *engine.Run) (*replay.Turn, error) {
 	t := &d.turn
 	t.Provenance.API = API
 	t.Provenance.Provider = d.Provider
@@ -930,42 +904,18 @@ func (d *StreamDecoder) Finish() (*replay.Turn, error) {
 	}
 	// Thinking blocks cannot be partially recovered: when the stream did
 	// not complete, no block of it is replayable, closed or not.
-	switch {
-	case d.err != nil:
+	if r.Err() == nil && d.done && len(open) > 0 {
 		t.MarkUnfinished()
-		return t, d.err
-	case !d.done:
-		t.MarkUnfinished()
-		return t, kit.EndedBefore(API, d.n, "message_stop")
-	case len(open) > 0:
-		t.MarkUnfinished()
-		return t, &replay.Error{API: API, Event: d.n, Err: fmt.Errorf("message_stop with block %d still open: %w", open[0], io.ErrUnexpectedEOF)}
+		return t, &replay.Error{API: API, Event: r.Events(), Err: fmt.Errorf("message_stop with block %d still open: %w", open[0], io.ErrUnexpectedEOF)}
 	}
-	fallback(t)
-	t.Complete = true
-	return t, nil
+	if r.Err() == nil && d.done {
+		fallback(t)
+	}
+	return r.Close(t, d.done, "message_stop")
 }
 
 // extraMembers returns the members of obj not in known, as one JSON object in
 // source order (a repeated name kept once), or nil.
 func extraMembers(obj gjson.Result, known ...string) []byte {
 	return jsonw.ExtraMembers(obj.Raw, known...)
-}
-
-// bytesString views b as a string without copying. The string is valid only
-// while b is; use it for transient reads and copy whatever is kept.
-func bytesString(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(unsafe.SliceData(b), len(b))
-}
-
-// stringBytes views s as a byte slice without copying; the slice must not
-// be written to.
-func stringBytes(s string) []byte {
-	if s == "" {
-		return nil
-	}
-	return unsafe.Slice(unsafe.StringData(s), len(s))
 }

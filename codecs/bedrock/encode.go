@@ -5,6 +5,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
 
@@ -15,6 +16,9 @@ import (
 // [replay.Replayable], summaries (Converse has no summary block), empty
 // text and unfinished tool calls are left out.
 func (c Codec) Encode(t *replay.Turn) ([]byte, error) {
+	if t == nil {
+		return nil, kit.NoTurn(API, "encode")
+	}
 	dst := append([]byte(nil), `{"role":"assistant","content":[`...)
 	for i, b := range t.Blocks {
 		var err error
@@ -105,6 +109,9 @@ func appendBlock(dst []byte, b replay.Block, i int) ([]byte, error) {
 // text block by its rank among the text blocks; an item followed by
 // nothing is appended. Items that are not replayable are left out.
 func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
+	if t == nil {
+		return nil, kit.NoTurn(API, "patch")
+	}
 	if !jsonw.ValidBytes(msg) {
 		return nil, replay.Malformed(API, -1, "", "expected a JSON message")
 	}

@@ -2,13 +2,12 @@ package bedrock
 
 import (
 	"strings"
-	"unsafe"
 
 	"github.com/reasonreplay/replay"
-	"github.com/reasonreplay/replay/internal/arena"
+	"github.com/reasonreplay/replay/internal/engine"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
-	"github.com/reasonreplay/replay/internal/shapeview"
+	"github.com/reasonreplay/replay/internal/view"
 	"github.com/reasonreplay/replay/think"
 	"github.com/tidwall/gjson"
 )
@@ -34,7 +33,7 @@ type open struct {
 	kind  openKind
 	block int                  // position in the turn's Blocks, -1 for an empty text block
 	item  replay.ReasoningItem // the block, for a reasoning or redacted block
-	text  arena.Text           // in the decoder's arena
+	text  engine.Text          // in the decoder's arena
 	sig   strings.Builder
 	nsig  int // signature deltas seen
 	data  strings.Builder
@@ -62,41 +61,21 @@ type StreamDecoder struct {
 	// [Codec.KeepTags]).
 	KeepTags bool
 
-	budget  kit.Budget
-	init    bool
+	run     engine.Run
 	piece   strings.Builder // the decoded pieces of text deltas with escapes
 	turn    replay.Turn
 	opens   []*open
 	free    []*open
-	n       int // frames seen
 	stopped bool
-	err     error
 	perr    *replay.ProviderError
-	done    bool
 	split   bool // split tags out of text blocks
 	segs    []think.Segment
 	ev      event
-	arena   arena.Arena // the texts of reasoning blocks and tool calls
-
-	// shape is the last delta read in full, views where its fields lie
-	// and shapeType its frame type: a next frame like it is read by
-	// matching (see [jsonw.Shape]); fromShape says the current one was.
-	shape     jsonw.Shape
-	views     shapeview.Views
-	fields    [14]*string // the fields of ev, as learned
-	shapeType []byte
-	fromShape bool
-	matched   int // frames read by matching, for the tests
-
-	// valHole is the hole of the learned shape that holds the delta's
-	// piece (-1 for none); val is its value in the frame being read,
-	// decoded in the pass that matched it, when hasVal: unquote writes it
-	// for the raw value valRaw instead of unquoting valRaw again.
-	valHole int
-	val     []byte
-	valRaw  string
-	hasVal  bool
+	fields  [14]*string // the fields of ev, found again in a matched frame
 }
+
+// stream is the decoder as the engine drives it (see [engine.Codec]).
+type stream StreamDecoder
 
 // exception events and the HTTP status each stands for.
 var exceptions = map[string]int{
@@ -107,145 +86,94 @@ var exceptions = map[string]int{
 	"serviceUnavailableException": 503,
 }
 
-// start sets the decoder up once, before its first frame.
-func (s *StreamDecoder) start() {
-	if s.init {
-		return
-	}
-	s.init = true
-	s.budget = kit.NewBudget(API, s.Limits, 0)
+// SetLimits implements [replay.FrameDecoder]: the non-zero fields of l
+// replace the decoder's limits.
+func (s *StreamDecoder) SetLimits(l replay.Limits) { s.run.SetLimits((*stream)(s), l) }
+
+// Decode implements [replay.FrameDecoder]: it decodes one event.
+func (s *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
+	return s.run.Decode((*stream)(s), &f, dst)
+}
+
+// Finish implements [replay.FrameDecoder]: it ends the stream and returns
+// the turn.
+func (s *StreamDecoder) Finish() (*replay.Turn, error) { return s.run.Finish((*stream)(s)) }
+
+func (s *stream) Start(r *engine.Run) {
+	r.Budget = kit.NewBudget(API, s.Limits, 0)
 	s.split = splitsTags(s.Model, s.KeepTags)
 	s.turn.Provenance = Codec{Provider: s.Provider, Model: s.Model}.provenance()
 }
 
-// SetLimits implements [replay.FrameDecoder]: the non-zero fields of l
-// replace the decoder's limits.
-func (s *StreamDecoder) SetLimits(l replay.Limits) {
-	s.start()
-	s.budget.Override(l)
-}
-
-// Decode implements [replay.FrameDecoder]: it decodes one event.
-func (s *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
-	if s.err != nil {
-		return dst, s.err
+// Full reads a frame in full into s.ev, validated and read in one pass, in
+// place (everything kept is copied out of it), and decodes it. Its event
+// type is its Type, or, for a frame without a type, the name of the one
+// member of its data, `{"<eventType>":{...}}`.
+func (s *stream) Full(r *engine.Run, f replay.Frame, text string, dst []replay.Event) ([]replay.Event, error) {
+	if len(f.Data) == 0 && len(f.Type) > 0 {
+		text = "{}" // an event stream message without a payload
 	}
-	s.start()
-	n := s.n
-	s.n++
-	s.budget.Event = n
-	if s.done {
-		return dst, nil
+	e := &s.ev
+	wrapped := len(f.Type) == 0
+	var sc jsonw.Scanner
+	sc.Reset(text)
+	if !scan(&sc, e, wrapped) {
+		return dst, r.Malformed("", "expected a JSON event")
 	}
-	typ, text, err := s.frame(f, n)
-	if err == nil {
-		dst, err = s.event(n, typ, &s.ev, dst)
+	typ := view.String(f.Type)
+	if wrapped {
+		switch {
+		case text == "" || text[0] != '{':
+			return dst, r.Malformed("", "expected an object {\"<eventType>\":{...}}")
+		case e.members != 1:
+			return dst, r.Malformed("", "expected exactly one member naming the event type")
+		}
+		typ = e.typ
 	}
-	if err != nil {
-		s.err = err
-	} else if !s.fromShape && typ == "contentBlockDelta" {
-		s.learn(text, f.Type)
+	dst, err := s.event(r.Budget.Event, typ, e, dst)
+	if err == nil && typ == "contentBlockDelta" {
+		s.learn(text)
 	}
 	return dst, err
 }
 
-// frame reads a frame into s.ev and returns its event type: its Type, or,
-// for a frame without a type, the name of the one member of its data,
-// `{"<eventType>":{...}}`, and the text read. The frame is validated and
-// read in one pass, in place (it is valid only during this call);
-// everything kept is copied out of it. A frame like the last delta read in
-// full (the same type, the same bytes but for its holes) is read by
-// matching its shape instead: s.ev gets the fields at their places in it,
-// what the full read would give.
-func (s *StreamDecoder) frame(f replay.Frame, n int) (string, string, error) {
-	data := f.Data
-	if len(data) == 0 && len(f.Type) > 0 {
-		data = []byte("{}") // an event stream message without a payload
+// Matched decodes a frame like the last delta read in full (the same type,
+// the same bytes but for its holes): s.ev holds its fields, found at their
+// places in it, what the full read would give.
+func (s *stream) Matched(r *engine.Run, m *engine.Match, dst []replay.Event) ([]replay.Event, error) {
+	typ := "contentBlockDelta"
+	if s.ev.typ != "" {
+		typ = s.ev.typ // the wrapped form names it in the data
 	}
-	text := unsafe.String(unsafe.SliceData(data), len(data))
-	e := &s.ev
-	wrapped := len(f.Type) == 0
-	var raws [jsonw.MaxHoles]string
-	val, matched := s.shape.MatchValue(text, raws[:], s.valHole, s.val[:0])
-	s.val, s.hasVal = val, false
-	s.fromShape = matched && string(f.Type) == string(s.shapeType)
-	if s.fromShape {
-		s.matched++
-		// The piece's value is decoded unless it holds a surrogate-half escape; then,
-		// and for the other holes, it is unquoted as on a full read.
-		if s.valHole >= 0 && !s.shape.Surrogate(s.valHole) {
-			s.valRaw, s.hasVal = raws[s.valHole], true
-		}
-		s.views.Find(text, raws[:], s.fields[:])
-	} else {
-		s.shape.Forget()
-		var sc jsonw.Scanner
-		sc.Reset(text)
-		if !scan(&sc, e, wrapped) {
-			return "", "", replay.Malformed(API, n, "", "expected a JSON event")
-		}
-	}
-	if !wrapped {
-		return unsafe.String(unsafe.SliceData(f.Type), len(f.Type)), text, nil
-	}
-	if trimmedFirst(data) != '{' {
-		return "", "", replay.Malformed(API, n, "", "expected an object {\"<eventType>\":{...}}")
-	}
-	if e.members != 1 {
-		return "", "", replay.Malformed(API, n, "", "expected exactly one member naming the event type")
-	}
-	return e.typ, text, nil
+	return s.event(r.Budget.Event, typ, &s.ev, dst)
 }
 
-// learn learns the shape of text, a contentBlockDelta of frame type ftype
-// read in full into s.ev without error, so that the next delta like it is
-// read by matching: its holes are the delta's piece (text, reasoning text,
-// signature, redacted content or tool input: appended, or kept verbatim,
-// by the same code either way) and the padding "p", which the decoder
-// ignores. The block index and the delta's kind are not holes: they
-// decide what the event is.
-func (s *StreamDecoder) learn(text string, ftype []byte) {
+// learn learns the shape of text, a contentBlockDelta read in full into
+// s.ev without error, so that the next delta like it is read by matching:
+// its holes are the delta's piece (text, reasoning text, signature,
+// redacted content or tool input: appended, or kept verbatim, by the same
+// code either way), decoded as it is matched, and the padding "p", which
+// the decoder ignores. The block index and the delta's kind are not holes:
+// they decide what the event is.
+func (s *stream) learn(text string) {
 	e := &s.ev
 	var buf [jsonw.MaxHoles + 2]string
 	holes := buf[:0]
-	for _, r := range [...]string{e.text, e.rcText, e.rcSig, e.rcRed, e.tuInput, e.pad} {
+	for _, r := range [...]string{e.text, e.rcText, e.rcSig, e.rcRed, e.tuInput} {
 		if len(r) >= 2 && r[0] == '"' {
 			holes = append(holes, r)
 		}
 	}
-	// The first hole taken is the delta's first piece, unless it is the
-	// padding (taken last): that piece's value is decoded by matching.
-	piece := ""
-	if len(holes) > 0 && (e.pad == "" || unsafe.StringData(holes[0]) != unsafe.StringData(e.pad)) {
-		piece = holes[0]
+	value := min(len(holes), 1) - 1 // the first piece, if any
+	if p := e.pad; len(p) >= 2 && p[0] == '"' {
+		holes = append(holes, p)
 	}
-	shapeview.Order(holes)
 	s.fields = e.fields()
-	if len(holes) > jsonw.MaxHoles || !s.shape.Learn(text, holes) || !s.views.Learn(text, holes, s.fields[:]) {
-		s.shape.Forget()
-		return
-	}
-	s.valHole = -1
-	for h, x := range holes {
-		if piece != "" && unsafe.StringData(x) == unsafe.StringData(piece) {
-			s.valHole = h
-		}
-	}
-	s.shapeType = append(s.shapeType[:0], ftype...)
-}
-
-// trimmedFirst returns the first byte of b that is not JSON white space.
-func trimmedFirst(b []byte) byte {
-	for _, c := range b {
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			return c
-		}
-	}
-	return 0
+	s.run.Learn(text, holes, value, s.fields[:])
 }
 
 // event decodes one event of type typ, read into e.
-func (s *StreamDecoder) event(n int, typ string, e *event, dst []replay.Event) ([]replay.Event, error) {
+func (s *stream) event(n int, typ string, e *event, dst []replay.Event) ([]replay.Event, error) {
 	switch typ {
 	case "messageStart", "metadata", "messageStop", "contentBlockStart", "contentBlockDelta", "contentBlockStop":
 		if len(e.payload) < 2 || e.payload[0] != '{' {
@@ -290,7 +218,7 @@ func (s *StreamDecoder) event(n int, typ string, e *event, dst []replay.Event) (
 
 // other handles an event outside the message's own: an exception or error
 // ends the stream with a provider error; an unknown event is ignored.
-func (s *StreamDecoder) other(typ string, p gjson.Result, dst []replay.Event) []replay.Event {
+func (s *stream) other(typ string, p gjson.Result, dst []replay.Event) []replay.Event {
 	status, ok := exceptions[typ]
 	if !ok && !strings.HasSuffix(typ, "Exception") && typ != "error" {
 		return dst // an event type this decoder does not know
@@ -308,13 +236,14 @@ func (s *StreamDecoder) other(typ string, p gjson.Result, dst []replay.Event) []
 	if om := p.Get("originalMessage"); om.Type == gjson.String {
 		e.Raw = clone(om.Str)
 	}
-	s.perr, s.done = e, true
+	s.perr = e
+	s.run.Stop() // the stream is over: later frames are ignored
 	s.turn.Error = e
 	return append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: e})
 }
 
 // messageStop records the stop reason and closes the blocks still open.
-func (s *StreamDecoder) messageStop(p gjson.Result, dst []replay.Event) []replay.Event {
+func (s *stream) messageStop(p gjson.Result, dst []replay.Event) []replay.Event {
 	if sr := p.Get("stopReason"); sr.Type == gjson.String {
 		s.turn.FinishReason = clone(sr.Str)
 	}
@@ -327,7 +256,7 @@ func (s *StreamDecoder) messageStop(p gjson.Result, dst []replay.Event) []replay
 
 // blockStart opens a toolUse block, or keeps another start kind verbatim;
 // text and reasoning blocks open at their first delta.
-func (s *StreamDecoder) blockStart(n, cbi int, st gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+func (s *stream) blockStart(n, cbi int, st gjson.Result, dst []replay.Event) ([]replay.Event, error) {
 	tu := st.Get("toolUse")
 	if !tu.IsObject() {
 		if !st.IsObject() || st.Raw == "{}" || st.Get("text").Exists() || st.Get("reasoningContent").Exists() {
@@ -341,18 +270,18 @@ func (s *StreamDecoder) blockStart(n, cbi int, st gjson.Result, dst []replay.Eve
 		return dst, replay.Malformed(API, n, "/start/toolUse", "expected string toolUseId and name")
 	}
 	pos := len(s.turn.Blocks)
-	if err := s.budget.Block(pos); err != nil {
+	if err := s.run.Budget.Block(pos); err != nil {
 		return dst, err
 	}
 	call := &replay.ToolCall{Unfinished: true, Extra: extra(tu, "toolUseId", "name")}
 	var err error
-	if call.ID, err = s.budget.Keep(pos, id.Str); err != nil {
+	if call.ID, err = s.run.Budget.Keep(pos, id.Str); err != nil {
 		return dst, err
 	}
-	if call.Name, err = s.budget.Keep(pos, name.Str); err != nil {
+	if call.Name, err = s.run.Budget.Keep(pos, name.Str); err != nil {
 		return dst, err
 	}
-	if err = s.budget.Item(pos, len(call.Extra), len(call.Extra)); err != nil {
+	if err = s.run.Budget.Item(pos, len(call.Extra), len(call.Extra)); err != nil {
 		return dst, err
 	}
 	o := s.openAt(cbi, openTool)
@@ -361,12 +290,12 @@ func (s *StreamDecoder) blockStart(n, cbi int, st gjson.Result, dst []replay.Eve
 }
 
 // native keeps a block of a kind this decoder does not know, verbatim.
-func (s *StreamDecoder) native(kind, rawJSON string) error {
+func (s *stream) native(kind, rawJSON string) error {
 	pos := len(s.turn.Blocks)
-	if err := s.budget.Block(pos); err != nil {
+	if err := s.run.Budget.Block(pos); err != nil {
 		return err
 	}
-	if err := s.budget.Item(pos, len(rawJSON), len(rawJSON)); err != nil {
+	if err := s.run.Budget.Item(pos, len(rawJSON), len(rawJSON)); err != nil {
 		return err
 	}
 	s.turn.Blocks = append(s.turn.Blocks, &replay.Native{Kind: kind, Raw: raw(rawJSON)})
@@ -374,7 +303,7 @@ func (s *StreamDecoder) native(kind, rawJSON string) error {
 }
 
 // blockDelta routes a contentBlockDelta to its block by kind.
-func (s *StreamDecoder) blockDelta(n, cbi int, o *open, e *event, dst []replay.Event) ([]replay.Event, error) {
+func (s *stream) blockDelta(n, cbi int, o *open, e *event, dst []replay.Event) ([]replay.Event, error) {
 	if len(e.delta) < 2 || e.delta[0] != '{' {
 		return dst, replay.Malformed(API, n, "/delta", "expected an object")
 	}
@@ -394,7 +323,7 @@ func (s *StreamDecoder) blockDelta(n, cbi int, o *open, e *event, dst []replay.E
 
 // textDelta appends a text piece: it goes through the tag splitter into
 // visible and reasoning runs, each its own turn block.
-func (s *StreamDecoder) textDelta(n, cbi int, o *open, x string, dst []replay.Event) ([]replay.Event, error) {
+func (s *stream) textDelta(n, cbi int, o *open, x string, dst []replay.Event) ([]replay.Event, error) {
 	const ptr = "/delta/text"
 	if x[0] != '"' {
 		return dst, replay.Malformed(API, n, ptr, "expected a string")
@@ -415,9 +344,8 @@ func (s *StreamDecoder) textDelta(n, cbi int, o *open, x string, dst []replay.Ev
 		if s.piece.Len() > 32<<10 {
 			s.piece = strings.Builder{}
 		}
-		if s.matchedValue(x) {
-			// Decoded by matching, held in s.val until the next frame.
-			piece = unsafe.String(unsafe.SliceData(s.val), len(s.val))
+		if v, ok := s.run.Decoded(x); ok {
+			piece = v // decoded by matching, held by the engine until the next frame
 		} else {
 			k := s.piece.Len()
 			jsonw.WriteUnquoted(&s.piece, x)
@@ -425,7 +353,7 @@ func (s *StreamDecoder) textDelta(n, cbi int, o *open, x string, dst []replay.Ev
 		}
 	}
 	if !s.split {
-		s.segs = append(s.segs[:0], think.Segment{Text: unsafe.Slice(unsafe.StringData(piece), len(piece))})
+		s.segs = append(s.segs[:0], think.Segment{Text: view.Bytes(piece)})
 	} else {
 		s.segs = o.split.WriteString(s.segs[:0], piece)
 	}
@@ -434,7 +362,7 @@ func (s *StreamDecoder) textDelta(n, cbi int, o *open, x string, dst []replay.Ev
 
 // reasoningDelta appends to a reasoning block: text, signature or
 // redactedContent pieces, opening the block at its first.
-func (s *StreamDecoder) reasoningDelta(n, cbi int, o *open, e *event, dst []replay.Event) ([]replay.Event, error) {
+func (s *stream) reasoningDelta(n, cbi int, o *open, e *event, dst []replay.Event) ([]replay.Event, error) {
 	const ptr = "/delta/reasoningContent"
 	if e.rc[0] != '{' {
 		return dst, replay.Malformed(API, n, ptr, "expected an object")
@@ -489,8 +417,8 @@ func (s *StreamDecoder) reasoningDelta(n, cbi int, o *open, e *event, dst []repl
 }
 
 // openReasoning opens a reasoning or redacted block at its first delta.
-func (s *StreamDecoder) openReasoning(cbi int, kind openKind, dst []replay.Event) (*open, []replay.Event, error) {
-	if err := s.budget.Block(len(s.turn.Blocks)); err != nil {
+func (s *stream) openReasoning(cbi int, kind openKind, dst []replay.Event) (*open, []replay.Event, error) {
+	if err := s.run.Budget.Block(len(s.turn.Blocks)); err != nil {
 		return nil, dst, err
 	}
 	o := s.openAt(cbi, kind)
@@ -509,7 +437,7 @@ func (s *StreamDecoder) openReasoning(cbi int, kind openKind, dst []replay.Event
 }
 
 // toolDelta appends a piece of a tool call's input.
-func (s *StreamDecoder) toolDelta(n int, o *open, in string, dst []replay.Event) ([]replay.Event, error) {
+func (s *stream) toolDelta(n int, o *open, in string, dst []replay.Event) ([]replay.Event, error) {
 	const ptr = "/delta/toolUse"
 	if in == "" || in[0] != '"' {
 		return dst, replay.Malformed(API, n, ptr+"/input", "expected a string")
@@ -527,37 +455,26 @@ func (s *StreamDecoder) toolDelta(n int, o *open, in string, dst []replay.Event)
 // appendTo appends the value of the JSON string literal lit to b, the
 // growing string of the block at pos, within the budget, and returns the
 // appended bytes as an immutable string.
-func (s *StreamDecoder) appendTo(pos int, b *strings.Builder, lit string) (string, error) {
+func (s *stream) appendTo(pos int, b *strings.Builder, lit string) (string, error) {
 	k := b.Len()
-	if s.matchedValue(lit) {
-		b.Grow(len(s.val))
-		b.Write(s.val)
-	} else {
-		jsonw.WriteUnquoted(b, lit)
-	}
-	if err := s.budget.Item(pos, b.Len(), b.Len()-k); err != nil {
+	s.run.Unquote(b, lit)
+	if err := s.run.Budget.Item(pos, b.Len(), b.Len()-k); err != nil {
 		return "", err
 	}
 	return b.String()[k:], nil
 }
 
 // appendText is appendTo for a text in the decoder's arena.
-func (s *StreamDecoder) appendText(pos int, t *arena.Text, lit string) (string, error) {
+func (s *stream) appendText(pos int, t *engine.Text, lit string) (string, error) {
 	k := t.Len()
-	s.arena.Write(t, lit, s.val, s.matchedValue(lit))
-	if err := s.budget.Item(pos, t.Len(), t.Len()-k); err != nil {
+	s.run.WriteRaw(t, lit)
+	if err := s.run.Budget.Item(pos, t.Len(), t.Len()-k); err != nil {
 		return "", err
 	}
 	return t.String()[k:], nil
 }
 
-// matchedValue reports whether the literal lit is the hole whose value the
-// match decoded into s.val: what jsonw.WriteUnquoted writes for lit.
-func (s *StreamDecoder) matchedValue(lit string) bool {
-	return s.hasVal && len(lit) == len(s.valRaw) && unsafe.StringData(lit) == unsafe.StringData(s.valRaw)
-}
-
-func (s *StreamDecoder) find(cbi int) *open {
+func (s *stream) find(cbi int) *open {
 	for _, o := range s.opens {
 		if o.cbi == cbi {
 			return o
@@ -568,7 +485,7 @@ func (s *StreamDecoder) find(cbi int) *open {
 
 // openAt opens a block. Reasoning and tool blocks take the next position
 // in the turn; a text block gets one at its first non-empty delta.
-func (s *StreamDecoder) openAt(cbi int, kind openKind) *open {
+func (s *stream) openAt(cbi int, kind openKind) *open {
 	var o *open
 	if k := len(s.free); k > 0 {
 		o, s.free = s.free[k-1], s.free[:k-1]
@@ -586,7 +503,7 @@ func (s *StreamDecoder) openAt(cbi int, kind openKind) *open {
 }
 
 // close finishes o and removes it from the open list.
-func (s *StreamDecoder) close(o *open, dst []replay.Event) []replay.Event {
+func (s *stream) close(o *open, dst []replay.Event) []replay.Event {
 	dst = s.finalize(o, dst, true)
 	for i, x := range s.opens {
 		if x == o {
@@ -594,7 +511,7 @@ func (s *StreamDecoder) close(o *open, dst []replay.Event) []replay.Event {
 			break
 		}
 	}
-	o.text, o.sig, o.data = arena.Text{}, strings.Builder{}, strings.Builder{}
+	o.text, o.sig, o.data = engine.Text{}, strings.Builder{}, strings.Builder{}
 	o.visB, o.rsnB = strings.Builder{}, strings.Builder{}
 	s.free = append(s.free, o)
 	return dst
@@ -602,13 +519,13 @@ func (s *StreamDecoder) close(o *open, dst []replay.Event) []replay.Event {
 
 // finalize copies o's builders into its block; finished says whether the
 // block closed normally (events are emitted only then).
-func (s *StreamDecoder) finalize(o *open, dst []replay.Event, finished bool) []replay.Event {
+func (s *stream) finalize(o *open, dst []replay.Event, finished bool) []replay.Event {
 	if o.kind == openText {
 		if s.split && finished {
 			s.segs = o.split.Close(s.segs[:0])
 			var err error
-			if dst, err = s.runs(o, s.segs, dst); err != nil && s.err == nil {
-				s.err = err
+			if dst, err = s.runs(o, s.segs, dst); err != nil {
+				s.run.Fail(err)
 			}
 		}
 		s.endVisible(o)
@@ -646,38 +563,28 @@ func (s *StreamDecoder) finalize(o *open, dst []replay.Event, finished bool) []r
 	return dst
 }
 
-// Finish implements [replay.FrameDecoder]: it ends the stream and returns
-// the turn.
-func (s *StreamDecoder) Finish() (*replay.Turn, error) {
-	s.start()
+// End ends the stream: blocks still open are kept unfinished.
+func (s *stream) End(r *engine.Run) (*replay.Turn, error) {
 	for _, o := range s.opens {
 		s.finalize(o, nil, false)
 	}
 	s.opens = nil
 	t := &s.turn
-	switch {
-	case s.err != nil:
-		t.MarkUnfinished()
-		return t, s.err
-	case s.perr != nil:
+	if r.Err() == nil && s.perr != nil {
 		t.MarkUnfinished()
 		return t, s.perr
-	case !s.stopped:
-		t.MarkUnfinished()
-		return t, kit.EndedBefore(API, s.n, "messageStop")
 	}
-	t.Complete = true
-	return t, nil
+	return r.Close(t, s.stopped, "messageStop")
 }
 
 // runs appends the segments of a text block to its visible and reasoning
 // runs, opening a new turn block at every change of kind.
-func (s *StreamDecoder) runs(o *open, segs []think.Segment, dst []replay.Event) ([]replay.Event, error) {
+func (s *stream) runs(o *open, segs []think.Segment, dst []replay.Event) ([]replay.Event, error) {
 	for _, sg := range segs {
 		if sg.Reasoning {
 			s.endVisible(o)
 			if o.rsn < 0 {
-				if err := s.budget.Block(len(s.turn.Blocks)); err != nil {
+				if err := s.run.Budget.Block(len(s.turn.Blocks)); err != nil {
 					return dst, err
 				}
 				it := &replay.ReasoningText{}
@@ -695,7 +602,7 @@ func (s *StreamDecoder) runs(o *open, segs []think.Segment, dst []replay.Event) 
 		}
 		dst = s.endReasoning(o, dst, true)
 		if o.vis < 0 {
-			if err := s.budget.Block(len(s.turn.Blocks)); err != nil {
+			if err := s.run.Budget.Block(len(s.turn.Blocks)); err != nil {
 				return dst, err
 			}
 			o.vis = len(s.turn.Blocks)
@@ -712,8 +619,8 @@ func (s *StreamDecoder) runs(o *open, segs []think.Segment, dst []replay.Event) 
 
 // appendBytes appends p to b, the growing string of the block at pos,
 // within the budget, and returns the appended bytes as a string.
-func (s *StreamDecoder) appendBytes(pos int, b *strings.Builder, p []byte) (string, error) {
-	if err := s.budget.Item(pos, b.Len()+len(p), len(p)); err != nil {
+func (s *stream) appendBytes(pos int, b *strings.Builder, p []byte) (string, error) {
+	if err := s.run.Budget.Item(pos, b.Len()+len(p), len(p)); err != nil {
 		return "", err
 	}
 	k := b.Len()
@@ -722,7 +629,7 @@ func (s *StreamDecoder) appendBytes(pos int, b *strings.Builder, p []byte) (stri
 }
 
 // endVisible closes the current visible run of o.
-func (s *StreamDecoder) endVisible(o *open) {
+func (s *stream) endVisible(o *open) {
 	if o.vis >= 0 {
 		s.turn.Blocks[o.vis].(*replay.Text).Text = o.visB.String()
 		o.vis, o.visB = -1, strings.Builder{}
@@ -730,7 +637,7 @@ func (s *StreamDecoder) endVisible(o *open) {
 }
 
 // endReasoning closes the current reasoning run of o.
-func (s *StreamDecoder) endReasoning(o *open, dst []replay.Event, finished bool) []replay.Event {
+func (s *stream) endReasoning(o *open, dst []replay.Event, finished bool) []replay.Event {
 	if o.rsn < 0 {
 		return dst
 	}

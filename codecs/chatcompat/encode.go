@@ -1,7 +1,7 @@
 package chatcompat
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/reasonreplay/replay"
@@ -115,6 +115,9 @@ func (c Codec) details(t *replay.Turn) []byte {
 // Gemini signatures go back onto their tool calls. content is null when the
 // turn has only tool calls.
 func (c Codec) Encode(t *replay.Turn) ([]byte, error) {
+	if t == nil {
+		return nil, kit.NoTurn(c.API(), "encode")
+	}
 	out := append([]byte(nil), `{"role":"assistant","content":`...)
 	text, has := c.content(t)
 	var calls []int
@@ -160,7 +163,7 @@ func (c Codec) appendCall(out []byte, blocks []replay.Block, i int) ([]byte, err
 	}
 	out, err := gemsig.Put(out, sig.Data, gemsig.At(sig))
 	if err != nil {
-		return nil, fmt.Errorf("replay: %s: encode: %w", c.API(), err)
+		return nil, replay.Malformed(c.API(), -1, "/blocks/"+strconv.Itoa(i), "cannot put the signature on the tool call: %v", err)
 	}
 	return out, nil
 }
@@ -170,6 +173,9 @@ func (c Codec) appendCall(out []byte, blocks []replay.Block, i int) ([]byte, err
 // raw content or reasoning_details, Gemini signatures on the tool calls of
 // the same id. Every other member is left as it was.
 func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
+	if t == nil {
+		return nil, kit.NoTurn(c.API(), "patch")
+	}
 	api := c.API()
 	if err := kit.CheckBody(api, msg, "an assistant message object to patch"); err != nil {
 		return nil, err
@@ -181,18 +187,18 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 	var err error
 	if name, v := c.field(t); name != "" {
 		if out, err = sjson.SetRawBytes(out, name, v); err != nil {
-			return nil, fmt.Errorf("replay: %s: patch: %w", api, err)
+			return nil, replay.Malformed(api, -1, "/"+name, "cannot set the reasoning: %v", err)
 		}
 	}
 	if c.Profile.Replay == ReplayRawContent {
 		if text, has := c.content(t); has {
 			if out, err = sjson.SetBytes(out, "content", text); err != nil {
-				return nil, fmt.Errorf("replay: %s: patch: %w", api, err)
+				return nil, replay.Malformed(api, -1, "/content", "cannot set the content: %v", err)
 			}
 		}
 		if det := c.details(t); det != nil {
 			if out, err = sjson.SetRawBytes(out, "reasoning_details", det); err != nil {
-				return nil, fmt.Errorf("replay: %s: patch: %w", api, err)
+				return nil, replay.Malformed(api, -1, "/reasoning_details", "cannot set the reasoning: %v", err)
 			}
 		}
 	}

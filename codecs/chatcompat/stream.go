@@ -2,12 +2,12 @@ package chatcompat
 
 import (
 	"strings"
-	"unsafe"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/chatstream"
 	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/view"
 	"github.com/reasonreplay/replay/think"
 	"github.com/tidwall/gjson"
 )
@@ -218,7 +218,7 @@ func (r *reader) content(_ *chatstream.Decoder, raw string, dst []replay.Event) 
 func (r *reader) segments(dst []replay.Event) ([]replay.Event, error) {
 	var err error
 	for _, sg := range r.segs {
-		s := unsafe.String(unsafe.SliceData(sg.Text), len(sg.Text)) // copied by the core
+		s := view.String(sg.Text) // copied by the core
 		if !sg.Reasoning {
 			if dst, err = r.core.Text(s, dst); err != nil {
 				return dst, err

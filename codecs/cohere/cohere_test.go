@@ -361,3 +361,24 @@ func TestResponseMembersLimited(t *testing.T) {
 		assert.Equal(t, "item size", le.What, name)
 	}
 }
+
+// A content-start or citation-start without its member keeps nothing: no
+// block without bytes (which Encode refuses) is ever made, so what decodes
+// also encodes, before and after a trip through the document.
+func TestStartWithoutMember(t *testing.T) {
+	data := []byte(`{"type":"content-start","index":0}` + "\n" +
+		`{"type":"citation-start","index":0}` + "\n" +
+		`{"type":"content-start","index":1,"delta":{"message":{"content":{"type":"image","url":"u"}}}}` + "\n" +
+		`{"type":"message-end","delta":{"finish_reason":"COMPLETE"}}` + "\n")
+	res := codectest.SweepStream(t, cohere.Codec{}.NewStream, replay.StreamOptions{Framing: replay.FramingJSONL}, data)
+	require.NoError(t, res.Err)
+	tu := res.Turn
+	require.Len(t, tu.Blocks, 1, "only the start that carries content")
+	n, ok := tu.Blocks[0].(*replay.Native)
+	require.True(t, ok)
+	assert.Equal(t, "content-start", n.Kind)
+	assert.Equal(t, `{"type":"image","url":"u"}`, string(n.Raw))
+	enc, err := cohere.Codec{}.Encode(tu)
+	require.NoError(t, err, "every block has its bytes")
+	assert.Equal(t, `{"role":"assistant","content":[]}`, string(enc), "a streamed content of another type is not sent back")
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
 
@@ -17,6 +18,9 @@ import (
 // encrypted items and summaries have no Cohere field and are left out, as
 // are unfinished items and calls.
 func (c Codec) Encode(t *replay.Turn) ([]byte, error) {
+	if t == nil {
+		return nil, kit.NoTurn(API, "encode")
+	}
 	dst := append([]byte(nil), `{"role":"assistant","content":[`...)
 	for i, b := range t.Blocks {
 		var err error
@@ -117,6 +121,9 @@ func appendContent(dst []byte, b replay.Block, i int) ([]byte, error) {
 // rank among the text blocks); an item followed by no text goes at the end
 // of the content array.
 func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
+	if t == nil {
+		return nil, kit.NoTurn(API, "patch")
+	}
 	return patchSpec.Patch(msg, t)
 }
 

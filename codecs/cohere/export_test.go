@@ -4,4 +4,4 @@ import "github.com/reasonreplay/replay"
 
 // Matched returns how many events the stream decoder fd read by matching
 // the shape of the last one read in full.
-func Matched(fd replay.FrameDecoder) int { return fd.(*StreamDecoder).matched }
+func Matched(fd replay.FrameDecoder) int { return fd.(*StreamDecoder).run.Matched() }

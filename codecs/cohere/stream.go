@@ -1,17 +1,14 @@
 package cohere
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
-	"unsafe"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
-	"github.com/reasonreplay/replay/internal/arena"
+	"github.com/reasonreplay/replay/internal/engine"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
-	"github.com/reasonreplay/replay/internal/shapeview"
 )
 
 // NewStream returns a decoder for v2 chat streams, seeded with the
@@ -27,7 +24,7 @@ type open struct {
 	block int // position in the turn's Blocks, -1 for a text block with no text yet
 	think bool
 	item  *replay.ReasoningText // the block, when think
-	b     arena.Text            // in the decoder's arena
+	b     engine.Text           // in the decoder's arena
 }
 
 // StreamDecoder is the Cohere stream decoder. The zero value is ready to
@@ -40,119 +37,81 @@ type StreamDecoder struct {
 	// overrides its non-zero fields.
 	Limits replay.Limits
 
-	bud   kit.Budget
-	init  bool
-	turn  replay.Turn
-	n     int
-	err   error
-	perr  *replay.ProviderError
-	done  bool
-	opens []*open
-	plan  int // block of the tool plan, or -1
-	planB strings.Builder
-	ev    event
-	arena arena.Arena // the texts of the blocks
-
-	// shape is the last delta event read in full, views where its fields
-	// lie: a next event like it is read by matching (see [jsonw.Shape]).
-	shape   jsonw.Shape
-	views   shapeview.Views
-	fields  [14]*string // the fields of ev, as learned
-	matched int         // events read by matching, for the tests
-
-	// val is the value of hole 0 of the event being read, decoded in the
-	// pass that matched it, when hasVal: piece writes it for the raw
-	// value valRaw instead of unquoting valRaw again.
-	val    []byte
-	valRaw string
-	hasVal bool
+	run    engine.Run
+	turn   replay.Turn
+	perr   *replay.ProviderError
+	done   bool
+	opens  []*open
+	plan   int // block of the tool plan, or -1
+	planB  strings.Builder
+	ev     event
+	fields [14]*string // the fields of ev, found again in a matched event
 }
 
-func (s *StreamDecoder) start() {
-	if !s.init {
-		s.init = true
-		s.bud = kit.NewBudget(API, s.Limits, 0)
-		s.plan = -1
-		s.turn.Provenance = Codec{Provider: s.Provider, Model: s.Model}.provenance()
-	}
-}
+// stream is the decoder as the engine drives it (see [engine.Codec]).
+type stream StreamDecoder
 
 // SetLimits replaces the decoder's limits with the non-zero fields of l
 // (see [replay.FrameDecoder].SetLimits). Call it before the first frame.
-func (s *StreamDecoder) SetLimits(l replay.Limits) {
-	s.start()
-	s.bud.Override(l)
-}
+func (s *StreamDecoder) SetLimits(l replay.Limits) { s.run.SetLimits((*stream)(s), l) }
 
 // Decode decodes one event.
 func (s *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
-	s.start()
-	if s.err != nil {
-		return dst, s.err
-	}
-	n := s.n
-	s.n++
-	s.bud.Event = n
-	if s.done || s.perr != nil {
-		return dst, nil
-	}
-	if (len(f.Data) == 0 || f.Data[0] != '{') && string(bytes.TrimSpace(f.Data)) == "[DONE]" {
+	return s.run.Decode((*stream)(s), &f, dst)
+}
+
+// Finish ends the stream and returns the turn.
+func (s *StreamDecoder) Finish() (*replay.Turn, error) { return s.run.Finish((*stream)(s)) }
+
+func (s *stream) Start(r *engine.Run) {
+	r.Budget = kit.NewBudget(API, s.Limits, 0)
+	s.plan = -1
+	s.turn.Provenance = Codec{Provider: s.Provider, Model: s.Model}.provenance()
+}
+
+// Full reads an event in full: validated and extracted in one pass, in
+// place (everything kept is copied).
+func (s *stream) Full(r *engine.Run, f replay.Frame, text string, dst []replay.Event) ([]replay.Event, error) {
+	if text == "[DONE]" {
 		// The SSE terminator cohere-go reads up to; message-end is what
 		// completes the turn.
 		return dst, nil
 	}
-	// Read in place, validated and extracted in one pass: the frame is
-	// valid only during this call, and everything kept is copied. An
-	// event shaped like the last delta read in full is read by matching
-	// its shape instead: the same fields at their places in it.
-	text := unsafe.String(unsafe.SliceData(f.Data), len(f.Data))
 	ev := &s.ev
-	var raws [jsonw.MaxHoles]string
-	val, matched := s.shape.MatchValue(text, raws[:], 0, s.val[:0])
-	s.val, s.hasVal = val, false
-	if matched {
-		s.matched++
-		// Hole 0's value is decoded unless it holds a surrogate-half escape; the
-		// others, and that one, are unquoted by piece as on a full read.
-		if raws[0] != "" && !s.shape.Surrogate(0) {
-			s.valRaw, s.hasVal = raws[0], true
-		}
-		s.views.Find(text, raws[:], s.fields[:])
-	} else {
-		s.shape.Forget()
-		var sc jsonw.Scanner
-		sc.Reset(text)
-		valid, object := scan(&sc, ev)
-		if !valid {
-			s.err = replay.Malformed(API, n, "", "expected a JSON event")
-			return dst, s.err
-		}
-		if !object {
-			s.err = replay.Malformed(API, n, "", "expected an event object")
-			return dst, s.err
-		}
+	var sc jsonw.Scanner
+	sc.Reset(text)
+	valid, object := scan(&sc, ev)
+	if !valid {
+		return dst, r.Malformed("", "expected a JSON event")
+	}
+	if !object {
+		return dst, r.Malformed("", "expected an event object")
 	}
 	typ := str(ev.typ)
 	if typ == "" {
-		typ = unsafe.String(unsafe.SliceData(f.Type), len(f.Type))
+		typ = string(f.Type)
 	}
-	var err error
-	dst, err = s.event(typ, ev, dst)
-	if err != nil {
-		s.err = err
-	} else if !matched {
+	dst, err := s.event(typ, ev, dst)
+	if err == nil {
 		s.learn(text, typ, ev)
 	}
 	return dst, err
 }
 
+// Matched applies an event like the last delta read in full: the engine
+// has put its fields at their places in it.
+func (s *stream) Matched(r *engine.Run, m *engine.Match, dst []replay.Event) ([]replay.Event, error) {
+	return s.event(str(s.ev.typ), &s.ev, dst)
+}
+
 // learn learns the shape of text, a delta event read in full into ev
 // without error, so that the next event like it is read by matching:
 // its holes are the pieces a delta appends (thinking, text, tool plan,
-// arguments), whose meaning the decoder takes from the value alone.
-// Only an event that names its type is learned: a type taken from the
-// frame is not in the text the shape matches.
-func (s *StreamDecoder) learn(text, typ string, ev *event) {
+// arguments), whose meaning the decoder takes from the value alone; the
+// first is decoded as it is matched. Only an event that names its type is
+// learned: a type taken from the frame is not in the text the shape
+// matches.
+func (s *stream) learn(text, typ string, ev *event) {
 	switch typ {
 	case "content-delta", "tool-call-delta", "tool-plan-delta":
 	default:
@@ -168,16 +127,17 @@ func (s *StreamDecoder) learn(text, typ string, ev *event) {
 			holes = append(holes, r)
 		}
 	}
-	shapeview.Order(holes)
-	s.fields = ev.fields()
-	if !s.shape.Learn(text, holes) || !s.views.Learn(text, holes, s.fields[:]) {
-		s.shape.Forget()
+	value := -1
+	if len(holes) > 0 {
+		value = 0
 	}
+	s.fields = ev.fields()
+	s.run.Learn(text, holes, value, s.fields[:])
 }
 
 // event dispatches one event by its type. An event type this decoder does
 // not know is ignored.
-func (s *StreamDecoder) event(typ string, ev *event, dst []replay.Event) ([]replay.Event, error) {
+func (s *stream) event(typ string, ev *event, dst []replay.Event) ([]replay.Event, error) {
 	switch typ {
 	case "content-start":
 		return s.contentStart(ev, dst)
@@ -203,13 +163,13 @@ func (s *StreamDecoder) event(typ string, ev *event, dst []replay.Event) ([]repl
 
 // contentStart opens a content block: thinking, text, or another type
 // kept verbatim.
-func (s *StreamDecoder) contentStart(ev *event, dst []replay.Event) ([]replay.Event, error) {
+func (s *stream) contentStart(ev *event, dst []replay.Event) ([]replay.Event, error) {
 	idx, err := s.index(ev)
 	if err != nil {
 		return dst, err
 	}
 	if s.find(false, idx) != nil {
-		return dst, replay.Malformed(API, s.bud.Event, "/index", "content block %d started twice", idx)
+		return dst, replay.Malformed(API, s.run.Budget.Event, "/index", "content block %d started twice", idx)
 	}
 	o := &open{index: idx, block: -1}
 	switch str(ev.ctype) {
@@ -232,7 +192,7 @@ func (s *StreamDecoder) contentStart(ev *event, dst []replay.Event) ([]replay.Ev
 
 // contentDelta appends `delta.message.content.thinking` (or `.text`) to
 // its block.
-func (s *StreamDecoder) contentDelta(ev *event, dst []replay.Event) ([]replay.Event, error) {
+func (s *stream) contentDelta(ev *event, dst []replay.Event) ([]replay.Event, error) {
 	o, err := s.started(false, ev, "content-delta for a block that was not started")
 	if err != nil {
 		return dst, err
@@ -244,13 +204,13 @@ func (s *StreamDecoder) contentDelta(ev *event, dst []replay.Event) ([]replay.Ev
 }
 
 // toolPlanDelta appends to the tool plan, opening it on the first piece.
-func (s *StreamDecoder) toolPlanDelta(ev *event) error {
+func (s *stream) toolPlanDelta(ev *event) error {
 	r := ev.plan
 	if r == "" {
 		return nil
 	}
 	if r[0] != '"' {
-		return replay.Malformed(API, s.bud.Event, "/delta/message/tool_plan", "expected a string")
+		return replay.Malformed(API, s.run.Budget.Event, "/delta/message/tool_plan", "expected a string")
 	}
 	if s.plan < 0 {
 		if err := s.add(&replay.Native{Kind: "tool_plan", Unfinished: true}); err != nil {
@@ -259,30 +219,30 @@ func (s *StreamDecoder) toolPlanDelta(ev *event) error {
 		s.plan = len(s.turn.Blocks) - 1
 	}
 	k := s.planB.Len()
-	s.unquote(&s.planB, r)
-	return s.bud.Item(s.plan, s.planB.Len(), s.planB.Len()-k)
+	s.run.Unquote(&s.planB, r)
+	return s.run.Budget.Item(s.plan, s.planB.Len(), s.planB.Len()-k)
 }
 
 // toolCallStart opens a tool call (id, name) and takes its first piece of
 // arguments. It closes the tool plan.
-func (s *StreamDecoder) toolCallStart(ev *event, dst []replay.Event) ([]replay.Event, error) {
+func (s *stream) toolCallStart(ev *event, dst []replay.Event) ([]replay.Event, error) {
 	idx, err := s.index(ev)
 	if err != nil {
 		return dst, err
 	}
 	if s.find(true, idx) != nil {
-		return dst, replay.Malformed(API, s.bud.Event, "/index", "tool call %d started twice", idx)
+		return dst, replay.Malformed(API, s.run.Budget.Event, "/index", "tool call %d started twice", idx)
 	}
 	if len(ev.fnName) < 2 || ev.fnName[0] != '"' {
-		return dst, replay.Malformed(API, s.bud.Event, "/delta/message/tool_calls/function/name", "expected a string")
+		return dst, replay.Malformed(API, s.run.Budget.Event, "/delta/message/tool_calls/function/name", "expected a string")
 	}
 	s.closePlan()
 	call := &replay.ToolCall{Unfinished: true}
 	at := len(s.turn.Blocks)
-	if call.ID, err = s.bud.Keep(at, str(ev.callID)); err != nil {
+	if call.ID, err = s.run.Budget.Keep(at, str(ev.callID)); err != nil {
 		return dst, err
 	}
-	if call.Name, err = s.bud.Keep(at, str(ev.fnName)); err != nil {
+	if call.Name, err = s.run.Budget.Keep(at, str(ev.fnName)); err != nil {
 		return dst, err
 	}
 	if err := s.add(call); err != nil {
@@ -295,7 +255,7 @@ func (s *StreamDecoder) toolCallStart(ev *event, dst []replay.Event) ([]replay.E
 }
 
 // toolCallDelta appends a piece of a call's arguments.
-func (s *StreamDecoder) toolCallDelta(ev *event, dst []replay.Event) ([]replay.Event, error) {
+func (s *stream) toolCallDelta(ev *event, dst []replay.Event) ([]replay.Event, error) {
 	o, err := s.started(true, ev, "tool-call-delta for a call that was not started")
 	if err != nil {
 		return dst, err
@@ -304,7 +264,7 @@ func (s *StreamDecoder) toolCallDelta(ev *event, dst []replay.Event) ([]replay.E
 }
 
 // end closes the content block or tool call the event's index names.
-func (s *StreamDecoder) end(tool bool, ev *event, dst []replay.Event) ([]replay.Event, error) {
+func (s *stream) end(tool bool, ev *event, dst []replay.Event) ([]replay.Event, error) {
 	idx, err := s.index(ev)
 	if err != nil {
 		return dst, err
@@ -318,28 +278,29 @@ func (s *StreamDecoder) end(tool bool, ev *event, dst []replay.Event) ([]replay.
 // messageEnd records finish_reason and usage and completes the turn, or,
 // for finish_reason "ERROR", ends it with a provider error (open blocks
 // stay open: Finish marks them unfinished).
-func (s *StreamDecoder) messageEnd(ev *event, dst []replay.Event) ([]replay.Event, error) {
+func (s *stream) messageEnd(ev *event, dst []replay.Event) ([]replay.Event, error) {
 	at := len(s.turn.Blocks)
 	var err error
 	if fr := ev.finish; len(fr) >= 2 && fr[0] == '"' {
-		if s.turn.FinishReason, err = s.bud.Keep(at, str(fr)); err != nil {
+		if s.turn.FinishReason, err = s.run.Budget.Keep(at, str(fr)); err != nil {
 			return dst, err
 		}
 	}
 	if u := ev.usage; len(u) >= 2 && u[0] == '{' {
-		us, err := s.bud.Keep(at, u)
+		us, err := s.run.Budget.Keep(at, u)
 		if err != nil {
 			return dst, err
 		}
 		s.turn.Usage = json.RawMessage(us)
 	}
 	if s.turn.FinishReason == "ERROR" {
-		msg, err := s.bud.Keep(at, str(ev.errMsg))
+		msg, err := s.run.Budget.Keep(at, str(ev.errMsg))
 		if err != nil {
 			return dst, err
 		}
 		pe := &replay.ProviderError{API: API, Type: "ERROR", Message: msg}
 		s.perr, s.turn.Error = pe, pe
+		s.run.Stop() // the stream is over: later events are ignored
 		return append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: pe}), nil
 	}
 	s.closePlan()
@@ -347,20 +308,21 @@ func (s *StreamDecoder) messageEnd(ev *event, dst []replay.Event) ([]replay.Even
 		dst = s.close(s.opens[0], dst, true)
 	}
 	s.done = true
+	s.run.Stop()
 	return append(dst, replay.Event{Kind: replay.EventDone, Block: -1}), nil
 }
 
-func (s *StreamDecoder) index(ev *event) (int, error) {
+func (s *stream) index(ev *event) (int, error) {
 	idx, ok := kit.Index(ev.index)
 	if !ok {
-		return 0, replay.Malformed(API, s.bud.Event, "/index", "expected a non-negative integer")
+		return 0, replay.Malformed(API, s.run.Budget.Event, "/index", "expected a non-negative integer")
 	}
 	return idx, nil
 }
 
 // add appends a block within the budget.
-func (s *StreamDecoder) add(b replay.Block) error {
-	if err := s.bud.Block(len(s.turn.Blocks)); err != nil {
+func (s *stream) add(b replay.Block) error {
+	if err := s.run.Budget.Block(len(s.turn.Blocks)); err != nil {
 		return err
 	}
 	s.turn.Blocks = append(s.turn.Blocks, b)
@@ -368,8 +330,11 @@ func (s *StreamDecoder) add(b replay.Block) error {
 }
 
 // native adds a block kept verbatim.
-func (s *StreamDecoder) native(kind, rawJSON string) error {
-	kept, err := s.bud.Keep(len(s.turn.Blocks), rawJSON)
+func (s *stream) native(kind, rawJSON string) error {
+	if rawJSON == "" { // the member is absent: nothing to keep
+		return nil
+	}
+	kept, err := s.run.Budget.Keep(len(s.turn.Blocks), rawJSON)
 	if err != nil {
 		return err
 	}
@@ -378,15 +343,15 @@ func (s *StreamDecoder) native(kind, rawJSON string) error {
 
 // piece appends the JSON string literal r (or nothing when r is "") to o,
 // within the budget, and emits its delta.
-func (s *StreamDecoder) piece(o *open, r string, dst []replay.Event) ([]replay.Event, error) {
+func (s *stream) piece(o *open, r string, dst []replay.Event) ([]replay.Event, error) {
 	if r == "" || r == "null" {
 		return dst, nil
 	}
 	if r[0] != '"' {
-		return dst, replay.Malformed(API, s.bud.Event, "/delta/message", "expected a string")
+		return dst, replay.Malformed(API, s.run.Budget.Event, "/delta/message", "expected a string")
 	}
 	k := o.b.Len()
-	s.arena.Write(&o.b, r, s.val, s.matchedValue(r))
+	s.run.WriteRaw(&o.b, r)
 	if o.b.Len() == k {
 		return dst, nil
 	}
@@ -396,7 +361,7 @@ func (s *StreamDecoder) piece(o *open, r string, dst []replay.Event) ([]replay.E
 		}
 		o.block = len(s.turn.Blocks) - 1
 	}
-	if err := s.bud.Item(o.block, o.b.Len(), o.b.Len()-k); err != nil {
+	if err := s.run.Budget.Item(o.block, o.b.Len(), o.b.Len()-k); err != nil {
 		return dst, err
 	}
 	d := o.b.String()[k:]
@@ -409,39 +374,21 @@ func (s *StreamDecoder) piece(o *open, r string, dst []replay.Event) ([]replay.E
 	return append(dst, replay.Event{Kind: replay.EventTextDelta, Block: o.block, Delta: d}), nil
 }
 
-// unquote writes the value of the JSON string literal r to b, as
-// jsonw.WriteUnquoted does: when r is the hole whose value the match
-// decoded, that value.
-func (s *StreamDecoder) unquote(b *strings.Builder, r string) {
-	if s.matchedValue(r) {
-		b.Grow(len(s.val))
-		b.Write(s.val)
-		return
-	}
-	jsonw.WriteUnquoted(b, r)
-}
-
-// matchedValue reports whether r is the hole whose value the match
-// decoded into s.val.
-func (s *StreamDecoder) matchedValue(r string) bool {
-	return s.hasVal && len(r) == len(s.valRaw) && unsafe.StringData(r) == unsafe.StringData(s.valRaw)
-}
-
 // started returns the open block or call the delta event ev names, or a
 // malformed-input error saying what when there is none.
-func (s *StreamDecoder) started(tool bool, ev *event, what string) (*open, error) {
+func (s *stream) started(tool bool, ev *event, what string) (*open, error) {
 	idx, err := s.index(ev)
 	if err != nil {
 		return nil, err
 	}
 	o := s.find(tool, idx)
 	if o == nil {
-		return nil, replay.Malformed(API, s.bud.Event, "/index", "%s", what)
+		return nil, replay.Malformed(API, s.run.Budget.Event, "/index", "%s", what)
 	}
 	return o, nil
 }
 
-func (s *StreamDecoder) find(tool bool, idx int) *open {
+func (s *stream) find(tool bool, idx int) *open {
 	for _, o := range s.opens {
 		if o.tool == tool && o.index == idx {
 			return o
@@ -450,7 +397,7 @@ func (s *StreamDecoder) find(tool bool, idx int) *open {
 	return nil
 }
 
-func (s *StreamDecoder) closePlan() {
+func (s *stream) closePlan() {
 	if s.plan >= 0 {
 		nb := s.turn.Blocks[s.plan].(*replay.Native)
 		nb.Raw, nb.Unfinished = quoted(s.planB.String()), false
@@ -459,7 +406,7 @@ func (s *StreamDecoder) closePlan() {
 }
 
 // close finishes o (events only when finished) and removes it.
-func (s *StreamDecoder) close(o *open, dst []replay.Event, finished bool) []replay.Event {
+func (s *stream) close(o *open, dst []replay.Event, finished bool) []replay.Event {
 	if o.block >= 0 {
 		switch b := s.turn.Blocks[o.block].(type) {
 		case *replay.ReasoningText:
@@ -485,11 +432,11 @@ func (s *StreamDecoder) close(o *open, dst []replay.Event, finished bool) []repl
 	return dst
 }
 
-// Finish ends the stream and returns the turn.
-func (s *StreamDecoder) Finish() (*replay.Turn, error) {
-	s.start()
+// End ends the stream: a cut stream's open blocks and tool plan are kept
+// unfinished.
+func (s *stream) End(r *engine.Run) (*replay.Turn, error) {
 	t := &s.turn
-	if !s.done || s.err != nil {
+	if !s.done || r.Err() != nil {
 		if s.plan >= 0 {
 			nb := t.Blocks[s.plan].(*replay.Native)
 			nb.Raw = quoted(s.planB.String())
@@ -498,16 +445,10 @@ func (s *StreamDecoder) Finish() (*replay.Turn, error) {
 		for len(s.opens) > 0 {
 			s.close(s.opens[0], nil, false)
 		}
+	}
+	if r.Err() == nil && s.perr != nil {
 		t.MarkUnfinished()
-	}
-	switch {
-	case s.err != nil:
-		return t, s.err
-	case s.perr != nil:
 		return t, s.perr
-	case !s.done:
-		return t, kit.EndedBefore(API, s.n, "message-end")
 	}
-	t.Complete = true
-	return t, nil
+	return r.Close(t, s.done, "message-end")
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
@@ -23,7 +22,8 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 		return nil, replay.Malformed(API, -1, "", "expected a JSON object")
 	}
 	r := responder{provider: c.Provider, candidate: c.Candidate}
-	r.b.bud = kit.NewBudget(API, c.Limits, -1)
+	bud := kit.NewBudget(API, c.Limits, -1)
+	r.b.bud = &bud
 	t := &replay.Turn{Provenance: replay.Provenance{API: API}}
 	pe, err := r.response(&ch)
 	if err != nil {
@@ -181,12 +181,4 @@ func providerError(e gjson.Result) *replay.ProviderError {
 		pe.Raw = string([]byte(e.Raw))
 	}
 	return pe
-}
-
-// view returns b as a string without copying, for transient reads only.
-func view(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
 }

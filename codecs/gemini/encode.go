@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/reasonreplay/replay"
@@ -45,7 +44,7 @@ func (c Codec) Encode(t *replay.Turn) ([]byte, error) {
 // (only when [Codec.Sentinel] allows it).
 func (c Codec) EncodeReport(t *replay.Turn) ([]byte, []SentinelUse, error) {
 	if t == nil {
-		return nil, nil, fmt.Errorf("replay: %s: encode: nil turn", API)
+		return nil, nil, replay.Malformed(API, -1, "", "no turn to encode")
 	}
 	e := encoder{blocks: t.Blocks, byID: signaturesByID(t), sentinel: c.Sentinel, firstCall: true}
 	e.out = append(e.out, `{"role":"model","parts":[`...)
@@ -126,7 +125,7 @@ func (e *encoder) block(i int) (bool, error) {
 		e.out = jsonw.Members(e.out, bl.Extra)
 		e.out = append(appendSig(e.out, sig, hasSig), '}')
 	case *replay.ToolCall:
-		return e.call(bl, sig, hasSig, corrupt)
+		return e.call(i, bl, sig, hasSig, corrupt)
 	case *replay.Native:
 		return e.native(bl, sig, hasSig), nil
 	default:
@@ -156,7 +155,7 @@ func (e *encoder) signaturePart(i int, bl *replay.Encrypted) bool {
 
 // call writes a functionCall part: its own signature, else one relayed
 // by id, else (first call only, when allowed) the sentinel.
-func (e *encoder) call(bl *replay.ToolCall, sig string, hasSig bool, corrupt string) (bool, error) {
+func (e *encoder) call(i int, bl *replay.ToolCall, sig string, hasSig bool, corrupt string) (bool, error) {
 	if bl.Unfinished {
 		return false, nil
 	}
@@ -169,7 +168,7 @@ func (e *encoder) call(bl *replay.ToolCall, sig string, hasSig bool, corrupt str
 	}
 	e.firstCall = false
 	var err error
-	e.out, err = appendCall(e.out, bl, sig, hasSig)
+	e.out, err = appendCall(e.out, i, bl, sig, hasSig)
 	return err == nil, err
 }
 
@@ -202,13 +201,13 @@ func appendSig(out []byte, sig string, ok bool) []byte {
 // appendCall writes a functionCall part: name, args ({} when the call has
 // none), id, the call's own
 // unknown members, then the signature and the part's unknown members.
-func appendCall(out []byte, c *replay.ToolCall, sig string, hasSig bool) ([]byte, error) {
+func appendCall(out []byte, i int, c *replay.ToolCall, sig string, hasSig bool) ([]byte, error) {
 	out = append(out, `{"functionCall":{"name":`...)
 	out = jsonw.String(out, c.Name)
 	if c.Arguments != "" {
 		a := gjson.Parse(c.Arguments)
 		if !jsonw.Valid(c.Arguments) || !(a.IsObject() || a.Type == gjson.Null) {
-			return nil, fmt.Errorf("replay: %s: encode: arguments of call %q are not a JSON object", API, c.Name)
+			return nil, replay.Malformed(API, -1, "/blocks/"+strconv.Itoa(i)+"/arguments", "the arguments of call %q must be a JSON object", c.Name)
 		}
 		out = append(out, `,"args":`...)
 		out = append(out, c.Arguments...)
@@ -270,7 +269,7 @@ type anchors struct {
 // call when it is still unsigned).
 func (c Codec) PatchReport(msg []byte, t *replay.Turn) ([]byte, []SentinelUse, error) {
 	if t == nil {
-		return nil, nil, fmt.Errorf("replay: %s: patch: nil turn", API)
+		return nil, nil, replay.Malformed(API, -1, "", "no turn to patch from")
 	}
 	if !jsonw.ValidBytes(msg) {
 		return nil, nil, replay.Malformed(API, -1, "", "expected a model message object")
@@ -291,7 +290,7 @@ func (c Codec) PatchReport(msg []byte, t *replay.Turn) ([]byte, []SentinelUse, e
 		p.trailing()
 	}
 	if p.err != nil {
-		return nil, nil, fmt.Errorf("replay: %s: patch: %w", API, p.err)
+		return nil, nil, replay.Malformed(API, -1, "/parts", "cannot set a signature: %v", p.err)
 	}
 	return p.out, p.uses, nil
 }

@@ -3,10 +3,10 @@ package gemini
 import (
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/internal/engine"
 	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
@@ -34,7 +34,8 @@ const (
 type builder struct {
 	blocks []replay.Block
 	buf    strings.Builder
-	bud    kit.Budget
+	bud    *kit.Budget
+	run    *engine.Run // the stream's engine, nil for a body
 	emit   bool
 	ev     []replay.Event
 	cand   int // position of the candidate, for error pointers
@@ -57,13 +58,6 @@ type builder struct {
 	args    argTree // the open call's streamed arguments
 	argLen  int     // bytes of the open call's argument values so far
 	scratch []byte
-
-	// dec is the value of the JSON string decRaw (a view of the event
-	// read), already decoded while the event was matched (see
-	// [jsonw.Shape.MatchValue]): grow writes it instead of decoding decRaw
-	// again. decRaw is "" when there is none.
-	decRaw string
-	dec    []byte
 }
 
 // reserve makes room for n more bytes in buf without moving what it
@@ -108,15 +102,17 @@ func (b *builder) keep(pos int, s string) (string, error) {
 }
 
 // unquote writes the value of the JSON string raw to buf and returns
-// where it starts. When raw is decRaw, it writes dec, the value decoded
-// while raw was matched, once; otherwise it decodes raw.
+// where it starts: in a stream, the value decoded while the event was
+// matched when raw is that hole (see [engine.Run.Decoded]); otherwise it
+// decodes raw.
 func (b *builder) unquote(raw string) int {
-	if len(b.decRaw) != 0 && len(b.decRaw) == len(raw) && unsafe.StringData(b.decRaw) == unsafe.StringData(raw) {
-		b.decRaw = ""
-		b.reserve(len(b.dec))
-		i := b.buf.Len()
-		b.buf.Write(b.dec)
-		return i
+	if b.run != nil {
+		if v, ok := b.run.Decoded(raw); ok {
+			b.reserve(len(v))
+			i := b.buf.Len()
+			b.buf.WriteString(v)
+			return i
+		}
 	}
 	b.reserve(unescapedLen(raw))
 	i := b.buf.Len()

@@ -64,7 +64,8 @@ func (c Codec) requestTurn(content, ptr, model string) (*replay.Turn, error) {
 		return nil, replay.Malformed(API, -1, ptr, "expected a content object")
 	}
 	r := responder{provider: c.Provider, model: model}
-	r.b.bud = kit.NewBudget(API, c.Limits, -1)
+	bud := kit.NewBudget(API, c.Limits, -1)
+	r.b.bud = &bud
 	r.b.content, r.b.request = ptr, true
 	var ch chunk
 	var sc jsonw.Scanner

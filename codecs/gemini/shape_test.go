@@ -45,7 +45,7 @@ func matchedIn(t *testing.T, opts replay.StreamOptions, data []byte) int {
 	t.Helper()
 	fd := newFD()
 	codectest.FeedPush(fd, opts, [][]byte{data})
-	return fd.(*StreamDecoder).matched
+	return fd.(*StreamDecoder).run.Matched()
 }
 
 func TestShapeRunsReadAsInFull(t *testing.T) {
@@ -224,24 +224,4 @@ func TestEscapedMemberNames(t *testing.T) {
 	require.NoError(t, res.Err)
 	assert.Equal(t, "hi", res.Turn.Blocks[0].(*replay.Text).Text)
 	assert.Equal(t, `{"x":1}`, string(res.Turn.Blocks[0].(*replay.Text).Extra))
-}
-
-// TestUnquoteDecodedOnce: the builder writes the value decoded while
-// matching only for the very view it was decoded from (and once); the
-// same bytes elsewhere are decoded from their text.
-func TestUnquoteDecodedOnce(t *testing.T) {
-	ev := `{"text":"a \"b\"\n","x":1}`
-	raw := ev[8:19]
-	require.Equal(t, `"a \"b\"\n"`, raw)
-	var b builder
-	b.decRaw, b.dec = raw, []byte("DECODED")
-	copyRaw := string([]byte(raw))
-	i := b.unquote(copyRaw) // equal bytes, another view: decoded from its text
-	assert.Equal(t, "a \"b\"\n", b.buf.String()[i:])
-	i = b.unquote(raw)
-	assert.Equal(t, "DECODED", b.buf.String()[i:])
-	assert.Equal(t, "", b.decRaw)
-	i = b.unquote(raw) // once only
-	assert.Equal(t, "a \"b\"\n", b.buf.String()[i:])
-	assert.Equal(t, "a \"b\"\nDECODEDa \"b\"\n", b.buf.String())
 }

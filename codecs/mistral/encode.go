@@ -20,6 +20,9 @@ import (
 // have no Mistral field and are left out, as are unfinished items and
 // calls. With no content chunk, content is "".
 func (c Codec) Encode(t *replay.Turn) ([]byte, error) {
+	if t == nil {
+		return nil, kit.NoTurn(API, "encode")
+	}
 	dst := append([]byte(nil), `{"role":"assistant","content":`...)
 	k := len(dst)
 	dst = append(dst, '[')
@@ -110,6 +113,9 @@ func appendChunk(dst []byte, b replay.Block, i int) ([]byte, error) {
 // rank among the text chunks); an item followed by no text (only tool
 // calls, or nothing) goes at the end of the content array.
 func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
+	if t == nil {
+		return nil, kit.NoTurn(API, "patch")
+	}
 	if err := kit.CheckBody(API, msg, "an assistant message to patch"); err != nil {
 		return nil, err // depth-limited before the recursive readers of contentpatch see it
 	}

@@ -112,7 +112,6 @@ package openai
 import (
 	"net/http"
 	"strings"
-	"unsafe"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
@@ -220,14 +219,6 @@ func (c Codec) provider() string {
 }
 
 func clone(s string) string { return strings.Clone(s) }
-
-// view returns b as a string without copying, for transient reads only.
-func view(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(unsafe.SliceData(b), len(b))
-}
 
 // web are the API's HTTP facts.
 var web = &codecs.HTTP{

@@ -3,6 +3,7 @@ package openai
 import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 	"strings"
@@ -143,6 +144,9 @@ func sameAPI(t *replay.Turn) bool { return t.Provenance.API == "" || t.Provenanc
 // the newest one are pruned, as OpenAI documents (the compaction stands in
 // for them); one of another host or account is left out.
 func (c Codec) Encode(t *replay.Turn) ([]byte, error) {
+	if t == nil {
+		return nil, kit.NoTurn(API, "encode")
+	}
 	out := []byte{'['}
 	gs := groups(t)
 	strip := false
@@ -368,6 +372,9 @@ func appendExtraSkip(out []byte, extra []byte, skip []string) []byte {
 // whose follower is not in the array, or that Encode would leave out, is
 // not added. Every other byte of the array is kept.
 func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
+	if t == nil {
+		return nil, kit.NoTurn(API, "patch")
+	}
 	if !jsonw.ValidBytes(msg) {
 		return nil, replay.Malformed(API, -1, "", "expected an input array or a request object to patch")
 	}

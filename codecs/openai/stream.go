@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unsafe"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/engine"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
@@ -27,32 +27,29 @@ type StreamDecoder struct {
 	// Provider is the platform that served the stream (see [Codec.Provider]).
 	Provider string
 
-	started bool
-	budget  kit.Budget
+	run     engine.Run
 	format  replay.Format
 	turn    replay.Turn
 	blks    []*blk     // blocks in arrival order; events name their positions
 	outs    []*outItem // by output_index
 	seen    []uint64   // sequence numbers seen, as a bit set
 	seenMap map[int64]struct{}
-	nEvents int
-	err     error
 	ended   bool // a terminal event was decoded
 
-	// shape is the last delta event read in full; a next event like it
-	// (only its delta, sequence number or obfuscation differ) is read by
-	// matching (see [jsonw.Shape]) and appended to the block to, as the
-	// full path would.
-	shape jsonw.Shape
-	to    deltaTo
-	holes [jsonw.MaxHoles]byte // each hole's role: holeDelta, holeSeq, holeIgnored
-	nHole int
+	// to is the block the last delta event read in full and learned
+	// appended to: a next event like it (only its delta, sequence number
+	// or obfuscation differ) is read by matching and appended to it, as
+	// the full path would; seqHole is the index of its sequence number's
+	// hole (0 for none: hole 0 is the delta).
+	to      deltaTo
+	seqHole int
 	// cand is the block the event being read in full appended its delta
 	// to, if it did.
 	cand deltaTo
 
-	// Where the turn's objects, kept strings and texts are carved from
-	// (see arena.go), and the budget that reads a finished item.
+	// Where the turn's objects are carved from (see slab.go; the kept
+	// strings and texts come from the engine's arena), and the budget
+	// that reads a finished item.
 	outSlab  slab[outItem]
 	blkSlab  slab[blk]
 	sumSlab  slab[replay.Summary]
@@ -60,7 +57,6 @@ type StreamDecoder struct {
 	textSlab slab[replay.Text]
 	callSlab slab[replay.ToolCall]
 	encSlab  slab[replay.Encrypted]
-	strs     arena
 	keepr    arenaKeeper
 	order    []int // itemBlocks' result
 	// The parts of the reasoning item being read, reused from item to
@@ -72,7 +68,7 @@ type StreamDecoder struct {
 // against its budget and copies them into the decoder's arena.
 type arenaKeeper struct {
 	budget kit.Budget
-	strs   *arena
+	strs   *engine.Arena
 }
 
 func (k *arenaKeeper) Item(pos, size, add int) error { return k.budget.Item(pos, size, add) }
@@ -81,7 +77,7 @@ func (k *arenaKeeper) Keep(pos int, s string) (string, error) {
 	if err := k.budget.Item(pos, len(s), len(s)); err != nil {
 		return "", err
 	}
-	return k.strs.clone(s), nil
+	return k.strs.Clone(s), nil
 }
 
 // deltaTo is the block a delta event appends to, as the full path found
@@ -93,18 +89,11 @@ type deltaTo struct {
 	ok   bool
 }
 
-// The roles of a learned shape's holes.
-const (
-	holeDelta   = 'd' // the delta text, appended
-	holeSeq     = 's' // the sequence number, checked for repeats
-	holeIgnored = 'i' // a value the decoder does not read (obfuscation)
-)
-
 // blk is one block under construction.
 type blk struct {
 	out     int   // output_index
 	key     int64 // order inside the output item
-	b       text
+	b       engine.Text
 	block   replay.Block
 	dropped bool
 }
@@ -150,12 +139,25 @@ type fields struct {
 	outputs                                                        int
 }
 
-func (d *StreamDecoder) start() {
-	if d.started {
-		return
-	}
-	d.started = true
-	d.budget = kit.NewBudget(API, d.Limits, 0)
+// stream is the decoder as the engine drives it (see [engine.Codec]).
+type stream StreamDecoder
+
+// SetLimits implements [replay.FrameDecoder]: the non-zero fields of l
+// replace the decoder's limits.
+func (d *StreamDecoder) SetLimits(l replay.Limits) { d.run.SetLimits((*stream)(d), l) }
+
+// Decode implements [replay.FrameDecoder].
+func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
+	return d.run.Decode((*stream)(d), &f, dst)
+}
+
+// Finish implements [replay.FrameDecoder]. The turn's blocks are in
+// output_index order; blocks of items that never finished are marked
+// unfinished.
+func (d *StreamDecoder) Finish() (*replay.Turn, error) { return d.run.Finish((*stream)(d)) }
+
+func (d *stream) Start(r *engine.Run) {
+	r.Budget = kit.NewBudget(API, d.Limits, 0)
 	d.format = FormatFor(d.Provider)
 	p := d.Provider
 	if p == "" {
@@ -164,50 +166,14 @@ func (d *StreamDecoder) start() {
 	d.turn.Provenance = replay.Provenance{API: API, Provider: p}
 }
 
-// SetLimits implements [replay.FrameDecoder]: the non-zero fields of l
-// replace the decoder's limits.
-func (d *StreamDecoder) SetLimits(l replay.Limits) {
-	d.start()
-	d.shape.Forget() // the full path checks indexes against MaxBlocks
-	d.budget.Override(l)
-}
-
-// Decode implements [replay.FrameDecoder].
-func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
-	if d.err != nil {
-		return dst, d.err
-	}
-	d.start()
-	n := d.nEvents
-	d.nEvents++
-	d.budget.Event = n
-	data := trimSpace(f.Data)
-	if len(data) == 0 || string(data) == "[DONE]" {
-		return dst, nil
-	}
-	s := view(data)
-	var raws [jsonw.MaxHoles]string
-	var err error
-	if d.shape.Match(s, raws[:]) {
-		dst, err = d.matched(raws[:], n, dst)
-	} else {
-		d.shape.Forget()
-		dst, err = d.full(f, s, n, dst)
-	}
-	if err != nil {
-		d.err = err
-		if pe, ok := err.(*replay.ProviderError); ok {
-			d.turn.Error = pe
-			dst = append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: pe})
-		}
-	}
-	return dst, err
-}
-
-// full reads the event s in full (trusting nothing) and decodes it. A
+// Full reads the event s in full (trusting nothing) and decodes it. A
 // delta event whose type its JSON names, appended to a block, is learned
 // as the shape of the next.
-func (d *StreamDecoder) full(f replay.Frame, s string, n int, dst []replay.Event) ([]replay.Event, error) {
+func (d *stream) Full(r *engine.Run, f replay.Frame, s string, dst []replay.Event) ([]replay.Event, error) {
+	if s == "" || s == "[DONE]" {
+		return dst, nil
+	}
+	n := r.Budget.Event
 	fl, obj, ok := readFields(s)
 	if !ok {
 		return dst, replay.Malformed(API, n, "", "expected a JSON Responses stream event")
@@ -218,7 +184,7 @@ func (d *StreamDecoder) full(f replay.Frame, s string, n int, dst []replay.Event
 	root := gjson.Result{Type: gjson.JSON, Raw: s}
 	typ := fl.typ.Str
 	if typ == "" && len(f.Type) > 0 {
-		typ = view(f.Type)
+		typ = string(f.Type)
 	}
 	if fl.seq.Type == gjson.Number && d.seenBefore(fl.seq.Int()) {
 		return dst, nil
@@ -231,62 +197,44 @@ func (d *StreamDecoder) full(f replay.Frame, s string, n int, dst []replay.Event
 	if err == nil && d.cand.ok && fl.typ.Type == gjson.String && fl.typ.Str != "" {
 		d.learn(s, &fl)
 	}
+	if pe, ok := err.(*replay.ProviderError); ok {
+		d.turn.Error = pe
+		dst = append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: pe})
+	}
 	return dst, err
 }
 
-// learn records the shape of the delta event s, read in full into fl,
-// with its delta, sequence number and obfuscation as the holes.
-func (d *StreamDecoder) learn(s string, fl *fields) {
-	type hole struct {
-		raw  string
-		role byte
-	}
-	hs := [3]hole{{fl.delta, holeDelta}}
-	k := 1
+// learn learns the shape of the delta event s, read in full into fl,
+// with its delta (decoded by the full path's code), sequence number and
+// obfuscation (not read) as the holes.
+func (d *stream) learn(s string, fl *fields) {
+	holes := [3]string{fl.delta}
+	k, seq := 1, 0
 	if fl.seq.Type == gjson.Number {
-		hs[k] = hole{fl.seq.Raw, holeSeq}
+		holes[k], seq = fl.seq.Raw, k
 		k++
 	}
 	if o := fl.obf; o != "" && (o[0] == '"' || o[0] == '-' || (o[0] >= '0' && o[0] <= '9')) {
-		hs[k] = hole{o, holeIgnored}
+		holes[k] = o
 		k++
 	}
-	// In the order they appear in s.
-	off := func(v string) uintptr { return uintptr(unsafe.Pointer(unsafe.StringData(v))) }
-	for i := 1; i < k; i++ {
-		for j := i; j > 0 && off(hs[j].raw) < off(hs[j-1].raw); j-- {
-			hs[j], hs[j-1] = hs[j-1], hs[j]
-		}
-	}
-	var raws [3]string
-	for i := 0; i < k; i++ {
-		raws[i], d.holes[i] = hs[i].raw, hs[i].role
-	}
-	if d.shape.Learn(s, raws[:k]) {
-		d.to, d.nHole = d.cand, k
+	if d.run.Learn(s, holes[:k], -1, nil) {
+		d.to, d.seqHole = d.cand, seq
 	}
 }
 
-// matched decodes an event that matched the learned shape: it differs
-// from the last delta event only in the holes' values, raws. It runs what
-// the full path runs for that event: the sequence number's repeat check,
-// then the delta appended to the same block, within the budget.
-func (d *StreamDecoder) matched(raws []string, n int, dst []replay.Event) ([]replay.Event, error) {
-	delta, escaped := "", false
-	for h, role := range d.holes[:d.nHole] {
-		switch role {
-		case holeDelta:
-			delta, escaped = raws[h], d.shape.Escaped(h)
-		case holeSeq:
-			if d.seenBefore(seqNumber(raws[h])) {
-				return dst, nil
-			}
-		}
+// Matched decodes an event that matched the learned shape: it differs
+// from the last delta event only in the holes' values. It runs what the
+// full path runs for that event: the sequence number's repeat check, then
+// the delta appended to the same block, within the budget.
+func (d *stream) Matched(r *engine.Run, m *engine.Match, dst []replay.Event) ([]replay.Event, error) {
+	if d.seqHole > 0 && d.seenBefore(seqNumber(m.Raw(d.seqHole))) {
+		return dst, nil
 	}
 	if d.ended {
 		return dst, nil
 	}
-	return d.appendText(d.to.b, d.to.at, d.to.kind, delta, escaped, dst)
+	return d.appendText(d.to.b, d.to.at, d.to.kind, m.Raw(0), m.Escaped(0), dst)
 }
 
 // seqNumber returns result(raw).Int() for raw a JSON number, without
@@ -443,18 +391,8 @@ func result(raw string) gjson.Result {
 	return gjson.Parse(raw) // a number
 }
 
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r' || b[len(b)-1] == '\n') {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
 // seenBefore records a sequence number and reports whether it was seen.
-func (d *StreamDecoder) seenBefore(n int64) bool {
+func (d *stream) seenBefore(n int64) bool {
 	if n >= 0 && n < 1<<24 {
 		w, bit := n>>6, uint64(1)<<(n&63)
 		for int64(len(d.seen)) <= w {
@@ -477,7 +415,7 @@ func (d *StreamDecoder) seenBefore(n int64) bool {
 }
 
 // event decodes one event of type typ.
-func (d *StreamDecoder) event(typ string, fl *fields, root gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
+func (d *stream) event(typ string, fl *fields, root gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
 	switch typ {
 	case "response.created", "response.in_progress", "response.queued":
 		d.model(fl.response)
@@ -522,7 +460,7 @@ func (d *StreamDecoder) event(typ string, fl *fields, root gjson.Result, n int, 
 
 // reasoningPart routes a summary or reasoning-text event of a reasoning
 // item to its part (idx, at JSON Pointer ptr; key orders the part).
-func (d *StreamDecoder) reasoningPart(typ string, fl *fields, n int, idxv gjson.Result, ptr string, key int64, dst []replay.Event) ([]replay.Event, error) {
+func (d *stream) reasoningPart(typ string, fl *fields, n int, idxv gjson.Result, ptr string, key int64, dst []replay.Event) ([]replay.Event, error) {
 	o, pos, err := d.out(fl, n, "reasoning")
 	if err != nil {
 		return dst, err
@@ -543,7 +481,7 @@ func (d *StreamDecoder) reasoningPart(typ string, fl *fields, n int, idxv gjson.
 
 // contentPart routes a content_part event, which names the type of its
 // item by its part's type when no earlier event did.
-func (d *StreamDecoder) contentPart(typ string, fl *fields, n int, dst []replay.Event) ([]replay.Event, error) {
+func (d *stream) contentPart(typ string, fl *fields, n int, dst []replay.Event) ([]replay.Event, error) {
 	o, pos, err := d.out(fl, n, "")
 	if err != nil {
 		return dst, err
@@ -567,7 +505,7 @@ func (d *StreamDecoder) contentPart(typ string, fl *fields, n int, dst []replay.
 }
 
 // outputText routes a message's text delta or done event.
-func (d *StreamDecoder) outputText(typ string, fl *fields, n int, dst []replay.Event) ([]replay.Event, error) {
+func (d *stream) outputText(typ string, fl *fields, n int, dst []replay.Event) ([]replay.Event, error) {
 	o, pos, err := d.out(fl, n, "message")
 	if err != nil {
 		return dst, err
@@ -583,7 +521,7 @@ func (d *StreamDecoder) outputText(typ string, fl *fields, n int, dst []replay.E
 }
 
 // callInput appends to (delta) or settles (done) a tool call's arguments.
-func (d *StreamDecoder) callInput(typ string, fl *fields, n int, dst []replay.Event) ([]replay.Event, error) {
+func (d *stream) callInput(typ string, fl *fields, n int, dst []replay.Event) ([]replay.Event, error) {
 	want := "function_call"
 	final := fl.args
 	if strings.HasPrefix(typ, "response.custom") {
@@ -598,8 +536,8 @@ func (d *StreamDecoder) callInput(typ string, fl *fields, n int, dst []replay.Ev
 	}
 	if o.call == 0 {
 		dst = d.openCall(o, pos, gjson.Result{}, dst)
-		if d.err != nil {
-			return dst, d.err
+		if err := d.run.Err(); err != nil {
+			return dst, err
 		}
 	}
 	b := d.blks[o.call-1]
@@ -614,7 +552,7 @@ func (d *StreamDecoder) callInput(typ string, fl *fields, n int, dst []replay.Ev
 
 // completed ends the stream: items whose output_item.done never came are
 // taken from the response.
-func (d *StreamDecoder) completed(fl *fields, n int, dst []replay.Event) ([]replay.Event, error) {
+func (d *stream) completed(fl *fields, n int, dst []replay.Event) ([]replay.Event, error) {
 	d.ended = true
 	// The response's members as get reads them, found in the event's one
 	// pass.
@@ -633,7 +571,7 @@ func (d *StreamDecoder) completed(fl *fields, n int, dst []replay.Event) ([]repl
 
 // unsuccessful ends the stream with response.incomplete or
 // response.failed, returning the provider error.
-func (d *StreamDecoder) unsuccessful(typ string, fl *fields) error {
+func (d *stream) unsuccessful(typ string, fl *fields) error {
 	d.ended = true
 	d.model(fl.response)
 	if u := get(fl.response, "usage"); u.IsObject() {
@@ -648,12 +586,12 @@ func (d *StreamDecoder) unsuccessful(typ string, fl *fields) error {
 	return err
 }
 
-func (d *StreamDecoder) model(resp gjson.Result) { d.setModel(get(resp, "model")) }
+func (d *stream) model(resp gjson.Result) { d.setModel(get(resp, "model")) }
 
 // setModel keeps m, a response's model, unless the turn has one.
-func (d *StreamDecoder) setModel(m gjson.Result) {
+func (d *stream) setModel(m gjson.Result) {
 	if m.Type == gjson.String && d.turn.Provenance.Model == "" {
-		d.turn.Provenance.Model = d.strs.clone(m.Str)
+		d.turn.Provenance.Model = d.run.Texts.Clone(m.Str)
 	}
 }
 
@@ -669,7 +607,7 @@ func index(v gjson.Result, n int, ptr string) (int, error) {
 
 // out returns the output item an event names, creating it (of type typ)
 // when the event is the first to name it.
-func (d *StreamDecoder) out(fl *fields, n int, typ string) (*outItem, int, error) {
+func (d *stream) out(fl *fields, n int, typ string) (*outItem, int, error) {
 	pos, err := index(fl.outIdx, n, "/output_index")
 	if err != nil {
 		return nil, 0, err
@@ -677,7 +615,7 @@ func (d *StreamDecoder) out(fl *fields, n int, typ string) (*outItem, int, error
 	if !fl.outIdx.Exists() {
 		return nil, 0, replay.Malformed(API, n, "/output_index", "expected an output_index")
 	}
-	if pos >= d.budget.Limits().MaxBlocks {
+	if pos >= d.run.Budget.Limits().MaxBlocks {
 		return nil, 0, d.blockLimit()
 	}
 	for len(d.outs) <= pos {
@@ -693,8 +631,8 @@ func (d *StreamDecoder) out(fl *fields, n int, typ string) (*outItem, int, error
 }
 
 // newBlock adds a block of output item pos and returns its position.
-func (d *StreamDecoder) newBlock(o *outItem, pos int, key int64, b replay.Block) (int, error) {
-	if err := d.budget.Block(len(d.blks)); err != nil {
+func (d *stream) newBlock(o *outItem, pos int, key int64, b replay.Block) (int, error) {
+	if err := d.run.Budget.Block(len(d.blks)); err != nil {
 		return 0, err
 	}
 	x := d.blkSlab.new()
@@ -709,7 +647,7 @@ func (d *StreamDecoder) newBlock(o *outItem, pos int, key int64, b replay.Block)
 
 // added opens what an output_item.added announces: item, of type
 // itemType (its member as get reads it).
-func (d *StreamDecoder) added(o *outItem, pos int, item, itemType gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
+func (d *stream) added(o *outItem, pos int, item, itemType gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
 	if !item.IsObject() {
 		return dst, replay.Malformed(API, n, "/item", "expected an output item object")
 	}
@@ -722,7 +660,7 @@ func (d *StreamDecoder) added(o *outItem, pos int, item, itemType gjson.Result, 
 	case "reasoning", "message":
 		// Blocks open with their parts.
 		if o.typ == "message" {
-			o.id = d.strs.clone(get(item, "id").Str)
+			o.id = d.run.Texts.Clone(get(item, "id").Str)
 			if err := d.keep(len(d.blks), o.id); err != nil {
 				return dst, err
 			}
@@ -734,7 +672,7 @@ func (d *StreamDecoder) added(o *outItem, pos int, item, itemType gjson.Result, 
 	case "compaction":
 		// Its encrypted content comes whole with output_item.done.
 		if o.call == 0 {
-			at, err := d.newBlock(o, pos, 0, &replay.Compaction{Format: d.format, ID: d.strs.clone(get(item, "id").Str), Unfinished: true})
+			at, err := d.newBlock(o, pos, 0, &replay.Compaction{Format: d.format, ID: d.run.Texts.Clone(get(item, "id").Str), Unfinished: true})
 			if err == nil {
 				err = d.keep(at, get(item, "id").Str)
 			}
@@ -758,16 +696,16 @@ func (d *StreamDecoder) added(o *outItem, pos int, item, itemType gjson.Result, 
 	return dst, nil
 }
 
-func (d *StreamDecoder) openCall(o *outItem, pos int, item gjson.Result, dst []replay.Event) []replay.Event {
+func (d *stream) openCall(o *outItem, pos int, item gjson.Result, dst []replay.Event) []replay.Event {
 	tc := d.callSlab.new()
-	*tc = replay.ToolCall{ID: d.strs.clone(get(item, "call_id").Str), Name: d.strs.clone(get(item, "name").Str),
-		ItemID: d.strs.clone(get(item, "id").Str), Unfinished: true}
+	*tc = replay.ToolCall{ID: d.run.Texts.Clone(get(item, "call_id").Str), Name: d.run.Texts.Clone(get(item, "name").Str),
+		ItemID: d.run.Texts.Clone(get(item, "id").Str), Unfinished: true}
 	at, err := d.newBlock(o, pos, 0, tc)
 	if err == nil {
 		err = d.keep(at, tc.ID, tc.Name, tc.ItemID)
 	}
 	if err != nil {
-		d.err = err
+		d.run.Fail(err)
 		return dst
 	}
 	o.call = at + 1
@@ -776,8 +714,8 @@ func (d *StreamDecoder) openCall(o *outItem, pos int, item gjson.Result, dst []r
 
 // part returns the position of part idx of o (a summary, reasoning text or
 // message text), creating the block when needed.
-func (d *StreamDecoder) part(o *outItem, pos int, parts *[]int, idx int, key int64, dst []replay.Event) (int, []replay.Event, error) {
-	if idx >= d.budget.Limits().MaxBlocks {
+func (d *stream) part(o *outItem, pos int, parts *[]int, idx int, key int64, dst []replay.Event) (int, []replay.Event, error) {
+	if idx >= d.run.Budget.Limits().MaxBlocks {
 		return 0, dst, d.blockLimit()
 	}
 	if *parts == nil {
@@ -830,7 +768,7 @@ func deltaKind(b replay.Block) replay.EventKind {
 	return replay.EventReasoningDelta
 }
 
-func (d *StreamDecoder) partEvent(o *outItem, pos int, parts *[]int, idx int, key int64, typ string, fl *fields, n int, dst []replay.Event) ([]replay.Event, error) {
+func (d *stream) partEvent(o *outItem, pos int, parts *[]int, idx int, key int64, typ string, fl *fields, n int, dst []replay.Event) ([]replay.Event, error) {
 	at, dst, err := d.part(o, pos, parts, idx, key, dst)
 	if err != nil {
 		return dst, err
@@ -852,7 +790,7 @@ func (d *StreamDecoder) partEvent(o *outItem, pos int, parts *[]int, idx int, ke
 	return dst, nil
 }
 
-func (d *StreamDecoder) appendDelta(b *blk, at int, kind replay.EventKind, delta string, n int, dst []replay.Event) ([]replay.Event, error) {
+func (d *stream) appendDelta(b *blk, at int, kind replay.EventKind, delta string, n int, dst []replay.Event) ([]replay.Event, error) {
 	if len(delta) == 0 || delta[0] != '"' {
 		return dst, replay.Malformed(API, n, "/delta", "expected a string delta")
 	}
@@ -864,23 +802,23 @@ func (d *StreamDecoder) appendDelta(b *blk, at int, kind replay.EventKind, delta
 // it holds an escape), to the block b at position at, within the budget,
 // and emits it as an event of the given kind. Both the full and the
 // matched path end here.
-func (d *StreamDecoder) appendText(b *blk, at int, kind replay.EventKind, raw string, escaped bool, dst []replay.Event) ([]replay.Event, error) {
+func (d *stream) appendText(b *blk, at int, kind replay.EventKind, raw string, escaped bool, dst []replay.Event) ([]replay.Event, error) {
 	if len(raw) == 2 {
 		return dst, nil // ""
 	}
 	start := b.b.Len()
 	if !escaped {
 		s := raw[1 : len(raw)-1]
-		if err := d.budget.Item(at, start+len(s), len(s)); err != nil {
+		if err := d.run.Budget.Item(at, start+len(s), len(s)); err != nil {
 			return dst, err
 		}
-		d.strs.write(&b.b, s)
+		d.run.Texts.Write(&b.b, s)
 	} else {
 		// Unquoted in place, then counted: a delta refused is cut off
 		// again before anything sees it.
-		d.strs.writeUnquoted(&b.b, raw)
-		if err := d.budget.Item(at, b.b.Len(), b.b.Len()-start); err != nil {
-			b.b.truncate(start)
+		d.run.WriteRaw(&b.b, raw)
+		if err := d.run.Budget.Item(at, b.b.Len(), b.b.Len()-start); err != nil {
+			b.b.Truncate(start)
 			return dst, err
 		}
 	}
@@ -890,8 +828,8 @@ func (d *StreamDecoder) appendText(b *blk, at int, kind replay.EventKind, raw st
 // reconcile makes the block's text the final text a `.done` event or item
 // gives: the missing tail is emitted as one more delta; a text that the
 // deltas do not lead to replaces them (the final text wins).
-func (d *StreamDecoder) reconcile(b *blk, at int, kind replay.EventKind, final string, dst []replay.Event) ([]replay.Event, error) {
-	if err := d.budget.Item(at, len(final), max(0, len(final)-b.b.Len())); err != nil {
+func (d *stream) reconcile(b *blk, at int, kind replay.EventKind, final string, dst []replay.Event) ([]replay.Event, error) {
+	if err := d.run.Budget.Item(at, len(final), max(0, len(final)-b.b.Len())); err != nil {
 		return dst, err
 	}
 	cur := b.b.String()
@@ -899,17 +837,17 @@ func (d *StreamDecoder) reconcile(b *blk, at int, kind replay.EventKind, final s
 		return dst, nil
 	}
 	if strings.HasPrefix(final, cur) {
-		d.strs.write(&b.b, final[len(cur):])
+		d.run.Texts.Write(&b.b, final[len(cur):])
 		return append(dst, replay.Event{Kind: kind, Block: at, Delta: b.b.String()[len(cur):]}), nil
 	}
-	b.b.reset()
-	d.strs.write(&b.b, final)
+	b.b.Reset()
+	d.run.Texts.Write(&b.b, final)
 	return dst, nil
 }
 
 // itemDone takes the authoritative item of response.output_item.done, of
 // type itemType (its member as get reads it).
-func (d *StreamDecoder) itemDone(o *outItem, pos int, item, itemType gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
+func (d *stream) itemDone(o *outItem, pos int, item, itemType gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
 	if !item.IsObject() {
 		return dst, replay.Malformed(API, n, "/item", "expected an output item object")
 	}
@@ -957,8 +895,8 @@ func (d *StreamDecoder) itemDone(o *outItem, pos int, item, itemType gjson.Resul
 		}
 		if o.call == 0 {
 			dst = d.openCall(o, pos, item, dst)
-			if d.err != nil {
-				return dst, d.err
+			if err := d.run.Err(); err != nil {
+				return dst, err
 			}
 		}
 		b := d.blks[o.call-1]
@@ -1009,16 +947,16 @@ func (d *StreamDecoder) itemDone(o *outItem, pos int, item, itemType gjson.Resul
 // are bounded by MaxItem there, copied into the decoder's arena, and
 // counted against the turn as they are applied (text by reconcile, the
 // rest by keep).
-func (d *StreamDecoder) scratch() *arenaKeeper {
-	d.keepr = arenaKeeper{budget: kit.NewBudget(API, d.budget.Limits(), d.budget.Event), strs: &d.strs}
+func (d *stream) scratch() *arenaKeeper {
+	d.keepr = arenaKeeper{budget: kit.NewBudget(API, d.run.Budget.Limits(), d.run.Budget.Event), strs: &d.run.Texts}
 	return &d.keepr
 }
 
 // keep counts strings of the block at pos, kept from a finished item,
 // against the turn.
-func (d *StreamDecoder) keep(pos int, strs ...string) error {
+func (d *stream) keep(pos int, strs ...string) error {
 	for _, s := range strs {
-		if err := d.budget.Item(pos, len(s), len(s)); err != nil {
+		if err := d.run.Budget.Item(pos, len(s), len(s)); err != nil {
 			return err
 		}
 	}
@@ -1026,8 +964,8 @@ func (d *StreamDecoder) keep(pos int, strs ...string) error {
 }
 
 // blockLimit is the error for an index beyond MaxBlocks.
-func (d *StreamDecoder) blockLimit() error {
-	return &replay.LimitError{What: "block count", Limit: d.budget.Limits().MaxBlocks, API: API, Event: d.budget.Event, Block: -1}
+func (d *stream) blockLimit() error {
+	return &replay.LimitError{What: "block count", Limit: d.run.Budget.Limits().MaxBlocks, API: API, Event: d.run.Budget.Event, Block: -1}
 }
 
 func withEvent(err error, n int) error {
@@ -1037,7 +975,7 @@ func withEvent(err error, n int) error {
 	return err
 }
 
-func (d *StreamDecoder) reasoningDone(o *outItem, pos int, r *reasoning, item gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+func (d *stream) reasoningDone(o *outItem, pos int, r *reasoning, item gjson.Result, dst []replay.Event) ([]replay.Event, error) {
 	var err error
 	var at int
 	for i, s := range r.summaries {
@@ -1107,7 +1045,7 @@ func (d *StreamDecoder) reasoningDone(o *outItem, pos int, r *reasoning, item gj
 
 // itemBlocks returns the positions of o's live blocks in item order. The
 // slice is reused by the next call.
-func (d *StreamDecoder) itemBlocks(o *outItem) []int {
+func (d *stream) itemBlocks(o *outItem) []int {
 	out := d.order[:0]
 	for _, at := range o.blocks {
 		if !d.blks[at].dropped {
@@ -1124,7 +1062,7 @@ func (d *StreamDecoder) itemBlocks(o *outItem) []int {
 	return out
 }
 
-func (d *StreamDecoder) messageDone(o *outItem, pos int, m *message, item gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+func (d *stream) messageDone(o *outItem, pos int, m *message, item gjson.Result, dst []replay.Event) ([]replay.Event, error) {
 	if m.native {
 		for _, at := range o.blocks {
 			d.blks[at].dropped = true
@@ -1154,7 +1092,7 @@ func (d *StreamDecoder) messageDone(o *outItem, pos int, m *message, item gjson.
 // fillFrom takes, from the terminal response's output array, the items
 // whose output_item.done never came.
 // The array has elems elements.
-func (d *StreamDecoder) fillFrom(out gjson.Result, elems, n int, dst []replay.Event) ([]replay.Event, error) {
+func (d *stream) fillFrom(out gjson.Result, elems, n int, dst []replay.Event) ([]replay.Event, error) {
 	missing := false
 	for _, o := range d.outs {
 		if o == nil || !o.done {
@@ -1168,7 +1106,7 @@ func (d *StreamDecoder) fillFrom(out gjson.Result, elems, n int, dst []replay.Ev
 	var err error
 	i := 0
 	forEach(out, func(_, item gjson.Result) bool {
-		if i >= d.budget.Limits().MaxBlocks {
+		if i >= d.run.Budget.Limits().MaxBlocks {
 			err = d.blockLimit()
 			return false
 		}
@@ -1189,13 +1127,8 @@ func (d *StreamDecoder) fillFrom(out gjson.Result, elems, n int, dst []replay.Ev
 	return dst, err
 }
 
-// Finish implements [replay.FrameDecoder]. The turn's blocks are in
-// output_index order; blocks of items that never finished are marked
-// unfinished.
-func (d *StreamDecoder) Finish() (*replay.Turn, error) {
-	if !d.started {
-		d.start()
-	}
+// End ends the stream.
+func (d *stream) End(r *engine.Run) (*replay.Turn, error) {
 	t := d.turn
 	t.Blocks = make([]replay.Block, 0, len(d.blks))
 	for _, o := range d.outs {
@@ -1210,13 +1143,13 @@ func (d *StreamDecoder) Finish() (*replay.Turn, error) {
 			t.Blocks = append(t.Blocks, b.block)
 		}
 	}
-	if d.err != nil {
+	if err := r.Err(); err != nil {
 		t.Complete = false
-		return &t, d.err
+		return &t, err
 	}
 	if !d.ended {
 		t.Complete = false
-		return &t, &replay.Error{API: API, Event: d.nEvents, Err: fmt.Errorf("the stream ended before response.completed: %w", io.ErrUnexpectedEOF)}
+		return &t, &replay.Error{API: API, Event: r.Events(), Err: fmt.Errorf("the stream ended before response.completed: %w", io.ErrUnexpectedEOF)}
 	}
 	return &t, nil
 }

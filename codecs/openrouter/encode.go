@@ -1,8 +1,6 @@
 package openrouter
 
 import (
-	"fmt"
-
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/chatstream"
 	"github.com/reasonreplay/replay/internal/jsonw"
@@ -20,6 +18,9 @@ import (
 // visible text, or null when the turn has only tool calls. Native blocks
 // have no place in this shape and are left out.
 func (Codec) Encode(t *replay.Turn) ([]byte, error) {
+	if t == nil {
+		return nil, kit.NoTurn(API, "encode")
+	}
 	out := append([]byte(nil), `{"role":"assistant","content":`...)
 	text, hasText := "", false
 	var calls []int
@@ -99,6 +100,9 @@ func appendDetails(dst []byte, t *replay.Turn) []byte {
 // to the turn's replayable items, leaving every other member as it was. A
 // turn with no replayable item leaves msg unchanged.
 func (Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
+	if t == nil {
+		return nil, kit.NoTurn(API, "patch")
+	}
 	if err := kit.CheckBody(API, msg, "an assistant message object to patch"); err != nil {
 		return nil, err
 	}
@@ -109,7 +113,7 @@ func (Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 	if details := appendDetails(nil, t); details != nil {
 		var err error
 		if out, err = sjson.SetRawBytes(out, "reasoning_details", details); err != nil {
-			return nil, fmt.Errorf("replay: openrouter: patch: %w", err)
+			return nil, replay.Malformed(API, -1, "/reasoning_details", "cannot set the reasoning: %v", err)
 		}
 	}
 	return chatstream.PatchCallSignatures(API, out, t, false)

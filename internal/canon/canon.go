@@ -22,9 +22,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/view"
 )
 
 // Writer writes canonical forms into a hash. The zero value is not
@@ -79,7 +79,7 @@ func (w *Writer) Piece(s string) {
 		return
 	}
 	w.flush(true)
-	w.h.Write(unsafe.Slice(unsafe.StringData(s), len(s)))
+	w.h.Write(view.Bytes(s))
 }
 
 // Value writes the canonical form of raw, which must be valid JSON (as
@@ -108,7 +108,7 @@ func (w *Writer) str(s string) {
 	}
 	// A long string goes into the hash from where it is, not through buf.
 	w.flush(true)
-	w.h.Write(unsafe.Slice(unsafe.StringData(s), len(s)))
+	w.h.Write(view.Bytes(s))
 }
 
 // bigString is the length from which a string is written into the hash

@@ -2,9 +2,9 @@ package canon
 
 import (
 	"slices"
-	"unsafe"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/view"
 )
 
 // Val writes the canonical form of v, a value of a tape (jsonw.Tape),
@@ -103,5 +103,5 @@ func (w *Writer) strBytes(b []byte) {
 		w.str("")
 		return
 	}
-	w.str(unsafe.String(&b[0], len(b)))
+	w.str(view.String(b))
 }

@@ -28,12 +28,11 @@
 package chatstream
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/engine"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 )
@@ -175,13 +174,11 @@ type call struct {
 
 // Decoder is the stream decoder core. Build it with [New].
 type Decoder struct {
-	host   *Host
-	budget kit.Budget
+	host *Host
+	eng  engine.Run
 
 	turn     replay.Turn
-	n        int // frames decoded
-	err      error
-	finished bool
+	finished bool // the message is complete
 	ended    bool
 
 	items []*Item
@@ -207,80 +204,79 @@ type textRun struct{ pos, start, end int }
 // New returns a decoder for host with the limits lim. event is 0 for a
 // stream, -1 for a body read as one message.
 func New(host *Host, lim replay.Limits, event int) *Decoder {
-	d := &Decoder{host: host, budget: kit.NewBudget(host.API, lim, event)}
+	d := &Decoder{host: host}
+	d.eng.Budget = kit.NewBudget(host.API, lim, event)
 	d.turn.Provenance = replay.Provenance{API: host.API, Provider: host.Provider}
 	return d
 }
 
 // SetLimits overrides the limits with the non-zero fields of lim.
-func (d *Decoder) SetLimits(lim replay.Limits) { d.budget.Override(lim) }
+func (d *Decoder) SetLimits(lim replay.Limits) { d.eng.SetLimits((*core)(d), lim) }
 
 // Budget returns the decoder's budget.
-func (d *Decoder) Budget() *kit.Budget { return &d.budget }
+func (d *Decoder) Budget() *kit.Budget { return &d.eng.Budget }
 
 // Turn returns the turn being built.
 func (d *Decoder) Turn() *replay.Turn { return &d.turn }
 
 // Event returns the number of the frame being decoded (-1 for a body).
-func (d *Decoder) Event() int { return d.budget.Event }
+func (d *Decoder) Event() int { return d.eng.Budget.Event }
 
 // Malformed returns the error for input that is not what the API sends,
 // located at the current event and ptr.
 func (d *Decoder) Malformed(ptr, format string, args ...any) error {
-	return replay.Malformed(d.host.API, d.budget.Event, ptr, format, args...)
+	return replay.Malformed(d.host.API, d.eng.Budget.Event, ptr, format, args...)
 }
 
 // Decode implements [replay.FrameDecoder].
 func (d *Decoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
-	if d.err != nil {
-		return dst, d.err
-	}
-	d.budget.Event = d.n
-	d.n++
-	data := f.Data
-	if n := len(data); n == 0 || !solid(data[0]) || !solid(data[n-1]) {
-		data = bytes.TrimSpace(data)
-	}
-	s := unsafe.String(unsafe.SliceData(data), len(data))
-	sh := d.fast
-	if sh == nil {
-		sh = &fast{}
-		d.fast = sh
-	} else if sh.sh.Learned() {
-		if out, ok, err := d.matched(s, dst); ok {
-			if err != nil {
-				d.err = err
-			}
-			return out, err
-		}
-		sh.sh.Forget() // read in full: whatever it changes, the next chunk is too
-	}
+	return d.eng.Decode((*core)(d), &f, dst)
+}
+
+// core is the decoder as the engine drives it (see [engine.Codec]).
+type core Decoder
+
+// Start does nothing: New seeded the budget.
+func (d *core) Start(*engine.Run) {}
+
+// Full reads a chunk in full (validating everything, deciding everything)
+// and, when it may, learns it (see shape.go).
+func (d *core) Full(r *engine.Run, f replay.Frame, s string, dst []replay.Event) ([]replay.Event, error) {
 	if s == "[DONE]" {
 		if d.host.DoneIgnored {
 			return dst, nil
 		}
 		d.finished = true
-		dst = d.End(dst)
-		return dst, d.err
+		dst = (*Decoder)(d).End(dst)
+		return dst, r.Err()
 	}
-	if len(data) == 0 {
+	if s == "" {
 		return dst, nil
 	}
 	var sc scanned
-	if !d.scan(s, &sc) {
-		d.err = d.Malformed("", "expected a JSON chat completion chunk: %s", jsonw.Explain(s))
-		return dst, d.err
+	if !(*Decoder)(d).scan(s, &sc) {
+		return dst, r.Malformed("", "expected a JSON chat completion chunk: %s", jsonw.Explain(s))
+	}
+	sh := d.fast
+	if sh == nil {
+		sh = &fast{}
+		d.fast = sh
 	}
 	blocks := len(d.turn.Blocks)
-	sh.record(d.learnable(&sc))
-	dst, err := d.chunk(&sc, dst)
+	sh.record((*Decoder)(d).learnable(&sc))
+	dst, err := (*Decoder)(d).chunk(&sc, dst)
 	clear(d.vals[:])
-	sh.stop(s, blocks, err == nil && !d.ended && len(d.turn.Blocks) == blocks)
-	if err != nil && d.err == nil {
-		d.err = err
-	}
+	sh.stop(r, s, blocks, err == nil && !d.ended && len(d.turn.Blocks) == blocks)
 	return dst, err
 }
+
+// Matched reads a chunk by the learned shape (see shape.go).
+func (d *core) Matched(r *engine.Run, m *engine.Match, dst []replay.Event) ([]replay.Event, error) {
+	return (*Decoder)(d).matched(m, dst)
+}
+
+// End ends the stream (see [Decoder.Finish]).
+func (d *core) End(r *engine.Run) (*replay.Turn, error) { return (*Decoder)(d).end() }
 
 // scanned is what one pass over a chunk found: the envelope, the raw text
 // of the first choice and of its members, and whether the delta's members
@@ -393,7 +389,7 @@ func (d *Decoder) chunk(sc *scanned, dst []replay.Event) ([]replay.Event, error)
 		return d.providerError(dst, pe)
 	}
 	if u := c.Usage; len(u) > 0 && u[0] == '{' {
-		if err := d.budget.Item(-1, len(u), max(0, len(u)-len(d.turn.Usage))); err != nil {
+		if err := d.eng.Budget.Item(-1, len(u), max(0, len(u)-len(d.turn.Usage))); err != nil {
 			return dst, err
 		}
 		d.turn.Usage = append(d.turn.Usage[:0], u...)
@@ -434,8 +430,8 @@ func (d *Decoder) chunk(sc *scanned, dst []replay.Event) ([]replay.Event, error)
 			return d.providerError(dst, &replay.ProviderError{API: d.host.API, Message: "the stream ended with finish_reason \"error\""})
 		}
 		d.finished = true
-		if dst = d.End(dst); d.err != nil {
-			return dst, d.err
+		if dst = d.End(dst); d.eng.Err() != nil {
+			return dst, d.eng.Err()
 		}
 	}
 	return dst, nil
@@ -443,7 +439,7 @@ func (d *Decoder) chunk(sc *scanned, dst []replay.Event) ([]replay.Event, error)
 
 // finishReason keeps the finish_reason literal fr, within the budget.
 func (d *Decoder) finishReason(fr string) error {
-	v, err := d.budget.Keep(-1, jsonw.UnquoteView(fr))
+	v, err := d.eng.Budget.Keep(-1, jsonw.UnquoteView(fr))
 	d.turn.FinishReason = v
 	return err
 }
@@ -454,14 +450,14 @@ func (d *Decoder) finishReason(fr string) error {
 func (d *Decoder) Envelope(c Chunk) error {
 	p := &d.turn.Provenance
 	if p.Model == "" && isString(c.Model) && len(c.Model) > 2 {
-		m, err := d.budget.Keep(-1, jsonw.UnquoteView(c.Model))
+		m, err := d.eng.Budget.Keep(-1, jsonw.UnquoteView(c.Model))
 		if err != nil {
 			return err
 		}
 		p.Model = m
 	}
 	if d.host.Upstream && p.Upstream == "" && isString(c.Provider) && len(c.Provider) > 2 {
-		u, err := d.budget.Keep(-1, jsonw.UnquoteView(c.Provider))
+		u, err := d.eng.Budget.Keep(-1, jsonw.UnquoteView(c.Provider))
 		if err != nil {
 			return err
 		}
@@ -472,7 +468,7 @@ func (d *Decoder) Envelope(c Chunk) error {
 
 func (d *Decoder) providerError(dst []replay.Event, pe *replay.ProviderError) ([]replay.Event, error) {
 	d.turn.Error = pe
-	d.err = pe
+	d.eng.Fail(pe)
 	return append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: pe}), pe
 }
 
@@ -529,7 +525,7 @@ func (d *Decoder) Open(b replay.Block, dst []replay.Event) (int, []replay.Event,
 		}
 	}
 	pos := len(d.turn.Blocks)
-	if err := d.budget.Block(pos); err != nil {
+	if err := d.eng.Budget.Block(pos); err != nil {
 		return 0, dst, err
 	}
 	d.closeRun()
@@ -577,20 +573,20 @@ func (d *Decoder) AppendRaw(st *Item, raw string, loc Loc, emit bool, dst []repl
 	if f := d.fast; f != nil && f.rec {
 		f.add(o, raw)
 	}
-	return d.appendRaw(raw, nil, &o, true, dst)
+	return d.appendRaw(raw, "", false, &o, true, dst)
 }
 
 // appendRaw is AppendRaw of the call o (its item, location and emit);
 // unicode false says raw holds no \u escape (so neither a surrogate half
-// nor a lone one), and then val, when not nil, is its value, decoded.
-func (d *Decoder) appendRaw(raw string, val []byte, o *op, unicode bool, dst []replay.Event) ([]replay.Event, error) {
+// nor a lone one), and then val, when decoded, is its value.
+func (d *Decoder) appendRaw(raw, val string, decoded bool, o *op, unicode bool, dst []replay.Event) ([]replay.Event, error) {
 	st, emit := o.item, o.emit
 	start := st.Body.Len()
 	if !unicode && st.hi == 0 {
-		writeValue(&st.Body, raw, val)
+		writeValue(&st.Body, raw, val, decoded)
 	} else {
 		loc := o.loc() // only a surrogate half needs it
-		loc.Event = d.budget.Event
+		loc.Event = d.eng.Budget.Event
 		if st.hi != 0 && !st.hasLone() {
 			if _, ok := jsonw.LeadingLow(raw); !ok {
 				st.setLone(st.held()) // the half held from the previous fragment
@@ -606,7 +602,7 @@ func (d *Decoder) appendRaw(raw string, val []byte, o *op, unicode bool, dst []r
 			st.halves.held = loc
 		}
 	}
-	if err := d.budget.Item(st.Block, st.Body.Len(), st.Body.Len()-start); err != nil {
+	if err := d.eng.Budget.Item(st.Block, st.Body.Len(), st.Body.Len()-start); err != nil {
 		return dst, err
 	}
 	if err := d.exact(st); err != nil {
@@ -622,7 +618,7 @@ func (d *Decoder) appendRaw(raw string, val []byte, o *op, unicode bool, dst []r
 func (d *Decoder) AppendString(st *Item, s string, dst []replay.Event) ([]replay.Event, error) {
 	d.Unshaped()
 	start := st.Body.Len()
-	if err := d.budget.Append(st.Block, &st.Body, s); err != nil {
+	if err := d.eng.Budget.Append(st.Block, &st.Body, s); err != nil {
 		return dst, err
 	}
 	return append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: st.Block, Item: st.It, Delta: st.Body.String()[start:]}), nil
@@ -639,7 +635,7 @@ func (d *Decoder) AppendSig(st *Item, raw string, loc Loc) error {
 	start := st.Sig.Len()
 	jsonw.WriteUnquoted(&st.Sig, raw)
 	st.SigP = replay.Present
-	if err := d.budget.Item(st.Block, st.Sig.Len(), st.Sig.Len()-start); err != nil {
+	if err := d.eng.Budget.Item(st.Block, st.Sig.Len(), st.Sig.Len()-start); err != nil {
 		return err
 	}
 	return d.exact(st)
@@ -687,7 +683,7 @@ func loneErr(api string, event int, ptr, what string) error {
 }
 
 func (d *Decoder) lone(loc Loc, what string) error {
-	loc.Event = d.budget.Event
+	loc.Event = d.eng.Budget.Event
 	return d.loneAt(loc, what)
 }
 
@@ -701,12 +697,12 @@ func (d *Decoder) TextRaw(raw string, dst []replay.Event) ([]replay.Event, error
 	if f := d.fast; f != nil && f.rec {
 		f.add(op{kind: opText}, raw)
 	}
-	return d.textRaw(raw, nil, true, dst)
+	return d.textRaw(raw, "", false, true, dst)
 }
 
 // textRaw is TextRaw; unicode false says raw holds no \u escape, and
-// then val, when not nil, is its value, decoded.
-func (d *Decoder) textRaw(raw string, val []byte, unicode bool, dst []replay.Event) ([]replay.Event, error) {
+// then val, when decoded, is its value.
+func (d *Decoder) textRaw(raw, val string, decoded, unicode bool, dst []replay.Event) ([]replay.Event, error) {
 	if len(raw) <= 2 {
 		return dst, nil
 	}
@@ -716,7 +712,7 @@ func (d *Decoder) textRaw(raw string, val []byte, unicode bool, dst []replay.Eve
 	}
 	start := d.textB.Len()
 	if !unicode && d.textHi == 0 {
-		writeValue(&d.textB, raw, val)
+		writeValue(&d.textB, raw, val, decoded)
 	} else {
 		jsonw.WriteUnquotedJoin(&d.textB, raw, &d.textHi)
 	}
@@ -753,7 +749,7 @@ func (d *Decoder) run(dst []replay.Event) ([]replay.Event, *textRun, error) {
 
 func (d *Decoder) grew(run *textRun, start int, dst []replay.Event) ([]replay.Event, error) {
 	run.end = d.textB.Len()
-	if err := d.budget.Item(run.pos, run.end-run.start, run.end-start); err != nil {
+	if err := d.eng.Budget.Item(run.pos, run.end-run.start, run.end-start); err != nil {
 		return dst, err
 	}
 	if run.end == start {
@@ -795,10 +791,10 @@ func (d *Decoder) toolCall(tc, base string, k int, dst []replay.Event) ([]replay
 		}
 		idx = v
 	}
-	if idx >= d.budget.Limits().MaxBlocks {
+	if idx >= d.eng.Budget.Limits().MaxBlocks {
 		// A turn cannot hold that many blocks: the call would be one too many.
-		return dst, &replay.LimitError{What: "block count", Limit: d.budget.Limits().MaxBlocks,
-			API: d.host.API, Event: d.budget.Event, Block: len(d.turn.Blocks)}
+		return dst, &replay.LimitError{What: "block count", Limit: d.eng.Budget.Limits().MaxBlocks,
+			API: d.host.API, Event: d.eng.Budget.Event, Block: len(d.turn.Blocks)}
 	}
 	for len(d.calls) <= idx {
 		d.calls = append(d.calls, nil)
@@ -825,7 +821,7 @@ func (d *Decoder) toolCall(tc, base string, k int, dst []replay.Event) ([]replay
 	default:
 		return dst, d.Malformed(callPtr(base, k)+"/function/arguments", "expected a string or an object")
 	}
-	if err := d.budget.Item(c.block, c.args.Len(), c.args.Len()-start); err != nil {
+	if err := d.eng.Budget.Item(c.block, c.args.Len(), c.args.Len()-start); err != nil {
 		return dst, err
 	}
 	if c.args.Len() == start {
@@ -848,7 +844,7 @@ func (d *Decoder) newCall(tc string, loc Loc, id, name string, dst []replay.Even
 	if err != nil {
 		return dst, nil, err
 	}
-	if err := d.budget.Item(len(d.turn.Blocks), len(extra), len(extra)); err != nil {
+	if err := d.eng.Budget.Item(len(d.turn.Blocks), len(extra), len(extra)); err != nil {
 		return dst, nil, err
 	}
 	tcall := &replay.ToolCall{Extra: extra, Unfinished: true}
@@ -876,12 +872,12 @@ func (d *Decoder) fillCall(c *call, id, name string, loc Loc) error {
 	}
 	var err error
 	if tcall.ID == "" && isString(id) && len(id) > 2 {
-		if tcall.ID, err = d.budget.Keep(c.block, jsonw.UnquoteView(id)); err != nil {
+		if tcall.ID, err = d.eng.Budget.Keep(c.block, jsonw.UnquoteView(id)); err != nil {
 			return err
 		}
 	}
 	if tcall.Name == "" && isString(name) && len(name) > 2 {
-		tcall.Name, err = d.budget.Keep(c.block, jsonw.UnquoteView(name))
+		tcall.Name, err = d.eng.Budget.Keep(c.block, jsonw.UnquoteView(name))
 	}
 	return err
 }
@@ -897,13 +893,13 @@ func (d *Decoder) End(dst []replay.Event) []replay.Event {
 	if d.host.Flush != nil {
 		var err error
 		if dst, err = d.host.Flush(d, dst); err != nil {
-			d.err = err
+			d.eng.Fail(err)
 			return dst
 		}
 	}
 	for _, st := range d.items {
 		if err := d.heldAtEnd(st); err != nil {
-			d.err = err
+			d.eng.Fail(err)
 			return dst
 		}
 	}
@@ -974,31 +970,29 @@ func (d *Decoder) materializeItem(st *Item) {
 }
 
 // Finish implements [replay.FrameDecoder].
-func (d *Decoder) Finish() (*replay.Turn, error) {
-	if !d.ended && d.err == nil && d.host.Flush != nil {
+func (d *Decoder) Finish() (*replay.Turn, error) { return d.eng.Finish((*core)(d)) }
+
+func (d *Decoder) end() (*replay.Turn, error) {
+	if !d.ended && d.eng.Err() == nil && d.host.Flush != nil {
 		// flush what the host holds so the partial turn has it
 		_, _ = d.host.Flush(d, nil)
 	}
 	d.materialize()
 	t := d.turn
 	switch {
-	case d.err != nil:
+	case d.eng.Err() != nil:
 		t.MarkUnfinished()
-		return &t, d.err
+		return &t, d.eng.Err()
 	case !d.finished:
 		t.MarkUnfinished()
 		what := "finish_reason or [DONE]"
 		if d.host.DoneIgnored {
 			what = "a finish_reason"
 		}
-		return &t, kit.EndedBefore(d.host.API, d.n, what)
+		return &t, kit.EndedBefore(d.host.API, d.eng.Events(), what)
 	}
 	t.Complete = true
 	return &t, nil
 }
-
-// solid reports whether c is an ASCII byte other than white space: data
-// that starts and ends with one is what [bytes.TrimSpace] returns for it.
-func solid(c byte) bool { return c < 0x80 && c != ' ' && (c < '\t' || c > '\r') }
 
 func isString(raw string) bool { return len(raw) >= 2 && raw[0] == '"' }

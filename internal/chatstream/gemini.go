@@ -2,7 +2,6 @@ package chatstream
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 
 	"github.com/reasonreplay/replay"
@@ -70,16 +69,16 @@ func RawSigKey(e *replay.Encrypted) (string, bool) {
 // [RawSignature]), within the budget. It returns the member's name ("" when
 // the call has no such signature).
 func (d *Decoder) BindRawSignature(tc string, loc Loc, dst []replay.Event) (string, []replay.Event, error) {
-	key, raw, ok, err := RawSignature(d.host.API, d.budget.Event, tc, loc)
+	key, raw, ok, err := RawSignature(d.host.API, d.eng.Budget.Event, tc, loc)
 	if !ok || err != nil {
 		return "", dst, err
 	}
 	pos := len(d.turn.Blocks)
-	sig, err := d.budget.Keep(pos, jsonw.UnquoteView(raw))
+	sig, err := d.eng.Budget.Keep(pos, jsonw.UnquoteView(raw))
 	if err != nil {
 		return "", dst, err
 	}
-	id, err := d.budget.Keep(pos, jsonw.UnquoteView(jsonw.RawMember(tc, "id")))
+	id, err := d.eng.Budget.Keep(pos, jsonw.UnquoteView(jsonw.RawMember(tc, "id")))
 	if err != nil {
 		return "", dst, err
 	}
@@ -124,7 +123,7 @@ func PatchCallSignatures(api string, msg []byte, t *replay.Turn, extraContent bo
 		}
 		var err error
 		if out, err = sjson.SetBytes(out, "tool_calls."+strconv.Itoa(k)+"."+path, sig.Data); err != nil {
-			return nil, fmt.Errorf("replay: %s: patch: %w", api, err)
+			return nil, replay.Malformed(api, -1, "/tool_calls/"+strconv.Itoa(k), "cannot set the signature: %v", err)
 		}
 	}
 	return out, nil

@@ -152,6 +152,13 @@ func TestHostileGrowth(t *testing.T) {
 				start := time.Now()
 				tu, err := replay.DecodeStream(strings.NewReader(in), c.NewStream(), replay.StreamOptions{Limits: lim})
 				el := time.Since(start)
+				// The fastest of three runs: one decode on a machine doing
+				// other work can take several times its own time.
+				for i := 0; i < 2 && !raceEnabled; i++ {
+					start = time.Now()
+					_, _ = replay.DecodeStream(strings.NewReader(in), c.NewStream(), replay.StreamOptions{Limits: lim})
+					el = min(el, time.Since(start))
+				}
 				peak := stop()
 				grew := float64(peak-before.HeapAlloc) / (1 << 20)
 				if peak < before.HeapAlloc {
@@ -180,6 +187,11 @@ func TestHostileGrowth(t *testing.T) {
 			}
 			// Linear: the cost per byte at the largest size is within 8x of
 			// the smallest (quadratic growth would be 100x over this range).
+			// Not under the race detector, whose cost per byte grows with
+			// the memory touched.
+			if raceEnabled {
+				continue
+			}
 			require.Less(t, perByte[len(perByte)-1], 8*perByte[0]+50, "%s %s: cost per byte grows %v", c.API(), sh.name, perByte)
 		}
 	}

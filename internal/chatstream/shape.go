@@ -1,9 +1,8 @@
 package chatstream
 
 import (
-	"unsafe"
-
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/engine"
 	"github.com/reasonreplay/replay/internal/jsonw"
 )
 
@@ -14,7 +13,7 @@ import (
 // records the calls that took strings of the chunk (AppendRaw, TextRaw,
 // Content, Ignore): those strings are the chunk's holes. When the chunk
 // opened no block, ended nothing and did nothing a shape cannot repeat,
-// its shape is learned (see [jsonw.Shape]). The next chunk that matches it
+// its shape is learned (see [engine.Run.Learn]). The next chunk that matches it
 // (the same bytes outside the holes, valid strings in them, each empty or
 // not as before) and finds the turn's blocks as they were, is read by
 // making the recorded calls again with its strings: the same code, the
@@ -29,35 +28,34 @@ const (
 	opIgnore            // a string read and ignored
 )
 
-// op is one recorded call, for the string in hole hole; an AppendRaw's
-// item, emit and member location (a Loc without its event, kept small).
+// op is one recorded call, for the string of hole k (the op's own index);
+// an AppendRaw's item, emit and member location (a Loc without its event,
+// kept small).
 type op struct {
 	item               *Item
 	base, list, member string
 	k                  int32
-	kind, hole         uint8
+	kind               uint8
 	emit               bool
 }
 
 // loc returns the AppendRaw's location.
 func (o *op) loc() Loc { return Loc{Base: o.base, List: o.list, K: int(o.k), Member: o.member} }
 
-// fast is a stream decoder's shape of the last chunk it read in full, and
-// the recording of the chunk being read.
+// fast is the recording of the chunk a stream decoder reads in full, and
+// the calls of the last one it learned (the shape itself is the
+// engine's).
 type fast struct {
-	sh     jsonw.Shape
 	ops    [jsonw.MaxHoles]op
-	raws   [jsonw.MaxHoles]string
-	blocks int32 // the turn's blocks when learned
-	n      int8  // ops recorded (more than MaxHoles: not learnable)
-	full   uint8 // bit h: hole h held more than ""
-	rec    bool  // recording the chunk being read in full
-	spoilt bool  // the chunk did what a shape cannot repeat
-	// vop is the op whose string a match decodes as it validates it, from
-	// hole vh (the op's own, or the one it is a twin of); -1 for none.
-	vop, vh int8
-	val     []byte // the decoded value, reused
-	shaped  int    // chunks read by their shape
+	raws   [jsonw.MaxHoles]string // the recorded calls' strings, views of the chunk
+	blocks int32                  // the turn's blocks when learned
+	n      int8                   // ops recorded (more than MaxHoles: not learnable)
+	full   uint8                  // bit k: op k's string held more than ""
+	rec    bool                   // recording the chunk being read in full
+	spoilt bool                   // the chunk did what a shape cannot repeat
+	// vop is the op whose string a match decodes as it validates it; -1
+	// for none.
+	vop int8
 }
 
 // record starts (on) or skips the recording of a chunk read in full.
@@ -65,9 +63,9 @@ func (f *fast) record(on bool) { f.rec, f.spoilt, f.n = on, !on, 0 }
 
 // stop ends the recording of the chunk s, and learns it when it may be
 // learned and ok says the core agrees (the turn having blocks blocks).
-func (f *fast) stop(s string, blocks int, ok bool) {
+func (f *fast) stop(r *engine.Run, s string, blocks int, ok bool) {
 	if f.rec && !f.spoilt && f.n <= jsonw.MaxHoles && ok {
-		f.learn(s, blocks)
+		f.learn(r, s, blocks)
 	}
 	f.rec = false
 	clear(f.raws[:]) // views of s
@@ -84,62 +82,34 @@ func (f *fast) add(o op, raw string) {
 }
 
 // learn learns the chunk s (the turn having blocks blocks) with the
-// recorded strings as its holes, in the order they appear in s.
-func (f *fast) learn(s string, blocks int) {
-	base := uintptr(unsafe.Pointer(unsafe.StringData(s)))
-	off := func(v string) uintptr { return uintptr(unsafe.Pointer(unsafe.StringData(v))) - base }
-	var order [jsonw.MaxHoles]int // hole h is the string of ops[order[h]]
-	for k := 0; k < int(f.n); k++ {
-		if len(f.raws[k]) == 0 {
-			return
+// recorded strings as its holes. The first string kept is decoded as the
+// match validates it. A string ignored because it mirrors another
+// (OpenRouter's reasoning and its reasoning_details text) is matched as
+// that one's twin: the same bytes, validated once.
+func (f *fast) learn(r *engine.Run, s string, blocks int) {
+	n := int(f.n)
+	f.full, f.vop = 0, -1
+	for k := 0; k < n; k++ {
+		if len(f.raws[k]) > 2 {
+			f.full |= 1 << k
 		}
-		h := k
-		for ; h > 0 && off(f.raws[order[h-1]]) > off(f.raws[k]); h-- {
-			order[h] = order[h-1]
-		}
-		order[h] = k
-	}
-	var holes [jsonw.MaxHoles]string
-	f.full = 0
-	for h := 0; h < int(f.n); h++ {
-		k := order[h]
-		holes[h] = f.raws[k]
-		f.ops[k].hole = uint8(h)
-		if len(holes[h]) > 2 {
-			f.full |= 1 << h
+		if o := &f.ops[k]; f.vop < 0 && (o.kind == opItem || o.kind == opText) {
+			f.vop = int8(k)
 		}
 	}
-	f.vop, f.vh = -1, -1
-	if !f.sh.Learn(s, holes[:int(f.n)]) {
+	if !r.Learn(s, f.raws[:n], int(f.vop), nil) {
 		return
 	}
 	f.blocks = int32(blocks)
-	var twin [jsonw.MaxHoles]int8 // 1 + the hole a hole is a twin of
-	// A string ignored because it mirrors another (OpenRouter's reasoning
-	// and its reasoning_details text) is matched as that one's twin: the
-	// same bytes, validated once.
-	for k := 0; k < int(f.n); k++ {
-		if f.ops[k].kind != opIgnore || f.full&(1<<f.ops[k].hole) == 0 {
+	for k := 0; k < n; k++ {
+		if f.ops[k].kind != opIgnore || f.full&(1<<k) == 0 {
 			continue
 		}
-		for j := 0; j < int(f.n); j++ {
-			g, h := int(f.ops[k].hole), int(f.ops[j].hole)
-			if j != k && holes[g] == holes[h] {
-				if f.sh.Twin(max(g, h), min(g, h)) {
-					twin[max(g, h)] = int8(min(g, h)) + 1
-				}
+		for j := 0; j < n; j++ {
+			if j != k && f.raws[k] == f.raws[j] {
+				r.Twin(k, j)
 				break
 			}
-		}
-	}
-	// The first string kept is decoded as the match validates it.
-	for k := 0; k < int(f.n); k++ {
-		if o := &f.ops[k]; o.kind == opItem || o.kind == opText {
-			f.vop, f.vh = int8(k), int8(o.hole)
-			for twin[f.vh] != 0 {
-				f.vh = twin[f.vh] - 1 // a twin is not scanned: its first copy is
-			}
-			break
 		}
 	}
 }
@@ -158,56 +128,48 @@ func (d *Decoder) learnable(sc *scanned) bool {
 	return tcs == "" || tcs == "null"
 }
 
-// matched reads the chunk s by the learned shape when s has it; ok is
-// false (and nothing was done) when it has not.
-func (d *Decoder) matched(s string, dst []replay.Event) (_ []replay.Event, ok bool, err error) {
+// matched reads the chunk m by the learned shape, by making the recorded
+// calls again with its strings; it refuses the match (engine.ReadInFull),
+// having done nothing, when the turn moved on or a string is empty where
+// the learned one was not, or the other way round.
+func (d *Decoder) matched(m *engine.Match, dst []replay.Event) (_ []replay.Event, err error) {
 	f := d.fast
-	var raws [jsonw.MaxHoles]string
 	if d.ended || len(d.turn.Blocks) != int(f.blocks) {
-		return dst, false, nil
+		return dst, engine.ReadInFull
 	}
-	val, ok := f.sh.MatchValue(s, raws[:], int(f.vh), f.val[:0])
-	f.val = val[:0]
-	if !ok {
-		return dst, false, nil
-	}
-	for h := 0; h < int(f.n); h++ {
-		if (len(raws[h]) > 2) != (f.full&(1<<h) != 0) {
-			return dst, false, nil
+	for k := 0; k < int(f.n); k++ {
+		if (len(m.Raw(k)) > 2) != (f.full&(1<<k) != 0) {
+			return dst, engine.ReadInFull
 		}
 	}
 	for k := 0; k < int(f.n) && err == nil; k++ {
 		o := &f.ops[k]
-		raw, unicode := raws[o.hole], f.sh.Unicode(int(o.hole))
-		var v []byte // the value of raw, when decoded by the match
-		if k == int(f.vop) && !f.sh.Surrogate(int(o.hole)) {
+		raw, unicode := m.Raw(k), m.Unicode(k)
+		val, decoded := "", false
+		if k == int(f.vop) {
 			// Decoded whole (a \u escape that is no surrogate half
 			// included): what the unescapers would write.
-			v, unicode = val, false
+			if val, decoded = m.Value(); decoded {
+				unicode = false
+			}
 		}
 		switch o.kind {
 		case opItem:
-			dst, err = d.appendRaw(raw, v, o, unicode, dst)
+			dst, err = d.appendRaw(raw, val, decoded, o, unicode, dst)
 		case opText:
-			dst, err = d.textRaw(raw, v, unicode, dst)
+			dst, err = d.textRaw(raw, val, decoded, unicode, dst)
 		case opHost:
 			dst, err = d.host.Content(d, raw, dst)
 		}
 	}
 	if len(d.turn.Blocks) != int(f.blocks) {
-		f.sh.Forget() // a block opened: the next chunk is decided afresh
+		d.eng.Forget() // a block opened: the next chunk is decided afresh
 	}
-	f.shaped++
-	return dst, true, err
+	return dst, err
 }
 
 // Shaped returns the number of chunks read by their shape so far.
-func (d *Decoder) Shaped() int {
-	if d.fast == nil {
-		return 0
-	}
-	return d.fast.shaped
-}
+func (d *Decoder) Shaped() int { return d.eng.Matched() }
 
 // Content reads the JSON string raw, a string of the delta, with the
 // host's Content hook. A chunk read by its shape calls the hook again

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"strings"
-	"unsafe"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
 )
@@ -15,15 +14,15 @@ const (
 )
 
 // writeValue appends the value of raw, a JSON string literal already
-// validated that holds no \u escape, to b: val when the match decoded it
-// (not nil), else raw decoded by writeEscaped.
-func writeValue(b *strings.Builder, raw string, val []byte) {
-	if val == nil {
+// validated that holds no \u escape, to b: val when the match decoded it,
+// else raw decoded by writeEscaped.
+func writeValue(b *strings.Builder, raw, val string, decoded bool) {
+	if !decoded {
 		writeEscaped(b, raw)
 		return
 	}
 	b.Grow(len(val)) // doubling, where append would grow large texts by a quarter
-	b.Write(val)
+	b.WriteString(val)
 }
 
 // writeEscaped appends the value of raw to b. raw is a JSON string
@@ -42,7 +41,7 @@ func writeEscaped(b *strings.Builder, raw string) {
 			o = 0
 		}
 		if i+8 <= len(s) {
-			x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+			x := jsonw.Load64(s, i)
 			binary.LittleEndian.PutUint64(buf[o:], x)
 			y := x ^ '\\'*lsb
 			m := (y - lsb) &^ y & msb

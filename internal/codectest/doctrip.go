@@ -118,7 +118,7 @@ func altered(c replay.ReasoningCodec, t *replay.Turn) int {
 // through vias.
 func FuzzTrip(f *testing.F, testdata string, apis []string, vias ...Via) {
 	for i, api := range apis {
-		for _, dir := range TripDirs[api] {
+		for _, dir := range TripDirsOf(api) {
 			files, _ := filepath.Glob(filepath.Join(testdata, dir, "*"))
 			for _, name := range files {
 				if strings.HasSuffix(name, ".golden.json") || strings.HasSuffix(name, ".request") {
@@ -151,18 +151,22 @@ func FuzzTrip(f *testing.F, testdata string, apis []string, vias ...Via) {
 	})
 }
 
-// TripDirs are the testdata directories (under the module's testdata)
-// whose captures each API's decoders read.
+// TripDirsOf returns the testdata directories (under the module's
+// testdata) whose captures api's decoders read: those TripDirs names, else
+// the directory named for the API.
+func TripDirsOf(api string) []string {
+	if dirs, ok := TripDirs[api]; ok {
+		return dirs
+	}
+	return []string{api}
+}
+
+// TripDirs are the testdata directories of the APIs whose captures are not
+// (or not only) in a directory named for the API.
 var TripDirs = map[string][]string{
-	"anthropic":         {"anthropic"},
-	"bedrock-converse":  {"bedrock-converse"},
-	"cohere":            {"cohere"},
 	"deepseek":          {"chatcompat"},
-	"gemini":            {"gemini"},
-	"mistral":           {"mistral"},
 	"openai-compatible": {"chatcompat"},
 	"openai-responses":  {"openai"},
-	"openrouter":        {"openrouter"},
 	"xai":               {"chatcompat"},
 }
 

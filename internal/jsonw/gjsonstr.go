@@ -5,8 +5,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
-	"unsafe"
 
+	"github.com/reasonreplay/replay/internal/view"
 	"github.com/tidwall/gjson"
 )
 
@@ -72,7 +72,7 @@ func TopString(body []byte, name string) string {
 	if len(body) == 0 {
 		return ""
 	}
-	raw := RawMember(unsafe.String(&body[0], len(body)), name)
+	raw := RawMember(view.String(body), name)
 	if raw == "" {
 		return ""
 	}

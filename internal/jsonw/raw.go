@@ -388,6 +388,72 @@ func StringEquals(raw, s string) bool {
 	return len(raw) >= 2 && raw[0] == '"' && keyEquals(raw, s)
 }
 
+// SplitMembers splits the members of the JSON object obj (valid JSON) in
+// two objects: those whose names are not in reserved, and those that are.
+// Either is nil when empty.
+func SplitMembers(obj []byte, reserved ...string) (plain, taken []byte) {
+	s := string(obj)
+	i := skipSpace(s, 0)
+	if i >= len(s) || s[i] != '{' {
+		return obj, nil
+	}
+	i++
+	add := func(dst []byte, k, v string) []byte {
+		if dst == nil {
+			dst = append(dst, '{')
+		} else {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, k...)
+		dst = append(dst, ':')
+		return append(dst, v...)
+	}
+	for {
+		i = skipSpace(s, i)
+		if i >= len(s) || s[i] != '"' {
+			break
+		}
+		kEnd := skipString(s, i)
+		if kEnd < 0 {
+			break
+		}
+		k := s[i:kEnd]
+		i = skipSpace(s, kEnd)
+		if i >= len(s) || s[i] != ':' {
+			break
+		}
+		i = skipSpace(s, i+1)
+		vEnd := skipValue(s, i)
+		if vEnd < 0 {
+			break
+		}
+		isReserved := false
+		for _, r := range reserved {
+			if keyEquals(k, r) {
+				isReserved = true
+				break
+			}
+		}
+		if isReserved {
+			taken = add(taken, k, s[i:vEnd])
+		} else {
+			plain = add(plain, k, s[i:vEnd])
+		}
+		i = skipSpace(s, vEnd)
+		if i >= len(s) || s[i] != ',' {
+			break
+		}
+		i++
+	}
+	if plain != nil {
+		plain = append(plain, '}')
+	}
+	if taken != nil {
+		taken = append(taken, '}')
+	}
+	return plain, taken
+}
+
 // HasMember reports whether the JSON object obj (valid JSON) has a member
 // (at its top level) named like one of names.
 func HasMember(obj string, names ...string) bool {

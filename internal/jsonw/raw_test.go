@@ -32,3 +32,17 @@ func TestRebuilt(t *testing.T) {
 		assert.Equal(t, want, Rebuilt(obj, "text", "extra"), obj)
 	}
 }
+
+// SplitMembers: the members in two objects, each in its order, names
+// matched by their value, nil when empty.
+func TestSplitMembers(t *testing.T) {
+	plain, taken := SplitMembers([]byte(`{ "id":"c1", "function" : {"name":"f"},"\u0066unction":2,"x":[1, 2]}`), "function")
+	assert.Equal(t, `{"id":"c1","x":[1, 2]}`, string(plain))
+	assert.Equal(t, `{"function":{"name":"f"},"\u0066unction":2}`, string(taken))
+	plain, taken = SplitMembers([]byte(`{"a":1}`), "function")
+	assert.Equal(t, `{"a":1}`, string(plain))
+	assert.Nil(t, taken)
+	plain, taken = SplitMembers([]byte(`{}`), "function")
+	assert.Nil(t, plain)
+	assert.Nil(t, taken)
+}

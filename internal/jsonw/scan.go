@@ -3,7 +3,8 @@ package jsonw
 import (
 	"strings"
 	"unicode/utf8"
-	"unsafe"
+
+	"github.com/reasonreplay/replay/internal/view"
 )
 
 // Scanner reads one JSON text in a single pass that validates and extracts
@@ -75,7 +76,7 @@ func (sc *Scanner) ResetBytes(b []byte) bool {
 	if len(b) == 0 {
 		return sc.Reset("")
 	}
-	return sc.Reset(unsafe.String(&b[0], len(b)))
+	return sc.Reset(view.String(b))
 }
 
 // Failed reports whether the text was found invalid so far.

@@ -1,6 +1,6 @@
 package jsonw
 
-import "unsafe"
+import "github.com/reasonreplay/replay/internal/view"
 
 // MaxHoles is the most values a [Shape] cuts out of the text it learns.
 const MaxHoles = 4
@@ -49,15 +49,14 @@ func (sh *Shape) Learn(s string, holes []string) bool {
 	if len(holes) > MaxHoles || len(s) == 0 {
 		return false
 	}
-	base := uintptr(unsafe.Pointer(unsafe.StringData(s)))
 	sh.buf = sh.buf[:0]
 	at := 0
 	for h, v := range holes {
 		if len(v) == 0 {
 			return false
 		}
-		off := int(uintptr(unsafe.Pointer(unsafe.StringData(v))) - base)
-		if off < at || off > len(s)-len(v) {
+		off, ok := view.Offset(s, v)
+		if !ok || off < at {
 			return false
 		}
 		switch c := v[0]; {

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-	"unsafe"
 
+	"github.com/reasonreplay/replay/internal/view"
 	"github.com/tidwall/gjson"
 )
 
@@ -80,7 +80,7 @@ func (t *Tape) ResetBytes(b []byte) bool {
 	if len(b) == 0 {
 		return t.Reset("")
 	}
-	return t.Reset(unsafe.String(&b[0], len(b)))
+	return t.Reset(view.String(b))
 }
 
 // Text returns the text the tape was reset with ("" when it was invalid).
@@ -462,13 +462,15 @@ func (v Val) node(k int32) Val {
 }
 
 func (v Val) sub(s string) Val {
-	start := v.start + int32(unsafePos(v.Raw(), s))
+	start := v.start + int32(viewPos(v.Raw(), s))
 	return Val{t: v.t, n: -1, start: start, end: start + int32(len(s))}
 }
 
-// unsafePos returns where the view sub starts in the text raw it views.
-func unsafePos(raw, sub string) int {
-	return int(uintptr(unsafe.Pointer(unsafe.StringData(sub))) - uintptr(unsafe.Pointer(unsafe.StringData(raw))))
+// viewPos returns where the view sub starts in the text raw it views
+// (0 for an empty sub).
+func viewPos(raw, sub string) int {
+	off, _ := view.Offset(raw, sub)
+	return off
 }
 
 // Len returns the number of an array's elements or an object's members (0

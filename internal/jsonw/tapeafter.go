@@ -3,7 +3,8 @@ package jsonw
 import (
 	"math"
 	"unicode/utf8"
-	"unsafe"
+
+	"github.com/reasonreplay/replay/internal/view"
 )
 
 // ResetAfter is Reset for a text that shares most of its bytes with the
@@ -177,5 +178,5 @@ func (t *Tape) ResetBytesAfter(b []byte, prev *Tape) bool {
 	if len(b) == 0 {
 		return t.Reset("")
 	}
-	return t.ResetAfter(unsafe.String(&b[0], len(b)), prev)
+	return t.ResetAfter(view.String(b), prev)
 }

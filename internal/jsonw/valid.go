@@ -1,12 +1,12 @@
 package jsonw
 
 import (
-	"encoding/binary"
 	"math/bits"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
-	"unsafe"
+
+	"github.com/reasonreplay/replay/internal/view"
 )
 
 // maxDepth bounds nesting. Recursive readers (gjson's walkers, a
@@ -42,7 +42,7 @@ func ValidBytes(b []byte) bool {
 	if len(b) == 0 {
 		return false
 	}
-	return Valid(unsafe.String(&b[0], len(b)))
+	return Valid(view.String(b))
 }
 
 func value(s string, i, depth int) (int, bool) {
@@ -156,13 +156,21 @@ const (
 	msb = 0x8080808080808080
 )
 
+// Load64 returns the eight bytes of s at i as a little-endian word (the
+// compiler reads them in one load); i+8 must be at most len(s).
+func Load64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
 // nextStop returns the index of the first quote, backslash or control
 // byte of s at or after i, or len(s). It tests eight bytes at a time: in
 // each of the three masks the lowest flagged byte is a true match (a
 // false flag can only sit above a true one), so the lowest of all is.
 func nextStop(s string, i int) int {
 	for ; i+8 <= len(s); i += 8 {
-		x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+		x := Load64(s, i)
 		q := x ^ ('"' * lsb)
 		b := x ^ ('\\' * lsb)
 		if m := ((q - lsb) &^ q) | ((b - lsb) &^ b) | ((x - 0x20*lsb) &^ x); m&msb != 0 {
@@ -308,7 +316,7 @@ const (
 // nextStopOrHigh is nextStop that also stops at a byte above ASCII.
 func nextStopOrHigh(s string, i int) int {
 	for ; i+8 <= len(s); i += 8 {
-		x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+		x := Load64(s, i)
 		q := x ^ ('"' * lsb)
 		b := x ^ ('\\' * lsb)
 		if m := ((q - lsb) &^ q) | ((b - lsb) &^ b) | ((x - 0x20*lsb) &^ x) | x; m&msb != 0 {

@@ -2,10 +2,10 @@ package kit
 
 import (
 	"strconv"
-	"unsafe"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/view"
 )
 
 // Alloc makes the turns of one request body, their blocks and the strings
@@ -97,7 +97,7 @@ func (a *Alloc) view(start int) string {
 	if len(a.strs) == start {
 		return ""
 	}
-	return unsafe.String(&a.strs[start], len(a.strs)-start)
+	return view.String(a.strs[start:])
 }
 
 // Str keeps the value of the string v (decoded as gjson decodes it), as a

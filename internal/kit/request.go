@@ -17,6 +17,15 @@ func CheckBody(api string, data []byte, what string) error {
 	return replay.Malformed(api, -1, "", "expected %s: %s", what, jsonw.Explain(string(data)))
 }
 
+// NoTurn is the error of an Encode or Patch of api given a nil turn (verb
+// is "encode" or "patch").
+func NoTurn(api, verb string) error {
+	if verb == "patch" {
+		return replay.Malformed(api, -1, "", "no turn to patch from")
+	}
+	return replay.Malformed(api, -1, "", "no turn to %s", verb)
+}
+
 // ReadRequest checks a request body of api (what names it, "a Converse
 // request body") in one validating pass (see jsonw.Tape) and returns its
 // root object, the conversation array named member, and the tape, each

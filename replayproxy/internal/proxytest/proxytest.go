@@ -4,6 +4,8 @@
 package proxytest
 
 import (
+	"bytes"
+	"sync"
 	"testing"
 
 	"github.com/reasonreplay/replay/internal/repairtest"
@@ -22,4 +24,25 @@ func Deploy(tb testing.TB, p *repairtest.Provider, cfg replayproxy.Config) repai
 		tb.Fatal(err)
 	}
 	return repairtest.Proxy(tb, srv, srv)
+}
+
+// SyncBuffer is a log sink safe for concurrent writes: what a proxy under
+// test logs, read back by the test.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String returns everything written so far.
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

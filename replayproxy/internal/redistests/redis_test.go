@@ -3,7 +3,6 @@
 package redistests_test
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,6 +17,7 @@ import (
 	"github.com/reasonreplay/replay/redisstore"
 	"github.com/reasonreplay/replay/redisstore/redistest"
 	"github.com/reasonreplay/replay/replayproxy"
+	"github.com/reasonreplay/replay/replayproxy/internal/proxytest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -89,22 +89,8 @@ func (u *upstream) got(id string) []string {
 	return append([]string(nil), u.bodies[id]...)
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a log sink safe for concurrent writes.
+type syncBuffer = proxytest.SyncBuffer
 
 // proxyOn starts a proxy instance with its own Redis client.
 func proxyOn(t *testing.T, r *redistest.Server, up *upstream, cfg replayproxy.Config) (string, *syncBuffer) {

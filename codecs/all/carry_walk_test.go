@@ -1,4 +1,4 @@
-package replay_test
+package all_test
 
 import (
 	"encoding/json"
@@ -63,8 +63,9 @@ func nativeFamilies(t replay.Target) []string {
 }
 
 // needsToolIDs tells, independently of the contracts, whether a target's
-// tool results name their call by id: every API here but Gemini's.
-func needsToolIDs(t replay.Target) bool { return t.API != "gemini" }
+// tool results name their call by id: every API here but those that name
+// it by function name (byName).
+func needsToolIDs(t replay.Target) bool { return !byName[t.API] }
 
 // emptyIDs are the spellings of an empty call id in the encoded shapes.
 var emptyIDs = []string{`"id":""`, `"call_id":""`, `"toolUseId":""`, `"tool_call_id":""`}
@@ -168,7 +169,7 @@ func walk(t *testing.T, captures []capture, read func(capture) ([]byte, error)) 
 var manifestAPI = map[string]string{"anthropic-messages": "anthropic"}
 
 func TestCarryWalkCorpus(t *testing.T) {
-	const dir = "../shared/corpus"
+	const dir = "../../../shared/corpus"
 	data, err := os.ReadFile(filepath.Join(dir, "MANIFEST.json"))
 	if err != nil {
 		t.Skipf("no corpus next to the project (%v): the walk over the project's testdata still runs", err)
@@ -199,7 +200,7 @@ func TestCarryWalkCorpus(t *testing.T) {
 var testdataAPI = map[string]string{"openai": "openai-responses", "chatcompat": "openai-compatible", "bedrock": "bedrock-converse"}
 
 func TestCarryWalkTestdata(t *testing.T) {
-	files, err := filepath.Glob("testdata/*/*")
+	files, err := filepath.Glob("../../testdata/*/*")
 	require.NoError(t, err)
 	var cs []capture
 	for _, f := range files {

@@ -1,0 +1,7 @@
+package ollama
+
+import "github.com/reasonreplay/replay"
+
+// Matched returns how many lines the stream decoder fd read by matching
+// the shape of the last one read in full.
+func Matched(fd replay.FrameDecoder) int { return fd.(*StreamDecoder).run.Matched() }

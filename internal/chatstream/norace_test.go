@@ -1,0 +1,5 @@
+//go:build !race
+
+package chatstream_test
+
+const raceEnabled = false
