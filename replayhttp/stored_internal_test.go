@@ -279,38 +279,5 @@ func BenchmarkSameBlocks(b *testing.B) {
 // sameBlocksByWire is sameBlocks comparing every reasoning item by its
 // wire form (as it did before sameWire): the two always agree.
 func sameBlocksByWire(got, want *replay.Turn, wire [][]byte, buf []byte) (bool, []byte) {
-	if len(got.Blocks) != len(want.Blocks) {
-		return false, buf
-	}
-	for i, g := range got.Blocks {
-		switch w := want.Blocks[i].(type) {
-		case replay.ReasoningItem:
-			x, ok := g.(replay.ReasoningItem)
-			if !ok {
-				return false, buf
-			}
-			buf = replay.AppendItemWire(buf[:0], x)
-			if !bytes.Equal(buf, wire[i]) {
-				return false, buf
-			}
-		case *replay.Text:
-			x, ok := g.(*replay.Text)
-			if !ok || x.Text != w.Text || x.ID != w.ID {
-				return false, buf
-			}
-		case *replay.ToolCall:
-			x, ok := g.(*replay.ToolCall)
-			if !ok || x.ID != w.ID || x.ItemID != w.ItemID || x.Name != w.Name || x.Arguments != w.Arguments {
-				return false, buf
-			}
-		case *replay.Native:
-			x, ok := g.(*replay.Native)
-			if !ok || x.Kind != w.Kind || !bytes.Equal(x.Raw, w.Raw) {
-				return false, buf
-			}
-		default:
-			return false, buf
-		}
-	}
-	return true, buf
+	return compareBlocks(got, want, wire, buf, false)
 }
