@@ -8,6 +8,7 @@ import (
 	"github.com/reasonreplay/replay/replayhttp"
 	"github.com/reasonreplay/replay/replayproxy"
 	"github.com/reasonreplay/replay/replayproxy/internal/proxytest"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -85,4 +86,12 @@ func TestProxyConcurrentGeminiConversations(t *testing.T) {
 			repairtest.Concurrent(t, p, d, repairtest.ByName("gemini"), 16)
 		})
 	}
+}
+
+// The repair harness reads the proxy's headers by the names the proxy
+// sends.
+func TestHarnessHeaders(t *testing.T) {
+	assert.Equal(t,
+		[]string{replayproxy.HeaderAudit, replayproxy.HeaderRepairs, replayproxy.HeaderRefused, replayproxy.HeaderRetried, replayproxy.HeaderUpfront},
+		[]string{repairtest.HeaderAudit, repairtest.HeaderRepairs, repairtest.HeaderRefused, repairtest.HeaderRetried, repairtest.HeaderUpfront})
 }

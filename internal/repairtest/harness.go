@@ -147,7 +147,7 @@ type Seen struct {
 
 // Restored reports whether the call's request was reported restored.
 func (s Seen) Restored() bool {
-	if strings.Contains(s.Headers[headerRepairs], "restored=") {
+	if strings.Contains(s.Headers[HeaderRepairs], "restored=") {
 		return true
 	}
 	for _, r := range s.Repairs {
@@ -205,8 +205,8 @@ func (p *Provider) SendContext(t testing.TB, ctx context.Context, d Deployment, 
 			t.Fatalf("%s: reading the response: %v", c.API.Name, err)
 		}
 		s.Status, s.Body = resp.StatusCode, string(b)
-		for _, h := range []string{headerRepairs, headerAudit, headerRefused,
-			headerRetried, headerUpfront} {
+		for _, h := range []string{HeaderRepairs, HeaderAudit, HeaderRefused,
+			HeaderRetried, HeaderUpfront} {
 			if v := resp.Header.Get(h); v != "" {
 				if s.Headers == nil {
 					s.Headers = map[string]string{}
@@ -214,7 +214,7 @@ func (p *Provider) SendContext(t testing.TB, ctx context.Context, d Deployment, 
 				s.Headers[h] = v
 			}
 		}
-		if v := resp.Header.Get(headerRefused); v != "" {
+		if v := resp.Header.Get(HeaderRefused); v != "" {
 			s.Refused = v
 		}
 		// The middleware's refuse mode answers as the provider would (a
@@ -235,13 +235,15 @@ func (p *Provider) SendContext(t testing.TB, ctx context.Context, d Deployment, 
 	return s
 }
 
-// The proxy's response headers (replayproxy's Header* constants).
+// The proxy's response headers: replayproxy's Header* constants, which
+// this package cannot import (the proxy is a module of its own); a test of
+// the proxy holds them equal.
 const (
-	headerAudit   = "X-Replay-Audit"
-	headerRepairs = "X-Replay-Repairs"
-	headerRefused = "X-Replay-Refused"
-	headerRetried = "X-Replay-Retried"
-	headerUpfront = "X-Replay-Upfront"
+	HeaderAudit   = "X-Replay-Audit"
+	HeaderRepairs = "X-Replay-Repairs"
+	HeaderRefused = "X-Replay-Refused"
+	HeaderRetried = "X-Replay-Retried"
+	HeaderUpfront = "X-Replay-Upfront"
 )
 
 // verdict renders a report as the proxy's X-Replay-Audit header does:

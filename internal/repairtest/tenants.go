@@ -191,13 +191,13 @@ func NoCredential(t *testing.T, p *Provider, fresh Fresh, api *API, s Shape, cou
 	}
 	for _, who := range []string{"", key} {
 		seen := p.Send(t, d, Call{API: api, Key: who, Conv: conv, Shape: s, Body: next})
-		if seen.Restored() || string(seen.Received) != next || len(seen.Repairs) > 0 || seen.Headers[headerRepairs] != "" {
+		if seen.Restored() || string(seen.Received) != next || len(seen.Repairs) > 0 || seen.Headers[HeaderRepairs] != "" {
 			t.Errorf("%s %s: credential %q got the anonymous turn: %+v", api.Name, s, who, seen)
 		}
 	}
 	p.Send(t, d, Call{API: api, Key: key, Conv: conv, Shape: s, Body: api.First(conv)})
 	seen := p.Send(t, d, Call{API: api, Conv: conv, Shape: s, Body: next})
-	if seen.Restored() || string(seen.Received) != next || len(seen.Repairs) > 0 || seen.Headers[headerRepairs] != "" {
+	if seen.Restored() || string(seen.Received) != next || len(seen.Repairs) > 0 || seen.Headers[HeaderRepairs] != "" {
 		t.Errorf("%s %s: a request without a credential got a tenant's turn: %+v", api.Name, s, seen)
 	}
 	if own := p.Send(t, d, Call{API: api, Key: key, Conv: conv, Shape: s, Body: api.Next(conv, Bare(api, api.Echo(Reasoning{Tenant: key, Conv: conv}, s)), s)}); !own.Restored() {
