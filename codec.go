@@ -9,8 +9,10 @@ import (
 )
 
 // ReasoningCodec translates one wire API to and from turns. A codec is a
-// stateless value, safe for concurrent use; the stream decoders it returns
-// hold the only state.
+// stateless value, safe for concurrent use. Its streamed responses are
+// read by package stream (stream.New(body, codec, ...)), with the stream
+// decoder every registered codec has (package codecs says what a codec
+// implements).
 //
 // The methods' contract, which every codec in this module meets and the
 // conformance tests check:
@@ -22,10 +24,6 @@ import (
 //     position. Signatures, encrypted data, ids and signed text are copied
 //     byte-exact; nothing is trimmed or normalised. The turn does not alias
 //     body.
-//
-//   - NewStream returns a fresh [FrameDecoder] for the API's streamed
-//     responses (see [FrameDecoder] for its rules), bound by the codec's
-//     limits.
 //
 //   - DecodeRequest reads the assistant turns of a native request body of
 //     the API, in order, with the same message reader Decode uses: it
@@ -53,7 +51,6 @@ type ReasoningCodec interface {
 	// API returns the codec's API name, e.g. "openrouter".
 	API() string
 	Decode(body []byte) (*Turn, error)
-	NewStream() FrameDecoder
 	DecodeRequest(body []byte) (History, Target, error)
 	Encode(t *Turn) ([]byte, error)
 	Patch(msg []byte, t *Turn) ([]byte, error)

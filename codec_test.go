@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -12,9 +13,9 @@ import (
 // stub is a codec that only knows its name and what it was built for.
 type stub struct{ api, provider, model string }
 
-func (s stub) API() string                       { return s.api }
-func (stub) Decode([]byte) (*replay.Turn, error) { return nil, errors.ErrUnsupported }
-func (stub) NewStream() replay.FrameDecoder      { return nil }
+func (s stub) API() string                        { return s.api }
+func (stub) Decode([]byte) (*replay.Turn, error)  { return nil, errors.ErrUnsupported }
+func (stub) NewFrameDecoder() codecs.FrameDecoder { return nil }
 func (stub) DecodeRequest([]byte) (replay.History, replay.Target, error) {
 	return replay.History{}, replay.Target{}, errors.ErrUnsupported
 }

@@ -51,9 +51,8 @@
 //     import codecs/all for all of them. The root package knows no provider:
 //     what it needs to know of one, it asks the codec's [ReplayContract] or
 //     the format's [FormatTraits].
-//   - stream decoder: a codec's [FrameDecoder] (each codec's type is named
-//     StreamDecoder); [Decoder] is the push form over bytes and [Stream]
-//     the pull form over an io.Reader.
+//   - stream: a streamed response, read by package stream with the codec's
+//     stream decoder into events and, at its end, the turn.
 //
 // # Presence
 //
@@ -64,29 +63,19 @@
 //
 // # Streams
 //
-// A codec's stream decoder is a [FrameDecoder]: a push state machine with a
-// ready zero value, fed one framed event at a time. The core frames bytes
-// (Server-Sent Events per the WHATWG specification, or JSON Lines) and
-// offers two forms over it:
+// Package stream reads a streamed response (Server-Sent Events, JSON Lines
+// or the AWS event stream) with the codec of its API:
 //
-//	// pull: over an io.Reader, with sticky errors
-//	s := replay.NewStream(resp.Body, codec.NewStream(), replay.StreamOptions{})
+//	s := stream.New(resp.Body, codec, stream.Options{})
 //	for s.Next() {
 //		ev := s.Event() // reasoning/text/tool-call deltas, done, error
 //	}
 //	turn, err := s.Turn()
 //
-//	// push: bytes as they arrive, split anywhere
-//	d := replay.NewDecoder(codec.NewStream(), replay.StreamOptions{})
-//	d.Write(chunk)          // any number of times
-//	ev, ok := d.Next()      // drain events after each write
-//	turn, err := d.Close()
-//
 // Feeding a stream whole, line by line, byte by byte or in random pieces
-// gives the same turn. A stream that ends early, a reader error (a canceled
-// request: errors.Is(err, context.Canceled) holds) or a provider error event
-// returns the partial turn, marked incomplete, with its unfinished items
-// never [Replayable].
+// gives the same turn. A stream that ends early, a reader error or a
+// provider error event returns the partial turn, marked incomplete, with
+// its unfinished items never [Replayable].
 //
 // # The replay contract
 //

@@ -7,12 +7,13 @@ import (
 	"github.com/reasonreplay/replay"
 	_ "github.com/reasonreplay/replay/codecs/all"
 	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // Decode a streamed turn, store it as a document, read it back, audit it
 // and write it into the next request.
 func Example() {
-	stream := `data: {"model":"anthropic/claude-sonnet-4.5","provider":"Anthropic","choices":[{"delta":{"reasoning_details":[{"type":"reasoning.text","text":"Call the tool.","format":"anthropic-claude-v1","index":0}]}}]}
+	events := `data: {"model":"anthropic/claude-sonnet-4.5","provider":"Anthropic","choices":[{"delta":{"reasoning_details":[{"type":"reasoning.text","text":"Call the tool.","format":"anthropic-claude-v1","index":0}]}}]}
 
 data: {"choices":[{"delta":{"reasoning_details":[{"type":"reasoning.text","signature":"RXFvS0JnZ0w=","format":"anthropic-claude-v1","index":0}]}}]}
 
@@ -25,7 +26,7 @@ data: [DONE]
 	if err != nil {
 		panic(err)
 	}
-	turn, err := replay.DecodeStream(strings.NewReader(stream), codec.NewStream(), replay.StreamOptions{})
+	turn, err := stream.Decode(strings.NewReader(events), codec, stream.Options{})
 	if err != nil {
 		panic(err)
 	}

@@ -8,9 +8,12 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/codecs/chatcompat"
 	"github.com/reasonreplay/replay/codecs/mistral"
 	"github.com/reasonreplay/replay/codecs/openrouter"
+	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // loopTurn decodes an OpenRouter tool loop of blocks signed reasoning
@@ -18,7 +21,7 @@ import (
 // the large turn the whole-body benchmarks read and write.
 func loopTurn(tb testing.TB, blocks, deltas int) *replay.Turn {
 	tb.Helper()
-	turn, err := replay.DecodeStream(bytes.NewReader(orLoop(blocks, deltas)), openrouter.Codec{}.NewStream(), replay.StreamOptions{})
+	turn, err := stream.Decode(bytes.NewReader(orLoop(blocks, deltas)), openrouter.Codec{}, stream.Options{})
 	if err != nil || len(turn.Blocks) != 2*blocks+1 {
 		tb.Fatalf("the tool loop decodes to %d blocks: %v", len(turn.Blocks), err)
 	}
@@ -116,7 +119,7 @@ func BenchmarkWholeBody(b *testing.B) {
 type inflight struct {
 	name   string
 	stream []byte
-	newFD  func() replay.FrameDecoder
+	newFD  func() codecs.FrameDecoder
 }
 
 func inflightCases() []inflight {
@@ -136,9 +139,9 @@ func inflightCases() []inflight {
 	}
 	or := orLoop(1, 400)
 	return []inflight{
-		{"openrouter", or[:4096], openrouter.Codec{}.NewStream},
-		{"deepseek", ds(20), chatcompat.New(chatcompat.APIDeepSeek, "", "deepseek-v4-flash").NewStream},
-		{"mistral", ms(20), mistral.Codec{}.NewStream},
+		{"openrouter", or[:4096], openrouter.Codec{}.NewFrameDecoder},
+		{"deepseek", ds(20), chatcompat.New(chatcompat.APIDeepSeek, "", "deepseek-v4-flash").NewFrameDecoder},
+		{"mistral", ms(20), mistral.Codec{}.NewFrameDecoder},
 	}
 }
 
@@ -151,7 +154,7 @@ func BenchmarkInFlight(b *testing.B) {
 	for _, c := range inflightCases() {
 		b.Run(c.name, func(b *testing.B) {
 			// The text one decoder keeps: what its events delivered.
-			probe := replay.NewDecoder(c.newFD(), replay.StreamOptions{})
+			probe := stream.NewDecoder(kit.Decoding(c.newFD()), stream.Options{})
 			if _, err := probe.Write(c.stream); err != nil {
 				b.Fatal(err)
 			}
@@ -161,12 +164,12 @@ func BenchmarkInFlight(b *testing.B) {
 			}
 			var perDec float64
 			for i := 0; i < b.N; i++ {
-				decs := make([]*replay.Decoder, n)
+				decs := make([]*stream.Decoder, n)
 				runtime.GC()
 				var before, after runtime.MemStats
 				runtime.ReadMemStats(&before)
 				for k := range decs {
-					decs[k] = replay.NewDecoder(c.newFD(), replay.StreamOptions{CaptureOnly: true})
+					decs[k] = stream.NewDecoder(kit.Decoding(c.newFD()), stream.Options{CaptureOnly: true})
 					if _, err := decs[k].Write(c.stream); err != nil {
 						b.Fatal(err)
 					}

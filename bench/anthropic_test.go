@@ -13,6 +13,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/packages/ssestream"
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/anthropic"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // longThinkingStream writes an Anthropic Messages SSE stream with one long
@@ -70,7 +71,7 @@ func longThinkingStream(n int) ([]byte, int) {
 }
 
 func decodeOurs(data []byte) (*replay.Turn, error) {
-	return replay.DecodeStream(bytes.NewReader(data), anthropic.Codec{}.NewStream(), replay.StreamOptions{})
+	return stream.Decode(bytes.NewReader(data), anthropic.Codec{}, stream.Options{})
 }
 
 func decodeSDK(data []byte) (*sdk.Message, error) {

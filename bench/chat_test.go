@@ -4,16 +4,18 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/codecs/chatcompat"
 	"github.com/reasonreplay/replay/codecs/mistral"
 	"github.com/reasonreplay/replay/codecs/openrouter"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // framesOnly counts frames and decodes nothing: decoding a stream with it
 // measures the SSE framing alone on the same bytes and the same path.
 type framesOnly struct{ n int }
 
-func (f *framesOnly) Decode(_ replay.Frame, dst []replay.Event) ([]replay.Event, error) {
+func (f *framesOnly) Decode(typ, data []byte, dst []stream.Event) ([]stream.Event, error) {
 	f.n++
 	return dst, nil
 }
@@ -26,17 +28,17 @@ func (f *framesOnly) SetLimits(replay.Limits) {}
 type chatCase struct {
 	name   string
 	stream func() ([]byte, int)
-	newFD  func() replay.FrameDecoder
+	newFD  func() codecs.FrameDecoder
 	blocks int // blocks of the finished turn
 }
 
 var chatCases = []chatCase{
-	{"OpenRouter/long", func() ([]byte, int) { return OpenRouterStream(2000) }, openrouter.Codec{}.NewStream, 2},
-	{"OpenRouter/toolloop", func() ([]byte, int) { return OpenRouterToolLoop(200, 200) }, openrouter.Codec{}.NewStream, 401},
-	{"DeepSeek/long", func() ([]byte, int) { return DeepSeekStream(2000) }, chatcompat.New(chatcompat.APIDeepSeek, "", "deepseek-v4-flash").NewStream, 3},
-	{"DeepSeek/toolloop", func() ([]byte, int) { return DeepSeekToolLoop(200, 200) }, chatcompat.New(chatcompat.APIDeepSeek, "", "deepseek-v4-flash").NewStream, 401},
-	{"Mistral/long", func() ([]byte, int) { return MistralStream(2000) }, mistral.Codec{}.NewStream, 2},
-	{"Mistral/toolloop", func() ([]byte, int) { return MistralToolLoop(200, 200) }, mistral.Codec{}.NewStream, 401},
+	{"OpenRouter/long", func() ([]byte, int) { return OpenRouterStream(2000) }, openrouter.Codec{}.NewFrameDecoder, 2},
+	{"OpenRouter/toolloop", func() ([]byte, int) { return OpenRouterToolLoop(200, 200) }, openrouter.Codec{}.NewFrameDecoder, 401},
+	{"DeepSeek/long", func() ([]byte, int) { return DeepSeekStream(2000) }, chatcompat.New(chatcompat.APIDeepSeek, "", "deepseek-v4-flash").NewFrameDecoder, 3},
+	{"DeepSeek/toolloop", func() ([]byte, int) { return DeepSeekToolLoop(200, 200) }, chatcompat.New(chatcompat.APIDeepSeek, "", "deepseek-v4-flash").NewFrameDecoder, 401},
+	{"Mistral/long", func() ([]byte, int) { return MistralStream(2000) }, mistral.Codec{}.NewFrameDecoder, 2},
+	{"Mistral/toolloop", func() ([]byte, int) { return MistralToolLoop(200, 200) }, mistral.Codec{}.NewFrameDecoder, 401},
 }
 
 // BenchmarkChat decodes each chat stream into a finished turn ("decode")
@@ -53,7 +55,7 @@ func BenchmarkChat(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				turn := decodeAll(b, cc.newFD(), replay.StreamOptions{}, data)
+				turn := decodeAll(b, cc.newFD(), stream.Options{}, data)
 				if len(turn.Blocks) != cc.blocks || !turn.Complete {
 					b.Fatalf("%d blocks, complete %v", len(turn.Blocks), turn.Complete)
 				}
@@ -74,7 +76,7 @@ func BenchmarkChat(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
 				f := &framesOnly{}
-				decodeAll(b, f, replay.StreamOptions{}, data)
+				decodeAll(b, f, stream.Options{}, data)
 				if f.n != events {
 					b.Fatalf("%d frames, want %d", f.n, events)
 				}

@@ -12,9 +12,12 @@ import (
 
 	cohereapi "github.com/cohere-ai/cohere-go/v2"
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/codecs/bedrock"
 	"github.com/reasonreplay/replay/codecs/cohere"
 	"github.com/reasonreplay/replay/codecs/gemini"
+	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // gcbPeer is an SDK decoding the same bytes; it returns the events it read.
@@ -28,8 +31,8 @@ type gcbCase struct {
 	name   string
 	data   []byte
 	events int
-	opts   replay.StreamOptions
-	newFD  func() replay.FrameDecoder
+	opts   stream.Options
+	newFD  func() codecs.FrameDecoder
 	blocks int
 	signed int // replayable reasoning items of the turn
 	peers  []gcbPeer
@@ -93,19 +96,19 @@ func cohereSDK(tb testing.TB, data []byte) int {
 
 func gcbCases() []gcbCase {
 	bedrockC := bedrock.Codec{Model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0"}
-	jsonl := replay.StreamOptions{Framing: replay.FramingJSONL}
+	jsonl := stream.Options{Framing: stream.FramingJSONL}
 	gl, gle := GeminiToolLoop(200, 200)
 	cl, cle := CohereStream(2000)
 	ct, cte := CohereToolLoop(200, 200)
 	bl, ble := BedrockStream(2000)
 	bt, bte := bedrockToolLoop(200, 200)
 	return []gcbCase{
-		{"Gemini/long", stream, bytes.Count(stream, []byte("\n\n")), replay.StreamOptions{}, gemini.Codec{}.NewStream, 8, 2, geminiPeers},
-		{"Gemini/toolloop", gl, gle, replay.StreamOptions{}, gemini.Codec{}.NewStream, 603, 201, geminiPeers},
-		{"Cohere/long", cl, cle, replay.StreamOptions{}, cohere.Codec{}.NewStream, 2, 1, coherePeers},
-		{"Cohere/toolloop", ct, cte, replay.StreamOptions{}, cohere.Codec{}.NewStream, 401, 200, coherePeers},
-		{"Bedrock/long", bl, ble, jsonl, bedrockC.NewStream, 3, 1, nil},
-		{"Bedrock/toolloop", bt, bte, jsonl, bedrockC.NewStream, 401, 200, nil},
+		{"Gemini/long", geminiData, bytes.Count(geminiData, []byte("\n\n")), stream.Options{}, gemini.Codec{}.NewFrameDecoder, 8, 2, geminiPeers},
+		{"Gemini/toolloop", gl, gle, stream.Options{}, gemini.Codec{}.NewFrameDecoder, 603, 201, geminiPeers},
+		{"Cohere/long", cl, cle, stream.Options{}, cohere.Codec{}.NewFrameDecoder, 2, 1, coherePeers},
+		{"Cohere/toolloop", ct, cte, stream.Options{}, cohere.Codec{}.NewFrameDecoder, 401, 200, coherePeers},
+		{"Bedrock/long", bl, ble, jsonl, bedrockC.NewFrameDecoder, 3, 1, nil},
+		{"Bedrock/toolloop", bt, bte, jsonl, bedrockC.NewFrameDecoder, 401, 200, nil},
 	}
 }
 
@@ -162,7 +165,7 @@ func BenchmarkGCB(b *testing.B) {
 // signing API replayable, and each peer reads every event.
 func TestGCBStreamsDecode(t *testing.T) {
 	for _, c := range gcbCases() {
-		turn, err := replay.DecodeStream(bytes.NewReader(c.data), c.newFD(), c.opts)
+		turn, err := stream.Decode(bytes.NewReader(c.data), kit.Decoding(c.newFD()), c.opts)
 		if err != nil || !turn.Complete || len(turn.Blocks) != c.blocks {
 			t.Fatalf("%s: %v, %d blocks", c.name, err, len(turn.Blocks))
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/gemini"
+	"github.com/reasonreplay/replay/stream"
 	"google.golang.org/genai"
 )
 
@@ -54,13 +55,13 @@ func geminiStream(thoughts, texts int) []byte {
 	return b.Bytes()
 }
 
-var stream = geminiStream(120, 400)
+var geminiData = geminiStream(120, 400)
 
 var cpuRatio = flag.Bool("gemini.cpu", false, "measure the CPU-time ratio in TestGeminiCPURatio")
 
 // decodeReplay decodes the stream into a replayable turn with this module.
 func decodeReplay(tb testing.TB, data []byte) *replay.Turn {
-	d := replay.NewDecoder(gemini.Codec{}.NewStream(), replay.StreamOptions{})
+	d := stream.NewDecoder(gemini.Codec{}, stream.Options{})
 	if _, err := d.Write(data); err != nil {
 		tb.Fatal(err)
 	}
@@ -124,8 +125,8 @@ func decodeGenAIPath(tb testing.TB, data []byte) []*genai.GenerateContentRespons
 }
 
 func TestGeminiBenchInputsAgree(t *testing.T) {
-	turn := decodeReplay(t, stream)
-	resps := decodeGenAI(t, stream)
+	turn := decodeReplay(t, geminiData)
+	resps := decodeGenAI(t, geminiData)
 	if len(resps) != 120+400+1+100+1 {
 		t.Fatalf("genai decoded %d chunks", len(resps))
 	}
@@ -155,33 +156,33 @@ func TestGeminiBenchInputsAgree(t *testing.T) {
 	if fmt.Sprint(ours) != fmt.Sprint(sigs) || turn.VisibleText() != text.String() || !turn.Complete {
 		t.Fatalf("decoders disagree: %d vs %d signatures", len(ours), len(sigs))
 	}
-	if n := len(decodeGenAIPath(t, stream)); n != len(resps) {
+	if n := len(decodeGenAIPath(t, geminiData)); n != len(resps) {
 		t.Fatalf("SDK path decoded %d chunks", n)
 	}
 }
 
 func BenchmarkGeminiReplay(b *testing.B) {
 	b.ReportAllocs()
-	b.SetBytes(int64(len(stream)))
+	b.SetBytes(int64(len(geminiData)))
 	for b.Loop() {
-		decodeReplay(b, stream)
+		decodeReplay(b, geminiData)
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(bytes.Count(stream, []byte("\n\n"))), "ns/event")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(bytes.Count(geminiData, []byte("\n\n"))), "ns/event")
 }
 
 func BenchmarkGeminiGenAI(b *testing.B) {
 	b.ReportAllocs()
-	b.SetBytes(int64(len(stream)))
+	b.SetBytes(int64(len(geminiData)))
 	for b.Loop() {
-		decodeGenAI(b, stream)
+		decodeGenAI(b, geminiData)
 	}
 }
 
 func BenchmarkGeminiGenAIPath(b *testing.B) {
 	b.ReportAllocs()
-	b.SetBytes(int64(len(stream)))
+	b.SetBytes(int64(len(geminiData)))
 	for b.Loop() {
-		decodeGenAIPath(b, stream)
+		decodeGenAIPath(b, geminiData)
 	}
 }
 
@@ -192,15 +193,15 @@ func TestGeminiCPURatio(t *testing.T) {
 	if !*cpuRatio {
 		t.Skip("pass -gemini.cpu to measure")
 	}
-	c, stop := sdkServer(t, stream)
+	c, stop := sdkServer(t, geminiData)
 	defer stop()
 	var ours, sdk, path, client time.Duration
 	for round := 0; round < 5; round++ {
-		ours += cpuPerOp(200, func() { decodeReplay(t, stream) })
-		sdk += cpuPerOp(40, func() { decodeGenAI(t, stream) })
-		path += cpuPerOp(20, func() { decodeGenAIPath(t, stream) })
+		ours += cpuPerOp(200, func() { decodeReplay(t, geminiData) })
+		sdk += cpuPerOp(40, func() { decodeGenAI(t, geminiData) })
+		path += cpuPerOp(20, func() { decodeGenAIPath(t, geminiData) })
 		client += cpuPerOp(20, func() { decodeGenAIClient(t, c) })
 	}
 	t.Logf("CPU per decode of %d bytes: replay %v; json.Unmarshal into genai types %v (%.1fx); genai stream path %v (%.1fx); genai client over loopback %v (%.1fx)",
-		len(stream), ours/5, sdk/5, float64(sdk)/float64(ours), path/5, float64(path)/float64(ours), client/5, float64(client)/float64(ours))
+		len(geminiData), ours/5, sdk/5, float64(sdk)/float64(ours), path/5, float64(path)/float64(ours), client/5, float64(client)/float64(ours))
 }

@@ -42,10 +42,10 @@ func decodeGenAIClient(tb testing.TB, c *genai.Client) int {
 }
 
 func BenchmarkGeminiGenAIClient(b *testing.B) {
-	c, stop := sdkServer(b, stream)
+	c, stop := sdkServer(b, geminiData)
 	defer stop()
 	b.ReportAllocs()
-	b.SetBytes(int64(len(stream)))
+	b.SetBytes(int64(len(geminiData)))
 	for b.Loop() {
 		decodeGenAIClient(b, c)
 	}

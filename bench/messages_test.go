@@ -15,8 +15,10 @@ import (
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/codecs/anthropic"
 	"github.com/reasonreplay/replay/codecs/openai"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // anthropicToolLoop writes the multi-block tool-loop shape of issue 16 for
@@ -65,7 +67,7 @@ type msgCase struct {
 	name   string
 	data   []byte
 	events int
-	newFD  func() replay.FrameDecoder
+	newFD  func() codecs.FrameDecoder
 	blocks int
 	peer   string
 	sdk    func(data []byte) error
@@ -99,10 +101,10 @@ var msgCases = func() []msgCase {
 	loop, loopN := anthropicToolLoop(200, 200)
 	rloop, rloopN := responsesToolLoop(200, 200)
 	return []msgCase{
-		{"Anthropic/long", long, longN, anthropic.Codec{}.NewStream, 3, "anthropic-sdk-go", anthropicPeer},
-		{"Anthropic/toolloop", loop, loopN, anthropic.Codec{}.NewStream, 401, "anthropic-sdk-go", anthropicPeer},
-		{"Responses/long", benchStream, countEvents(benchStream), openai.Codec{}.NewStream, 10, "openai-go", responsesPeer},
-		{"Responses/toolloop", rloop, rloopN, openai.Codec{}.NewStream, 601, "openai-go", responsesPeer},
+		{"Anthropic/long", long, longN, anthropic.Codec{}.NewFrameDecoder, 3, "anthropic-sdk-go", anthropicPeer},
+		{"Anthropic/toolloop", loop, loopN, anthropic.Codec{}.NewFrameDecoder, 401, "anthropic-sdk-go", anthropicPeer},
+		{"Responses/long", benchStream, countEvents(benchStream), openai.Codec{}.NewFrameDecoder, 10, "openai-go", responsesPeer},
+		{"Responses/toolloop", rloop, rloopN, openai.Codec{}.NewFrameDecoder, 601, "openai-go", responsesPeer},
 	}
 }()
 
@@ -110,7 +112,7 @@ func (c msgCase) decode(b *testing.B) {
 	b.SetBytes(int64(len(c.data)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		turn := decodeAll(b, c.newFD(), replay.StreamOptions{}, c.data)
+		turn := decodeAll(b, c.newFD(), stream.Options{}, c.data)
 		if len(turn.Blocks) != c.blocks || !turn.Complete || !replay.Replayable(turn.Items()[0]) {
 			b.Fatalf("%d blocks, complete %v", len(turn.Blocks), turn.Complete)
 		}
@@ -123,7 +125,7 @@ func (c msgCase) framing(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		f := &framesOnly{}
-		decodeAll(b, f, replay.StreamOptions{}, c.data)
+		decodeAll(b, f, stream.Options{}, c.data)
 		if f.n != c.events {
 			b.Fatalf("%d frames, want %d", f.n, c.events)
 		}

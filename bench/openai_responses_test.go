@@ -13,6 +13,7 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/openai"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // longResponsesStream writes a synthetic Responses SSE stream shaped like a
@@ -80,7 +81,7 @@ func BenchmarkResponsesStream(b *testing.B) {
 		r := bytes.NewReader(data)
 		for i := 0; i < b.N; i++ {
 			r.Reset(data)
-			t, err := replay.DecodeStream(r, c.NewStream(), replay.StreamOptions{})
+			t, err := stream.Decode(r, c, stream.Options{})
 			if err != nil || !t.Complete || len(t.Blocks) != 10 || !replay.Replayable(t.Blocks[8].(replay.ReasoningItem)) {
 				b.Fatalf("bad turn: %v", err)
 			}
@@ -110,7 +111,7 @@ func BenchmarkResponsesStream(b *testing.B) {
 }
 
 func TestLongStreamDecodes(t *testing.T) {
-	tu, err := replay.DecodeStream(bytes.NewReader(benchStream), openai.Codec{}.NewStream(), replay.StreamOptions{})
+	tu, err := stream.Decode(bytes.NewReader(benchStream), openai.Codec{}, stream.Options{})
 	if err != nil || !tu.Complete || len(tu.Blocks) != 10 {
 		t.Fatalf("err %v, %d blocks", err, len(tu.Blocks))
 	}

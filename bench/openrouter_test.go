@@ -5,6 +5,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/openrouter"
+	"github.com/reasonreplay/replay/stream"
 )
 
 func BenchmarkOpenRouterStream(b *testing.B) {
@@ -12,7 +13,7 @@ func BenchmarkOpenRouterStream(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		d := replay.NewDecoder(openrouter.Codec{}.NewStream(), replay.StreamOptions{})
+		d := stream.NewDecoder(openrouter.Codec{}, stream.Options{})
 		for off := 0; off < len(data); off += 4096 {
 			if _, err := d.Write(data[off:min(off+4096, len(data))]); err != nil {
 				b.Fatal(err)

@@ -11,14 +11,17 @@ import (
 
 	cohereapi "github.com/cohere-ai/cohere-go/v2"
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/codecs/bedrock"
 	"github.com/reasonreplay/replay/codecs/cohere"
 	"github.com/reasonreplay/replay/codecs/mistral"
+	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // decodeAll pushes data in 4 KiB writes through fd and returns the turn.
-func decodeAll(b *testing.B, fd replay.FrameDecoder, opts replay.StreamOptions, data []byte) *replay.Turn {
-	d := replay.NewDecoder(fd, opts)
+func decodeAll(b *testing.B, fd codecs.FrameDecoder, opts stream.Options, data []byte) *replay.Turn {
+	d := stream.NewDecoder(kit.Decoding(fd), opts)
 	for off := 0; off < len(data); off += 4096 {
 		if _, err := d.Write(data[off:min(off+4096, len(data))]); err != nil {
 			b.Fatal(err)
@@ -39,7 +42,7 @@ func BenchmarkBedrockConverseStream(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		turn := decodeAll(b, c.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL}, data)
+		turn := decodeAll(b, c.NewFrameDecoder(), stream.Options{Framing: stream.FramingJSONL}, data)
 		if !replay.Replayable(turn.Items()[0]) {
 			b.Fatal("not replayable")
 		}
@@ -52,7 +55,7 @@ func BenchmarkMistralStream(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		turn := decodeAll(b, mistral.Codec{}.NewStream(), replay.StreamOptions{}, data)
+		turn := decodeAll(b, mistral.Codec{}.NewFrameDecoder(), stream.Options{}, data)
 		if len(turn.Items()) != 1 {
 			b.Fatal("expected one item")
 		}
@@ -65,7 +68,7 @@ func BenchmarkCohereStream(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		turn := decodeAll(b, cohere.Codec{}.NewStream(), replay.StreamOptions{}, data)
+		turn := decodeAll(b, cohere.Codec{}.NewFrameDecoder(), stream.Options{}, data)
 		if len(turn.Items()) != 1 {
 			b.Fatal("expected one item")
 		}

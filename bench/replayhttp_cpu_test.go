@@ -9,6 +9,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/openrouter"
 	"github.com/reasonreplay/replay/replayhttp"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // measure runs fn in b.Loop and reports the process CPU time per MB of
@@ -58,7 +59,7 @@ func BenchmarkMiddlewareCPU(b *testing.B) {
 	})
 	b.Run("memory/decoder", func(b *testing.B) {
 		measure(b, len(body), turnSize, func() {
-			d := replay.NewDecoder(openrouter.Codec{}.NewStream(), replay.StreamOptions{CaptureOnly: true})
+			d := stream.NewDecoder(openrouter.Codec{}, stream.Options{CaptureOnly: true})
 			for p := body; len(p) > 0; {
 				n := min(32<<10, len(p))
 				if _, err := d.Write(p[:n]); err != nil {

@@ -12,8 +12,8 @@ import (
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
-
-	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // summaryStream is one benchmark stream of the summary: the bytes, the
@@ -22,8 +22,8 @@ type summaryStream struct {
 	name   string
 	data   []byte
 	events int
-	opts   replay.StreamOptions
-	newFD  func() replay.FrameDecoder
+	opts   stream.Options
+	newFD  func() codecs.FrameDecoder
 	blocks int
 	peers  []gcbPeer
 }
@@ -55,7 +55,7 @@ func summaryStreams() []summaryStream {
 	var out []summaryStream
 	for _, c := range msgCases {
 		sdk := c.sdk
-		out = append(out, summaryStream{c.name, c.data, c.events, replay.StreamOptions{}, c.newFD, c.blocks,
+		out = append(out, summaryStream{c.name, c.data, c.events, stream.Options{}, c.newFD, c.blocks,
 			[]gcbPeer{{c.peer, func(tb testing.TB, data []byte) int {
 				if err := sdk(data); err != nil {
 					tb.Fatal(err)
@@ -68,7 +68,7 @@ func summaryStreams() []summaryStream {
 	}
 	for _, c := range chatCases {
 		data, events := c.stream()
-		out = append(out, summaryStream{c.name, data, events, replay.StreamOptions{}, c.newFD, c.blocks,
+		out = append(out, summaryStream{c.name, data, events, stream.Options{}, c.newFD, c.blocks,
 			[]gcbPeer{{"openai-go", chatSDK}}})
 	}
 	return out

@@ -11,8 +11,11 @@ import (
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/codecs/bedrock"
 	"github.com/reasonreplay/replay/codecs/openai"
+	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // The multi-block tool-loop shape of issue 16: items reasoning items of
@@ -86,12 +89,12 @@ func bedrockToolLoop(items, deltas int) ([]byte, int) {
 	return b.Bytes(), n
 }
 
-// nopFrames consumes frames and keeps nothing: replay.DecodeStream with it
+// nopFrames consumes frames and keeps nothing: stream.Decode with it
 // measures the framing (and the core's event loop) alone, on the same bytes.
 type nopFrames struct{ n int }
 
-func (d *nopFrames) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
-	d.n += len(f.Data)
+func (d *nopFrames) Decode(typ, data []byte, dst []stream.Event) ([]stream.Event, error) {
+	d.n += len(data)
 	return dst, nil
 }
 func (d *nopFrames) Finish() (*replay.Turn, error) { return &replay.Turn{Complete: true}, nil }
@@ -102,13 +105,13 @@ var (
 	loopBedrock, loopBedrockEvents     = bedrockToolLoop(400, 400)
 )
 
-func benchDecode(b *testing.B, data []byte, events int, opts replay.StreamOptions, newFD func() replay.FrameDecoder, check func(*replay.Turn)) {
+func benchDecode(b *testing.B, data []byte, events int, opts stream.Options, newFD func() codecs.FrameDecoder, check func(*replay.Turn)) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
 	r := bytes.NewReader(data)
 	for i := 0; i < b.N; i++ {
 		r.Reset(data)
-		t, err := replay.DecodeStream(r, newFD(), opts)
+		t, err := stream.Decode(r, kit.Decoding(newFD()), opts)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -118,16 +121,16 @@ func benchDecode(b *testing.B, data []byte, events int, opts replay.StreamOption
 }
 
 func BenchmarkResponsesToolLoop(b *testing.B) {
-	opts := replay.StreamOptions{}
+	opts := stream.Options{}
 	b.Run("replay", func(b *testing.B) {
-		benchDecode(b, loopResponses, loopResponsesEvents, opts, openai.Codec{}.NewStream, func(t *replay.Turn) {
+		benchDecode(b, loopResponses, loopResponsesEvents, opts, openai.Codec{}.NewFrameDecoder, func(t *replay.Turn) {
 			if !t.Complete || len(t.Blocks) != 1201 {
 				b.Fatalf("bad turn: %d blocks", len(t.Blocks))
 			}
 		})
 	})
 	b.Run("framing", func(b *testing.B) {
-		benchDecode(b, loopResponses, loopResponsesEvents, opts, func() replay.FrameDecoder { return &nopFrames{} }, func(*replay.Turn) {})
+		benchDecode(b, loopResponses, loopResponsesEvents, opts, func() codecs.FrameDecoder { return &nopFrames{} }, func(*replay.Turn) {})
 	})
 	b.Run("openai-go", func(b *testing.B) {
 		b.ReportAllocs()
@@ -151,26 +154,26 @@ func BenchmarkResponsesToolLoop(b *testing.B) {
 }
 
 func BenchmarkBedrockToolLoop(b *testing.B) {
-	opts := replay.StreamOptions{Framing: replay.FramingJSONL}
+	opts := stream.Options{Framing: stream.FramingJSONL}
 	c := bedrock.Codec{Model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0"}
 	b.Run("replay", func(b *testing.B) {
-		benchDecode(b, loopBedrock, loopBedrockEvents, opts, c.NewStream, func(t *replay.Turn) {
+		benchDecode(b, loopBedrock, loopBedrockEvents, opts, c.NewFrameDecoder, func(t *replay.Turn) {
 			if !t.Complete || len(t.Blocks) != 801 {
 				b.Fatalf("bad turn: %d blocks", len(t.Blocks))
 			}
 		})
 	})
 	b.Run("framing", func(b *testing.B) {
-		benchDecode(b, loopBedrock, loopBedrockEvents, opts, func() replay.FrameDecoder { return &nopFrames{} }, func(*replay.Turn) {})
+		benchDecode(b, loopBedrock, loopBedrockEvents, opts, func() codecs.FrameDecoder { return &nopFrames{} }, func(*replay.Turn) {})
 	})
 }
 
 func TestToolLoopStreamsDecode(t *testing.T) {
-	tu, err := replay.DecodeStream(bytes.NewReader(loopResponses), openai.Codec{}.NewStream(), replay.StreamOptions{})
+	tu, err := stream.Decode(bytes.NewReader(loopResponses), openai.Codec{}, stream.Options{})
 	if err != nil || len(tu.Blocks) != 1201 || tu.Blocks[2].(*replay.ToolCall).ItemID != "fc_loop000000" {
 		t.Fatalf("responses: %v, %d blocks", err, len(tu.Blocks))
 	}
-	tu, err = replay.DecodeStream(bytes.NewReader(loopBedrock), bedrock.Codec{Model: "anthropic.claude-sonnet-4-5"}.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL})
+	tu, err = stream.Decode(bytes.NewReader(loopBedrock), bedrock.Codec{Model: "anthropic.claude-sonnet-4-5"}, stream.Options{Framing: stream.FramingJSONL})
 	if err != nil || len(tu.Blocks) != 801 || !replay.Replayable(tu.Items()[399]) {
 		t.Fatalf("bedrock: %v, %d blocks", err, len(tu.Blocks))
 	}

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // HTTPCodec is a codec whose API is spoken over HTTP. A codec that does
@@ -134,7 +135,7 @@ type HTTP struct {
 	// (text/event-stream, which any API may answer with): JSON Lines as
 	// "application/x-ndjson", say. A body of any other media type is
 	// decoded whole.
-	Streams map[string]replay.Framing
+	Streams map[string]stream.Framing
 	// ErrorBody writes an error response body in the shape the API's
 	// SDKs parse when the provider (as recognised) answers: a JSON object
 	// (the caller may add members before its closing brace), and the

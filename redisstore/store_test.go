@@ -10,6 +10,7 @@ import (
 	"github.com/reasonreplay/replay/redisstore"
 	"github.com/reasonreplay/replay/redisstore/redistest"
 	"github.com/reasonreplay/replay/replayhttp"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -18,7 +19,7 @@ func turnOf(t *testing.T, id string) *replay.Turn {
 	t.Helper()
 	c, err := replay.Lookup("anthropic", "anthropic", "claude-sonnet-4-5")
 	require.NoError(t, err)
-	tu, err := replay.DecodeStream(strings.NewReader(anthropicSSE(sigFor(id), "toolu_"+id)), c.NewStream(), replay.StreamOptions{})
+	tu, err := stream.Decode(strings.NewReader(anthropicSSE(sigFor(id), "toolu_"+id)), c, stream.Options{})
 	require.NoError(t, err)
 	return tu
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // teeBody passes the response body to the caller untouched and feeds each
@@ -56,17 +58,19 @@ func newTeeBody(rc io.ReadCloser, c replay.ReasoningCodec, h http.Header, array 
 	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
 	if hc, ok := c.(codecs.HTTPCodec); ok {
 		if fr, ok := hc.HTTP().Streams[mt]; ok {
-			b.dec = replay.NewDecoder(c.NewStream(), replay.StreamOptions{Limits: lim, CaptureOnly: true, Framing: fr})
+			b.dec = stream.NewDecoder(c, stream.Options{Limits: lim, CaptureOnly: true, Framing: fr})
 			return b
 		}
 	}
 	switch {
 	case mt == "text/event-stream":
-		b.dec = replay.NewDecoder(c.NewStream(), replay.StreamOptions{Limits: lim, CaptureOnly: true})
+		b.dec = stream.NewDecoder(c, stream.Options{Limits: lim, CaptureOnly: true})
 	case mt == "application/vnd.amazon.eventstream":
-		b.dec = replay.NewDecoder(c.NewStream(), replay.StreamOptions{Limits: lim, CaptureOnly: true, Framing: replay.FramingEventStream})
+		b.dec = stream.NewDecoder(c, stream.Options{Limits: lim, CaptureOnly: true, Framing: stream.FramingEventStream})
 	case array && (mt == "application/json" || mt == ""):
-		b.dec = newArrayDecoder(c.NewStream(), lim)
+		if fd, ok := kit.FrameDecoderOf(c); ok {
+			b.dec = newArrayDecoder(fd, lim)
+		}
 	}
 	return b
 }

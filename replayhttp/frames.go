@@ -5,11 +5,13 @@ import (
 	"fmt"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/sse"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // streamSink is what a teeBody feeds a streamed response to: a
-// [replay.Decoder] (SSE, the AWS event stream), or an arrayDecoder.
+// [stream.Decoder] (SSE, the AWS event stream), or an arrayDecoder.
 type streamSink interface {
 	Write(p []byte) (int, error)
 	Close() (*replay.Turn, error)
@@ -17,16 +19,16 @@ type streamSink interface {
 
 // arrayDecoder decodes a stream that is one JSON array of chunks (Gemini's
 // streamGenerateContent without alt=sse): each element is one frame of the
-// codec's stream decoder. Like a [replay.Decoder] with CaptureOnly, it
+// codec's stream decoder. Like a [stream.Decoder] with CaptureOnly, it
 // keeps no events, only the turn.
 type arrayDecoder struct {
-	fd     replay.FrameDecoder
+	fd     codecs.FrameDecoder
 	p      *sse.ArrayParser
-	events []replay.Event
+	events []stream.Event
 	err    error
 }
 
-func newArrayDecoder(fd replay.FrameDecoder, lim replay.Limits) *arrayDecoder {
+func newArrayDecoder(fd codecs.FrameDecoder, lim replay.Limits) *arrayDecoder {
 	if lim != (replay.Limits{}) {
 		fd.SetLimits(lim)
 	}
@@ -37,7 +39,7 @@ func newArrayDecoder(fd replay.FrameDecoder, lim replay.Limits) *arrayDecoder {
 
 func (a *arrayDecoder) frame(ev sse.Event) error {
 	var err error
-	a.events, err = a.fd.Decode(replay.Frame{Data: ev.Data}, a.events[:0])
+	a.events, err = a.fd.Decode(nil, ev.Data, a.events[:0])
 	clear(a.events)
 	a.events = a.events[:0]
 	return err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/replayhttp"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
@@ -72,11 +73,11 @@ func fixture(t *testing.T, path string) []byte {
 
 // want decodes a fixture with the codec directly: what the middleware
 // must capture from the same stream in another framing.
-func want(t *testing.T, api, provider, model string, framing replay.Framing, b []byte) string {
+func want(t *testing.T, api, provider, model string, framing stream.Framing, b []byte) string {
 	t.Helper()
 	c, err := replay.Lookup(api, provider, model)
 	require.NoError(t, err)
-	tu, err := replay.DecodeStream(bytes.NewReader(b), c.NewStream(), replay.StreamOptions{Framing: framing})
+	tu, err := stream.Decode(bytes.NewReader(b), c, stream.Options{Framing: framing})
 	require.NoError(t, err)
 	return string(tu.AppendJSON(nil))
 }
@@ -109,7 +110,7 @@ func TestCaptureBedrockConverseStream(t *testing.T) {
 	jsonl := fixture(t, "bedrock-converse/claude-tool-use.jsonl")
 	model := "anthropic.claude-sonnet-4-5-20250929-v1:0"
 	_, doc := captureStream(t, "/model/"+model+"/converse-stream", "application/vnd.amazon.eventstream", eventStream(t, jsonl))
-	assert.Equal(t, want(t, "bedrock-converse", "bedrock", model, replay.FramingJSONL, jsonl), doc)
+	assert.Equal(t, want(t, "bedrock-converse", "bedrock", model, stream.FramingJSONL, jsonl), doc)
 	assert.Contains(t, doc, `"signature"`)
 }
 
@@ -117,7 +118,7 @@ func TestCaptureBedrockInvokeModelStream(t *testing.T) {
 	jsonl := fixture(t, "anthropic/bedrock-chunks.jsonl")
 	model := "anthropic.claude-sonnet-4-5-20250929-v1:0"
 	_, doc := captureStream(t, "/model/"+model+"/invoke-with-response-stream", "application/vnd.amazon.eventstream", eventStream(t, jsonl))
-	assert.Equal(t, want(t, "anthropic", "bedrock", model, replay.FramingJSONL, jsonl), doc)
+	assert.Equal(t, want(t, "anthropic", "bedrock", model, stream.FramingJSONL, jsonl), doc)
 	assert.Contains(t, doc, `"type":"reasoning.text"`)
 }
 
@@ -125,7 +126,7 @@ func TestCaptureGeminiJSONArrayStream(t *testing.T) {
 	for _, name := range []string{"stream-thought-signatures.sse", "stream-parallel-calls.sse", "stream-25-signed-text.sse"} {
 		sse := fixture(t, "gemini/"+name)
 		_, doc := captureStream(t, "/v1beta/models/gemini-3-pro-preview:streamGenerateContent", "application/json; charset=UTF-8", sseToArray(sse))
-		assert.Equal(t, want(t, "gemini", "", "gemini-3-pro-preview", replay.FramingSSE, sse), doc, name)
+		assert.Equal(t, want(t, "gemini", "", "gemini-3-pro-preview", stream.FramingSSE, sse), doc, name)
 	}
 }
 

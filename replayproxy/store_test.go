@@ -13,6 +13,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/replayhttp"
 	"github.com/reasonreplay/replay/replayproxy"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -99,15 +100,15 @@ func TestStoreDownPassesThroughAndRecovers(t *testing.T) {
 
 func turnOf(t *testing.T, sig, id string) *replay.Turn {
 	t.Helper()
-	tu, err := replay.DecodeStream(strings.NewReader(anthropicSSE(sig, id)), mustCodec(t), replay.StreamOptions{})
+	tu, err := stream.Decode(strings.NewReader(anthropicSSE(sig, id)), mustCodec(t), stream.Options{})
 	require.NoError(t, err)
 	return tu
 }
 
-func mustCodec(t *testing.T) replay.FrameDecoder {
+func mustCodec(t *testing.T) replay.ReasoningCodec {
 	c, err := replay.Lookup("anthropic", "anthropic", "claude-sonnet-4-5")
 	require.NoError(t, err)
-	return c.NewStream()
+	return c
 }
 
 func fkey(id string) replayhttp.Key { return replayhttp.Key{Tenant: "t", Conversation: "c" + id} }

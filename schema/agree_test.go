@@ -11,6 +11,7 @@ import (
 	"github.com/reasonreplay/replay"
 	_ "github.com/reasonreplay/replay/codecs/all"
 	"github.com/reasonreplay/replay/schema"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -146,10 +147,10 @@ func checkDecoders(t *testing.T, detail string) {
 		return
 	}
 	body := `{"id":"gen-1","model":"m","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"ok","reasoning_details":[` + detail + `]}}]}`
-	stream := "data: " + `{"id":"gen-1","model":"m","choices":[{"index":0,"delta":{"role":"assistant","reasoning_details":[` + detail + `]}}]}` + "\n\ndata: " +
+	events := "data: " + `{"id":"gen-1","model":"m","choices":[{"index":0,"delta":{"role":"assistant","reasoning_details":[` + detail + `]}}]}` + "\n\ndata: " +
 		`{"id":"gen-1","model":"m","choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n"
 	if strings.Contains(detail, "\n") || strings.Contains(detail, "\r") {
-		stream = "" // an SSE data line cannot hold it
+		events = "" // an SSE data line cannot hold it
 	}
 	for _, api := range []string{"openrouter", "openai-compatible"} {
 		c, err := replay.Lookup(api, "", "")
@@ -158,8 +159,8 @@ func checkDecoders(t *testing.T, detail string) {
 		if tu, err := c.Decode([]byte(body)); err == nil {
 			turns = append(turns, tu)
 		}
-		if stream != "" {
-			if tu, err := replay.DecodeStream(strings.NewReader(stream), c.NewStream(), replay.StreamOptions{}); err == nil {
+		if events != "" {
+			if tu, err := stream.Decode(strings.NewReader(events), c, stream.Options{}); err == nil {
 				turns = append(turns, tu)
 			}
 		}

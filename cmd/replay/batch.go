@@ -16,6 +16,8 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // conversation is one history to audit: where it came from and its bytes
@@ -27,7 +29,7 @@ type conversation struct {
 	err    error
 	// stream, when set, is the framing of a provider's stream that data
 	// holds whole: decoded first, then audited.
-	stream *replay.Framing
+	stream *stream.Framing
 }
 
 // verdict is the audit of one conversation.
@@ -121,25 +123,25 @@ func readConversations(name string, emit func(conversation)) {
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)
-	var stream *replay.Framing
+	var framing *stream.Framing
 	switch {
 	case strings.HasSuffix(name, ".sse"):
-		fr := replay.FramingSSE
-		stream = &fr
+		fr := stream.FramingSSE
+		framing = &fr
 	case strings.HasSuffix(name, ".jsonl"):
 		head, _ := br.Peek(64 << 10)
 		if !streamEvent(firstJSONLine(head)) {
 			readLines(br, name, emit)
 			return
 		}
-		fr := replay.FramingJSONL
-		stream = &fr
+		fr := stream.FramingJSONL
+		framing = &fr
 	}
 	data, err := io.ReadAll(io.LimitReader(br, maxBody+1))
 	if err == nil && len(data) > maxBody {
 		err = fmt.Errorf("larger than %d bytes", maxBody)
 	}
-	emit(conversation{source: name, data: data, err: err, stream: stream})
+	emit(conversation{source: name, data: data, err: err, stream: framing})
 }
 
 // readLines reads one history per line; blank lines are skipped. A line
@@ -259,7 +261,7 @@ func (a *auditFlags) judge(c conversation) verdict {
 		var t *replay.Turn
 		// A stream that failed is judged by what it gave: the audit
 		// flags an incomplete turn.
-		t, err = replay.DecodeStream(bytes.NewReader(c.data), &sniffer{}, replay.StreamOptions{Framing: *c.stream})
+		t, err = stream.Decode(bytes.NewReader(c.data), kit.Decoding(&sniffer{}), stream.Options{Framing: *c.stream})
 		if t != nil {
 			turns, err = []*replay.Turn{t}, nil
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/schema"
+	"github.com/reasonreplay/replay/stream"
 )
 
 //go:embed demodata
@@ -39,7 +40,7 @@ func runDemo(e *env, args []string) error {
 	fmt.Fprintln(w, "Act 1: one provider. Decode, store, write back and audit a Claude turn.")
 	fmt.Fprintln(w)
 
-	d := replay.NewDecoder(codec.NewStream(), replay.StreamOptions{})
+	d := stream.NewDecoder(codec, stream.Options{})
 	if _, err := d.Write(data); err != nil {
 		return err
 	}

@@ -11,7 +11,10 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/reasonreplay/replay/internal/sse"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // maxBody is the largest input read whole (a response body, a turn
@@ -238,7 +241,7 @@ func (f *inputFlags) readTurn(e *env, cmd string, src *source, docs bool) (*repl
 		if f.stream || explicit || g.event {
 			// One line holding one stream event: a stream of one event.
 			f.note(e, cmd, src.name, "jsonl", g, detected)
-			return f.decodeStream(e, cmd, bytes.NewReader(data), g, replay.FramingJSONL)
+			return f.decodeStream(e, cmd, bytes.NewReader(data), g, stream.FramingJSONL)
 		}
 		c, err := lookup(g.api, g.provider, g.model)
 		if err != nil {
@@ -265,12 +268,12 @@ func (f *inputFlags) readTurn(e *env, cmd string, src *source, docs bool) (*repl
 			return nil, usageError("--framing %s: %s is %s (it starts with %q); use --framing %s, or leave --framing out to detect it",
 				f.framing, src.name, framingName(what), firstLine(src.prefix), what)
 		}
-		r, fr := src.r, replay.FramingSSE
+		r, fr := src.r, stream.FramingSSE
 		switch src.what {
 		case sse.DetectJSONL:
-			fr = replay.FramingJSONL
+			fr = stream.FramingJSONL
 		case sse.DetectEventStream:
-			fr = replay.FramingEventStream
+			fr = stream.FramingEventStream
 		}
 		g := f.merge(guess{})
 		if f.named() != "" {
@@ -285,7 +288,7 @@ func (f *inputFlags) readTurn(e *env, cmd string, src *source, docs bool) (*repl
 	}
 	if explicit {
 		// The caller named a framing for bytes Detect does not know.
-		fr, err := replay.ParseFraming(f.framing)
+		fr, err := stream.ParseFraming(f.framing)
 		if err != nil {
 			return nil, usageError("--framing: %v", err)
 		}
@@ -388,7 +391,7 @@ func firstLine(b []byte) string {
 // decodeStream decodes a stream from r as its bytes arrive: with the
 // named API's decoder, or, when the API is to be detected, the decoder of
 // the API its first event is. The decoder's own errors refuse the input.
-func (f *inputFlags) decodeStream(e *env, cmd string, r io.Reader, g guess, fr replay.Framing) (*replay.Turn, error) {
+func (f *inputFlags) decodeStream(e *env, cmd string, r io.Reader, g guess, fr stream.Framing) (*replay.Turn, error) {
 	w := &watch{named: f.named()}
 	if w.named == "" {
 		w.next = &sniffer{g: g}
@@ -397,9 +400,13 @@ func (f *inputFlags) decodeStream(e *env, cmd string, r io.Reader, g guess, fr r
 		if err != nil {
 			return nil, err
 		}
-		w.next = c.NewStream()
+		fd, ok := kit.FrameDecoderOf(c)
+		if !ok {
+			return nil, usageError("the %s codec decodes no streams", c.API())
+		}
+		w.next = fd
 	}
-	t, err := replay.DecodeStream(r, w, replay.StreamOptions{Framing: fr})
+	t, err := stream.Decode(r, kit.Decoding(w), stream.Options{Framing: fr})
 	var ot *replay.Turn
 	if w.other != nil {
 		ot, _ = w.other.Finish()
@@ -427,25 +434,27 @@ func (f *inputFlags) decodeStream(e *env, cmd string, r io.Reader, g guess, fr r
 // the first event looks like another API's, it also decodes the stream
 // with that API's decoder (other), to tell what the named one missed.
 type watch struct {
-	next   replay.FrameDecoder
+	next   codecs.FrameDecoder
 	frames int
 	err    error
 	named  string
 
 	seen     guess
-	other    replay.FrameDecoder
+	other    codecs.FrameDecoder
 	otherErr error
 	limits   replay.Limits
-	scratch  []replay.Event
+	scratch  []stream.Event
 }
 
-func (w *watch) Decode(fr replay.Frame, dst []replay.Event) ([]replay.Event, error) {
+func (w *watch) Decode(typ, data []byte, dst []stream.Event) ([]stream.Event, error) {
 	w.frames++
 	if w.frames == 1 && w.named != "" {
-		if g := sniff(fr.Type, fr.Data); g.api != "" && g.api != w.named {
+		if g := sniff(typ, data); g.api != "" && g.api != w.named {
 			w.seen = g
 			if c, err := lookup(g.api, g.provider, g.model); err == nil {
-				w.other = c.NewStream()
+				w.other, _ = kit.FrameDecoderOf(c)
+			}
+			if w.other != nil {
 				if w.limits != (replay.Limits{}) {
 					w.other.SetLimits(w.limits)
 				}
@@ -453,9 +462,9 @@ func (w *watch) Decode(fr replay.Frame, dst []replay.Event) ([]replay.Event, err
 		}
 	}
 	if w.other != nil && w.otherErr == nil {
-		w.scratch, w.otherErr = w.other.Decode(fr, w.scratch[:0])
+		w.scratch, w.otherErr = w.other.Decode(typ, data, w.scratch[:0])
 	}
-	dst, err := w.next.Decode(fr, dst)
+	dst, err := w.next.Decode(typ, data, dst)
 	if err != nil && w.err == nil {
 		w.err = err
 	}
@@ -479,7 +488,7 @@ func (w *watch) SetLimits(l replay.Limits) {
 // event to that API's stream decoder.
 type sniffer struct {
 	g      guess
-	fd     replay.FrameDecoder
+	fd     codecs.FrameDecoder
 	limits replay.Limits // set before the API is known, handed on
 }
 
@@ -491,11 +500,11 @@ func (s *sniffer) SetLimits(l replay.Limits) {
 	}
 }
 
-func (s *sniffer) Decode(fr replay.Frame, dst []replay.Event) ([]replay.Event, error) {
+func (s *sniffer) Decode(typ, data []byte, dst []stream.Event) ([]stream.Event, error) {
 	if s.fd == nil {
-		g := sniff(fr.Type, fr.Data)
+		g := sniff(typ, data)
 		if g.api == "" {
-			return dst, usageError("--api auto: cannot tell the API from the first event (%s); name it with --api", shape(fr.Data))
+			return dst, usageError("--api auto: cannot tell the API from the first event (%s); name it with --api", shape(data))
 		}
 		if s.g.provider != "" {
 			g.provider = s.g.provider
@@ -510,12 +519,16 @@ func (s *sniffer) Decode(fr replay.Frame, dst []replay.Event) ([]replay.Event, e
 		if s.g.announce != nil {
 			s.g.announce(g)
 		}
-		s.fd = c.NewStream()
+		fd, ok := kit.FrameDecoderOf(c)
+		if !ok {
+			return dst, usageError("the %s codec decodes no streams", c.API())
+		}
+		s.fd = fd
 		if s.limits != (replay.Limits{}) {
 			s.fd.SetLimits(s.limits)
 		}
 	}
-	return s.fd.Decode(fr, dst)
+	return s.fd.Decode(typ, data, dst)
 }
 
 func (s *sniffer) Finish() (*replay.Turn, error) {

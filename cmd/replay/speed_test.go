@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/openrouter"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/require"
 )
 
@@ -70,7 +70,7 @@ func TestDecodeStreamSpeed(t *testing.T) {
 	var doc []byte
 	for round := 0; round < *cliRounds; round++ {
 		start := time.Now()
-		turn, err := replay.DecodeStream(bytes.NewReader(data), openrouter.Codec{}.NewStream(), replay.StreamOptions{})
+		turn, err := stream.Decode(bytes.NewReader(data), openrouter.Codec{}, stream.Options{})
 		require.NoError(t, err)
 		doc = turn.AppendJSON(doc[:0])
 		lib := time.Since(start)

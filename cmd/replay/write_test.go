@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -54,7 +55,7 @@ func TestWriteTurnIsTheIndentedDocument(t *testing.T) {
 	// whole.
 	code, out, errOut := runCLI("", "decode", "--stream", "--api", "openrouter", loop)
 	require.Equal(t, 0, code, errOut)
-	tu, err := replay.DecodeStream(bytes.NewReader(toolLoop(50, 150)), mustCodec(t, "openrouter").NewStream(), replay.StreamOptions{})
+	tu, err := stream.Decode(bytes.NewReader(toolLoop(50, 150)), mustCodec(t, "openrouter"), stream.Options{})
 	require.NoError(t, err)
 	doc := tu.AppendJSON(nil)
 	require.Greater(t, len(doc), 200<<10, "the document is written in many pieces")

@@ -10,6 +10,7 @@ import (
 	"github.com/reasonreplay/replay"
 	_ "github.com/reasonreplay/replay/codecs/all"
 	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -18,7 +19,7 @@ import (
 type capture struct {
 	name, api, provider string
 	stream              bool
-	framing             replay.Framing
+	framing             stream.Framing
 }
 
 // walkTargets are the targets every capture is carried to: each registered
@@ -122,7 +123,7 @@ func walk(t *testing.T, captures []capture, read func(capture) ([]byte, error)) 
 		require.NoError(t, err)
 		var tu *replay.Turn
 		if c.stream {
-			tu, _ = replay.DecodeStream(strings.NewReader(string(data)), codec.NewStream(), replay.StreamOptions{Framing: c.framing})
+			tu, _ = stream.Decode(strings.NewReader(string(data)), codec, stream.Options{Framing: c.framing})
 		} else {
 			tu, _ = codec.Decode(data)
 		}
@@ -185,9 +186,9 @@ func TestCarryWalkCorpus(t *testing.T) {
 		if a, ok := manifestAPI[api]; ok {
 			api = a
 		}
-		fr := replay.FramingSSE
+		fr := stream.FramingSSE
 		if m.Format == "chunks-jsonl" {
-			fr = replay.FramingJSONL
+			fr = stream.FramingJSONL
 		}
 		cs = append(cs, capture{name: m.File, api: api, provider: m.Provider, stream: m.Streaming, framing: fr})
 	}
@@ -215,9 +216,9 @@ func TestCarryWalkTestdata(t *testing.T) {
 		c := capture{name: f, api: api}
 		switch filepath.Ext(f) {
 		case ".sse":
-			c.stream, c.framing = true, replay.FramingSSE
+			c.stream, c.framing = true, stream.FramingSSE
 		case ".jsonl":
-			c.stream, c.framing = true, replay.FramingJSONL
+			c.stream, c.framing = true, stream.FramingJSONL
 		case ".json":
 		default:
 			continue

@@ -10,6 +10,7 @@ import (
 	"github.com/reasonreplay/replay/codecs/codectest"
 	"github.com/reasonreplay/replay/internal/benchreq"
 	internal "github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // TestConformance runs the public conformance kit on every registered
@@ -42,8 +43,8 @@ func TestConformance(t *testing.T) {
 						}
 						continue
 					}
-					for _, fr := range []replay.Framing{replay.FramingSSE, replay.FramingJSONL, replay.FramingEventStream} {
-						if tu, err := replay.DecodeStream(strings.NewReader(string(data)), c.NewStream(), replay.StreamOptions{Framing: fr}); err == nil && tu.Complete {
+					for _, fr := range []stream.Framing{stream.FramingSSE, stream.FramingJSONL, stream.FramingEventStream} {
+						if tu, err := stream.Decode(strings.NewReader(string(data)), c, stream.Options{Framing: fr}); err == nil && tu.Complete {
 							f.Streams = append(f.Streams, data)
 							break
 						}

@@ -13,6 +13,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/anthropic"
 	"github.com/reasonreplay/replay/schema"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/require"
 )
 
@@ -55,7 +56,7 @@ func entryPoints(c replay.ReasoningCodec) map[string]func([]byte) error {
 		},
 		"stream": func(b []byte) error {
 			sse := append(append([]byte("data: "), b...), "\n\n"...)
-			_, err := replay.DecodeStream(bytes.NewReader(sse), c.NewStream(), replay.StreamOptions{Limits: replay.Limits{MaxEvent: 64 << 20}})
+			_, err := stream.Decode(bytes.NewReader(sse), c, stream.Options{Limits: replay.Limits{MaxEvent: 64 << 20}})
 			return err
 		},
 	}

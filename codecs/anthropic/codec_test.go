@@ -12,6 +12,7 @@ import (
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/reasonreplay/replay/schema"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
@@ -126,7 +127,7 @@ func TestEncodeGoldens(t *testing.T) {
 	for _, c := range streamCases {
 		t.Run(c.name, func(t *testing.T) {
 			data := read(t, c.name)
-			tu, _ := replay.DecodeStream(bytes.NewReader(data), anthropic.Codec{}.NewStream(), replay.StreamOptions{Framing: c.framing})
+			tu, _ := stream.Decode(bytes.NewReader(data), anthropic.Codec{}, stream.Options{Framing: c.framing})
 			msg, err := anthropic.Codec{}.Encode(tu)
 			require.NoError(t, err)
 			require.True(t, gjson.ValidBytes(msg))
@@ -168,7 +169,7 @@ func TestEncodeGoldens(t *testing.T) {
 func TestRoundTrip(t *testing.T) {
 	for _, c := range streamCases {
 		t.Run(c.name, func(t *testing.T) {
-			tu, _ := replay.DecodeStream(bytes.NewReader(read(t, c.name)), anthropic.Codec{}.NewStream(), replay.StreamOptions{Framing: c.framing})
+			tu, _ := stream.Decode(bytes.NewReader(read(t, c.name)), anthropic.Codec{}, stream.Options{Framing: c.framing})
 			msg, err := anthropic.Codec{}.Encode(tu)
 			require.NoError(t, err)
 			body := []byte(`{"type":"message","content":` + gjson.GetBytes(msg, "content").Raw + `}`)
@@ -241,7 +242,7 @@ func TestEncodeLeavesOutForeignAndBrokenItems(t *testing.T) {
 
 func interleavedTurn(t *testing.T) *replay.Turn {
 	t.Helper()
-	tu, err := replay.DecodeStream(bytes.NewReader(read(t, "interleaved-tools.sse")), anthropic.Codec{}.NewStream(), replay.StreamOptions{})
+	tu, err := stream.Decode(bytes.NewReader(read(t, "interleaved-tools.sse")), anthropic.Codec{}, stream.Options{})
 	require.NoError(t, err)
 	return tu
 }
@@ -274,7 +275,7 @@ func TestPatchInterleaved(t *testing.T) {
 }
 
 func TestPatchStringContentAndTextAnchors(t *testing.T) {
-	tu, err := replay.DecodeStream(bytes.NewReader(read(t, "text-first.sse")), anthropic.Codec{}.NewStream(), replay.StreamOptions{})
+	tu, err := stream.Decode(bytes.NewReader(read(t, "text-first.sse")), anthropic.Codec{}, stream.Options{})
 	require.NoError(t, err)
 	// Two text blocks in the turn and in the message: the thinking block
 	// goes between them.
@@ -310,7 +311,7 @@ func TestPatchRejects(t *testing.T) {
 }
 
 func TestPatchSkipsUnreplayable(t *testing.T) {
-	tu, _ := replay.DecodeStream(bytes.NewReader(read(t, "cut-before-signature.sse")), anthropic.Codec{}.NewStream(), replay.StreamOptions{})
+	tu, _ := stream.Decode(bytes.NewReader(read(t, "cut-before-signature.sse")), anthropic.Codec{}, stream.Options{})
 	msg := []byte(`{"role":"assistant","content":[{"type":"text","text":"x"}]}`)
 	out, err := anthropic.Codec{}.Patch(msg, tu)
 	require.NoError(t, err)

@@ -8,6 +8,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/anthropic"
 	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -195,7 +196,7 @@ func TestPrefixMismatch(t *testing.T) {
 }
 
 func TestAuditReplayThroughRegistry(t *testing.T) {
-	tu, _ := replay.DecodeStream(bytes.NewReader(read(t, "cut-before-signature.sse")), anthropic.Codec{}.NewStream(), replay.StreamOptions{})
+	tu, _ := stream.Decode(bytes.NewReader(read(t, "cut-before-signature.sse")), anthropic.Codec{}, stream.Options{})
 	rep := replay.AuditReplay(replay.History{Turns: []*replay.Turn{tu}}, replay.Target{API: "anthropic", Thinking: true})
 	var rules []string
 	for _, v := range rep.Violations {

@@ -6,10 +6,11 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/anthropic"
+	"github.com/reasonreplay/replay/stream"
 )
 
 func Example() {
-	stream := `event: content_block_start
+	events := `event: content_block_start
 data: {"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}
 
 event: content_block_delta
@@ -38,7 +39,7 @@ data: {"type":"message_stop"}
 
 `
 	c := anthropic.Codec{Provider: "anthropic"}
-	turn, err := replay.DecodeStream(strings.NewReader(stream), c.NewStream(), replay.StreamOptions{})
+	turn, err := stream.Decode(strings.NewReader(events), c, stream.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -6,6 +6,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/anthropic"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/tidwall/gjson"
 )
 
@@ -16,15 +17,15 @@ func FuzzStream(f *testing.F) {
 	for _, c := range streamCases {
 		data, err := readFile(c.name)
 		if err == nil {
-			f.Add(data, c.framing == replay.FramingJSONL)
+			f.Add(data, c.framing == stream.FramingJSONL)
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte, jsonl bool) {
-		opts := replay.StreamOptions{Limits: replay.Limits{MaxEvent: 1 << 16, MaxItem: 1 << 16, MaxBlocks: 64}}
+		opts := stream.Options{Limits: replay.Limits{MaxEvent: 1 << 16, MaxItem: 1 << 16, MaxBlocks: 64}}
 		if jsonl {
-			opts.Framing = replay.FramingJSONL
+			opts.Framing = stream.FramingJSONL
 		}
-		tu, err := replay.DecodeStream(bytes.NewReader(data), anthropic.Codec{}.NewStream(), opts)
+		tu, err := stream.Decode(bytes.NewReader(data), anthropic.Codec{}, opts)
 		if tu == nil {
 			t.Fatal("nil turn")
 		}

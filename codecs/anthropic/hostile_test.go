@@ -5,8 +5,10 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/codecs/anthropic"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -22,8 +24,8 @@ const (
 
 func sweepL(t *testing.T, l replay.Limits, data []byte) codectest.Result {
 	t.Helper()
-	return codectest.SweepStream(t, func() replay.FrameDecoder { return anthropic.Codec{Limits: l}.NewStream() },
-		replay.StreamOptions{Framing: replay.FramingJSONL}, data)
+	return codectest.SweepStream(t, func() codecs.FrameDecoder { return anthropic.Codec{Limits: l}.NewFrameDecoder() },
+		stream.Options{Framing: stream.FramingJSONL}, data)
 }
 
 // Issue 11: a lone surrogate escape in a signature, in signed thinking

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/anthropic"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -46,7 +47,7 @@ func assistant(blocks ...string) string {
 func TestOmittedDisplayBetweenToolsIsClean(t *testing.T) {
 	for _, model := range []string{"claude-opus-5-5", "claude-sonnet-5-5"} {
 		codec := anthropic.Codec{Provider: "anthropic"}
-		tu, err := replay.DecodeStream(strings.NewReader(string(read(t, "omitted-between-tools.sse"))), codec.NewStream(), replay.StreamOptions{})
+		tu, err := stream.Decode(strings.NewReader(string(read(t, "omitted-between-tools.sse"))), codec, stream.Options{})
 		require.NoError(t, err)
 		msg, err := codec.Encode(tu)
 		require.NoError(t, err)

@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -18,7 +20,7 @@ import (
 
 type run struct {
 	doc    string
-	events []replay.Event
+	events []stream.Event
 	err    string
 	shaped int // events read by matching
 }
@@ -28,14 +30,14 @@ func decodeLines(t *testing.T, lines []string, full bool, limits replay.Limits) 
 	d := &StreamDecoder{}
 	d.SetLimits(limits)
 	var r run
-	var evs []replay.Event
+	var evs []stream.Event
 	var err error
 	for i, l := range lines {
 		if full && i%2 == 1 {
 			l = strings.Replace(l, `"delta":{`, `"delta": {`, 1)
 		}
 		before := d.run.Matched()
-		evs, err = d.Decode(replay.Frame{Data: []byte(l)}, evs[:0])
+		evs, err = d.Decode(nil, []byte(l), evs[:0])
 		r.shaped += d.run.Matched() - before
 		if err != nil {
 			r.err = err.Error()
@@ -184,7 +186,7 @@ func FuzzShapeSameAsFull(f *testing.F) {
 			`{"type":"message_stop"}`,
 		}
 		data := []byte("data: " + strings.Join(lines, "\n\ndata: ") + "\n\n")
-		codectest.SameAsReshaped(t, func() replay.FrameDecoder { return &StreamDecoder{Limits: replay.Limits{MaxItem: 64}} },
-			replay.StreamOptions{Framing: replay.FramingSSE}, data)
+		codectest.SameAsReshaped(t, func() codecs.FrameDecoder { return &StreamDecoder{Limits: replay.Limits{MaxItem: 64}} },
+			stream.Options{Framing: stream.FramingSSE}, data)
 	})
 }

@@ -6,10 +6,12 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/codecs/anthropic"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/reasonreplay/replay/schema"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -18,8 +20,8 @@ import (
 // its golden document, the schema and the document round trip.
 func sweepAs(t *testing.T, provider, name string) *replay.Turn {
 	t.Helper()
-	res := codectest.SweepStream(t, func() replay.FrameDecoder { return anthropic.Codec{Provider: provider}.NewStream() },
-		replay.StreamOptions{}, read(t, name))
+	res := codectest.SweepStream(t, func() codecs.FrameDecoder { return anthropic.Codec{Provider: provider}.NewFrameDecoder() },
+		stream.Options{}, read(t, name))
 	require.NoError(t, res.Err)
 	doc := res.Document()
 	codectest.Golden(t, filepath.Join(dir, "golden", strings.TrimSuffix(name, ".sse")+".turn.json"), doc)
@@ -170,7 +172,7 @@ func TestDeepInputJSONDelta(t *testing.T) {
 		b.WriteString(`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"` + strings.Repeat("]", 1000) + `"}}` + "\n")
 	}
 	b.WriteString(`{"type":"content_block_stop","index":0}` + "\n" + `{"type":"message_stop"}` + "\n")
-	tu, err := replay.DecodeStream(strings.NewReader(b.String()), anthropic.Codec{}.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL})
+	tu, err := stream.Decode(strings.NewReader(b.String()), anthropic.Codec{}, stream.Options{Framing: stream.FramingJSONL})
 	require.NoError(t, err)
 	n := tu.Blocks[0].(*replay.Native)
 	assert.Equal(t, `{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}`, string(n.Raw), "too deep to set: the start's input is kept")

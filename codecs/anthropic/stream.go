@@ -11,18 +11,20 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/engine"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/reasonreplay/replay/internal/view"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
 
 // NewStream returns a fresh stream decoder for Messages API events (SSE, or
 // one event per line), also in Bedrock's `{"chunk":{"bytes":...}}` envelope.
-func (c Codec) NewStream() replay.FrameDecoder {
+func (c Codec) NewFrameDecoder() codecs.FrameDecoder {
 	return &StreamDecoder{Provider: c.Provider, Limits: c.Limits}
 }
 
@@ -68,7 +70,7 @@ type block struct {
 
 // StreamDecoder decodes an Anthropic Messages event stream (SSE, or one JSON
 // payload per line), including Bedrock's `{"chunk":{"bytes":...}}`
-// envelope. It implements [replay.FrameDecoder];
+// envelope. It implements [codecs.FrameDecoder];
 // its zero value is ready to use. Deltas are routed by block index; a
 // signature_delta is appended to its block's signature.
 type StreamDecoder struct {
@@ -93,44 +95,44 @@ type StreamDecoder struct {
 }
 
 // stream is the decoder as the engine drives it (see [engine.Codec]).
-type stream StreamDecoder
+type decoder StreamDecoder
 
 // format is the format of the decoded thinking blocks: Claude's for a
 // stream in Bedrock's envelope, else the provider's ([Codec.Format]).
-func (d *stream) format() replay.Format {
+func (d *decoder) format() replay.Format {
 	if d.bedrock {
 		return formats.AnthropicClaude
 	}
 	return Codec{Provider: d.Provider}.Format()
 }
 
-// SetLimits implements [replay.FrameDecoder]: the non-zero fields of l
+// SetLimits implements [codecs.FrameDecoder]: the non-zero fields of l
 // replace the decoder's limits.
-func (d *StreamDecoder) SetLimits(l replay.Limits) { d.run.SetLimits((*stream)(d), l) }
+func (d *StreamDecoder) SetLimits(l replay.Limits) { d.run.SetLimits((*decoder)(d), l) }
 
-// Decode implements [replay.FrameDecoder].
-func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
-	return d.run.Decode((*stream)(d), &f, dst)
+// Decode implements [codecs.FrameDecoder].
+func (d *StreamDecoder) Decode(typ, data []byte, dst []stream.Event) ([]stream.Event, error) {
+	return d.run.Decode((*decoder)(d), typ, data, dst)
 }
 
-// Finish implements [replay.FrameDecoder].
-func (d *StreamDecoder) Finish() (*replay.Turn, error) { return d.run.Finish((*stream)(d)) }
+// Finish implements [codecs.FrameDecoder].
+func (d *StreamDecoder) Finish() (*replay.Turn, error) { return d.run.Finish((*decoder)(d)) }
 
-func (d *stream) Start(r *engine.Run) { r.Budget = kit.NewBudget(API, d.Limits, 0) }
+func (d *decoder) Start(r *engine.Run) { r.Budget = kit.NewBudget(API, d.Limits, 0) }
 
-func (d *stream) malformed(ptr, format string, args ...any) error {
+func (d *decoder) malformed(ptr, format string, args ...any) error {
 	return d.run.Malformed(ptr, format, args...)
 }
 
 // Matched applies a delta like the last one learned: only its string
 // differs.
-func (d *stream) Matched(r *engine.Run, m *engine.Match, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) Matched(r *engine.Run, m *engine.Match, dst []stream.Event) ([]stream.Event, error) {
 	val, decoded := m.Value()
 	return d.apply(d.shapeBlock, d.shapeSpec, m.Raw(0), val, decoded, dst)
 }
 
 // Full reads an event in full.
-func (d *stream) Full(r *engine.Run, f replay.Frame, s string, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) Full(r *engine.Run, f engine.Frame, s string, dst []stream.Event) ([]stream.Event, error) {
 	if s == "" || s == "[DONE]" {
 		return dst, nil
 	}
@@ -244,7 +246,7 @@ func (ev *eventFields) scan(s string) bool {
 // chunk.bytes (or bytes, when the envelope was peeled once already, as
 // the event-stream framing does), a Bedrock exception, or an event typed
 // by its frame.
-func (d *stream) unwrap(s string, ftype []byte) (string, gjson.Result, *replay.ProviderError, error) {
+func (d *decoder) unwrap(s string, ftype []byte) (string, gjson.Result, *replay.ProviderError, error) {
 	b := gjson.Get(s, "chunk.bytes")
 	if !b.Exists() {
 		b = gjson.Get(s, "bytes")
@@ -280,7 +282,7 @@ func (d *stream) unwrap(s string, ftype []byte) (string, gjson.Result, *replay.P
 }
 
 // event decodes one Messages event of type typ.
-func (d *stream) event(typ, s string, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) event(typ, s string, dst []stream.Event) ([]stream.Event, error) {
 	switch typ {
 	case "message_start":
 		msg := gjson.Get(s, "message")
@@ -320,7 +322,7 @@ func (d *stream) event(typ, s string, dst []replay.Event) ([]replay.Event, error
 			d.bedrock = true
 		}
 		d.done = true
-		dst = append(dst, replay.Event{Kind: replay.EventDone, Block: -1})
+		dst = append(dst, stream.Event{Kind: stream.EventDone, Block: -1})
 	case "error":
 		e := gjson.Get(s, "error")
 		pe := &replay.ProviderError{API: API}
@@ -337,9 +339,9 @@ func (d *stream) event(typ, s string, dst []replay.Event) ([]replay.Event, error
 	return dst, nil
 }
 
-func (d *stream) fail(dst []replay.Event, pe *replay.ProviderError) ([]replay.Event, error) {
+func (d *decoder) fail(dst []stream.Event, pe *replay.ProviderError) ([]stream.Event, error) {
 	d.turn.Error = pe
-	dst = append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: pe})
+	dst = append(dst, stream.Event{Kind: stream.EventError, Block: -1, Err: pe})
 	return dst, pe
 }
 
@@ -379,12 +381,12 @@ func mergeUsage(old []byte, upd gjson.Result) []byte {
 	return out
 }
 
-func (d *stream) index(s string) (int, error) {
+func (d *decoder) index(s string) (int, error) {
 	return d.indexRaw(gjson.Get(s, "index").Raw)
 }
 
 // indexRaw reads a block index from its raw JSON text ("" when absent).
-func (d *stream) indexRaw(raw string) (int, error) {
+func (d *decoder) indexRaw(raw string) (int, error) {
 	n, ok := 0, len(raw) > 0 && len(raw) < 10
 	for i := 0; ok && i < len(raw); i++ {
 		c := raw[i]
@@ -409,12 +411,12 @@ func (d *stream) indexRaw(raw string) (int, error) {
 	return n, nil
 }
 
-func (d *stream) block(s string) (*block, error) {
+func (d *decoder) block(s string) (*block, error) {
 	return d.blockAt(gjson.Get(s, "index").Raw)
 }
 
 // blockAt returns the open block of the raw index ix.
-func (d *stream) blockAt(ix string) (*block, error) {
+func (d *decoder) blockAt(ix string) (*block, error) {
 	i, err := d.indexRaw(ix)
 	if err != nil {
 		return nil, err
@@ -430,7 +432,7 @@ func (d *stream) blockAt(ix string) (*block, error) {
 }
 
 // start opens the block of a content_block_start at its index.
-func (d *stream) start(s string, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) start(s string, dst []stream.Event) ([]stream.Event, error) {
 	i, err := d.index(s)
 	if err != nil {
 		return dst, err
@@ -488,14 +490,14 @@ func (d *stream) start(s string, dst []replay.Event) ([]replay.Event, error) {
 
 // extra returns the members of cb not in known, counted against the
 // budget as strings of block b.
-func (d *stream) extra(b *block, cb gjson.Result, known ...string) ([]byte, error) {
+func (d *decoder) extra(b *block, cb gjson.Result, known ...string) ([]byte, error) {
 	x := extraMembers(cb, known...)
 	return x, d.run.Budget.Item(b.pos, len(x), len(x))
 }
 
 // startThinking opens a thinking block with its initial text and
 // signature (normally empty, but kept and counted when not).
-func (d *stream) startThinking(b *block, i int, cb gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) startThinking(b *block, i int, cb gjson.Result, dst []stream.Event) ([]stream.Event, error) {
 	b.kind = kindThinking
 	b.think = &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: d.format(), Index: replay.Some(i)}}
 	t := cb.Get("thinking")
@@ -519,16 +521,16 @@ func (d *stream) startThinking(b *block, i int, cb gjson.Result, dst []replay.Ev
 		return dst, err
 	}
 	d.turn.Blocks = append(d.turn.Blocks, b.think)
-	dst = append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: b.pos, Item: b.think})
+	dst = append(dst, stream.Event{Kind: stream.EventReasoningStart, Block: b.pos, Item: b.think})
 	if b.text.Len() > 0 {
-		dst = append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: b.pos, Delta: b.text.String()})
+		dst = append(dst, stream.Event{Kind: stream.EventReasoningDelta, Block: b.pos, Delta: b.text.String()})
 	}
 	return dst, nil
 }
 
 // transformations replaces the turn's input transformations with the
 // list v, within the budget.
-func (d *stream) transformations(v gjson.Result, ptr string) error {
+func (d *decoder) transformations(v gjson.Result, ptr string) error {
 	if !v.Exists() {
 		return nil
 	}
@@ -546,7 +548,7 @@ func (d *stream) transformations(v gjson.Result, ptr string) error {
 // startCompaction opens a compaction block: its content arrives whole in
 // one compaction_delta (or in the start event), an on-demand compaction's
 // signature in signature_delta pieces.
-func (d *stream) startCompaction(b *block, cb gjson.Result) error {
+func (d *decoder) startCompaction(b *block, cb gjson.Result) error {
 	b.kind = kindCompaction
 	b.comp = &replay.Compaction{Format: d.format()}
 	for _, f := range [...]struct {
@@ -575,7 +577,7 @@ func (d *stream) startCompaction(b *block, cb gjson.Result) error {
 }
 
 // startRedacted opens a redacted_thinking block, which arrives whole.
-func (d *stream) startRedacted(b *block, i int, cb gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) startRedacted(b *block, i int, cb gjson.Result, dst []stream.Event) ([]stream.Event, error) {
 	b.kind = kindRedacted
 	data := cb.Get("data")
 	if data.Type != gjson.String {
@@ -590,11 +592,11 @@ func (d *stream) startRedacted(b *block, i int, cb gjson.Result, dst []replay.Ev
 		return dst, err
 	}
 	d.turn.Blocks = append(d.turn.Blocks, b.enc)
-	return append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: b.pos, Item: b.enc}), nil
+	return append(dst, stream.Event{Kind: stream.EventReasoningStart, Block: b.pos, Item: b.enc}), nil
 }
 
 // startText opens a text block with its initial text.
-func (d *stream) startText(b *block, cb gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) startText(b *block, cb gjson.Result, dst []stream.Event) ([]stream.Event, error) {
 	b.kind = kindText
 	t := cb.Get("text")
 	if t.Exists() && t.Type != gjson.String {
@@ -610,13 +612,13 @@ func (d *stream) startText(b *block, cb gjson.Result, dst []replay.Event) ([]rep
 	}
 	d.turn.Blocks = append(d.turn.Blocks, b.txt)
 	if b.text.Len() > 0 {
-		dst = append(dst, replay.Event{Kind: replay.EventTextDelta, Block: b.pos, Delta: b.text.String()})
+		dst = append(dst, stream.Event{Kind: stream.EventTextDelta, Block: b.pos, Delta: b.text.String()})
 	}
 	return dst, nil
 }
 
 // startToolUse opens a tool_use block with its id, name and initial input.
-func (d *stream) startToolUse(b *block, cb gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) startToolUse(b *block, cb gjson.Result, dst []stream.Event) ([]stream.Event, error) {
 	b.kind = kindToolUse
 	id, name := cb.Get("id"), cb.Get("name")
 	if id.Type != gjson.String || name.Type != gjson.String {
@@ -639,12 +641,12 @@ func (d *stream) startToolUse(b *block, cb gjson.Result, dst []replay.Event) ([]
 		}
 	}
 	d.turn.Blocks = append(d.turn.Blocks, b.call)
-	return append(dst, replay.Event{Kind: replay.EventToolCallStart, Block: b.pos, ID: b.call.ID, Name: b.call.Name}), nil
+	return append(dst, stream.Event{Kind: stream.EventToolCallStart, Block: b.pos, ID: b.call.ID, Name: b.call.Name}), nil
 }
 
 // grow appends the value of the JSON string v to sb, a growing string of
 // block b, within the budget, and returns the length sb had before.
-func (d *stream) grow(b *block, sb *strings.Builder, v gjson.Result) (int, error) {
+func (d *decoder) grow(b *block, sb *strings.Builder, v gjson.Result) (int, error) {
 	if v.Type != gjson.String {
 		return sb.Len(), nil
 	}
@@ -652,7 +654,7 @@ func (d *stream) grow(b *block, sb *strings.Builder, v gjson.Result) (int, error
 }
 
 // growRaw is grow for the raw text of a JSON string.
-func (d *stream) growRaw(b *block, sb *strings.Builder, raw string) (int, error) {
+func (d *decoder) growRaw(b *block, sb *strings.Builder, raw string) (int, error) {
 	old := sb.Len()
 	jsonw.WriteUnquoted(sb, raw)
 	return old, d.run.Budget.Item(b.pos, sb.Len(), sb.Len()-old)
@@ -663,16 +665,16 @@ func (d *stream) growRaw(b *block, sb *strings.Builder, raw string) (int, error)
 type deltaSpec struct {
 	kinds  []blockKind
 	member string
-	event  replay.EventKind
+	event  stream.EventKind
 }
 
 var (
-	specThinking   = deltaSpec{[]blockKind{kindThinking}, "thinking", replay.EventReasoningDelta}
-	specSignature  = deltaSpec{[]blockKind{kindThinking, kindCompaction}, "signature", replay.EventInvalid}
-	specCompaction = deltaSpec{[]blockKind{kindCompaction}, "content", replay.EventInvalid}
-	specText       = deltaSpec{[]blockKind{kindText}, "text", replay.EventTextDelta}
-	specInput      = deltaSpec{[]blockKind{kindToolUse, kindNative}, "partial_json", replay.EventToolCallDelta}
-	specCitations  = deltaSpec{[]blockKind{kindText}, "citation", replay.EventInvalid}
+	specThinking   = deltaSpec{[]blockKind{kindThinking}, "thinking", stream.EventReasoningDelta}
+	specSignature  = deltaSpec{[]blockKind{kindThinking, kindCompaction}, "signature", stream.EventInvalid}
+	specCompaction = deltaSpec{[]blockKind{kindCompaction}, "content", stream.EventInvalid}
+	specText       = deltaSpec{[]blockKind{kindText}, "text", stream.EventTextDelta}
+	specInput      = deltaSpec{[]blockKind{kindToolUse, kindNative}, "partial_json", stream.EventToolCallDelta}
+	specCitations  = deltaSpec{[]blockKind{kindText}, "citation", stream.EventInvalid}
 )
 
 // spec returns the delta type's spec and its string member's raw text.
@@ -699,7 +701,7 @@ var kindNames = map[blockKind]string{
 	kindToolUse: "tool_use", kindNative: "a server block", kindCompaction: "compaction"}
 
 // delta applies a content_block_delta to the block at its index.
-func (d *stream) delta(s string, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) delta(s string, dst []stream.Event) ([]stream.Event, error) {
 	var ev eventFields
 	ev.scan(s) // s was validated
 	return d.deltaFast("", &ev, dst)
@@ -708,7 +710,7 @@ func (d *stream) delta(s string, dst []replay.Event) ([]replay.Event, error) {
 // deltaFast applies a content_block_delta read by one pass into ev. When
 // s, the event's text, is given, the next delta that differs from it only
 // in its string is read by matching its shape.
-func (d *stream) deltaFast(s string, ev *eventFields, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) deltaFast(s string, ev *eventFields, dst []stream.Event) ([]stream.Event, error) {
 	b, err := d.blockAt(ev.index)
 	if err != nil {
 		return dst, err
@@ -742,7 +744,7 @@ func (d *stream) deltaFast(s string, ev *eventFields, dst []replay.Event) ([]rep
 // decoded as it was matched (only for a string with no \u escape of a
 // surrogate half); otherwise raw may hold such an escape (and so a lone
 // one, refused where the bytes must stay exact).
-func (d *stream) apply(b *block, spec *deltaSpec, raw, val string, decoded bool, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) apply(b *block, spec *deltaSpec, raw, val string, decoded bool, dst []stream.Event) ([]stream.Event, error) {
 	sb := &b.text
 	switch spec {
 	case &specSignature:
@@ -775,17 +777,17 @@ func (d *stream) apply(b *block, spec *deltaSpec, raw, val string, decoded bool,
 	if err != nil {
 		return dst, err
 	}
-	if spec.event == replay.EventInvalid || sb.Len() == old || (spec.event == replay.EventToolCallDelta && b.kind != kindToolUse) {
+	if spec.event == stream.EventInvalid || sb.Len() == old || (spec.event == stream.EventToolCallDelta && b.kind != kindToolUse) {
 		return dst, nil
 	}
-	return append(dst, replay.Event{Kind: spec.event, Block: b.pos, Delta: sb.String()[old:]}), nil
+	return append(dst, stream.Event{Kind: spec.event, Block: b.pos, Delta: sb.String()[old:]}), nil
 }
 
 // lone refuses a string whose raw JSON text holds a lone surrogate escape:
 // it names no character, and decoding it would alter signed or opaque
 // bytes (a signature, signed thinking text, compaction content).
 // The error names the member at the pointer ptr+name.
-func (d *stream) lone(raw, ptr, name string) error {
+func (d *decoder) lone(raw, ptr, name string) error {
 	if strings.IndexByte(raw, '\\') < 0 || jsonw.LoneAt(raw, false) < 0 {
 		return nil
 	}
@@ -793,7 +795,7 @@ func (d *stream) lone(raw, ptr, name string) error {
 }
 
 // citation keeps a citations_delta's citation for the text block b.
-func (d *stream) citation(b *block, raw string) error {
+func (d *decoder) citation(b *block, raw string) error {
 	if len(raw) == 0 || raw[0] != '{' {
 		return d.malformed("/delta/citation", "expected a citation object")
 	}
@@ -808,22 +810,22 @@ func (d *stream) citation(b *block, raw string) error {
 }
 
 // stop closes b: its item takes its final text and signature.
-func (d *stream) stop(b *block, dst []replay.Event) []replay.Event {
+func (d *decoder) stop(b *block, dst []stream.Event) []stream.Event {
 	d.settle(b)
 	b.open = false
 	switch b.kind {
 	case kindThinking:
-		dst = append(dst, replay.Event{Kind: replay.EventReasoningEnd, Block: b.pos, Item: b.think})
+		dst = append(dst, stream.Event{Kind: stream.EventReasoningEnd, Block: b.pos, Item: b.think})
 	case kindRedacted:
-		dst = append(dst, replay.Event{Kind: replay.EventReasoningEnd, Block: b.pos, Item: b.enc})
+		dst = append(dst, stream.Event{Kind: stream.EventReasoningEnd, Block: b.pos, Item: b.enc})
 	case kindToolUse:
-		dst = append(dst, replay.Event{Kind: replay.EventToolCallEnd, Block: b.pos, ID: b.call.ID, Name: b.call.Name})
+		dst = append(dst, stream.Event{Kind: stream.EventToolCallEnd, Block: b.pos, ID: b.call.ID, Name: b.call.Name})
 	}
 	return dst
 }
 
 // settle writes b's accumulated strings into its turn block.
-func (d *stream) settle(b *block) {
+func (d *decoder) settle(b *block) {
 	switch b.kind {
 	case kindThinking:
 		b.think.Text = b.text.String()
@@ -876,7 +878,7 @@ func toolInput(streamed, initial string) string {
 
 // End ends the stream: blocks still open are settled and marked
 // unfinished.
-func (d *stream) End(r *engine.Run) (*replay.Turn, error) {
+func (d *decoder) End(r *engine.Run) (*replay.Turn, error) {
 	t := &d.turn
 	t.Provenance.API = API
 	t.Provenance.Provider = d.Provider

@@ -12,10 +12,13 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/codecs/anthropic"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/reasonreplay/replay/schema"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
@@ -127,7 +130,7 @@ func checkAgainstOracle(t *testing.T, tu *replay.Turn, ref []*refBlock) {
 
 type streamCase struct {
 	name    string
-	framing replay.Framing
+	framing stream.Framing
 	err     func(t *testing.T, err error)
 }
 
@@ -149,28 +152,28 @@ func overloaded(t *testing.T, err error) {
 }
 
 var streamCases = []streamCase{
-	{"thinking.sse", replay.FramingSSE, noErr},
-	{"redacted-x2.sse", replay.FramingSSE, noErr},
-	{"interleaved-tools.sse", replay.FramingSSE, noErr},
-	{"mixed-redacted.sse", replay.FramingSSE, noErr},
-	{"parallel-tools.sse", replay.FramingSSE, noErr},
-	{"utf8.sse", replay.FramingSSE, noErr},
-	{"split-signature.sse", replay.FramingSSE, noErr},
-	{"omitted.jsonl", replay.FramingJSONL, noErr},
-	{"text-first.sse", replay.FramingSSE, noErr},
-	{"error-midstream.sse", replay.FramingSSE, overloaded},
-	{"cut-before-signature.sse", replay.FramingSSE, eofErr},
-	{"bedrock-chunks.jsonl", replay.FramingJSONL, noErr},
-	{"server-tools.sse", replay.FramingSSE, noErr},
-	{"unsigned-proxy.sse", replay.FramingSSE, noErr},
-	{"omitted-between-tools.sse", replay.FramingSSE, noErr},
+	{"thinking.sse", stream.FramingSSE, noErr},
+	{"redacted-x2.sse", stream.FramingSSE, noErr},
+	{"interleaved-tools.sse", stream.FramingSSE, noErr},
+	{"mixed-redacted.sse", stream.FramingSSE, noErr},
+	{"parallel-tools.sse", stream.FramingSSE, noErr},
+	{"utf8.sse", stream.FramingSSE, noErr},
+	{"split-signature.sse", stream.FramingSSE, noErr},
+	{"omitted.jsonl", stream.FramingJSONL, noErr},
+	{"text-first.sse", stream.FramingSSE, noErr},
+	{"error-midstream.sse", stream.FramingSSE, overloaded},
+	{"cut-before-signature.sse", stream.FramingSSE, eofErr},
+	{"bedrock-chunks.jsonl", stream.FramingJSONL, noErr},
+	{"server-tools.sse", stream.FramingSSE, noErr},
+	{"unsigned-proxy.sse", stream.FramingSSE, noErr},
+	{"omitted-between-tools.sse", stream.FramingSSE, noErr},
 }
 
 func sweep(t *testing.T, c streamCase) codectest.Result {
 	t.Helper()
 	data := read(t, c.name)
-	res := codectest.SweepStream(t, func() replay.FrameDecoder { return anthropic.Codec{Provider: "anthropic"}.NewStream() },
-		replay.StreamOptions{Framing: c.framing}, data)
+	res := codectest.SweepStream(t, func() codecs.FrameDecoder { return anthropic.Codec{Provider: "anthropic"}.NewFrameDecoder() },
+		stream.Options{Framing: c.framing}, data)
 	c.err(t, res.Err)
 	doc := res.Document()
 	base := strings.TrimSuffix(strings.TrimSuffix(c.name, ".sse"), ".jsonl")
@@ -179,20 +182,20 @@ func sweep(t *testing.T, c streamCase) codectest.Result {
 	codectest.RoundTripDocument(t, res.Turn)
 	checkAgainstOracle(t, res.Turn, oracle(t, data))
 	// The events rebuild every text.
-	for kind, get := range map[replay.EventKind]func(replay.Block) (string, bool){
-		replay.EventReasoningDelta: func(b replay.Block) (string, bool) {
+	for kind, get := range map[stream.EventKind]func(replay.Block) (string, bool){
+		stream.EventReasoningDelta: func(b replay.Block) (string, bool) {
 			if x, ok := b.(*replay.ReasoningText); ok {
 				return x.Text, true
 			}
 			return "", false
 		},
-		replay.EventTextDelta: func(b replay.Block) (string, bool) {
+		stream.EventTextDelta: func(b replay.Block) (string, bool) {
 			if x, ok := b.(*replay.Text); ok {
 				return x.Text, true
 			}
 			return "", false
 		},
-		replay.EventToolCallDelta: func(b replay.Block) (string, bool) {
+		stream.EventToolCallDelta: func(b replay.Block) (string, bool) {
 			if x, ok := b.(*replay.ToolCall); ok {
 				return strings.TrimPrefix(x.Arguments, "{}"), true
 			}
@@ -228,12 +231,12 @@ func TestStreamOneThinking(t *testing.T) {
 	// message_delta's output count merged over message_start's usage.
 	assert.Equal(t, int64(412), gjson.GetBytes(tu.Usage, "input_tokens").Int())
 	assert.Equal(t, int64(96), gjson.GetBytes(tu.Usage, "output_tokens").Int())
-	kinds := make([]replay.EventKind, 0, len(res.Events))
+	kinds := make([]stream.EventKind, 0, len(res.Events))
 	for _, ev := range res.Events {
 		kinds = append(kinds, ev.Kind)
 	}
-	assert.Equal(t, []replay.EventKind{replay.EventReasoningStart, replay.EventReasoningDelta, replay.EventReasoningDelta,
-		replay.EventReasoningEnd, replay.EventTextDelta, replay.EventTextDelta, replay.EventDone}, kinds)
+	assert.Equal(t, []stream.EventKind{stream.EventReasoningStart, stream.EventReasoningDelta, stream.EventReasoningDelta,
+		stream.EventReasoningEnd, stream.EventTextDelta, stream.EventTextDelta, stream.EventDone}, kinds)
 }
 
 func TestStreamSplitSignatureIsAppended(t *testing.T) {
@@ -320,7 +323,7 @@ func TestStreamErrorMidstream(t *testing.T) {
 	assert.False(t, replay.Replayable(th), "nothing of an errored turn is replayable")
 	assert.Equal(t, "Step one is", tu.Blocks[1].(*replay.Text).Text)
 	last := res.Events[len(res.Events)-1]
-	assert.Equal(t, replay.EventError, last.Kind)
+	assert.Equal(t, stream.EventError, last.Kind)
 }
 
 func TestStreamCutBeforeSignature(t *testing.T) {
@@ -365,7 +368,7 @@ func TestStreamUnsignedProxy(t *testing.T) {
 
 func TestStreamZeroValueDecoder(t *testing.T) {
 	data := read(t, "thinking.sse")
-	tu, err := replay.DecodeStream(bytes.NewReader(data), &anthropic.StreamDecoder{}, replay.StreamOptions{})
+	tu, err := stream.Decode(bytes.NewReader(data), kit.Decoding(&anthropic.StreamDecoder{}), stream.Options{})
 	require.NoError(t, err)
 	assert.Equal(t, "", tu.Provenance.Provider)
 	assert.True(t, replay.Replayable(tu.Blocks[0].(replay.ReasoningItem)))
@@ -392,8 +395,8 @@ func TestStreamMalformed(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			data := []byte(strings.Join(lines, "\n") + "\n")
-			res := codectest.SweepStream(t, func() replay.FrameDecoder { return anthropic.Codec{}.NewStream() },
-				replay.StreamOptions{Framing: replay.FramingJSONL}, data)
+			res := codectest.SweepStream(t, func() codecs.FrameDecoder { return anthropic.Codec{}.NewFrameDecoder() },
+				stream.Options{Framing: stream.FramingJSONL}, data)
 			require.ErrorIs(t, res.Err, replay.ErrMalformed)
 			var re *replay.Error
 			require.ErrorAs(t, res.Err, &re)
@@ -404,10 +407,10 @@ func TestStreamMalformed(t *testing.T) {
 }
 
 func TestStreamStickyError(t *testing.T) {
-	d := anthropic.Codec{}.NewStream()
-	_, err := d.Decode(replay.Frame{Data: []byte(`{"type":`)}, nil)
+	d := anthropic.Codec{}.NewFrameDecoder()
+	_, err := d.Decode(nil, []byte(`{"type":`), nil)
 	require.ErrorIs(t, err, replay.ErrMalformed)
-	_, err2 := d.Decode(replay.Frame{Data: []byte(`{"type":"ping"}`)}, nil)
+	_, err2 := d.Decode(nil, []byte(`{"type":"ping"}`), nil)
 	assert.Same(t, err, err2)
 	_, err3 := d.Finish()
 	assert.Same(t, err, err3)
@@ -416,7 +419,7 @@ func TestStreamStickyError(t *testing.T) {
 func TestStreamEventTypeFromFrame(t *testing.T) {
 	// A proxy that drops the type member but keeps the SSE event line.
 	data := "event: error\ndata: {\"error\":{\"type\":\"api_error\",\"message\":\"Internal server error\"}}\n\n"
-	tu, err := replay.DecodeStream(strings.NewReader(data), anthropic.Codec{}.NewStream(), replay.StreamOptions{})
+	tu, err := stream.Decode(strings.NewReader(data), anthropic.Codec{}, stream.Options{})
 	var pe *replay.ProviderError
 	require.ErrorAs(t, err, &pe)
 	assert.Equal(t, "api_error", pe.Type)
@@ -425,7 +428,7 @@ func TestStreamEventTypeFromFrame(t *testing.T) {
 
 func TestStreamBedrockException(t *testing.T) {
 	data := `{"internalServerException":{"message":"The system encountered an unexpected error."}}` + "\n"
-	tu, err := replay.DecodeStream(strings.NewReader(data), anthropic.Codec{}.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL})
+	tu, err := stream.Decode(strings.NewReader(data), anthropic.Codec{}, stream.Options{Framing: stream.FramingJSONL})
 	var pe *replay.ProviderError
 	require.ErrorAs(t, err, &pe)
 	assert.Equal(t, "internalServerException", pe.Type)
@@ -435,13 +438,13 @@ func TestStreamBedrockException(t *testing.T) {
 
 func TestStreamLimits(t *testing.T) {
 	data := read(t, "thinking.sse")
-	_, err := replay.DecodeStream(bytes.NewReader(data), anthropic.Codec{Limits: replay.Limits{MaxItem: 20}}.NewStream(), replay.StreamOptions{})
+	_, err := stream.Decode(bytes.NewReader(data), anthropic.Codec{Limits: replay.Limits{MaxItem: 20}}, stream.Options{})
 	var le *replay.LimitError
 	require.ErrorAs(t, err, &le)
 	assert.Equal(t, "item size", le.What)
 	assert.Equal(t, 20, le.Limit)
 
-	_, err = replay.DecodeStream(bytes.NewReader(data), anthropic.Codec{Limits: replay.Limits{MaxBlocks: 1}}.NewStream(), replay.StreamOptions{})
+	_, err = stream.Decode(bytes.NewReader(data), anthropic.Codec{Limits: replay.Limits{MaxBlocks: 1}}, stream.Options{})
 	require.ErrorAs(t, err, &le)
 	assert.Equal(t, "block count", le.What)
 }
@@ -451,7 +454,7 @@ func TestStreamUnclosedBlockAtStop(t *testing.T) {
 		`{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`,
 		`{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqSig"}}`,
 		`{"type":"message_stop"}`, ""}, "\n")
-	tu, err := replay.DecodeStream(strings.NewReader(data), anthropic.Codec{}.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL})
+	tu, err := stream.Decode(strings.NewReader(data), anthropic.Codec{}, stream.Options{Framing: stream.FramingJSONL})
 	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
 	assert.False(t, tu.Complete)
 	assert.False(t, replay.Replayable(tu.Blocks[0].(replay.ReasoningItem)), "a block never closed is not replayable, even signed")
@@ -466,7 +469,7 @@ func TestStreamIgnoresUnknownEvents(t *testing.T) {
 		`{"type":"content_block_stop","index":0}`,
 		`{"type":"message_stop"}`,
 		`{"type":"ping"}`, ""}, "\n")
-	tu, err := replay.DecodeStream(strings.NewReader(data), anthropic.Codec{}.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL})
+	tu, err := stream.Decode(strings.NewReader(data), anthropic.Codec{}, stream.Options{Framing: stream.FramingJSONL})
 	require.NoError(t, err)
 	assert.True(t, tu.Complete)
 	assert.Equal(t, "claude-x", tu.Provenance.Model)
@@ -474,7 +477,7 @@ func TestStreamIgnoresUnknownEvents(t *testing.T) {
 }
 
 func TestFinishTwice(t *testing.T) {
-	d := anthropic.Codec{}.NewStream()
+	d := anthropic.Codec{}.NewFrameDecoder()
 	_, err := d.Finish()
 	require.True(t, errors.Is(err, io.ErrUnexpectedEOF))
 	_, err = d.Finish()
@@ -483,9 +486,9 @@ func TestFinishTwice(t *testing.T) {
 
 func TestTightLimits(t *testing.T) {
 	for _, name := range []string{"thinking.sse", "interleaved-tools.sse", "redacted-x2.sse"} {
-		codectest.SweepLimits(t, anthropic.Codec{}.NewStream, replay.FramingSSE, read(t, name))
+		codectest.SweepLimits(t, anthropic.Codec{}.NewFrameDecoder, stream.FramingSSE, read(t, name))
 	}
-	codectest.SweepLimits(t, anthropic.Codec{}.NewStream, replay.FramingJSONL, read(t, "bedrock-chunks.jsonl"))
+	codectest.SweepLimits(t, anthropic.Codec{}.NewFrameDecoder, stream.FramingJSONL, read(t, "bedrock-chunks.jsonl"))
 	codectest.CheckBodyLimits(t, func(l replay.Limits) replay.ReasoningCodec { return anthropic.Codec{Limits: l} }, read(t, "message.json"))
 }
 
@@ -494,8 +497,8 @@ func TestTightLimits(t *testing.T) {
 func TestLimitsOnStartAndCitations(t *testing.T) {
 	at := func(lines ...string) error {
 		data := strings.Join(lines, "\n") + "\n"
-		_, err := replay.DecodeStream(strings.NewReader(data), anthropic.Codec{}.NewStream(),
-			replay.StreamOptions{Framing: replay.FramingJSONL, Limits: replay.Limits{MaxItem: 8}})
+		_, err := stream.Decode(strings.NewReader(data), anthropic.Codec{},
+			stream.Options{Framing: stream.FramingJSONL, Limits: replay.Limits{MaxItem: 8}})
 		return err
 	}
 	var le *replay.LimitError

@@ -13,6 +13,7 @@ import (
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/reasonreplay/replay/schema"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/require"
 )
 
@@ -54,12 +55,12 @@ func TestStreamFixtures(t *testing.T) {
 	for _, f := range files {
 		name := filepath.Base(f)
 		t.Run(name, func(t *testing.T) {
-			opts := replay.StreamOptions{Framing: replay.FramingJSONL}
+			opts := stream.Options{Framing: stream.FramingJSONL}
 			if strings.HasSuffix(name, ".sse") {
-				opts.Framing = replay.FramingSSE
+				opts.Framing = stream.FramingSSE
 			}
 			c := bedrock.Codec{Model: modelFor(name)}
-			res := codectest.SweepStream(t, c.NewStream, opts, read(t, name))
+			res := codectest.SweepStream(t, c.NewFrameDecoder, opts, read(t, name))
 			golden := strings.TrimSuffix(strings.TrimSuffix(name, ".jsonl"), ".sse")
 			codectest.Golden(t, filepath.Join(dir, "golden", golden+".turn.json"), res.Document())
 			ev := strings.Join(codectest.EventSummary(res.Events), "\n") + "\nerr: " + errString(res.Err) + "\n"
@@ -104,7 +105,7 @@ const (
 
 func TestClaudeStreamExact(t *testing.T) {
 	c := bedrock.Codec{Model: claude}
-	res := codectest.SweepStream(t, c.NewStream, replay.StreamOptions{Framing: replay.FramingJSONL}, read(t, "claude-thinking.jsonl"))
+	res := codectest.SweepStream(t, c.NewFrameDecoder, stream.Options{Framing: stream.FramingJSONL}, read(t, "claude-thinking.jsonl"))
 	require.NoError(t, res.Err)
 	tu := res.Turn
 	require.True(t, tu.Complete)
@@ -129,7 +130,7 @@ func TestClaudeStreamExact(t *testing.T) {
 
 func TestToolUseStream(t *testing.T) {
 	c := bedrock.Codec{Model: claude}
-	res := codectest.SweepStream(t, c.NewStream, replay.StreamOptions{Framing: replay.FramingJSONL}, read(t, "claude-tool-use.jsonl"))
+	res := codectest.SweepStream(t, c.NewFrameDecoder, stream.Options{Framing: stream.FramingJSONL}, read(t, "claude-tool-use.jsonl"))
 	require.NoError(t, res.Err)
 	calls := res.Turn.ToolCalls()
 	require.Len(t, calls, 1)
@@ -144,7 +145,7 @@ func TestToolUseStream(t *testing.T) {
 
 func TestRedactedStream(t *testing.T) {
 	c := bedrock.Codec{} // no model: the blob's issuer is not known
-	res := codectest.SweepStream(t, c.NewStream, replay.StreamOptions{Framing: replay.FramingJSONL}, read(t, "redacted-tool-use.jsonl"))
+	res := codectest.SweepStream(t, c.NewFrameDecoder, stream.Options{Framing: stream.FramingJSONL}, read(t, "redacted-tool-use.jsonl"))
 	require.NoError(t, res.Err)
 	enc := res.Turn.Blocks[0].(*replay.Encrypted)
 	require.True(t, strings.HasPrefix(enc.Data, redPrefix))
@@ -155,7 +156,7 @@ func TestRedactedStream(t *testing.T) {
 
 func TestKimiUnsigned(t *testing.T) {
 	c := bedrock.Codec{Model: kimi}
-	res := codectest.SweepStream(t, c.NewStream, replay.StreamOptions{Framing: replay.FramingJSONL}, read(t, "kimi-unsigned-tool-use.jsonl"))
+	res := codectest.SweepStream(t, c.NewFrameDecoder, stream.Options{Framing: stream.FramingJSONL}, read(t, "kimi-unsigned-tool-use.jsonl"))
 	require.NoError(t, res.Err)
 	// Empty text blocks leave nothing in the turn.
 	require.Len(t, res.Turn.Blocks, 2)
@@ -169,7 +170,7 @@ func TestKimiUnsigned(t *testing.T) {
 
 func TestCutStream(t *testing.T) {
 	c := bedrock.Codec{Model: claude}
-	res := codectest.SweepStream(t, c.NewStream, replay.StreamOptions{Framing: replay.FramingJSONL}, read(t, "cut-mid-reasoning.jsonl"))
+	res := codectest.SweepStream(t, c.NewFrameDecoder, stream.Options{Framing: stream.FramingJSONL}, read(t, "cut-mid-reasoning.jsonl"))
 	require.ErrorIs(t, res.Err, io.ErrUnexpectedEOF)
 	require.False(t, res.Turn.Complete)
 	rt := res.Turn.Blocks[0].(*replay.ReasoningText)
@@ -183,7 +184,7 @@ func TestCutStream(t *testing.T) {
 
 func TestStreamException(t *testing.T) {
 	c := bedrock.Codec{Model: claude}
-	res := codectest.SweepStream(t, c.NewStream, replay.StreamOptions{Framing: replay.FramingJSONL}, read(t, "stream-exception.jsonl"))
+	res := codectest.SweepStream(t, c.NewFrameDecoder, stream.Options{Framing: stream.FramingJSONL}, read(t, "stream-exception.jsonl"))
 	var pe *replay.ProviderError
 	require.ErrorAs(t, res.Err, &pe)
 	require.Equal(t, 504, pe.Status)
@@ -193,12 +194,12 @@ func TestStreamException(t *testing.T) {
 	require.Same(t, pe, res.Turn.Error)
 	require.False(t, res.Turn.Complete)
 	require.True(t, res.Turn.Blocks[0].(*replay.ReasoningText).Unfinished)
-	require.Equal(t, replay.EventError, res.Events[len(res.Events)-1].Kind)
+	require.Equal(t, stream.EventError, res.Events[len(res.Events)-1].Kind)
 }
 
 func TestTypedEvents(t *testing.T) {
 	c := bedrock.Codec{Model: claude}
-	res := codectest.SweepStream(t, c.NewStream, replay.StreamOptions{}, read(t, "claude-typed-events.sse"))
+	res := codectest.SweepStream(t, c.NewFrameDecoder, stream.Options{}, read(t, "claude-typed-events.sse"))
 	require.NoError(t, res.Err)
 	rt := res.Turn.Blocks[0].(*replay.ReasoningText)
 	require.Equal(t, "Two plus two is four.", rt.Text)
@@ -275,17 +276,17 @@ func TestStreamMalformed(t *testing.T) {
 		`{"contentBlockDelta":{"contentBlockIndex":0,"delta":{"reasoningContent":{"redactedContent":"x","text":"y"}}}}` + "\n",
 		`{"messageStop":{}}` + "\n" + `{"contentBlockDelta":{"contentBlockIndex":0,"delta":{"text":"x"}}}` + "\n",
 	} {
-		res := codectest.FeedPush(bedrock.Codec{}.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL}, [][]byte{[]byte(s)})
+		res := codectest.FeedPush(bedrock.Codec{}.NewFrameDecoder(), stream.Options{Framing: stream.FramingJSONL}, [][]byte{[]byte(s)})
 		require.ErrorIs(t, res.Err, replay.ErrMalformed, "stream %q", s)
 		require.False(t, res.Turn.Complete)
 	}
 }
 
 func TestStickyError(t *testing.T) {
-	d := bedrock.Codec{}.NewStream()
-	_, err := d.Decode(replay.Frame{Data: []byte(`nope`)}, nil)
+	d := bedrock.Codec{}.NewFrameDecoder()
+	_, err := d.Decode(nil, []byte(`nope`), nil)
 	require.ErrorIs(t, err, replay.ErrMalformed)
-	_, err2 := d.Decode(replay.Frame{Data: []byte(`{"messageStop":{}}`)}, nil)
+	_, err2 := d.Decode(nil, []byte(`{"messageStop":{}}`), nil)
 	require.Equal(t, err, err2)
 	_, err3 := d.Finish()
 	require.Equal(t, err, err3)
@@ -293,14 +294,14 @@ func TestStickyError(t *testing.T) {
 
 func TestLimits(t *testing.T) {
 	c := bedrock.Codec{Model: claude, Limits: replay.Limits{MaxItem: 10}}
-	res := codectest.FeedPush(c.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL}, [][]byte{read(t, "claude-thinking.jsonl")})
+	res := codectest.FeedPush(c.NewFrameDecoder(), stream.Options{Framing: stream.FramingJSONL}, [][]byte{read(t, "claude-thinking.jsonl")})
 	var le *replay.LimitError
 	require.ErrorAs(t, res.Err, &le)
 	require.Equal(t, "item size", le.What)
 	require.Equal(t, 10, le.Limit)
 
 	c = bedrock.Codec{Model: claude, Limits: replay.Limits{MaxBlocks: 1}}
-	res = codectest.FeedPush(c.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL}, [][]byte{read(t, "claude-thinking.jsonl")})
+	res = codectest.FeedPush(c.NewFrameDecoder(), stream.Options{Framing: stream.FramingJSONL}, [][]byte{read(t, "claude-thinking.jsonl")})
 	require.ErrorAs(t, res.Err, &le)
 	require.Equal(t, "block count", le.What)
 	_, err := c.Decode(read(t, "claude-thinking.json"))
@@ -361,14 +362,14 @@ func TestErrorsAreTyped(t *testing.T) {
 }
 
 func TestStartKinds(t *testing.T) {
-	stream := `{"contentBlockStart":{"contentBlockIndex":0,"start":{}}}
+	events := `{"contentBlockStart":{"contentBlockIndex":0,"start":{}}}
 {"contentBlockDelta":{"contentBlockIndex":0,"delta":{"text":"a"}}}
 {"contentBlockStop":{"contentBlockIndex":0}}
 {"contentBlockStart":{"contentBlockIndex":1,"start":{"image":{"format":"png"}}}}
 {"contentBlockStop":{"contentBlockIndex":1}}
 {"messageStop":{"stopReason":"end_turn"}}
 `
-	res := codectest.SweepStream(t, bedrock.Codec{}.NewStream, replay.StreamOptions{Framing: replay.FramingJSONL}, []byte(stream))
+	res := codectest.SweepStream(t, bedrock.Codec{}.NewFrameDecoder, stream.Options{Framing: stream.FramingJSONL}, []byte(events))
 	require.NoError(t, res.Err)
 	require.Len(t, res.Turn.Blocks, 2)
 	require.Equal(t, "a", res.Turn.VisibleText())
@@ -377,7 +378,7 @@ func TestStartKinds(t *testing.T) {
 
 func TestThinkTags(t *testing.T) {
 	c := bedrock.Codec{Model: kimi}
-	res := codectest.SweepStream(t, c.NewStream, replay.StreamOptions{Framing: replay.FramingJSONL}, read(t, "kimi-think-tags.jsonl"))
+	res := codectest.SweepStream(t, c.NewFrameDecoder, stream.Options{Framing: stream.FramingJSONL}, read(t, "kimi-think-tags.jsonl"))
 	require.NoError(t, res.Err)
 	require.Len(t, res.Turn.Blocks, 3)
 	require.Equal(t, " ", res.Turn.Blocks[0].(*replay.Text).Text)
@@ -390,7 +391,7 @@ func TestThinkTags(t *testing.T) {
 	require.NotContains(t, res.Turn.VisibleText(), "think>")
 
 	// Never closed: everything after the opener is reasoning.
-	res = codectest.SweepStream(t, c.NewStream, replay.StreamOptions{Framing: replay.FramingJSONL}, read(t, "kimi-think-unclosed.jsonl"))
+	res = codectest.SweepStream(t, c.NewFrameDecoder, stream.Options{Framing: stream.FramingJSONL}, read(t, "kimi-think-unclosed.jsonl"))
 	require.NoError(t, res.Err)
 	require.Equal(t, " ", res.Turn.VisibleText())
 	require.Equal(t, " I should read the file first.\n\n<function=read_file>\n<parameter=path>a.txt</parameter>\n</function>", res.Turn.Items()[0].(*replay.ReasoningText).Text)
@@ -407,7 +408,7 @@ func TestThinkTags(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, "<think>Two apples plus three apples.</think>\n\nFive apples.", tu.VisibleText())
 		require.Empty(t, tu.Items())
-		res := codectest.FeedPush(c.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL}, [][]byte{read(t, "kimi-think-tags.jsonl")})
+		res := codectest.FeedPush(c.NewFrameDecoder(), stream.Options{Framing: stream.FramingJSONL}, [][]byte{read(t, "kimi-think-tags.jsonl")})
 		require.NoError(t, res.Err)
 		require.Equal(t, " <think> The user asks which file holds the port; config.yaml sets it to 8080.</think> The port is `8080`, set in `config.yaml`.", res.Turn.VisibleText())
 	}
@@ -417,7 +418,7 @@ func TestThinkTagsCut(t *testing.T) {
 	data := read(t, "kimi-think-tags.jsonl")
 	lines := strings.SplitAfter(string(data), "\n")
 	cut := strings.Join(lines[:4], "") // inside the reasoning run
-	res := codectest.SweepStream(t, bedrock.Codec{Model: kimi}.NewStream, replay.StreamOptions{Framing: replay.FramingJSONL}, []byte(cut))
+	res := codectest.SweepStream(t, bedrock.Codec{Model: kimi}.NewFrameDecoder, stream.Options{Framing: stream.FramingJSONL}, []byte(cut))
 	require.ErrorIs(t, res.Err, io.ErrUnexpectedEOF)
 	rt := res.Turn.Items()[0].(*replay.ReasoningText)
 	require.True(t, rt.Unfinished)
@@ -425,8 +426,8 @@ func TestThinkTagsCut(t *testing.T) {
 }
 
 func TestTightLimits(t *testing.T) {
-	codectest.SweepLimits(t, bedrock.Codec{Model: claude}.NewStream, replay.FramingJSONL, read(t, "claude-tool-use.jsonl"))
-	codectest.SweepLimits(t, bedrock.Codec{Model: kimi}.NewStream, replay.FramingJSONL, read(t, "kimi-think-tags.jsonl"))
+	codectest.SweepLimits(t, bedrock.Codec{Model: claude}.NewFrameDecoder, stream.FramingJSONL, read(t, "claude-tool-use.jsonl"))
+	codectest.SweepLimits(t, bedrock.Codec{Model: kimi}.NewFrameDecoder, stream.FramingJSONL, read(t, "kimi-think-tags.jsonl"))
 	for _, name := range []string{"claude-thinking.json", "redacted-tool-use.json", "kimi-think-tags.json"} {
 		body := read(t, name)
 		codectest.CheckBodyLimits(t, func(l replay.Limits) replay.ReasoningCodec {

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/bedrock"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // longStream returns a synthetic ConverseStream of n reasoning deltas, n
@@ -40,7 +40,7 @@ func BenchmarkStream(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s := replay.NewStream(bytes.NewReader(data), c.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL})
+		s := stream.New(bytes.NewReader(data), c, stream.Options{Framing: stream.FramingJSONL})
 		for s.Next() {
 		}
 		if _, err := s.Turn(); err != nil {
@@ -70,7 +70,7 @@ func BenchmarkEventStream(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(bin)))
 	for i := 0; i < b.N; i++ {
-		if _, err := replay.DecodeStream(bytes.NewReader(bin), c.NewStream(), replay.StreamOptions{Framing: replay.FramingEventStream}); err != nil {
+		if _, err := stream.Decode(bytes.NewReader(bin), c, stream.Options{Framing: stream.FramingEventStream}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -84,7 +84,7 @@ func BenchmarkStreamThinkTags(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
 	for i := 0; i < b.N; i++ {
-		if _, err := replay.DecodeStream(bytes.NewReader(data), c.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL}); err != nil {
+		if _, err := stream.Decode(bytes.NewReader(data), c, stream.Options{Framing: stream.FramingJSONL}); err != nil {
 			b.Fatal(err)
 		}
 	}

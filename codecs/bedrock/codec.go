@@ -30,7 +30,7 @@
 //     contentBlockIndex. The decoder reads frames whose Type is the event
 //     type: the binary AWS event stream of a ConverseStream HTTP body
 //     (`application/vnd.amazon.eventstream`) read with
-//     [replay.FramingEventStream], whose framing checks every message's
+//     [stream.FramingEventStream], whose framing checks every message's
 //     checksums and gives the `:event-type` header as the type, or SSE
 //     with `event:` lines. It also reads frames without a type whose data
 //     is `{"<eventType>":{...}}` (JSON Lines of decoded events, the form

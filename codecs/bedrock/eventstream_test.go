@@ -13,6 +13,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/bedrock"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
 )
@@ -59,7 +60,7 @@ func toEventStream(t testing.TB, jsonl []byte) []byte {
 }
 
 func decodeEventStream(r io.Reader, model string) (*replay.Turn, error) {
-	return replay.DecodeStream(r, bedrock.Codec{Model: model}.NewStream(), replay.StreamOptions{Framing: replay.FramingEventStream})
+	return stream.Decode(r, bedrock.Codec{Model: model}, stream.Options{Framing: stream.FramingEventStream})
 }
 
 func TestEventStreamMatchesJSONL(t *testing.T) {
@@ -67,11 +68,11 @@ func TestEventStreamMatchesJSONL(t *testing.T) {
 		"kimi-unsigned-tool-use.jsonl", "stream-exception.jsonl", "cut-mid-reasoning.jsonl"} {
 		t.Run(name, func(t *testing.T) {
 			jsonl := read(t, name)
-			want := codectest.FeedPush(bedrock.Codec{Model: modelFor(name)}.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL}, [][]byte{jsonl})
+			want := codectest.FeedPush(bedrock.Codec{Model: modelFor(name)}.NewFrameDecoder(), stream.Options{Framing: stream.FramingJSONL}, [][]byte{jsonl})
 			bin := toEventStream(t, jsonl)
 			// Push and pull, split anywhere: the same turn as the JSON Lines.
-			got := codectest.SweepStream(t, bedrock.Codec{Model: modelFor(name)}.NewStream,
-				replay.StreamOptions{Framing: replay.FramingEventStream}, bin)
+			got := codectest.SweepStream(t, bedrock.Codec{Model: modelFor(name)}.NewFrameDecoder,
+				stream.Options{Framing: stream.FramingEventStream}, bin)
 			require.Equal(t, string(want.Document()), string(got.Document()))
 			require.Equal(t, errString(want.Err), errString(got.Err))
 			require.Equal(t, codectest.EventSummary(want.Events), codectest.EventSummary(got.Events))
@@ -150,7 +151,7 @@ func TestEventStreamUnknownHeaderTypes(t *testing.T) {
 
 func TestEventStreamLimits(t *testing.T) {
 	bin := toEventStream(t, read(t, "claude-thinking.jsonl"))
-	codectest.SweepLimits(t, bedrock.Codec{Model: claude}.NewStream, replay.FramingEventStream, bin)
+	codectest.SweepLimits(t, bedrock.Codec{Model: claude}.NewFrameDecoder, stream.FramingEventStream, bin)
 }
 
 // FuzzEventStream feeds arbitrary bytes to the decoder through the

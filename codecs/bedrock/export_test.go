@@ -1,7 +1,7 @@
 package bedrock
 
-import "github.com/reasonreplay/replay"
+import "github.com/reasonreplay/replay/codecs"
 
 // Matched returns how many frames the stream decoder fd read by matching
 // the shape of the last one read in full.
-func Matched(fd replay.FrameDecoder) int { return fd.(*StreamDecoder).run.Matched() }
+func Matched(fd codecs.FrameDecoder) int { return fd.(*StreamDecoder).run.Matched() }

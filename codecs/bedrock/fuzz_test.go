@@ -8,6 +8,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/bedrock"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // FuzzStream feeds arbitrary JSONL to the stream decoder, whole and byte by
@@ -18,15 +19,15 @@ func FuzzStream(f *testing.F) {
 		"kimi-unsigned-tool-use.jsonl", "cut-mid-reasoning.jsonl", "stream-exception.jsonl"} {
 		f.Add(read(f, name))
 	}
-	opts := replay.StreamOptions{Framing: replay.FramingJSONL}
+	opts := stream.Options{Framing: stream.FramingJSONL}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := bedrock.Codec{Model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0"}
-		whole := codectest.FeedPush(c.NewStream(), opts, [][]byte{data})
+		whole := codectest.FeedPush(c.NewFrameDecoder(), opts, [][]byte{data})
 		var bytes [][]byte
 		for i := range data {
 			bytes = append(bytes, data[i:i+1])
 		}
-		split := codectest.FeedPull(c.NewStream(), opts, bytes)
+		split := codectest.FeedPull(c.NewFrameDecoder(), opts, bytes)
 		if string(whole.Document()) != string(split.Document()) {
 			t.Fatalf("whole and byte-by-byte feeds differ:\n%s\n%s", whole.Document(), split.Document())
 		}
@@ -91,9 +92,9 @@ func FuzzShape(f *testing.F) {
 	f.Add([]byte(converseRuns()))
 	f.Add(read(f, "claude-thinking.jsonl"))
 	f.Add(read(f, "kimi-think-tags.jsonl"))
-	opts := replay.StreamOptions{Framing: replay.FramingJSONL}
+	opts := stream.Options{Framing: stream.FramingJSONL}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		codectest.SameAsReshaped(t, bedrock.Codec{Model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0"}.NewStream, opts, data)
-		codectest.SameAsReshaped(t, bedrock.Codec{Model: "moonshot.kimi-k2-thinking"}.NewStream, opts, data)
+		codectest.SameAsReshaped(t, bedrock.Codec{Model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0"}.NewFrameDecoder, opts, data)
+		codectest.SameAsReshaped(t, bedrock.Codec{Model: "moonshot.kimi-k2-thinking"}.NewFrameDecoder, opts, data)
 	})
 }

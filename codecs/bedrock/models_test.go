@@ -8,7 +8,9 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/bedrock"
 	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/reasonreplay/replay/schema"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -107,8 +109,8 @@ func TestLoneSurrogateRefused(t *testing.T) {
 	_, err := bedrock.Codec{Model: qwen}.Decode([]byte(`{"output":{"message":{"role":"assistant","content":[{"reasoningContent":{"reasoningText":{"text":"a\ud800"}}}]}},"stopReason":"end_turn"}`))
 	require.NoError(t, err)
 	s := `{"contentBlockDelta":{"contentBlockIndex":0,"delta":{"reasoningContent":{"signature":"Eq\ud800"}}}}` + "\n"
-	fd := bedrock.Codec{Model: claude}.NewStream()
-	_, err = replay.DecodeStream(strings.NewReader(s), fd, replay.StreamOptions{Framing: replay.FramingJSONL})
+	fd := bedrock.Codec{Model: claude}.NewFrameDecoder()
+	_, err = stream.Decode(strings.NewReader(s), kit.Decoding(fd), stream.Options{Framing: stream.FramingJSONL})
 	require.ErrorIs(t, err, replay.ErrMalformed)
 }
 

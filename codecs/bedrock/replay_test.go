@@ -12,6 +12,7 @@ import (
 	"github.com/reasonreplay/replay/codecs/bedrock"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/require"
 )
 
@@ -62,7 +63,7 @@ func TestRoundTrip(t *testing.T) {
 			var tu *replay.Turn
 			var err error
 			if strings.HasSuffix(tc.file, ".jsonl") {
-				tu, err = replay.DecodeStream(bytes.NewReader(read(t, tc.file)), c.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL})
+				tu, err = stream.Decode(bytes.NewReader(read(t, tc.file)), c, stream.Options{Framing: stream.FramingJSONL})
 			} else {
 				tu, err = c.Decode(read(t, tc.file))
 			}
@@ -82,7 +83,7 @@ func TestRoundTrip(t *testing.T) {
 
 func TestEncodeShape(t *testing.T) {
 	c := bedrock.Codec{Model: claude}
-	tu, err := replay.DecodeStream(bytes.NewReader(read(t, "claude-tool-use.jsonl")), c.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL})
+	tu, err := stream.Decode(bytes.NewReader(read(t, "claude-tool-use.jsonl")), c, stream.Options{Framing: stream.FramingJSONL})
 	require.NoError(t, err)
 	enc, err := c.Encode(tu)
 	require.NoError(t, err)
@@ -126,7 +127,7 @@ func TestOpaqueAndNativeVerbatim(t *testing.T) {
 
 func TestPatch(t *testing.T) {
 	c := bedrock.Codec{Model: claude}
-	tu, err := replay.DecodeStream(bytes.NewReader(read(t, "claude-tool-use.jsonl")), c.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL})
+	tu, err := stream.Decode(bytes.NewReader(read(t, "claude-tool-use.jsonl")), c, stream.Options{Framing: stream.FramingJSONL})
 	require.NoError(t, err)
 	sig := tu.Blocks[0].(*replay.ReasoningText).Signature.Value()
 	// The caller's message: tool call first, then the text, with spacing
@@ -242,7 +243,7 @@ func TestAuditThroughRegistry(t *testing.T) {
 }
 
 func Example() {
-	stream := `{"messageStart":{"role":"assistant"}}
+	events := `{"messageStart":{"role":"assistant"}}
 {"contentBlockDelta":{"contentBlockIndex":0,"delta":{"reasoningContent":{"text":"Six times seven is 42."}}}}
 {"contentBlockDelta":{"contentBlockIndex":0,"delta":{"reasoningContent":{"signature":"EqABCkYIBhgCKkA"}}}}
 {"contentBlockStop":{"contentBlockIndex":0}}
@@ -251,7 +252,7 @@ func Example() {
 {"messageStop":{"stopReason":"end_turn"}}
 `
 	c := bedrock.Codec{Model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0"}
-	turn, err := replay.DecodeStream(strings.NewReader(stream), c.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL})
+	turn, err := stream.Decode(strings.NewReader(events), c, stream.Options{Framing: stream.FramingJSONL})
 	if err != nil {
 		panic(err)
 	}

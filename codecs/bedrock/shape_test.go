@@ -9,11 +9,12 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/bedrock"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-var jsonl = replay.StreamOptions{Framing: replay.FramingJSONL}
+var jsonl = stream.Options{Framing: stream.FramingJSONL}
 
 // pad is ConverseStream's padding member, of a length that varies.
 func pad(i int) string { return `,"p":"` + strings.Repeat("x", 3+i*5%11) + `"` }
@@ -50,9 +51,9 @@ func converseRuns() string {
 	return b.String()
 }
 
-func matched(t *testing.T, c bedrock.Codec, opts replay.StreamOptions, data []byte) int {
+func matched(t *testing.T, c bedrock.Codec, opts stream.Options, data []byte) int {
 	t.Helper()
-	fd := c.NewStream()
+	fd := c.NewFrameDecoder()
 	codectest.FeedPush(fd, opts, [][]byte{data})
 	return bedrock.Matched(fd)
 }
@@ -60,7 +61,7 @@ func matched(t *testing.T, c bedrock.Codec, opts replay.StreamOptions, data []by
 func TestShapeRunsReadAsInFull(t *testing.T) {
 	c := bedrock.Codec{Model: claude}
 	data := []byte(converseRuns())
-	res := codectest.SameAsReshaped(t, c.NewStream, jsonl, data)
+	res := codectest.SameAsReshaped(t, c.NewFrameDecoder, jsonl, data)
 	require.NoError(t, res.Err)
 	require.Len(t, res.Turn.Blocks, 3)
 	rt := res.Turn.Blocks[0].(*replay.ReasoningText)
@@ -69,7 +70,7 @@ func TestShapeRunsReadAsInFull(t *testing.T) {
 	assert.Equal(t, "Hello world.", res.Turn.Blocks[1].(*replay.Text).Text)
 	call := res.Turn.Blocks[2].(*replay.ToolCall)
 	assert.Equal(t, []string{"tu_1", "f", `{"a":1}`}, []string{call.ID, call.Name, call.Arguments})
-	codectest.SweepStream(t, c.NewStream, jsonl, data)
+	codectest.SweepStream(t, c.NewFrameDecoder, jsonl, data)
 	// Each run's first delta is read in full, the others by matching.
 	assert.Equal(t, 5+1+3+1, matched(t, c, jsonl, data))
 	assert.Zero(t, matched(t, c, jsonl, codectest.Reshape(data)), "a reshaped stream is read in full")
@@ -85,13 +86,13 @@ func TestShapeThinkTags(t *testing.T) {
 	}
 	b.WriteString(`{"contentBlockStop":{"contentBlockIndex":0}}` + "\n" + `{"messageStop":{"stopReason":"end_turn"}}` + "\n")
 	data := []byte(b.String())
-	res := codectest.SameAsReshaped(t, c.NewStream, jsonl, data)
+	res := codectest.SameAsReshaped(t, c.NewFrameDecoder, jsonl, data)
 	require.NoError(t, res.Err)
 	require.Len(t, res.Turn.Blocks, 3)
 	assert.Equal(t, " ", res.Turn.Blocks[0].(*replay.Text).Text)
 	assert.Equal(t, " weigh it", res.Turn.Blocks[1].(*replay.ReasoningText).Text)
 	assert.Equal(t, " The answer.", res.Turn.Blocks[2].(*replay.Text).Text)
-	codectest.SweepStream(t, c.NewStream, jsonl, data)
+	codectest.SweepStream(t, c.NewFrameDecoder, jsonl, data)
 	assert.Equal(t, 5, matched(t, c, jsonl, data))
 }
 
@@ -110,8 +111,8 @@ func TestShapeRunsRefuse(t *testing.T) {
 		{replay.Limits{MaxItem: 25}, 4, 3},
 		{replay.Limits{MaxTurn: 35}, 5, 4},
 	} {
-		opts := replay.StreamOptions{Framing: replay.FramingJSONL, Limits: lc.l}
-		res := codectest.SameAsReshaped(t, c.NewStream, opts, data)
+		opts := stream.Options{Framing: stream.FramingJSONL, Limits: lc.l}
+		res := codectest.SameAsReshaped(t, c.NewFrameDecoder, opts, data)
 		var le *replay.LimitError
 		require.ErrorAs(t, res.Err, &le, "%+v", lc.l)
 		assert.Equal(t, lc.event, le.Event, "%+v: the delta that crosses the limit", lc.l)
@@ -125,7 +126,7 @@ func TestShapeRunsRefuse(t *testing.T) {
 			b.WriteString(delta(0, i, `{"reasoningContent":{"`+member+`":"`+p+`"}}`))
 		}
 		data := []byte(b.String())
-		res := codectest.SameAsReshaped(t, c.NewStream, jsonl, data)
+		res := codectest.SameAsReshaped(t, c.NewFrameDecoder, jsonl, data)
 		var e *replay.Error
 		require.ErrorAs(t, res.Err, &e, member)
 		assert.Equal(t, 2, e.Event, member)
@@ -142,7 +143,7 @@ func TestShapeStateChangeBetweenSameBytes(t *testing.T) {
 	rd := delta(0, 0, `{"reasoningContent":{"text":"again"}}`)
 	stop := `{"contentBlockStop":{"contentBlockIndex":0}}` + "\n"
 	data := []byte(rd + rd + stop + rd + stop + `{"messageStop":{"stopReason":"end_turn"}}` + "\n")
-	res := codectest.SameAsReshaped(t, c.NewStream, jsonl, data)
+	res := codectest.SameAsReshaped(t, c.NewFrameDecoder, jsonl, data)
 	require.NoError(t, res.Err)
 	require.Len(t, res.Turn.Blocks, 2)
 	assert.Equal(t, "againagain", res.Turn.Blocks[0].(*replay.ReasoningText).Text)
@@ -152,7 +153,7 @@ func TestShapeStateChangeBetweenSameBytes(t *testing.T) {
 	td := delta(0, 0, `{"toolUse":{"input":"{}"}}`)
 	data = []byte(`{"contentBlockStart":{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"tu_1","name":"f"}}}}` + "\n" +
 		td + td + stop + td)
-	res = codectest.SameAsReshaped(t, c.NewStream, jsonl, data)
+	res = codectest.SameAsReshaped(t, c.NewFrameDecoder, jsonl, data)
 	require.ErrorIs(t, res.Err, replay.ErrMalformed)
 	assert.Contains(t, res.Err.Error(), "toolUse delta without a toolUse contentBlockStart")
 	assert.Equal(t, "{}{}", res.Turn.Blocks[0].(*replay.ToolCall).Arguments)
@@ -163,11 +164,11 @@ func TestShapeStateChangeBetweenSameBytes(t *testing.T) {
 // read by matching only when its type is the learned one too.
 func TestShapeEventStream(t *testing.T) {
 	c := bedrock.Codec{Model: claude}
-	es := replay.StreamOptions{Framing: replay.FramingEventStream}
+	es := stream.Options{Framing: stream.FramingEventStream}
 	data := []byte(converseRuns())
-	want := codectest.FeedPush(c.NewStream(), jsonl, [][]byte{data})
+	want := codectest.FeedPush(c.NewFrameDecoder(), jsonl, [][]byte{data})
 	bin := toEventStream(t, data)
-	got := codectest.SweepStream(t, c.NewStream, es, bin)
+	got := codectest.SweepStream(t, c.NewFrameDecoder, es, bin)
 	require.NoError(t, got.Err)
 	assert.Equal(t, string(want.Document()), string(got.Document()))
 	assert.Equal(t, codectest.EventSummary(want.Events), codectest.EventSummary(got.Events))
@@ -182,7 +183,7 @@ func TestShapeEventStream(t *testing.T) {
 		s = append(s, ev(typ)...)
 	}
 	s = append(s, frame([]header{{":message-type", "event"}, {":event-type", "messageStop"}, {":content-type", "application/json"}}, []byte(`{"stopReason":"end_turn"}`))...)
-	res := codectest.SweepStream(t, c.NewStream, es, s)
+	res := codectest.SweepStream(t, c.NewFrameDecoder, es, s)
 	require.NoError(t, res.Err)
 	assert.Equal(t, "againagainagain", res.Turn.Blocks[0].(*replay.ReasoningText).Text, "the event of another type is not a delta")
 	assert.Equal(t, 1, matched(t, c, es, s))
@@ -199,7 +200,7 @@ func TestEscapedTextAllocatesLittle(t *testing.T) {
 	data := []byte(b.String())
 	var text string
 	allocs := testing.AllocsPerRun(5, func() {
-		tu, err := replay.DecodeStream(bytes.NewReader(data), bedrock.Codec{Model: claude}.NewStream(), jsonl)
+		tu, err := stream.Decode(bytes.NewReader(data), bedrock.Codec{Model: claude}, jsonl)
 		require.NoError(t, err)
 		text = tu.Blocks[0].(*replay.Text).Text
 	})
@@ -227,7 +228,7 @@ func TestShapeDecodedPieces(t *testing.T) {
 	b.WriteString(`{"contentBlockStop":{"contentBlockIndex":1}}` + "\n" + `{"messageStop":{"stopReason":"end_turn"}}` + "\n")
 	data := []byte(b.String())
 	for _, c := range []bedrock.Codec{{Model: claude}, {Model: kimi}} {
-		res := codectest.SameAsReshaped(t, c.NewStream, jsonl, data)
+		res := codectest.SameAsReshaped(t, c.NewFrameDecoder, jsonl, data)
 		require.NoError(t, res.Err)
 		var texts []string
 		for _, bl := range res.Turn.Blocks {
@@ -243,7 +244,7 @@ func TestShapeDecodedPieces(t *testing.T) {
 		} else {
 			assert.Equal(t, []string{"T:a\"b \\c\n café \ufffd!\t", "R: x\"y|", "T: z", "R:Q\"1Q/2Qé3|S0S1S2"}, texts)
 		}
-		codectest.SweepStream(t, c.NewStream, jsonl, data)
+		codectest.SweepStream(t, c.NewFrameDecoder, jsonl, data)
 		assert.Equal(t, 6+2, matched(t, c, jsonl, data))
 	}
 }

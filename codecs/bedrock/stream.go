@@ -4,17 +4,19 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/engine"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/reasonreplay/replay/internal/view"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/reasonreplay/replay/think"
 	"github.com/tidwall/gjson"
 )
 
 // NewStream returns a decoder for ConverseStream events, seeded with the
 // codec's model, provider, limits and tag handling.
-func (c Codec) NewStream() replay.FrameDecoder {
+func (c Codec) NewFrameDecoder() codecs.FrameDecoder {
 	return &StreamDecoder{Model: c.Model, Provider: c.Provider, Limits: c.Limits, KeepTags: c.KeepTags}
 }
 
@@ -49,7 +51,7 @@ type open struct {
 
 // StreamDecoder is the ConverseStream decoder. The zero value is ready to
 // use; Model, Provider and Limits play the roles of the [Codec] fields. It
-// implements [replay.FrameDecoder].
+// implements [codecs.FrameDecoder].
 type StreamDecoder struct {
 	// Model is the Bedrock model id; it selects the items' format.
 	Model string
@@ -75,7 +77,7 @@ type StreamDecoder struct {
 }
 
 // stream is the decoder as the engine drives it (see [engine.Codec]).
-type stream StreamDecoder
+type decoder StreamDecoder
 
 // exception events and the HTTP status each stands for.
 var exceptions = map[string]int{
@@ -86,20 +88,20 @@ var exceptions = map[string]int{
 	"serviceUnavailableException": 503,
 }
 
-// SetLimits implements [replay.FrameDecoder]: the non-zero fields of l
+// SetLimits implements [codecs.FrameDecoder]: the non-zero fields of l
 // replace the decoder's limits.
-func (s *StreamDecoder) SetLimits(l replay.Limits) { s.run.SetLimits((*stream)(s), l) }
+func (s *StreamDecoder) SetLimits(l replay.Limits) { s.run.SetLimits((*decoder)(s), l) }
 
-// Decode implements [replay.FrameDecoder]: it decodes one event.
-func (s *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
-	return s.run.Decode((*stream)(s), &f, dst)
+// Decode implements [codecs.FrameDecoder]: it decodes one event.
+func (s *StreamDecoder) Decode(typ, data []byte, dst []stream.Event) ([]stream.Event, error) {
+	return s.run.Decode((*decoder)(s), typ, data, dst)
 }
 
-// Finish implements [replay.FrameDecoder]: it ends the stream and returns
+// Finish implements [codecs.FrameDecoder]: it ends the stream and returns
 // the turn.
-func (s *StreamDecoder) Finish() (*replay.Turn, error) { return s.run.Finish((*stream)(s)) }
+func (s *StreamDecoder) Finish() (*replay.Turn, error) { return s.run.Finish((*decoder)(s)) }
 
-func (s *stream) Start(r *engine.Run) {
+func (s *decoder) Start(r *engine.Run) {
 	r.Budget = kit.NewBudget(API, s.Limits, 0)
 	s.split = splitsTags(s.Model, s.KeepTags)
 	s.turn.Provenance = Codec{Provider: s.Provider, Model: s.Model}.provenance()
@@ -109,7 +111,7 @@ func (s *stream) Start(r *engine.Run) {
 // place (everything kept is copied out of it), and decodes it. Its event
 // type is its Type, or, for a frame without a type, the name of the one
 // member of its data, `{"<eventType>":{...}}`.
-func (s *stream) Full(r *engine.Run, f replay.Frame, text string, dst []replay.Event) ([]replay.Event, error) {
+func (s *decoder) Full(r *engine.Run, f engine.Frame, text string, dst []stream.Event) ([]stream.Event, error) {
 	if len(f.Data) == 0 && len(f.Type) > 0 {
 		text = "{}" // an event stream message without a payload
 	}
@@ -140,7 +142,7 @@ func (s *stream) Full(r *engine.Run, f replay.Frame, text string, dst []replay.E
 // Matched decodes a frame like the last delta read in full (the same type,
 // the same bytes but for its holes): s.ev holds its fields, found at their
 // places in it, what the full read would give.
-func (s *stream) Matched(r *engine.Run, m *engine.Match, dst []replay.Event) ([]replay.Event, error) {
+func (s *decoder) Matched(r *engine.Run, m *engine.Match, dst []stream.Event) ([]stream.Event, error) {
 	typ := "contentBlockDelta"
 	if s.ev.typ != "" {
 		typ = s.ev.typ // the wrapped form names it in the data
@@ -155,7 +157,7 @@ func (s *stream) Matched(r *engine.Run, m *engine.Match, dst []replay.Event) ([]
 // code either way), decoded as it is matched, and the padding "p", which
 // the decoder ignores. The block index and the delta's kind are not holes:
 // they decide what the event is.
-func (s *stream) learn(text string) {
+func (s *decoder) learn(text string) {
 	e := &s.ev
 	var buf [jsonw.MaxHoles + 2]string
 	holes := buf[:0]
@@ -173,7 +175,7 @@ func (s *stream) learn(text string) {
 }
 
 // event decodes one event of type typ, read into e.
-func (s *stream) event(n int, typ string, e *event, dst []replay.Event) ([]replay.Event, error) {
+func (s *decoder) event(n int, typ string, e *event, dst []stream.Event) ([]stream.Event, error) {
 	switch typ {
 	case "messageStart", "metadata", "messageStop", "contentBlockStart", "contentBlockDelta", "contentBlockStop":
 		if len(e.payload) < 2 || e.payload[0] != '{' {
@@ -218,7 +220,7 @@ func (s *stream) event(n int, typ string, e *event, dst []replay.Event) ([]repla
 
 // other handles an event outside the message's own: an exception or error
 // ends the stream with a provider error; an unknown event is ignored.
-func (s *stream) other(typ string, p gjson.Result, dst []replay.Event) []replay.Event {
+func (s *decoder) other(typ string, p gjson.Result, dst []stream.Event) []stream.Event {
 	status, ok := exceptions[typ]
 	if !ok && !strings.HasSuffix(typ, "Exception") && typ != "error" {
 		return dst // an event type this decoder does not know
@@ -239,11 +241,11 @@ func (s *stream) other(typ string, p gjson.Result, dst []replay.Event) []replay.
 	s.perr = e
 	s.run.Stop() // the stream is over: later frames are ignored
 	s.turn.Error = e
-	return append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: e})
+	return append(dst, stream.Event{Kind: stream.EventError, Block: -1, Err: e})
 }
 
 // messageStop records the stop reason and closes the blocks still open.
-func (s *stream) messageStop(p gjson.Result, dst []replay.Event) []replay.Event {
+func (s *decoder) messageStop(p gjson.Result, dst []stream.Event) []stream.Event {
 	if sr := p.Get("stopReason"); sr.Type == gjson.String {
 		s.turn.FinishReason = clone(sr.Str)
 	}
@@ -251,12 +253,12 @@ func (s *stream) messageStop(p gjson.Result, dst []replay.Event) []replay.Event 
 		dst = s.close(s.opens[0], dst)
 	}
 	s.stopped = true
-	return append(dst, replay.Event{Kind: replay.EventDone, Block: -1})
+	return append(dst, stream.Event{Kind: stream.EventDone, Block: -1})
 }
 
 // blockStart opens a toolUse block, or keeps another start kind verbatim;
 // text and reasoning blocks open at their first delta.
-func (s *stream) blockStart(n, cbi int, st gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+func (s *decoder) blockStart(n, cbi int, st gjson.Result, dst []stream.Event) ([]stream.Event, error) {
 	tu := st.Get("toolUse")
 	if !tu.IsObject() {
 		if !st.IsObject() || st.Raw == "{}" || st.Get("text").Exists() || st.Get("reasoningContent").Exists() {
@@ -286,11 +288,11 @@ func (s *stream) blockStart(n, cbi int, st gjson.Result, dst []replay.Event) ([]
 	}
 	o := s.openAt(cbi, openTool)
 	s.turn.Blocks = append(s.turn.Blocks, call)
-	return append(dst, replay.Event{Kind: replay.EventToolCallStart, Block: o.block, ID: call.ID, Name: call.Name}), nil
+	return append(dst, stream.Event{Kind: stream.EventToolCallStart, Block: o.block, ID: call.ID, Name: call.Name}), nil
 }
 
 // native keeps a block of a kind this decoder does not know, verbatim.
-func (s *stream) native(kind, rawJSON string) error {
+func (s *decoder) native(kind, rawJSON string) error {
 	pos := len(s.turn.Blocks)
 	if err := s.run.Budget.Block(pos); err != nil {
 		return err
@@ -303,7 +305,7 @@ func (s *stream) native(kind, rawJSON string) error {
 }
 
 // blockDelta routes a contentBlockDelta to its block by kind.
-func (s *stream) blockDelta(n, cbi int, o *open, e *event, dst []replay.Event) ([]replay.Event, error) {
+func (s *decoder) blockDelta(n, cbi int, o *open, e *event, dst []stream.Event) ([]stream.Event, error) {
 	if len(e.delta) < 2 || e.delta[0] != '{' {
 		return dst, replay.Malformed(API, n, "/delta", "expected an object")
 	}
@@ -323,7 +325,7 @@ func (s *stream) blockDelta(n, cbi int, o *open, e *event, dst []replay.Event) (
 
 // textDelta appends a text piece: it goes through the tag splitter into
 // visible and reasoning runs, each its own turn block.
-func (s *stream) textDelta(n, cbi int, o *open, x string, dst []replay.Event) ([]replay.Event, error) {
+func (s *decoder) textDelta(n, cbi int, o *open, x string, dst []stream.Event) ([]stream.Event, error) {
 	const ptr = "/delta/text"
 	if x[0] != '"' {
 		return dst, replay.Malformed(API, n, ptr, "expected a string")
@@ -362,7 +364,7 @@ func (s *stream) textDelta(n, cbi int, o *open, x string, dst []replay.Event) ([
 
 // reasoningDelta appends to a reasoning block: text, signature or
 // redactedContent pieces, opening the block at its first.
-func (s *stream) reasoningDelta(n, cbi int, o *open, e *event, dst []replay.Event) ([]replay.Event, error) {
+func (s *decoder) reasoningDelta(n, cbi int, o *open, e *event, dst []stream.Event) ([]stream.Event, error) {
 	const ptr = "/delta/reasoningContent"
 	if e.rc[0] != '{' {
 		return dst, replay.Malformed(API, n, ptr, "expected an object")
@@ -410,14 +412,14 @@ func (s *stream) reasoningDelta(n, cbi int, o *open, e *event, dst []replay.Even
 			return dst, err
 		}
 		if delta != "" {
-			dst = append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: o.block, Delta: delta, Item: o.item})
+			dst = append(dst, stream.Event{Kind: stream.EventReasoningDelta, Block: o.block, Delta: delta, Item: o.item})
 		}
 	}
 	return dst, nil
 }
 
 // openReasoning opens a reasoning or redacted block at its first delta.
-func (s *stream) openReasoning(cbi int, kind openKind, dst []replay.Event) (*open, []replay.Event, error) {
+func (s *decoder) openReasoning(cbi int, kind openKind, dst []stream.Event) (*open, []stream.Event, error) {
 	if err := s.run.Budget.Block(len(s.turn.Blocks)); err != nil {
 		return nil, dst, err
 	}
@@ -433,11 +435,11 @@ func (s *stream) openReasoning(cbi int, kind openKind, dst []replay.Event) (*ope
 	m.Format = formatFor(s.Model, false)
 	s.turn.Blocks = append(s.turn.Blocks, it)
 	o.item = it
-	return o, append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: o.block, Item: it}), nil
+	return o, append(dst, stream.Event{Kind: stream.EventReasoningStart, Block: o.block, Item: it}), nil
 }
 
 // toolDelta appends a piece of a tool call's input.
-func (s *stream) toolDelta(n int, o *open, in string, dst []replay.Event) ([]replay.Event, error) {
+func (s *decoder) toolDelta(n int, o *open, in string, dst []stream.Event) ([]stream.Event, error) {
 	const ptr = "/delta/toolUse"
 	if in == "" || in[0] != '"' {
 		return dst, replay.Malformed(API, n, ptr+"/input", "expected a string")
@@ -449,13 +451,13 @@ func (s *stream) toolDelta(n int, o *open, in string, dst []replay.Event) ([]rep
 	if err != nil || delta == "" {
 		return dst, err
 	}
-	return append(dst, replay.Event{Kind: replay.EventToolCallDelta, Block: o.block, Delta: delta}), nil
+	return append(dst, stream.Event{Kind: stream.EventToolCallDelta, Block: o.block, Delta: delta}), nil
 }
 
 // appendTo appends the value of the JSON string literal lit to b, the
 // growing string of the block at pos, within the budget, and returns the
 // appended bytes as an immutable string.
-func (s *stream) appendTo(pos int, b *strings.Builder, lit string) (string, error) {
+func (s *decoder) appendTo(pos int, b *strings.Builder, lit string) (string, error) {
 	k := b.Len()
 	s.run.Unquote(b, lit)
 	if err := s.run.Budget.Item(pos, b.Len(), b.Len()-k); err != nil {
@@ -465,7 +467,7 @@ func (s *stream) appendTo(pos int, b *strings.Builder, lit string) (string, erro
 }
 
 // appendText is appendTo for a text in the decoder's arena.
-func (s *stream) appendText(pos int, t *engine.Text, lit string) (string, error) {
+func (s *decoder) appendText(pos int, t *engine.Text, lit string) (string, error) {
 	k := t.Len()
 	s.run.WriteRaw(t, lit)
 	if err := s.run.Budget.Item(pos, t.Len(), t.Len()-k); err != nil {
@@ -474,7 +476,7 @@ func (s *stream) appendText(pos int, t *engine.Text, lit string) (string, error)
 	return t.String()[k:], nil
 }
 
-func (s *stream) find(cbi int) *open {
+func (s *decoder) find(cbi int) *open {
 	for _, o := range s.opens {
 		if o.cbi == cbi {
 			return o
@@ -485,7 +487,7 @@ func (s *stream) find(cbi int) *open {
 
 // openAt opens a block. Reasoning and tool blocks take the next position
 // in the turn; a text block gets one at its first non-empty delta.
-func (s *stream) openAt(cbi int, kind openKind) *open {
+func (s *decoder) openAt(cbi int, kind openKind) *open {
 	var o *open
 	if k := len(s.free); k > 0 {
 		o, s.free = s.free[k-1], s.free[:k-1]
@@ -503,7 +505,7 @@ func (s *stream) openAt(cbi int, kind openKind) *open {
 }
 
 // close finishes o and removes it from the open list.
-func (s *stream) close(o *open, dst []replay.Event) []replay.Event {
+func (s *decoder) close(o *open, dst []stream.Event) []stream.Event {
 	dst = s.finalize(o, dst, true)
 	for i, x := range s.opens {
 		if x == o {
@@ -519,7 +521,7 @@ func (s *stream) close(o *open, dst []replay.Event) []replay.Event {
 
 // finalize copies o's builders into its block; finished says whether the
 // block closed normally (events are emitted only then).
-func (s *stream) finalize(o *open, dst []replay.Event, finished bool) []replay.Event {
+func (s *decoder) finalize(o *open, dst []stream.Event, finished bool) []stream.Event {
 	if o.kind == openText {
 		if s.split && finished {
 			s.segs = o.split.Close(s.segs[:0])
@@ -545,26 +547,26 @@ func (s *stream) finalize(o *open, dst []replay.Event, finished bool) []replay.E
 		b.Format = formatFor(s.Model, b.Signed())
 		b.Unfinished = !finished
 		if finished {
-			dst = append(dst, replay.Event{Kind: replay.EventReasoningEnd, Block: o.block, Item: b})
+			dst = append(dst, stream.Event{Kind: stream.EventReasoningEnd, Block: o.block, Item: b})
 		}
 	case *replay.Encrypted:
 		b.Data = o.data.String()
 		b.Unfinished = !finished
 		if finished {
-			dst = append(dst, replay.Event{Kind: replay.EventReasoningEnd, Block: o.block, Item: b})
+			dst = append(dst, stream.Event{Kind: stream.EventReasoningEnd, Block: o.block, Item: b})
 		}
 	case *replay.ToolCall:
 		b.Arguments = o.text.String()
 		b.Unfinished = !finished
 		if finished {
-			dst = append(dst, replay.Event{Kind: replay.EventToolCallEnd, Block: o.block})
+			dst = append(dst, stream.Event{Kind: stream.EventToolCallEnd, Block: o.block})
 		}
 	}
 	return dst
 }
 
 // End ends the stream: blocks still open are kept unfinished.
-func (s *stream) End(r *engine.Run) (*replay.Turn, error) {
+func (s *decoder) End(r *engine.Run) (*replay.Turn, error) {
 	for _, o := range s.opens {
 		s.finalize(o, nil, false)
 	}
@@ -579,7 +581,7 @@ func (s *stream) End(r *engine.Run) (*replay.Turn, error) {
 
 // runs appends the segments of a text block to its visible and reasoning
 // runs, opening a new turn block at every change of kind.
-func (s *stream) runs(o *open, segs []think.Segment, dst []replay.Event) ([]replay.Event, error) {
+func (s *decoder) runs(o *open, segs []think.Segment, dst []stream.Event) ([]stream.Event, error) {
 	for _, sg := range segs {
 		if sg.Reasoning {
 			s.endVisible(o)
@@ -591,13 +593,13 @@ func (s *stream) runs(o *open, segs []think.Segment, dst []replay.Event) ([]repl
 				it.Format, it.Index, it.Unfinished = formatFor(s.Model, false), replay.Some(o.cbi), true
 				o.rsn = len(s.turn.Blocks)
 				s.turn.Blocks = append(s.turn.Blocks, it)
-				dst = append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: o.rsn, Item: it})
+				dst = append(dst, stream.Event{Kind: stream.EventReasoningStart, Block: o.rsn, Item: it})
 			}
 			d, err := s.appendBytes(o.rsn, &o.rsnB, sg.Text)
 			if err != nil {
 				return dst, err
 			}
-			dst = append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: o.rsn, Delta: d, Item: s.turn.Blocks[o.rsn].(replay.ReasoningItem)})
+			dst = append(dst, stream.Event{Kind: stream.EventReasoningDelta, Block: o.rsn, Delta: d, Item: s.turn.Blocks[o.rsn].(replay.ReasoningItem)})
 			continue
 		}
 		dst = s.endReasoning(o, dst, true)
@@ -612,14 +614,14 @@ func (s *stream) runs(o *open, segs []think.Segment, dst []replay.Event) ([]repl
 		if err != nil {
 			return dst, err
 		}
-		dst = append(dst, replay.Event{Kind: replay.EventTextDelta, Block: o.vis, Delta: d})
+		dst = append(dst, stream.Event{Kind: stream.EventTextDelta, Block: o.vis, Delta: d})
 	}
 	return dst, nil
 }
 
 // appendBytes appends p to b, the growing string of the block at pos,
 // within the budget, and returns the appended bytes as a string.
-func (s *stream) appendBytes(pos int, b *strings.Builder, p []byte) (string, error) {
+func (s *decoder) appendBytes(pos int, b *strings.Builder, p []byte) (string, error) {
 	if err := s.run.Budget.Item(pos, b.Len()+len(p), len(p)); err != nil {
 		return "", err
 	}
@@ -629,7 +631,7 @@ func (s *stream) appendBytes(pos int, b *strings.Builder, p []byte) (string, err
 }
 
 // endVisible closes the current visible run of o.
-func (s *stream) endVisible(o *open) {
+func (s *decoder) endVisible(o *open) {
 	if o.vis >= 0 {
 		s.turn.Blocks[o.vis].(*replay.Text).Text = o.visB.String()
 		o.vis, o.visB = -1, strings.Builder{}
@@ -637,14 +639,14 @@ func (s *stream) endVisible(o *open) {
 }
 
 // endReasoning closes the current reasoning run of o.
-func (s *stream) endReasoning(o *open, dst []replay.Event, finished bool) []replay.Event {
+func (s *decoder) endReasoning(o *open, dst []stream.Event, finished bool) []stream.Event {
 	if o.rsn < 0 {
 		return dst
 	}
 	it := s.turn.Blocks[o.rsn].(*replay.ReasoningText)
 	it.Text, it.Unfinished = o.rsnB.String(), !finished
 	if finished {
-		dst = append(dst, replay.Event{Kind: replay.EventReasoningEnd, Block: o.rsn, Item: it})
+		dst = append(dst, stream.Event{Kind: stream.EventReasoningEnd, Block: o.rsn, Item: it})
 	}
 	o.rsn, o.rsnB = -1, strings.Builder{}
 	return dst

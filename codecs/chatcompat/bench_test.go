@@ -7,6 +7,8 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/require"
 )
 
@@ -42,7 +44,7 @@ func BenchmarkStreamDecode(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if _, err := replay.DecodeStream(bytes.NewReader(data), c.NewStream(), replay.StreamOptions{}); err != nil {
+		if _, err := stream.Decode(bytes.NewReader(data), c, stream.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -56,7 +58,7 @@ func BenchmarkStreamFraming(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		f := &codectest.FramesOnly{}
-		if _, err := replay.DecodeStream(bytes.NewReader(data), f, replay.StreamOptions{}); err != nil || f.N != events {
+		if _, err := stream.Decode(bytes.NewReader(data), kit.Decoding(f), stream.Options{}); err != nil || f.N != events {
 			b.Fatalf("%d frames, %v", f.N, err)
 		}
 	}
@@ -70,7 +72,7 @@ func TestStreamAllocsPerEvent(t *testing.T) {
 	var tu *replay.Turn
 	allocs := testing.AllocsPerRun(5, func() {
 		var err error
-		tu, err = replay.DecodeStream(bytes.NewReader(data), c.NewStream(), replay.StreamOptions{})
+		tu, err = stream.Decode(bytes.NewReader(data), c, stream.Options{})
 		require.NoError(t, err)
 	})
 	require.Len(t, tu.Blocks, 3)

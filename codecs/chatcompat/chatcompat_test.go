@@ -10,6 +10,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/require"
 )
 
@@ -20,7 +21,7 @@ func fixture(t testing.TB, name string) []byte {
 }
 
 func sweep(t *testing.T, c Codec, name string) codectest.Result {
-	res := codectest.SweepStream(t, c.NewStream, replay.StreamOptions{}, fixture(t, name))
+	res := codectest.SweepStream(t, c.NewFrameDecoder, stream.Options{}, fixture(t, name))
 	if res.Err == nil {
 		codectest.Golden(t, filepath.Join("..", "..", "testdata", "chatcompat", name+".golden.json"), res.Document())
 	}
@@ -88,7 +89,7 @@ func TestStreamMirroredTagsTools(t *testing.T) {
 	require.Equal(t, "call_9", call.ID)
 	require.Equal(t, `{"q": "Brest"}`, call.Arguments)
 	require.JSONEq(t, `{"prompt_tokens":9,"completion_tokens":30}`, string(tu.Usage))
-	require.Equal(t, replay.EventDone, res.Events[len(res.Events)-1].Kind)
+	require.Equal(t, stream.EventDone, res.Events[len(res.Events)-1].Kind)
 }
 
 func TestStreamCloserOnly(t *testing.T) {
@@ -103,7 +104,7 @@ func TestStreamCloserOnly(t *testing.T) {
 
 func TestStreamMidstreamError(t *testing.T) {
 	c := New(APIDeepSeek, "", "deepseek-v4-flash")
-	res := codectest.SweepStream(t, c.NewStream, replay.StreamOptions{}, fixture(t, "midstream-error.sse"))
+	res := codectest.SweepStream(t, c.NewFrameDecoder, stream.Options{}, fixture(t, "midstream-error.sse"))
 	var pe *replay.ProviderError
 	require.ErrorAs(t, res.Err, &pe)
 	require.Equal(t, "overloaded", pe.Code)
@@ -117,7 +118,7 @@ func TestStreamMidstreamError(t *testing.T) {
 
 func TestStreamTruncated(t *testing.T) {
 	data := fixture(t, "closer-only.sse")
-	res := codectest.FeedPush(New(APIGeneric, "", "").NewStream(), replay.StreamOptions{}, [][]byte{data[:len(data)/2]})
+	res := codectest.FeedPush(New(APIGeneric, "", "").NewFrameDecoder(), stream.Options{}, [][]byte{data[:len(data)/2]})
 	require.True(t, errors.Is(res.Err, io.ErrUnexpectedEOF))
 	require.False(t, res.Turn.Complete)
 }
@@ -236,6 +237,6 @@ func TestGeminiRawSignatures(t *testing.T) {
 	require.Equal(t, string(res.Turn.AppendJSON(nil)), string(body.AppendJSON(nil)))
 
 	lone := `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","thoughtSignature":"Ct0\udc00","function":{"name":"f","arguments":"{}"}}]}}]}` + "\n\n"
-	r := codectest.SweepStream(t, c.NewStream, replay.StreamOptions{}, []byte(lone))
+	r := codectest.SweepStream(t, c.NewFrameDecoder, stream.Options{}, []byte(lone))
 	require.Equal(t, "replay: openai-compatible: event 0: /choices/0/delta/tool_calls/0/thoughtSignature: malformed input: a lone surrogate escape in a thought signature: it names no character, and decoding it would alter bytes that must be kept exact", r.Err.Error())
 }

@@ -56,12 +56,13 @@
 package chatcompat
 
 import (
+	"net/http"
+	"strings"
+
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
-	"net/http"
-	"strings"
 )
 
 // API names registered by this package.
@@ -137,7 +138,7 @@ func (c Codec) API() string {
 }
 
 // NewStream returns a fresh [StreamDecoder] for the codec's profile.
-func (c Codec) NewStream() replay.FrameDecoder {
+func (c Codec) NewFrameDecoder() codecs.FrameDecoder {
 	return &StreamDecoder{API: c.API(), Profile: c.Profile, Limits: c.Limits}
 }
 

@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/require"
 )
 
@@ -23,10 +25,10 @@ func FuzzStream(f *testing.F) {
 	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"reasoning_content\":\"a\\ud83c\"}}]}\n\ndata: {\"choices\":[{\"delta\":{\"reasoning_content\":\"\\udf0a\",\"content\":\"\\udc00\"}}]}\n\n"))
 	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"thoughtSignature\":\"s\\ud800\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}}]}\n\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		newFD := func() replay.FrameDecoder { return New(APIGeneric, "", "").NewStream() }
-		want := codectest.FeedPush(newFD(), replay.StreamOptions{}, [][]byte{data})
+		newFD := func() codecs.FrameDecoder { return New(APIGeneric, "", "").NewFrameDecoder() }
+		want := codectest.FeedPush(newFD(), stream.Options{}, [][]byte{data})
 		for _, sp := range codectest.Splits(data)[1:4] {
-			got := codectest.FeedPush(newFD(), replay.StreamOptions{}, sp.Chunks)
+			got := codectest.FeedPush(newFD(), stream.Options{}, sp.Chunks)
 			require.Equal(t, string(want.Document()), string(got.Document()), sp.Name)
 			require.Equal(t, want.Err == nil, got.Err == nil, sp.Name)
 		}

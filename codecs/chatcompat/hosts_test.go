@@ -13,6 +13,7 @@ import (
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/reasonreplay/replay/schema"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/require"
 )
 
@@ -200,7 +201,7 @@ func sweepHost(t *testing.T, hc hostCase) (codectest.Result, Codec, wire) {
 	require.Equal(t, hc.profile, c.Profile.Name)
 	require.Equal(t, hc.format, c.Profile.Format)
 	data := fixture(t, hc.file)
-	res := codectest.SweepStream(t, c.NewStream, replay.StreamOptions{}, data)
+	res := codectest.SweepStream(t, c.NewFrameDecoder, stream.Options{}, data)
 	require.NoError(t, res.Err)
 	doc := res.Document()
 	golden := filepath.Join("..", "..", "testdata", "chatcompat", hc.file+".golden.json")
@@ -218,24 +219,24 @@ func sweepHost(t *testing.T, hc hostCase) (codectest.Result, Codec, wire) {
 	if w.usage != "" {
 		require.Equal(t, w.usage, string(tu.Usage), "usage kept byte for byte")
 	}
-	require.Equal(t, replay.EventDone, res.Events[len(res.Events)-1].Kind)
+	require.Equal(t, stream.EventDone, res.Events[len(res.Events)-1].Kind)
 	// The streamed deltas add up to the stored texts.
-	for kind, want := range map[replay.EventKind]func(replay.Block) (string, bool){
-		replay.EventReasoningDelta: func(b replay.Block) (string, bool) {
+	for kind, want := range map[stream.EventKind]func(replay.Block) (string, bool){
+		stream.EventReasoningDelta: func(b replay.Block) (string, bool) {
 			r, ok := b.(*replay.ReasoningText)
 			if !ok {
 				return "", false
 			}
 			return r.Text, true
 		},
-		replay.EventTextDelta: func(b replay.Block) (string, bool) {
+		stream.EventTextDelta: func(b replay.Block) (string, bool) {
 			x, ok := b.(*replay.Text)
 			if !ok {
 				return "", false
 			}
 			return x.Text, true
 		},
-		replay.EventToolCallDelta: func(b replay.Block) (string, bool) {
+		stream.EventToolCallDelta: func(b replay.Block) (string, bool) {
 			x, ok := b.(*replay.ToolCall)
 			if !ok {
 				return "", false
@@ -387,7 +388,7 @@ func TestHostMiniMaxThinkContent(t *testing.T) {
 	require.Equal(t, wantVisible, tu.VisibleText())
 	require.Equal(t, "\n\n3 km is about **1.86 miles**.", tu.VisibleText())
 	for _, ev := range res.Events {
-		if ev.Kind == replay.EventTextDelta {
+		if ev.Kind == stream.EventTextDelta {
 			require.NotContains(t, ev.Delta, "<", "no tag byte reaches the visible channel")
 		}
 	}
@@ -479,7 +480,7 @@ func TestHostMirroredRepeats(t *testing.T) {
 	require.Equal(t, "Hahaha!", tu.VisibleText(), "repeated content tokens are kept")
 	var deltas []string
 	for _, ev := range res.Events {
-		if ev.Kind == replay.EventReasoningDelta {
+		if ev.Kind == stream.EventReasoningDelta {
 			deltas = append(deltas, ev.Delta)
 		}
 	}

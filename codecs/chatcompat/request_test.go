@@ -6,13 +6,14 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func TestStreamLimits(t *testing.T) {
 	c := New(APIGeneric, "zai", "glm-4.7")
-	codectest.SweepLimits(t, c.NewStream, replay.FramingSSE, fixture(t, "glm-tool-calls.sse"))
+	codectest.SweepLimits(t, c.NewFrameDecoder, stream.FramingSSE, fixture(t, "glm-tool-calls.sse"))
 }
 
 func TestBodyLimits(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/stretchr/testify/require"
 )
@@ -22,12 +23,12 @@ func dsThink(tok string) string {
 
 func dsWord(tok string) string { return dsChunk(`{"content":"`+tok+`"}`, "null") }
 
-func dsShaped(fd replay.FrameDecoder) int { return fd.(*StreamDecoder).dec().core.Shaped() }
+func dsShaped(fd codecs.FrameDecoder) int { return fd.(*StreamDecoder).dec().core.Shaped() }
 
-func dsStream(lim replay.Limits) func() replay.FrameDecoder {
+func dsStream(lim replay.Limits) func() codecs.FrameDecoder {
 	c := New(APIDeepSeek, "", "deepseek-v4-flash")
 	c.Limits = lim
-	return c.NewStream
+	return c.NewFrameDecoder
 }
 
 // TestShapedChunksDecodeAsFull: reasoning and content chunks read by the

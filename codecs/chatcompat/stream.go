@@ -8,13 +8,14 @@ import (
 	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/view"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/reasonreplay/replay/think"
 	"github.com/tidwall/gjson"
 )
 
 // StreamDecoder decodes a chat completion stream, one SSE data payload (or
 // JSONL line) at a time. The zero value decodes with the generic profile;
-// it implements [replay.FrameDecoder].
+// it implements [codecs.FrameDecoder].
 type StreamDecoder struct {
 	// API is the API name used in errors and provenance
 	// ("openai-compatible" when empty).
@@ -27,15 +28,15 @@ type StreamDecoder struct {
 	r *reader
 }
 
-// SetLimits implements [replay.FrameDecoder].
+// SetLimits implements [codecs.FrameDecoder].
 func (d *StreamDecoder) SetLimits(lim replay.Limits) { d.dec().core.SetLimits(lim) }
 
-// Decode implements [replay.FrameDecoder].
-func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
-	return d.dec().core.Decode(f, dst)
+// Decode implements [codecs.FrameDecoder].
+func (d *StreamDecoder) Decode(typ, data []byte, dst []stream.Event) ([]stream.Event, error) {
+	return d.dec().core.Decode(typ, data, dst)
 }
 
-// Finish implements [replay.FrameDecoder].
+// Finish implements [codecs.FrameDecoder].
 func (d *StreamDecoder) Finish() (*replay.Turn, error) { return d.dec().core.Finish() }
 
 func (d *StreamDecoder) dec() *reader {
@@ -97,7 +98,7 @@ var (
 // delta reads the reasoning and content of one delta (or a whole message):
 // dv holds the values of deltaKeys. One native reasoning field per chunk:
 // mirrored text counts once.
-func (r *reader) delta(d *chatstream.Decoder, dv []string, ptr string, dst []replay.Event) ([]replay.Event, error) {
+func (r *reader) delta(d *chatstream.Decoder, dv []string, ptr string, dst []stream.Event) ([]stream.Event, error) {
 	dst, read, err := r.details(dv[0], dst)
 	if err != nil {
 		return dst, err
@@ -124,7 +125,7 @@ func (r *reader) delta(d *chatstream.Decoder, dv []string, ptr string, dst []rep
 // details reads the text items of reasoning_details (MiniMax), which may
 // be cumulative: a fragment that extends the text so far (8 bytes or more)
 // adds only its new suffix.
-func (r *reader) details(rd string, dst []replay.Event) ([]replay.Event, bool, error) {
+func (r *reader) details(rd string, dst []stream.Event) ([]stream.Event, bool, error) {
 	read := false
 	var err error
 	var dv [2]string
@@ -154,7 +155,7 @@ func (r *reader) details(rd string, dst []replay.Event) ([]replay.Event, bool, e
 
 // nativeItem returns the open native reasoning item, opening one when
 // needed; the first native reasoning releases tags held in content.
-func (r *reader) nativeItem(dst []replay.Event) (*chatstream.Item, []replay.Event, error) {
+func (r *reader) nativeItem(dst []stream.Event) (*chatstream.Item, []stream.Event, error) {
 	if !r.native {
 		r.native = true
 		// a host that parses reasoning does not pre-open tags in content
@@ -173,7 +174,7 @@ func (r *reader) nativeItem(dst []replay.Event) (*chatstream.Item, []replay.Even
 	return r.newItem(labelNative, dst)
 }
 
-func (r *reader) newItem(label int, dst []replay.Event) (*chatstream.Item, []replay.Event, error) {
+func (r *reader) newItem(label int, dst []stream.Event) (*chatstream.Item, []stream.Event, error) {
 	it := &replay.ReasoningText{}
 	it.Format = r.profile.Format
 	if label == labelTag {
@@ -182,7 +183,7 @@ func (r *reader) newItem(label int, dst []replay.Event) (*chatstream.Item, []rep
 	return r.core.NewItem(it, label, dst)
 }
 
-func (r *reader) nativeRaw(raw string, loc chatstream.Loc, dst []replay.Event) ([]replay.Event, error) {
+func (r *reader) nativeRaw(raw string, loc chatstream.Loc, dst []stream.Event) ([]stream.Event, error) {
 	st, dst, err := r.nativeItem(dst)
 	if err != nil {
 		return dst, err
@@ -191,7 +192,7 @@ func (r *reader) nativeRaw(raw string, loc chatstream.Loc, dst []replay.Event) (
 }
 
 // content feeds the JSON string raw to the <think> splitter.
-func (r *reader) content(_ *chatstream.Decoder, raw string, dst []replay.Event) ([]replay.Event, error) {
+func (r *reader) content(_ *chatstream.Decoder, raw string, dst []stream.Event) ([]stream.Event, error) {
 	if len(raw) <= 2 {
 		return dst, nil
 	}
@@ -215,7 +216,7 @@ func (r *reader) content(_ *chatstream.Decoder, raw string, dst []replay.Event) 
 }
 
 // segments turns the splitter's output into blocks.
-func (r *reader) segments(dst []replay.Event) ([]replay.Event, error) {
+func (r *reader) segments(dst []stream.Event) ([]stream.Event, error) {
 	var err error
 	for _, sg := range r.segs {
 		s := view.String(sg.Text) // copied by the core
@@ -244,7 +245,7 @@ func (r *reader) segments(dst []replay.Event) ([]replay.Event, error) {
 
 // flush writes out what content holds when the message ends: a held
 // surrogate half (U+FFFD) and the splitter's tail.
-func (r *reader) flush(_ *chatstream.Decoder, dst []replay.Event) ([]replay.Event, error) {
+func (r *reader) flush(_ *chatstream.Decoder, dst []stream.Event) ([]stream.Event, error) {
 	r.segs = r.segs[:0]
 	if r.split == nil {
 		return dst, nil // no content: nothing held
@@ -263,7 +264,7 @@ var toolCallKnown = []string{"index", "id", "type", "function"}
 // compatibility: extra_content.google.thought_signature, or Vertex AI's
 // extra_content.vertex.thought_signature) into a bound signature item
 // placed before the call, and returns the call's other members.
-func (r *reader) call(d *chatstream.Decoder, raw, ptr string, dst []replay.Event) ([]byte, []replay.Event, error) {
+func (r *reader) call(d *chatstream.Decoder, raw, ptr string, dst []stream.Event) ([]byte, []stream.Event, error) {
 	tc := gjson.Parse(raw)
 	sig, at, ok, err := gemsig.ReadExtra(tc)
 	if err != nil {
@@ -296,8 +297,8 @@ func (r *reader) call(d *chatstream.Decoder, raw, ptr string, dst []replay.Event
 	if pos, dst, err = d.Open(it, dst); err != nil {
 		return nil, dst, err
 	}
-	dst = append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: pos, Item: it},
-		replay.Event{Kind: replay.EventReasoningEnd, Block: pos, Item: it})
+	dst = append(dst, stream.Event{Kind: stream.EventReasoningStart, Block: pos, Item: it},
+		stream.Event{Kind: stream.EventReasoningEnd, Block: pos, Item: it})
 	return jsonw.ExtraMembers(string(stripped), toolCallKnown...), dst, nil
 }
 

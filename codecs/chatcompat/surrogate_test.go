@@ -6,6 +6,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/require"
 )
 
@@ -48,7 +49,7 @@ func TestSurrogatePairAcrossDeltas(t *testing.T) {
 			"T[\uFFFD\uFFFD]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := codectest.SweepStream(t, New(APIGeneric, "vllm", "").NewStream, replay.StreamOptions{}, tc.stream)
+			res := codectest.SweepStream(t, New(APIGeneric, "vllm", "").NewFrameDecoder, stream.Options{}, tc.stream)
 			require.NoError(t, res.Err)
 			require.Equal(t, tc.want, render(res.Turn))
 		})

@@ -45,8 +45,10 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // Fixtures are the recorded shapes of a codec's API that Run checks the
@@ -145,10 +147,14 @@ func checkBody(t *testing.T, c replay.ReasoningCodec, body []byte) {
 	}
 }
 
-func checkStream(t *testing.T, c replay.ReasoningCodec, data []byte) {
+func checkStream(t *testing.T, rc replay.ReasoningCodec, data []byte) {
+	c, ok := rc.(codecs.Codec)
+	if !ok {
+		t.Fatalf("the %s codec has no stream decoder: it must implement codecs.Codec", rc.API())
+	}
 	framing := framingOf(c, data)
-	opts := replay.StreamOptions{Framing: framing}
-	res := codectest.SweepStream(t, c.NewStream, opts, data)
+	opts := stream.Options{Framing: framing}
+	res := codectest.SweepStream(t, c.NewFrameDecoder, opts, data)
 	if res.Err != nil {
 		t.Fatalf("the stream: %v", res.Err)
 	}
@@ -157,20 +163,20 @@ func checkStream(t *testing.T, c replay.ReasoningCodec, data []byte) {
 	}
 	codectest.DocumentTrip(t, c, res.Turn)
 	if len(res.Turn.Blocks) >= 2 {
-		codectest.SweepLimits(t, c.NewStream, framing, data)
+		codectest.SweepLimits(t, c.NewFrameDecoder, framing, data)
 	}
 }
 
 // framingOf returns the framing data is in: the first of SSE, JSON Lines
 // and the AWS event stream that decodes it without an error, else
 // FramingAuto (whose error the sweep then reports).
-func framingOf(c replay.ReasoningCodec, data []byte) replay.Framing {
-	for _, f := range []replay.Framing{replay.FramingSSE, replay.FramingJSONL, replay.FramingEventStream} {
-		if _, err := replay.DecodeStream(bytes.NewReader(data), c.NewStream(), replay.StreamOptions{Framing: f}); err == nil {
+func framingOf(c replay.ReasoningCodec, data []byte) stream.Framing {
+	for _, f := range []stream.Framing{stream.FramingSSE, stream.FramingJSONL, stream.FramingEventStream} {
+		if _, err := stream.Decode(bytes.NewReader(data), c, stream.Options{Framing: f}); err == nil {
 			return f
 		}
 	}
-	return replay.FramingAuto
+	return stream.FramingAuto
 }
 
 func checkBadInput(t *testing.T, c replay.ReasoningCodec, bodies [][]byte) {
@@ -185,8 +191,8 @@ func checkBadInput(t *testing.T, c replay.ReasoningCodec, bodies [][]byte) {
 			t.Errorf("Decode(%.40q): %v, want an error wrapping ErrMalformed", b, err)
 		}
 	}
-	for _, framing := range []replay.Framing{replay.FramingSSE, replay.FramingJSONL} {
-		_, err := replay.DecodeStream(bytes.NewReader([]byte("data: {\"x\n\nevent: \x00\x01\n\n{]\n")), c.NewStream(), replay.StreamOptions{Framing: framing})
+	for _, framing := range []stream.Framing{stream.FramingSSE, stream.FramingJSONL} {
+		_, err := stream.Decode(bytes.NewReader([]byte("data: {\"x\n\nevent: \x00\x01\n\n{]\n")), c, stream.Options{Framing: framing})
 		if err == nil {
 			t.Errorf("a stream of garbage (%v framing) decoded without an error", framing)
 		}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/cohere"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // longStream returns a synthetic v2 chat SSE stream of n thinking deltas
@@ -34,7 +34,7 @@ func BenchmarkStream(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
 	for i := 0; i < b.N; i++ {
-		if _, err := replay.DecodeStream(bytes.NewReader(data), c.NewStream(), replay.StreamOptions{}); err != nil {
+		if _, err := stream.Decode(bytes.NewReader(data), c, stream.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/reasonreplay/replay/schema"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -28,17 +29,17 @@ func read(t testing.TB, name string) []byte {
 	return b
 }
 
-func optsFor(name string) replay.StreamOptions {
+func optsFor(name string) stream.Options {
 	if strings.HasSuffix(name, ".sse") {
-		return replay.StreamOptions{}
+		return stream.Options{}
 	}
-	return replay.StreamOptions{Framing: replay.FramingJSONL}
+	return stream.Options{Framing: stream.FramingJSONL}
 }
 
-func stream(t testing.TB, name string) codectest.Result {
+func decodeFixture(t testing.TB, name string) codectest.Result {
 	t.Helper()
 	c := cohere.Codec{Model: "command-a-reasoning-08-2025"}
-	return codectest.SweepStream(t, c.NewStream, optsFor(name), read(t, name))
+	return codectest.SweepStream(t, c.NewFrameDecoder, optsFor(name), read(t, name))
 }
 
 func TestStreamFixtures(t *testing.T) {
@@ -52,7 +53,7 @@ func TestStreamFixtures(t *testing.T) {
 	for _, f := range files {
 		name := filepath.Base(f)
 		t.Run(name, func(t *testing.T) {
-			res := stream(t, name)
+			res := decodeFixture(t, name)
 			base := strings.ReplaceAll(name, ".", "-")
 			codectest.Golden(t, filepath.Join(dir, "golden", base+".turn.json"), res.Document())
 			ev := strings.Join(codectest.EventSummary(res.Events), "\n") + "\nerr: " + fmt.Sprint(res.Err) + "\n"
@@ -76,8 +77,8 @@ func TestBodyFixtures(t *testing.T) {
 }
 
 func TestThinkingStream(t *testing.T) {
-	sse := stream(t, "thinking.sse")
-	jsonl := stream(t, "thinking.jsonl")
+	sse := decodeFixture(t, "thinking.sse")
+	jsonl := decodeFixture(t, "thinking.jsonl")
 	require.Equal(t, string(sse.Document()), string(jsonl.Document()), "SSE and JSONL give the same turn")
 	require.NoError(t, sse.Err)
 	tu := sse.Turn
@@ -93,7 +94,7 @@ func TestThinkingStream(t *testing.T) {
 }
 
 func TestToolCallStream(t *testing.T) {
-	res := stream(t, "thinking-tool-call.jsonl")
+	res := decodeFixture(t, "thinking-tool-call.jsonl")
 	require.NoError(t, res.Err)
 	tu := res.Turn
 	require.Equal(t, `I should look up the "opening hours" first.`, tu.Blocks[0].(*replay.ReasoningText).Text)
@@ -109,23 +110,23 @@ func TestToolCallStream(t *testing.T) {
 
 func TestDoneTerminator(t *testing.T) {
 	data := append(read(t, "thinking.sse"), "data: [DONE]\n\n"...)
-	res := codectest.SweepStream(t, cohere.Codec{Model: "command-a-reasoning-08-2025"}.NewStream, replay.StreamOptions{}, data)
+	res := codectest.SweepStream(t, cohere.Codec{Model: "command-a-reasoning-08-2025"}.NewFrameDecoder, stream.Options{}, data)
 	require.NoError(t, res.Err)
-	require.Equal(t, string(stream(t, "thinking.sse").Document()), string(res.Document()))
+	require.Equal(t, string(decodeFixture(t, "thinking.sse").Document()), string(res.Document()))
 	// [DONE] alone does not complete a turn.
-	res = codectest.FeedPush(cohere.Codec{}.NewStream(), replay.StreamOptions{}, [][]byte{[]byte("data: [DONE]\n\n")})
+	res = codectest.FeedPush(cohere.Codec{}.NewFrameDecoder(), stream.Options{}, [][]byte{[]byte("data: [DONE]\n\n")})
 	require.ErrorIs(t, res.Err, io.ErrUnexpectedEOF)
 }
 
 func TestCutAndError(t *testing.T) {
-	res := stream(t, "cut-mid-thinking.jsonl")
+	res := decodeFixture(t, "cut-mid-thinking.jsonl")
 	require.ErrorIs(t, res.Err, io.ErrUnexpectedEOF)
 	rt := res.Turn.Blocks[0].(*replay.ReasoningText)
 	require.Equal(t, "Step one: read the question", rt.Text)
 	require.True(t, rt.Unfinished)
 	require.False(t, res.Turn.Complete)
 
-	res = stream(t, "stream-error.jsonl")
+	res = decodeFixture(t, "stream-error.jsonl")
 	var pe *replay.ProviderError
 	require.ErrorAs(t, res.Err, &pe)
 	require.Equal(t, "internal server error, please try again", pe.Message)
@@ -149,7 +150,7 @@ func TestMalformed(t *testing.T) {
 		`{"type":"content-start","index":0,"delta":{"message":{"content":{"type":"text","text":5}}}}` + "\n",
 		`{"type":"tool-call-start","index":0,"delta":{"message":{"tool_calls":{}}}}` + "\n",
 	} {
-		res := codectest.FeedPush(cohere.Codec{}.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL}, [][]byte{[]byte(s)})
+		res := codectest.FeedPush(cohere.Codec{}.NewFrameDecoder(), stream.Options{Framing: stream.FramingJSONL}, [][]byte{[]byte(s)})
 		require.ErrorIs(t, res.Err, replay.ErrMalformed, s)
 		require.False(t, res.Turn.Complete)
 	}
@@ -157,7 +158,7 @@ func TestMalformed(t *testing.T) {
 
 func TestLimits(t *testing.T) {
 	c := cohere.Codec{Limits: replay.Limits{MaxItem: 8}}
-	res := codectest.FeedPush(c.NewStream(), replay.StreamOptions{}, [][]byte{read(t, "thinking.sse")})
+	res := codectest.FeedPush(c.NewFrameDecoder(), stream.Options{}, [][]byte{read(t, "thinking.sse")})
 	var le *replay.LimitError
 	require.ErrorAs(t, res.Err, &le)
 	_, err := c.Decode(read(t, "thinking.json"))
@@ -167,7 +168,7 @@ func TestLimits(t *testing.T) {
 func TestSweepLimits(t *testing.T) {
 	for _, name := range []string{"thinking.sse", "thinking-tool-call.jsonl"} {
 		t.Run(name, func(t *testing.T) {
-			codectest.SweepLimits(t, cohere.Codec{}.NewStream, optsFor(name).Framing, read(t, name))
+			codectest.SweepLimits(t, cohere.Codec{}.NewFrameDecoder, optsFor(name).Framing, read(t, name))
 		})
 	}
 }
@@ -194,9 +195,9 @@ func TestLimitsCountEveryString(t *testing.T) {
 	assert.Equal(t, replay.LimitError{What: "turn size", Limit: 10, API: cohere.API, Event: -1, Block: 1}, *le)
 
 	// In a stream, the error names the event.
-	fd := cohere.Codec{}.NewStream()
+	fd := cohere.Codec{}.NewFrameDecoder()
 	fd.SetLimits(replay.Limits{MaxItem: 4})
-	res := codectest.FeedPush(fd, replay.StreamOptions{Framing: replay.FramingJSONL}, [][]byte{[]byte(
+	res := codectest.FeedPush(fd, stream.Options{Framing: stream.FramingJSONL}, [][]byte{[]byte(
 		`{"type":"content-start","index":0,"delta":{"message":{"content":{"type":"thinking","thinking":"ab"}}}}` + "\n" +
 			`{"type":"content-delta","index":0,"delta":{"message":{"content":{"thinking":"cde"}}}}` + "\n")})
 	require.ErrorAs(t, res.Err, &le)
@@ -231,7 +232,7 @@ func TestRoundTrip(t *testing.T) {
 			if strings.HasSuffix(name, ".json") {
 				tu, err = c.Decode(read(t, name))
 			} else {
-				tu, err = replay.DecodeStream(bytes.NewReader(read(t, name)), c.NewStream(), optsFor(name))
+				tu, err = stream.Decode(bytes.NewReader(read(t, name)), c, optsFor(name))
 			}
 			require.NoError(t, err)
 			enc, err := c.Encode(tu)
@@ -312,7 +313,7 @@ func TestErrorsTyped(t *testing.T) {
 }
 
 func Example() {
-	stream := `{"type":"message-start","delta":{"message":{"role":"assistant"}}}
+	events := `{"type":"message-start","delta":{"message":{"role":"assistant"}}}
 {"type":"content-start","index":0,"delta":{"message":{"content":{"type":"thinking","thinking":""}}}}
 {"type":"content-delta","index":0,"delta":{"message":{"content":{"thinking":"3 + 4 = 7."}}}}
 {"type":"content-end","index":0}
@@ -322,7 +323,7 @@ func Example() {
 {"type":"message-end","delta":{"finish_reason":"COMPLETE"}}
 `
 	c := cohere.Codec{}
-	turn, err := replay.DecodeStream(strings.NewReader(stream), c.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL})
+	turn, err := stream.Decode(strings.NewReader(events), c, stream.Options{Framing: stream.FramingJSONL})
 	if err != nil {
 		panic(err)
 	}
@@ -355,7 +356,7 @@ func TestResponseMembersLimited(t *testing.T) {
 		"error":         `{"type":"message-end","delta":{"finish_reason":"ERROR","error":"` + big + `"}}`,
 	} {
 		data := `{"type":"message-start","id":"r","delta":{"message":{"role":"assistant"}}}` + "\n" + end + "\n"
-		_, err := replay.DecodeStream(strings.NewReader(data), cohere.Codec{Limits: lim}.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL})
+		_, err := stream.Decode(strings.NewReader(data), cohere.Codec{Limits: lim}, stream.Options{Framing: stream.FramingJSONL})
 		var le *replay.LimitError
 		require.ErrorAs(t, err, &le, name)
 		assert.Equal(t, "item size", le.What, name)
@@ -370,7 +371,7 @@ func TestStartWithoutMember(t *testing.T) {
 		`{"type":"citation-start","index":0}` + "\n" +
 		`{"type":"content-start","index":1,"delta":{"message":{"content":{"type":"image","url":"u"}}}}` + "\n" +
 		`{"type":"message-end","delta":{"finish_reason":"COMPLETE"}}` + "\n")
-	res := codectest.SweepStream(t, cohere.Codec{}.NewStream, replay.StreamOptions{Framing: replay.FramingJSONL}, data)
+	res := codectest.SweepStream(t, cohere.Codec{}.NewFrameDecoder, stream.Options{Framing: stream.FramingJSONL}, data)
 	require.NoError(t, res.Err)
 	tu := res.Turn
 	require.Len(t, tu.Blocks, 1, "only the start that carries content")

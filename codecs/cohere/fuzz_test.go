@@ -8,6 +8,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/cohere"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // FuzzStream feeds arbitrary SSE to the stream decoder, whole and byte by
@@ -20,13 +21,13 @@ func FuzzStream(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := cohere.Codec{}
-		opts := replay.StreamOptions{Framing: replay.FramingJSONL}
-		whole := codectest.FeedPush(c.NewStream(), opts, [][]byte{data})
+		opts := stream.Options{Framing: stream.FramingJSONL}
+		whole := codectest.FeedPush(c.NewFrameDecoder(), opts, [][]byte{data})
 		var bytes [][]byte
 		for i := range data {
 			bytes = append(bytes, data[i:i+1])
 		}
-		split := codectest.FeedPull(c.NewStream(), opts, bytes)
+		split := codectest.FeedPull(c.NewFrameDecoder(), opts, bytes)
 		if string(whole.Document()) != string(split.Document()) {
 			t.Fatalf("whole and byte-by-byte feeds differ")
 		}
@@ -91,6 +92,6 @@ func FuzzShape(f *testing.F) {
 	f.Add([]byte(runs()))
 	f.Add(read(f, "thinking.sse"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		codectest.SameAsReshaped(t, cohere.Codec{}.NewStream, replay.StreamOptions{}, data)
+		codectest.SameAsReshaped(t, cohere.Codec{}.NewFrameDecoder, stream.Options{}, data)
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/cohere"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -42,7 +43,7 @@ func runs() string {
 
 func TestShapeRunsReadAsInFull(t *testing.T) {
 	data := []byte(runs())
-	res := codectest.SameAsReshaped(t, cohere.Codec{}.NewStream, replay.StreamOptions{}, data)
+	res := codectest.SameAsReshaped(t, cohere.Codec{}.NewFrameDecoder, stream.Options{}, data)
 	require.NoError(t, res.Err)
 	assert.Equal(t, []string{
 		"thinking \"Step one: \\\"weigh\\\" it,\\n café \ufffd lone done.\" cohere-v1",
@@ -50,14 +51,14 @@ func TestShapeRunsReadAsInFull(t *testing.T) {
 		`call call_1 lookup {"q": "hours"}`,
 		`text "Open at 9."`,
 	}, handles(res.Turn))
-	codectest.SweepStream(t, cohere.Codec{}.NewStream, replay.StreamOptions{}, data)
+	codectest.SweepStream(t, cohere.Codec{}.NewFrameDecoder, stream.Options{}, data)
 
-	fd := cohere.Codec{}.NewStream()
-	codectest.FeedPush(fd, replay.StreamOptions{}, [][]byte{data})
+	fd := cohere.Codec{}.NewFrameDecoder()
+	codectest.FeedPush(fd, stream.Options{}, [][]byte{data})
 	// Each run's first delta is read in full, the others by matching.
 	assert.Equal(t, 5+1+2+2, cohere.Matched(fd))
-	fd = cohere.Codec{}.NewStream()
-	codectest.FeedPush(fd, replay.StreamOptions{}, [][]byte{codectest.Reshape(data)})
+	fd = cohere.Codec{}.NewFrameDecoder()
+	codectest.FeedPush(fd, stream.Options{}, [][]byte{codectest.Reshape(data)})
 	assert.Zero(t, cohere.Matched(fd), "a reshaped stream is read in full")
 }
 
@@ -75,13 +76,13 @@ func TestShapeRunsHitLimits(t *testing.T) {
 		{replay.Limits{MaxItem: 25}, 5, 3},
 		{replay.Limits{MaxTurn: 35}, 6, 4},
 	} {
-		opts := replay.StreamOptions{Limits: c.l}
-		res := codectest.SameAsReshaped(t, cohere.Codec{}.NewStream, opts, data)
+		opts := stream.Options{Limits: c.l}
+		res := codectest.SameAsReshaped(t, cohere.Codec{}.NewFrameDecoder, opts, data)
 		var le *replay.LimitError
 		require.ErrorAs(t, res.Err, &le, "%+v", c.l)
 		assert.Equal(t, c.event, le.Event, "%+v: the delta that crosses the limit", c.l)
 		assert.Equal(t, 0, le.Block)
-		fd := cohere.Codec{}.NewStream()
+		fd := cohere.Codec{}.NewFrameDecoder()
 		codectest.FeedPush(fd, opts, [][]byte{data})
 		assert.Equal(t, c.matched, cohere.Matched(fd), "%+v: the limit is hit by a matched delta", c.l)
 	}
@@ -93,11 +94,11 @@ func TestShapeStateChangeBetweenSameBytes(t *testing.T) {
 	delta := `data: {"type":"content-delta","index":0,"delta":{"message":{"content":{"thinking":"again"}}}}` + "\n\n"
 	data := []byte(`data: {"type":"content-start","index":0,"delta":{"message":{"content":{"type":"thinking","thinking":""}}}}` + "\n\n" +
 		delta + delta + `data: {"type":"content-end","index":0}` + "\n\n" + delta)
-	res := codectest.SameAsReshaped(t, cohere.Codec{}.NewStream, replay.StreamOptions{}, data)
+	res := codectest.SameAsReshaped(t, cohere.Codec{}.NewFrameDecoder, stream.Options{}, data)
 	require.ErrorIs(t, res.Err, replay.ErrMalformed)
 	assert.Contains(t, res.Err.Error(), "content-delta for a block that was not started")
 	assert.Equal(t, `thinking "againagain" cohere-v1`, handles(res.Turn)[0])
-	fd := cohere.Codec{}.NewStream()
-	codectest.FeedPush(fd, replay.StreamOptions{}, [][]byte{data})
+	fd := cohere.Codec{}.NewFrameDecoder()
+	codectest.FeedPush(fd, stream.Options{}, [][]byte{data})
 	assert.Equal(t, 1, cohere.Matched(fd))
 }

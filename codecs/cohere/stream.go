@@ -5,15 +5,17 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/engine"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // NewStream returns a decoder for v2 chat streams, seeded with the
 // codec's Provider, Model and Limits.
-func (c Codec) NewStream() replay.FrameDecoder {
+func (c Codec) NewFrameDecoder() codecs.FrameDecoder {
 	return &StreamDecoder{Provider: c.Provider, Model: c.Model, Limits: c.Limits}
 }
 
@@ -49,21 +51,21 @@ type StreamDecoder struct {
 }
 
 // stream is the decoder as the engine drives it (see [engine.Codec]).
-type stream StreamDecoder
+type decoder StreamDecoder
 
 // SetLimits replaces the decoder's limits with the non-zero fields of l
-// (see [replay.FrameDecoder].SetLimits). Call it before the first frame.
-func (s *StreamDecoder) SetLimits(l replay.Limits) { s.run.SetLimits((*stream)(s), l) }
+// (see [codecs.FrameDecoder].SetLimits). Call it before the first frame.
+func (s *StreamDecoder) SetLimits(l replay.Limits) { s.run.SetLimits((*decoder)(s), l) }
 
 // Decode decodes one event.
-func (s *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
-	return s.run.Decode((*stream)(s), &f, dst)
+func (s *StreamDecoder) Decode(typ, data []byte, dst []stream.Event) ([]stream.Event, error) {
+	return s.run.Decode((*decoder)(s), typ, data, dst)
 }
 
 // Finish ends the stream and returns the turn.
-func (s *StreamDecoder) Finish() (*replay.Turn, error) { return s.run.Finish((*stream)(s)) }
+func (s *StreamDecoder) Finish() (*replay.Turn, error) { return s.run.Finish((*decoder)(s)) }
 
-func (s *stream) Start(r *engine.Run) {
+func (s *decoder) Start(r *engine.Run) {
 	r.Budget = kit.NewBudget(API, s.Limits, 0)
 	s.plan = -1
 	s.turn.Provenance = Codec{Provider: s.Provider, Model: s.Model}.provenance()
@@ -71,7 +73,7 @@ func (s *stream) Start(r *engine.Run) {
 
 // Full reads an event in full: validated and extracted in one pass, in
 // place (everything kept is copied).
-func (s *stream) Full(r *engine.Run, f replay.Frame, text string, dst []replay.Event) ([]replay.Event, error) {
+func (s *decoder) Full(r *engine.Run, f engine.Frame, text string, dst []stream.Event) ([]stream.Event, error) {
 	if text == "[DONE]" {
 		// The SSE terminator cohere-go reads up to; message-end is what
 		// completes the turn.
@@ -100,7 +102,7 @@ func (s *stream) Full(r *engine.Run, f replay.Frame, text string, dst []replay.E
 
 // Matched applies an event like the last delta read in full: the engine
 // has put its fields at their places in it.
-func (s *stream) Matched(r *engine.Run, m *engine.Match, dst []replay.Event) ([]replay.Event, error) {
+func (s *decoder) Matched(r *engine.Run, m *engine.Match, dst []stream.Event) ([]stream.Event, error) {
 	return s.event(str(s.ev.typ), &s.ev, dst)
 }
 
@@ -111,7 +113,7 @@ func (s *stream) Matched(r *engine.Run, m *engine.Match, dst []replay.Event) ([]
 // first is decoded as it is matched. Only an event that names its type is
 // learned: a type taken from the frame is not in the text the shape
 // matches.
-func (s *stream) learn(text, typ string, ev *event) {
+func (s *decoder) learn(text, typ string, ev *event) {
 	switch typ {
 	case "content-delta", "tool-call-delta", "tool-plan-delta":
 	default:
@@ -137,7 +139,7 @@ func (s *stream) learn(text, typ string, ev *event) {
 
 // event dispatches one event by its type. An event type this decoder does
 // not know is ignored.
-func (s *stream) event(typ string, ev *event, dst []replay.Event) ([]replay.Event, error) {
+func (s *decoder) event(typ string, ev *event, dst []stream.Event) ([]stream.Event, error) {
 	switch typ {
 	case "content-start":
 		return s.contentStart(ev, dst)
@@ -163,7 +165,7 @@ func (s *stream) event(typ string, ev *event, dst []replay.Event) ([]replay.Even
 
 // contentStart opens a content block: thinking, text, or another type
 // kept verbatim.
-func (s *stream) contentStart(ev *event, dst []replay.Event) ([]replay.Event, error) {
+func (s *decoder) contentStart(ev *event, dst []stream.Event) ([]stream.Event, error) {
 	idx, err := s.index(ev)
 	if err != nil {
 		return dst, err
@@ -181,7 +183,7 @@ func (s *stream) contentStart(ev *event, dst []replay.Event) ([]replay.Event, er
 		}
 		o.think, o.item, o.block = true, it, len(s.turn.Blocks)-1
 		s.opens = append(s.opens, o)
-		dst = append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: o.block, Item: it})
+		dst = append(dst, stream.Event{Kind: stream.EventReasoningStart, Block: o.block, Item: it})
 		return s.piece(o, ev.thinking, dst)
 	case "text":
 		s.opens = append(s.opens, o)
@@ -192,7 +194,7 @@ func (s *stream) contentStart(ev *event, dst []replay.Event) ([]replay.Event, er
 
 // contentDelta appends `delta.message.content.thinking` (or `.text`) to
 // its block.
-func (s *stream) contentDelta(ev *event, dst []replay.Event) ([]replay.Event, error) {
+func (s *decoder) contentDelta(ev *event, dst []stream.Event) ([]stream.Event, error) {
 	o, err := s.started(false, ev, "content-delta for a block that was not started")
 	if err != nil {
 		return dst, err
@@ -204,7 +206,7 @@ func (s *stream) contentDelta(ev *event, dst []replay.Event) ([]replay.Event, er
 }
 
 // toolPlanDelta appends to the tool plan, opening it on the first piece.
-func (s *stream) toolPlanDelta(ev *event) error {
+func (s *decoder) toolPlanDelta(ev *event) error {
 	r := ev.plan
 	if r == "" {
 		return nil
@@ -225,7 +227,7 @@ func (s *stream) toolPlanDelta(ev *event) error {
 
 // toolCallStart opens a tool call (id, name) and takes its first piece of
 // arguments. It closes the tool plan.
-func (s *stream) toolCallStart(ev *event, dst []replay.Event) ([]replay.Event, error) {
+func (s *decoder) toolCallStart(ev *event, dst []stream.Event) ([]stream.Event, error) {
 	idx, err := s.index(ev)
 	if err != nil {
 		return dst, err
@@ -250,12 +252,12 @@ func (s *stream) toolCallStart(ev *event, dst []replay.Event) ([]replay.Event, e
 	}
 	o := &open{tool: true, index: idx, block: at}
 	s.opens = append(s.opens, o)
-	dst = append(dst, replay.Event{Kind: replay.EventToolCallStart, Block: o.block, ID: call.ID, Name: call.Name})
+	dst = append(dst, stream.Event{Kind: stream.EventToolCallStart, Block: o.block, ID: call.ID, Name: call.Name})
 	return s.piece(o, ev.fnArgs, dst)
 }
 
 // toolCallDelta appends a piece of a call's arguments.
-func (s *stream) toolCallDelta(ev *event, dst []replay.Event) ([]replay.Event, error) {
+func (s *decoder) toolCallDelta(ev *event, dst []stream.Event) ([]stream.Event, error) {
 	o, err := s.started(true, ev, "tool-call-delta for a call that was not started")
 	if err != nil {
 		return dst, err
@@ -264,7 +266,7 @@ func (s *stream) toolCallDelta(ev *event, dst []replay.Event) ([]replay.Event, e
 }
 
 // end closes the content block or tool call the event's index names.
-func (s *stream) end(tool bool, ev *event, dst []replay.Event) ([]replay.Event, error) {
+func (s *decoder) end(tool bool, ev *event, dst []stream.Event) ([]stream.Event, error) {
 	idx, err := s.index(ev)
 	if err != nil {
 		return dst, err
@@ -278,7 +280,7 @@ func (s *stream) end(tool bool, ev *event, dst []replay.Event) ([]replay.Event, 
 // messageEnd records finish_reason and usage and completes the turn, or,
 // for finish_reason "ERROR", ends it with a provider error (open blocks
 // stay open: Finish marks them unfinished).
-func (s *stream) messageEnd(ev *event, dst []replay.Event) ([]replay.Event, error) {
+func (s *decoder) messageEnd(ev *event, dst []stream.Event) ([]stream.Event, error) {
 	at := len(s.turn.Blocks)
 	var err error
 	if fr := ev.finish; len(fr) >= 2 && fr[0] == '"' {
@@ -301,7 +303,7 @@ func (s *stream) messageEnd(ev *event, dst []replay.Event) ([]replay.Event, erro
 		pe := &replay.ProviderError{API: API, Type: "ERROR", Message: msg}
 		s.perr, s.turn.Error = pe, pe
 		s.run.Stop() // the stream is over: later events are ignored
-		return append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: pe}), nil
+		return append(dst, stream.Event{Kind: stream.EventError, Block: -1, Err: pe}), nil
 	}
 	s.closePlan()
 	for len(s.opens) > 0 {
@@ -309,10 +311,10 @@ func (s *stream) messageEnd(ev *event, dst []replay.Event) ([]replay.Event, erro
 	}
 	s.done = true
 	s.run.Stop()
-	return append(dst, replay.Event{Kind: replay.EventDone, Block: -1}), nil
+	return append(dst, stream.Event{Kind: stream.EventDone, Block: -1}), nil
 }
 
-func (s *stream) index(ev *event) (int, error) {
+func (s *decoder) index(ev *event) (int, error) {
 	idx, ok := kit.Index(ev.index)
 	if !ok {
 		return 0, replay.Malformed(API, s.run.Budget.Event, "/index", "expected a non-negative integer")
@@ -321,7 +323,7 @@ func (s *stream) index(ev *event) (int, error) {
 }
 
 // add appends a block within the budget.
-func (s *stream) add(b replay.Block) error {
+func (s *decoder) add(b replay.Block) error {
 	if err := s.run.Budget.Block(len(s.turn.Blocks)); err != nil {
 		return err
 	}
@@ -330,7 +332,7 @@ func (s *stream) add(b replay.Block) error {
 }
 
 // native adds a block kept verbatim.
-func (s *stream) native(kind, rawJSON string) error {
+func (s *decoder) native(kind, rawJSON string) error {
 	if rawJSON == "" { // the member is absent: nothing to keep
 		return nil
 	}
@@ -343,7 +345,7 @@ func (s *stream) native(kind, rawJSON string) error {
 
 // piece appends the JSON string literal r (or nothing when r is "") to o,
 // within the budget, and emits its delta.
-func (s *stream) piece(o *open, r string, dst []replay.Event) ([]replay.Event, error) {
+func (s *decoder) piece(o *open, r string, dst []stream.Event) ([]stream.Event, error) {
 	if r == "" || r == "null" {
 		return dst, nil
 	}
@@ -367,16 +369,16 @@ func (s *stream) piece(o *open, r string, dst []replay.Event) ([]replay.Event, e
 	d := o.b.String()[k:]
 	switch {
 	case o.tool:
-		return append(dst, replay.Event{Kind: replay.EventToolCallDelta, Block: o.block, Delta: d}), nil
+		return append(dst, stream.Event{Kind: stream.EventToolCallDelta, Block: o.block, Delta: d}), nil
 	case o.think:
-		return append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: o.block, Delta: d, Item: o.item}), nil
+		return append(dst, stream.Event{Kind: stream.EventReasoningDelta, Block: o.block, Delta: d, Item: o.item}), nil
 	}
-	return append(dst, replay.Event{Kind: replay.EventTextDelta, Block: o.block, Delta: d}), nil
+	return append(dst, stream.Event{Kind: stream.EventTextDelta, Block: o.block, Delta: d}), nil
 }
 
 // started returns the open block or call the delta event ev names, or a
 // malformed-input error saying what when there is none.
-func (s *stream) started(tool bool, ev *event, what string) (*open, error) {
+func (s *decoder) started(tool bool, ev *event, what string) (*open, error) {
 	idx, err := s.index(ev)
 	if err != nil {
 		return nil, err
@@ -388,7 +390,7 @@ func (s *stream) started(tool bool, ev *event, what string) (*open, error) {
 	return o, nil
 }
 
-func (s *stream) find(tool bool, idx int) *open {
+func (s *decoder) find(tool bool, idx int) *open {
 	for _, o := range s.opens {
 		if o.tool == tool && o.index == idx {
 			return o
@@ -397,7 +399,7 @@ func (s *stream) find(tool bool, idx int) *open {
 	return nil
 }
 
-func (s *stream) closePlan() {
+func (s *decoder) closePlan() {
 	if s.plan >= 0 {
 		nb := s.turn.Blocks[s.plan].(*replay.Native)
 		nb.Raw, nb.Unfinished = quoted(s.planB.String()), false
@@ -406,20 +408,20 @@ func (s *stream) closePlan() {
 }
 
 // close finishes o (events only when finished) and removes it.
-func (s *stream) close(o *open, dst []replay.Event, finished bool) []replay.Event {
+func (s *decoder) close(o *open, dst []stream.Event, finished bool) []stream.Event {
 	if o.block >= 0 {
 		switch b := s.turn.Blocks[o.block].(type) {
 		case *replay.ReasoningText:
 			b.Text, b.Unfinished = o.b.String(), !finished
 			if finished {
-				dst = append(dst, replay.Event{Kind: replay.EventReasoningEnd, Block: o.block, Item: b})
+				dst = append(dst, stream.Event{Kind: stream.EventReasoningEnd, Block: o.block, Item: b})
 			}
 		case *replay.Text:
 			b.Text = o.b.String()
 		case *replay.ToolCall:
 			b.Arguments, b.Unfinished = o.b.String(), !finished
 			if finished {
-				dst = append(dst, replay.Event{Kind: replay.EventToolCallEnd, Block: o.block})
+				dst = append(dst, stream.Event{Kind: stream.EventToolCallEnd, Block: o.block})
 			}
 		}
 	}
@@ -434,7 +436,7 @@ func (s *stream) close(o *open, dst []replay.Event, finished bool) []replay.Even
 
 // End ends the stream: a cut stream's open blocks and tool plan are kept
 // unfinished.
-func (s *stream) End(r *engine.Run) (*replay.Turn, error) {
+func (s *decoder) End(r *engine.Run) (*replay.Turn, error) {
 	t := &s.turn
 	if !s.done || r.Err() != nil {
 		if s.plan >= 0 {

@@ -6,16 +6,17 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/gemini"
+	"github.com/reasonreplay/replay/stream"
 )
 
 func Example() {
-	stream := `data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Checking the flight first.","thought":true}]}}],"modelVersion":"gemini-3-flash-preview"}
+	events := `data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Checking the flight first.","thought":true}]}}],"modelVersion":"gemini-3-flash-preview"}
 
 data: {"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"check_flight","args":{"flight":"AA100"},"id":"fc01"},"thoughtSignature":"U2lnbmF0dXJlQQ=="}]},"finishReason":"STOP"}],"modelVersion":"gemini-3-flash-preview"}
 
 `
 	c := gemini.Codec{}
-	turn, err := replay.DecodeStream(strings.NewReader(stream), c.NewStream(), replay.StreamOptions{})
+	turn, err := stream.Decode(strings.NewReader(events), c, stream.Options{})
 	if err != nil {
 		panic(err)
 	}

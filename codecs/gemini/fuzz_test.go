@@ -6,6 +6,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // FuzzStream feeds arbitrary bytes as an SSE stream: no panic, the same turn
@@ -16,8 +17,8 @@ func FuzzStream(f *testing.F) {
 	f.Add([]byte("data: {\"candidates\":[{\"content\":{\"parts\":[{\"functionCall\":{\"name\":\"f\",\"willContinue\":true}},{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.a.b.c[0].d\",\"stringValue\":\"x\"},{\"jsonPath\":\"$.a.b.c[0].d\",\"stringValue\":\"y\"},{\"jsonPath\":\"$['q r'][0]\",\"numberValue\":1},{\"jsonPath\":\"$.a\",\"nullValue\":\"NULL_VALUE\"}]}}]},\"finishReason\":\"STOP\"}]}\n\n"))
 	f.Add([]byte("data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"\",\"thoughtSignature\":\"QQ\\ud800==\"}]},\"finishReason\":\"STOP\"}]}\n\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		whole := codectest.FeedPush(newFD(), replay.StreamOptions{}, [][]byte{data})
-		split := codectest.FeedPull(newFD(), replay.StreamOptions{}, codectest.Splits(data)[4].Chunks)
+		whole := codectest.FeedPush(newFD(), stream.Options{}, [][]byte{data})
+		split := codectest.FeedPull(newFD(), stream.Options{}, codectest.Splits(data)[4].Chunks)
 		if string(whole.Document()) != string(split.Document()) {
 			t.Fatalf("split feed differs:\n%s\n%s", whole.Document(), split.Document())
 		}
@@ -67,6 +68,6 @@ func checkTurn(t *testing.T, tu *replay.Turn, utf8ok bool) {
 func FuzzShape(f *testing.F) {
 	f.Add([]byte(gchunk(`{"text":"a"}`, "", 1) + gchunk(`{"text":"b"}`, "", 2) + gchunk(`{"text":"c"}`, `,"finishReason":"STOP"`, 3)))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		codectest.SameAsReshaped(t, newFD, replay.StreamOptions{}, data)
+		codectest.SameAsReshaped(t, newFD, stream.Options{}, data)
 	})
 }

@@ -9,9 +9,11 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/reasonreplay/replay/internal/gemsig"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
@@ -30,14 +32,14 @@ func golden(name, suffix string) string {
 	return filepath.Join(dir, "golden", strings.TrimSuffix(name, filepath.Ext(name))+suffix)
 }
 
-func framing(name string) replay.StreamOptions {
+func framing(name string) stream.Options {
 	if strings.HasSuffix(name, ".jsonl") {
-		return replay.StreamOptions{Framing: replay.FramingJSONL}
+		return stream.Options{Framing: stream.FramingJSONL}
 	}
-	return replay.StreamOptions{}
+	return stream.Options{}
 }
 
-func newFD() replay.FrameDecoder { return Codec{}.NewStream() }
+func newFD() codecs.FrameDecoder { return Codec{}.NewFrameDecoder() }
 
 func decodeStream(t testing.TB, name string) codectest.Result {
 	t.Helper()
@@ -207,7 +209,7 @@ func TestStreamedArguments(t *testing.T) {
 	assert.False(t, c1.Unfinished || c2.Unfinished)
 	assert.Equal(t, "vertex", tu.Provenance.Provider)
 	// One delta with the whole arguments, at the closing fragment.
-	assert.Equal(t, map[int]string{2: c1.Arguments, 3: c2.Arguments}, codectest.MergedDeltas(res.Events, replay.EventToolCallDelta))
+	assert.Equal(t, map[int]string{2: c1.Arguments, 3: c2.Arguments}, codectest.MergedDeltas(res.Events, stream.EventToolCallDelta))
 }
 
 func TestThoughtSignaturesSeparateParts(t *testing.T) {
@@ -292,7 +294,7 @@ func TestErrors(t *testing.T) {
 	assert.Equal(t, "UNAVAILABLE", pe.Type)
 	assert.False(t, res.Turn.Complete)
 	assert.True(t, res.Turn.Blocks[0].(*replay.ReasoningText).Unfinished)
-	assert.Equal(t, replay.EventError, res.Events[len(res.Events)-1].Kind)
+	assert.Equal(t, stream.EventError, res.Events[len(res.Events)-1].Kind)
 
 	res = decodeStream(t, "stream-truncated.sse")
 	require.ErrorIs(t, res.Err, io.ErrUnexpectedEOF)
@@ -329,13 +331,13 @@ func TestLimits(t *testing.T) {
 	require.ErrorAs(t, err, &le)
 	assert.Equal(t, "item size", le.What)
 	// Merged text counts as one item.
-	d := Codec{Limits: replay.Limits{MaxItem: 5}}.NewStream()
-	_, err = d.Decode(replay.Frame{Data: []byte(`{"candidates":[{"content":{"parts":[{"text":"abc"}]}}]}`)}, nil)
+	d := Codec{Limits: replay.Limits{MaxItem: 5}}.NewFrameDecoder()
+	_, err = d.Decode(nil, []byte(`{"candidates":[{"content":{"parts":[{"text":"abc"}]}}]}`), nil)
 	require.NoError(t, err)
-	_, err = d.Decode(replay.Frame{Data: []byte(`{"candidates":[{"content":{"parts":[{"text":"def"}]}}]}`)}, nil)
+	_, err = d.Decode(nil, []byte(`{"candidates":[{"content":{"parts":[{"text":"def"}]}}]}`), nil)
 	require.ErrorAs(t, err, &le)
 	// Sticky.
-	_, err2 := d.Decode(replay.Frame{Data: []byte(`{}`)}, nil)
+	_, err2 := d.Decode(nil, []byte(`{}`), nil)
 	assert.Same(t, err, err2)
 	tu, err := d.Finish()
 	require.Error(t, err)
@@ -394,10 +396,10 @@ func TestPartialArgsLimits(t *testing.T) {
 		`{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","stringValue":"abcd","willContinue":true}],"willContinue":true}}]}}]}`,
 		`{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","stringValue":"efgh"}],"willContinue":true}}]}}]}`,
 	}
-	d := Codec{Limits: replay.Limits{MaxItem: 6}}.NewStream()
+	d := Codec{Limits: replay.Limits{MaxItem: 6}}.NewFrameDecoder()
 	var err error
 	for _, f := range frames {
-		if _, err = d.Decode(replay.Frame{Data: []byte(f)}, nil); err != nil {
+		if _, err = d.Decode(nil, []byte(f), nil); err != nil {
 			break
 		}
 	}
@@ -410,9 +412,9 @@ func TestPartialArgsLimits(t *testing.T) {
 	assert.True(t, tu.Blocks[0].(*replay.ToolCall).Unfinished)
 
 	// The rebuilt object (quotes, keys) is bounded too.
-	d = Codec{Limits: replay.Limits{MaxItem: 8}}.NewStream()
+	d = Codec{Limits: replay.Limits{MaxItem: 8}}.NewFrameDecoder()
 	for _, f := range []string{frames[0], frames[1], `{"candidates":[{"content":{"parts":[{"functionCall":{}}]},"finishReason":"STOP"}]}`} {
-		if _, err = d.Decode(replay.Frame{Data: []byte(f)}, nil); err != nil {
+		if _, err = d.Decode(nil, []byte(f), nil); err != nil {
 			break
 		}
 	}
@@ -589,12 +591,12 @@ func TestRequiresSignatures(t *testing.T) {
 func TestStreamEventsShape(t *testing.T) {
 	res := decodeStream(t, "stream-parallel-calls.sse")
 	require.NoError(t, res.Err)
-	assert.Equal(t, map[int]string{0: res.Turn.Blocks[0].(*replay.ReasoningText).Text}, codectest.MergedDeltas(res.Events, replay.EventReasoningDelta))
+	assert.Equal(t, map[int]string{0: res.Turn.Blocks[0].(*replay.ReasoningText).Text}, codectest.MergedDeltas(res.Events, stream.EventReasoningDelta))
 	last := res.Events[len(res.Events)-1]
-	assert.Equal(t, replay.EventDone, last.Kind)
+	assert.Equal(t, stream.EventDone, last.Kind)
 	// Deltas are immutable strings: they survive the decoder's later work.
 	first := res.Events[1]
-	assert.Equal(t, replay.EventReasoningDelta, first.Kind)
+	assert.Equal(t, stream.EventReasoningDelta, first.Kind)
 	assert.Equal(t, "**Planning the lookup**\n\nThe user wants tide times for two harbours.", first.Delta)
 }
 
@@ -608,7 +610,7 @@ func TestFinishTwice(t *testing.T) {
 
 func TestGatewayDoneAndProvider(t *testing.T) {
 	data := "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]},\"finishReason\":\"STOP\"}],\"usageMetadata\":{\"trafficType\":\"ON_DEMAND\"}}\n\ndata: [DONE]\n\n"
-	res := codectest.SweepStream(t, Codec{Provider: "google"}.NewStream, replay.StreamOptions{}, []byte(data))
+	res := codectest.SweepStream(t, Codec{Provider: "google"}.NewFrameDecoder, stream.Options{}, []byte(data))
 	require.NoError(t, res.Err)
 	assert.Equal(t, "ok", res.Turn.VisibleText())
 	assert.Equal(t, "vertex", res.Turn.Provenance.Provider)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -33,7 +34,7 @@ func partialStream(n, per int, piece func(i int) string) string {
 
 func decodeJSONL(t testing.TB, data string) (*replay.Turn, time.Duration, error) {
 	start := time.Now()
-	tu, err := replay.DecodeStream(strings.NewReader(data), Codec{}.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL})
+	tu, err := stream.Decode(strings.NewReader(data), Codec{}, stream.Options{Framing: stream.FramingJSONL})
 	return tu, time.Since(start), err
 }
 
@@ -87,7 +88,7 @@ func TestPartialArgsDeepPath(t *testing.T) {
 	for _, n := range []int{maxArgDepth + 1, 2_000_000} {
 		path := "$" + strings.Repeat(".a", n)
 		data := partialStream(1, 1, func(int) string { return `{"jsonPath":"` + path + `","numberValue":1}` })
-		_, err := replay.DecodeStream(strings.NewReader(data), Codec{}.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL, Limits: replay.Limits{MaxEvent: 8 << 20}})
+		_, err := stream.Decode(strings.NewReader(data), Codec{}, stream.Options{Framing: stream.FramingJSONL, Limits: replay.Limits{MaxEvent: 8 << 20}})
 		require.ErrorIs(t, err, replay.ErrMalformed, n)
 		assert.Contains(t, err.Error(), `unsupported jsonPath "$.a.a.a.a`, n)
 	}
@@ -148,7 +149,7 @@ func TestLoneSurrogateSignatureRefused(t *testing.T) {
 		var me *replay.Error
 		require.ErrorAs(t, err, &me)
 		assert.Equal(t, "/candidates/0/content/parts/0/thoughtSignature", me.Pointer)
-		_, err = replay.DecodeStream(strings.NewReader("data: "+body+"\n\n"), Codec{}.NewStream(), replay.StreamOptions{})
+		_, err = stream.Decode(strings.NewReader("data: "+body+"\n\n"), Codec{}, stream.Options{})
 		require.ErrorIs(t, err, replay.ErrMalformed, sig)
 
 		thought := `{"candidates":[{"content":{"parts":[{"text":"t","thought":true,"thoughtSignature":"` + sig + `"}]},"finishReason":"STOP"}]}`

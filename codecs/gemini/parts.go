@@ -10,6 +10,7 @@ import (
 	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/tidwall/gjson"
 )
 
@@ -37,7 +38,7 @@ type builder struct {
 	bud    *kit.Budget
 	run    *engine.Run // the stream's engine, nil for a body
 	emit   bool
-	ev     []replay.Event
+	ev     []stream.Event
 	cand   int // position of the candidate, for error pointers
 	pi     int // position of the part, for error pointers
 	// content, when set, is the JSON Pointer of the Content object being
@@ -148,7 +149,7 @@ func (b *builder) add(bl replay.Block) (int, error) {
 	return len(b.blocks) - 1, nil
 }
 
-func (b *builder) push(e replay.Event) {
+func (b *builder) push(e stream.Event) {
 	if b.emit {
 		b.ev = append(b.ev, e)
 	}
@@ -158,7 +159,7 @@ func (b *builder) push(e replay.Event) {
 func (b *builder) close() error {
 	switch b.open {
 	case openThought:
-		b.push(replay.Event{Kind: replay.EventReasoningEnd, Block: len(b.blocks) - 1, Item: b.thought})
+		b.push(stream.Event{Kind: stream.EventReasoningEnd, Block: len(b.blocks) - 1, Item: b.thought})
 	case openCall:
 		if err := b.finishCall(); err != nil {
 			return err
@@ -278,8 +279,8 @@ func (b *builder) bind(sigRaw string, id string) error {
 	if err != nil {
 		return err
 	}
-	b.push(replay.Event{Kind: replay.EventReasoningStart, Block: at, Item: it})
-	b.push(replay.Event{Kind: replay.EventReasoningEnd, Block: at, Item: it})
+	b.push(stream.Event{Kind: stream.EventReasoningStart, Block: at, Item: it})
+	b.push(stream.Event{Kind: stream.EventReasoningEnd, Block: at, Item: it})
 	return nil
 }
 
@@ -304,7 +305,7 @@ func (b *builder) thoughtPart(p string, f *partFields) error {
 		}
 		b.thought.Text = all
 		if delta != "" {
-			b.push(replay.Event{Kind: replay.EventReasoningDelta, Block: len(b.blocks) - 1, Delta: delta})
+			b.push(stream.Event{Kind: stream.EventReasoningDelta, Block: len(b.blocks) - 1, Delta: delta})
 		}
 		return nil
 	}
@@ -335,9 +336,9 @@ func (b *builder) thoughtPart(p string, f *partFields) error {
 		return err
 	}
 	b.open, b.thought = openThought, it
-	b.push(replay.Event{Kind: replay.EventReasoningStart, Block: at, Item: it})
+	b.push(stream.Event{Kind: stream.EventReasoningStart, Block: at, Item: it})
 	if it.Text != "" {
-		b.push(replay.Event{Kind: replay.EventReasoningDelta, Block: at, Delta: it.Text})
+		b.push(stream.Event{Kind: stream.EventReasoningDelta, Block: at, Delta: it.Text})
 	}
 	return nil
 }
@@ -354,7 +355,7 @@ func (b *builder) textPart(p string, f *partFields) error {
 				return err
 			}
 			b.text.Text = all
-			b.push(replay.Event{Kind: replay.EventTextDelta, Block: len(b.blocks) - 1, Delta: delta})
+			b.push(stream.Event{Kind: stream.EventTextDelta, Block: len(b.blocks) - 1, Delta: delta})
 			return nil
 		}
 		if empty {
@@ -386,7 +387,7 @@ func (b *builder) textPart(p string, f *partFields) error {
 	}
 	b.open, b.text = openText, t
 	if t.Text != "" {
-		b.push(replay.Event{Kind: replay.EventTextDelta, Block: at, Delta: t.Text})
+		b.push(stream.Event{Kind: stream.EventTextDelta, Block: at, Delta: t.Text})
 	}
 	return nil
 }
@@ -482,16 +483,16 @@ func (b *builder) functionCall(p string, f *partFields) error {
 	if err != nil {
 		return err
 	}
-	b.push(replay.Event{Kind: replay.EventToolCallStart, Block: at, ID: c.ID, Name: c.Name})
+	b.push(stream.Event{Kind: stream.EventToolCallStart, Block: at, ID: c.ID, Name: c.Name})
 	if cf.cont || cf.partial != "" {
 		b.args.reset()
 		b.open, b.call, b.callAt, b.argLen = openCall, c, at, 0
 		return b.moreArgs(&cf)
 	}
 	if c.Arguments != "" {
-		b.push(replay.Event{Kind: replay.EventToolCallDelta, Block: at, Delta: c.Arguments})
+		b.push(stream.Event{Kind: stream.EventToolCallDelta, Block: at, Delta: c.Arguments})
 	}
-	b.push(replay.Event{Kind: replay.EventToolCallEnd, Block: at})
+	b.push(stream.Event{Kind: stream.EventToolCallEnd, Block: at})
 	return nil
 }
 
@@ -639,10 +640,10 @@ func (b *builder) finishCall() error {
 		}
 		c.Arguments = b.store(string(obj))
 		b.scratch = obj
-		b.push(replay.Event{Kind: replay.EventToolCallDelta, Block: b.callAt, Delta: c.Arguments})
+		b.push(stream.Event{Kind: stream.EventToolCallDelta, Block: b.callAt, Delta: c.Arguments})
 	}
 	b.args.reset()
-	b.push(replay.Event{Kind: replay.EventToolCallEnd, Block: b.callAt})
+	b.push(stream.Event{Kind: stream.EventToolCallEnd, Block: b.callAt})
 	return nil
 }
 

@@ -8,7 +8,9 @@ import (
 	"unsafe"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -41,7 +43,7 @@ func geminiRuns() string {
 	return b.String()
 }
 
-func matchedIn(t *testing.T, opts replay.StreamOptions, data []byte) int {
+func matchedIn(t *testing.T, opts stream.Options, data []byte) int {
 	t.Helper()
 	fd := newFD()
 	codectest.FeedPush(fd, opts, [][]byte{data})
@@ -50,7 +52,7 @@ func matchedIn(t *testing.T, opts replay.StreamOptions, data []byte) int {
 
 func TestShapeRunsReadAsInFull(t *testing.T) {
 	data := []byte(geminiRuns())
-	res := codectest.SameAsReshaped(t, newFD, replay.StreamOptions{}, data)
+	res := codectest.SameAsReshaped(t, newFD, stream.Options{}, data)
 	require.NoError(t, res.Err)
 	assert.Equal(t, "thought sig call text sig text", kinds(res.Turn))
 	assert.Equal(t, "Step one: \"weigh\" it,\n café \ufffd lone done.", res.Turn.Blocks[0].(*replay.ReasoningText).Text)
@@ -59,10 +61,10 @@ func TestShapeRunsReadAsInFull(t *testing.T) {
 	assert.Equal(t, `{"promptTokenCount":812,"candidatesTokenCount":33,"thoughtsTokenCount":101,"totalTokenCount":946}`, string(res.Turn.Usage))
 	assert.Equal(t, "gemini-3-flash-preview", res.Turn.Provenance.Model)
 	assert.Equal(t, "STOP", res.Turn.FinishReason)
-	codectest.SweepStream(t, newFD, replay.StreamOptions{}, data)
+	codectest.SweepStream(t, newFD, stream.Options{}, data)
 	// Each run's first event is read in full, the others by matching.
-	assert.Equal(t, 5+3, matchedIn(t, replay.StreamOptions{}, data))
-	assert.Zero(t, matchedIn(t, replay.StreamOptions{}, codectest.Reshape(data)), "a reshaped stream is read in full")
+	assert.Equal(t, 5+3, matchedIn(t, stream.Options{}, data))
+	assert.Zero(t, matchedIn(t, stream.Options{}, codectest.Reshape(data)), "a reshaped stream is read in full")
 }
 
 // The usage counts, holes of the shape, are kept by the same code as in a
@@ -74,11 +76,11 @@ func TestShapeUsageCounts(t *testing.T) {
 	}
 	b.WriteString(gchunk(`{"text":"."}`, `,"finishReason":"STOP"`, 40))
 	data := []byte(b.String())
-	res := codectest.SameAsReshaped(t, newFD, replay.StreamOptions{}, data)
+	res := codectest.SameAsReshaped(t, newFD, stream.Options{}, data)
 	require.NoError(t, res.Err)
 	assert.Equal(t, `{"promptTokenCount":812,"candidatesTokenCount":120,"thoughtsTokenCount":130,"totalTokenCount":1062}`, string(res.Turn.Usage))
 	assert.Equal(t, strings.Repeat("x", 40)+".", res.Turn.Blocks[0].(*replay.Text).Text)
-	assert.Equal(t, 39, matchedIn(t, replay.StreamOptions{}, data))
+	assert.Equal(t, 39, matchedIn(t, stream.Options{}, data))
 
 	// The usage object grows by a byte when a count gains a digit (event
 	// 4: 9 to 12, event 10: 99 to 100, ...): MaxItem refuses it there.
@@ -86,7 +88,7 @@ func TestShapeUsageCounts(t *testing.T) {
 		return len(fmt.Sprintf(`{"promptTokenCount":812,"candidatesTokenCount":%d,"thoughtsTokenCount":%d,"totalTokenCount":%d}`, n*3, 90+n, 902+n*4))
 	}
 	for _, at := range []int{4, 10, 25} {
-		opts := replay.StreamOptions{Limits: replay.Limits{MaxItem: usage(at) - 1}}
+		opts := stream.Options{Limits: replay.Limits{MaxItem: usage(at) - 1}}
 		require.Less(t, usage(at-1), usage(at))
 		res := codectest.SameAsReshaped(t, newFD, opts, data)
 		var le *replay.LimitError
@@ -114,7 +116,7 @@ func TestShapeRunsRefuse(t *testing.T) {
 		{replay.Limits{MaxItem: 230}, 4},
 		{replay.Limits{MaxTurn: 330}, 6},
 	} {
-		opts := replay.StreamOptions{Limits: lc.l}
+		opts := stream.Options{Limits: lc.l}
 		res := codectest.SameAsReshaped(t, newFD, opts, data)
 		var le *replay.LimitError
 		require.ErrorAs(t, res.Err, &le, "%+v", lc.l)
@@ -129,12 +131,12 @@ func TestShapeRunsRefuse(t *testing.T) {
 	}
 	b.WriteString(gchunk(`{"text":"d","thoughtSignature":"QU\ud800"}`, "", 3))
 	data = []byte(b.String())
-	res := codectest.SameAsReshaped(t, newFD, replay.StreamOptions{}, data)
+	res := codectest.SameAsReshaped(t, newFD, stream.Options{}, data)
 	var e *replay.Error
 	require.ErrorAs(t, res.Err, &e)
 	assert.Equal(t, 3, e.Event)
 	assert.Equal(t, "/candidates/0/content/parts/0/thoughtSignature", e.Pointer)
-	assert.Equal(t, 2, matchedIn(t, replay.StreamOptions{}, data))
+	assert.Equal(t, 2, matchedIn(t, stream.Options{}, data))
 }
 
 // An event that repeats the bytes of the last one after the state changed
@@ -145,13 +147,13 @@ func TestShapeStateChangeBetweenSameBytes(t *testing.T) {
 	call := gchunk(`{"functionCall":{"name":"f","args":{},"id":"c1"}}`, "", 1)
 	stop := gchunk(`{"text":"end"}`, `,"finishReason":"STOP"`, 1)
 	data := []byte(text + text + call + text + stop + stop)
-	res := codectest.SameAsReshaped(t, newFD, replay.StreamOptions{}, data)
+	res := codectest.SameAsReshaped(t, newFD, stream.Options{}, data)
 	require.NoError(t, res.Err)
 	assert.Equal(t, "text call text text", kinds(res.Turn))
 	assert.Equal(t, "againagain", res.Turn.Blocks[0].(*replay.Text).Text)
 	assert.Equal(t, "againend", res.Turn.Blocks[2].(*replay.Text).Text)
 	assert.Equal(t, "end", res.Turn.Blocks[3].(*replay.Text).Text)
-	assert.Equal(t, 2, matchedIn(t, replay.StreamOptions{}, data))
+	assert.Equal(t, 2, matchedIn(t, stream.Options{}, data))
 }
 
 // Vertex's createTime, candidates other than the one asked for, and a
@@ -167,8 +169,8 @@ func TestShapeOtherResponses(t *testing.T) {
 		b.WriteString(`data: {"candidates":[{"content":{"parts":[{"text":"."}]},"finishReason":"STOP","index":0}]}` + "\n\n")
 		data := []byte(b.String())
 		for _, c := range []Codec{{}, {Candidate: 1}} {
-			newFD := func() replay.FrameDecoder { return c.NewStream() }
-			res := codectest.SameAsReshaped(t, newFD, replay.StreamOptions{}, data)
+			newFD := func() codecs.FrameDecoder { return c.NewFrameDecoder() }
+			res := codectest.SameAsReshaped(t, newFD, stream.Options{}, data)
 			assert.Equal(t, "vertex", res.Turn.Provenance.Provider)
 			if c.Candidate == 0 {
 				require.NoError(t, res.Err)
@@ -184,7 +186,7 @@ func TestShapeOtherResponses(t *testing.T) {
 		if vary != 0 {
 			want = 0
 		}
-		assert.Equal(t, want, matchedIn(t, replay.StreamOptions{}, data), "vary %d", vary)
+		assert.Equal(t, want, matchedIn(t, stream.Options{}, data), "vary %d", vary)
 	}
 }
 
@@ -220,7 +222,7 @@ func TestEscapedMemberNames(t *testing.T) {
 	tx := tu.Blocks[0].(*replay.Text)
 	assert.Equal(t, "hi", tx.Text)
 	assert.Equal(t, `{"x":1}`, string(tx.Extra))
-	res := codectest.SweepStream(t, newFD, replay.StreamOptions{}, []byte("data: "+body+"\n\n"))
+	res := codectest.SweepStream(t, newFD, stream.Options{}, []byte("data: "+body+"\n\n"))
 	require.NoError(t, res.Err)
 	assert.Equal(t, "hi", res.Turn.Blocks[0].(*replay.Text).Text)
 	assert.Equal(t, `{"x":1}`, string(res.Turn.Blocks[0].(*replay.Text).Extra))

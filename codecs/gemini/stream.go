@@ -2,20 +2,22 @@ package gemini
 
 import (
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/engine"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // NewStream returns a fresh stream decoder seeded with the codec's
 // Provider, Candidate and Limits.
-func (c Codec) NewStream() replay.FrameDecoder {
+func (c Codec) NewFrameDecoder() codecs.FrameDecoder {
 	return &StreamDecoder{Provider: c.Provider, Candidate: c.Candidate, Limits: c.Limits}
 }
 
 // StreamDecoder decodes a streamGenerateContent stream (SSE with alt=sse, or
 // one response per JSONL line). Its zero value is ready to use. Create one
-// per stream, with [Codec.NewStream] or directly.
+// per stream, with [Codec.NewFrameDecoder] or directly.
 type StreamDecoder struct {
 	// Provider, Candidate and Limits are as in [Codec].
 	Provider  string
@@ -34,23 +36,23 @@ type StreamDecoder struct {
 }
 
 // stream is the decoder as the engine drives it (see [engine.Codec]).
-type stream StreamDecoder
+type decoder StreamDecoder
 
 // SetLimits replaces the decoder's limits with the non-zero fields of l
-// (see [replay.FrameDecoder].SetLimits). Call it before the first frame.
-func (d *StreamDecoder) SetLimits(l replay.Limits) { d.run.SetLimits((*stream)(d), l) }
+// (see [codecs.FrameDecoder].SetLimits). Call it before the first frame.
+func (d *StreamDecoder) SetLimits(l replay.Limits) { d.run.SetLimits((*decoder)(d), l) }
 
 // Decode decodes one stream event: a whole GenerateContentResponse.
-func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
-	return d.run.Decode((*stream)(d), &f, dst)
+func (d *StreamDecoder) Decode(typ, data []byte, dst []stream.Event) ([]stream.Event, error) {
+	return d.run.Decode((*decoder)(d), typ, data, dst)
 }
 
 // Finish returns the turn. A stream without a finishReason on its
 // candidate returns the partial turn and an error wrapping
 // io.ErrUnexpectedEOF.
-func (d *StreamDecoder) Finish() (*replay.Turn, error) { return d.run.Finish((*stream)(d)) }
+func (d *StreamDecoder) Finish() (*replay.Turn, error) { return d.run.Finish((*decoder)(d)) }
 
-func (d *stream) Start(r *engine.Run) {
+func (d *decoder) Start(r *engine.Run) {
 	r.Budget = kit.NewBudget(API, d.Limits, 0)
 	d.r.provider, d.r.candidate = d.Provider, d.Candidate
 	d.r.b.bud, d.r.b.run = &r.Budget, r
@@ -59,7 +61,7 @@ func (d *stream) Start(r *engine.Run) {
 
 // Full reads a response in full, validated and extracted in one pass, in
 // place, and applies it.
-func (d *stream) Full(r *engine.Run, f replay.Frame, text string, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) Full(r *engine.Run, f engine.Frame, text string, dst []stream.Event) ([]stream.Event, error) {
 	if text == "" || text == "[DONE]" {
 		// Gemini sends no [DONE]; some gateways add one.
 		return dst, nil
@@ -82,12 +84,12 @@ func (d *stream) Full(r *engine.Run, f replay.Frame, text string, dst []replay.E
 
 // Matched applies a response like the last one read in full: the engine
 // has put the fields of d.ch at their places in it.
-func (d *stream) Matched(r *engine.Run, m *engine.Match, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) Matched(r *engine.Run, m *engine.Match, dst []stream.Event) ([]stream.Event, error) {
 	return d.apply(dst)
 }
 
 // apply applies the response in d.ch.
-func (d *stream) apply(dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) apply(dst []stream.Event) ([]stream.Event, error) {
 	b := &d.r.b
 	b.ev = dst
 	defer func() { b.ev = nil }()
@@ -98,7 +100,7 @@ func (d *stream) apply(dst []replay.Event) ([]replay.Event, error) {
 	if pe != nil {
 		d.perr = pe
 		b.unfinished()
-		return append(b.ev, replay.Event{Kind: replay.EventError, Block: -1, Err: pe}), pe
+		return append(b.ev, stream.Event{Kind: stream.EventError, Block: -1, Err: pe}), pe
 	}
 	if d.r.finish != "" {
 		if err := b.close(); err != nil {
@@ -106,7 +108,7 @@ func (d *stream) apply(dst []replay.Event) ([]replay.Event, error) {
 		}
 		if !d.done {
 			d.done = true
-			b.push(replay.Event{Kind: replay.EventDone, Block: -1})
+			b.push(stream.Event{Kind: stream.EventDone, Block: -1})
 		}
 	}
 	return b.ev, nil
@@ -121,7 +123,7 @@ func (d *stream) apply(dst []replay.Event) ([]replay.Event, error) {
 // during a response, come last. Nothing that decides what a part is (its
 // members, the thought flag, a signature, an index or a finishReason) is a
 // hole.
-func (d *stream) learn(text string) {
+func (d *decoder) learn(text string) {
 	ch := &d.ch
 	var buf [jsonw.MaxHoles]string
 	holes := buf[:0]
@@ -175,7 +177,7 @@ func usageCounts(usage string, holes []string) []string {
 }
 
 // End ends the stream.
-func (d *stream) End(r *engine.Run) (*replay.Turn, error) {
+func (d *decoder) End(r *engine.Run) (*replay.Turn, error) {
 	t := &replay.Turn{Provenance: replay.Provenance{API: API}}
 	b := &d.r.b
 	if r.Err() == nil && d.done {

@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/mistral"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // longStream returns a synthetic SSE stream of n thinking chunks (with
@@ -32,7 +33,7 @@ func BenchmarkStream(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
 	for i := 0; i < b.N; i++ {
-		if _, err := replay.DecodeStream(bytes.NewReader(data), c.NewStream(), replay.StreamOptions{}); err != nil {
+		if _, err := stream.Decode(bytes.NewReader(data), c, stream.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -58,7 +59,7 @@ func BenchmarkStreamFraming(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	for i := 0; i < b.N; i++ {
 		f := &codectest.FramesOnly{}
-		if _, err := replay.DecodeStream(bytes.NewReader(data), f, replay.StreamOptions{}); err != nil || f.N != 4002 {
+		if _, err := stream.Decode(bytes.NewReader(data), kit.Decoding(f), stream.Options{}); err != nil || f.N != 4002 {
 			b.Fatalf("%d frames, %v", f.N, err)
 		}
 	}
@@ -69,7 +70,7 @@ func BenchmarkStreamFraming(b *testing.B) {
 func TestStreamAllocsPerEvent(t *testing.T) {
 	data := longStream(2000)
 	allocs := testing.AllocsPerRun(5, func() {
-		if _, err := replay.DecodeStream(bytes.NewReader(data), mistral.Codec{}.NewStream(), replay.StreamOptions{}); err != nil {
+		if _, err := stream.Decode(bytes.NewReader(data), mistral.Codec{}, stream.Options{}); err != nil {
 			t.Fatal(err)
 		}
 	})

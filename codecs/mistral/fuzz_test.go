@@ -9,6 +9,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/mistral"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // FuzzStream feeds arbitrary SSE to the stream decoder, whole and byte by
@@ -25,13 +26,13 @@ func FuzzStream(f *testing.F) {
 		`{"choices":[{"delta":{"content":"\udc00","tool_calls":[{"id":"c\ud800","function":{"name":"f","arguments":` + strings.Repeat("[", 9990) + strings.Repeat("]", 9990) + `}}]}}]}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := mistral.Codec{}
-		opts := replay.StreamOptions{Framing: replay.FramingJSONL}
-		whole := codectest.FeedPush(c.NewStream(), opts, [][]byte{data})
+		opts := stream.Options{Framing: stream.FramingJSONL}
+		whole := codectest.FeedPush(c.NewFrameDecoder(), opts, [][]byte{data})
 		var bytes [][]byte
 		for i := range data {
 			bytes = append(bytes, data[i:i+1])
 		}
-		split := codectest.FeedPull(c.NewStream(), opts, bytes)
+		split := codectest.FeedPull(c.NewFrameDecoder(), opts, bytes)
 		if string(whole.Document()) != string(split.Document()) {
 			t.Fatalf("whole and byte-by-byte feeds differ")
 		}

@@ -11,10 +11,12 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/codecs/mistral"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/reasonreplay/replay/schema"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/require"
 )
 
@@ -27,16 +29,16 @@ func read(t testing.TB, name string) []byte {
 	return b
 }
 
-func optsFor(name string) replay.StreamOptions {
+func optsFor(name string) stream.Options {
 	if strings.HasSuffix(name, ".sse") {
-		return replay.StreamOptions{}
+		return stream.Options{}
 	}
-	return replay.StreamOptions{Framing: replay.FramingJSONL}
+	return stream.Options{Framing: stream.FramingJSONL}
 }
 
-func stream(t testing.TB, name string) codectest.Result {
+func decodeFixture(t testing.TB, name string) codectest.Result {
 	t.Helper()
-	return codectest.SweepStream(t, mistral.Codec{}.NewStream, optsFor(name), read(t, name))
+	return codectest.SweepStream(t, mistral.Codec{}.NewFrameDecoder, optsFor(name), read(t, name))
 }
 
 func TestStreamFixtures(t *testing.T) {
@@ -50,7 +52,7 @@ func TestStreamFixtures(t *testing.T) {
 	for _, f := range files {
 		name := filepath.Base(f)
 		t.Run(name, func(t *testing.T) {
-			res := stream(t, name)
+			res := decodeFixture(t, name)
 			base := strings.TrimSuffix(strings.TrimSuffix(name, ".jsonl"), ".sse")
 			codectest.Golden(t, filepath.Join(dir, "golden", base+".turn.json"), res.Document())
 			ev := strings.Join(codectest.EventSummary(res.Events), "\n") + "\nerr: " + fmt.Sprint(res.Err) + "\n"
@@ -74,7 +76,7 @@ func TestBodyFixtures(t *testing.T) {
 }
 
 func TestMagistralStream(t *testing.T) {
-	res := stream(t, "magistral-thinking.sse")
+	res := decodeFixture(t, "magistral-thinking.sse")
 	require.NoError(t, res.Err)
 	tu := res.Turn
 	require.True(t, tu.Complete)
@@ -91,7 +93,7 @@ func TestMagistralStream(t *testing.T) {
 }
 
 func TestMixedDelta(t *testing.T) {
-	res := stream(t, "small-mixed-delta.jsonl")
+	res := decodeFixture(t, "small-mixed-delta.jsonl")
 	require.NoError(t, res.Err)
 	rt := res.Turn.Blocks[0].(*replay.ReasoningText)
 	require.Equal(t, "Sum the digits: 4+5+6 = 15.", rt.Text)
@@ -113,7 +115,7 @@ func TestMixedDelta(t *testing.T) {
 }
 
 func TestToolCall(t *testing.T) {
-	res := stream(t, "thinking-tool-call.jsonl")
+	res := decodeFixture(t, "thinking-tool-call.jsonl")
 	require.NoError(t, res.Err)
 	calls := res.Turn.ToolCalls()
 	require.Len(t, calls, 1)
@@ -169,7 +171,7 @@ func TestThinkingWithOtherParts(t *testing.T) {
 	body, err := mistral.Codec{}.Decode([]byte(`{"model":"magistral-medium-2609","choices":[{"message":{"role":"assistant","content":` + content + `},"finish_reason":"stop"}]}`))
 	require.NoError(t, err)
 	sse := "data: {\"model\":\"magistral-medium-2609\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":" + content + "},\"finish_reason\":\"stop\"}]}\n\n"
-	res := codectest.SweepStream(t, func() replay.FrameDecoder { return mistral.Codec{}.NewStream() }, replay.StreamOptions{}, []byte(sse))
+	res := codectest.SweepStream(t, func() codecs.FrameDecoder { return mistral.Codec{}.NewFrameDecoder() }, stream.Options{}, []byte(sse))
 	require.NoError(t, res.Err)
 	want := `{"version":2,"provenance":{"api":"mistral","provider":"mistral","model":"magistral-medium-2609"},"complete":true,"finish_reason":"stop","blocks":[` +
 		`{"type":"native","kind":"thinking","raw":{"type":"thinking","thinking":[{"type":"text","text":"look it up"},{"type":"reference","reference_ids":[3]}],"closed":true}},` +
@@ -185,7 +187,7 @@ func TestThinkingWithOtherParts(t *testing.T) {
 }
 
 func TestCutAndError(t *testing.T) {
-	res := stream(t, "cut-mid-thinking.jsonl")
+	res := decodeFixture(t, "cut-mid-thinking.jsonl")
 	require.ErrorIs(t, res.Err, io.ErrUnexpectedEOF)
 	rt := res.Turn.Blocks[0].(*replay.ReasoningText)
 	require.Equal(t, "Let me think about the boundary cases", rt.Text)
@@ -195,7 +197,7 @@ func TestCutAndError(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, `{"role":"assistant","content":""}`, string(enc))
 
-	res = stream(t, "stream-error.jsonl")
+	res = decodeFixture(t, "stream-error.jsonl")
 	var pe *replay.ProviderError
 	require.ErrorAs(t, res.Err, &pe)
 	require.Equal(t, "Service unavailable, please retry", pe.Message)
@@ -217,7 +219,7 @@ func TestMalformed(t *testing.T) {
 	}
 	for _, s := range []string{"nope\n", `{"choices":{}}` + "\n", `{"choices":[{"delta":{"content":5}}]}` + "\n",
 		`{"choices":[{"delta":{},"finish_reason":"stop"}]}` + "\n" + `{"choices":[{"delta":{"content":"x"}}]}` + "\n"} {
-		res := codectest.FeedPush(mistral.Codec{}.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL}, [][]byte{[]byte(s)})
+		res := codectest.FeedPush(mistral.Codec{}.NewFrameDecoder(), stream.Options{Framing: stream.FramingJSONL}, [][]byte{[]byte(s)})
 		require.ErrorIs(t, res.Err, replay.ErrMalformed, s)
 		require.False(t, res.Turn.Complete, s)
 	}
@@ -225,7 +227,7 @@ func TestMalformed(t *testing.T) {
 
 func TestLimits(t *testing.T) {
 	c := mistral.Codec{Limits: replay.Limits{MaxItem: 8}}
-	res := codectest.FeedPush(c.NewStream(), replay.StreamOptions{}, [][]byte{read(t, "magistral-thinking.sse")})
+	res := codectest.FeedPush(c.NewFrameDecoder(), stream.Options{}, [][]byte{read(t, "magistral-thinking.sse")})
 	var le *replay.LimitError
 	require.ErrorAs(t, res.Err, &le)
 	require.Equal(t, 8, le.Limit)
@@ -259,7 +261,7 @@ func TestRoundTrip(t *testing.T) {
 			if strings.HasSuffix(name, ".json") {
 				tu, err = c.Decode(read(t, name))
 			} else {
-				tu, err = replay.DecodeStream(bytes.NewReader(read(t, name)), c.NewStream(), optsFor(name))
+				tu, err = stream.Decode(bytes.NewReader(read(t, name)), c, optsFor(name))
 			}
 			require.NoError(t, err)
 			enc, err := c.Encode(tu)
@@ -339,11 +341,11 @@ func TestErrorsTyped(t *testing.T) {
 }
 
 func Example() {
-	stream := `{"model":"magistral-medium-2509","choices":[{"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"2+2 is 4."}]}]}}]}
+	events := `{"model":"magistral-medium-2509","choices":[{"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"2+2 is 4."}]}]}}]}
 {"model":"magistral-medium-2509","choices":[{"delta":{"content":"4"},"finish_reason":"stop"}]}
 `
 	c := mistral.Codec{}
-	turn, err := replay.DecodeStream(strings.NewReader(stream), c.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL})
+	turn, err := stream.Decode(strings.NewReader(events), c, stream.Options{Framing: stream.FramingJSONL})
 	if err != nil {
 		panic(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/reasonreplay/replay/codecs/mistral"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
@@ -108,8 +109,8 @@ func TestAuditRequestCutToolCall(t *testing.T) {
 }
 
 func TestStreamLimits(t *testing.T) {
-	codectest.SweepLimits(t, mistral.Codec{}.NewStream, replay.FramingSSE, read(t, "magistral-thinking.sse"))
-	codectest.SweepLimits(t, mistral.Codec{}.NewStream, replay.FramingJSONL, read(t, "thinking-tool-call.jsonl"))
+	codectest.SweepLimits(t, mistral.Codec{}.NewFrameDecoder, stream.FramingSSE, read(t, "magistral-thinking.sse"))
+	codectest.SweepLimits(t, mistral.Codec{}.NewFrameDecoder, stream.FramingJSONL, read(t, "thinking-tool-call.jsonl"))
 }
 
 func TestBodyLimits(t *testing.T) {

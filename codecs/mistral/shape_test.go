@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/stretchr/testify/require"
 )
@@ -22,10 +23,10 @@ func think(tok string) string {
 
 func word(tok string) string { return sseChunk(`{"content":"`+tok+`"}`, "null") }
 
-func shaped(fd replay.FrameDecoder) int { return fd.(*StreamDecoder).dec().Shaped() }
+func shaped(fd codecs.FrameDecoder) int { return fd.(*StreamDecoder).dec().Shaped() }
 
-func newStream(lim replay.Limits) func() replay.FrameDecoder {
-	return func() replay.FrameDecoder { return &StreamDecoder{Limits: lim} }
+func newStream(lim replay.Limits) func() codecs.FrameDecoder {
+	return func() codecs.FrameDecoder { return &StreamDecoder{Limits: lim} }
 }
 
 // TestShapedChunksDecodeAsFull: thinking and text chunks read by the shape

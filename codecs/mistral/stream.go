@@ -5,20 +5,22 @@ import (
 	"encoding/json"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/chatstream"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/tidwall/gjson"
 )
 
 // NewStream returns a decoder for chat.completion.chunk streams.
-func (c Codec) NewStream() replay.FrameDecoder {
+func (c Codec) NewFrameDecoder() codecs.FrameDecoder {
 	return &StreamDecoder{Provider: c.Provider, Limits: c.Limits}
 }
 
 // StreamDecoder is the Mistral stream decoder. The zero value is ready to
 // use; Provider and Limits play the roles of the [Codec] fields. It
-// implements [replay.FrameDecoder].
+// implements [codecs.FrameDecoder].
 //
 // Consecutive thinking chunks form one reasoning item, which ends as soon
 // as another block opens; text between two thinking runs splits them.
@@ -47,15 +49,15 @@ func (s *StreamDecoder) dec() *chatstream.Decoder {
 	return s.core
 }
 
-// SetLimits implements [replay.FrameDecoder].
+// SetLimits implements [codecs.FrameDecoder].
 func (s *StreamDecoder) SetLimits(lim replay.Limits) { s.dec().SetLimits(lim) }
 
-// Decode implements [replay.FrameDecoder].
-func (s *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
-	return s.dec().Decode(f, dst)
+// Decode implements [codecs.FrameDecoder].
+func (s *StreamDecoder) Decode(typ, data []byte, dst []stream.Event) ([]stream.Event, error) {
+	return s.dec().Decode(typ, data, dst)
 }
 
-// Finish implements [replay.FrameDecoder].
+// Finish implements [codecs.FrameDecoder].
 func (s *StreamDecoder) Finish() (*replay.Turn, error) { return s.dec().Finish() }
 
 func chunkError(c chatstream.Chunk) *replay.ProviderError {
@@ -71,7 +73,7 @@ var deltaKeys = []string{"content"}
 // string, or an array of chunks. String values are read raw and unquoted
 // straight into the builders, so that an escaped delta costs no
 // allocation.
-func (s *StreamDecoder) delta(d *chatstream.Decoder, dv []string, ptr string, dst []replay.Event) ([]replay.Event, error) {
+func (s *StreamDecoder) delta(d *chatstream.Decoder, dv []string, ptr string, dst []stream.Event) ([]stream.Event, error) {
 	switch raw := dv[0]; {
 	case raw == "" || raw == "null":
 		return dst, nil
@@ -95,7 +97,7 @@ var chunkKeys = []string{"type", "text", "thinking"}
 // contentChunk reads one chunk of the content array of the delta at ptr
 // (the pointer is built only for an error); cv holds its members in
 // chunkKeys order.
-func (s *StreamDecoder) contentChunk(d *chatstream.Decoder, ch string, cv *[3]string, ptr string, dst []replay.Event) ([]replay.Event, error) {
+func (s *StreamDecoder) contentChunk(d *chatstream.Decoder, ch string, cv *[3]string, ptr string, dst []stream.Event) ([]stream.Event, error) {
 	if ch[0] == '"' {
 		return d.TextRaw(ch, dst)
 	}
@@ -152,7 +154,7 @@ var partKeys = []string{"type", "text"}
 
 // thinking appends a thinking chunk's text parts (s.parts, or th when it
 // is a string) to the open reasoning item, opening one when needed.
-func (s *StreamDecoder) thinking(d *chatstream.Decoder, ch, th, ptr string, dst []replay.Event) ([]replay.Event, error) {
+func (s *StreamDecoder) thinking(d *chatstream.Decoder, ch, th, ptr string, dst []stream.Event) ([]stream.Event, error) {
 	st := d.Last(0)
 	var err error
 	if st == nil {

@@ -54,6 +54,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/tidwall/gjson"
 )
 
@@ -101,7 +102,7 @@ var web = &codecs.HTTP{
 	Member:     "messages",
 	Endpoint:   "https://ollama.com",
 	Names:      map[string]string{"ollama": "ollama"},
-	Streams:    map[string]replay.Framing{"application/x-ndjson": replay.FramingJSONL},
+	Streams:    map[string]stream.Framing{"application/x-ndjson": stream.FramingJSONL},
 	Sniff:      sniff,
 	ErrorBody: func(_ string, _ int, msg string) ([]byte, http.Header) {
 		return append(jsonw.String([]byte(`{"error":`), msg), '}'), nil

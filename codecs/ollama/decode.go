@@ -8,6 +8,7 @@ import (
 	"github.com/reasonreplay/replay/internal/engine"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/reasonreplay/replay/think"
 )
 
@@ -71,7 +72,7 @@ type builder struct {
 	run  *engine.Run // the stream's engine (values decoded while matching), nil for a body
 	turn *replay.Turn
 	emit bool
-	ev   []replay.Event
+	ev   []stream.Event
 
 	open  int
 	at    int // the open block's position in the turn
@@ -90,7 +91,7 @@ type builder struct {
 	scratch   strings.Builder
 }
 
-func (b *builder) push(e replay.Event) {
+func (b *builder) push(e stream.Event) {
 	if b.emit {
 		b.ev = append(b.ev, e)
 	}
@@ -154,7 +155,7 @@ func (b *builder) thinking(raw, ptr string) error {
 	} else {
 		jsonw.WriteUnquotedJoin(&b.b, raw, &b.hi)
 	}
-	return b.grew(start, replay.EventReasoningDelta)
+	return b.grew(start, stream.EventReasoningDelta)
 }
 
 // decoded returns raw's value as the stream's engine decoded it while
@@ -225,9 +226,9 @@ func (b *builder) segments() error {
 		}
 		start := b.b.Len()
 		b.b.Write(sg.Text)
-		ev := replay.EventTextDelta
+		ev := stream.EventTextDelta
 		if sg.Reasoning {
-			ev = replay.EventReasoningDelta
+			ev = stream.EventReasoningDelta
 		}
 		if err := b.grew(start, ev); err != nil {
 			return err
@@ -238,15 +239,15 @@ func (b *builder) segments() error {
 }
 
 // grew counts what the open block's text grew by since start and emits it.
-func (b *builder) grew(start int, kind replay.EventKind) error {
+func (b *builder) grew(start int, kind stream.EventKind) error {
 	if err := b.bud.Item(b.at, b.b.Len(), b.b.Len()-start); err != nil {
 		return err
 	}
 	if b.b.Len() == start {
 		return nil
 	}
-	e := replay.Event{Kind: kind, Block: b.at, Delta: b.b.String()[start:]}
-	if kind == replay.EventReasoningDelta {
+	e := stream.Event{Kind: kind, Block: b.at, Delta: b.b.String()[start:]}
+	if kind == stream.EventReasoningDelta {
 		e.Item = b.item
 	}
 	b.push(e)
@@ -275,7 +276,7 @@ func (b *builder) openItem(kind int, extra []byte) error {
 		return err
 	}
 	b.open, b.at, b.item = kind, at, it
-	b.push(replay.Event{Kind: replay.EventReasoningStart, Block: at, Item: it})
+	b.push(stream.Event{Kind: stream.EventReasoningStart, Block: at, Item: it})
 	return nil
 }
 
@@ -300,7 +301,7 @@ func (b *builder) close(finished bool) {
 	case openThinking, openTag:
 		b.item.Text, b.item.Unfinished = b.b.String(), !finished
 		if finished {
-			b.push(replay.Event{Kind: replay.EventReasoningEnd, Block: b.at, Item: b.item})
+			b.push(stream.Event{Kind: stream.EventReasoningEnd, Block: b.at, Item: b.item})
 		}
 	case openText:
 		b.text.Text = b.b.String()
@@ -375,12 +376,12 @@ func (b *builder) toolCall(raw, ptr string) error {
 	if _, err := b.add(c); err != nil {
 		return err
 	}
-	b.push(replay.Event{Kind: replay.EventToolCallStart, Block: at, ID: c.ID, Name: c.Name})
+	b.push(stream.Event{Kind: stream.EventToolCallStart, Block: at, ID: c.ID, Name: c.Name})
 	if c.Arguments != "" {
-		b.push(replay.Event{Kind: replay.EventToolCallDelta, Block: at, Delta: c.Arguments})
+		b.push(stream.Event{Kind: stream.EventToolCallDelta, Block: at, Delta: c.Arguments})
 	}
 	if !c.Unfinished {
-		b.push(replay.Event{Kind: replay.EventToolCallEnd, Block: at, ID: c.ID, Name: c.Name})
+		b.push(stream.Event{Kind: stream.EventToolCallEnd, Block: at, ID: c.ID, Name: c.Name})
 	}
 	return nil
 }

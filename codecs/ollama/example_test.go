@@ -4,20 +4,20 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/ollama"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // Decode an /api/chat stream (JSON Lines) and write the assistant message
 // of the next request, thinking included.
 func Example() {
-	stream := `{"model":"qwen3:8b","created_at":"2026-11-20T10:00:00Z","message":{"role":"assistant","content":"","thinking":"17+25"},"done":false}
+	events := `{"model":"qwen3:8b","created_at":"2026-11-20T10:00:00Z","message":{"role":"assistant","content":"","thinking":"17+25"},"done":false}
 {"model":"qwen3:8b","created_at":"2026-11-20T10:00:01Z","message":{"role":"assistant","content":"","thinking":" is 42."},"done":false}
 {"model":"qwen3:8b","created_at":"2026-11-20T10:00:02Z","message":{"role":"assistant","content":"42"},"done":false}
 {"model":"qwen3:8b","created_at":"2026-11-20T10:00:03Z","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","eval_count":9}
 `
 	c := ollama.Codec{}
-	turn, err := replay.DecodeStream(strings.NewReader(stream), c.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL})
+	turn, err := stream.Decode(strings.NewReader(events), c, stream.Options{Framing: stream.FramingJSONL})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -26,12 +26,12 @@ func FuzzStream(f *testing.F) {
 		strings.Repeat("[", 600) + strings.Repeat("]", 600) + `}}]},"done":false}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := ollama.Codec{}
-		whole := codectest.FeedPush(c.NewStream(), jsonl, [][]byte{data})
+		whole := codectest.FeedPush(c.NewFrameDecoder(), jsonl, [][]byte{data})
 		var bytes [][]byte
 		for i := range data {
 			bytes = append(bytes, data[i:i+1])
 		}
-		split := codectest.FeedPull(c.NewStream(), jsonl, bytes)
+		split := codectest.FeedPull(c.NewFrameDecoder(), jsonl, bytes)
 		if string(whole.Document()) != string(split.Document()) {
 			t.Fatalf("whole and byte-by-byte feeds differ")
 		}
@@ -66,7 +66,7 @@ func FuzzShape(f *testing.F) {
 		f.Add(read(f, name))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		codectest.SameAsReshaped(t, ollama.Codec{}.NewStream, jsonl, data)
+		codectest.SameAsReshaped(t, ollama.Codec{}.NewFrameDecoder, jsonl, data)
 	})
 }
 

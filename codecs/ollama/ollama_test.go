@@ -13,13 +13,14 @@ import (
 	"github.com/reasonreplay/replay/codecs/ollama"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/reasonreplay/replay/schema"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 const dir = "../../testdata/ollama"
 
-var jsonl = replay.StreamOptions{Framing: replay.FramingJSONL}
+var jsonl = stream.Options{Framing: stream.FramingJSONL}
 
 func read(t testing.TB, name string) []byte {
 	t.Helper()
@@ -28,9 +29,9 @@ func read(t testing.TB, name string) []byte {
 	return b
 }
 
-func stream(t testing.TB, name string) codectest.Result {
+func decodeFixture(t testing.TB, name string) codectest.Result {
 	t.Helper()
-	return codectest.SweepStream(t, ollama.Codec{}.NewStream, jsonl, read(t, name))
+	return codectest.SweepStream(t, ollama.Codec{}.NewFrameDecoder, jsonl, read(t, name))
 }
 
 // handles sums up a turn's blocks, one line each.
@@ -58,14 +59,14 @@ func TestStreamFixtures(t *testing.T) {
 	for _, f := range files {
 		name := filepath.Base(f)
 		t.Run(name, func(t *testing.T) {
-			res := stream(t, name)
+			res := decodeFixture(t, name)
 			base := strings.TrimSuffix(name, ".jsonl")
 			codectest.Golden(t, filepath.Join(dir, "golden", base+".turn.json"), res.Document())
 			ev := strings.Join(codectest.EventSummary(res.Events), "\n") + "\nerr: " + fmt.Sprint(res.Err) + "\n"
 			codectest.Golden(t, filepath.Join(dir, "golden", base+".events.txt"), []byte(ev))
 			require.NoError(t, schema.Validate(schema.Turn, res.Turn.AppendJSON(nil)))
 			codectest.RoundTripDocument(t, res.Turn)
-			codectest.SameAsReshaped(t, ollama.Codec{}.NewStream, jsonl, read(t, name))
+			codectest.SameAsReshaped(t, ollama.Codec{}.NewFrameDecoder, jsonl, read(t, name))
 		})
 	}
 }
@@ -85,19 +86,19 @@ func TestBodyFixtures(t *testing.T) {
 // A stream and the body Ollama answers without streaming give the same
 // blocks, usage and finish reason.
 func TestStreamAsBody(t *testing.T) {
-	for stream, body := range map[string]string{"thinking.jsonl": "chat.json", "tool-loop.jsonl": "tool-call.json"} {
-		res := codectest.FeedPush(ollama.Codec{}.NewStream(), jsonl, [][]byte{read(t, stream)})
+	for fixture, body := range map[string]string{"thinking.jsonl": "chat.json", "tool-loop.jsonl": "tool-call.json"} {
+		res := codectest.FeedPush(ollama.Codec{}.NewFrameDecoder(), jsonl, [][]byte{read(t, fixture)})
 		require.NoError(t, res.Err)
 		tu, err := ollama.Codec{}.Decode(read(t, body))
 		require.NoError(t, err)
-		assert.Equal(t, handles(tu), handles(res.Turn), stream)
+		assert.Equal(t, handles(tu), handles(res.Turn), fixture)
 		assert.Equal(t, tu.FinishReason, res.Turn.FinishReason)
 		assert.Equal(t, tu.Provenance, res.Turn.Provenance)
 	}
 }
 
 func TestThinkingStream(t *testing.T) {
-	res := stream(t, "thinking.jsonl")
+	res := decodeFixture(t, "thinking.jsonl")
 	require.NoError(t, res.Err)
 	tu := res.Turn
 	assert.True(t, tu.Complete)
@@ -112,14 +113,14 @@ func TestThinkingStream(t *testing.T) {
 }
 
 func TestToolCalls(t *testing.T) {
-	res := stream(t, "tool-loop.jsonl")
+	res := decodeFixture(t, "tool-loop.jsonl")
 	require.NoError(t, res.Err)
 	assert.Equal(t, []string{
 		`thinking "Need the weather in Tokyo; call get_weather." unknown unfinished=false extra=`,
 		`call "call_k3x9q2m7" "get_weather" {"city":"Tokyo","unit":"celsius"} unfinished=false extra={"function":{"index":0}}`,
 	}, handles(res.Turn))
 	// Versions before ids: none is invented.
-	res = stream(t, "tool-call-no-id.jsonl")
+	res = decodeFixture(t, "tool-call-no-id.jsonl")
 	require.NoError(t, res.Err)
 	assert.Equal(t, []string{
 		`call "" "get_weather" {"city":"Tokyo"} unfinished=false extra=`,
@@ -130,7 +131,7 @@ func TestToolCalls(t *testing.T) {
 // With think unset, a model's <think> tags in content (split anywhere)
 // are split out: reasoning, then the answer; the tags are gone.
 func TestThinkTags(t *testing.T) {
-	res := stream(t, "think-tags.jsonl")
+	res := decodeFixture(t, "think-tags.jsonl")
 	require.NoError(t, res.Err)
 	assert.Equal(t, []string{
 		"thinking \"\\nLet me add 17 and 25: 42.\\n\" unknown unfinished=false extra={\"source\":\"content\"}",
@@ -139,19 +140,19 @@ func TestThinkTags(t *testing.T) {
 	// A native thinking member is authoritative: tags then carry nothing.
 	data := `{"message":{"content":"","thinking":"native"},"done":false}` + "\n" +
 		`{"message":{"content":"<think>tagged</think>answer"},"done":true}` + "\n"
-	res = codectest.SweepStream(t, ollama.Codec{}.NewStream, jsonl, []byte(data))
+	res = codectest.SweepStream(t, ollama.Codec{}.NewFrameDecoder, jsonl, []byte(data))
 	require.NoError(t, res.Err)
 	assert.Equal(t, []string{`thinking "native" unknown unfinished=false extra=`, `text "answer"`}, handles(res.Turn))
 }
 
 func TestCutAndErrors(t *testing.T) {
-	res := stream(t, "cut-mid-thinking.jsonl")
+	res := decodeFixture(t, "cut-mid-thinking.jsonl")
 	require.ErrorIs(t, res.Err, io.ErrUnexpectedEOF)
 	assert.False(t, res.Turn.Complete)
 	assert.Equal(t, []string{`thinking "First, list the files" unknown unfinished=true extra=`}, handles(res.Turn))
 	assert.False(t, replay.Replayable(res.Turn.Items()[0]))
 
-	res = stream(t, "stream-error.jsonl")
+	res = decodeFixture(t, "stream-error.jsonl")
 	var pe *replay.ProviderError
 	require.ErrorAs(t, res.Err, &pe)
 	assert.Equal(t, "an error was encountered while running the model", pe.Message)
@@ -176,21 +177,21 @@ func TestCutAndErrors(t *testing.T) {
 		require.ErrorIs(t, err, replay.ErrMalformed, bad)
 	}
 	for _, bad := range []string{"not json\n", `{"message":{"content":1},"done":false}` + "\n", `{"done":"yes"}` + "\n"} {
-		res := codectest.FeedPush(ollama.Codec{}.NewStream(), jsonl, [][]byte{[]byte(bad)})
+		res := codectest.FeedPush(ollama.Codec{}.NewFrameDecoder(), jsonl, [][]byte{[]byte(bad)})
 		require.ErrorIs(t, res.Err, replay.ErrMalformed, bad)
 	}
 }
 
 func TestLineAfterDoneIgnored(t *testing.T) {
 	data := string(read(t, "last-piece.jsonl")) + `{"message":{"content":"late"},"done":false}` + "\nnot json\n"
-	res := codectest.SweepStream(t, ollama.Codec{}.NewStream, jsonl, []byte(data))
+	res := codectest.SweepStream(t, ollama.Codec{}.NewFrameDecoder, jsonl, []byte(data))
 	require.NoError(t, res.Err)
 	assert.Equal(t, []string{`text "That's a fantastic question!"`}, handles(res.Turn))
 }
 
 func TestLimits(t *testing.T) {
 	for _, name := range []string{"thinking.jsonl", "tool-loop.jsonl", "think-tags.jsonl"} {
-		codectest.SweepLimits(t, ollama.Codec{}.NewStream, replay.FramingJSONL, read(t, name))
+		codectest.SweepLimits(t, ollama.Codec{}.NewFrameDecoder, stream.FramingJSONL, read(t, name))
 	}
 	for _, name := range []string{"chat.json", "tool-call.json"} {
 		codectest.CheckBodyLimits(t, func(l replay.Limits) replay.ReasoningCodec { return ollama.Codec{Limits: l} }, read(t, name))
@@ -202,10 +203,10 @@ func TestLimits(t *testing.T) {
 // read in full.
 func TestShapeCounts(t *testing.T) {
 	for name, want := range map[string]int{"thinking.jsonl": 3, "tool-loop.jsonl": 1, "think-tags.jsonl": 3, "last-piece.jsonl": 1} {
-		fd := ollama.Codec{}.NewStream()
+		fd := ollama.Codec{}.NewFrameDecoder()
 		codectest.FeedPush(fd, jsonl, [][]byte{read(t, name)})
 		assert.Equal(t, want, ollama.Matched(fd), name)
-		fd = ollama.Codec{}.NewStream()
+		fd = ollama.Codec{}.NewFrameDecoder()
 		codectest.FeedPush(fd, jsonl, [][]byte{codectest.Reshape(read(t, name))})
 		assert.Zero(t, ollama.Matched(fd), name)
 	}
@@ -235,14 +236,14 @@ func shapeRuns() []byte {
 
 func TestShapeRunsReadAsInFull(t *testing.T) {
 	data := shapeRuns()
-	res := codectest.SameAsReshaped(t, ollama.Codec{}.NewStream, jsonl, data)
+	res := codectest.SameAsReshaped(t, ollama.Codec{}.NewFrameDecoder, jsonl, data)
 	require.NoError(t, res.Err)
 	assert.Equal(t, []string{
 		"thinking \"Step one: \\\"weigh\\\" it,\\n café 😀 then \ufffd lone done.\" unknown unfinished=false extra=",
 		"text \"Answer \\\"quoted\\\" é😀.\"",
 	}, handles(res.Turn))
-	codectest.SweepStream(t, ollama.Codec{}.NewStream, jsonl, data)
-	fd := ollama.Codec{}.NewStream()
+	codectest.SweepStream(t, ollama.Codec{}.NewFrameDecoder, jsonl, data)
+	fd := ollama.Codec{}.NewFrameDecoder()
 	codectest.FeedPush(fd, jsonl, [][]byte{data})
 	assert.Equal(t, 6+4, ollama.Matched(fd))
 }

@@ -2,20 +2,22 @@ package ollama
 
 import (
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/engine"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // NewStream returns a decoder for an /api/chat stream (JSON Lines), seeded
 // with the codec's Provider, Model and Limits.
-func (c Codec) NewStream() replay.FrameDecoder {
+func (c Codec) NewFrameDecoder() codecs.FrameDecoder {
 	return &StreamDecoder{Provider: c.Provider, Model: c.Model, Limits: c.Limits}
 }
 
 // StreamDecoder decodes an /api/chat stream, one JSON line at a time. The
 // zero value is ready to use; Provider, Model and Limits play the roles of
-// the [Codec] fields. It implements [replay.FrameDecoder].
+// the [Codec] fields. It implements [codecs.FrameDecoder].
 //
 // A run of thinking pieces is one reasoning item, a run of content one
 // text block (content's <think> tags split out), a tool call one block;
@@ -38,20 +40,20 @@ type StreamDecoder struct {
 }
 
 // stream is the decoder as the engine drives it (see [engine.Codec]).
-type stream StreamDecoder
+type decoder StreamDecoder
 
-// SetLimits implements [replay.FrameDecoder].
-func (d *StreamDecoder) SetLimits(l replay.Limits) { d.run.SetLimits((*stream)(d), l) }
+// SetLimits implements [codecs.FrameDecoder].
+func (d *StreamDecoder) SetLimits(l replay.Limits) { d.run.SetLimits((*decoder)(d), l) }
 
-// Decode implements [replay.FrameDecoder].
-func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
-	return d.run.Decode((*stream)(d), &f, dst)
+// Decode implements [codecs.FrameDecoder].
+func (d *StreamDecoder) Decode(typ, data []byte, dst []stream.Event) ([]stream.Event, error) {
+	return d.run.Decode((*decoder)(d), typ, data, dst)
 }
 
-// Finish implements [replay.FrameDecoder].
-func (d *StreamDecoder) Finish() (*replay.Turn, error) { return d.run.Finish((*stream)(d)) }
+// Finish implements [codecs.FrameDecoder].
+func (d *StreamDecoder) Finish() (*replay.Turn, error) { return d.run.Finish((*decoder)(d)) }
 
-func (d *stream) Start(r *engine.Run) {
+func (d *decoder) Start(r *engine.Run) {
 	r.Budget = kit.NewBudget(API, d.Limits, 0)
 	d.turn.Provenance = replay.Provenance{API: API, Provider: Codec{Provider: d.Provider}.provider(), Model: d.Model}
 	d.b = builder{bud: &r.Budget, run: r, turn: &d.turn, emit: true}
@@ -61,7 +63,7 @@ func (d *stream) Start(r *engine.Run) {
 // it; a line that only carries a piece of thinking or content is learned,
 // so that the lines like it are read by matching: their holes are that
 // piece (decoded as it is matched) and created_at.
-func (d *stream) Full(r *engine.Run, f replay.Frame, s string, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) Full(r *engine.Run, f engine.Frame, s string, dst []stream.Event) ([]stream.Event, error) {
 	if s == "" {
 		return dst, nil
 	}
@@ -80,13 +82,13 @@ func (d *stream) Full(r *engine.Run, f replay.Frame, s string, dst []replay.Even
 
 // Matched applies a line like the last one learned: the engine has put
 // its fields at their places in it.
-func (d *stream) Matched(r *engine.Run, m *engine.Match, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) Matched(r *engine.Run, m *engine.Match, dst []stream.Event) ([]stream.Event, error) {
 	return d.apply(r, dst)
 }
 
 // learn learns the line s, applied without error, when it is a piece of
 // thinking or content and nothing else.
-func (d *stream) learn(s string) {
+func (d *decoder) learn(s string) {
 	ev := &d.ev
 	if ev.done != "false" || ev.err != "" || (ev.toolCalls != "" && ev.toolCalls != "null") {
 		return
@@ -113,7 +115,7 @@ func (d *stream) learn(s string) {
 }
 
 // apply applies the line read into d.ev.
-func (d *stream) apply(r *engine.Run, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) apply(r *engine.Run, dst []stream.Event) ([]stream.Event, error) {
 	ev, b := &d.ev, &d.b
 	b.ev = dst
 	defer func() { b.ev = nil }()
@@ -121,7 +123,7 @@ func (d *stream) apply(r *engine.Run, dst []replay.Event) ([]replay.Event, error
 		pe := providerError(ev.err)
 		d.turn.Error = pe
 		r.Stop()
-		return append(b.ev, replay.Event{Kind: replay.EventError, Block: -1, Err: pe}), pe
+		return append(b.ev, stream.Event{Kind: stream.EventError, Block: -1, Err: pe}), pe
 	}
 	if err := b.message(ev, "/message"); err != nil {
 		return b.ev, err
@@ -138,12 +140,12 @@ func (d *stream) apply(r *engine.Run, dst []replay.Event) ([]replay.Event, error
 	}
 	d.done = true
 	r.Stop() // nothing after the last line changes the turn
-	return append(b.ev, replay.Event{Kind: replay.EventDone, Block: -1}), nil
+	return append(b.ev, stream.Event{Kind: stream.EventDone, Block: -1}), nil
 }
 
 // End ends the stream: a stream cut before its last line, or ended by an
 // error, leaves its open block unfinished.
-func (d *stream) End(r *engine.Run) (*replay.Turn, error) {
+func (d *decoder) End(r *engine.Run) (*replay.Turn, error) {
 	if !d.done {
 		if r.Err() == nil {
 			d.b.emit = false

@@ -8,6 +8,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/openai"
 	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -44,7 +45,7 @@ func TestCompactionDecode(t *testing.T) {
 	// Cut before its output_item.done: unfinished, never sent.
 	cut := read(t, "compaction.sse")
 	cut = cut[:bytes.Index(cut, []byte("event: response.output_item.done"))]
-	tu, err := replay.DecodeStream(bytes.NewReader(cut), openai.Codec{}.NewStream(), replay.StreamOptions{})
+	tu, err := stream.Decode(bytes.NewReader(cut), openai.Codec{}, stream.Options{})
 	require.Error(t, err)
 	require.True(t, tu.Blocks[0].(*replay.Compaction).Unfinished)
 	out, err = openai.Codec{}.Encode(tu)
@@ -147,7 +148,7 @@ func TestLoneSurrogateRefused(t *testing.T) {
 	assert.Equal(t, "😀", tu.Blocks[0].(*replay.Encrypted).Data)
 	// The stream refuses it too.
 	s := `data: {"type":"response.output_item.done","output_index":0,"item":{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"\ud800"}}` + "\n\n"
-	_, err = replay.DecodeStream(bytes.NewReader([]byte(s)), openai.Codec{}.NewStream(), replay.StreamOptions{})
+	_, err = stream.Decode(bytes.NewReader([]byte(s)), openai.Codec{}, stream.Options{})
 	require.True(t, errors.Is(err, replay.ErrMalformed), "%v", err)
 }
 

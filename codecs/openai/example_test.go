@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/openai"
+	"github.com/reasonreplay/replay/stream"
 )
 
 func Example() {
-	stream := `data: {"type":"response.output_item.added","sequence_number":1,"output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[]}}
+	events := `data: {"type":"response.output_item.added","sequence_number":1,"output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[]}}
 
 data: {"type":"response.reasoning_summary_text.delta","sequence_number":2,"output_index":0,"summary_index":0,"delta":"Adding."}
 
@@ -21,7 +21,7 @@ data: {"type":"response.completed","sequence_number":5,"response":{"status":"com
 
 `
 	c := openai.Codec{}
-	turn, err := replay.DecodeStream(strings.NewReader(stream), c.NewStream(), replay.StreamOptions{})
+	turn, err := stream.Decode(strings.NewReader(events), c, stream.Options{})
 	if err != nil {
 		panic(err)
 	}

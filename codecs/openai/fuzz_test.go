@@ -6,6 +6,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/openai"
+	"github.com/reasonreplay/replay/stream"
 )
 
 func FuzzStream(f *testing.F) {
@@ -14,7 +15,7 @@ func FuzzStream(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := openai.Codec{}
-		tu, _ := replay.DecodeStream(bytes.NewReader(data), c.NewStream(), replay.StreamOptions{})
+		tu, _ := stream.Decode(bytes.NewReader(data), c, stream.Options{})
 		if tu == nil {
 			t.Fatal("nil turn")
 		}

@@ -3,9 +3,9 @@ package openai_test
 import (
 	"testing"
 
-	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/openai"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/tidwall/gjson"
 )
 
@@ -13,7 +13,7 @@ func validJSON(b []byte) bool { return gjson.ValidBytes(b) }
 
 func sweepNoGolden(t *testing.T, data []byte) codectest.Result {
 	t.Helper()
-	res := codectest.SweepStream(t, openai.Codec{}.NewStream, replay.StreamOptions{}, data)
+	res := codectest.SweepStream(t, openai.Codec{}.NewFrameDecoder, stream.Options{}, data)
 	codectest.RoundTripDocument(t, res.Turn)
 	return res
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/openai"
 	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
 )
@@ -15,11 +16,11 @@ import (
 // decodeStream decodes a fixture whole, without goldens.
 func decodeStream(t *testing.T, name string, c openai.Codec) *replay.Turn {
 	t.Helper()
-	opts := replay.StreamOptions{}
+	opts := stream.Options{}
 	if strings.HasSuffix(name, ".jsonl") {
-		opts.Framing = replay.FramingJSONL
+		opts.Framing = stream.FramingJSONL
 	}
-	tu, err := replay.DecodeStream(bytes.NewReader(read(t, name)), c.NewStream(), opts)
+	tu, err := stream.Decode(bytes.NewReader(read(t, name)), c, opts)
 	require.NoError(t, err)
 	return tu
 }

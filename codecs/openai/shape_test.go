@@ -7,7 +7,10 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/internal/engine"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/require"
 )
 
@@ -33,11 +36,11 @@ func sse(events []string, vary bool) []byte {
 
 // feedFrames decodes each event with a fresh decoder, frame by frame, and
 // reports which events matched the learned shape when they came.
-func feedFrames(t *testing.T, d *StreamDecoder, events []string) (matched []int, evs []replay.Event, err error) {
+func feedFrames(t *testing.T, d *StreamDecoder, events []string) (matched []int, evs []stream.Event, err error) {
 	t.Helper()
 	for i, e := range events {
 		before := d.run.Matched()
-		evs, err = d.Decode(replay.Frame{Data: []byte(e)}, evs)
+		evs, err = d.Decode(nil, []byte(e), evs)
 		if d.run.Matched() > before {
 			matched = append(matched, i)
 		}
@@ -60,9 +63,9 @@ func unquote(t *testing.T, raw string) string {
 // requires the same turn, error and events from both.
 func sameAsFull(t *testing.T, events []string, limits replay.Limits) codectest.Result {
 	t.Helper()
-	newFD := func() replay.FrameDecoder { return &StreamDecoder{Limits: limits} }
-	fast := codectest.SweepStream(t, newFD, replay.StreamOptions{}, sse(events, false))
-	full := codectest.SweepStream(t, newFD, replay.StreamOptions{}, sse(events, true))
+	newFD := func() codecs.FrameDecoder { return &StreamDecoder{Limits: limits} }
+	fast := codectest.SweepStream(t, newFD, stream.Options{}, sse(events, false))
+	full := codectest.SweepStream(t, newFD, stream.Options{}, sse(events, true))
 	require.Equal(t, string(full.Document()), string(fast.Document()))
 	require.Equal(t, codectest.EventSummary(full.Events), codectest.EventSummary(fast.Events))
 	require.Equal(t, fmt.Sprint(full.Err), fmt.Sprint(fast.Err))
@@ -138,12 +141,12 @@ func TestShapeSameTurnAsFullPath(t *testing.T) {
 	require.Equal(t, "msg_1", tu.Blocks[3].(*replay.Text).ID)
 	// Every delta, once, in order; the repeated event and the empty delta
 	// emit nothing.
-	require.Equal(t, map[int]string{0: summary}, codectest.MergedDeltas(res.Events, replay.EventReasoningDelta))
-	require.Equal(t, map[int]string{2: args}, codectest.MergedDeltas(res.Events, replay.EventToolCallDelta))
-	require.Equal(t, map[int]string{3: text}, codectest.MergedDeltas(res.Events, replay.EventTextDelta))
+	require.Equal(t, map[int]string{0: summary}, codectest.MergedDeltas(res.Events, stream.EventReasoningDelta))
+	require.Equal(t, map[int]string{2: args}, codectest.MergedDeltas(res.Events, stream.EventToolCallDelta))
+	require.Equal(t, map[int]string{3: text}, codectest.MergedDeltas(res.Events, stream.EventTextDelta))
 	n := 0
 	for _, ev := range res.Events {
-		if ev.Kind == replay.EventReasoningDelta {
+		if ev.Kind == stream.EventReasoningDelta {
 			n++
 		}
 	}
@@ -222,7 +225,7 @@ func TestShapeLoneSurrogateInMatchedRun(t *testing.T) {
 	matched, evs, err := feedFrames(t, &StreamDecoder{}, events)
 	require.NoError(t, err)
 	require.Contains(t, matched, 3)
-	require.Equal(t, map[int]string{0: " step0 step1 \uFFFD step2"}, codectest.MergedDeltas(evs, replay.EventReasoningDelta))
+	require.Equal(t, map[int]string{0: " step0 step1 \uFFFD step2"}, codectest.MergedDeltas(evs, stream.EventReasoningDelta))
 	res := sameAsFull(t, events, replay.Limits{})
 	require.Equal(t, " step0 step1 \uFFFD step2", res.Turn.Blocks[0].(*replay.Summary).Summary)
 }
@@ -279,13 +282,13 @@ func TestShapeStateChangeBetweenSameEvents(t *testing.T) {
 func TestShapeSetLimitsBetweenSameEvents(t *testing.T) {
 	e := `{"type":"response.output_text.delta","output_index":3,"content_index":0,"delta":"x"}`
 	d := &StreamDecoder{}
-	evs, err := d.Decode(replay.Frame{Data: []byte(e)}, nil)
+	evs, err := d.Decode(nil, []byte(e), nil)
 	require.NoError(t, err)
-	evs, err = d.Decode(replay.Frame{Data: []byte(e)}, evs)
+	evs, err = d.Decode(nil, []byte(e), evs)
 	require.NoError(t, err)
-	require.Equal(t, map[int]string{0: "xx"}, codectest.MergedDeltas(evs, replay.EventTextDelta))
+	require.Equal(t, map[int]string{0: "xx"}, codectest.MergedDeltas(evs, stream.EventTextDelta))
 	d.SetLimits(replay.Limits{MaxBlocks: 2})
-	_, err = d.Decode(replay.Frame{Data: []byte(e)}, evs)
+	_, err = d.Decode(nil, []byte(e), evs)
 	var le *replay.LimitError
 	require.ErrorAs(t, err, &le)
 	require.Equal(t, replay.LimitError{What: "block count", Limit: 2, API: API, Event: 2, Block: -1}, *le)
@@ -317,7 +320,7 @@ func TestShapeEscapedDeltas(t *testing.T) {
 	res := sameAsFull(t, events, replay.Limits{})
 	require.NoError(t, res.Err)
 	require.Equal(t, strings.Repeat("café\n", 12), res.Turn.Blocks[0].(*replay.Summary).Summary)
-	require.Equal(t, map[int]string{0: strings.Repeat("café\n", 12)}, codectest.MergedDeltas(res.Events, replay.EventReasoningDelta))
+	require.Equal(t, map[int]string{0: strings.Repeat("café\n", 12)}, codectest.MergedDeltas(res.Events, stream.EventReasoningDelta))
 
 	for _, tc := range []struct {
 		limits replay.Limits
@@ -338,16 +341,16 @@ func TestShapeEscapedDeltas(t *testing.T) {
 
 	// A long run of them allocates next to nothing.
 	events = escapedRun(2000)
-	frames := make([]replay.Frame, len(events))
+	frames := make([]engine.Frame, len(events))
 	for i, e := range events {
-		frames[i] = replay.Frame{Data: []byte(e)}
+		frames[i] = engine.Frame{Data: []byte(e)}
 	}
-	evs := make([]replay.Event, 0, 8)
+	evs := make([]stream.Event, 0, 8)
 	allocs := testing.AllocsPerRun(5, func() {
 		d := &StreamDecoder{}
 		for _, f := range frames {
 			var err error
-			if evs, err = d.Decode(f, evs[:0]); err != nil {
+			if evs, err = d.Decode(f.Type, f.Data, evs[:0]); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -360,13 +363,13 @@ func TestShapeEscapedDeltas(t *testing.T) {
 // full path), and returns what a test compares.
 func decodeLines(data string, limits replay.Limits, full bool) (events []string, errText, doc string) {
 	d := &StreamDecoder{Limits: limits}
-	var evs []replay.Event
+	var evs []stream.Event
 	var err error
 	for _, line := range strings.Split(data, "\n") {
 		if full {
 			d.run.Forget()
 		}
-		if evs, err = d.Decode(replay.Frame{Data: []byte(line)}, evs); err != nil {
+		if evs, err = d.Decode(nil, []byte(line), evs); err != nil {
 			break
 		}
 	}

@@ -6,20 +6,22 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/engine"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/tidwall/gjson"
 )
 
 // NewStream returns a fresh stream decoder for this provider.
-func (c Codec) NewStream() replay.FrameDecoder {
+func (c Codec) NewFrameDecoder() codecs.FrameDecoder {
 	return &StreamDecoder{Provider: c.Provider, Limits: c.Limits}
 }
 
 // StreamDecoder decodes a Responses stream, one event's data at a time. The
 // zero value decodes OpenAI's stream with the default limits; it implements
-// [replay.FrameDecoder]. See the package
+// [codecs.FrameDecoder]. See the package
 // documentation for the wire facts it handles.
 type StreamDecoder struct {
 	// Limits bound event, item and block sizes; zero fields take defaults.
@@ -85,7 +87,7 @@ func (k *arenaKeeper) Keep(pos int, s string) (string, error) {
 type deltaTo struct {
 	b    *blk
 	at   int
-	kind replay.EventKind
+	kind stream.EventKind
 	ok   bool
 }
 
@@ -140,23 +142,23 @@ type fields struct {
 }
 
 // stream is the decoder as the engine drives it (see [engine.Codec]).
-type stream StreamDecoder
+type decoder StreamDecoder
 
-// SetLimits implements [replay.FrameDecoder]: the non-zero fields of l
+// SetLimits implements [codecs.FrameDecoder]: the non-zero fields of l
 // replace the decoder's limits.
-func (d *StreamDecoder) SetLimits(l replay.Limits) { d.run.SetLimits((*stream)(d), l) }
+func (d *StreamDecoder) SetLimits(l replay.Limits) { d.run.SetLimits((*decoder)(d), l) }
 
-// Decode implements [replay.FrameDecoder].
-func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
-	return d.run.Decode((*stream)(d), &f, dst)
+// Decode implements [codecs.FrameDecoder].
+func (d *StreamDecoder) Decode(typ, data []byte, dst []stream.Event) ([]stream.Event, error) {
+	return d.run.Decode((*decoder)(d), typ, data, dst)
 }
 
-// Finish implements [replay.FrameDecoder]. The turn's blocks are in
+// Finish implements [codecs.FrameDecoder]. The turn's blocks are in
 // output_index order; blocks of items that never finished are marked
 // unfinished.
-func (d *StreamDecoder) Finish() (*replay.Turn, error) { return d.run.Finish((*stream)(d)) }
+func (d *StreamDecoder) Finish() (*replay.Turn, error) { return d.run.Finish((*decoder)(d)) }
 
-func (d *stream) Start(r *engine.Run) {
+func (d *decoder) Start(r *engine.Run) {
 	r.Budget = kit.NewBudget(API, d.Limits, 0)
 	d.format = FormatFor(d.Provider)
 	p := d.Provider
@@ -169,7 +171,7 @@ func (d *stream) Start(r *engine.Run) {
 // Full reads the event s in full (trusting nothing) and decodes it. A
 // delta event whose type its JSON names, appended to a block, is learned
 // as the shape of the next.
-func (d *stream) Full(r *engine.Run, f replay.Frame, s string, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) Full(r *engine.Run, f engine.Frame, s string, dst []stream.Event) ([]stream.Event, error) {
 	if s == "" || s == "[DONE]" {
 		return dst, nil
 	}
@@ -199,7 +201,7 @@ func (d *stream) Full(r *engine.Run, f replay.Frame, s string, dst []replay.Even
 	}
 	if pe, ok := err.(*replay.ProviderError); ok {
 		d.turn.Error = pe
-		dst = append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: pe})
+		dst = append(dst, stream.Event{Kind: stream.EventError, Block: -1, Err: pe})
 	}
 	return dst, err
 }
@@ -207,7 +209,7 @@ func (d *stream) Full(r *engine.Run, f replay.Frame, s string, dst []replay.Even
 // learn learns the shape of the delta event s, read in full into fl,
 // with its delta (decoded by the full path's code), sequence number and
 // obfuscation (not read) as the holes.
-func (d *stream) learn(s string, fl *fields) {
+func (d *decoder) learn(s string, fl *fields) {
 	holes := [3]string{fl.delta}
 	k, seq := 1, 0
 	if fl.seq.Type == gjson.Number {
@@ -227,7 +229,7 @@ func (d *stream) learn(s string, fl *fields) {
 // from the last delta event only in the holes' values. It runs what the
 // full path runs for that event: the sequence number's repeat check, then
 // the delta appended to the same block, within the budget.
-func (d *stream) Matched(r *engine.Run, m *engine.Match, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) Matched(r *engine.Run, m *engine.Match, dst []stream.Event) ([]stream.Event, error) {
 	if d.seqHole > 0 && d.seenBefore(seqNumber(m.Raw(d.seqHole))) {
 		return dst, nil
 	}
@@ -392,7 +394,7 @@ func result(raw string) gjson.Result {
 }
 
 // seenBefore records a sequence number and reports whether it was seen.
-func (d *stream) seenBefore(n int64) bool {
+func (d *decoder) seenBefore(n int64) bool {
 	if n >= 0 && n < 1<<24 {
 		w, bit := n>>6, uint64(1)<<(n&63)
 		for int64(len(d.seen)) <= w {
@@ -415,7 +417,7 @@ func (d *stream) seenBefore(n int64) bool {
 }
 
 // event decodes one event of type typ.
-func (d *stream) event(typ string, fl *fields, root gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) event(typ string, fl *fields, root gjson.Result, n int, dst []stream.Event) ([]stream.Event, error) {
 	switch typ {
 	case "response.created", "response.in_progress", "response.queued":
 		d.model(fl.response)
@@ -460,7 +462,7 @@ func (d *stream) event(typ string, fl *fields, root gjson.Result, n int, dst []r
 
 // reasoningPart routes a summary or reasoning-text event of a reasoning
 // item to its part (idx, at JSON Pointer ptr; key orders the part).
-func (d *stream) reasoningPart(typ string, fl *fields, n int, idxv gjson.Result, ptr string, key int64, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) reasoningPart(typ string, fl *fields, n int, idxv gjson.Result, ptr string, key int64, dst []stream.Event) ([]stream.Event, error) {
 	o, pos, err := d.out(fl, n, "reasoning")
 	if err != nil {
 		return dst, err
@@ -481,7 +483,7 @@ func (d *stream) reasoningPart(typ string, fl *fields, n int, idxv gjson.Result,
 
 // contentPart routes a content_part event, which names the type of its
 // item by its part's type when no earlier event did.
-func (d *stream) contentPart(typ string, fl *fields, n int, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) contentPart(typ string, fl *fields, n int, dst []stream.Event) ([]stream.Event, error) {
 	o, pos, err := d.out(fl, n, "")
 	if err != nil {
 		return dst, err
@@ -505,7 +507,7 @@ func (d *stream) contentPart(typ string, fl *fields, n int, dst []replay.Event) 
 }
 
 // outputText routes a message's text delta or done event.
-func (d *stream) outputText(typ string, fl *fields, n int, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) outputText(typ string, fl *fields, n int, dst []stream.Event) ([]stream.Event, error) {
 	o, pos, err := d.out(fl, n, "message")
 	if err != nil {
 		return dst, err
@@ -521,7 +523,7 @@ func (d *stream) outputText(typ string, fl *fields, n int, dst []replay.Event) (
 }
 
 // callInput appends to (delta) or settles (done) a tool call's arguments.
-func (d *stream) callInput(typ string, fl *fields, n int, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) callInput(typ string, fl *fields, n int, dst []stream.Event) ([]stream.Event, error) {
 	want := "function_call"
 	final := fl.args
 	if strings.HasPrefix(typ, "response.custom") {
@@ -542,17 +544,17 @@ func (d *stream) callInput(typ string, fl *fields, n int, dst []replay.Event) ([
 	}
 	b := d.blks[o.call-1]
 	if strings.HasSuffix(typ, ".delta") {
-		return d.appendDelta(b, o.call-1, replay.EventToolCallDelta, fl.delta, n, dst)
+		return d.appendDelta(b, o.call-1, stream.EventToolCallDelta, fl.delta, n, dst)
 	}
 	if final.Type == gjson.String {
-		return d.reconcile(b, o.call-1, replay.EventToolCallDelta, final.Str, dst)
+		return d.reconcile(b, o.call-1, stream.EventToolCallDelta, final.Str, dst)
 	}
 	return dst, nil
 }
 
 // completed ends the stream: items whose output_item.done never came are
 // taken from the response.
-func (d *stream) completed(fl *fields, n int, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) completed(fl *fields, n int, dst []stream.Event) ([]stream.Event, error) {
 	d.ended = true
 	// The response's members as get reads them, found in the event's one
 	// pass.
@@ -566,12 +568,12 @@ func (d *stream) completed(fl *fields, n int, dst []replay.Event) ([]replay.Even
 	}
 	d.turn.Complete = true
 	d.turn.FinishReason = "completed"
-	return append(dst, replay.Event{Kind: replay.EventDone, Block: -1}), nil
+	return append(dst, stream.Event{Kind: stream.EventDone, Block: -1}), nil
 }
 
 // unsuccessful ends the stream with response.incomplete or
 // response.failed, returning the provider error.
-func (d *stream) unsuccessful(typ string, fl *fields) error {
+func (d *decoder) unsuccessful(typ string, fl *fields) error {
 	d.ended = true
 	d.model(fl.response)
 	if u := get(fl.response, "usage"); u.IsObject() {
@@ -586,10 +588,10 @@ func (d *stream) unsuccessful(typ string, fl *fields) error {
 	return err
 }
 
-func (d *stream) model(resp gjson.Result) { d.setModel(get(resp, "model")) }
+func (d *decoder) model(resp gjson.Result) { d.setModel(get(resp, "model")) }
 
 // setModel keeps m, a response's model, unless the turn has one.
-func (d *stream) setModel(m gjson.Result) {
+func (d *decoder) setModel(m gjson.Result) {
 	if m.Type == gjson.String && d.turn.Provenance.Model == "" {
 		d.turn.Provenance.Model = d.run.Texts.Clone(m.Str)
 	}
@@ -607,7 +609,7 @@ func index(v gjson.Result, n int, ptr string) (int, error) {
 
 // out returns the output item an event names, creating it (of type typ)
 // when the event is the first to name it.
-func (d *stream) out(fl *fields, n int, typ string) (*outItem, int, error) {
+func (d *decoder) out(fl *fields, n int, typ string) (*outItem, int, error) {
 	pos, err := index(fl.outIdx, n, "/output_index")
 	if err != nil {
 		return nil, 0, err
@@ -631,7 +633,7 @@ func (d *stream) out(fl *fields, n int, typ string) (*outItem, int, error) {
 }
 
 // newBlock adds a block of output item pos and returns its position.
-func (d *stream) newBlock(o *outItem, pos int, key int64, b replay.Block) (int, error) {
+func (d *decoder) newBlock(o *outItem, pos int, key int64, b replay.Block) (int, error) {
 	if err := d.run.Budget.Block(len(d.blks)); err != nil {
 		return 0, err
 	}
@@ -647,7 +649,7 @@ func (d *stream) newBlock(o *outItem, pos int, key int64, b replay.Block) (int, 
 
 // added opens what an output_item.added announces: item, of type
 // itemType (its member as get reads it).
-func (d *stream) added(o *outItem, pos int, item, itemType gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) added(o *outItem, pos int, item, itemType gjson.Result, n int, dst []stream.Event) ([]stream.Event, error) {
 	if !item.IsObject() {
 		return dst, replay.Malformed(API, n, "/item", "expected an output item object")
 	}
@@ -696,7 +698,7 @@ func (d *stream) added(o *outItem, pos int, item, itemType gjson.Result, n int, 
 	return dst, nil
 }
 
-func (d *stream) openCall(o *outItem, pos int, item gjson.Result, dst []replay.Event) []replay.Event {
+func (d *decoder) openCall(o *outItem, pos int, item gjson.Result, dst []stream.Event) []stream.Event {
 	tc := d.callSlab.new()
 	*tc = replay.ToolCall{ID: d.run.Texts.Clone(get(item, "call_id").Str), Name: d.run.Texts.Clone(get(item, "name").Str),
 		ItemID: d.run.Texts.Clone(get(item, "id").Str), Unfinished: true}
@@ -709,12 +711,12 @@ func (d *stream) openCall(o *outItem, pos int, item gjson.Result, dst []replay.E
 		return dst
 	}
 	o.call = at + 1
-	return append(dst, replay.Event{Kind: replay.EventToolCallStart, Block: at, ID: tc.ID, Name: tc.Name})
+	return append(dst, stream.Event{Kind: stream.EventToolCallStart, Block: at, ID: tc.ID, Name: tc.Name})
 }
 
 // part returns the position of part idx of o (a summary, reasoning text or
 // message text), creating the block when needed.
-func (d *stream) part(o *outItem, pos int, parts *[]int, idx int, key int64, dst []replay.Event) (int, []replay.Event, error) {
+func (d *decoder) part(o *outItem, pos int, parts *[]int, idx int, key int64, dst []stream.Event) (int, []stream.Event, error) {
 	if idx >= d.run.Budget.Limits().MaxBlocks {
 		return 0, dst, d.blockLimit()
 	}
@@ -753,22 +755,22 @@ func (d *stream) part(o *outItem, pos int, parts *[]int, idx int, key int64, dst
 	}
 	(*parts)[idx] = at + 1
 	if it, ok := b.(replay.ReasoningItem); ok {
-		dst = append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: at, Item: it})
+		dst = append(dst, stream.Event{Kind: stream.EventReasoningStart, Block: at, Item: it})
 	}
 	return at, dst, nil
 }
 
-func deltaKind(b replay.Block) replay.EventKind {
+func deltaKind(b replay.Block) stream.EventKind {
 	switch b.(type) {
 	case *replay.Text:
-		return replay.EventTextDelta
+		return stream.EventTextDelta
 	case *replay.ToolCall:
-		return replay.EventToolCallDelta
+		return stream.EventToolCallDelta
 	}
-	return replay.EventReasoningDelta
+	return stream.EventReasoningDelta
 }
 
-func (d *stream) partEvent(o *outItem, pos int, parts *[]int, idx int, key int64, typ string, fl *fields, n int, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) partEvent(o *outItem, pos int, parts *[]int, idx int, key int64, typ string, fl *fields, n int, dst []stream.Event) ([]stream.Event, error) {
 	at, dst, err := d.part(o, pos, parts, idx, key, dst)
 	if err != nil {
 		return dst, err
@@ -790,7 +792,7 @@ func (d *stream) partEvent(o *outItem, pos int, parts *[]int, idx int, key int64
 	return dst, nil
 }
 
-func (d *stream) appendDelta(b *blk, at int, kind replay.EventKind, delta string, n int, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) appendDelta(b *blk, at int, kind stream.EventKind, delta string, n int, dst []stream.Event) ([]stream.Event, error) {
 	if len(delta) == 0 || delta[0] != '"' {
 		return dst, replay.Malformed(API, n, "/delta", "expected a string delta")
 	}
@@ -802,7 +804,7 @@ func (d *stream) appendDelta(b *blk, at int, kind replay.EventKind, delta string
 // it holds an escape), to the block b at position at, within the budget,
 // and emits it as an event of the given kind. Both the full and the
 // matched path end here.
-func (d *stream) appendText(b *blk, at int, kind replay.EventKind, raw string, escaped bool, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) appendText(b *blk, at int, kind stream.EventKind, raw string, escaped bool, dst []stream.Event) ([]stream.Event, error) {
 	if len(raw) == 2 {
 		return dst, nil // ""
 	}
@@ -822,13 +824,13 @@ func (d *stream) appendText(b *blk, at int, kind replay.EventKind, raw string, e
 			return dst, err
 		}
 	}
-	return append(dst, replay.Event{Kind: kind, Block: at, Delta: b.b.String()[start:]}), nil
+	return append(dst, stream.Event{Kind: kind, Block: at, Delta: b.b.String()[start:]}), nil
 }
 
 // reconcile makes the block's text the final text a `.done` event or item
 // gives: the missing tail is emitted as one more delta; a text that the
 // deltas do not lead to replaces them (the final text wins).
-func (d *stream) reconcile(b *blk, at int, kind replay.EventKind, final string, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) reconcile(b *blk, at int, kind stream.EventKind, final string, dst []stream.Event) ([]stream.Event, error) {
 	if err := d.run.Budget.Item(at, len(final), max(0, len(final)-b.b.Len())); err != nil {
 		return dst, err
 	}
@@ -838,7 +840,7 @@ func (d *stream) reconcile(b *blk, at int, kind replay.EventKind, final string, 
 	}
 	if strings.HasPrefix(final, cur) {
 		d.run.Texts.Write(&b.b, final[len(cur):])
-		return append(dst, replay.Event{Kind: kind, Block: at, Delta: b.b.String()[len(cur):]}), nil
+		return append(dst, stream.Event{Kind: kind, Block: at, Delta: b.b.String()[len(cur):]}), nil
 	}
 	b.b.Reset()
 	d.run.Texts.Write(&b.b, final)
@@ -847,7 +849,7 @@ func (d *stream) reconcile(b *blk, at int, kind replay.EventKind, final string, 
 
 // itemDone takes the authoritative item of response.output_item.done, of
 // type itemType (its member as get reads it).
-func (d *stream) itemDone(o *outItem, pos int, item, itemType gjson.Result, n int, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) itemDone(o *outItem, pos int, item, itemType gjson.Result, n int, dst []stream.Event) ([]stream.Event, error) {
 	if !item.IsObject() {
 		return dst, replay.Malformed(API, n, "/item", "expected an output item object")
 	}
@@ -900,11 +902,11 @@ func (d *stream) itemDone(o *outItem, pos int, item, itemType gjson.Result, n in
 			}
 		}
 		b := d.blks[o.call-1]
-		if dst, err = d.reconcile(b, o.call-1, replay.EventToolCallDelta, tc.Arguments, dst); err != nil {
+		if dst, err = d.reconcile(b, o.call-1, stream.EventToolCallDelta, tc.Arguments, dst); err != nil {
 			return dst, err
 		}
 		*b.block.(*replay.ToolCall) = tc
-		dst = append(dst, replay.Event{Kind: replay.EventToolCallEnd, Block: o.call - 1, ID: tc.ID, Name: tc.Name})
+		dst = append(dst, stream.Event{Kind: stream.EventToolCallEnd, Block: o.call - 1, ID: tc.ID, Name: tc.Name})
 	case "compaction":
 		scratch := d.scratch()
 		x, err := readCompaction(item, d.format, ptr, len(d.blks), scratch)
@@ -947,14 +949,14 @@ func (d *stream) itemDone(o *outItem, pos int, item, itemType gjson.Result, n in
 // are bounded by MaxItem there, copied into the decoder's arena, and
 // counted against the turn as they are applied (text by reconcile, the
 // rest by keep).
-func (d *stream) scratch() *arenaKeeper {
+func (d *decoder) scratch() *arenaKeeper {
 	d.keepr = arenaKeeper{budget: kit.NewBudget(API, d.run.Budget.Limits(), d.run.Budget.Event), strs: &d.run.Texts}
 	return &d.keepr
 }
 
 // keep counts strings of the block at pos, kept from a finished item,
 // against the turn.
-func (d *stream) keep(pos int, strs ...string) error {
+func (d *decoder) keep(pos int, strs ...string) error {
 	for _, s := range strs {
 		if err := d.run.Budget.Item(pos, len(s), len(s)); err != nil {
 			return err
@@ -964,7 +966,7 @@ func (d *stream) keep(pos int, strs ...string) error {
 }
 
 // blockLimit is the error for an index beyond MaxBlocks.
-func (d *stream) blockLimit() error {
+func (d *decoder) blockLimit() error {
 	return &replay.LimitError{What: "block count", Limit: d.run.Budget.Limits().MaxBlocks, API: API, Event: d.run.Budget.Event, Block: -1}
 }
 
@@ -975,14 +977,14 @@ func withEvent(err error, n int) error {
 	return err
 }
 
-func (d *stream) reasoningDone(o *outItem, pos int, r *reasoning, item gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) reasoningDone(o *outItem, pos int, r *reasoning, item gjson.Result, dst []stream.Event) ([]stream.Event, error) {
 	var err error
 	var at int
 	for i, s := range r.summaries {
 		if at, dst, err = d.part(o, pos, &o.summ, i, keySummary, dst); err != nil {
 			return dst, err
 		}
-		if dst, err = d.reconcile(d.blks[at], at, replay.EventReasoningDelta, s, dst); err != nil {
+		if dst, err = d.reconcile(d.blks[at], at, stream.EventReasoningDelta, s, dst); err != nil {
 			return dst, err
 		}
 	}
@@ -990,7 +992,7 @@ func (d *stream) reasoningDone(o *outItem, pos int, r *reasoning, item gjson.Res
 		if at, dst, err = d.part(o, pos, &o.cont, i, keyContent, dst); err != nil {
 			return dst, err
 		}
-		if dst, err = d.reconcile(d.blks[at], at, replay.EventReasoningDelta, s, dst); err != nil {
+		if dst, err = d.reconcile(d.blks[at], at, stream.EventReasoningDelta, s, dst); err != nil {
 			return dst, err
 		}
 	}
@@ -1002,7 +1004,7 @@ func (d *stream) reasoningDone(o *outItem, pos int, r *reasoning, item gjson.Res
 				return dst, err
 			}
 			o.enc = at + 1
-			dst = append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: at, Item: enc})
+			dst = append(dst, stream.Event{Kind: stream.EventReasoningStart, Block: at, Item: enc})
 		}
 		if err := d.keep(o.enc-1, data); err != nil {
 			return dst, err
@@ -1038,14 +1040,14 @@ func (d *stream) reasoningDone(o *outItem, pos int, r *reasoning, item gjson.Res
 		case *replay.ReasoningText:
 			x.Text = b.b.String()
 		}
-		dst = append(dst, replay.Event{Kind: replay.EventReasoningEnd, Block: at, Item: it})
+		dst = append(dst, stream.Event{Kind: stream.EventReasoningEnd, Block: at, Item: it})
 	}
 	return dst, nil
 }
 
 // itemBlocks returns the positions of o's live blocks in item order. The
 // slice is reused by the next call.
-func (d *stream) itemBlocks(o *outItem) []int {
+func (d *decoder) itemBlocks(o *outItem) []int {
 	out := d.order[:0]
 	for _, at := range o.blocks {
 		if !d.blks[at].dropped {
@@ -1062,7 +1064,7 @@ func (d *stream) itemBlocks(o *outItem) []int {
 	return out
 }
 
-func (d *stream) messageDone(o *outItem, pos int, m *message, item gjson.Result, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) messageDone(o *outItem, pos int, m *message, item gjson.Result, dst []stream.Event) ([]stream.Event, error) {
 	if m.native {
 		for _, at := range o.blocks {
 			d.blks[at].dropped = true
@@ -1081,7 +1083,7 @@ func (d *stream) messageDone(o *outItem, pos int, m *message, item gjson.Result,
 			return dst, err
 		}
 		b := d.blks[at]
-		if dst, err = d.reconcile(b, at, replay.EventTextDelta, s, dst); err != nil {
+		if dst, err = d.reconcile(b, at, stream.EventTextDelta, s, dst); err != nil {
 			return dst, err
 		}
 		*b.block.(*replay.Text) = replay.Text{Text: b.b.String(), ID: m.id, Extra: m.extra(i)}
@@ -1092,7 +1094,7 @@ func (d *stream) messageDone(o *outItem, pos int, m *message, item gjson.Result,
 // fillFrom takes, from the terminal response's output array, the items
 // whose output_item.done never came.
 // The array has elems elements.
-func (d *stream) fillFrom(out gjson.Result, elems, n int, dst []replay.Event) ([]replay.Event, error) {
+func (d *decoder) fillFrom(out gjson.Result, elems, n int, dst []stream.Event) ([]stream.Event, error) {
 	missing := false
 	for _, o := range d.outs {
 		if o == nil || !o.done {
@@ -1128,7 +1130,7 @@ func (d *stream) fillFrom(out gjson.Result, elems, n int, dst []replay.Event) ([
 }
 
 // End ends the stream.
-func (d *stream) End(r *engine.Run) (*replay.Turn, error) {
+func (d *decoder) End(r *engine.Run) (*replay.Turn, error) {
 	t := d.turn
 	t.Blocks = make([]replay.Block, 0, len(d.blks))
 	for _, o := range d.outs {

@@ -12,6 +12,8 @@ import (
 	"github.com/reasonreplay/replay/codecs/openai"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/require"
 )
 
@@ -26,11 +28,11 @@ func read(t testing.TB, name string) []byte {
 
 func sweep(t *testing.T, name string, c openai.Codec) codectest.Result {
 	t.Helper()
-	opts := replay.StreamOptions{}
+	opts := stream.Options{}
 	if strings.HasSuffix(name, ".jsonl") {
-		opts.Framing = replay.FramingJSONL
+		opts.Framing = stream.FramingJSONL
 	}
-	res := codectest.SweepStream(t, c.NewStream, opts, read(t, name))
+	res := codectest.SweepStream(t, c.NewFrameDecoder, opts, read(t, name))
 	codectest.RoundTripDocument(t, res.Turn)
 	base := strings.TrimSuffix(name, filepath.Ext(name))
 	codectest.Golden(t, filepath.Join(dir, "golden", base+".stream.json"), res.Document())
@@ -71,9 +73,9 @@ func TestStreamSummaryEncrypted(t *testing.T) {
 	require.Equal(t, finalText, txt.Text)
 	require.Equal(t, msgID, txt.ID)
 	require.JSONEq(t, `{"phase":"final_answer","annotations":[]}`, string(txt.Extra))
-	require.Equal(t, summary0, codectest.MergedDeltas(res.Events, replay.EventReasoningDelta)[0])
-	require.Equal(t, finalText, codectest.MergedDeltas(res.Events, replay.EventTextDelta)[3])
-	require.Equal(t, replay.EventDone, res.Events[len(res.Events)-1].Kind)
+	require.Equal(t, summary0, codectest.MergedDeltas(res.Events, stream.EventReasoningDelta)[0])
+	require.Equal(t, finalText, codectest.MergedDeltas(res.Events, stream.EventTextDelta)[3])
+	require.Equal(t, stream.EventDone, res.Events[len(res.Events)-1].Kind)
 }
 
 func TestStreamDuplicateSequence(t *testing.T) {
@@ -101,7 +103,7 @@ func TestStreamTwoReasoningCallsXAI(t *testing.T) {
 	require.Equal(t, replay.ToolCall{ID: "call_Wx1", Name: "get_weather", Arguments: `{"city":"Lyon"}`,
 		ItemID: "fc_5d1e9f0a-1111-4a2b-9c3d-000000000001_a"}, *c0)
 	require.Equal(t, `{"tz":"Europe/Paris"}`, c1.Arguments)
-	require.Equal(t, `{"tz":"Europe/Paris"}`, codectest.MergedDeltas(res.Events, replay.EventToolCallDelta)[3])
+	require.Equal(t, `{"tz":"Europe/Paris"}`, codectest.MergedDeltas(res.Events, stream.EventToolCallDelta)[3])
 }
 
 func TestStreamReasoningTextOutOfOrderJSONL(t *testing.T) {
@@ -130,7 +132,7 @@ func TestStreamFailed(t *testing.T) {
 	require.Equal(t, "**Weighing options**", s.Summary)
 	require.True(t, s.Unfinished)
 	require.False(t, replay.Replayable(s))
-	require.Equal(t, replay.EventError, res.Events[len(res.Events)-1].Kind)
+	require.Equal(t, stream.EventError, res.Events[len(res.Events)-1].Kind)
 }
 
 func TestStreamErrorEvent(t *testing.T) {
@@ -161,7 +163,7 @@ func TestStreamMalformed(t *testing.T) {
 		`data: {"type":"response.reasoning_summary_text.delta","output_index":0,"summary_index":0,"delta":5}` + "\n\n",
 		`data: {"type":"response.output_item.done","output_index":0,"item":{"type":"reasoning","summary":"x"}}` + "\n\n",
 	} {
-		_, err := replay.DecodeStream(strings.NewReader(in), openai.Codec{}.NewStream(), replay.StreamOptions{})
+		_, err := stream.Decode(strings.NewReader(in), openai.Codec{}, stream.Options{})
 		require.ErrorIs(t, err, replay.ErrMalformed, in)
 	}
 }
@@ -169,22 +171,22 @@ func TestStreamMalformed(t *testing.T) {
 func TestStreamLimits(t *testing.T) {
 	in := `data: {"type":"response.output_text.delta","output_index":5000,"content_index":0,"delta":"x"}` + "\n\n"
 	fd := &openai.StreamDecoder{Limits: replay.Limits{MaxBlocks: 10}}
-	_, err := replay.DecodeStream(strings.NewReader(in), fd, replay.StreamOptions{})
+	_, err := stream.Decode(strings.NewReader(in), kit.Decoding(fd), stream.Options{})
 	var le *replay.LimitError
 	require.ErrorAs(t, err, &le)
 	require.Equal(t, 10, le.Limit)
 	in = `data: {"type":"response.output_text.delta","output_index":0,"content_index":0,"delta":"0123456789"}` + "\n\n"
 	fd = &openai.StreamDecoder{Limits: replay.Limits{MaxItem: 4}}
-	_, err = replay.DecodeStream(strings.NewReader(in), fd, replay.StreamOptions{})
+	_, err = stream.Decode(strings.NewReader(in), kit.Decoding(fd), stream.Options{})
 	require.ErrorAs(t, err, &le)
 	require.Equal(t, "item size", le.What)
 }
 
 func TestTightLimits(t *testing.T) {
 	for _, name := range []string{"summary-encrypted.sse", "two-reasoning-calls.sse"} {
-		codectest.SweepLimits(t, openai.Codec{}.NewStream, replay.FramingSSE, read(t, name))
+		codectest.SweepLimits(t, openai.Codec{}.NewFrameDecoder, stream.FramingSSE, read(t, name))
 	}
-	codectest.SweepLimits(t, openai.Codec{}.NewStream, replay.FramingJSONL, read(t, "reasoning-text-out-of-order.jsonl"))
+	codectest.SweepLimits(t, openai.Codec{}.NewFrameDecoder, stream.FramingJSONL, read(t, "reasoning-text-out-of-order.jsonl"))
 	for _, name := range []string{"summary-encrypted.json", "server-tools.json"} {
 		codectest.CheckBodyLimits(t, func(l replay.Limits) replay.ReasoningCodec { return openai.Codec{Limits: l} }, read(t, name))
 	}
@@ -199,9 +201,9 @@ func TestItemIDLimit(t *testing.T) {
 	require.ErrorAs(t, err, &le)
 	require.Equal(t, replay.LimitError{What: "item size", Limit: 8, API: openai.API, Event: -1, Block: 0}, *le)
 
-	stream := `{"type":"response.output_item.added","output_index":0,"item":{"type":"function_call","id":"fc_0123456789abcdef","call_id":"c","name":"f"}}` + "\n"
-	_, err = replay.DecodeStream(strings.NewReader(stream), openai.Codec{}.NewStream(),
-		replay.StreamOptions{Framing: replay.FramingJSONL, Limits: replay.Limits{MaxItem: 8}})
+	events := `{"type":"response.output_item.added","output_index":0,"item":{"type":"function_call","id":"fc_0123456789abcdef","call_id":"c","name":"f"}}` + "\n"
+	_, err = stream.Decode(strings.NewReader(events), openai.Codec{},
+		stream.Options{Framing: stream.FramingJSONL, Limits: replay.Limits{MaxItem: 8}})
 	require.ErrorAs(t, err, &le)
 	require.Equal(t, replay.LimitError{What: "item size", Limit: 8, API: openai.API, Event: 0, Block: 0}, *le)
 }

@@ -9,9 +9,11 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
 )
@@ -133,7 +135,7 @@ func TestReadPartsRefusals(t *testing.T) {
 		require.Equal(t, -1, e.Event)
 
 		d := &StreamDecoder{}
-		_, err = d.Decode(replay.Frame{Data: []byte(`{"type":"response.output_item.done","output_index":0,"item":{"type":"reasoning","id":"rs_1","summary":` + tc.parts + `}}`)}, nil)
+		_, err = d.Decode(nil, []byte(`{"type":"response.output_item.done","output_index":0,"item":{"type":"reasoning","id":"rs_1","summary":`+tc.parts+`}}`), nil)
 		require.ErrorAs(t, err, &e, tc.parts)
 		require.Equal(t, strings.Replace(tc.ptr, "/output/0", "/item", 1), e.Pointer)
 		require.Equal(t, 0, e.Event)
@@ -206,11 +208,11 @@ data: {"type":"response.output_item.done","output_index":0,"item":{"id":"rs_1","
 data: {"type":"response.completed","response":{"status":"completed","output":[]}}
 
 `
-	res := codectest.SweepStream(t, func() replay.FrameDecoder { return &StreamDecoder{} }, replay.StreamOptions{}, []byte(data))
+	res := codectest.SweepStream(t, func() codecs.FrameDecoder { return &StreamDecoder{} }, stream.Options{}, []byte(data))
 	require.NoError(t, res.Err)
 	require.Len(t, res.Turn.Blocks, 3)
 	require.Equal(t, "xyz", res.Turn.Blocks[0].(*replay.Summary).Summary)
 	require.Equal(t, "defé", res.Turn.Blocks[1].(*replay.Summary).Summary)
 	require.Equal(t, "gAAA", res.Turn.Blocks[2].(*replay.Encrypted).Data)
-	require.Equal(t, map[int]string{0: "abc", 1: "defé"}, codectest.MergedDeltas(res.Events, replay.EventReasoningDelta))
+	require.Equal(t, map[int]string{0: "abc", 1: "defé"}, codectest.MergedDeltas(res.Events, stream.EventReasoningDelta))
 }

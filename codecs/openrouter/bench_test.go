@@ -6,9 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/openrouter"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/require"
 )
 
@@ -42,7 +43,7 @@ func BenchmarkStreamDecode(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		d := replay.NewDecoder(openrouter.Codec{}.NewStream(), replay.StreamOptions{})
+		d := stream.NewDecoder(openrouter.Codec{}, stream.Options{})
 		for off := 0; off < len(data); off += 4096 {
 			end := min(off+4096, len(data))
 			if _, err := d.Write(data[off:end]); err != nil {
@@ -63,7 +64,7 @@ func BenchmarkStreamDecode(b *testing.B) {
 func TestStreamAllocsPerEvent(t *testing.T) {
 	data, events := longStream(2000)
 	allocs := testing.AllocsPerRun(5, func() {
-		_, err := replay.DecodeStream(bytes.NewReader(data), openrouter.Codec{}.NewStream(), replay.StreamOptions{})
+		_, err := stream.Decode(bytes.NewReader(data), openrouter.Codec{}, stream.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +82,7 @@ func BenchmarkStreamFraming(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		f := &codectest.FramesOnly{}
-		d := replay.NewDecoder(f, replay.StreamOptions{})
+		d := stream.NewDecoder(kit.Decoding(f), stream.Options{})
 		for off := 0; off < len(data); off += 4096 {
 			if _, err := d.Write(data[off:min(off+4096, len(data))]); err != nil {
 				b.Fatal(err)

@@ -22,13 +22,14 @@
 package openrouter
 
 import (
+	"net/http"
+	"strings"
+
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
-	"net/http"
-	"strings"
 )
 
 // API is the codec's API name.
@@ -65,7 +66,7 @@ func init() {
 func (Codec) API() string { return API }
 
 // NewStream returns a fresh [StreamDecoder].
-func (c Codec) NewStream() replay.FrameDecoder {
+func (c Codec) NewFrameDecoder() codecs.FrameDecoder {
 	return &StreamDecoder{Provider: c.Provider, Limits: c.Limits}
 }
 

@@ -6,12 +6,13 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/openrouter"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // Decode a streamed turn, look at its reasoning, and write it back as the
 // assistant message of the next request.
 func Example() {
-	stream := `: OPENROUTER PROCESSING
+	events := `: OPENROUTER PROCESSING
 
 data: {"model":"anthropic/claude-sonnet-4.5","choices":[{"delta":{"reasoning":"Add them.","reasoning_details":[{"type":"reasoning.text","text":"Add them.","format":"anthropic-claude-v1","index":0}]}}]}
 
@@ -23,7 +24,7 @@ data: [DONE]
 
 `
 	c := openrouter.Codec{}
-	turn, err := replay.DecodeStream(strings.NewReader(stream), c.NewStream(), replay.StreamOptions{})
+	turn, err := stream.Decode(strings.NewReader(events), c, stream.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

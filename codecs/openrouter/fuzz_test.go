@@ -10,6 +10,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/openrouter"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // FuzzStream feeds arbitrary bytes as an SSE stream: the decoder never
@@ -27,12 +28,12 @@ func FuzzStream(f *testing.F) {
 		f.Add(b, uint16(len(b)/3))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, cut uint16) {
-		whole := codectest.FeedPush(newFD(), replay.StreamOptions{}, [][]byte{data})
+		whole := codectest.FeedPush(newFD(), stream.Options{}, [][]byte{data})
 		c := int(cut)
 		if c > len(data) {
 			c = len(data)
 		}
-		split := codectest.FeedPush(newFD(), replay.StreamOptions{}, [][]byte{data[:c], data[c:]})
+		split := codectest.FeedPush(newFD(), stream.Options{}, [][]byte{data[:c], data[c:]})
 		a, b := whole.Turn.AppendJSON(nil), split.Turn.AppendJSON(nil)
 		if !bytes.Equal(a, b) {
 			t.Fatalf("split at %d changed the turn:\n%s\n%s", c, a, b)

@@ -8,6 +8,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/openrouter"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -70,7 +71,7 @@ func TestLoneSurrogates(t *testing.T) {
 		{"pair split across deltas of signed text", sse(detailDelta(`,"text":"\ud83c"`), detailDelta(`,"text":"\udf0a","signature":"c2ln"`)), "", "🌊"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := codectest.SweepStream(t, newFD, replay.StreamOptions{}, tc.stream)
+			res := codectest.SweepStream(t, newFD, stream.Options{}, tc.stream)
 			if tc.err == "" {
 				require.NoError(t, res.Err)
 				require.Equal(t, tc.text, res.Turn.Blocks[0].(*replay.ReasoningText).Text)
@@ -121,14 +122,14 @@ func TestManyToolCalls(t *testing.T) {
 	}
 	b.WriteString(`]}`)
 	lim := replay.Limits{MaxBlocks: 20}
-	res := codectest.FeedPush(newFD(), replay.StreamOptions{Limits: lim}, [][]byte{sse(b.String())})
+	res := codectest.FeedPush(newFD(), stream.Options{Limits: lim}, [][]byte{sse(b.String())})
 	var le *replay.LimitError
 	require.True(t, errors.As(res.Err, &le), "%v", res.Err)
 	require.Equal(t, "replay: openrouter: event 0: block 20: block count exceeds the limit of 20", res.Err.Error())
 
 	// The default limit: the 100,001st call of a stream.
 	big := `{"tool_calls":[{"index":100000,"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}`
-	res = codectest.FeedPush(newFD(), replay.StreamOptions{}, [][]byte{sse(big)})
+	res = codectest.FeedPush(newFD(), stream.Options{}, [][]byte{sse(big)})
 	require.True(t, errors.As(res.Err, &le), "%v", res.Err)
 	require.Equal(t, "replay: openrouter: event 0: block 0: block count exceeds the limit of 100000", res.Err.Error())
 

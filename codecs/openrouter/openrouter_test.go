@@ -11,10 +11,13 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/codecs/openrouter"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/reasonreplay/replay/schema"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
@@ -61,11 +64,11 @@ func concat(cs []gjson.Result, path string) string {
 	return b.String()
 }
 
-func newFD() replay.FrameDecoder { return openrouter.Codec{}.NewStream() }
+func newFD() codecs.FrameDecoder { return openrouter.Codec{}.NewFrameDecoder() }
 
 func sweep(t *testing.T, name string) codectest.Result {
 	t.Helper()
-	res := codectest.SweepStream(t, newFD, replay.StreamOptions{}, read(t, name))
+	res := codectest.SweepStream(t, newFD, stream.Options{}, read(t, name))
 	doc := res.Document()
 	codectest.Golden(t, filepath.Join(dir, "golden", strings.TrimSuffix(name, ".sse")+".turn.json"), doc)
 	require.NoError(t, schema.Validate(schema.Turn, doc))
@@ -106,10 +109,10 @@ func TestStreamAnthropicUpstream(t *testing.T) {
 	assert.Equal(t, int64(509), gjson.GetBytes(tu.Usage, "total_tokens").Int())
 
 	// Events: deltas rebuild the text, the tool call opens with its id.
-	assert.Equal(t, th.Text, codectest.MergedDeltas(res.Events, replay.EventReasoningDelta)[0])
-	assert.Equal(t, call.Arguments, codectest.MergedDeltas(res.Events, replay.EventToolCallDelta)[2])
+	assert.Equal(t, th.Text, codectest.MergedDeltas(res.Events, stream.EventReasoningDelta)[0])
+	assert.Equal(t, call.Arguments, codectest.MergedDeltas(res.Events, stream.EventToolCallDelta)[2])
 	last := res.Events[len(res.Events)-1]
-	assert.Equal(t, replay.EventDone, last.Kind)
+	assert.Equal(t, stream.EventDone, last.Kind)
 }
 
 func TestStreamOpenAIUpstream(t *testing.T) {
@@ -175,7 +178,7 @@ func TestStreamErrorMidstream(t *testing.T) {
 		assert.False(t, replay.Replayable(it))
 	}
 	last := res.Events[len(res.Events)-1]
-	assert.Equal(t, replay.EventError, last.Kind)
+	assert.Equal(t, stream.EventError, last.Kind)
 	assert.Equal(t, pe, last.Err)
 }
 
@@ -211,7 +214,7 @@ func (r *errReader) Read(p []byte) (int, error) {
 func TestStreamReaderErrorIsWrapped(t *testing.T) {
 	data := read(t, "claude-tool-loop.sse")
 	cut := bytes.Index(data, []byte("Let me check"))
-	tu, err := replay.DecodeStream(&errReader{data: data[:cut], err: errCanceled}, newFD(), replay.StreamOptions{})
+	tu, err := stream.Decode(&errReader{data: data[:cut], err: errCanceled}, kit.Decoding(newFD()), stream.Options{})
 	require.ErrorIs(t, err, errCanceled)
 	require.NotNil(t, tu)
 	assert.False(t, tu.Complete)
@@ -223,7 +226,7 @@ func TestStreamReaderErrorIsWrapped(t *testing.T) {
 var errCanceled = errors.New("context canceled (test)")
 
 func TestStreamMalformedChunk(t *testing.T) {
-	tu, err := replay.DecodeStream(strings.NewReader("data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\ndata: {not json\n\n"), newFD(), replay.StreamOptions{})
+	tu, err := stream.Decode(strings.NewReader("data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\ndata: {not json\n\n"), kit.Decoding(newFD()), stream.Options{})
 	var e *replay.Error
 	require.ErrorAs(t, err, &e)
 	assert.ErrorIs(t, err, replay.ErrMalformed)
@@ -234,7 +237,7 @@ func TestStreamMalformedChunk(t *testing.T) {
 
 func TestStreamItemLimit(t *testing.T) {
 	fd := &openrouter.StreamDecoder{Limits: replay.Limits{MaxItem: 8}}
-	_, err := replay.DecodeStream(strings.NewReader(`data: {"choices":[{"delta":{"reasoning":"0123456789"}}]}`+"\n\n"), fd, replay.StreamOptions{})
+	_, err := stream.Decode(strings.NewReader(`data: {"choices":[{"delta":{"reasoning":"0123456789"}}]}`+"\n\n"), kit.Decoding(fd), stream.Options{})
 	var le *replay.LimitError
 	require.ErrorAs(t, err, &le)
 	assert.Equal(t, 8, le.Limit)

@@ -7,12 +7,13 @@ import (
 	"github.com/reasonreplay/replay/codecs/openrouter"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func TestStreamLimits(t *testing.T) {
-	codectest.SweepLimits(t, newFD, replay.FramingSSE, read(t, "claude-tool-loop.sse"))
+	codectest.SweepLimits(t, newFD, stream.FramingSSE, read(t, "claude-tool-loop.sse"))
 }
 
 func TestBodyLimits(t *testing.T) {

@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/require"
 )
 
@@ -39,10 +41,10 @@ var (
 	call   = chunk(`{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"read_file","arguments":"{}"}}]}`, "null")
 )
 
-func shaped(fd replay.FrameDecoder) int { return fd.(*StreamDecoder).dec().Shaped() }
+func shaped(fd codecs.FrameDecoder) int { return fd.(*StreamDecoder).dec().Shaped() }
 
-func newStream(lim replay.Limits) func() replay.FrameDecoder {
-	return func() replay.FrameDecoder { return &StreamDecoder{Limits: lim} }
+func newStream(lim replay.Limits) func() codecs.FrameDecoder {
+	return func() codecs.FrameDecoder { return &StreamDecoder{Limits: lim} }
 }
 
 // TestShapedChunksDecodeAsFull: chunks read by the shape of the one before
@@ -159,8 +161,8 @@ func FuzzShapedAsFull(f *testing.F) {
 			think(b, 0), signed, answer(c), answer(a), answer(b), chunk(`{}`, `"stop"`),
 		}
 		newFD := newStream(replay.Limits{MaxItem: 64})
-		got := codectest.FeedPush(newFD(), replay.StreamOptions{}, [][]byte{codectest.SSE(payloads)})
-		ref := codectest.FeedPush(newFD(), replay.StreamOptions{}, [][]byte{codectest.Reshape(codectest.SSE(payloads))})
+		got := codectest.FeedPush(newFD(), stream.Options{}, [][]byte{codectest.SSE(payloads)})
+		ref := codectest.FeedPush(newFD(), stream.Options{}, [][]byte{codectest.Reshape(codectest.SSE(payloads))})
 		at := regexp.MustCompile(`at byte \d+`)
 		require.Equal(t, at.ReplaceAllString(fmt.Sprint(ref.Err), "at byte N"), at.ReplaceAllString(fmt.Sprint(got.Err), "at byte N"))
 		require.Equal(t, codectest.EventSummary(ref.Events), codectest.EventSummary(got.Events))

@@ -6,12 +6,13 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/chatstream"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/tidwall/gjson"
 )
 
 // StreamDecoder decodes an OpenRouter chat completion stream, one SSE data
 // payload at a time. The zero value is ready to use; it implements
-// [replay.FrameDecoder].
+// [codecs.FrameDecoder].
 //
 // reasoning_details fragments are merged into whole items: a fragment joins
 // the most recent item of the same type when their `index` agrees and their
@@ -69,7 +70,7 @@ func newHost(provider string) chatstream.Host {
 // readCall binds a Gemini thought signature that a gateway put directly on
 // a new tool call (`thoughtSignature` / `thought_signature`) as a signature
 // item before the call, and returns the call's other members.
-func readCall(d *chatstream.Decoder, raw, ptr string, dst []replay.Event) ([]byte, []replay.Event, error) {
+func readCall(d *chatstream.Decoder, raw, ptr string, dst []stream.Event) ([]byte, []stream.Event, error) {
 	key, dst, err := d.BindRawSignature(raw, chatstream.Loc{Base: ptr}, dst)
 	if err != nil || key == "" {
 		return jsonw.ExtraMembers(raw, toolCallKnown...), dst, err
@@ -77,15 +78,15 @@ func readCall(d *chatstream.Decoder, raw, ptr string, dst []replay.Event) ([]byt
 	return jsonw.ExtraMembers(raw, append(toolCallKnown[:len(toolCallKnown):len(toolCallKnown)], key)...), dst, nil
 }
 
-// SetLimits implements [replay.FrameDecoder].
+// SetLimits implements [codecs.FrameDecoder].
 func (d *StreamDecoder) SetLimits(lim replay.Limits) { d.dec().SetLimits(lim) }
 
-// Decode implements [replay.FrameDecoder].
-func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
-	return d.dec().Decode(f, dst)
+// Decode implements [codecs.FrameDecoder].
+func (d *StreamDecoder) Decode(typ, data []byte, dst []stream.Event) ([]stream.Event, error) {
+	return d.dec().Decode(typ, data, dst)
 }
 
-// Finish implements [replay.FrameDecoder].
+// Finish implements [codecs.FrameDecoder].
 func (d *StreamDecoder) Finish() (*replay.Turn, error) { return d.dec().Finish() }
 
 func chunkError(c chatstream.Chunk) *replay.ProviderError {
@@ -104,7 +105,7 @@ var (
 
 // readDelta reads reasoning_details (else the plain reasoning string) and a
 // string content of one delta: dv holds the values of deltaKeys.
-func readDelta(d *chatstream.Decoder, dv []string, ptr string, dst []replay.Event) ([]replay.Event, error) {
+func readDelta(d *chatstream.Decoder, dv []string, ptr string, dst []stream.Event) ([]stream.Event, error) {
 	var err error
 	k := 0
 	var vals [8]string // in detailKnown order
@@ -147,7 +148,7 @@ func readDelta(d *chatstream.Decoder, dv []string, ptr string, dst []replay.Even
 // detail merges one reasoning_details fragment (raw JSON, a view of the
 // frame: nothing of it is kept without a copy) located at ptr; dv holds
 // its members in detailKnown order.
-func detail(d *chatstream.Decoder, det string, dv *[8]string, loc chatstream.Loc, dst []replay.Event) ([]replay.Event, error) {
+func detail(d *chatstream.Decoder, det string, dv *[8]string, loc chatstream.Loc, dst []stream.Event) ([]stream.Event, error) {
 	if det[0] != '{' {
 		return dst, d.Malformed(loc.String(), "expected a reasoning detail object")
 	}
@@ -214,7 +215,7 @@ func detail(d *chatstream.Decoder, det string, dv *[8]string, loc chatstream.Loc
 }
 
 // otherDetail keeps a detail of an unknown type verbatim, as one item.
-func otherDetail(d *chatstream.Decoder, det, ptr string, dst []replay.Event) ([]replay.Event, error) {
+func otherDetail(d *chatstream.Decoder, det, ptr string, dst []stream.Event) ([]stream.Event, error) {
 	if err := d.Budget().Item(len(d.Turn().Blocks), len(det), len(det)); err != nil {
 		return dst, err
 	}
@@ -256,7 +257,7 @@ func detailPlace(d *chatstream.Decoder, ix, idRaw string, loc chatstream.Loc) (r
 }
 
 // openDetail opens the item a fragment starts.
-func openDetail(d *chatstream.Decoder, det string, label int, index replay.Opt[int], id replay.Opt[string], dst []replay.Event) (*chatstream.Item, []replay.Event, error) {
+func openDetail(d *chatstream.Decoder, det string, label int, index replay.Opt[int], id replay.Opt[string], dst []stream.Event) (*chatstream.Item, []stream.Event, error) {
 	var it replay.ReasoningItem
 	switch label {
 	case labelText:

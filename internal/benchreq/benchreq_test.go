@@ -10,6 +10,7 @@ import (
 	_ "github.com/reasonreplay/replay/codecs/all"
 	"github.com/reasonreplay/replay/codecs/anthropic"
 	"github.com/reasonreplay/replay/internal/benchreq"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
@@ -52,7 +53,7 @@ func TestShapesRead(t *testing.T) {
 func TestStreamIsTheNextTurn(t *testing.T) {
 	s := benchreq.Anthropic()
 	for _, n := range []int{0, 3, 7} {
-		got, err := replay.DecodeStream(bytes.NewReader(benchreq.Stream(n)), anthropic.Codec{}.NewStream(), replay.StreamOptions{})
+		got, err := stream.Decode(bytes.NewReader(benchreq.Stream(n)), anthropic.Codec{}, stream.Options{})
 		require.NoError(t, err)
 		h, _, err := anthropic.Codec{}.DecodeRequest(s.Request(n + 1))
 		require.NoError(t, err)

@@ -35,6 +35,7 @@ import (
 	"github.com/reasonreplay/replay/internal/engine"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // Chunk is the envelope of one chunk: raw JSON values of its top-level
@@ -74,17 +75,17 @@ type Host struct {
 	// calls, and makes no other change that a second identical delta would
 	// not make again (an id or format kept once is fine); where it does,
 	// it calls [Decoder.Unshaped].
-	Delta func(d *Decoder, vals []string, ptr string, dst []replay.Event) ([]replay.Event, error)
+	Delta func(d *Decoder, vals []string, ptr string, dst []stream.Event) ([]stream.Event, error)
 	// Content, when set, reads a JSON string the host hands to
 	// [Decoder.Content] (chatcompat's content, split by <think> tags).
-	Content func(d *Decoder, raw string, dst []replay.Event) ([]replay.Event, error)
+	Content func(d *Decoder, raw string, dst []stream.Event) ([]stream.Event, error)
 	// Call, when set, runs before a new tool call opens its block (raw is
 	// the tool call object); it returns the call's extra members. When nil,
 	// the extra members are those other than index, id, type and function.
-	Call func(d *Decoder, raw, ptr string, dst []replay.Event) (extra []byte, out []replay.Event, err error)
+	Call func(d *Decoder, raw, ptr string, dst []stream.Event) (extra []byte, out []stream.Event, err error)
 	// Flush, when set, runs when the message ends (before the end events),
 	// and on a cut stream before the partial turn is returned.
-	Flush func(d *Decoder, dst []replay.Event) ([]replay.Event, error)
+	Flush func(d *Decoder, dst []stream.Event) ([]stream.Event, error)
 	// NoCallExtra keeps no extra members on tool calls.
 	NoCallExtra bool
 	// FinishError makes finish_reason "error" a provider error.
@@ -228,9 +229,9 @@ func (d *Decoder) Malformed(ptr, format string, args ...any) error {
 	return replay.Malformed(d.host.API, d.eng.Budget.Event, ptr, format, args...)
 }
 
-// Decode implements [replay.FrameDecoder].
-func (d *Decoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
-	return d.eng.Decode((*core)(d), &f, dst)
+// Decode implements [codecs.FrameDecoder].
+func (d *Decoder) Decode(typ, data []byte, dst []stream.Event) ([]stream.Event, error) {
+	return d.eng.Decode((*core)(d), typ, data, dst)
 }
 
 // core is the decoder as the engine drives it (see [engine.Codec]).
@@ -241,7 +242,7 @@ func (d *core) Start(*engine.Run) {}
 
 // Full reads a chunk in full (validating everything, deciding everything)
 // and, when it may, learns it (see shape.go).
-func (d *core) Full(r *engine.Run, f replay.Frame, s string, dst []replay.Event) ([]replay.Event, error) {
+func (d *core) Full(r *engine.Run, f engine.Frame, s string, dst []stream.Event) ([]stream.Event, error) {
 	if s == "[DONE]" {
 		if d.host.DoneIgnored {
 			return dst, nil
@@ -271,7 +272,7 @@ func (d *core) Full(r *engine.Run, f replay.Frame, s string, dst []replay.Event)
 }
 
 // Matched reads a chunk by the learned shape (see shape.go).
-func (d *core) Matched(r *engine.Run, m *engine.Match, dst []replay.Event) ([]replay.Event, error) {
+func (d *core) Matched(r *engine.Run, m *engine.Match, dst []stream.Event) ([]stream.Event, error) {
 	return (*Decoder)(d).matched(m, dst)
 }
 
@@ -372,7 +373,7 @@ func (d *Decoder) scanChoice(sc *jsonw.Scanner, out *scanned) {
 	out.choice = sc.Since(mark)
 }
 
-func (d *Decoder) chunk(sc *scanned, dst []replay.Event) ([]replay.Event, error) {
+func (d *Decoder) chunk(sc *scanned, dst []stream.Event) ([]stream.Event, error) {
 	if !sc.object {
 		return dst, d.Malformed("", "expected a JSON object (a chat completion chunk)")
 	}
@@ -466,15 +467,15 @@ func (d *Decoder) Envelope(c Chunk) error {
 	return nil
 }
 
-func (d *Decoder) providerError(dst []replay.Event, pe *replay.ProviderError) ([]replay.Event, error) {
+func (d *Decoder) providerError(dst []stream.Event, pe *replay.ProviderError) ([]stream.Event, error) {
 	d.turn.Error = pe
 	d.eng.Fail(pe)
-	return append(dst, replay.Event{Kind: replay.EventError, Block: -1, Err: pe}), pe
+	return append(dst, stream.Event{Kind: stream.EventError, Block: -1, Err: pe}), pe
 }
 
 // Message reads one delta, or a whole message: the host's members, then the
 // tool calls.
-func (d *Decoder) Message(delta, ptr string, dst []replay.Event) ([]replay.Event, error) {
+func (d *Decoder) Message(delta, ptr string, dst []stream.Event) ([]stream.Event, error) {
 	if delta == "" || delta == "null" {
 		return dst, nil
 	}
@@ -490,7 +491,7 @@ func (d *Decoder) Message(delta, ptr string, dst []replay.Event) ([]replay.Event
 
 // message reads a delta whose members are in vals: the host's, then the
 // tool calls.
-func (d *Decoder) message(vals []string, ptr string, dst []replay.Event) ([]replay.Event, error) {
+func (d *Decoder) message(vals []string, ptr string, dst []stream.Event) ([]stream.Event, error) {
 	n := len(vals) - 1
 	dst, err := d.host.Delta(d, vals[:n], ptr, dst)
 	if err != nil {
@@ -518,7 +519,7 @@ func (d *Decoder) Finished() { d.finished = true }
 
 // Open appends block b to the turn (counting it against MaxBlocks) and
 // returns its position. The open text run, if any, is closed.
-func (d *Decoder) Open(b replay.Block, dst []replay.Event) (int, []replay.Event, error) {
+func (d *Decoder) Open(b replay.Block, dst []stream.Event) (int, []stream.Event, error) {
 	if d.host.EndOnSwitch {
 		if st := d.Last(-1); st != nil {
 			dst = d.EndItem(st, dst)
@@ -536,7 +537,7 @@ func (d *Decoder) Open(b replay.Block, dst []replay.Event) (int, []replay.Event,
 
 // NewItem opens a reasoning item of the given label and emits its start.
 // The item is unfinished until it ends.
-func (d *Decoder) NewItem(it replay.ReasoningItem, label int, dst []replay.Event) (*Item, []replay.Event, error) {
+func (d *Decoder) NewItem(it replay.ReasoningItem, label int, dst []stream.Event) (*Item, []stream.Event, error) {
 	pos, dst, err := d.Open(it, dst)
 	if err != nil {
 		return nil, dst, err
@@ -544,7 +545,7 @@ func (d *Decoder) NewItem(it replay.ReasoningItem, label int, dst []replay.Event
 	it.Meta().Unfinished = true
 	st := &Item{Block: pos, Label: label, It: it}
 	d.items = append(d.items, st)
-	return st, append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: pos, Item: it}), nil
+	return st, append(dst, stream.Event{Kind: stream.EventReasoningStart, Block: pos, Item: it}), nil
 }
 
 // Items returns the items opened so far, in order.
@@ -568,7 +569,7 @@ func (d *Decoder) Last(label int) *Item {
 // at loc, to the item's body and, when emit is set, emits the delta. A
 // lone surrogate half in an encrypted blob, or in the text of a signed
 // item, is refused (see the package doc).
-func (d *Decoder) AppendRaw(st *Item, raw string, loc Loc, emit bool, dst []replay.Event) ([]replay.Event, error) {
+func (d *Decoder) AppendRaw(st *Item, raw string, loc Loc, emit bool, dst []stream.Event) ([]stream.Event, error) {
 	o := op{kind: opItem, emit: emit, item: st, base: loc.Base, list: loc.List, k: int32(loc.K), member: loc.Member}
 	if f := d.fast; f != nil && f.rec {
 		f.add(o, raw)
@@ -579,7 +580,7 @@ func (d *Decoder) AppendRaw(st *Item, raw string, loc Loc, emit bool, dst []repl
 // appendRaw is AppendRaw of the call o (its item, location and emit);
 // unicode false says raw holds no \u escape (so neither a surrogate half
 // nor a lone one), and then val, when decoded, is its value.
-func (d *Decoder) appendRaw(raw, val string, decoded bool, o *op, unicode bool, dst []replay.Event) ([]replay.Event, error) {
+func (d *Decoder) appendRaw(raw, val string, decoded bool, o *op, unicode bool, dst []stream.Event) ([]stream.Event, error) {
 	st, emit := o.item, o.emit
 	start := st.Body.Len()
 	if !unicode && st.hi == 0 {
@@ -611,17 +612,17 @@ func (d *Decoder) appendRaw(raw, val string, decoded bool, o *op, unicode bool, 
 	if !emit || st.Body.Len() == start {
 		return dst, nil
 	}
-	return append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: st.Block, Item: st.It, Delta: st.Body.String()[start:]}), nil
+	return append(dst, stream.Event{Kind: stream.EventReasoningDelta, Block: st.Block, Item: st.It, Delta: st.Body.String()[start:]}), nil
 }
 
 // AppendString appends decoded text to the item's body and emits the delta.
-func (d *Decoder) AppendString(st *Item, s string, dst []replay.Event) ([]replay.Event, error) {
+func (d *Decoder) AppendString(st *Item, s string, dst []stream.Event) ([]stream.Event, error) {
 	d.Unshaped()
 	start := st.Body.Len()
 	if err := d.eng.Budget.Append(st.Block, &st.Body, s); err != nil {
 		return dst, err
 	}
-	return append(dst, replay.Event{Kind: replay.EventReasoningDelta, Block: st.Block, Item: st.It, Delta: st.Body.String()[start:]}), nil
+	return append(dst, stream.Event{Kind: stream.EventReasoningDelta, Block: st.Block, Item: st.It, Delta: st.Body.String()[start:]}), nil
 }
 
 // AppendSig appends the value of the JSON string literal raw, the member
@@ -693,7 +694,7 @@ func (d *Decoder) loneAt(loc Loc, what string) error {
 
 // TextRaw appends the value of the JSON string literal raw to the open
 // visible text run, opening one when the last block is not.
-func (d *Decoder) TextRaw(raw string, dst []replay.Event) ([]replay.Event, error) {
+func (d *Decoder) TextRaw(raw string, dst []stream.Event) ([]stream.Event, error) {
 	if f := d.fast; f != nil && f.rec {
 		f.add(op{kind: opText}, raw)
 	}
@@ -702,7 +703,7 @@ func (d *Decoder) TextRaw(raw string, dst []replay.Event) ([]replay.Event, error
 
 // textRaw is TextRaw; unicode false says raw holds no \u escape, and
 // then val, when decoded, is its value.
-func (d *Decoder) textRaw(raw, val string, decoded, unicode bool, dst []replay.Event) ([]replay.Event, error) {
+func (d *Decoder) textRaw(raw, val string, decoded, unicode bool, dst []stream.Event) ([]stream.Event, error) {
 	if len(raw) <= 2 {
 		return dst, nil
 	}
@@ -720,7 +721,7 @@ func (d *Decoder) textRaw(raw, val string, decoded, unicode bool, dst []replay.E
 }
 
 // Text is TextRaw for decoded text.
-func (d *Decoder) Text(s string, dst []replay.Event) ([]replay.Event, error) {
+func (d *Decoder) Text(s string, dst []stream.Event) ([]stream.Event, error) {
 	d.Unshaped()
 	if s == "" {
 		return dst, nil
@@ -734,7 +735,7 @@ func (d *Decoder) Text(s string, dst []replay.Event) ([]replay.Event, error) {
 	return d.grew(run, start, dst)
 }
 
-func (d *Decoder) run(dst []replay.Event) ([]replay.Event, *textRun, error) {
+func (d *Decoder) run(dst []stream.Event) ([]stream.Event, *textRun, error) {
 	if d.open == 0 || d.open-1 != len(d.turn.Blocks)-1 {
 		pos, out, err := d.Open(&replay.Text{}, dst)
 		if err != nil {
@@ -747,7 +748,7 @@ func (d *Decoder) run(dst []replay.Event) ([]replay.Event, *textRun, error) {
 	return dst, &d.runs[len(d.runs)-1], nil
 }
 
-func (d *Decoder) grew(run *textRun, start int, dst []replay.Event) ([]replay.Event, error) {
+func (d *Decoder) grew(run *textRun, start int, dst []stream.Event) ([]stream.Event, error) {
 	run.end = d.textB.Len()
 	if err := d.eng.Budget.Item(run.pos, run.end-run.start, run.end-start); err != nil {
 		return dst, err
@@ -755,7 +756,7 @@ func (d *Decoder) grew(run *textRun, start int, dst []replay.Event) ([]replay.Ev
 	if run.end == start {
 		return dst, nil
 	}
-	return append(dst, replay.Event{Kind: replay.EventTextDelta, Block: run.pos, Delta: d.textB.String()[start:]}), nil
+	return append(dst, stream.Event{Kind: stream.EventTextDelta, Block: run.pos, Delta: d.textB.String()[start:]}), nil
 }
 
 // closeRun ends the open visible text run: a surrogate half held at its end
@@ -774,7 +775,7 @@ var (
 )
 
 // toolCall merges one tool call fragment: the k-th of the tool_calls of the delta at base.
-func (d *Decoder) toolCall(tc, base string, k int, dst []replay.Event) ([]replay.Event, error) {
+func (d *Decoder) toolCall(tc, base string, k int, dst []stream.Event) ([]stream.Event, error) {
 	var tv [3]string
 	if !jsonw.RawMembers(tc, callKeys, tv[:]) {
 		return dst, d.Malformed(callPtr(base, k), "expected a tool call object")
@@ -827,12 +828,12 @@ func (d *Decoder) toolCall(tc, base string, k int, dst []replay.Event) ([]replay
 	if c.args.Len() == start {
 		return dst, nil
 	}
-	return append(dst, replay.Event{Kind: replay.EventToolCallDelta, Block: c.block, Delta: c.args.String()[start:]}), nil
+	return append(dst, stream.Event{Kind: stream.EventToolCallDelta, Block: c.block, Delta: c.args.String()[start:]}), nil
 }
 
 func callPtr(base string, k int) string { return base + "/tool_calls/" + strconv.Itoa(k) }
 
-func (d *Decoder) newCall(tc string, loc Loc, id, name string, dst []replay.Event) ([]replay.Event, *call, error) {
+func (d *Decoder) newCall(tc string, loc Loc, id, name string, dst []stream.Event) ([]stream.Event, *call, error) {
 	var extra []byte
 	var err error
 	switch {
@@ -857,7 +858,7 @@ func (d *Decoder) newCall(tc string, loc Loc, id, name string, dst []replay.Even
 		return dst, nil, err
 	}
 	d.order = append(d.order, c)
-	return append(dst, replay.Event{Kind: replay.EventToolCallStart, Block: pos, ID: tcall.ID, Name: tcall.Name}), c, nil
+	return append(dst, stream.Event{Kind: stream.EventToolCallStart, Block: pos, ID: tcall.ID, Name: tcall.Name}), c, nil
 }
 
 // fillCall sets the call's id and name from a fragment that has them when
@@ -885,7 +886,7 @@ func (d *Decoder) fillCall(c *call, id, name string, loc Loc) error {
 // End ends the message: the host's flush, then the end events of every
 // open item and call, and EventDone, once. An error is recorded as the
 // decoder's.
-func (d *Decoder) End(dst []replay.Event) []replay.Event {
+func (d *Decoder) End(dst []stream.Event) []stream.Event {
 	if d.ended {
 		return dst
 	}
@@ -909,9 +910,9 @@ func (d *Decoder) End(dst []replay.Event) []replay.Event {
 	}
 	for _, c := range d.order {
 		d.turn.Blocks[c.block].(*replay.ToolCall).Unfinished = false
-		dst = append(dst, replay.Event{Kind: replay.EventToolCallEnd, Block: c.block})
+		dst = append(dst, stream.Event{Kind: stream.EventToolCallEnd, Block: c.block})
 	}
-	return append(dst, replay.Event{Kind: replay.EventDone, Block: -1})
+	return append(dst, stream.Event{Kind: stream.EventDone, Block: -1})
 }
 
 // heldAtEnd records a high half still held when the item ends as lone,
@@ -924,14 +925,14 @@ func (d *Decoder) heldAtEnd(st *Item) error {
 }
 
 // EndItem ends the item: its text is written and EventReasoningEnd emitted, once.
-func (d *Decoder) EndItem(st *Item, dst []replay.Event) []replay.Event {
+func (d *Decoder) EndItem(st *Item, dst []stream.Event) []stream.Event {
 	if st.ended {
 		return dst
 	}
 	st.ended = true
 	d.materializeItem(st)
 	st.It.Meta().Unfinished = false
-	return append(dst, replay.Event{Kind: replay.EventReasoningEnd, Block: st.Block, Item: st.It})
+	return append(dst, stream.Event{Kind: stream.EventReasoningEnd, Block: st.Block, Item: st.It})
 }
 
 // materialize writes the builders' contents into the turn's blocks; a
@@ -969,7 +970,7 @@ func (d *Decoder) materializeItem(st *Item) {
 	}
 }
 
-// Finish implements [replay.FrameDecoder].
+// Finish implements [codecs.FrameDecoder].
 func (d *Decoder) Finish() (*replay.Turn, error) { return d.eng.Finish((*core)(d)) }
 
 func (d *Decoder) end() (*replay.Turn, error) {

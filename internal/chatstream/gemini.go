@@ -7,6 +7,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -68,7 +69,7 @@ func RawSigKey(e *replay.Encrypted) (string, bool) {
 // signature item for a signature put directly on the call (see
 // [RawSignature]), within the budget. It returns the member's name ("" when
 // the call has no such signature).
-func (d *Decoder) BindRawSignature(tc string, loc Loc, dst []replay.Event) (string, []replay.Event, error) {
+func (d *Decoder) BindRawSignature(tc string, loc Loc, dst []stream.Event) (string, []stream.Event, error) {
 	key, raw, ok, err := RawSignature(d.host.API, d.eng.Budget.Event, tc, loc)
 	if !ok || err != nil {
 		return "", dst, err
@@ -86,8 +87,8 @@ func (d *Decoder) BindRawSignature(tc string, loc Loc, dst []replay.Event) (stri
 	if pos, dst, err = d.Open(it, dst); err != nil {
 		return "", dst, err
 	}
-	return key, append(dst, replay.Event{Kind: replay.EventReasoningStart, Block: pos, Item: it},
-		replay.Event{Kind: replay.EventReasoningEnd, Block: pos, Item: it}), nil
+	return key, append(dst, stream.Event{Kind: stream.EventReasoningStart, Block: pos, Item: it},
+		stream.Event{Kind: stream.EventReasoningEnd, Block: pos, Item: it}), nil
 }
 
 // PatchCallSignatures puts the Gemini signatures bound to the turn's tool

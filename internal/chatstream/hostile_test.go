@@ -10,20 +10,22 @@ import (
 	"time"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/codecs/chatcompat"
 	"github.com/reasonreplay/replay/codecs/mistral"
 	"github.com/reasonreplay/replay/codecs/openrouter"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/require"
 )
 
 // chatCodec is what the tests need of the three chat-completions codecs.
 type chatCodec interface {
-	replay.ReasoningCodec
+	codecs.Codec
 	DecodeRequest(body []byte) (replay.History, replay.Target, error)
 }
 
-func codecs() []chatCodec {
+func chatCodecs() []chatCodec {
 	return []chatCodec{openrouter.Codec{}, chatcompat.New(chatcompat.APIDeepSeek, "", ""), mistral.Codec{}}
 }
 
@@ -35,7 +37,7 @@ func nest(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n)
 // a fatal stack overflow in Patch), a repeated member name.
 func TestRefusedJSONSaysWhy(t *testing.T) {
 	huge := nest(6_000_000)
-	for _, c := range codecs() {
+	for _, c := range chatCodecs() {
 		api := c.API()
 		for _, tc := range []struct{ in, why string }{
 			{"", "empty input"},
@@ -57,7 +59,7 @@ func TestRefusedJSONSaysWhy(t *testing.T) {
 			if strings.TrimSpace(tc.in) == "" || len(tc.in) > 1<<20 {
 				continue
 			}
-			res := codectest.FeedPush(c.NewStream(), replay.StreamOptions{Framing: replay.FramingJSONL}, [][]byte{[]byte(tc.in + "\n")})
+			res := codectest.FeedPush(c.NewFrameDecoder(), stream.Options{Framing: stream.FramingJSONL}, [][]byte{[]byte(tc.in + "\n")})
 			require.Equal(t, "replay: "+api+": event 0: malformed input: expected a JSON chat completion chunk: "+tc.why, res.Err.Error(), label)
 		}
 	}
@@ -72,10 +74,10 @@ func TestDeepArgumentsStayText(t *testing.T) {
 	frag := func(s string) string {
 		return `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"` + s + `"}}]}}]}` + "\n\n"
 	}
-	stream := frag(strings.Repeat("[", n)) + frag(strings.Repeat("]", n)) +
+	events := frag(strings.Repeat("[", n)) + frag(strings.Repeat("]", n)) +
 		`data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}` + "\n\n"
-	for _, c := range codecs() {
-		tu, err := replay.DecodeStream(strings.NewReader(stream), c.NewStream(), replay.StreamOptions{})
+	for _, c := range chatCodecs() {
+		tu, err := stream.Decode(strings.NewReader(events), c, stream.Options{})
 		require.NoError(t, err, c.API())
 		require.Equal(t, nest(n), tu.ToolCalls()[0].Arguments, c.API())
 		msg, err := c.Encode(tu)
@@ -140,7 +142,7 @@ func TestHostileGrowth(t *testing.T) {
 	}
 	lim := replay.Limits{MaxEvent: 8 << 20, MaxItem: 1 << 20, MaxBlocks: 5000, MaxTurn: 4 << 20}
 	t.Logf("%-8s %-40s %10s %10s %12s %10s  %s", "codec", "shape", "n", "bytes", "ns/byte", "heap MB", "result")
-	for _, c := range codecs() {
+	for _, c := range chatCodecs() {
 		for _, sh := range shapes {
 			var perByte []float64
 			for _, n := range sh.sizes {
@@ -150,13 +152,13 @@ func TestHostileGrowth(t *testing.T) {
 				runtime.ReadMemStats(&before)
 				stop := sampleHeap()
 				start := time.Now()
-				tu, err := replay.DecodeStream(strings.NewReader(in), c.NewStream(), replay.StreamOptions{Limits: lim})
+				tu, err := stream.Decode(strings.NewReader(in), c, stream.Options{Limits: lim})
 				el := time.Since(start)
 				// The fastest of three runs: one decode on a machine doing
 				// other work can take several times its own time.
 				for i := 0; i < 2 && !raceEnabled; i++ {
 					start = time.Now()
-					_, _ = replay.DecodeStream(strings.NewReader(in), c.NewStream(), replay.StreamOptions{Limits: lim})
+					_, _ = stream.Decode(strings.NewReader(in), c, stream.Options{Limits: lim})
 					el = min(el, time.Since(start))
 				}
 				peak := stop()

@@ -1,9 +1,9 @@
 package chatstream
 
 import (
-	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/engine"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // A stream repeats one chunk shape hundreds of times: the same envelope
@@ -132,7 +132,7 @@ func (d *Decoder) learnable(sc *scanned) bool {
 // calls again with its strings; it refuses the match (engine.ReadInFull),
 // having done nothing, when the turn moved on or a string is empty where
 // the learned one was not, or the other way round.
-func (d *Decoder) matched(m *engine.Match, dst []replay.Event) (_ []replay.Event, err error) {
+func (d *Decoder) matched(m *engine.Match, dst []stream.Event) (_ []stream.Event, err error) {
 	f := d.fast
 	if d.ended || len(d.turn.Blocks) != int(f.blocks) {
 		return dst, engine.ReadInFull
@@ -174,7 +174,7 @@ func (d *Decoder) Shaped() int { return d.eng.Matched() }
 // Content reads the JSON string raw, a string of the delta, with the
 // host's Content hook. A chunk read by its shape calls the hook again
 // with its own string.
-func (d *Decoder) Content(raw string, dst []replay.Event) ([]replay.Event, error) {
+func (d *Decoder) Content(raw string, dst []stream.Event) ([]stream.Event, error) {
 	f := d.fast
 	if f == nil || !f.rec {
 		return d.host.Content(d, raw, dst)

@@ -17,6 +17,9 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
+	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/require"
 )
 
@@ -83,7 +86,7 @@ func fixed(data []byte, n int) [][]byte {
 type Result struct {
 	Turn   *replay.Turn
 	Err    error
-	Events []replay.Event
+	Events []stream.Event
 }
 
 // Document returns the turn document as indented JSON.
@@ -92,8 +95,8 @@ func (r Result) Document() []byte { return Indent(r.Turn.AppendJSON(nil)) }
 // FeedPush decodes the chunks with the push Decoder, poisoning each chunk
 // after it is written (so that a decoder that keeps a reference to caller
 // memory is caught), and draining events after every write.
-func FeedPush(fd replay.FrameDecoder, opts replay.StreamOptions, chunks [][]byte) Result {
-	d := replay.NewDecoder(fd, opts)
+func FeedPush(fd codecs.FrameDecoder, opts stream.Options, chunks [][]byte) Result {
+	d := stream.NewDecoder(kit.Decoding(fd), opts)
 	var res Result
 	for _, c := range chunks {
 		buf := append([]byte(nil), c...)
@@ -139,8 +142,8 @@ func (r *ChunkReader) Read(p []byte) (int, error) {
 }
 
 // FeedPull decodes the chunks with the pull Stream over a ChunkReader.
-func FeedPull(fd replay.FrameDecoder, opts replay.StreamOptions, chunks [][]byte) Result {
-	s := replay.NewStream(&ChunkReader{Chunks: chunks}, fd, opts)
+func FeedPull(fd codecs.FrameDecoder, opts stream.Options, chunks [][]byte) Result {
+	s := stream.New(&ChunkReader{Chunks: chunks}, kit.Decoding(fd), opts)
 	var res Result
 	for s.Next() {
 		res.Events = append(res.Events, s.Event())
@@ -153,7 +156,7 @@ func FeedPull(fd replay.FrameDecoder, opts replay.StreamOptions, chunks [][]byte
 // and the pull form, with a fresh decoder from newFD each time, and requires
 // the same turn document, the same error text and the same events every
 // time. It returns the result of the whole feed.
-func SweepStream(t testing.TB, newFD func() replay.FrameDecoder, opts replay.StreamOptions, data []byte) Result {
+func SweepStream(t testing.TB, newFD func() codecs.FrameDecoder, opts stream.Options, data []byte) Result {
 	t.Helper()
 	want := FeedPush(newFD(), opts, [][]byte{data})
 	wantDoc := want.Document()
@@ -182,7 +185,7 @@ func errText(err error) string {
 }
 
 // EventSummary renders events one per line for comparison and goldens.
-func EventSummary(evs []replay.Event) []string {
+func EventSummary(evs []stream.Event) []string {
 	out := make([]string, 0, len(evs))
 	for _, ev := range evs {
 		s := fmt.Sprintf("%s block=%d", ev.Kind, ev.Block)
@@ -204,7 +207,7 @@ func EventSummary(evs []replay.Event) []string {
 }
 
 // MergedDeltas concatenates, per block, the deltas of the given kind.
-func MergedDeltas(evs []replay.Event, kind replay.EventKind) map[int]string {
+func MergedDeltas(evs []stream.Event, kind stream.EventKind) map[int]string {
 	out := map[int]string{}
 	for _, ev := range evs {
 		if ev.Kind == kind {
@@ -279,10 +282,10 @@ func TightLimits() []LimitCase {
 // however the bytes were split, and a partial turn marked incomplete. The
 // MaxTurn case accepts an item-size error too (a one-byte turn is hit by
 // whichever check runs first, the same one every time).
-func SweepLimits(t testing.TB, newFD func() replay.FrameDecoder, framing replay.Framing, data []byte) {
+func SweepLimits(t testing.TB, newFD func() codecs.FrameDecoder, framing stream.Framing, data []byte) {
 	t.Helper()
 	for _, lc := range TightLimits() {
-		opts := replay.StreamOptions{Framing: framing, Limits: lc.Limits}
+		opts := stream.Options{Framing: framing, Limits: lc.Limits}
 		want := FeedPush(newFD(), opts, [][]byte{data})
 		requireLimit(t, lc, want.Err, "whole")
 		require.False(t, want.Turn.Complete, "%s: a turn cut by a limit is not complete", lc.Name)

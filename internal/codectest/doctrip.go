@@ -12,6 +12,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/replayhttp"
+	"github.com/reasonreplay/replay/stream"
 )
 
 // Via passes a turn document through something that keeps it (a store's
@@ -132,15 +133,15 @@ func FuzzTrip(f *testing.F, testdata string, apis []string, vias ...Via) {
 			}
 		}
 	}
-	f.Fuzz(func(t *testing.T, which uint8, data []byte, stream bool) {
+	f.Fuzz(func(t *testing.T, which uint8, data []byte, streamed bool) {
 		c, err := replay.Lookup(apis[int(which)%len(apis)], "", "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		var tu *replay.Turn
-		if stream {
-			opts := replay.StreamOptions{Framing: replay.FramingAuto, Limits: replay.Limits{MaxEvent: 1 << 16, MaxItem: 1 << 16, MaxBlocks: 64}}
-			tu, _ = replay.DecodeStream(bytes.NewReader(data), c.NewStream(), opts)
+		if streamed {
+			opts := stream.Options{Framing: stream.FramingAuto, Limits: replay.Limits{MaxEvent: 1 << 16, MaxItem: 1 << 16, MaxBlocks: 64}}
+			tu, _ = stream.Decode(bytes.NewReader(data), c, opts)
 		} else {
 			tu, _ = c.Decode(data)
 		}

@@ -5,7 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/require"
 )
 
@@ -52,7 +53,7 @@ func Reshape(data []byte) []byte {
 // decoder from newFD, and requires the same turn document, the same error
 // text and the same events: what a decoder reads by matching shapes is
 // what it reads in full. It returns the result for data.
-func SameAsReshaped(t testing.TB, newFD func() replay.FrameDecoder, opts replay.StreamOptions, data []byte) Result {
+func SameAsReshaped(t testing.TB, newFD func() codecs.FrameDecoder, opts stream.Options, data []byte) Result {
 	t.Helper()
 	got := FeedPush(newFD(), opts, [][]byte{data})
 	want := FeedPush(newFD(), opts, [][]byte{Reshape(data)})
@@ -76,16 +77,16 @@ func SSE(payloads []string) []byte {
 // the same events, turn document and error. shaped reports how many
 // chunks a decoder read by their shape: none unshaped, want as given. It
 // sweeps the given stream (see [SweepStream]) and returns its result.
-func ShapedAsFull(t testing.TB, newFD func() replay.FrameDecoder, shaped func(replay.FrameDecoder) int, want int, payloads []string) Result {
+func ShapedAsFull(t testing.TB, newFD func() codecs.FrameDecoder, shaped func(codecs.FrameDecoder) int, want int, payloads []string) Result {
 	t.Helper()
 	fd, full := newFD(), newFD()
-	got := FeedPush(fd, replay.StreamOptions{}, [][]byte{SSE(payloads)})
-	ref := FeedPush(full, replay.StreamOptions{}, [][]byte{Reshape(SSE(payloads))})
+	got := FeedPush(fd, stream.Options{}, [][]byte{SSE(payloads)})
+	ref := FeedPush(full, stream.Options{}, [][]byte{Reshape(SSE(payloads))})
 	require.Equal(t, 0, shaped(full), "unshaped chunks read by their shape")
 	require.Equal(t, want, shaped(fd), "chunks read by their shape")
 	require.Equal(t, errText(ref.Err), errText(got.Err), "error")
 	require.Equal(t, EventSummary(ref.Events), EventSummary(got.Events), "events")
 	require.Equal(t, string(ref.Document()), string(got.Document()), "turn")
-	SweepStream(t, newFD, replay.StreamOptions{}, SSE(payloads))
+	SweepStream(t, newFD, stream.Options{}, SSE(payloads))
 	return got
 }

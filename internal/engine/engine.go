@@ -22,13 +22,13 @@
 // A codec's StreamDecoder holds a Run and a type of its own that
 // implements Codec, and forwards its three methods:
 //
-//	func (d *StreamDecoder) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
-//		return d.run.Decode((*stream)(d), &f, dst)
+//	func (d *StreamDecoder) Decode(typ, data []byte, dst []stream.Event) ([]stream.Event, error) {
+//		return d.run.Decode((*decoder)(d), typ, data, dst)
 //	}
-//	func (d *StreamDecoder) Finish() (*replay.Turn, error) { return d.run.Finish((*stream)(d)) }
-//	func (d *StreamDecoder) SetLimits(l replay.Limits)      { d.run.SetLimits((*stream)(d), l) }
+//	func (d *StreamDecoder) Finish() (*replay.Turn, error) { return d.run.Finish((*decoder)(d)) }
+//	func (d *StreamDecoder) SetLimits(l replay.Limits)      { d.run.SetLimits((*decoder)(d), l) }
 //
-// where `type stream StreamDecoder` carries the codec's methods, so that
+// where `type decoder StreamDecoder` carries the codec's methods, so that
 // the exported type shows only the three.
 //
 // # What a match proves, and what a codec must keep to
@@ -55,7 +55,15 @@ import (
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/reasonreplay/replay/internal/view"
+	"github.com/reasonreplay/replay/stream"
 )
+
+// Frame is one framed event: its type (the SSE event type, the event
+// stream's :event-type; empty when the stream has none) and its data, both
+// valid only during the call they are passed to.
+type Frame struct {
+	Type, Data []byte
+}
 
 // Codec is what a codec supplies to the engine. The engine calls it from
 // one goroutine, in stream order.
@@ -69,12 +77,12 @@ type Codec interface {
 	// nothing, and applies it. It may call r.Learn so that the next events
 	// like it are read by matching, and r.Stop when no later frame counts.
 	// It returns the events appended to dst.
-	Full(r *Run, f replay.Frame, s string, dst []replay.Event) ([]replay.Event, error)
+	Full(r *Run, f Frame, s string, dst []stream.Event) ([]stream.Event, error)
 	// Matched applies an event that matched the shape Full learned last:
 	// m holds its holes (and the views Learn was given hold its values).
 	// It applies it as Full would, or returns [ReadInFull], having changed
 	// nothing, to have it read in full.
-	Matched(r *Run, m *Match, dst []replay.Event) ([]replay.Event, error)
+	Matched(r *Run, m *Match, dst []stream.Event) ([]stream.Event, error)
 	// End ends the stream and returns the turn (see [Run.Close]); r.Err()
 	// is the first error of the stream, nil when none.
 	End(r *Run) (*replay.Turn, error)
@@ -133,8 +141,9 @@ type Match struct {
 	hasVal bool
 }
 
-// Decode decodes one frame with c (see [replay.FrameDecoder]).
-func (r *Run) Decode(c Codec, f *replay.Frame, dst []replay.Event) ([]replay.Event, error) {
+// Decode decodes one frame with c (see [codecs.FrameDecoder]).
+func (r *Run) Decode(c Codec, typ, data []byte, dst []stream.Event) ([]stream.Event, error) {
+	f := Frame{Type: typ, Data: data}
 	if !r.ready {
 		if r.err != nil {
 			return dst, r.err
@@ -157,13 +166,13 @@ func (r *Run) Decode(c Codec, f *replay.Frame, dst []replay.Event) ([]replay.Eve
 	if r.sh.Learned() && r.match(s, f.Type) {
 		dst, err = c.Matched(r, &r.m, dst)
 		if err == ReadInFull {
-			dst, err = r.full(c, *f, s, dst)
+			dst, err = r.full(c, f, s, dst)
 		} else {
 			r.matched++
 		}
 		r.m.hasVal = false
 	} else {
-		dst, err = r.full(c, *f, s, dst)
+		dst, err = r.full(c, f, s, dst)
 	}
 	if err != nil {
 		r.err, r.ready = err, false
@@ -171,7 +180,7 @@ func (r *Run) Decode(c Codec, f *replay.Frame, dst []replay.Event) ([]replay.Eve
 	return dst, err
 }
 
-func (r *Run) full(c Codec, f replay.Frame, s string, dst []replay.Event) ([]replay.Event, error) {
+func (r *Run) full(c Codec, f Frame, s string, dst []stream.Event) ([]stream.Event, error) {
 	r.Forget()
 	r.m.hasVal = false
 	r.curType = f.Type
@@ -201,7 +210,7 @@ func (r *Run) Finish(c Codec) (*replay.Turn, error) {
 }
 
 // SetLimits replaces the decoder's limits with the non-zero fields of l
-// (see [replay.FrameDecoder].SetLimits).
+// (see [codecs.FrameDecoder].SetLimits).
 func (r *Run) SetLimits(c Codec, l replay.Limits) {
 	r.start(c)
 	r.Forget() // a full read checks what a match relies on against the limits

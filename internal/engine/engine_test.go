@@ -9,6 +9,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -89,7 +90,7 @@ func (c *toy) Start(r *Run) {
 	r.Budget = kit.NewBudget("toy", replay.Limits{MaxItem: 64}, 0)
 }
 
-func (c *toy) Full(r *Run, f replay.Frame, s string, dst []replay.Event) ([]replay.Event, error) {
+func (c *toy) Full(r *Run, f Frame, s string, dst []stream.Event) ([]stream.Event, error) {
 	c.full++
 	if s == "" {
 		return dst, nil
@@ -111,7 +112,7 @@ func (c *toy) Full(r *Run, f replay.Frame, s string, dst []replay.Event) ([]repl
 	return dst, err
 }
 
-func (c *toy) Matched(r *Run, m *Match, dst []replay.Event) ([]replay.Event, error) {
+func (c *toy) Matched(r *Run, m *Match, dst []stream.Event) ([]stream.Event, error) {
 	if c.refuse {
 		return dst, ReadInFull
 	}
@@ -133,7 +134,7 @@ func (c *toy) Matched(r *Run, m *Match, dst []replay.Event) ([]replay.Event, err
 	return c.apply(r, dst)
 }
 
-func (c *toy) apply(r *Run, dst []replay.Event) ([]replay.Event, error) {
+func (c *toy) apply(r *Run, dst []stream.Event) ([]stream.Event, error) {
 	switch jsonw.UnquoteView(c.ev.typ) {
 	case "delta":
 		k := c.text.Len()
@@ -141,7 +142,7 @@ func (c *toy) apply(r *Run, dst []replay.Event) ([]replay.Event, error) {
 		if err := r.Budget.Item(0, c.text.Len(), c.text.Len()-k); err != nil {
 			return dst, err
 		}
-		return append(dst, replay.Event{Kind: replay.EventTextDelta, Delta: c.text.String()[k:]}), nil
+		return append(dst, stream.Event{Kind: stream.EventTextDelta, Delta: c.text.String()[k:]}), nil
 	case "stop":
 		c.done = true
 		r.Stop()
@@ -162,8 +163,8 @@ func (c *toy) End(r *Run) (*replay.Turn, error) {
 func feed(r *Run, c Codec, typ string, payloads ...string) (deltas []string, err error) {
 	for _, p := range payloads {
 		data, ft := []byte(p), []byte(typ)
-		var evs []replay.Event
-		evs, err = r.Decode(c, &replay.Frame{Type: ft, Data: data}, nil)
+		var evs []stream.Event
+		evs, err = r.Decode(c, ft, data, nil)
 		clear(data)
 		clear(ft)
 		for _, e := range evs {
@@ -384,12 +385,12 @@ type probeCodec struct {
 }
 
 func (p *probeCodec) Start(r *Run) { r.Budget = kit.NewBudget("probe", replay.Limits{}, 0) }
-func (p *probeCodec) Full(r *Run, f replay.Frame, s string, dst []replay.Event) ([]replay.Event, error) {
+func (p *probeCodec) Full(r *Run, f Frame, s string, dst []stream.Event) ([]stream.Event, error) {
 	i := strings.Index(s, `"t":`)
 	r.Learn(s, []string{s[i+4 : len(s)-1]}, 0, nil)
 	return dst, nil
 }
-func (p *probeCodec) Matched(r *Run, m *Match, dst []replay.Event) ([]replay.Event, error) {
+func (p *probeCodec) Matched(r *Run, m *Match, dst []stream.Event) ([]stream.Event, error) {
 	p.check(r, m)
 	return dst, nil
 }
@@ -420,7 +421,7 @@ type twinCodec struct {
 }
 
 func (c *twinCodec) Start(r *Run) { r.Budget = kit.NewBudget("twin", replay.Limits{}, 0) }
-func (c *twinCodec) Full(r *Run, f replay.Frame, s string, dst []replay.Event) ([]replay.Event, error) {
+func (c *twinCodec) Full(r *Run, f Frame, s string, dst []stream.Event) ([]stream.Event, error) {
 	c.full++
 	m := s[len(`{"mirror":`):strings.Index(s, `,"text"`)]
 	x := s[strings.Index(s, `"text":`)+7 : len(s)-1]
@@ -429,7 +430,7 @@ func (c *twinCodec) Full(r *Run, f replay.Frame, s string, dst []replay.Event) (
 	}
 	return dst, nil
 }
-func (c *twinCodec) Matched(r *Run, m *Match, dst []replay.Event) ([]replay.Event, error) {
+func (c *twinCodec) Matched(r *Run, m *Match, dst []stream.Event) ([]stream.Event, error) {
 	c.check(m)
 	return dst, nil
 }

@@ -1,4 +1,4 @@
-package replay_test
+package stream_test
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -25,16 +27,16 @@ type echo struct {
 
 func (e *echo) SetLimits(l replay.Limits) { e.limits = append(e.limits, l) }
 
-func (e *echo) Decode(f replay.Frame, dst []replay.Event) ([]replay.Event, error) {
-	e.kept = f.Data
-	e.types = append(e.types, string(f.Type))
-	if string(f.Data) == "END" {
+func (e *echo) Decode(typ, data []byte, dst []stream.Event) ([]stream.Event, error) {
+	e.kept = data
+	e.types = append(e.types, string(typ))
+	if string(data) == "END" {
 		e.done = true
-		return append(dst, replay.Event{Kind: replay.EventDone, Block: -1}), nil
+		return append(dst, stream.Event{Kind: stream.EventDone, Block: -1}), nil
 	}
 	start := e.text.Len()
-	e.text.Write(f.Data)
-	return append(dst, replay.Event{Kind: replay.EventTextDelta, Block: 0, Delta: e.text.String()[start:]}), nil
+	e.text.Write(data)
+	return append(dst, stream.Event{Kind: stream.EventTextDelta, Block: 0, Delta: e.text.String()[start:]}), nil
 }
 
 func (e *echo) Finish() (*replay.Turn, error) {
@@ -61,10 +63,10 @@ func (f *failing) Read(p []byte) (int, error) {
 
 func TestStreamPull(t *testing.T) {
 	fd := &echo{}
-	s := replay.NewStream(strings.NewReader("event: a\ndata: he\n\ndata: llo\n\ndata: END\n\n"), fd, replay.StreamOptions{})
+	s := stream.New(strings.NewReader("event: a\ndata: he\n\ndata: llo\n\ndata: END\n\n"), kit.Decoding(fd), stream.Options{})
 	var deltas []string
 	for s.Next() {
-		if ev := s.Event(); ev.Kind == replay.EventTextDelta {
+		if ev := s.Event(); ev.Kind == stream.EventTextDelta {
 			deltas = append(deltas, ev.Delta)
 		}
 	}
@@ -79,9 +81,9 @@ func TestStreamPull(t *testing.T) {
 }
 
 func TestStreamReaderErrorWrapped(t *testing.T) {
-	_, err := replay.DecodeStream(&failing{data: "data: he\n\n", err: context.Canceled}, &echo{}, replay.StreamOptions{})
+	_, err := stream.Decode(&failing{data: "data: he\n\n", err: context.Canceled}, kit.Decoding(&echo{}), stream.Options{})
 	require.ErrorIs(t, err, context.Canceled)
-	s := replay.NewStream(&failing{data: "data: he\n\ndata: partial", err: context.DeadlineExceeded}, &echo{}, replay.StreamOptions{})
+	s := stream.New(&failing{data: "data: he\n\ndata: partial", err: context.DeadlineExceeded}, kit.Decoding(&echo{}), stream.Options{})
 	tu, err := s.Turn()
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Equal(t, "he", tu.VisibleText())
@@ -93,19 +95,19 @@ func TestStreamReaderErrorWrapped(t *testing.T) {
 }
 
 func TestStreamEndsEarly(t *testing.T) {
-	tu, err := replay.DecodeStream(strings.NewReader("data: he\n\n"), &echo{}, replay.StreamOptions{})
+	tu, err := stream.Decode(strings.NewReader("data: he\n\n"), kit.Decoding(&echo{}), stream.Options{})
 	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
 	assert.False(t, tu.Complete)
 }
 
 func TestStreamEventLimit(t *testing.T) {
-	_, err := replay.DecodeStream(strings.NewReader("data: 0123456789\n\n"), &echo{}, replay.StreamOptions{Limits: replay.Limits{MaxEvent: 4}})
+	_, err := stream.Decode(strings.NewReader("data: 0123456789\n\n"), kit.Decoding(&echo{}), stream.Options{Limits: replay.Limits{MaxEvent: 4}})
 	var le *replay.LimitError
 	require.ErrorAs(t, err, &le)
 	assert.Equal(t, 4, le.Limit)
 	assert.Equal(t, "event size", le.What)
 
-	d := replay.NewDecoder(&echo{}, replay.StreamOptions{Limits: replay.Limits{MaxEvent: 4}})
+	d := stream.NewDecoder(kit.Decoding(&echo{}), stream.Options{Limits: replay.Limits{MaxEvent: 4}})
 	_, err = d.Write([]byte("data: 0123456789\n\n"))
 	require.ErrorAs(t, err, &le)
 	_, err = d.Write([]byte("data: x\n\n"))
@@ -116,7 +118,7 @@ func TestStreamEventLimit(t *testing.T) {
 }
 
 func TestDecoderPushJSONL(t *testing.T) {
-	d := replay.NewDecoder(&echo{}, replay.StreamOptions{Framing: replay.FramingJSONL})
+	d := stream.NewDecoder(kit.Decoding(&echo{}), stream.Options{Framing: stream.FramingJSONL})
 	var got []string
 	for _, chunk := range []string{"he", "\nl", "lo\r\nEN", "D"} {
 		_, err := d.Write([]byte(chunk))
@@ -135,12 +137,12 @@ func TestDecoderPushJSONL(t *testing.T) {
 }
 
 func TestParseFraming(t *testing.T) {
-	f, err := replay.ParseFraming("jsonl")
+	f, err := stream.ParseFraming("jsonl")
 	require.NoError(t, err)
-	assert.Equal(t, replay.FramingJSONL, f)
-	_, err = replay.ParseFraming("xml")
+	assert.Equal(t, stream.FramingJSONL, f)
+	_, err = stream.ParseFraming("xml")
 	assert.Error(t, err)
-	assert.Equal(t, "<invalid EventKind>", replay.EventKind(200).String())
+	assert.Equal(t, "<invalid EventKind>", stream.EventKind(200).String())
 }
 
 // The core hands the caller's limits to the decoder once, before the first
@@ -149,7 +151,7 @@ func TestParseFraming(t *testing.T) {
 func TestCoreHandsLimitsToTheDecoder(t *testing.T) {
 	lim := replay.Limits{MaxItem: 7}
 	push := &echo{}
-	d := replay.NewDecoder(push, replay.StreamOptions{Limits: lim})
+	d := stream.NewDecoder(kit.Decoding(push), stream.Options{Limits: lim})
 	_, err := d.Write([]byte("data: END\n\n"))
 	require.NoError(t, err)
 	_, err = d.Close()
@@ -157,12 +159,12 @@ func TestCoreHandsLimitsToTheDecoder(t *testing.T) {
 	assert.Equal(t, []replay.Limits{lim}, push.limits)
 
 	pull := &echo{}
-	_, err = replay.DecodeStream(strings.NewReader("data: END\n\n"), pull, replay.StreamOptions{Limits: lim})
+	_, err = stream.Decode(strings.NewReader("data: END\n\n"), kit.Decoding(pull), stream.Options{Limits: lim})
 	require.NoError(t, err)
 	assert.Equal(t, []replay.Limits{lim}, pull.limits)
 
 	none := &echo{}
-	_, err = replay.DecodeStream(strings.NewReader("data: END\n\n"), none, replay.StreamOptions{})
+	_, err = stream.Decode(strings.NewReader("data: END\n\n"), kit.Decoding(none), stream.Options{})
 	require.NoError(t, err)
 	assert.Empty(t, none.limits)
 }

@@ -1,4 +1,4 @@
-package replay_test
+package stream_test
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -16,25 +18,25 @@ import (
 func TestFramingAuto(t *testing.T) {
 	for _, c := range []struct {
 		in   string
-		want replay.Framing
+		want stream.Framing
 	}{
-		{"event: a\ndata: he\n\ndata: llo\n\ndata: END\n\n", replay.FramingSSE},
-		{": keep-alive\r\n\r\ndata: hello\r\n\r\ndata: END\r\n\r\n", replay.FramingSSE},
-		{"\xEF\xBB\xBF\n{\"he\":1}\n{\"llo\":2}\nEND\n", replay.FramingJSONL},
+		{"event: a\ndata: he\n\ndata: llo\n\ndata: END\n\n", stream.FramingSSE},
+		{": keep-alive\r\n\r\ndata: hello\r\n\r\ndata: END\r\n\r\n", stream.FramingSSE},
+		{"\xEF\xBB\xBF\n{\"he\":1}\n{\"llo\":2}\nEND\n", stream.FramingJSONL},
 	} {
-		tu, err := replay.DecodeStream(strings.NewReader(c.in), &echo{}, replay.StreamOptions{Framing: c.want})
+		tu, err := stream.Decode(strings.NewReader(c.in), kit.Decoding(&echo{}), stream.Options{Framing: c.want})
 		require.NoError(t, err)
 		want := tu.VisibleText()
 
-		s := replay.NewStream(strings.NewReader(c.in), &echo{}, replay.StreamOptions{Framing: replay.FramingAuto})
-		assert.Equal(t, replay.FramingAuto, s.Framing(), "nothing is read before Next")
+		s := stream.New(strings.NewReader(c.in), kit.Decoding(&echo{}), stream.Options{Framing: stream.FramingAuto})
+		assert.Equal(t, stream.FramingAuto, s.Framing(), "nothing is read before Next")
 		tu, err = s.Turn()
 		require.NoError(t, err, c.in)
 		assert.Equal(t, want, tu.VisibleText())
 		assert.Equal(t, c.want, s.Framing())
 
 		for split := 1; split <= len(c.in); split++ {
-			d := replay.NewDecoder(&echo{}, replay.StreamOptions{Framing: replay.FramingAuto})
+			d := stream.NewDecoder(kit.Decoding(&echo{}), stream.Options{Framing: stream.FramingAuto})
 			for i := 0; i < len(c.in); i += split {
 				_, err := d.Write([]byte(c.in[i:min(i+split, len(c.in))]))
 				require.NoError(t, err)
@@ -53,13 +55,13 @@ func TestFramingAutoRefuses(t *testing.T) {
 		"hello world\n":       `replay: unrecognised stream framing: the input starts with "hello world\n", neither an SSE field nor a JSON line`,
 		"":                    "replay: unrecognised stream framing: the stream is empty: unexpected EOF",
 	} {
-		tu, err := replay.DecodeStream(strings.NewReader(in), &echo{}, replay.StreamOptions{Framing: replay.FramingAuto})
+		tu, err := stream.Decode(strings.NewReader(in), kit.Decoding(&echo{}), stream.Options{Framing: stream.FramingAuto})
 		require.Error(t, err, "%q", in)
 		assert.Equal(t, want, err.Error())
-		assert.ErrorIs(t, err, replay.ErrFraming)
+		assert.ErrorIs(t, err, stream.ErrFraming)
 		assert.False(t, tu.Complete)
 
-		d := replay.NewDecoder(&echo{}, replay.StreamOptions{Framing: replay.FramingAuto})
+		d := stream.NewDecoder(kit.Decoding(&echo{}), stream.Options{Framing: stream.FramingAuto})
 		_, werr := d.Write([]byte(in))
 		_, cerr := d.Close()
 		require.Error(t, cerr)
@@ -75,10 +77,10 @@ func TestFramingAutoRefuses(t *testing.T) {
 // message cut short after a valid prelude is an event-stream error.
 func TestFramingAutoEventStream(t *testing.T) {
 	in := "\x00\x00\x00\x10\x00\x00\x00\x00\x05\xc2\x48\xeb"
-	d := replay.NewDecoder(&echo{}, replay.StreamOptions{Framing: replay.FramingAuto})
+	d := stream.NewDecoder(kit.Decoding(&echo{}), stream.Options{Framing: stream.FramingAuto})
 	_, _ = d.Write([]byte(in))
 	_, err := d.Close()
-	assert.Equal(t, replay.FramingEventStream, d.Framing())
+	assert.Equal(t, stream.FramingEventStream, d.Framing())
 	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
 }
 
@@ -88,9 +90,9 @@ func TestDecoderCaptureOnly(t *testing.T) {
 		fmt.Fprintf(&in, "data: %d\n\n", i%10)
 	}
 	in.WriteString("data: END\n\n")
-	full := replay.NewDecoder(&echo{}, replay.StreamOptions{})
-	capture := replay.NewDecoder(&echo{}, replay.StreamOptions{CaptureOnly: true, Framing: replay.FramingAuto})
-	for _, d := range []*replay.Decoder{full, capture} {
+	full := stream.NewDecoder(kit.Decoding(&echo{}), stream.Options{})
+	capture := stream.NewDecoder(kit.Decoding(&echo{}), stream.Options{CaptureOnly: true, Framing: stream.FramingAuto})
+	for _, d := range []*stream.Decoder{full, capture} {
 		_, err := io.Copy(d, strings.NewReader(in.String()))
 		require.NoError(t, err)
 	}
@@ -110,15 +112,15 @@ func TestDecoderCaptureOnly(t *testing.T) {
 }
 
 func TestFramingStrings(t *testing.T) {
-	for s, f := range map[string]replay.Framing{"sse": replay.FramingSSE, "jsonl": replay.FramingJSONL, "eventstream": replay.FramingEventStream, "auto": replay.FramingAuto} {
-		got, err := replay.ParseFraming(s)
+	for s, f := range map[string]stream.Framing{"sse": stream.FramingSSE, "jsonl": stream.FramingJSONL, "eventstream": stream.FramingEventStream, "auto": stream.FramingAuto} {
+		got, err := stream.ParseFraming(s)
 		require.NoError(t, err)
 		assert.Equal(t, f, got)
 		assert.Equal(t, s, f.String())
 	}
-	_, err := replay.ParseFraming("xml")
+	_, err := stream.ParseFraming("xml")
 	assert.EqualError(t, err, `replay: unknown framing "xml" (want sse, jsonl, eventstream or auto)`)
-	assert.Equal(t, "<invalid Framing>", replay.Framing(9).String())
+	assert.Equal(t, "<invalid Framing>", stream.Framing(9).String())
 }
 
 func TestOptFormatting(t *testing.T) {

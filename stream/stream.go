@@ -1,4 +1,4 @@
-package replay
+package stream
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/sse"
 )
 
@@ -76,44 +77,44 @@ type Event struct {
 	// Delta is the text appended by a delta event.
 	Delta string
 	// Item is the reasoning item, for reasoning events.
-	Item ReasoningItem
+	Item replay.ReasoningItem
 	// ID and Name identify a tool call at EventToolCallStart.
 	ID, Name string
 	// Err is the provider error at EventError.
 	Err error
 }
 
-// Frame is one framed stream event handed to a [FrameDecoder]: the SSE event
-// type (empty when the stream has none, and for JSONL) and the data. Both
-// are valid only during the call they are passed to.
-type Frame struct {
-	Type []byte
-	Data []byte
+// frameDecoder is a codec's stream state machine, as package codecs
+// documents it (codecs.FrameDecoder, the same type): it decodes one framed
+// event at a time and ends the stream with Finish.
+type frameDecoder = interface {
+	Decode(typ, data []byte, dst []Event) ([]Event, error)
+	Finish() (*replay.Turn, error)
+	SetLimits(replay.Limits)
 }
 
-// FrameDecoder is a codec's stream state machine: it decodes one framed
-// event at a time. Implementations have a ready zero value, route deltas by
-// the provider's block index (never by arrival order), append signature
-// pieces to their own block, copy anything they keep out of the frame, and
-// count a re-sent event (same id or sequence number) once.
-//
-// Decode appends the events the frame yields to dst and returns it. After
-// Decode returns an error, the decoder is done: later calls return the same
-// error.
-//
-// Finish ends the stream and returns the turn. If the stream was not
-// complete (no terminal event, a provider error, an earlier Decode error),
-// Finish returns the partial turn, with Complete false and the unfinished
-// items marked, together with the error: the first Decode error, or an error
-// wrapping [io.ErrUnexpectedEOF]. Finish may be called once.
-type FrameDecoder interface {
-	Decode(f Frame, dst []Event) ([]Event, error)
-	Finish() (*Turn, error)
-	// SetLimits bounds what the decoder keeps. [NewDecoder] and
-	// [NewStream] call it with [StreamOptions].Limits before the first
-	// frame; its non-zero fields replace the decoder's own (its codec's
-	// Limits), its zero fields keep them.
-	SetLimits(Limits)
+// source is a codec that decodes streams (codecs.Codec): every codec
+// registered with package codecs is one.
+type source interface {
+	NewFrameDecoder() frameDecoder
+}
+
+// decoderOf returns c's stream decoder, or the error a Decoder or Stream
+// of a codec that decodes no streams reports.
+func decoderOf(c replay.ReasoningCodec) (frameDecoder, error) {
+	s, ok := c.(source)
+	if !ok || s == nil {
+		api := "<nil>"
+		if c != nil {
+			api = fmt.Sprintf("%q", c.API())
+		}
+		return nil, fmt.Errorf("replay: the codec %s decodes no streams (it has no NewFrameDecoder): %w", api, errors.ErrUnsupported)
+	}
+	fd := s.NewFrameDecoder()
+	if fd == nil {
+		return nil, fmt.Errorf("replay: the codec %q returned no stream decoder: %w", c.API(), errors.ErrUnsupported)
+	}
+	return fd, nil
 }
 
 // Framing selects how a byte stream is cut into frames.
@@ -129,9 +130,9 @@ const (
 	// each message is one frame whose Type is its `:event-type` header (an
 	// exception's `:exception-type`, "error" for an error message) and
 	// whose Data is its payload. Both checksums of every message are
-	// verified; a corrupt message is an error wrapping [ErrMalformed], a
+	// verified; a corrupt message is an error wrapping [replay.ErrMalformed], a
 	// body cut inside a message one wrapping io.ErrUnexpectedEOF, and a
-	// payload larger than Limits.MaxEvent a *[LimitError].
+	// payload larger than Limits.MaxEvent a *[replay.LimitError].
 	FramingEventStream
 	// FramingAuto tells the framing from the first bytes of the stream: a
 	// comment or an SSE field ("data:", "event:", "id:", "retry:") is SSE,
@@ -211,11 +212,11 @@ func (f Framing) mode() sse.Mode {
 	return sse.SSE
 }
 
-// StreamOptions configure a [Decoder] or [Stream]. The zero value reads SSE
+// Options configure a [Decoder] or [Stream]. The zero value reads SSE
 // with the default limits.
-type StreamOptions struct {
+type Options struct {
 	Framing Framing
-	Limits  Limits
+	Limits  replay.Limits
 	// CaptureOnly makes a [Decoder] keep no events: Next always returns
 	// false and only the turn is built, so a Decoder that nobody drains
 	// holds no more than the turn however long the stream. A [Stream]
@@ -226,9 +227,9 @@ type StreamOptions struct {
 // Decoder is the push form of a stream decoder: write raw stream bytes to it
 // as they arrive (split anywhere), drain the events with Next, and Close it
 // to get the turn. Events not drained are kept until Close, unless
-// StreamOptions.CaptureOnly is set.
+// Options.CaptureOnly is set.
 type Decoder struct {
-	fd      FrameDecoder
+	fd      frameDecoder
 	parser  *sse.Parser
 	events  []Event
 	head    int
@@ -240,10 +241,16 @@ type Decoder struct {
 }
 
 // NewDecoder returns a push decoder that frames bytes per opts and decodes
-// the frames with fd.
-func NewDecoder(fd FrameDecoder, opts StreamOptions) *Decoder {
-	d := &Decoder{fd: fd, capture: opts.CaptureOnly, framing: opts.Framing}
-	setLimits(fd, opts.Limits)
+// the frames with c's stream decoder. A codec that decodes no streams
+// gives a Decoder whose Write and Close return an error wrapping
+// [errors.ErrUnsupported].
+func NewDecoder(c replay.ReasoningCodec, opts Options) *Decoder {
+	d := &Decoder{capture: opts.CaptureOnly, framing: opts.Framing}
+	d.fd, d.err = decoderOf(c)
+	if d.err != nil {
+		return d
+	}
+	setLimits(d.fd, opts.Limits)
 	d.max = opts.Limits.WithDefaults().MaxEvent
 	if opts.Framing != FramingAuto {
 		d.parser = sse.NewParser(opts.Framing.mode(), d.max, d.frame)
@@ -260,7 +267,7 @@ func (d *Decoder) frame(ev sse.Event) error {
 		d.events, d.head = d.events[:0], 0
 	}
 	var err error
-	d.events, err = d.fd.Decode(Frame{Type: ev.Type, Data: ev.Data}, d.events)
+	d.events, err = d.fd.Decode(ev.Type, ev.Data, d.events)
 	if d.capture {
 		clear(d.events)
 		d.events = d.events[:0]
@@ -296,8 +303,8 @@ func (d *Decoder) detect(p []byte, atEOF bool) (bool, error) {
 }
 
 // setLimits hands the caller's limits to fd.
-func setLimits(fd FrameDecoder, l Limits) {
-	if l != (Limits{}) {
+func setLimits(fd frameDecoder, l replay.Limits) {
+	if l != (replay.Limits{}) {
 		fd.SetLimits(l)
 	}
 }
@@ -346,7 +353,10 @@ func (d *Decoder) Next() (Event, bool) {
 // Close ends the stream and returns the turn. On error the turn is the
 // partial turn (never nil), marked incomplete. Events still queued can be
 // drained with Next after Close.
-func (d *Decoder) Close() (*Turn, error) {
+func (d *Decoder) Close() (*replay.Turn, error) {
+	if d.fd == nil {
+		return &replay.Turn{}, d.err
+	}
 	if d.err == nil && d.parser == nil {
 		if _, err := d.detect(nil, true); err != nil {
 			d.err = err
@@ -359,7 +369,7 @@ func (d *Decoder) Close() (*Turn, error) {
 	}
 	t, err := d.fd.Finish()
 	if t == nil {
-		t = &Turn{}
+		t = &replay.Turn{}
 	}
 	if d.err != nil {
 		t.MarkUnfinished()
@@ -377,21 +387,21 @@ func isFraming(err error) bool {
 func framingErr(err error) error {
 	var le *sse.LimitError
 	if errors.As(err, &le) {
-		return &LimitError{What: "event size", Limit: le.Limit, Event: -1, Block: -1}
+		return &replay.LimitError{What: "event size", Limit: le.Limit, Event: -1, Block: -1}
 	}
 	var fe *sse.FormatError
 	if errors.As(err, &fe) {
 		if fe.EOF {
-			return &Error{Event: fe.Message, Err: fmt.Errorf("event stream: %s: %w", fe.Msg, io.ErrUnexpectedEOF)}
+			return &replay.Error{Event: fe.Message, Err: fmt.Errorf("event stream: %s: %w", fe.Msg, io.ErrUnexpectedEOF)}
 		}
-		return &Error{Event: fe.Message, Err: fmt.Errorf("%w: event stream: %s", ErrMalformed, fe.Msg)}
+		return &replay.Error{Event: fe.Message, Err: fmt.Errorf("%w: event stream: %s", replay.ErrMalformed, fe.Msg)}
 	}
 	return err
 }
 
 // Stream is the pull form of a stream decoder over an io.Reader:
 //
-//	s := replay.NewStream(resp.Body, codec.NewStream(), replay.StreamOptions{})
+//	s := stream.New(resp.Body, codec, stream.Options{})
 //	for s.Next() {
 //		ev := s.Event()
 //		...
@@ -402,7 +412,7 @@ func framingErr(err error) error {
 // connection) ends the stream and is returned wrapped by Turn, so
 // errors.Is(err, context.Canceled) still holds.
 type Stream struct {
-	fd      FrameDecoder
+	fd      frameDecoder
 	r       *sse.Reader
 	src     io.Reader // FramingAuto: the reader, until the framing is known
 	max     int
@@ -411,13 +421,19 @@ type Stream struct {
 	head    int
 	ev      Event
 	err     error
-	turn    *Turn
+	turn    *replay.Turn
 	done    bool
 }
 
-// NewStream returns a pull decoder reading r. With [FramingAuto] it reads
-// nothing until the first call to Next.
-func NewStream(r io.Reader, fd FrameDecoder, opts StreamOptions) *Stream {
+// New returns a pull decoder reading r with c's stream decoder. With
+// [FramingAuto] it reads nothing until the first call to Next. A codec
+// that decodes no streams gives a Stream whose Turn returns an error
+// wrapping [errors.ErrUnsupported].
+func New(r io.Reader, c replay.ReasoningCodec, opts Options) *Stream {
+	fd, err := decoderOf(c)
+	if err != nil {
+		return &Stream{err: err}
+	}
 	setLimits(fd, opts.Limits)
 	lim := opts.Limits.WithDefaults()
 	s := &Stream{fd: fd, max: lim.MaxEvent, framing: opts.Framing}
@@ -481,7 +497,7 @@ func (s *Stream) Next() bool {
 		}
 		ev := s.r.Event()
 		var err error
-		s.events, err = s.fd.Decode(Frame{Type: ev.Type, Data: ev.Data}, s.events)
+		s.events, err = s.fd.Decode(ev.Type, ev.Data, s.events)
 		clobber(ev.Type, ev.Data)
 		if err != nil {
 			s.err = err
@@ -498,15 +514,19 @@ func (s *Stream) Err() error { return s.err }
 // Turn drains the stream if needed and returns the turn. On error the turn
 // is the partial turn (never nil), marked incomplete, and err the first
 // error.
-func (s *Stream) Turn() (*Turn, error) {
+func (s *Stream) Turn() (*replay.Turn, error) {
 	if s.turn != nil {
+		return s.turn, s.err
+	}
+	if s.fd == nil {
+		s.turn = &replay.Turn{}
 		return s.turn, s.err
 	}
 	for s.Next() {
 	}
 	t, err := s.fd.Finish()
 	if t == nil {
-		t = &Turn{}
+		t = &replay.Turn{}
 	}
 	if s.err != nil {
 		t.MarkUnfinished()
@@ -517,7 +537,8 @@ func (s *Stream) Turn() (*Turn, error) {
 	return t, s.err
 }
 
-// DecodeStream reads a whole stream from r with fd and returns the turn.
-func DecodeStream(r io.Reader, fd FrameDecoder, opts StreamOptions) (*Turn, error) {
-	return NewStream(r, fd, opts).Turn()
+// Decode reads a whole stream from r with c's stream decoder and returns
+// the turn (see [Stream.Turn]).
+func Decode(r io.Reader, c replay.ReasoningCodec, opts Options) (*replay.Turn, error) {
+	return New(r, c, opts).Turn()
 }
