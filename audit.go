@@ -204,24 +204,11 @@ type ReplayContract struct {
 	Placeholder ReasoningItem
 }
 
-// Refusal is why a target refuses an item, for [FormatTraits].Refuse.
-type Refusal uint8
-
-// The refusals a contract predicts an error for.
-const (
-	// RefuseForeign: the item's format is not one the target accepts.
-	RefuseForeign Refusal = iota + 1
-	// RefuseAltered: the item's replay bytes changed since capture.
-	RefuseAltered
-	// RefuseAccount: the item's ciphertext was minted by another account.
-	RefuseAccount
-)
-
 // predict returns the error the target answers an item it refuses with:
-// the first that the issuers it accepts declare ([FormatTraits].Refuse).
-func (rc *ReplayContract) predict(why Refusal, it ReasoningItem, latest bool) string {
+// the first that the issuers it accepts declare (codecs.FormatTraits.Refuse).
+func (rc *ReplayContract) predict(why uint8, it ReasoningItem, latest bool) string {
 	for _, f := range rc.Accepts {
-		if tr := f.Traits(); tr.Refuse != nil {
+		if tr := f.traits(); tr.Refuse != nil {
 			if s := tr.Refuse(why, it, latest); s != "" {
 				return s
 			}
@@ -303,7 +290,7 @@ var coreRules = [...]Rule{
 	{
 		ID:       RuleEmptySignature,
 		Severity: SeverityReject,
-		Doc: "Reasoning text of an issuer that rejects unsigned text ([FormatTraits].RejectsUnsignedText) is sent only " +
+		Doc: "Reasoning text of an issuer that rejects unsigned text (codecs.FormatTraits.RejectsUnsignedText) is sent only " +
 			"with a non-empty signature. (Issuers whose unsigned summaries are valid by design are checked by their own codec's rules.)",
 		Check: func(h *History, _ *Target, report func(Violation)) {
 			forEachItem(h, func(ti, bi int, it ReasoningItem) {
@@ -311,7 +298,7 @@ var coreRules = [...]Rule{
 				if !ok || x.Unfinished || x.Signed() {
 					return
 				}
-				tr := x.Format.Traits()
+				tr := x.Format.traits()
 				if !tr.RejectsUnsignedText {
 					return
 				}
@@ -322,24 +309,6 @@ var coreRules = [...]Rule{
 			})
 		},
 	},
-}
-
-// The ids of the core rules.
-const (
-	// RuleIncompleteTurn: a turn that did not complete is sent with its
-	// reasoning.
-	RuleIncompleteTurn = "replay/incomplete-turn"
-	// RuleUnfinishedItem: an unfinished item is sent.
-	RuleUnfinishedItem = "replay/unfinished-item"
-	// RuleEmptySignature: reasoning text of an issuer that rejects unsigned
-	// text is sent without a signature.
-	RuleEmptySignature = "replay/empty-signature"
-)
-
-// CoreRules returns the rules that hold for every API: every audit checks
-// them before the target codec's own rules. The result is a copy.
-func CoreRules() []Rule {
-	return append([]Rule(nil), coreRules[:]...)
 }
 
 // hasItems reports whether t holds a reasoning item.
@@ -364,16 +333,16 @@ func forEachItem(h *History, fn func(ti, bi int, it ReasoningItem)) {
 
 // AuditReplay checks a history against the contract of the target's API
 // (found in [Default] by t.API, or by t.Provider and t.Model), the
-// [CoreRules], and the cross-provider rules (foreign formats for the
+// core rules, and the cross-provider rules (foreign formats for the
 // formats the target accepts, ciphertext account, altered items: see
 // [RuleForeignFormat] and the constants after it), and reports every
 // violation.
-func AuditReplay(h History, t Target) Report { return Default.AuditReplay(h, t) }
+func AuditReplay(h History, t Target) Report { return Default().AuditReplay(h, t) }
 
 // AuditReplay is the package-level [AuditReplay] on this registry.
 func (r *Registry) AuditReplay(h History, t Target) Report {
 	rc, _ := r.contract(t)
-	rules := CoreRules()
+	rules := append([]Rule(nil), coreRules[:]...)
 	// A contract rule that covers a cross-provider rule ([Rule].Covers)
 	// reports the same block more precisely: the cross-provider violation
 	// on a block it reported is left out.
@@ -409,12 +378,17 @@ func (r *Registry) AuditReplay(h History, t Target) Report {
 		}
 		rules = append(rules, rule)
 	}
-	return Audit(h, t, rules)
+	return audit(h, t, rules)
 }
 
-// Audit checks h against the given rules. It is the engine behind
-// [AuditReplay], for callers with rules of their own.
-func Audit(h History, t Target, rules []Rule) Report {
+// Audit checks h against the contract's own rules only (not the core and
+// cross-provider rules [AuditReplay] adds): what a codec's tests use to
+// check its rules. A contract of rules of one's own audits by them:
+// ReplayContract{Rules: rules}.Audit(h, t).
+func (rc ReplayContract) Audit(h History, t Target) Report { return audit(h, t, rc.Rules) }
+
+// audit checks h against the given rules: the engine behind [AuditReplay].
+func audit(h History, t Target, rules []Rule) Report {
 	h.readRequest()
 	rep := Report{Target: t, Turns: len(h.Turns), Formats: map[Format]int{}}
 	forEachItem(&h, func(_, _ int, it ReasoningItem) {

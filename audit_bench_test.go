@@ -20,7 +20,7 @@ func benchHistory(n, bad int) []*replay.Turn {
 				"RXFvS0JnZ0wYAiJAsig"+strconv.Itoa(i*5+k)))
 		}
 		tu.Blocks = append(tu.Blocks, &replay.Text{Text: "Done."}, &replay.ToolCall{ID: "toolu_" + strconv.Itoa(i), Name: "read", Arguments: `{"p":"a"}`})
-		replay.Seal(tu)
+		tu.Seal()
 		if i < bad {
 			tu.Blocks[0].(*replay.ReasoningText).Text = "altered"
 		}

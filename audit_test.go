@@ -11,7 +11,7 @@ import (
 )
 
 func coreAudit(turns ...*replay.Turn) replay.Report {
-	return replay.Audit(replay.History{Turns: turns}, replay.Target{API: "anthropic"}, replay.CoreRules())
+	return replay.ReplayContract{Rules: replay.CoreRules()}.Audit(replay.History{Turns: turns}, replay.Target{API: "anthropic"})
 }
 
 func ruleIDs(r replay.Report) []string {

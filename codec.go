@@ -108,7 +108,9 @@ type Registry struct {
 // Default is the registry the codec packages register themselves in when
 // imported. Import github.com/reasonreplay/replay/codecs/all for all of
 // them.
-var Default = &Registry{}
+func Default() *Registry { return defaultRegistry }
+
+var defaultRegistry = &Registry{}
 
 // Register adds e. It returns an error wrapping [ErrDuplicate] when the API
 // name is taken.
@@ -229,10 +231,10 @@ func (r *Registry) Resolve(provider, model string) (ReasoningCodec, error) {
 
 // Lookup is [Registry.Lookup] on [Default].
 func Lookup(api, provider, model string) (ReasoningCodec, error) {
-	return Default.Lookup(api, provider, model)
+	return Default().Lookup(api, provider, model)
 }
 
 // Resolve is [Registry.Resolve] on [Default].
 func Resolve(provider, model string) (ReasoningCodec, error) {
-	return Default.Resolve(provider, model)
+	return Default().Resolve(provider, model)
 }

@@ -29,7 +29,7 @@
 //     minted it ([Format], "anthropic-claude-v1", "openai-responses-v1",
 //     ...), spelled as OpenRouter spells it; an open set. "Issuer" in prose
 //     means the format's owner. What a format requires on replay is declared
-//     by its codec ([FormatTraits], [RegisterFormat]); the constants are in
+//     by its codec (codecs.RegisterFormat); the constants are in
 //     package formats.
 //   - account: the identity a request is sent with and a turn was minted
 //     under (an organisation, account or key pool): [Provenance].Account,
@@ -50,7 +50,7 @@
 //     in the packages under codecs/ and register themselves when imported;
 //     import codecs/all for all of them. The root package knows no provider:
 //     what it needs to know of one, it asks the codec's [ReplayContract] or
-//     the format's [FormatTraits].
+//     the format's codecs.FormatTraits.
 //   - stream: a streamed response, read by package stream with the codec's
 //     stream decoder into events and, at its end, the turn.
 //
@@ -81,7 +81,7 @@
 //
 // Each codec declares what its provider requires on replay
 // ([ReplayContract]) as audit rules. [AuditReplay] checks a history against
-// the target's rules and the [CoreRules], and reports every violation with
+// the target's rules and the core rules, and reports every violation with
 // a stable rule id, a severity, where it is, the provider error it
 // predicts, and the fix.
 //

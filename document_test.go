@@ -76,7 +76,7 @@ func TestMarkUnfinished(t *testing.T) {
 	tu.MarkUnfinished()
 	assert.False(t, tu.Complete)
 	for _, it := range tu.Items() {
-		assert.False(t, replay.Replayable(it))
+		assert.False(t, it.Replayable())
 	}
 	assert.True(t, tu.ToolCalls()[0].Unfinished)
 }
@@ -88,14 +88,14 @@ func TestMarkUnfinished(t *testing.T) {
 func TestExtraMembersNamedLikeTheDocuments(t *testing.T) {
 	it, err := replay.UnmarshalItemWire([]byte(`{"type":"reasoning.text","text":"t","signature":"c2ln","unfinished":"by provider","digest":7,"x":1,"format":"anthropic-claude-v1"}`))
 	require.NoError(t, err)
-	doc := replay.MarshalItem(it)
+	doc := it.AppendJSON(nil)
 	assert.Equal(t, `{"type":"reasoning.text","text":"t","signature":"c2ln","format":"anthropic-claude-v1","extra":{"unfinished":"by provider","digest":7,"x":1}}`, string(doc))
 	back, err := replay.UnmarshalItem(doc)
 	require.NoError(t, err)
 	assert.False(t, back.Meta().Unfinished)
-	assert.Equal(t, string(doc), string(replay.MarshalItem(back)))
-	assert.Equal(t, string(replay.AppendItemWire(nil, it)), string(replay.AppendItemWire(nil, back)))
-	assert.Equal(t, `{"type":"reasoning.text","text":"t","signature":"c2ln","format":"anthropic-claude-v1","unfinished":"by provider","digest":7,"x":1}`, string(replay.AppendItemWire(nil, back)))
+	assert.Equal(t, string(doc), string(back.AppendJSON(nil)))
+	assert.Equal(t, string(it.AppendWire(nil)), string(back.AppendWire(nil)))
+	assert.Equal(t, `{"type":"reasoning.text","text":"t","signature":"c2ln","format":"anthropic-claude-v1","unfinished":"by provider","digest":7,"x":1}`, string(back.AppendWire(nil)))
 
 	tu := &replay.Turn{Complete: true, Blocks: []replay.Block{
 		&replay.Text{Text: "hi", Extra: json.RawMessage(`{"id":"part-7","phase":"final"}`)},
@@ -215,10 +215,11 @@ func TestReadersKeepNothingOfTheInput(t *testing.T) {
 	for _, s := range items {
 		for _, wire := range []bool{false, true} {
 			in := []byte(s)
-			read, marshal := replay.UnmarshalItem, replay.MarshalItem
+			read := replay.UnmarshalItem
+			marshal := func(it replay.ReasoningItem) []byte { return it.AppendJSON(nil) }
 			if wire {
 				read = replay.UnmarshalItemWire
-				marshal = func(it replay.ReasoningItem) []byte { return replay.AppendItemWire(nil, it) }
+				marshal = func(it replay.ReasoningItem) []byte { return it.AppendWire(nil) }
 			}
 			it, err := read(in)
 			require.NoError(t, err, s)
@@ -249,7 +250,7 @@ func TestOpaqueItemThroughTheDocument(t *testing.T) {
 	require.NoError(t, err)
 	got := back.Items()[0].(*replay.Opaque)
 	assert.True(t, got.Unfinished)
-	assert.False(t, replay.Replayable(got))
+	assert.False(t, got.Replayable())
 	assert.Equal(t, o.Digest, got.Digest)
 	assert.Equal(t, raw, string(got.Raw))
 	assert.Equal(t, replay.Format("f"), got.Format)

@@ -2,7 +2,6 @@ package replay
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -66,13 +65,6 @@ func (e *Error) Error() string {
 
 // Unwrap returns e.Err.
 func (e *Error) Unwrap() error { return e.Err }
-
-// Malformed returns an *Error for api at pointer that wraps [ErrMalformed]
-// with a message saying what was expected. event is -1 outside a stream.
-func Malformed(api string, event int, pointer, format string, args ...any) error {
-	return &Error{API: api, Event: event, Pointer: pointer,
-		Err: fmt.Errorf("%w: %s", ErrMalformed, fmt.Sprintf(format, args...))}
-}
 
 // ProviderError is an error the provider itself reported: an error body
 // instead of a response, or an error event in a stream. The turn decoded

@@ -56,7 +56,7 @@ data: [DONE]
 func ExampleOpt() {
 	for _, sig := range []replay.Opt[string]{{}, replay.NullOf[string](), replay.Some(""), replay.Some("c2ln")} {
 		t := &replay.ReasoningText{ItemMeta: replay.ItemMeta{Format: formats.AnthropicClaude}, Signature: sig}
-		fmt.Println(sig.Presence(), t.Signed(), replay.Replayable(t))
+		fmt.Println(sig.Presence(), t.Signed(), t.Replayable())
 	}
 	// Output:
 	// absent false false

@@ -33,6 +33,24 @@ type ReasoningItem interface {
 	// Kind returns the item's JSON type. An Opaque item returns the type it
 	// came with.
 	Kind() ItemKind
+	// Replayable reports whether the item can be sent back to its issuer
+	// as it is: it was finished, and it carries what its format requires.
+	// A text item of a format that signs its text needs a non-empty
+	// signature; an encrypted item needs non-empty data. It says nothing
+	// about whether a target accepts the issuer: that is [Carry]'s and
+	// [AuditReplay]'s business.
+	Replayable() bool
+	// AppendJSON appends the item's document form: the reasoning_details
+	// members (`type`, `text`, `signature`, `summary`, `data`, `id`,
+	// `format`, `index`) plus this library's own `unfinished`,
+	// `attached`, `display` and `digest` ([UnmarshalItem] reads it).
+	AppendJSON(dst []byte) []byte
+	// AppendWire appends the item's wire form: its replay bytes, one
+	// reasoning_details entry exactly as its issuer sent it (known
+	// members, then unknown members verbatim), without this library's own
+	// members; an Opaque item's raw object ([UnmarshalItemWire] reads it).
+	// The item's digest (ItemMeta.Digest, see [Turn.Seal]) is of this form.
+	AppendWire(dst []byte) []byte
 	isItem()
 }
 
@@ -70,8 +88,9 @@ type ItemMeta struct {
 	// bytes. It is this library's own field, `display` in JSON, and is
 	// never sent to a provider.
 	Display Opt[string]
-	// Digest is the [ItemDigest] of the item's replay bytes, recorded by
-	// [Seal] when the turn is captured; the replay/altered-item audit rule
+	// Digest is the digest of the item's replay bytes ("sha256:" and the
+	// hex SHA-256 of its wire form, [ReasoningItem].AppendWire), recorded
+	// by [Turn.Seal] when the turn is captured; the replay/altered-item audit rule
 	// reports an item whose bytes no longer match it. It is this library's
 	// own field, `digest` in JSON, and is never sent to a provider.
 	Digest string
@@ -209,6 +228,42 @@ func (*Summary) isItem()       {}
 func (*Encrypted) isItem()     {}
 func (*Opaque) isItem()        {}
 
+// Replayable implements [ReasoningItem].
+func (t *ReasoningText) Replayable() bool { return replayable(t) }
+
+// Replayable implements [ReasoningItem].
+func (s *Summary) Replayable() bool { return replayable(s) }
+
+// Replayable implements [ReasoningItem].
+func (e *Encrypted) Replayable() bool { return replayable(e) }
+
+// Replayable implements [ReasoningItem].
+func (o *Opaque) Replayable() bool { return replayable(o) }
+
+// AppendJSON implements [ReasoningItem].
+func (t *ReasoningText) AppendJSON(dst []byte) []byte { return appendItem(dst, t, false) }
+
+// AppendJSON implements [ReasoningItem].
+func (s *Summary) AppendJSON(dst []byte) []byte { return appendItem(dst, s, false) }
+
+// AppendJSON implements [ReasoningItem].
+func (e *Encrypted) AppendJSON(dst []byte) []byte { return appendItem(dst, e, false) }
+
+// AppendJSON implements [ReasoningItem].
+func (o *Opaque) AppendJSON(dst []byte) []byte { return appendItem(dst, o, false) }
+
+// AppendWire implements [ReasoningItem].
+func (t *ReasoningText) AppendWire(dst []byte) []byte { return appendItem(dst, t, true) }
+
+// AppendWire implements [ReasoningItem].
+func (s *Summary) AppendWire(dst []byte) []byte { return appendItem(dst, s, true) }
+
+// AppendWire implements [ReasoningItem].
+func (e *Encrypted) AppendWire(dst []byte) []byte { return appendItem(dst, e, true) }
+
+// AppendWire implements [ReasoningItem].
+func (o *Opaque) AppendWire(dst []byte) []byte { return appendItem(dst, o, true) }
+
 // Kind returns [KindText].
 func (*ReasoningText) Kind() ItemKind { return KindText }
 
@@ -224,20 +279,15 @@ func (o *Opaque) Kind() ItemKind { return ItemKind(o.Type) }
 // Signed reports whether t carries a non-empty signature.
 func (t *ReasoningText) Signed() bool { return t.Signature.Value() != "" }
 
-// Replayable reports whether it can be sent back to its issuer as it is:
-// it was finished, and it carries what its format requires. A text item of a
-// format that signs its text ([FormatTraits].SignsText) needs a non-empty
-// signature; an encrypted item needs non-empty data. Replayable says nothing
-// about whether the target accepts the issuer: that is [Carry]'s and
-// [AuditReplay]'s business.
-func Replayable(it ReasoningItem) bool {
+// replayable is [ReasoningItem].Replayable.
+func replayable(it ReasoningItem) bool {
 	m := it.Meta()
 	if m.Unfinished {
 		return false
 	}
 	switch it := it.(type) {
 	case *ReasoningText:
-		return !m.Format.Traits().SignsText || it.Signed()
+		return !m.Format.traits().SignsText || it.Signed()
 	case *Summary:
 		return true
 	case *Encrypted:

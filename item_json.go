@@ -19,18 +19,6 @@ import (
 // item's replay bytes: exactly the members its issuer sent, with no library
 // member).
 
-// MarshalItem returns the document form of it: the reasoning_details
-// members (`type`, `text`, `signature`, `summary`, `data`, `id`, `format`,
-// `index`) plus this library's own `unfinished`, `attached`, `display` and
-// `digest`.
-func MarshalItem(it ReasoningItem) []byte { return appendItem(nil, it, false) }
-
-// AppendItemWire appends the wire form of it: the item's replay bytes, one
-// reasoning_details entry exactly as its issuer sent it (known members,
-// then unknown members verbatim), without this library's own members. An
-// Opaque item is written as its raw object. [ItemDigest] hashes this form.
-func AppendItemWire(dst []byte, it ReasoningItem) []byte { return appendItem(dst, it, true) }
-
 func appendItem(dst []byte, it ReasoningItem, wire bool) []byte {
 	if o, ok := it.(*Opaque); ok {
 		if wire {
@@ -163,7 +151,7 @@ func appendOptString(dst []byte, k string, o Opt[string]) []byte {
 }
 
 // UnmarshalItem reads the document form of one reasoning item, as
-// [MarshalItem] writes it or as any earlier version of this library wrote
+// [ReasoningItem].AppendJSON writes it or as any earlier version of this library wrote
 // it: an item document carries no version of its own, and is read by the
 // rules that read every version (see the document format policy in
 // package schema).

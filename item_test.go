@@ -85,17 +85,17 @@ func TestItemRoundTripProperty(t *testing.T) {
 	r := rand.New(rand.NewSource(42))
 	for i := 0; i < 5000; i++ {
 		it := randItem(r)
-		doc := replay.MarshalItem(it)
+		doc := it.AppendJSON(nil)
 		require.True(t, gjson.ValidBytes(doc), "%s", doc)
 		back, err := replay.UnmarshalItem(doc)
 		require.NoError(t, err, "%s", doc)
-		require.Equal(t, string(doc), string(replay.MarshalItem(back)))
+		require.Equal(t, string(doc), string(back.AppendJSON(nil)))
 		assertSameItem(t, it, back, true)
 
-		wire := replay.AppendItemWire(nil, it)
+		wire := it.AppendWire(nil)
 		fromWire, err := replay.UnmarshalItemWire(wire)
 		require.NoError(t, err, "%s", wire)
-		require.Equal(t, string(wire), string(replay.AppendItemWire(nil, fromWire)))
+		require.Equal(t, string(wire), string(fromWire.AppendWire(nil)))
 		assertSameItem(t, it, fromWire, false)
 		assert.False(t, fromWire.Meta().Unfinished, "the wire form never carries library members")
 	}
@@ -148,9 +148,9 @@ func TestSignaturePresence(t *testing.T) {
 		x := it.(*replay.ReasoningText)
 		assert.Equal(t, c.p, x.Signature.Presence(), c.json)
 		assert.Equal(t, c.signed, x.Signed(), c.json)
-		assert.Equal(t, c.signed, replay.Replayable(x), "an Anthropic text item is replayable only when signed: %s", c.json)
+		assert.Equal(t, c.signed, x.Replayable(), "an Anthropic text item is replayable only when signed: %s", c.json)
 		// The presence survives the round trip.
-		assert.JSONEq(t, c.json, string(replay.AppendItemWire(nil, x)))
+		assert.JSONEq(t, c.json, string(x.AppendWire(nil)))
 	}
 }
 
@@ -168,7 +168,7 @@ func TestReplayable(t *testing.T) {
 		{&replay.Opaque{Type: "reasoning.x", Raw: json.RawMessage(`{"type":"reasoning.x"}`)}, true},
 	}
 	for i, c := range cases {
-		assert.Equal(t, c.want, replay.Replayable(c.it), "case %d", i)
+		assert.Equal(t, c.want, c.it.Replayable(), "case %d", i)
 	}
 }
 
@@ -197,7 +197,7 @@ func TestUnmarshalItemErrorsNameTheMember(t *testing.T) {
 func FuzzItemJSON(f *testing.F) {
 	r := rand.New(rand.NewSource(1))
 	for i := 0; i < 20; i++ {
-		f.Add(replay.MarshalItem(randItem(r)))
+		f.Add(randItem(r).AppendJSON(nil))
 	}
 	f.Add([]byte(`{"type":"reasoning.text","text":"\u00e9","signature":"\/x","id":null,"index":null,"extra":{"a":[]}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -209,12 +209,12 @@ func FuzzItemJSON(f *testing.F) {
 			}
 			return
 		}
-		doc := replay.MarshalItem(it)
+		doc := it.AppendJSON(nil)
 		back, err := replay.UnmarshalItem(doc)
 		if err != nil {
 			t.Fatalf("own output does not read back: %v\n%s", err, doc)
 		}
-		if again := replay.MarshalItem(back); !bytes.Equal(again, doc) {
+		if again := back.AppendJSON(nil); !bytes.Equal(again, doc) {
 			t.Fatalf("unstable:\n%s\n%s", doc, again)
 		}
 		in := gjson.ParseBytes(data)

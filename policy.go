@@ -24,15 +24,15 @@ const (
 	// target does not accept.
 	CaseForeignText Case = "foreign-visible-text"
 	// CaseIdentityMismatch: ciphertext of an account-bound format
-	// ([FormatTraits].AccountBound) whose turn's Account differs from the
+	// (codecs.FormatTraits.AccountBound) whose turn's Account differs from the
 	// target's.
 	CaseIdentityMismatch Case = "identity-mismatch"
 	// CaseBackendMismatch: a signature minted in one key domain of its
-	// format ([FormatTraits].Domain, e.g. one of two backends of a model family)
+	// format (codecs.FormatTraits.Domain, e.g. one of two backends of a model family)
 	// going to another.
 	CaseBackendMismatch Case = "backend-mismatch"
 	// CaseUnread: the target accepts the issuer but its model or account
-	// will not read the item ([FormatTraits].Unread): the provider drops it
+	// will not read the item (codecs.FormatTraits.Unread): the provider drops it
 	// silently.
 	CaseUnread Case = "unread-by-target"
 	// CaseSameFamily: the target accepts the issuer, on another platform of
@@ -46,6 +46,14 @@ const (
 	// signature and the target documents a placeholder for such calls
 	// ([ReplayContract].Placeholder): history the model did not produce.
 	CaseUnsignedCall Case = "unsigned-call"
+	// CaseToolCallID is the situation of a tool call with no id, or with the id
+	// of an earlier call, going to a target whose tool results must name a
+	// unique, non-empty call id ([ReplayContract].ToolIDs): a Gemini call often
+	// has no id. It is not a policy choice: [Carry] always mints an id there
+	// (action [MintID]) and reports the old and new id in the notice
+	// ([Notice].OldID, [Notice].NewID), so that the caller sends each tool
+	// result with the id its call now has.
+	CaseToolCallID Case = "tool-call-id"
 )
 
 // Action is what [Carry] does with a block.
@@ -63,6 +71,10 @@ const (
 	// Sentinel writes the target's documented placeholder signature
 	// ([ReplayContract].Placeholder) on an unsigned function call.
 	Sentinel Action = "sentinel"
+	// MintID is what [Carry] does in [CaseToolCallID]: it gives the call a new
+	// id, deterministic (the same history carried again gets the same ids) and
+	// unique in the carried history.
+	MintID Action = "mint-id"
 )
 
 // Policy maps each [Case] to the [Action] [Carry] takes. A case missing from
@@ -192,7 +204,7 @@ func (n Notice) String() string {
 // API. The parts of one provider item (blocks with the same id, e.g. an
 // OpenAI reasoning item's summaries and encrypted content) are kept or
 // dropped together, and when a reasoning item whose format pairs with its
-// follower ([FormatTraits].PairsWithFollower) is not sent, its following message
+// follower (codecs.FormatTraits.PairsWithFollower) is not sent, its following message
 // or function call loses its original item id, so that it is never sent
 // without its reasoning item. For a target that requires tool call ids
 // ([ReplayContract].ToolIDs), a call with no id or with an earlier call's
@@ -204,7 +216,7 @@ func (n Notice) String() string {
 // the result has Turns alone (the carried turns are no longer the elements
 // of h.Request).
 func Carry(h History, target Target, policy Policy) (History, []Notice) {
-	return Default.Carry(h, target, policy)
+	return Default().Carry(h, target, policy)
 }
 
 // Carry is the package-level [Carry] on this registry.
@@ -296,7 +308,7 @@ func (c *carrier) classify(t *Turn, it ReasoningItem) (Case, string) {
 	if !t.Complete || t.Error != nil {
 		return CaseFailedTurn, "the turn did not complete"
 	}
-	if !Replayable(it) {
+	if !it.Replayable() {
 		switch {
 		case m.Unfinished:
 			return CaseNotReplayable, "the item is unfinished"
@@ -331,12 +343,12 @@ func (c *carrier) classify(t *Turn, it ReasoningItem) (Case, string) {
 	if to := m.Format.domain(tg.Provider); from != "" && to != "" && from != to {
 		return CaseBackendMismatch, fmt.Sprintf("the %s signature was minted on %s and the target is %s", m.Format, from, to)
 	}
-	if m.Format.Traits().AccountBound && p.Account != "" && tg.Account != "" && p.Account != tg.Account {
+	if m.Format.traits().AccountBound && p.Account != "" && tg.Account != "" && p.Account != tg.Account {
 		if _, enc := it.(*Encrypted); enc {
 			return CaseIdentityMismatch, fmt.Sprintf("the ciphertext was minted by account %q and the target is %q", p.Account, tg.Account)
 		}
 	}
-	if u := m.Format.Traits().Unread; u != nil {
+	if u := m.Format.traits().Unread; u != nil {
 		if why := u(p, tg); why != "" {
 			return CaseUnread, why
 		}
@@ -459,7 +471,7 @@ func (c *carrier) keepPartsTogether(t *Turn, ds []decision) {
 // follower's item id: a format that declares it, or an unattributed one,
 // whose host's ids are never sent anywhere else.
 func pairs(f Format) bool {
-	return f == "" || f == FormatUnknown || f.Traits().PairsWithFollower
+	return f == "" || f == FormatUnknown || f.traits().PairsWithFollower
 }
 
 // emitState is what emit carries from one block to the next.
@@ -574,7 +586,7 @@ func (c *carrier) classifyCompaction(t *Turn, x *Compaction, st emitState) (Case
 		return CaseForeignOpaque, fmt.Sprintf("a compaction block of issuer %s is never sent to %s", x.Format, describeTarget(tg))
 	case (x.Format == "" || x.Format == FormatUnknown) && !sameName(p.Provider, tg.Provider):
 		return CaseForeignOpaque, "an unattributed compaction block from " + p.Provider + " is never sent to " + tg.Provider
-	case x.Format.Traits().AccountBound && p.Account != "" && tg.Account != "" && p.Account != tg.Account:
+	case x.Format.traits().AccountBound && p.Account != "" && tg.Account != "" && p.Account != tg.Account:
 		return CaseIdentityMismatch, fmt.Sprintf("the compaction block was minted by account %q and the target is %q", p.Account, tg.Account)
 	case x.Signature.Value() != "" && p.Account != "" && tg.Account != "" && p.Account != tg.Account:
 		return CaseIdentityMismatch, fmt.Sprintf("the signed compaction block was minted by account %q and the target is %q", p.Account, tg.Account)

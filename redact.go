@@ -5,11 +5,11 @@ import (
 	"encoding/hex"
 )
 
-// ItemDigest returns "sha256:<hex>" of the item's replay bytes: its wire
-// form as [AppendItemWire] writes it (text, signature, data, id, format,
-// index and unknown members; not this library's own members).
-func ItemDigest(it ReasoningItem) string {
-	sum := sha256.Sum256(AppendItemWire(nil, it))
+// itemDigest returns "sha256:<hex>" of the item's replay bytes: its wire
+// form as [ReasoningItem].AppendWire writes it (text, signature, data, id,
+// format, index and unknown members; not this library's own members).
+func itemDigest(it ReasoningItem) string {
+	sum := sha256.Sum256(it.AppendWire(nil))
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
@@ -18,21 +18,22 @@ func ItemDigest(it ReasoningItem) string {
 func mustKeepBytes(it ReasoningItem) bool {
 	switch x := it.(type) {
 	case *ReasoningText:
-		return x.Signature.IsPresent() || x.Format.Traits().SignsText
+		return x.Signature.IsPresent() || x.Format.traits().SignsText
 	case *Summary:
-		return x.Format.Traits().SignsText
+		return x.Format.traits().SignsText
 	}
 	return true
 }
 
-// Seal records the [ItemDigest] of every signed, encrypted or opaque item
+// Seal records the digest (ItemMeta.Digest, "sha256:" and the hex SHA-256
+// of the item's wire form, [ReasoningItem].AppendWire) of every signed, encrypted or opaque item
 // of t that has none yet, so that the audit can tell when its replay bytes
 // were changed after capture (the replay/altered-item rule). Call it right
 // after decoding, before the turn is stored or shown.
-func Seal(t *Turn) {
+func (t *Turn) Seal() {
 	for _, b := range t.Blocks {
 		if it, ok := b.(ReasoningItem); ok && mustKeepBytes(it) && it.Meta().Digest == "" && !it.Meta().Unfinished {
-			it.Meta().Digest = ItemDigest(it)
+			it.Meta().Digest = itemDigest(it)
 		}
 	}
 }
@@ -41,12 +42,12 @@ func Seal(t *Turn) {
 // input with the secrets masked. Unsigned reasoning text and summaries are
 // masked in place. Signed text, encrypted and opaque items keep their
 // replay bytes untouched (masking them makes the next request fail): the
-// turn is sealed first ([Seal]) and such a text item gets a masked display
+// turn is sealed first ([Turn.Seal]) and such a text item gets a masked display
 // copy in ItemMeta.Display instead, when masking changes it. Visible
 // assistant text is masked in place. Redact reports whether it changed anything
 // (a second call with the same mask changes nothing).
-func Redact(t *Turn, mask func(string) string) bool {
-	Seal(t)
+func (t *Turn) Redact(mask func(string) string) bool {
+	t.Seal()
 	changed := false
 	for _, b := range t.Blocks {
 		switch x := b.(type) {

@@ -13,7 +13,7 @@ import (
 // Provenance (issuer, prefix hash, platform) is not in a request body, so
 // the rules that need it do not fire; audit stored turns with
 // [AuditReplay] and History.Request for those.
-func AuditRequest(api string, body []byte) (Report, error) { return Default.AuditRequest(api, body) }
+func AuditRequest(api string, body []byte) (Report, error) { return Default().AuditRequest(api, body) }
 
 // AuditRequest is the package-level [AuditRequest] on this registry.
 func (r *Registry) AuditRequest(api string, body []byte) (Report, error) {

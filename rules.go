@@ -7,9 +7,17 @@ import (
 	"strings"
 )
 
-// The ids of the cross-provider rules that [AuditReplay] checks for every
-// target, with the [CoreRules].
+// The ids of the rules [AuditReplay] checks for every target: the core
+// rules (a turn's and an item's own state) and the cross-provider rules.
 const (
+	// RuleIncompleteTurn: a turn that did not complete is sent with its
+	// reasoning.
+	RuleIncompleteTurn = "replay/incomplete-turn"
+	// RuleUnfinishedItem: an unfinished item is sent.
+	RuleUnfinishedItem = "replay/unfinished-item"
+	// RuleEmptySignature: reasoning text of an issuer that rejects unsigned
+	// text is sent without a signature.
+	RuleEmptySignature = "replay/empty-signature"
 	// RuleForeignFormat: an item the target does not accept is sent to it.
 	RuleForeignFormat = "replay/foreign-format"
 	// RuleIdentityMismatch: account-bound ciphertext minted by another
@@ -17,6 +25,9 @@ const (
 	RuleIdentityMismatch = "replay/identity-mismatch"
 	// RuleAlteredItem: an item's replay bytes changed since capture.
 	RuleAlteredItem = "replay/altered-item"
+	// RuleToolCallID: a tool call sent to a target that requires ids
+	// ([ReplayContract].ToolIDs) has an empty id, or the id of another call.
+	RuleToolCallID = "replay/tool-call-id"
 )
 
 // crossRules are the cross-provider rules for the target's contract.
@@ -36,7 +47,7 @@ func crossRules(rc ReplayContract) []Rule {
 				for ti, tu := range h.Turns {
 					for bi, b := range tu.Blocks {
 						it, ok := b.(ReasoningItem)
-						if !ok || !Replayable(it) {
+						if !ok || !it.Replayable() {
 							continue
 						}
 						m := it.Meta()
@@ -53,7 +64,7 @@ func crossRules(rc ReplayContract) []Rule {
 							Message: fmt.Sprintf("%s item of issuer %s is sent to %s, which does not accept that issuer", it.Kind(), m.Format, describeTarget(*t)),
 							Fix:     "carry the history to the target with Carry: it drops foreign signatures and ciphertext, and turns visible reasoning into plain text when asked"}
 						if signedOrOpaque(it) || signedText(it) {
-							v.Predicted = rc.predict(RefuseForeign, it, ti == len(h.Turns)-1)
+							v.Predicted = rc.predict(refuseForeign, it, ti == len(h.Turns)-1)
 						}
 						report(v)
 					}
@@ -75,12 +86,12 @@ func crossRules(rc ReplayContract) []Rule {
 					}
 					for bi, b := range tu.Blocks {
 						e, ok := b.(*Encrypted)
-						if !ok || !e.Format.Traits().AccountBound || !Replayable(e) {
+						if !ok || !e.Format.traits().AccountBound || !e.Replayable() {
 							continue
 						}
 						report(Violation{Turn: ti, Block: bi,
 							Message:   fmt.Sprintf("the %s ciphertext was minted by account %q and the request is sent as %q", e.Format, acct, t.Account),
-							Predicted: rc.predict(RefuseAccount, e, ti == len(h.Turns)-1),
+							Predicted: rc.predict(refuseAccount, e, ti == len(h.Turns)-1),
 							Fix:       "drop the encrypted reasoning of turns minted by another account (Carry does), or send with the minting account"})
 					}
 				}
@@ -116,7 +127,7 @@ func checkAltered(h *History, rc ReplayContract, report func(Violation)) {
 			if want == "" {
 				continue
 			}
-			buf = AppendItemWire(buf[:0], it)
+			buf = it.AppendWire(buf[:0])
 			sum := sha256.Sum256(buf)
 			hex.Encode(hexd[:], sum[:])
 			if len(want) == 7+64 && want[:7] == "sha256:" && want[7:] == string(hexd[:]) {
@@ -125,7 +136,7 @@ func checkAltered(h *History, rc ReplayContract, report func(Violation)) {
 			v := Violation{Turn: ti, Block: bi,
 				Message: fmt.Sprintf("the %s %s item's replay bytes changed since capture", it.Meta().Format, it.Kind()),
 				Fix:     "restore the item as captured (redact with Redact, which masks a display copy and keeps the replay bytes), or drop it"}
-			v.Predicted = rc.predict(RefuseAltered, it, ti == last)
+			v.Predicted = rc.predict(refuseAltered, it, ti == last)
 			report(v)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/reasonreplay/replay/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -101,14 +102,14 @@ func TestRuleAlteredItem(t *testing.T) {
 	reg := policyRegistry(t)
 	mk := func() *replay.Turn {
 		tu := turnOf("anthropic", "anthropic", claudeText("the key is sk-live-123", "RXFv"), &replay.Text{Text: "ok"})
-		replay.Seal(tu)
+		tu.Seal()
 		return tu
 	}
 	tg := replay.Target{API: "anthropic", Provider: "anthropic"}
 	tu := mk()
 	assert.Empty(t, only(reg.AuditReplay(replay.History{Turns: []*replay.Turn{tu}}, tg), replay.RuleAlteredItem))
 	// Redact keeps the replay bytes: still clean, with a display copy.
-	assert.True(t, replay.Redact(tu, maskKeys))
+	assert.True(t, tu.Redact(maskKeys))
 	assert.Equal(t, "the key is sk-live-123", tu.Blocks[0].(*replay.ReasoningText).Text)
 	assert.Empty(t, only(reg.AuditReplay(replay.History{Turns: []*replay.Turn{tu}}, tg), replay.RuleAlteredItem))
 	// Masking the signed text in place is caught.
@@ -142,17 +143,17 @@ func TestRedact(t *testing.T) {
 	enc := &replay.Encrypted{ItemMeta: replay.ItemMeta{Format: formats.OpenAIResponses}, Data: "gAAAA"}
 	signed := claudeText("sk-live-123 again", "RXFv")
 	tu := turnOf("x", "", unsigned, sum, enc, signed, &replay.Text{Text: "answer sk-live-123"})
-	assert.True(t, replay.Redact(tu, maskKeys))
+	assert.True(t, tu.Redact(maskKeys))
 	assert.Equal(t, "use [masked]", unsigned.Text)
 	assert.Empty(t, unsigned.Digest, "unsigned text is not sealed")
 	assert.Equal(t, "key [masked]", sum.Summary)
 	assert.Equal(t, "gAAAA", enc.Data)
-	assert.Equal(t, replay.ItemDigest(enc), enc.Digest)
+	assert.Equal(t, kit.ItemDigest(enc), enc.Digest)
 	assert.Equal(t, "sk-live-123 again", signed.Text)
 	assert.Equal(t, replay.Some("[masked] again"), signed.Display)
 	assert.Regexp(t, `^sha256:[0-9a-f]{64}$`, signed.Digest)
 	assert.Equal(t, "answer [masked]", tu.VisibleText())
-	assert.False(t, replay.Redact(tu, maskKeys), "nothing left to mask")
+	assert.False(t, tu.Redact(maskKeys), "nothing left to mask")
 
 	// The display copy and digest survive the document, are valid, and are
 	// never sent.
@@ -161,7 +162,7 @@ func TestRedact(t *testing.T) {
 	back, err := replay.UnmarshalTurn(doc)
 	require.NoError(t, err)
 	assert.Equal(t, tu.Blocks, back.Blocks)
-	wire := string(replay.AppendItemWire(nil, signed))
+	wire := string(signed.AppendWire(nil))
 	assert.NotContains(t, wire, "display")
 	assert.NotContains(t, wire, "digest")
 }

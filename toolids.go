@@ -8,24 +8,6 @@ import (
 	"strings"
 )
 
-// CaseToolCallID is the situation of a tool call with no id, or with the id
-// of an earlier call, going to a target whose tool results must name a
-// unique, non-empty call id ([ReplayContract].ToolIDs): a Gemini call often
-// has no id. It is not a policy choice: [Carry] always mints an id there
-// (action [MintID]) and reports the old and new id in the notice
-// ([Notice].OldID, [Notice].NewID), so that the caller sends each tool
-// result with the id its call now has.
-const CaseToolCallID Case = "tool-call-id"
-
-// MintID is what [Carry] does in [CaseToolCallID]: it gives the call a new
-// id, deterministic (the same history carried again gets the same ids) and
-// unique in the carried history.
-const MintID Action = "mint-id"
-
-// RuleToolCallID: a tool call sent to a target that requires ids
-// ([ReplayContract].ToolIDs) has an empty id, or the id of another call.
-const RuleToolCallID = "replay/tool-call-id"
-
 // toolIDAlphabet is the alphabet of minted ids. Nine characters of it fit
 // every id pattern of the APIs that require ids: Anthropic and Bedrock
 // (`^[a-zA-Z0-9_-]+$`), OpenAI (any string), and Mistral (exactly nine

@@ -78,7 +78,7 @@ func TestCarryMintsToolIDs(t *testing.T) {
 	assert.Equal(t, want, callIDs(again))
 
 	// The encoded request carries them, and the audit is clean of the rule.
-	enc, err := replay.Default.Lookup("anthropic", "anthropic", "")
+	enc, err := replay.Default().Lookup("anthropic", "anthropic", "")
 	require.NoError(t, err)
 	msg, err := enc.Encode(out.Turns[0])
 	require.NoError(t, err)

@@ -29,7 +29,7 @@ type Provenance struct {
 	// Upstream is the provider a gateway routed the request to, when the
 	// gateway says (OpenRouter's `provider`: "Google", "Amazon Bedrock"):
 	// some signatures are bound to the backend that minted them
-	// ([FormatTraits].Domain).
+	// (codecs.FormatTraits.Domain).
 	Upstream string `json:"upstream,omitempty"`
 	// Model is the model that produced the turn, as the response named it:
 	// after a server-side fallback, the model that served it (and minted
@@ -41,7 +41,7 @@ type Provenance struct {
 	RequestedModel string `json:"requested_model,omitempty"`
 	// Account is an optional identity of the account that minted the turn
 	// (organisation, account or key-pool id): account-bound ciphertext
-	// ([FormatTraits].AccountBound) is valid only for it. Supplied by the caller.
+	// (codecs.FormatTraits.AccountBound) is valid only for it. Supplied by the caller.
 	Account string `json:"account,omitempty"`
 	// PrefixHash is an optional hash of the request prefix (system prompt,
 	// tools, earlier messages) that produced the turn: some issuers bind

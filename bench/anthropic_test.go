@@ -102,7 +102,7 @@ func TestAnthropicSameResult(t *testing.T) {
 	if th.Text != theirs.Content[0].Thinking || th.Signature.Value() != theirs.Content[0].Signature {
 		t.Fatal("thinking text or signature differ from the SDK's")
 	}
-	if !replay.Replayable(th) {
+	if !th.Replayable() {
 		t.Fatal("not replayable")
 	}
 	if ours.Blocks[1].(*replay.Text).Text != theirs.Content[1].Text {

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	cohereapi "github.com/cohere-ai/cohere-go/v2"
-	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/codecs/bedrock"
 	"github.com/reasonreplay/replay/codecs/cohere"
@@ -171,7 +170,7 @@ func TestGCBStreamsDecode(t *testing.T) {
 		}
 		replayable := 0
 		for _, it := range turn.Items() {
-			if replay.Replayable(it) {
+			if it.Replayable() {
 				replayable++
 			}
 		}

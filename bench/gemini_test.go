@@ -148,7 +148,7 @@ func TestGeminiBenchInputsAgree(t *testing.T) {
 	for _, b := range turn.Blocks {
 		if e, ok := b.(*replay.Encrypted); ok {
 			ours = append(ours, e.Data)
-			if !replay.Replayable(e) {
+			if !e.Replayable() {
 				t.Fatal("signature not replayable")
 			}
 		}

@@ -14,7 +14,6 @@ import (
 	anthssestream "github.com/anthropics/anthropic-sdk-go/packages/ssestream"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/responses"
-	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/codecs/anthropic"
 	"github.com/reasonreplay/replay/codecs/openai"
@@ -113,7 +112,7 @@ func (c msgCase) decode(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		turn := decodeAll(b, c.newFD(), stream.Options{}, c.data)
-		if len(turn.Blocks) != c.blocks || !turn.Complete || !replay.Replayable(turn.Items()[0]) {
+		if len(turn.Blocks) != c.blocks || !turn.Complete || !turn.Items()[0].Replayable() {
 			b.Fatalf("%d blocks, complete %v", len(turn.Blocks), turn.Complete)
 		}
 	}

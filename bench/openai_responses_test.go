@@ -82,7 +82,7 @@ func BenchmarkResponsesStream(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			r.Reset(data)
 			t, err := stream.Decode(r, c, stream.Options{})
-			if err != nil || !t.Complete || len(t.Blocks) != 10 || !replay.Replayable(t.Blocks[8].(replay.ReasoningItem)) {
+			if err != nil || !t.Complete || len(t.Blocks) != 10 || !t.Blocks[8].(replay.ReasoningItem).Replayable() {
 				b.Fatalf("bad turn: %v", err)
 			}
 		}

@@ -3,7 +3,6 @@ package bench
 import (
 	"testing"
 
-	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/openrouter"
 	"github.com/reasonreplay/replay/stream"
 )
@@ -22,7 +21,7 @@ func BenchmarkOpenRouterStream(b *testing.B) {
 			}
 		}
 		turn, err := d.Close()
-		if err != nil || !replay.Replayable(turn.Items()[0]) {
+		if err != nil || !turn.Items()[0].Replayable() {
 			b.Fatalf("turn not replayable: %v", err)
 		}
 	}

@@ -43,7 +43,7 @@ func BenchmarkBedrockConverseStream(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		turn := decodeAll(b, c.NewFrameDecoder(), stream.Options{Framing: stream.FramingJSONL}, data)
-		if !replay.Replayable(turn.Items()[0]) {
+		if !turn.Items()[0].Replayable() {
 			b.Fatal("not replayable")
 		}
 	}

@@ -174,7 +174,7 @@ func TestToolLoopStreamsDecode(t *testing.T) {
 		t.Fatalf("responses: %v, %d blocks", err, len(tu.Blocks))
 	}
 	tu, err = stream.Decode(bytes.NewReader(loopBedrock), bedrock.Codec{Model: "anthropic.claude-sonnet-4-5"}, stream.Options{Framing: stream.FramingJSONL})
-	if err != nil || len(tu.Blocks) != 801 || !replay.Replayable(tu.Items()[399]) {
+	if err != nil || len(tu.Blocks) != 801 || !tu.Items()[399].Replayable() {
 		t.Fatalf("bedrock: %v, %d blocks", err, len(tu.Blocks))
 	}
 }

@@ -20,7 +20,7 @@ func ExampleRecognise() {
 		"https://api.deepseek.com/chat/completions",
 	} {
 		u, _ := url.Parse(raw)
-		r, ok := codecs.Recognise(replay.Default, http.MethodPost, u, "", "deepseek-chat")
+		r, ok := codecs.Recognise(replay.Default(), http.MethodPost, u, "", "deepseek-chat")
 		fmt.Println(ok, r.Codec.API(), r.Provider, r.Model)
 	}
 	// Output:

@@ -104,9 +104,11 @@ const (
 	FixConfigure = "configure"
 )
 
-// FixNames lists the fixes above, for checks.
-var FixNames = [...]string{FixRestore, FixDropReasoning, FixDropBlock, FixSentinel, FixBackfillReasoningContent,
-	FixRemoveReasoningContent, FixDropDuplicates, FixReencode, FixConfigure}
+// FixNames returns the names of the fixes above, for checks.
+func FixNames() []string {
+	return []string{FixRestore, FixDropReasoning, FixDropBlock, FixSentinel, FixBackfillReasoningContent,
+		FixRemoveReasoningContent, FixDropDuplicates, FixReencode, FixConfigure}
+}
 
 // HTTP is what a codec declares of its API's HTTP traffic.
 type HTTP struct {

@@ -44,7 +44,7 @@ func TestRecognise(t *testing.T) {
 		t.Run(tc.url, func(t *testing.T) {
 			u, err := url.Parse(tc.url)
 			require.NoError(t, err)
-			r, ok := codecs.Recognise(replay.Default, http.MethodPost, u, tc.provider, tc.model)
+			r, ok := codecs.Recognise(replay.Default(), http.MethodPost, u, tc.provider, tc.model)
 			require.True(t, ok)
 			assert.Equal(t, tc.api, r.Codec.API())
 			assert.Equal(t, tc.wantProvider, r.Provider)
@@ -59,7 +59,7 @@ func TestRecognise(t *testing.T) {
 		{http.MethodPost, "https://generativelanguage.googleapis.com/v1beta/models/gemini-3-pro-preview:countTokens"},
 	} {
 		u, _ := url.Parse(tc.url)
-		_, ok := codecs.Recognise(replay.Default, tc.method, u, "", "")
+		_, ok := codecs.Recognise(replay.Default(), tc.method, u, "", "")
 		assert.False(t, ok, "%s %s", tc.method, tc.url)
 	}
 }
@@ -92,8 +92,8 @@ func TestHeader(t *testing.T) {
 // Every codec of the module declares its HTTP facts, and every error body
 // is a JSON object the caller can add a member to.
 func TestEveryCodecDeclares(t *testing.T) {
-	all := codecs.All(replay.Default)
-	require.Len(t, all, len(replay.Default.APIs()))
+	all := codecs.All(replay.Default())
+	require.Len(t, all, len(replay.Default().APIs()))
 	for _, c := range all {
 		h := c.HTTP()
 		require.NotNil(t, h, c.API())

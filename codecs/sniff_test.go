@@ -61,14 +61,14 @@ func TestSniff(t *testing.T) {
 			if tc.typ != "" {
 				typ = []byte(tc.typ)
 			}
-			c, s, ok := codecs.Sniff(replay.Default, typ, []byte(tc.data))
+			c, s, ok := codecs.Sniff(replay.Default(), typ, []byte(tc.data))
 			if assert.True(t, ok) {
 				assert.Equal(t, tc.want, fmt.Sprintf("%s/%s/%s/%v", c.API(), s.Provider, s.Model, s.Event))
 			}
 		})
 	}
 	for _, data := range []string{`{"runs":[],"stats":{}}`, `[1,2]`, `"message_start"`, `{"type":"message_start"`, ``} {
-		_, _, ok := codecs.Sniff(replay.Default, nil, []byte(data))
+		_, _, ok := codecs.Sniff(replay.Default(), nil, []byte(data))
 		assert.False(t, ok, data)
 	}
 }
@@ -76,8 +76,8 @@ func TestSniff(t *testing.T) {
 // Every codec of the module says how its bodies are recognised, and within
 // the bands.
 func TestEveryCodecSniffs(t *testing.T) {
-	all := codecs.All(replay.Default)
-	assert.Len(t, all, len(replay.Default.APIs()))
+	all := codecs.All(replay.Default())
+	assert.Len(t, all, len(replay.Default().APIs()))
 	for _, c := range all {
 		assert.NotNil(t, c.HTTP().Sniff, c.API())
 	}
@@ -90,7 +90,7 @@ func ExampleSniff() {
 		`{"id":"gen-1","provider":"Anthropic","model":"anthropic/claude-sonnet-5","choices":[{"delta":{"content":"hi"}}]}`,
 		`{"candidates":[{"content":{"parts":[]}}],"modelVersion":"gemini-3-pro-preview"}`,
 	} {
-		c, s, _ := codecs.Sniff(replay.Default, nil, []byte(body))
+		c, s, _ := codecs.Sniff(replay.Default(), nil, []byte(body))
 		fmt.Println(c.API(), s.Model, s.Event)
 	}
 	// Output:

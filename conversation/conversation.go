@@ -91,7 +91,7 @@ type elem struct {
 // "openrouter", "deepseek", ...). reg nil means [replay.Default].
 func New(api string, reg *replay.Registry) (*Conversation, error) {
 	if reg == nil {
-		reg = replay.Default
+		reg = replay.Default()
 	}
 	c, err := reg.Lookup(api, "", "")
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/claude"
 )
 
@@ -95,8 +96,8 @@ const (
 // claudeRefuse: Anthropic answers a foreign or altered signature with the
 // signature error, and an altered block of the latest turn with the
 // immutability error.
-func claudeRefuse(why replay.Refusal, _ replay.ReasoningItem, latest bool) string {
-	if why == replay.RefuseAltered && latest {
+func claudeRefuse(why codecs.Refusal, _ replay.ReasoningItem, latest bool) string {
+	if why == codecs.RefuseAltered && latest {
 		return claudeModified
 	}
 	return claudeSignature
@@ -113,17 +114,17 @@ func claudeUnread(p replay.Provenance, t replay.Target) string {
 	return claude.Unread(p.Model, t.Model, strings.ToLower(p.Provider), p.Account, t.Account, strings.ToLower(t.Provider))
 }
 
-func geminiRefuse(replay.Refusal, replay.ReasoningItem, bool) string { return geminiCorrupted }
+func geminiRefuse(codecs.Refusal, replay.ReasoningItem, bool) string { return geminiCorrupted }
 
 // responsesRefuse: OpenAI Responses cannot decrypt foreign or altered
 // ciphertext, nor ciphertext of another organisation.
-func responsesRefuse(why replay.Refusal, it replay.ReasoningItem, _ bool) string {
+func responsesRefuse(why codecs.Refusal, it replay.ReasoningItem, _ bool) string {
 	e, ok := it.(*replay.Encrypted)
 	if !ok {
 		return ""
 	}
 	reason := "Encrypted content could not be decrypted or parsed."
-	if why == replay.RefuseAccount {
+	if why == codecs.RefuseAccount {
 		reason = "Encrypted content organization_id did not match the target organization."
 	}
 	return "The encrypted content " + e.Data[:min(len(e.Data), 4)] + "... could not be verified. Reason: " + reason
@@ -131,7 +132,7 @@ func responsesRefuse(why replay.Refusal, it replay.ReasoningItem, _ bool) string
 
 // xaiRefuse: xAI answers ciphertext it cannot decrypt (foreign, altered,
 // of another account) with one text of its own (lidge-jun/opencodex#2229).
-func xaiRefuse(_ replay.Refusal, it replay.ReasoningItem, _ bool) string {
+func xaiRefuse(_ codecs.Refusal, it replay.ReasoningItem, _ bool) string {
 	if _, ok := it.(*replay.Encrypted); !ok {
 		return ""
 	}
@@ -141,30 +142,30 @@ func xaiRefuse(_ replay.Refusal, it replay.ReasoningItem, _ bool) string {
 func init() {
 	// Claude signatures are valid on Anthropic, Bedrock and Vertex alike:
 	// one family. Anthropic rejects an unsigned thinking block.
-	replay.RegisterFormat(AnthropicClaude, replay.FormatTraits{
+	codecs.RegisterFormat(AnthropicClaude, codecs.FormatTraits{
 		SignsText: true, RejectsUnsignedText: true, UnsignedTextError: claudeUnsigned, Family: "anthropic",
 		Refuse: claudeRefuse, Unread: claudeUnread,
 	})
 	// Gemini signs its thought text; thought summaries are unsigned by
 	// design, so unsigned text is not rejected. AI Studio and Vertex do not
 	// accept each other's signatures.
-	replay.RegisterFormat(GoogleGemini, replay.FormatTraits{
+	codecs.RegisterFormat(GoogleGemini, codecs.FormatTraits{
 		SignsText: true, Family: "google", Domain: geminiDomain, Refuse: geminiRefuse,
 	})
 	// The OpenAI Responses formats pair a reasoning item with the item after
 	// it, and bind ciphertext to the minting organisation. The hosts do not
 	// share keys: each is its own family.
 	for _, f := range []Format{OpenAIResponses, AzureOpenAIResponses, BedrockOpenAIResponses, MetaResponses} {
-		replay.RegisterFormat(f, replay.FormatTraits{AccountBound: true, PairsWithFollower: true, Refuse: responsesRefuse})
+		codecs.RegisterFormat(f, codecs.FormatTraits{AccountBound: true, PairsWithFollower: true, Refuse: responsesRefuse})
 	}
-	replay.RegisterFormat(XAIResponses, replay.FormatTraits{AccountBound: true, PairsWithFollower: true, Refuse: xaiRefuse})
+	codecs.RegisterFormat(XAIResponses, codecs.FormatTraits{AccountBound: true, PairsWithFollower: true, Refuse: xaiRefuse})
 	// Responses-compatible hosts pair and bind like OpenAI, each its own
 	// family: nothing they mint is sent to OpenAI, Azure or each other.
 	for _, f := range responsesHosts {
-		replay.RegisterFormat(f, replay.FormatTraits{AccountBound: true, PairsWithFollower: true, Refuse: responsesRefuse})
+		codecs.RegisterFormat(f, codecs.FormatTraits{AccountBound: true, PairsWithFollower: true, Refuse: responsesRefuse})
 	}
 	for _, f := range []Format{DeepSeek, Kimi, GLM, MiniMax, Qwen, XAIChat, Groq, Mistral, Cohere} {
-		replay.RegisterFormat(f, replay.FormatTraits{})
+		codecs.RegisterFormat(f, codecs.FormatTraits{})
 	}
 	// The Anthropic-compatible hosts mint their own signatures: each format
 	// is its own family, so no Claude target accepts it and no host accepts
@@ -172,9 +173,9 @@ func init() {
 	// on V4 and sent unsigned blocks before, and takes unsigned blocks back;
 	// Kimi takes back unsigned blocks built from its reasoning_content;
 	// MiniMax signs its blocks and wants them back verbatim.
-	replay.RegisterFormat(DeepSeekAnthropic, replay.FormatTraits{})
-	replay.RegisterFormat(KimiAnthropic, replay.FormatTraits{})
-	replay.RegisterFormat(MiniMaxAnthropic, replay.FormatTraits{SignsText: true})
+	codecs.RegisterFormat(DeepSeekAnthropic, codecs.FormatTraits{})
+	codecs.RegisterFormat(KimiAnthropic, codecs.FormatTraits{})
+	codecs.RegisterFormat(MiniMaxAnthropic, codecs.FormatTraits{SignsText: true})
 }
 
 // geminiDomain names the Gemini backend a provider or gateway upstream name

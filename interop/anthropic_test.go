@@ -188,7 +188,7 @@ func TestAnthropicEarlyClose(t *testing.T) {
 	assert.False(t, tu.Complete)
 	require.Len(t, tu.Items(), 1)
 	for _, it := range tu.Items() {
-		assert.False(t, replay.Replayable(it))
+		assert.False(t, it.Replayable())
 	}
 	assert.Equal(t, 0, store.Len())
 }

@@ -22,5 +22,5 @@ func FuzzTripRedis(f *testing.F) {
 	}
 	f.Cleanup(func() { s.Close() })
 	via := codectest.StoreVia("redis store", s)
-	codectest.FuzzTrip(f, "../testdata", replay.Default.APIs(), via)
+	codectest.FuzzTrip(f, "../testdata", replay.Default().APIs(), via)
 }

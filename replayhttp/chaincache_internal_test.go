@@ -19,7 +19,7 @@ import (
 
 func readShape(t testing.TB, s *benchreq.Shape, body []byte) (*codecs.Request, bool) {
 	t.Helper()
-	rec, ok := codecs.Recognise(replay.Default, http.MethodPost, &url.URL{Scheme: "https", Host: "x", Path: s.Path}, s.API, gjson.GetBytes(body, "model").Str)
+	rec, ok := codecs.Recognise(replay.Default(), http.MethodPost, &url.URL{Scheme: "https", Host: "x", Path: s.Path}, s.API, gjson.GetBytes(body, "model").Str)
 	require.True(t, ok)
 	r, err := rec.Codec.ReadRequest(body)
 	if err != nil {

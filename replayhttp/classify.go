@@ -113,7 +113,7 @@ func ClassifyWith(reg *replay.Registry, api string, status int, body []byte) Cla
 		return Classification{}
 	}
 	if reg == nil {
-		reg = replay.Default
+		reg = replay.Default()
 	}
 	tab := symptomsOf(reg)
 	texts := errorTexts(body)

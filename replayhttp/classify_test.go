@@ -190,7 +190,7 @@ func TestClassifyTableCoversEveryRule(t *testing.T) {
 	for _, tc := range append(predicted[:len(predicted):len(predicted)], predicted2026...) {
 		have[tc.rule] = true
 	}
-	all := contracts(t, replay.Default)
+	all := contracts(t, replay.Default())
 	named := map[string]bool{}
 	for _, rcs := range all {
 		for _, rc := range rcs {
@@ -298,10 +298,10 @@ func contracts(t *testing.T, reg *replay.Registry) map[string][]replay.ReplayCon
 func TestSymptomCatalogue(t *testing.T) {
 	known := map[string]bool{replay.RuleForeignFormat: true, replay.RuleIdentityMismatch: true,
 		replay.RuleAlteredItem: true, replay.RuleToolCallID: true}
-	for _, r := range replay.CoreRules() {
-		known[r.ID] = true
+	for _, id := range []string{replay.RuleIncompleteTurn, replay.RuleUnfinishedItem, replay.RuleEmptySignature} {
+		known[id] = true
 	}
-	all := contracts(t, replay.Default)
+	all := contracts(t, replay.Default())
 	for _, rcs := range all {
 		for _, rc := range rcs {
 			for _, r := range rc.Rules {
@@ -310,7 +310,7 @@ func TestSymptomCatalogue(t *testing.T) {
 		}
 	}
 	fixes := map[string]bool{"": true}
-	for _, f := range codecs.FixNames {
+	for _, f := range codecs.FixNames() {
 		fixes[f] = true
 	}
 	n := 0
@@ -428,7 +428,7 @@ func TestClassifyPrecedence(t *testing.T) {
 // classify.go reads error bodies by the rules' symptoms alone: no string
 // in its code names an API or a provider.
 func TestClassifyNamesNoProvider(t *testing.T) {
-	names := append(replay.Default.APIs(), "anthropic", "bedrock", "vertex", "gemini", "google", "openai", "azure",
+	names := append(replay.Default().APIs(), "anthropic", "bedrock", "vertex", "gemini", "google", "openai", "azure",
 		"claude", "deepseek", "kimi", "moonshot", "xai", "grok", "openrouter", "mistral", "cohere", "minimax")
 	f, err := parser.ParseFile(token.NewFileSet(), "classify.go", nil, 0)
 	require.NoError(t, err)

@@ -10,6 +10,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 )
 
 // RepairAction says what repair did with one element of a request.
@@ -261,7 +262,7 @@ func (t *Transport) readStored(doc []byte) (*replay.Turn, error) {
 	}
 	for i, b := range tu.Blocks {
 		if it, ok := b.(replay.ReasoningItem); ok {
-			if d := it.Meta().Digest; d != "" && d != replay.ItemDigest(it) {
+			if d := it.Meta().Digest; d != "" && d != kit.ItemDigest(it) {
 				return nil, fmt.Errorf("replayhttp: stored item %d does not match its digest", i)
 			}
 		}
@@ -309,7 +310,7 @@ func keptOf(t *replay.Turn) (ks []kept, followers []string) {
 	for _, b := range t.Blocks {
 		switch b := b.(type) {
 		case replay.ReasoningItem:
-			ks = append(ks, kept{digest: replay.ItemDigest(b), at: at, what: string(b.Kind()), it: b})
+			ks = append(ks, kept{digest: kit.ItemDigest(b), at: at, what: string(b.Kind()), it: b})
 		case *replay.ToolCall:
 			at.calls++
 			followers = append(followers, b.ItemID)
@@ -383,7 +384,7 @@ func changed(got, want replay.ReasoningItem) string {
 	if got == nil || want == nil {
 		return "changed"
 	}
-	gw, ww := replay.MarshalItem(got), replay.MarshalItem(want)
+	gw, ww := got.AppendJSON(nil), want.AppendJSON(nil)
 	var what []string
 	for _, m := range []struct{ name, g, w string }{
 		{"text", member(gw, "text"), member(ww, "text")},

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	_ "github.com/reasonreplay/replay/codecs/all"
 	"github.com/stretchr/testify/assert"
@@ -171,7 +170,7 @@ func seed(t testing.TB, tr *Transport, url string, kept []byte) {
 	d := chain(r)
 	for ti, tu := range r.History.Turns {
 		first, _ := r.TurnSpan(ti)
-		replay.Seal(tu)
+		tu.Seal()
 		require.NoError(t, tr.Store.Put(context.Background(), Key{Tenant: tenant, Conversation: d[first]}, tu.AppendJSON(nil)))
 	}
 }

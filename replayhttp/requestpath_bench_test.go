@@ -58,7 +58,7 @@ func newPathCase(tb testing.TB, s *benchreq.Shape, size int) *pathCase {
 	tb.Helper()
 	body, _ := s.Sized(size)
 	model := gjson.GetBytes(body, "model").Str
-	rec, ok := codecs.Recognise(replay.Default, http.MethodPost, &url.URL{Scheme: "https", Host: "api.example.com", Path: s.Path}, s.API, model)
+	rec, ok := codecs.Recognise(replay.Default(), http.MethodPost, &url.URL{Scheme: "https", Host: "api.example.com", Path: s.Path}, s.API, model)
 	if !ok {
 		tb.Fatalf("%s: not recognised", s.API)
 	}
@@ -77,7 +77,7 @@ func newPathCase(tb testing.TB, s *benchreq.Shape, size int) *pathCase {
 	}
 	for ti, tu := range again.History.Turns {
 		first, _ := c.req.TurnSpan(ti)
-		replay.Seal(tu)
+		tu.Seal()
 		if err := pc.tr.Store.Put(context.Background(), c.scope.key(first), tu.AppendJSON(nil)); err != nil {
 			tb.Fatal(err)
 		}
@@ -146,7 +146,7 @@ var pathSteps = []pathStep{
 		}
 	}},
 	{"AuditRequest", nil, func(tb testing.TB, pc *pathCase, _ *call) {
-		if _, err := replay.Default.AuditRequest(pc.shape.API, pc.body); err != nil {
+		if _, err := replay.Default().AuditRequest(pc.shape.API, pc.body); err != nil {
 			tb.Fatal(err)
 		}
 	}},

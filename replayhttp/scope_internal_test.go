@@ -80,7 +80,7 @@ func chainOfRaw(r *codecs.Request) []string {
 func TestChainFromTheTape(t *testing.T) {
 	for _, s := range benchreq.Shapes() {
 		body, _ := s.Sized(40 << 10)
-		rec, ok := codecs.Recognise(replay.Default, http.MethodPost, &url.URL{Scheme: "https", Host: "x", Path: s.Path}, s.API, gjson.GetBytes(body, "model").Str)
+		rec, ok := codecs.Recognise(replay.Default(), http.MethodPost, &url.URL{Scheme: "https", Host: "x", Path: s.Path}, s.API, gjson.GetBytes(body, "model").Str)
 		require.True(t, ok)
 		r, err := rec.Codec.ReadRequest(body)
 		require.NoError(t, err)
@@ -91,7 +91,7 @@ func TestChainFromTheTape(t *testing.T) {
 	body := []byte(`{"model":"claude-opus-5-5","system":[{"type":"text","text":"S","cache_control":{"type":"ephemeral"}}],"messages":[` +
 		`{"role":"user","content":[{"type":"text","text":"` + strings.Repeat(`a \"b\"\n`, 300) + `","cache_control":{"type":"ephemeral"}}]},` +
 		`{"role":"assistant","content":[{"type":"text","text":"hi"},{"type":"tool_use","id":"t1","name":"n","input":{"b":1,"a":[2]}}]}]}`)
-	rec, ok := codecs.Recognise(replay.Default, http.MethodPost, &url.URL{Scheme: "https", Host: "api.anthropic.com", Path: "/v1/messages"}, "", "")
+	rec, ok := codecs.Recognise(replay.Default(), http.MethodPost, &url.URL{Scheme: "https", Host: "api.anthropic.com", Path: "/v1/messages"}, "", "")
 	require.True(t, ok)
 	r, err := rec.Codec.ReadRequest(body)
 	require.NoError(t, err)

@@ -129,7 +129,7 @@ func wireOf(t *replay.Turn) [][]byte {
 	out := make([][]byte, len(t.Blocks))
 	for i, b := range t.Blocks {
 		if it, ok := b.(replay.ReasoningItem); ok {
-			out[i] = replay.AppendItemWire(nil, it)
+			out[i] = it.AppendWire(nil)
 		}
 	}
 	return out
@@ -163,7 +163,7 @@ func compareBlocks(got, want *replay.Turn, wire [][]byte, buf []byte, byFields b
 			if byFields && sameWire(x, w) {
 				continue
 			}
-			buf = replay.AppendItemWire(buf[:0], x)
+			buf = x.AppendWire(buf[:0])
 			if !bytes.Equal(buf, wire[i]) {
 				return false, buf
 			}

@@ -174,7 +174,7 @@ func TestRepairedRecall(t *testing.T) {
 // sameWireByBytes is sameBlocks' item comparison by the wire forms
 // alone: what sameWire's fast answer must agree with.
 func sameWireByBytes(x, w replay.ReasoningItem) bool {
-	return bytes.Equal(replay.AppendItemWire(nil, x), replay.AppendItemWire(nil, w))
+	return bytes.Equal(x.AppendWire(nil), w.AppendWire(nil))
 }
 
 // randomItem draws a reasoning item from a small set of values, so that
@@ -248,7 +248,7 @@ func BenchmarkSameBlocks(b *testing.B) {
 	for _, tu := range c.req.History.Turns {
 		w, err := replay.UnmarshalTurn(tu.AppendJSON(nil))
 		require.NoError(b, err)
-		replay.Seal(w)
+		w.Seal()
 		got, want, wires = append(got, tu), append(want, w), append(wires, wireOf(w))
 	}
 	for _, fast := range []bool{true, false} {

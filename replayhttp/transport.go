@@ -111,7 +111,7 @@ func (e *AuditError) Unwrap() error { return e.Report.Err() }
 type Transport struct {
 	// Base sends the requests; nil means http.DefaultTransport.
 	Base http.RoundTripper
-	// Registry picks the codecs; nil means replay.Default (import
+	// Registry picks the codecs; nil means replay.Default() (import
 	// github.com/reasonreplay/replay/codecs/all to fill it).
 	Registry *replay.Registry
 	// Provider, when set, is the provider name used to resolve the codec
@@ -173,7 +173,7 @@ func (t *Transport) registry() *replay.Registry {
 	if t.Registry != nil {
 		return t.Registry
 	}
-	return replay.Default
+	return replay.Default()
 }
 
 // ErrNoCodecs is wrapped by the error of every call made through a
@@ -365,7 +365,7 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 	}
 	finish := func(tu *replay.Turn, err error) {
 		if err == nil && tu != nil && tu.Complete && t.Store != nil && keyed && hasItems(tu) {
-			replay.Seal(tu)
+			tu.Seal()
 			_ = t.Store.Put(context.WithoutCancel(ctx), key, tu.AppendJSON(nil))
 		}
 		if capture != nil {

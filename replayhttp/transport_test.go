@@ -186,7 +186,7 @@ func TestEarlyCloseIsIncomplete(t *testing.T) {
 	assert.False(t, tu.Complete)
 	x := thinkingOf(t, tu)
 	assert.True(t, x.Unfinished)
-	assert.False(t, replay.Replayable(x))
+	assert.False(t, x.Replayable())
 }
 
 // The middleware reads nothing ahead of the caller: the server sends the

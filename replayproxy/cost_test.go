@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/anthropic"
 	"github.com/reasonreplay/replay/replayhttp"
 	"github.com/reasonreplay/replay/replayproxy"
@@ -69,7 +68,7 @@ func newEveryTurnStore(t *testing.T, delay time.Duration) *everyTurnStore {
 		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_same","content":"ok"}]}`)
 	h, _, err := anthropic.Codec{}.DecodeRequest([]byte(body))
 	require.NoError(t, err)
-	replay.Seal(h.Turns[0])
+	h.Turns[0].Seal()
 	return &everyTurnStore{doc: h.Turns[0].AppendJSON(nil), delay: delay}
 }
 

@@ -36,7 +36,7 @@ func FuzzTripFileStore(f *testing.F) {
 			t.Fatal(err)
 		}
 	}
-	codectest.FuzzTrip(f, "../testdata", replay.Default.APIs(), codectest.Via{Name: "file store", Trip: func(t testing.TB, doc []byte) []byte {
+	codectest.FuzzTrip(f, "../testdata", replay.Default().APIs(), codectest.Via{Name: "file store", Trip: func(t testing.TB, doc []byte) []byte {
 		mu.Lock()
 		defer mu.Unlock()
 		if file == nil {

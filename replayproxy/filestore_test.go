@@ -93,7 +93,7 @@ func TestFileStoreSealedTurnAfterRestart(t *testing.T) {
 		"  {\"type\": \"tool_use\", \"id\": \"toolu_S\", \"name\": \"f\", \"input\": {\"q\": \"a&b\"}, \"caller\": {\"type\": \"direct\",\n    \"via\": [1, 2]}}\n" +
 		"],\"stop_reason\":\"tool_use\"}"))
 	require.NoError(t, err)
-	replay.Seal(tu)
+	tu.Seal()
 	before, err := c.Encode(tu)
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "turns")

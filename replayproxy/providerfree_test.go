@@ -58,7 +58,7 @@ func TestDefaultUpstreams(t *testing.T) {
 	// Every codec that declares a public endpoint is served under one of
 	// its names, and nothing else is.
 	n := 0
-	for _, c := range codecs.All(replay.Default) {
+	for _, c := range codecs.All(replay.Default()) {
 		h := c.HTTP()
 		if h.Endpoint == "" || len(h.Names) == 0 {
 			continue

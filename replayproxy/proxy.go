@@ -111,7 +111,7 @@ type Config struct {
 	// for many concurrent streams to few hosts, without compression (so
 	// that the proxy reads the bytes the provider streams).
 	Transport http.RoundTripper
-	// Registry picks the codecs; nil means replay.Default.
+	// Registry picks the codecs; nil means replay.Default().
 	Registry *replay.Registry
 	// Policy decides what a repaired message may carry to another issuer;
 	// nil means replay.DefaultPolicy().
@@ -189,7 +189,7 @@ func New(cfg Config) (*Server, error) {
 		base = newTransport()
 	}
 	if cfg.Registry == nil {
-		cfg.Registry = replay.Default
+		cfg.Registry = replay.Default()
 	}
 	if len(cfg.Upstreams) == 0 {
 		cfg.Upstreams = defaultUpstreams(cfg.Registry)

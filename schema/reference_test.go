@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -25,7 +26,7 @@ func reference(t testing.TB) map[schema.Kind]*jsonschema.Schema {
 	c.Draft = jsonschema.Draft2020
 	kinds := []schema.Kind{schema.Item, schema.Turn, schema.Report}
 	for _, k := range kinds {
-		b, err := schema.Files.ReadFile(k.File())
+		b, err := fs.ReadFile(schema.FS(), k.File())
 		require.NoError(t, err)
 		require.NoError(t, c.AddResource("https://github.com/reasonreplay/replay/schema/"+k.File(), bytes.NewReader(b)))
 	}

@@ -7,7 +7,7 @@
 //   - turn.schema.json: the turn document that `replay decode` prints;
 //   - report.schema.json: the audit report.
 //
-// The schema files are embedded in [Files].
+// The schema files are embedded ([FS]).
 //
 // # Document format policy
 //
@@ -51,6 +51,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"sort"
 	"strings"
 	"sync"
@@ -61,10 +62,11 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Files holds the schema files.
-//
+// FS returns the schema files, read-only.
+func FS() fs.FS { return files }
+
 //go:embed *.schema.json
-var Files embed.FS
+var files embed.FS
 
 // Kind names a document kind.
 type Kind string
@@ -94,7 +96,7 @@ var (
 func load() {
 	docs := map[string][]byte{}
 	for _, k := range []Kind{Item, Turn, Report} {
-		b, err := Files.ReadFile(k.File())
+		b, err := files.ReadFile(k.File())
 		if err != nil {
 			initErr = err
 			return

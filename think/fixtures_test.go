@@ -86,7 +86,7 @@ var fixtureCases = map[string]fixtureCase{
 	"other-variants": {Options{Start: StartVisible}, func(t *testing.T, in string) (string, string, Stats) {
 		var vis, reas strings.Builder
 		rest := in
-		for _, tg := range DefaultTags[2:] { // the variants after <think> and <thinking>, in input order
+		for _, tg := range defaultTags[2:] { // the variants after <think> and <thinking>, in input order
 			before, after, ok := strings.Cut(rest, tg.Open)
 			require.True(t, ok, tg.Open)
 			body, after, ok := strings.Cut(after, tg.Close)

@@ -49,9 +49,12 @@ type Tag struct {
 	Open, Close string
 }
 
-// DefaultTags are the delimiters recognised when no others are configured,
-// each seen in the wild (see the package doc).
-var DefaultTags = []Tag{
+// DefaultTags returns the delimiters recognised when no others are
+// configured, each seen in the wild (see the package doc). The result is
+// a copy.
+func DefaultTags() []Tag { return append([]Tag(nil), defaultTags...) }
+
+var defaultTags = []Tag{
 	{"<think>", "</think>"},
 	{"<thinking>", "</thinking>"},
 	{"<seed:think>", "</seed:think>"},
@@ -90,7 +93,7 @@ const DefaultMaxHold = 1 << 20
 // Options configure a [Splitter]. The zero value uses [DefaultTags],
 // [StartAuto] and [DefaultMaxHold].
 type Options struct {
-	// Tags are the delimiters; nil means DefaultTags. A tag must be
+	// Tags are the delimiters; nil means [DefaultTags]. A tag must be
 	// non-empty, at most 64 bytes, and must not contain whitespace,
 	// backticks or tildes.
 	Tags []Tag
@@ -140,7 +143,7 @@ type tagset struct {
 	closeFirst  []byte  // first byte of each closer
 }
 
-var defaultSet = mustCompile(DefaultTags)
+var defaultSet = mustCompile(defaultTags)
 
 func mustCompile(tags []Tag) *tagset {
 	ts, err := compile(tags)

@@ -273,7 +273,7 @@ func requireNoTag(t testing.TB, o Options, in string) {
 		if sg.Reasoning {
 			continue
 		}
-		for _, tg := range DefaultTags {
+		for _, tg := range defaultTags {
 			if strings.Contains(string(sg.Text), tg.Open) || strings.Contains(string(sg.Text), tg.Close) {
 				t.Fatalf("visible segment %q of %q holds a tag", sg.Text, in)
 			}

@@ -175,11 +175,11 @@ func describe(b replay.Block) string {
 			s := b.Signature.Value()
 			sig = fmt.Sprintf("signature of %d bytes (%s...%s)", len(s), s[:min(6, len(s))], s[max(0, len(s)-4):])
 		}
-		return fmt.Sprintf("reasoning.text      %-20s %q  %s  replayable=%v", b.Format, clip(b.Text, 48), sig, replay.Replayable(b))
+		return fmt.Sprintf("reasoning.text      %-20s %q  %s  replayable=%v", b.Format, clip(b.Text, 48), sig, b.Replayable())
 	case *replay.Summary:
-		return fmt.Sprintf("reasoning.summary   %-20s %q  replayable=%v", b.Format, clip(b.Summary, 48), replay.Replayable(b))
+		return fmt.Sprintf("reasoning.summary   %-20s %q  replayable=%v", b.Format, clip(b.Summary, 48), b.Replayable())
 	case *replay.Encrypted:
-		return fmt.Sprintf("reasoning.encrypted %-20s %s id=%s  replayable=%v", b.Format, plural(len(b.Data), "byte", "bytes"), b.ID.Value(), replay.Replayable(b))
+		return fmt.Sprintf("reasoning.encrypted %-20s %s id=%s  replayable=%v", b.Format, plural(len(b.Data), "byte", "bytes"), b.ID.Value(), b.Replayable())
 	case *replay.Opaque:
 		return fmt.Sprintf("%s (kept verbatim, %s)", b.Type, plural(len(b.Raw), "byte", "bytes"))
 	case *replay.Text:

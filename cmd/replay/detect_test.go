@@ -35,7 +35,7 @@ func wantAPI(t *testing.T, path string) string {
 	if golden, err := os.ReadFile(path + ".golden.json"); err == nil {
 		return gjson.GetBytes(golden, "provenance.api").String()
 	}
-	if _, err := replay.Default.Lookup(filepath.Base(dir), "", ""); err == nil {
+	if _, err := replay.Default().Lookup(filepath.Base(dir), "", ""); err == nil {
 		return filepath.Base(dir)
 	}
 	goldens, _ := filepath.Glob(filepath.Join(dir, "golden", "*.json"))
@@ -168,7 +168,7 @@ func TestDecodeHints(t *testing.T) {
 		{"data: {\"nothing\":1}\n\n", []string{"decode", "-"}, 2,
 			`replay decode: --api auto: cannot tell the API from the first event (an object with "nothing"); name it with --api` + "\n"},
 		{"", []string{"decode", "--api", "nope", "-"}, 2,
-			`replay decode: unknown --api "nope" (want one of ` + strings.Join(replay.Default.APIs(), ", ") + ")\n"},
+			`replay decode: unknown --api "nope" (want one of ` + strings.Join(replay.Default().APIs(), ", ") + ")\n"},
 		{"", []string{"decode", "--framing", "xml", "-"}, 2,
 			`replay decode: unknown --framing "xml" (want sse, jsonl, eventstream or auto)` + "\n"},
 		{"", []string{"decode", "a", "b"}, 2, "replay decode: want one FILE (or - for standard input), got 2\n"},

@@ -107,7 +107,7 @@ func exitCode(err error) int {
 
 // apiNames are the API names the command line accepts: the registered
 // codecs'.
-var apiNames = replay.Default.APIs()
+var apiNames = replay.Default().APIs()
 
 // command is one subcommand. define registers its flags on fs and returns
 // the function that runs it with the operands left after the flags.

@@ -129,7 +129,7 @@ type guess struct {
 // (typ is its event type, or nil) by the registered codecs' declarations
 // (codecs.Sniff). It returns a zero api when none recognises it.
 func sniff(typ, data []byte) guess {
-	c, s, ok := codecs.Sniff(replay.Default, typ, data)
+	c, s, ok := codecs.Sniff(replay.Default(), typ, data)
 	if !ok {
 		return guess{}
 	}

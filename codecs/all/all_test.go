@@ -102,8 +102,8 @@ var byName = map[string]bool{"gemini": true, "ollama": true}
 
 // Every API that names tool results by call id declares it.
 func TestContractsDeclareToolIDs(t *testing.T) {
-	for _, api := range replay.Default.APIs() {
-		c, err := replay.Default.Lookup(api, "", "")
+	for _, api := range replay.Default().APIs() {
+		c, err := replay.Default().Lookup(api, "", "")
 		require.NoError(t, err)
 		assert.Equal(t, !byName[api], c.Contract().ToolIDs, api)
 	}

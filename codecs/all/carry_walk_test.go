@@ -36,7 +36,7 @@ func walkTargets() []replay.Target {
 		"xai":              {Provider: "xai", Model: "grok-4"},
 	}
 	var out []replay.Target
-	for _, api := range replay.Default.APIs() {
+	for _, api := range replay.Default().APIs() {
 		t := profile[api]
 		t.API, t.Tools = api, true
 		if api == "openrouter" {
@@ -134,7 +134,7 @@ func walk(t *testing.T, captures []capture, read func(capture) ([]byte, error)) 
 		hs := handles(tu)
 		for _, tg := range walkTargets() {
 			out, notices := replay.Carry(replay.History{Turns: []*replay.Turn{tu}}, tg, replay.Policy{replay.CaseForeignText: replay.ToText})
-			enc, err := replay.Default.Lookup(tg.API, tg.Provider, tg.Model)
+			enc, err := replay.Default().Lookup(tg.API, tg.Provider, tg.Model)
 			require.NoError(t, err)
 			msg, err := enc.Encode(out.Turns[0])
 			if err != nil {

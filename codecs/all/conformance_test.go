@@ -23,7 +23,7 @@ func TestConformance(t *testing.T) {
 	for _, s := range benchreq.Shapes() {
 		requests[s.API] = s.Request(4)
 	}
-	for _, api := range replay.Default.APIs() {
+	for _, api := range replay.Default().APIs() {
 		t.Run(api, func(t *testing.T) {
 			c, err := replay.Lookup(api, "", "")
 			if err != nil {

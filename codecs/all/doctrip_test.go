@@ -36,7 +36,7 @@ func FuzzTripXAI(f *testing.F)              { fuzzTrip(f, "xai") }
 // captures to start from: a testdata directory of its own, or the
 // directories codectest.TripDirs names for it.
 func TestTripEveryAPI(t *testing.T) {
-	for _, api := range replay.Default.APIs() {
+	for _, api := range replay.Default().APIs() {
 		n := 0
 		for _, dir := range codectest.TripDirsOf(api) {
 			files, _ := filepath.Glob(filepath.Join("../../testdata", dir, "*.*"))

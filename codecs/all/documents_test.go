@@ -11,6 +11,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/anthropic"
 	"github.com/reasonreplay/replay/internal/codectest"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/reasonreplay/replay/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -168,7 +169,7 @@ func TestEarlierLibraryDocuments(t *testing.T) {
 		plain := items[1]
 		assert.False(t, plain.Meta().Unfinished, name)
 		assert.Empty(t, plain.Meta().Digest, name)
-		wire := string(replay.AppendItemWire(nil, plain))
+		wire := string(plain.AppendWire(nil))
 		for _, m := range []string{`"digest":"x"`, `"unfinished":"yes"`, `"attached":1`, `"display":1`, `"note":"n"`} {
 			assert.Contains(t, wire, m, "%s: the provider's member goes back", name)
 		}
@@ -182,8 +183,8 @@ func TestEarlierLibraryDocuments(t *testing.T) {
 			// and digest are the library's, and match its bytes.
 			signed := items[0]
 			assert.Equal(t, replay.Some("Weather and **** first."), signed.Meta().Display, name)
-			assert.Equal(t, replay.ItemDigest(signed), signed.Meta().Digest, name)
-			assert.NotContains(t, string(replay.AppendItemWire(nil, signed)), "****", name)
+			assert.Equal(t, kit.ItemDigest(signed), signed.Meta().Digest, name)
+			assert.NotContains(t, string(signed.AppendWire(nil)), "****", name)
 		}
 	}
 }

@@ -26,7 +26,7 @@ func TestEncodeAndPatchErrorsAreTyped(t *testing.T) {
 		}
 		assert.ErrorIs(t, err, replay.ErrMalformed, "%s: %s", api, what)
 	}
-	apis := replay.Default.APIs()
+	apis := replay.Default().APIs()
 	require.NotEmpty(t, apis)
 	for _, api := range apis {
 		c, err := replay.Lookup(api, "", "")

@@ -19,7 +19,7 @@ func FuzzRequestReaders(f *testing.F) {
 	}
 	f.Add(`{"messages":[{"role":"assistant","content":"\ud800"}]}`)
 	f.Fuzz(func(t *testing.T, body string) {
-		for _, api := range replay.Default.APIs() {
+		for _, api := range replay.Default().APIs() {
 			c, err := replay.Lookup(api, "", "")
 			if err != nil {
 				t.Fatal(err)

@@ -114,7 +114,7 @@ func TestHostileInputsGrowing(t *testing.T) {
 			return nil
 		},
 	}
-	for _, api := range replay.Default.APIs() {
+	for _, api := range replay.Default().APIs() {
 		c, err := replay.Lookup(api, "", "")
 		require.NoError(t, err)
 		for name, fn := range entryPoints(c) {

@@ -30,12 +30,12 @@ func TestOllamaRecognised(t *testing.T) {
 	} {
 		u, err := url.Parse(tc.url)
 		require.NoError(t, err)
-		r, ok := codecs.Recognise(replay.Default, http.MethodPost, u, tc.provider, tc.model)
+		r, ok := codecs.Recognise(replay.Default(), http.MethodPost, u, tc.provider, tc.model)
 		require.True(t, ok, tc.url)
 		assert.Equal(t, tc.api, r.Codec.API(), tc.url)
 		assert.Equal(t, tc.wantProvider, r.Provider, tc.url)
 	}
-	_, ok := codecs.Recognise(replay.Default, http.MethodPost, &url.URL{Scheme: "http", Host: "localhost:11434", Path: "/api/generate"}, "", "")
+	_, ok := codecs.Recognise(replay.Default(), http.MethodPost, &url.URL{Scheme: "http", Host: "localhost:11434", Path: "/api/generate"}, "", "")
 	assert.False(t, ok, "/api/generate is no chat")
 }
 
@@ -50,12 +50,12 @@ func TestOllamaSniffed(t *testing.T) {
 		{`{"error":{"message":"x","type":"invalid_request_error","param":null,"code":null}}`, "openai-compatible///false"},
 		{`{"id":"c","object":"chat.completion","model":"qwen3:8b","system_fingerprint":"fp_ollama","choices":[{"index":0,"message":{"role":"assistant","content":"x"}}]}`, "openai-compatible/ollama/qwen3:8b/false"},
 	} {
-		c, s, ok := codecs.Sniff(replay.Default, nil, []byte(tc.data))
+		c, s, ok := codecs.Sniff(replay.Default(), nil, []byte(tc.data))
 		if assert.True(t, ok, tc.data) {
 			assert.Equal(t, tc.want, c.API()+"/"+s.Provider+"/"+s.Model+"/"+strconv.FormatBool(s.Event), tc.data)
 		}
 	}
-	c, _, ok := codecs.Sniff(replay.Default, nil, []byte(`{"error":"x","code":1}`))
+	c, _, ok := codecs.Sniff(replay.Default(), nil, []byte(`{"error":"x","code":1}`))
 	require.True(t, ok)
 	assert.Equal(t, "openai-compatible", c.API(), "an error string beside other members is not Ollama's")
 }
@@ -107,7 +107,7 @@ func TestOllamaThroughTheMiddleware(t *testing.T) {
 		assert.True(t, tu.Complete)
 		assert.Equal(t, "ollama", tu.Provenance.API)
 		require.NotEmpty(t, tu.Items())
-		assert.True(t, replay.Replayable(tu.Items()[0]))
+		assert.True(t, tu.Items()[0].Replayable())
 	}
 	assert.Equal(t, "Need the weather in Tokyo; call get_weather.", turns[0].Items()[0].(*replay.ReasoningText).Text)
 	assert.Equal(t, "get_weather", turns[0].ToolCalls()[0].Name)

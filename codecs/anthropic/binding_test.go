@@ -262,7 +262,7 @@ func TestSealedReorderAndLenientRequest(t *testing.T) {
 	// ahead of the server-tool blocks it followed.
 	tu, err := anthropic.Codec{Provider: "anthropic"}.Decode([]byte(`{"type":"message","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"x"}},{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]},{"type":"thinking","thinking":"ok","signature":"U0lH"},{"type":"text","text":"done"}]}`))
 	require.NoError(t, err)
-	replay.Seal(tu)
+	tu.Seal()
 	assert.Empty(t, audit(t, anthropic.RuleThinkingModified, replay.History{Turns: []*replay.Turn{tu}}, replay.Target{}))
 	moved := *tu
 	moved.Blocks = []replay.Block{tu.Blocks[2], tu.Blocks[0], tu.Blocks[1], tu.Blocks[3]}

@@ -124,7 +124,7 @@ var entry = replay.Entry{
 	},
 }
 
-func init() { replay.Default.MustRegister(entry) }
+func init() { replay.Default().MustRegister(entry) }
 
 // Codec is the Anthropic Messages codec. The zero value is ready to use; it
 // is a plain value, safe for concurrent use.
@@ -176,7 +176,7 @@ func (c Codec) Format() replay.Format {
 }
 
 func bodyErr(ptr, format string, args ...any) error {
-	return replay.Malformed(API, -1, ptr, format, args...)
+	return codecs.Malformed(API, -1, ptr, format, args...)
 }
 
 func itoa(i int) string { return string(jsonw.Int(nil, i)) }

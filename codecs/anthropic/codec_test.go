@@ -41,7 +41,7 @@ func TestDecodeBody(t *testing.T) {
 		case *replay.ReasoningText:
 			assert.Equal(t, cb.Get("thinking").Str, b.Text)
 			assert.Equal(t, cb.Get("signature").Str, b.Signature.Value())
-			assert.True(t, replay.Replayable(b))
+			assert.True(t, b.Replayable())
 		case *replay.Encrypted:
 			assert.Equal(t, cb.Get("data").Str, b.Data)
 		case *replay.Text:
@@ -103,7 +103,7 @@ func TestDecodeSignaturePresence(t *testing.T) {
 		require.NoError(t, err)
 		th := tu.Blocks[0].(*replay.ReasoningText)
 		assert.Equal(t, want, th.Signature.Presence(), body)
-		assert.Equal(t, th.Signature.Value() == "Eq1", replay.Replayable(th), body)
+		assert.Equal(t, th.Signature.Value() == "Eq1", th.Replayable(), body)
 	}
 }
 
@@ -140,11 +140,11 @@ func TestEncodeGoldens(t *testing.T) {
 			for _, b := range tu.Blocks {
 				switch b := b.(type) {
 				case *replay.ReasoningText:
-					if replay.Replayable(b) {
+					if b.Replayable() {
 						want = append(want, "thinking:"+b.Text+":"+b.Signature.Value())
 					}
 				case *replay.Encrypted:
-					if replay.Replayable(b) {
+					if b.Replayable() {
 						want = append(want, "redacted:"+b.Data)
 					}
 				}
@@ -179,7 +179,7 @@ func TestRoundTrip(t *testing.T) {
 			for _, b := range tu.Blocks {
 				switch x := b.(type) {
 				case replay.ReasoningItem:
-					if !replay.Replayable(x) {
+					if !x.Replayable() {
 						continue
 					}
 				case *replay.Text:

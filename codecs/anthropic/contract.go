@@ -466,7 +466,8 @@ func (c Codec) checkSealedOrder(tu *replay.Turn, ti int, report func(replay.Viol
 // checkRequestSignatures looks at every thinking block of every assistant
 // message in the request.
 func (c Codec) checkRequestSignatures(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
-	signs := c.Format().Traits().SignsText
+	tr, _ := codecs.TraitsOf(c.Format())
+	signs := tr.SignsText
 	requestMessages(h).ForEach(func(i int, _ string, m jsonw.Val) bool {
 		if !m.Get("role").Is("assistant") {
 			return true

@@ -18,7 +18,7 @@ func audit(t *testing.T, rule string, h replay.History, tg replay.Target) []repl
 	t.Helper()
 	for _, r := range (anthropic.Codec{}).Contract().Rules {
 		if r.ID == rule {
-			return replay.Audit(h, tg, []replay.Rule{r}).Violations
+			return replay.ReplayContract{Rules: []replay.Rule{r}}.Audit(h, tg).Violations
 		}
 	}
 	t.Fatalf("no rule %s", rule)

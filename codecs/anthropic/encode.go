@@ -17,7 +17,7 @@ func (c Codec) sendable(t *replay.Turn, it replay.ReasoningItem) bool {
 	own := c.Format()
 	f := it.Meta().Format
 	switch {
-	case !replay.Replayable(it):
+	case !it.Replayable():
 		return false
 	case own == replay.FormatUnknown || f == "" || f == replay.FormatUnknown:
 		if own != replay.FormatUnknown || (f != "" && f != replay.FormatUnknown) || !sameAPI(t) {

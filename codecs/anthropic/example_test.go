@@ -45,7 +45,7 @@ data: {"type":"message_stop"}
 		return
 	}
 	th := turn.Blocks[0].(*replay.ReasoningText)
-	fmt.Println(th.Text, th.Signature.Value(), replay.Replayable(th))
+	fmt.Println(th.Text, th.Signature.Value(), th.Replayable())
 
 	msg, _ := c.Encode(turn)
 	fmt.Println(string(msg))

@@ -30,10 +30,10 @@ func FuzzStream(f *testing.F) {
 			t.Fatal("nil turn")
 		}
 		for _, it := range tu.Items() {
-			if replay.Replayable(it) && (err != nil || it.Meta().Unfinished) {
+			if it.Replayable() && (err != nil || it.Meta().Unfinished) {
 				t.Fatalf("replayable item from a failed stream: %v", err)
 			}
-			if x, ok := it.(*replay.ReasoningText); ok && replay.Replayable(x) && x.Signature.Value() == "" {
+			if x, ok := it.(*replay.ReasoningText); ok && x.Replayable() && x.Signature.Value() == "" {
 				t.Fatal("unsigned thinking is replayable")
 			}
 		}

@@ -133,8 +133,7 @@ func TestBlockOrder(t *testing.T) {
 		assert.Empty(t, run(msgs...), name)
 	}
 	// Hosts' blocks are not judged by Claude's layout.
-	assert.Empty(t, replay.Audit(replay.History{Request: body("", user1, assistant(think("Look.", "c2ln")), user2)}, replay.Target{},
-		rules(t, anthropic.Codec{Provider: "minimax"}, anthropic.RuleBlockOrder)).Violations)
+	assert.Empty(t, replay.ReplayContract{Rules: rules(t, anthropic.Codec{Provider: "minimax"}, anthropic.RuleBlockOrder)}.Audit(replay.History{Request: body("", user1, assistant(think("Look.", "c2ln")), user2)}, replay.Target{}).Violations)
 }
 
 func rules(t *testing.T, c anthropic.Codec, id string) []replay.Rule {
@@ -188,8 +187,7 @@ func TestThinkingType(t *testing.T) {
 		assert.Empty(t, audit(t, anthropic.RuleThinkingType, replay.History{Request: body(`"thinking":{"type":"`+c.typ+`"},`, user1)}, replay.Target{Model: c.model}), c.model+" "+c.typ)
 	}
 	// A host's model names are not Claude's.
-	assert.Empty(t, replay.Audit(replay.History{Request: body(`"thinking":{"type":"enabled"},`, user1)}, replay.Target{Model: "claude-opus-5-5"},
-		rules(t, anthropic.Codec{Provider: "deepseek"}, anthropic.RuleThinkingType)).Violations)
+	assert.Empty(t, replay.ReplayContract{Rules: rules(t, anthropic.Codec{Provider: "deepseek"}, anthropic.RuleThinkingType)}.Audit(replay.History{Request: body(`"thinking":{"type":"enabled"},`, user1)}, replay.Target{Model: "claude-opus-5-5"}).Violations)
 }
 
 func TestBlockBindingModels(t *testing.T) {
@@ -237,10 +235,10 @@ func TestClientVersion(t *testing.T) {
 func TestThinkingFirstIsClaudes(t *testing.T) {
 	req := body(`"thinking":{"type":"enabled","budget_tokens":2048},`, user1, assistant(toolUse1), result1)
 	for _, p := range []string{"minimax", "deepseek"} {
-		assert.Empty(t, replay.Audit(replay.History{Request: req}, replay.Target{Thinking: true}, rules(t, anthropic.Codec{Provider: p}, anthropic.RuleThinkingFirst)).Violations, p)
+		assert.Empty(t, replay.ReplayContract{Rules: rules(t, anthropic.Codec{Provider: p}, anthropic.RuleThinkingFirst)}.Audit(replay.History{Request: req}, replay.Target{Thinking: true}).Violations, p)
 	}
 	for _, p := range []string{"anthropic", "kimi"} {
-		assert.Len(t, replay.Audit(replay.History{Request: req}, replay.Target{Thinking: true}, rules(t, anthropic.Codec{Provider: p}, anthropic.RuleThinkingFirst)).Violations, 1, p)
+		assert.Len(t, replay.ReplayContract{Rules: rules(t, anthropic.Codec{Provider: p}, anthropic.RuleThinkingFirst)}.Audit(replay.History{Request: req}, replay.Target{Thinking: true}).Violations, 1, p)
 	}
 }
 
@@ -268,7 +266,7 @@ func TestUnreadNovember(t *testing.T) {
 			"Bedrock's organisation check removes thinking blocks minted by another AWS account (111122223333, not 444455556666): the API drops the turn's thinking without an error"},
 	} {
 		codec := anthropic.Codec{Provider: c.tg.Provider}
-		vs := replay.Audit(replay.History{Turns: []*replay.Turn{c.tu}}, c.tg, rules(t, codec, anthropic.RuleUnread)).Violations
+		vs := replay.ReplayContract{Rules: rules(t, codec, anthropic.RuleUnread)}.Audit(replay.History{Turns: []*replay.Turn{c.tu}}, c.tg).Violations
 		require.Len(t, vs, 1, c.name)
 		assert.Equal(t, replay.SeverityDegrade, vs[0].Severity, c.name)
 		assert.Equal(t, c.want, vs[0].Message, c.name)
@@ -288,6 +286,6 @@ func TestUnreadNovember(t *testing.T) {
 		"another account, the api": {turn("claude-fable-5-1", "anthropic", "org-a"), replay.Target{Model: "claude-fable-5-1", Provider: "anthropic", Account: "org-b"}},
 	} {
 		codec := anthropic.Codec{Provider: c.tg.Provider}
-		assert.Empty(t, replay.Audit(replay.History{Turns: []*replay.Turn{c.tu}}, c.tg, rules(t, codec, anthropic.RuleUnread)).Violations, name)
+		assert.Empty(t, replay.ReplayContract{Rules: rules(t, codec, anthropic.RuleUnread)}.Audit(replay.History{Turns: []*replay.Turn{c.tu}}, c.tg).Violations, name)
 	}
 }

@@ -147,14 +147,14 @@ func TestDeepSeekHostThinkingRule(t *testing.T) {
 			rule = r
 		}
 	}
-	bad := replay.Audit(replay.History{Request: req(`{"role":"assistant","content":[{"type":"tool_use","id":"call_00_Xq3","name":"get_weather","input":{"city":"Paris"}}]}`)}, replay.Target{}, []replay.Rule{rule})
+	bad := replay.ReplayContract{Rules: []replay.Rule{rule}}.Audit(replay.History{Request: req(`{"role":"assistant","content":[{"type":"tool_use","id":"call_00_Xq3","name":"get_weather","input":{"city":"Paris"}}]}`)}, replay.Target{})
 	require.Len(t, bad.Violations, 1)
 	assert.Equal(t, "The `content[].thinking` in the thinking mode must be passed back to the API.", bad.Violations[0].Predicted)
 	assert.Equal(t, "/messages/1", bad.Violations[0].Pointer)
-	good := replay.Audit(replay.History{Request: req(`{"role":"assistant","content":[{"type":"thinking","thinking":"t"},{"type":"tool_use","id":"call_00_Xq3","name":"get_weather","input":{}}]}`)}, replay.Target{}, []replay.Rule{rule})
+	good := replay.ReplayContract{Rules: []replay.Rule{rule}}.Audit(replay.History{Request: req(`{"role":"assistant","content":[{"type":"thinking","thinking":"t"},{"type":"tool_use","id":"call_00_Xq3","name":"get_weather","input":{}}]}`)}, replay.Target{})
 	assert.Empty(t, good.Violations)
 	off := []byte(strings.Replace(string(req(`{"role":"assistant","content":"x"}`)), `"enabled","budget_tokens":1024`, `"disabled"`, 1))
-	assert.Empty(t, replay.Audit(replay.History{Request: off}, replay.Target{}, []replay.Rule{rule}).Violations, "thinking disabled")
+	assert.Empty(t, replay.ReplayContract{Rules: []replay.Rule{rule}}.Audit(replay.History{Request: off}, replay.Target{}).Violations, "thinking disabled")
 }
 
 // TestDeepInputJSONDelta: a server_tool_use whose input_json_delta pieces

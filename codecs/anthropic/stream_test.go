@@ -222,7 +222,7 @@ func TestStreamOneThinking(t *testing.T) {
 	res := sweep(t, streamCases[0])
 	tu := res.Turn
 	th := tu.Blocks[0].(*replay.ReasoningText)
-	assert.True(t, replay.Replayable(th))
+	assert.True(t, th.Replayable())
 	assert.True(t, tu.Complete)
 	assert.Equal(t, "end_turn", tu.FinishReason)
 	assert.Equal(t, "claude-sonnet-4-5-20250929", tu.Provenance.Model)
@@ -299,7 +299,7 @@ func TestStreamOmittedDisplay(t *testing.T) {
 	th := res.Turn.Blocks[0].(*replay.ReasoningText)
 	assert.Equal(t, "", th.Text)
 	assert.NotEmpty(t, th.Signature.Value())
-	assert.True(t, replay.Replayable(th), "a signed block with omitted text is replayable")
+	assert.True(t, th.Replayable(), "a signed block with omitted text is replayable")
 	assert.Equal(t, "claude-sonnet-5", res.Turn.Provenance.Model)
 }
 
@@ -320,7 +320,7 @@ func TestStreamErrorMidstream(t *testing.T) {
 	assert.Equal(t, "overloaded_error", tu.Error.Type)
 	assert.False(t, tu.Complete)
 	th := tu.Blocks[0].(*replay.ReasoningText)
-	assert.False(t, replay.Replayable(th), "nothing of an errored turn is replayable")
+	assert.False(t, th.Replayable(), "nothing of an errored turn is replayable")
 	assert.Equal(t, "Step one is", tu.Blocks[1].(*replay.Text).Text)
 	last := res.Events[len(res.Events)-1]
 	assert.Equal(t, stream.EventError, last.Kind)
@@ -334,7 +334,7 @@ func TestStreamCutBeforeSignature(t *testing.T) {
 	assert.True(t, th.Unfinished)
 	assert.Equal(t, replay.Present, th.Signature.Presence())
 	assert.Equal(t, "", th.Signature.Value())
-	assert.False(t, replay.Replayable(th))
+	assert.False(t, th.Replayable())
 	assert.Equal(t, "Let me think about the edge cases of the parser before I answer", th.Text)
 }
 
@@ -342,7 +342,7 @@ func TestStreamBedrockEnvelope(t *testing.T) {
 	res := sweep(t, streamCases[11])
 	assert.Equal(t, "bedrock", res.Turn.Provenance.Provider)
 	assert.True(t, res.Turn.Complete)
-	assert.True(t, replay.Replayable(res.Turn.Blocks[0].(*replay.ReasoningText)))
+	assert.True(t, res.Turn.Blocks[0].(*replay.ReasoningText).Replayable())
 }
 
 func TestStreamServerTools(t *testing.T) {
@@ -362,7 +362,7 @@ func TestStreamUnsignedProxy(t *testing.T) {
 	res := sweep(t, streamCases[13])
 	th := res.Turn.Blocks[0].(*replay.ReasoningText)
 	assert.Equal(t, replay.Absent, th.Signature.Presence())
-	assert.False(t, replay.Replayable(th))
+	assert.False(t, th.Replayable())
 	assert.True(t, res.Turn.Complete, "the stream itself completed")
 }
 
@@ -371,7 +371,7 @@ func TestStreamZeroValueDecoder(t *testing.T) {
 	tu, err := stream.Decode(bytes.NewReader(data), kit.Decoding(&anthropic.StreamDecoder{}), stream.Options{})
 	require.NoError(t, err)
 	assert.Equal(t, "", tu.Provenance.Provider)
-	assert.True(t, replay.Replayable(tu.Blocks[0].(replay.ReasoningItem)))
+	assert.True(t, tu.Blocks[0].(replay.ReasoningItem).Replayable())
 }
 
 func TestStreamMalformed(t *testing.T) {
@@ -457,7 +457,7 @@ func TestStreamUnclosedBlockAtStop(t *testing.T) {
 	tu, err := stream.Decode(strings.NewReader(data), anthropic.Codec{}, stream.Options{Framing: stream.FramingJSONL})
 	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
 	assert.False(t, tu.Complete)
-	assert.False(t, replay.Replayable(tu.Blocks[0].(replay.ReasoningItem)), "a block never closed is not replayable, even signed")
+	assert.False(t, tu.Blocks[0].(replay.ReasoningItem).Replayable(), "a block never closed is not replayable, even signed")
 }
 
 func TestStreamIgnoresUnknownEvents(t *testing.T) {

@@ -120,7 +120,7 @@ func TestClaudeStreamExact(t *testing.T) {
 	require.Len(t, rt.Signature.Value(), 322)
 	require.Equal(t, formats.AnthropicClaude, rt.Format)
 	require.Equal(t, replay.Some(0), rt.Index)
-	require.True(t, replay.Replayable(rt))
+	require.True(t, rt.Replayable())
 	require.Equal(t, "After six hours **22 litres** remain in the tank.", tu.VisibleText())
 	require.Equal(t, "end_turn", tu.FinishReason)
 	require.JSONEq(t, `{"inputTokens":38,"outputTokens":71,"totalTokens":109}`, string(tu.Usage))
@@ -164,7 +164,7 @@ func TestKimiUnsigned(t *testing.T) {
 	require.Equal(t, formats.Kimi, rt.Format)
 	require.Equal(t, replay.Absent, rt.Signature.Presence())
 	require.Equal(t, replay.Some(1), rt.Index)
-	require.True(t, replay.Replayable(rt), "unsigned Kimi text needs no signature")
+	require.True(t, rt.Replayable(), "unsigned Kimi text needs no signature")
 	require.Equal(t, "functions.list_files:0", res.Turn.ToolCalls()[0].ID)
 }
 
@@ -176,7 +176,7 @@ func TestCutStream(t *testing.T) {
 	rt := res.Turn.Blocks[0].(*replay.ReasoningText)
 	require.Equal(t, "First, convert the units to metres, then", rt.Text)
 	require.True(t, rt.Unfinished)
-	require.False(t, replay.Replayable(rt))
+	require.False(t, rt.Replayable())
 	out, err := c.Encode(res.Turn)
 	require.NoError(t, err)
 	require.Equal(t, `{"role":"assistant","content":[]}`, string(out), "nothing unfinished is sent")
@@ -344,7 +344,7 @@ func TestFormatPerModel(t *testing.T) {
 	// An unsigned Claude text is not replayable.
 	tu, err := bedrock.Codec{Model: claude}.Decode(body)
 	require.NoError(t, err)
-	require.False(t, replay.Replayable(tu.Items()[0]))
+	require.False(t, tu.Items()[0].Replayable())
 }
 
 func TestRegistered(t *testing.T) {
@@ -422,7 +422,7 @@ func TestThinkTagsCut(t *testing.T) {
 	require.ErrorIs(t, res.Err, io.ErrUnexpectedEOF)
 	rt := res.Turn.Items()[0].(*replay.ReasoningText)
 	require.True(t, rt.Unfinished)
-	require.False(t, replay.Replayable(rt))
+	require.False(t, rt.Replayable())
 }
 
 func TestTightLimits(t *testing.T) {

@@ -100,7 +100,7 @@ type Codec struct {
 }
 
 func init() {
-	replay.Default.MustRegister(replay.Entry{
+	replay.Default().MustRegister(replay.Entry{
 		API:       API,
 		Providers: []string{"bedrock", "aws-bedrock", "amazon-bedrock"},
 		New: func(provider, model string) replay.ReasoningCodec {

@@ -18,7 +18,7 @@ func sent(b replay.Block) bool {
 	case *replay.Summary:
 		return false
 	case replay.ReasoningItem:
-		return replay.Replayable(b)
+		return b.Replayable()
 	case *replay.Text:
 		return b.Text != ""
 	case *replay.ToolCall:
@@ -97,7 +97,7 @@ var rules = []replay.Rule{
 					x, ok := b.(*replay.ReasoningText)
 					// Unsigned items of a signing format are the core
 					// rule's (replay/empty-signature) and are not sent.
-					if !ok || !sent(x) || x.Signed() || x.Format.Traits().SignsText {
+					if !ok || !sent(x) || x.Signed() || signsText(x.Format) {
 						continue
 					}
 					report(replay.Violation{Turn: ti, Block: bi,
@@ -458,4 +458,10 @@ func (c Codec) Contract() replay.ReplayContract {
 			"has no documented replay requirement and may be dropped.",
 		Rules: rules,
 	}
+}
+
+// signsText reports whether format f signs its reasoning text.
+func signsText(f replay.Format) bool {
+	t, _ := codecs.TraitsOf(f)
+	return t.SignsText
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/reasonreplay/replay/think"
@@ -16,22 +17,22 @@ import (
 // (`{"message":...}` without `output`) returns a *replay.ProviderError.
 func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	if !jsonw.ValidBytes(body) {
-		return nil, replay.Malformed(API, -1, "", "expected a JSON Converse response")
+		return nil, codecs.Malformed(API, -1, "", "expected a JSON Converse response")
 	}
 	root := gjson.ParseBytes(body)
 	if !root.IsObject() {
-		return nil, replay.Malformed(API, -1, "", "expected a JSON object")
+		return nil, codecs.Malformed(API, -1, "", "expected a JSON object")
 	}
 	out := root.Get("output")
 	if !out.Exists() {
 		if msg := firstOf(root, "message", "Message"); msg.Type == gjson.String {
 			return nil, &replay.ProviderError{API: API, Type: root.Get("__type").String(), Message: msg.String()}
 		}
-		return nil, replay.Malformed(API, -1, "/output", "expected an output member")
+		return nil, codecs.Malformed(API, -1, "/output", "expected an output member")
 	}
 	content := out.Get("message.content")
 	if !content.IsArray() {
-		return nil, replay.Malformed(API, -1, "/output/message/content", "expected an array")
+		return nil, codecs.Malformed(API, -1, "/output/message/content", "expected an array")
 	}
 	t := &replay.Turn{Provenance: c.provenance(), Complete: true}
 	r := c.reader()
@@ -113,14 +114,14 @@ func (r *reader) element(t *replay.Turn, b gjson.Result, i int, ptr string) erro
 // an empty text block.
 func (r *reader) block(b gjson.Result, i, pos int, ptr string) (replay.Block, error) {
 	if !b.IsObject() {
-		return nil, replay.Malformed(API, -1, ptr, "expected a content block object")
+		return nil, codecs.Malformed(API, -1, ptr, "expected a content block object")
 	}
 	if rc := b.Get("reasoningContent"); rc.Exists() {
 		return r.reasoning(b, rc, i, pos, ptr)
 	}
 	if x := b.Get("text"); x.Exists() {
 		if x.Type != gjson.String {
-			return nil, replay.Malformed(API, -1, ptr+"/text", "expected a string")
+			return nil, codecs.Malformed(API, -1, ptr+"/text", "expected a string")
 		}
 		if x.Str == "" {
 			return nil, nil
@@ -143,11 +144,11 @@ func (r *reader) block(b gjson.Result, i, pos int, ptr string) (replay.Block, er
 // missing input is `{}`, or, in a cut message, an unfinished call.
 func (r *reader) toolUse(tu gjson.Result, pos int, ptr string) (replay.Block, error) {
 	if !tu.IsObject() {
-		return nil, replay.Malformed(API, -1, ptr, "expected an object")
+		return nil, codecs.Malformed(API, -1, ptr, "expected an object")
 	}
 	id, name := tu.Get("toolUseId"), tu.Get("name")
 	if id.Type != gjson.String || name.Type != gjson.String {
-		return nil, replay.Malformed(API, -1, ptr, "expected string toolUseId and name")
+		return nil, codecs.Malformed(API, -1, ptr, "expected string toolUseId and name")
 	}
 	tc := &replay.ToolCall{Arguments: "{}"}
 	in := tu.Get("input")
@@ -177,7 +178,7 @@ func (r *reader) reasoning(b, rc gjson.Result, i, pos int, ptr string) (replay.B
 		return r.reasoningText(rt, i, pos, ptr+"/reasoningText")
 	case rd.Type == gjson.String && !rt.Exists():
 		if jsonw.Lone(rd.Raw) {
-			return nil, replay.Malformed(API, -1, ptr+"/redactedContent", "a lone surrogate escape would alter the minted bytes")
+			return nil, codecs.Malformed(API, -1, ptr+"/redactedContent", "a lone surrogate escape would alter the minted bytes")
 		}
 		data, err := r.b.Keep(pos, rd.Str)
 		if err != nil {
@@ -217,7 +218,7 @@ func emptyObject(v gjson.Result) bool {
 func (r *reader) reasoningText(rt gjson.Result, i, pos int, ptr string) (replay.Block, error) {
 	text := rt.Get("text")
 	if text.Type != gjson.String {
-		return nil, replay.Malformed(API, -1, ptr+"/text", "expected a string")
+		return nil, codecs.Malformed(API, -1, ptr+"/text", "expected a string")
 	}
 	it := &replay.ReasoningText{}
 	var err error
@@ -227,7 +228,7 @@ func (r *reader) reasoningText(rt gjson.Result, i, pos int, ptr string) (replay.
 	switch s := rt.Get("signature"); {
 	case s.Type == gjson.String:
 		if jsonw.Lone(s.Raw) {
-			return nil, replay.Malformed(API, -1, ptr+"/signature", "a lone surrogate escape would alter the signed bytes")
+			return nil, codecs.Malformed(API, -1, ptr+"/signature", "a lone surrogate escape would alter the signed bytes")
 		}
 		sig, err := r.b.Keep(pos, s.Str)
 		if err != nil {
@@ -237,12 +238,12 @@ func (r *reader) reasoningText(rt gjson.Result, i, pos int, ptr string) (replay.
 	case s.Exists() && s.Type == gjson.Null:
 		it.Signature = replay.NullOf[string]()
 	case s.Exists():
-		return nil, replay.Malformed(API, -1, ptr+"/signature", "expected a string")
+		return nil, codecs.Malformed(API, -1, ptr+"/signature", "expected a string")
 	case r.cut && isClaude(r.c.Model):
 		it.Unfinished = true
 	}
 	if it.Signature.IsPresent() && jsonw.Lone(text.Raw) {
-		return nil, replay.Malformed(API, -1, ptr+"/text", "a lone surrogate escape would alter the signed text")
+		return nil, codecs.Malformed(API, -1, ptr+"/text", "a lone surrogate escape would alter the signed text")
 	}
 	it.Format = formatFor(r.c.Model, it.Signed())
 	it.Index = replay.Some(i)

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
@@ -34,7 +35,7 @@ func (c Codec) Encode(t *replay.Turn) ([]byte, error) {
 func appendBlock(dst []byte, b replay.Block, i int) ([]byte, error) {
 	switch b := b.(type) {
 	case replay.ReasoningItem:
-		if !replay.Replayable(b) {
+		if !b.Replayable() {
 			return dst, nil
 		}
 		switch it := b.(type) {
@@ -55,7 +56,7 @@ func appendBlock(dst []byte, b replay.Block, i int) ([]byte, error) {
 			dst = append(dst, "}}"...)
 		case *replay.Opaque:
 			if !jsonw.Valid(string(it.Raw)) {
-				return nil, replay.Malformed(API, -1, "/blocks/"+strconv.Itoa(i), "opaque item is not valid JSON")
+				return nil, codecs.Malformed(API, -1, "/blocks/"+strconv.Itoa(i), "opaque item is not valid JSON")
 			}
 			dst = jsonw.Comma(dst)
 			dst = append(dst, it.Raw...)
@@ -77,7 +78,7 @@ func appendBlock(dst []byte, b replay.Block, i int) ([]byte, error) {
 			args = "{}"
 		}
 		if v := gjson.Parse(args); !jsonw.Valid(args) || !v.IsObject() {
-			return nil, replay.Malformed(API, -1, "/blocks/"+strconv.Itoa(i)+"/arguments", "toolUse input must be a JSON object")
+			return nil, codecs.Malformed(API, -1, "/blocks/"+strconv.Itoa(i)+"/arguments", "toolUse input must be a JSON object")
 		}
 		dst = jsonw.Comma(dst)
 		dst = append(dst, `{"toolUse":{"toolUseId":`...)
@@ -94,7 +95,7 @@ func appendBlock(dst []byte, b replay.Block, i int) ([]byte, error) {
 			return dst, nil
 		}
 		if !jsonw.Valid(string(b.Raw)) {
-			return nil, replay.Malformed(API, -1, "/blocks/"+strconv.Itoa(i), "native block is not valid JSON")
+			return nil, codecs.Malformed(API, -1, "/blocks/"+strconv.Itoa(i), "native block is not valid JSON")
 		}
 		dst = jsonw.Comma(dst)
 		dst = append(dst, b.Raw...)
@@ -113,12 +114,12 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 		return nil, kit.NoTurn(API, "patch")
 	}
 	if !jsonw.ValidBytes(msg) {
-		return nil, replay.Malformed(API, -1, "", "expected a JSON message")
+		return nil, codecs.Malformed(API, -1, "", "expected a JSON message")
 	}
 	m := gjson.ParseBytes(msg)
 	content := m.Get("content")
 	if !m.IsObject() || !content.IsArray() {
-		return nil, replay.Malformed(API, -1, "/content", "expected a message object with a content array")
+		return nil, codecs.Malformed(API, -1, "/content", "expected a message object with a content array")
 	}
 	elems := patchElems(content)
 	before, err := placeItems(elems, t)
@@ -128,7 +129,7 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 	arr := joinContent(elems, before)
 	end := content.Index + len(content.Raw)
 	if content.Index <= 0 || end > len(msg) || string(msg[content.Index:end]) != content.Raw {
-		return nil, replay.Malformed(API, -1, "/content", "cannot locate the content array")
+		return nil, codecs.Malformed(API, -1, "/content", "cannot locate the content array")
 	}
 	out := make([]byte, 0, len(msg)+len(arr))
 	out = append(out, msg[:content.Index]...)

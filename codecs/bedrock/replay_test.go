@@ -163,7 +163,7 @@ func TestPatch(t *testing.T) {
 }
 
 func audit(turns []*replay.Turn, tg replay.Target) []string {
-	rep := replay.Audit(replay.History{Turns: turns}, tg, bedrock.Codec{}.Contract().Rules)
+	rep := bedrock.Codec{}.Contract().Audit(replay.History{Turns: turns}, tg)
 	var out []string
 	for _, v := range rep.Violations {
 		out = append(out, fmt.Sprintf("%s t%d b%d %s", v.Rule, v.Turn, v.Block, v.Predicted))

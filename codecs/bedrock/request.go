@@ -1,13 +1,14 @@
 package bedrock
 
 import (
+	"net/http"
+	"strings"
+
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
-	"net/http"
-	"strings"
 )
 
 // DecodeRequest reads the assistant turns of a Converse request body
@@ -54,7 +55,7 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 func (c Codec) requestTurn(m gjson.Result, ptr string, cut bool) (*replay.Turn, error) {
 	content := m.Get("content")
 	if !content.IsArray() {
-		return nil, replay.Malformed(API, -1, ptr+"/content", "expected an array")
+		return nil, codecs.Malformed(API, -1, ptr+"/content", "expected an array")
 	}
 	tu := &replay.Turn{Provenance: c.provenance()}
 	r := c.reader()

@@ -177,7 +177,7 @@ func TestDecodeRequestEmptiedReasoningContent(t *testing.T) {
 	assert.Equal(t, "", enc.Data)
 	assert.Equal(t, formats.AnthropicClaude, enc.Format)
 	assert.True(t, enc.Unfinished)
-	assert.False(t, replay.Replayable(enc))
+	assert.False(t, enc.Replayable())
 	r, err := replay.AuditRequest(bedrock.API, body)
 	require.NoError(t, err)
 	require.True(t, r.Rejects())

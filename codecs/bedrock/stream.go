@@ -179,7 +179,7 @@ func (s *decoder) event(n int, typ string, e *event, dst []stream.Event) ([]stre
 	switch typ {
 	case "messageStart", "metadata", "messageStop", "contentBlockStart", "contentBlockDelta", "contentBlockStop":
 		if len(e.payload) < 2 || e.payload[0] != '{' {
-			return dst, replay.Malformed(API, n, "", "expected %s to be an object", typ)
+			return dst, codecs.Malformed(API, n, "", "expected %s to be an object", typ)
 		}
 	default:
 		return s.other(typ, gjson.Parse(e.payload), dst), nil
@@ -196,11 +196,11 @@ func (s *decoder) event(n int, typ string, e *event, dst []stream.Event) ([]stre
 		return s.messageStop(gjson.Parse(e.payload), dst), nil
 	}
 	if s.stopped {
-		return dst, replay.Malformed(API, n, "", "%s after messageStop", typ)
+		return dst, codecs.Malformed(API, n, "", "%s after messageStop", typ)
 	}
 	cbi, ok := kit.Index(e.index)
 	if !ok {
-		return dst, replay.Malformed(API, n, "/contentBlockIndex", "expected a non-negative integer")
+		return dst, codecs.Malformed(API, n, "/contentBlockIndex", "expected a non-negative integer")
 	}
 	o := s.find(cbi)
 	switch typ {
@@ -211,7 +211,7 @@ func (s *decoder) event(n int, typ string, e *event, dst []stream.Event) ([]stre
 		return dst, nil
 	case "contentBlockStart":
 		if o != nil {
-			return dst, replay.Malformed(API, n, "/contentBlockIndex", "block %d started twice", cbi)
+			return dst, codecs.Malformed(API, n, "/contentBlockIndex", "block %d started twice", cbi)
 		}
 		return s.blockStart(n, cbi, gjson.Parse(e.start), dst)
 	}
@@ -269,7 +269,7 @@ func (s *decoder) blockStart(n, cbi int, st gjson.Result, dst []stream.Event) ([
 	}
 	id, name := tu.Get("toolUseId"), tu.Get("name")
 	if id.Type != gjson.String || name.Type != gjson.String {
-		return dst, replay.Malformed(API, n, "/start/toolUse", "expected string toolUseId and name")
+		return dst, codecs.Malformed(API, n, "/start/toolUse", "expected string toolUseId and name")
 	}
 	pos := len(s.turn.Blocks)
 	if err := s.run.Budget.Block(pos); err != nil {
@@ -307,7 +307,7 @@ func (s *decoder) native(kind, rawJSON string) error {
 // blockDelta routes a contentBlockDelta to its block by kind.
 func (s *decoder) blockDelta(n, cbi int, o *open, e *event, dst []stream.Event) ([]stream.Event, error) {
 	if len(e.delta) < 2 || e.delta[0] != '{' {
-		return dst, replay.Malformed(API, n, "/delta", "expected an object")
+		return dst, codecs.Malformed(API, n, "/delta", "expected an object")
 	}
 	if e.text != "" {
 		return s.textDelta(n, cbi, o, e.text, dst)
@@ -328,12 +328,12 @@ func (s *decoder) blockDelta(n, cbi int, o *open, e *event, dst []stream.Event) 
 func (s *decoder) textDelta(n, cbi int, o *open, x string, dst []stream.Event) ([]stream.Event, error) {
 	const ptr = "/delta/text"
 	if x[0] != '"' {
-		return dst, replay.Malformed(API, n, ptr, "expected a string")
+		return dst, codecs.Malformed(API, n, ptr, "expected a string")
 	}
 	if o == nil {
 		o = s.openAt(cbi, openText)
 	} else if o.kind != openText {
-		return dst, replay.Malformed(API, n, ptr, "text delta in a block of another kind")
+		return dst, codecs.Malformed(API, n, ptr, "text delta in a block of another kind")
 	}
 	if x == `""` {
 		return dst, nil
@@ -367,26 +367,26 @@ func (s *decoder) textDelta(n, cbi int, o *open, x string, dst []stream.Event) (
 func (s *decoder) reasoningDelta(n, cbi int, o *open, e *event, dst []stream.Event) ([]stream.Event, error) {
 	const ptr = "/delta/reasoningContent"
 	if e.rc[0] != '{' {
-		return dst, replay.Malformed(API, n, ptr, "expected an object")
+		return dst, codecs.Malformed(API, n, ptr, "expected an object")
 	}
 	text, sig, red := e.rcText, e.rcSig, e.rcRed
 	for _, v := range [...]string{text, sig, red} {
 		if v != "" && v[0] != '"' {
-			return dst, replay.Malformed(API, n, ptr, "expected string members")
+			return dst, codecs.Malformed(API, n, ptr, "expected string members")
 		}
 	}
 	if jsonw.Lone(sig) || jsonw.Lone(red) {
 		// Read as U+FFFD it would alter the minted bytes.
-		return dst, replay.Malformed(API, n, ptr, "a lone surrogate escape in a signature or redactedContent")
+		return dst, codecs.Malformed(API, n, ptr, "a lone surrogate escape in a signature or redactedContent")
 	}
 	want := openReasoning
 	if red != "" {
 		want = openRedacted
 		if text != "" || sig != "" {
-			return dst, replay.Malformed(API, n, ptr, "redactedContent together with text or signature")
+			return dst, codecs.Malformed(API, n, ptr, "redactedContent together with text or signature")
 		}
 	} else if text == "" && sig == "" {
-		return dst, replay.Malformed(API, n, ptr, "expected text, signature or redactedContent")
+		return dst, codecs.Malformed(API, n, ptr, "expected text, signature or redactedContent")
 	}
 	var err error
 	if o == nil {
@@ -394,7 +394,7 @@ func (s *decoder) reasoningDelta(n, cbi int, o *open, e *event, dst []stream.Eve
 			return dst, err
 		}
 	} else if o.kind != want {
-		return dst, replay.Malformed(API, n, ptr, "reasoning delta in a block of another kind")
+		return dst, codecs.Malformed(API, n, ptr, "reasoning delta in a block of another kind")
 	}
 	if red != "" {
 		_, err := s.appendTo(o.block, &o.data, red)
@@ -442,10 +442,10 @@ func (s *decoder) openReasoning(cbi int, kind openKind, dst []stream.Event) (*op
 func (s *decoder) toolDelta(n int, o *open, in string, dst []stream.Event) ([]stream.Event, error) {
 	const ptr = "/delta/toolUse"
 	if in == "" || in[0] != '"' {
-		return dst, replay.Malformed(API, n, ptr+"/input", "expected a string")
+		return dst, codecs.Malformed(API, n, ptr+"/input", "expected a string")
 	}
 	if o == nil || o.kind != openTool {
-		return dst, replay.Malformed(API, n, ptr, "toolUse delta without a toolUse contentBlockStart")
+		return dst, codecs.Malformed(API, n, ptr, "toolUse delta without a toolUse contentBlockStart")
 	}
 	delta, err := s.appendText(o.block, &o.text, in)
 	if err != nil || delta == "" {

@@ -113,7 +113,7 @@ func TestStreamMidstreamError(t *testing.T) {
 	r := res.Turn.Blocks[0].(*replay.ReasoningText)
 	require.Equal(t, "Thinking", r.Text)
 	require.True(t, r.Unfinished)
-	require.False(t, replay.Replayable(r))
+	require.False(t, r.Replayable())
 }
 
 func TestStreamTruncated(t *testing.T) {

@@ -125,7 +125,7 @@ func init() {
 	} {
 		api := e.API
 		e.New = func(provider, model string) replay.ReasoningCodec { return New(api, provider, model) }
-		replay.Default.MustRegister(e)
+		replay.Default().MustRegister(e)
 	}
 }
 

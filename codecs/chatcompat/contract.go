@@ -225,7 +225,7 @@ func hasReasoning(h *replay.History, a assistant) (present, null bool) {
 		return v.Exists() && !v.IsNull(), v.IsNull()
 	}
 	for _, b := range h.Turns[a.turn].Blocks {
-		if x, ok := b.(*replay.ReasoningText); ok && replay.Replayable(x) {
+		if x, ok := b.(*replay.ReasoningText); ok && x.Replayable() {
 			return true, false
 		}
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 func audit(c Codec, h replay.History, tg replay.Target) []replay.Violation {
-	return replay.Audit(h, tg, c.Contract().Rules).Violations
+	return c.Contract().Audit(h, tg).Violations
 }
 
 func TestRuleDeepSeekLoopMissing(t *testing.T) {

@@ -2,6 +2,7 @@ package chatcompat
 
 import (
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/chatstream"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
@@ -22,14 +23,14 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	}
 	root := gjson.ParseBytes(body)
 	if !root.IsObject() {
-		return nil, replay.Malformed(api, -1, "", "expected a JSON object (a chat completion)")
+		return nil, codecs.Malformed(api, -1, "", "expected a JSON object (a chat completion)")
 	}
 	if e := root.Get("error"); e.Exists() && e.Type != gjson.Null {
 		return nil, providerError(api, e)
 	}
 	msg := root.Get("choices.0.message")
 	if !msg.IsObject() {
-		return nil, replay.Malformed(api, -1, "/choices/0/message", "invalid response structure: expected choices[0].message")
+		return nil, codecs.Malformed(api, -1, "/choices/0/message", "invalid response structure: expected choices[0].message")
 	}
 	r := newReader(api, c.Profile, c.Limits, -1)
 	if err := r.core.Envelope(chatstream.Chunk{Model: root.Get("model").Raw}); err != nil {

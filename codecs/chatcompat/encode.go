@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/chatstream"
 	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/reasonreplay/replay/internal/jsonw"
@@ -21,7 +22,7 @@ func (c Codec) reasoningText(t *replay.Turn) (string, bool) {
 	any := false
 	for _, blk := range t.Blocks {
 		x, ok := blk.(*replay.ReasoningText)
-		if !ok || !replay.Replayable(x) || x.Format != c.Profile.Format {
+		if !ok || !x.Replayable() || x.Format != c.Profile.Format {
 			continue
 		}
 		b.WriteString(x.Text)
@@ -63,7 +64,7 @@ func (c Codec) content(t *replay.Turn) (string, bool) {
 			b.WriteString(x.Text)
 			has = true
 		case *replay.ReasoningText:
-			if c.Profile.Replay == ReplayRawContent && fromContent(x) && replay.Replayable(x) {
+			if c.Profile.Replay == ReplayRawContent && fromContent(x) && x.Replayable() {
 				b.WriteString("<think>")
 				b.WriteString(x.Text)
 				b.WriteString("</think>")
@@ -87,7 +88,7 @@ func (c Codec) details(t *replay.Turn) []byte {
 	var out []byte
 	for _, blk := range t.Blocks {
 		x, ok := blk.(*replay.ReasoningText)
-		if !ok || fromContent(x) || !replay.Replayable(x) {
+		if !ok || fromContent(x) || !x.Replayable() {
 			continue
 		}
 		if out == nil {
@@ -163,7 +164,7 @@ func (c Codec) appendCall(out []byte, blocks []replay.Block, i int) ([]byte, err
 	}
 	out, err := gemsig.Put(out, sig.Data, gemsig.At(sig))
 	if err != nil {
-		return nil, replay.Malformed(c.API(), -1, "/blocks/"+strconv.Itoa(i), "cannot put the signature on the tool call: %v", err)
+		return nil, codecs.Malformed(c.API(), -1, "/blocks/"+strconv.Itoa(i), "cannot put the signature on the tool call: %v", err)
 	}
 	return out, nil
 }
@@ -181,24 +182,24 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 		return nil, err
 	}
 	if !gjson.ParseBytes(msg).IsObject() {
-		return nil, replay.Malformed(api, -1, "", "expected an assistant message object to patch")
+		return nil, codecs.Malformed(api, -1, "", "expected an assistant message object to patch")
 	}
 	out := append([]byte(nil), msg...)
 	var err error
 	if name, v := c.field(t); name != "" {
 		if out, err = sjson.SetRawBytes(out, name, v); err != nil {
-			return nil, replay.Malformed(api, -1, "/"+name, "cannot set the reasoning: %v", err)
+			return nil, codecs.Malformed(api, -1, "/"+name, "cannot set the reasoning: %v", err)
 		}
 	}
 	if c.Profile.Replay == ReplayRawContent {
 		if text, has := c.content(t); has {
 			if out, err = sjson.SetBytes(out, "content", text); err != nil {
-				return nil, replay.Malformed(api, -1, "/content", "cannot set the content: %v", err)
+				return nil, codecs.Malformed(api, -1, "/content", "cannot set the content: %v", err)
 			}
 		}
 		if det := c.details(t); det != nil {
 			if out, err = sjson.SetRawBytes(out, "reasoning_details", det); err != nil {
-				return nil, replay.Malformed(api, -1, "/reasoning_details", "cannot set the reasoning: %v", err)
+				return nil, codecs.Malformed(api, -1, "/reasoning_details", "cannot set the reasoning: %v", err)
 			}
 		}
 	}

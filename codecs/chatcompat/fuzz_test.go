@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/reasonreplay/replay/stream"
@@ -34,7 +33,7 @@ func FuzzStream(f *testing.F) {
 		}
 		if want.Err != nil {
 			for _, it := range want.Turn.Items() {
-				require.False(t, replay.Replayable(it))
+				require.False(t, it.Replayable())
 			}
 		}
 	})

@@ -72,7 +72,7 @@ func textContent(api string, msg, content gjson.Result, ptr string) (gjson.Resul
 		}
 		t := part.Get("text")
 		if t.Type != gjson.String {
-			err = replay.Malformed(api, -1, ptr+"/content/"+k.String()+"/text", "expected a string")
+			err = codecs.Malformed(api, -1, ptr+"/content/"+k.String()+"/text", "expected a string")
 			return false
 		}
 		text = append(text, t.Str...)
@@ -83,7 +83,7 @@ func textContent(api string, msg, content gjson.Result, ptr string) (gjson.Resul
 	}
 	raw, serr := sjson.SetRaw(msg.Raw, "content", string(jsonw.String(nil, string(text))))
 	if serr != nil {
-		return msg, replay.Malformed(api, -1, ptr+"/content", "%v", serr)
+		return msg, codecs.Malformed(api, -1, ptr+"/content", "%v", serr)
 	}
 	return gjson.Parse(raw), nil
 }

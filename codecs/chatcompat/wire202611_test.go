@@ -20,7 +20,7 @@ func auditRequest(t *testing.T, api, provider, body string) replay.Report {
 	h, tg, err := c.DecodeRequest([]byte(body))
 	require.NoError(t, err)
 	tg.Provider = provider
-	return replay.Audit(h, tg, append(replay.CoreRules(), c.Contract().Rules...))
+	return replay.AuditReplay(h, tg)
 }
 
 func gjsonModel(body string) string {
@@ -146,7 +146,7 @@ func TestMiniMaxReasoningSplit(t *testing.T) {
 	h, tg, err := c.DecodeRequest([]byte(whole))
 	require.NoError(t, err)
 	h.Turns = []*replay.Turn{tu}
-	assert.True(t, replay.Audit(h, tg, c.Contract().Rules).Clean())
+	assert.True(t, c.Contract().Audit(h, tg).Clean())
 
 	rep := auditRequest(t, APIGeneric, "minimax", chatReq("MiniMax-M3", `"reasoning_split":true,`, toolMsg("", "")))
 	vs := ruleOf(rep, RuleMiniMaxDetails)
@@ -159,7 +159,7 @@ func TestMiniMaxReasoningSplit(t *testing.T) {
 	h, tg, err = c.DecodeRequest([]byte(partial))
 	require.NoError(t, err)
 	h.Turns = []*replay.Turn{tu}
-	vs = replay.Audit(h, tg, c.Contract().Rules).Violations
+	vs = c.Contract().Audit(h, tg).Violations
 	require.Len(t, vs, 1)
 	assert.Equal(t, "/messages/1/reasoning_details", vs[0].Pointer)
 	// Without reasoning_split, content with its <think> block is the contract.

@@ -63,7 +63,7 @@ type Codec struct {
 }
 
 func init() {
-	replay.Default.MustRegister(replay.Entry{
+	replay.Default().MustRegister(replay.Entry{
 		API:       API,
 		Providers: []string{"cohere"},
 		Models:    []string{"command-a-reasoning*"},

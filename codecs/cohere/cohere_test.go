@@ -86,7 +86,7 @@ func TestThinkingStream(t *testing.T) {
 	rt := tu.Blocks[0].(*replay.ReasoningText)
 	require.Equal(t, "A weekhas 7 days, so 3 weeks are 21 days; add 4 → 25.", rt.Text, "pieces joined exactly, nothing added")
 	require.Equal(t, formats.Cohere, rt.Format)
-	require.True(t, replay.Replayable(rt))
+	require.True(t, rt.Replayable())
 	require.Equal(t, "That is **25 days**.", tu.VisibleText())
 	require.Equal(t, "COMPLETE", tu.FinishReason)
 	require.Equal(t, "command-a-reasoning-08-2025", tu.Provenance.Model)
@@ -281,7 +281,7 @@ func TestPatch(t *testing.T) {
 func TestContract(t *testing.T) {
 	rules := cohere.Codec{}.Contract().Rules
 	audit := func(bs ...replay.Block) []string {
-		rep := replay.Audit(replay.History{Turns: []*replay.Turn{{Complete: true, Blocks: bs}}}, replay.Target{API: cohere.API}, rules)
+		rep := replay.ReplayContract{Rules: rules}.Audit(replay.History{Turns: []*replay.Turn{{Complete: true, Blocks: bs}}}, replay.Target{API: cohere.API})
 		var out []string
 		for _, v := range rep.Violations {
 			out = append(out, fmt.Sprintf("%s b%d", v.Rule, v.Block))

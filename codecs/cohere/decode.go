@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
@@ -15,11 +16,11 @@ import (
 // with a string message) returns a *replay.ProviderError.
 func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	if !jsonw.ValidBytes(body) {
-		return nil, replay.Malformed(API, -1, "", "expected a JSON chat response")
+		return nil, codecs.Malformed(API, -1, "", "expected a JSON chat response")
 	}
 	root := gjson.ParseBytes(body)
 	if !root.IsObject() {
-		return nil, replay.Malformed(API, -1, "", "expected a JSON object")
+		return nil, codecs.Malformed(API, -1, "", "expected a JSON object")
 	}
 	msg := root.Get("message")
 	if msg.Type == gjson.String {
@@ -31,7 +32,7 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 		return nil, &replay.ProviderError{API: API, Message: m}
 	}
 	if !msg.IsObject() {
-		return nil, replay.Malformed(API, -1, "/message", "expected an object")
+		return nil, codecs.Malformed(API, -1, "/message", "expected an object")
 	}
 	t := &replay.Turn{Complete: true, Provenance: c.provenance()}
 	r := messageReader{t: t, bud: kit.NewBudget(API, c.Limits, -1), ptr: "/message"}
@@ -133,7 +134,7 @@ func (r *messageReader) content(content gjson.Result) error {
 		}
 		return r.add(&replay.Text{Text: s})
 	case content.Exists() && content.Type != gjson.Null:
-		return replay.Malformed(API, -1, r.ptr+"/content", "expected an array")
+		return codecs.Malformed(API, -1, r.ptr+"/content", "expected an array")
 	}
 	return nil
 }
@@ -141,13 +142,13 @@ func (r *messageReader) content(content gjson.Result) error {
 // block reads one content block: thinking, text, or another kept verbatim.
 func (r *messageReader) block(b gjson.Result, ptr string) error {
 	if !b.IsObject() {
-		return replay.Malformed(API, -1, ptr, "expected a content block object")
+		return codecs.Malformed(API, -1, ptr, "expected a content block object")
 	}
 	switch kind := b.Get("type").String(); kind {
 	case "thinking", "text":
 		x := b.Get(kind)
 		if x.Type != gjson.String {
-			return replay.Malformed(API, -1, ptr+"/"+kind, "expected a string")
+			return codecs.Malformed(API, -1, ptr+"/"+kind, "expected a string")
 		}
 		if kind == "text" && x.Str == "" {
 			return nil
@@ -195,7 +196,7 @@ func (r *messageReader) toolCall(tc gjson.Result, ptr string) error {
 	args := tc.Get("function.arguments")
 	cut := !tc.IsObject() || name.Type != gjson.String || !(args.Type == gjson.String || args.IsObject())
 	if cut && !r.request && (!tc.IsObject() || name.Type != gjson.String) {
-		return replay.Malformed(API, -1, ptr, "expected a tool call with a function name")
+		return codecs.Malformed(API, -1, ptr, "expected a tool call with a function name")
 	}
 	a := args.Raw
 	if args.Type == gjson.String {

@@ -3,6 +3,7 @@ package cohere
 import (
 	"strconv"
 
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/contentpatch"
 
 	"github.com/reasonreplay/replay"
@@ -35,7 +36,7 @@ func (c Codec) Encode(t *replay.Turn) ([]byte, error) {
 		case *replay.Native:
 			if b.Unfinished || !jsonw.ValidBytes(b.Raw) {
 				if !b.Unfinished {
-					return nil, replay.Malformed(API, -1, "/blocks/"+strconv.Itoa(i), "native block is not valid JSON")
+					return nil, codecs.Malformed(API, -1, "/blocks/"+strconv.Itoa(i), "native block is not valid JSON")
 				}
 				continue
 			}
@@ -82,7 +83,7 @@ func (c Codec) Encode(t *replay.Turn) ([]byte, error) {
 func appendContent(dst []byte, b replay.Block, i int) ([]byte, error) {
 	switch b := b.(type) {
 	case *replay.ReasoningText:
-		if !replay.Replayable(b) {
+		if !b.Replayable() {
 			return dst, nil
 		}
 		dst = jsonw.Comma(dst)
@@ -107,7 +108,7 @@ func appendContent(dst []byte, b replay.Block, i int) ([]byte, error) {
 			return dst, nil
 		}
 		if !jsonw.ValidBytes(b.Raw) {
-			return nil, replay.Malformed(API, -1, "/blocks/"+strconv.Itoa(i), "native block is not valid JSON")
+			return nil, codecs.Malformed(API, -1, "/blocks/"+strconv.Itoa(i), "native block is not valid JSON")
 		}
 		dst = append(jsonw.Comma(dst), b.Raw...)
 	}

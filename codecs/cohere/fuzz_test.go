@@ -41,7 +41,7 @@ func FuzzStream(f *testing.F) {
 			t.Fatalf("a failed stream gave a complete turn")
 		}
 		for _, it := range whole.Turn.Items() {
-			if replay.Replayable(it) {
+			if it.Replayable() {
 				t.Fatalf("a failed stream gave a replayable item")
 			}
 		}

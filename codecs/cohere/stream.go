@@ -171,7 +171,7 @@ func (s *decoder) contentStart(ev *event, dst []stream.Event) ([]stream.Event, e
 		return dst, err
 	}
 	if s.find(false, idx) != nil {
-		return dst, replay.Malformed(API, s.run.Budget.Event, "/index", "content block %d started twice", idx)
+		return dst, codecs.Malformed(API, s.run.Budget.Event, "/index", "content block %d started twice", idx)
 	}
 	o := &open{index: idx, block: -1}
 	switch str(ev.ctype) {
@@ -212,7 +212,7 @@ func (s *decoder) toolPlanDelta(ev *event) error {
 		return nil
 	}
 	if r[0] != '"' {
-		return replay.Malformed(API, s.run.Budget.Event, "/delta/message/tool_plan", "expected a string")
+		return codecs.Malformed(API, s.run.Budget.Event, "/delta/message/tool_plan", "expected a string")
 	}
 	if s.plan < 0 {
 		if err := s.add(&replay.Native{Kind: "tool_plan", Unfinished: true}); err != nil {
@@ -233,10 +233,10 @@ func (s *decoder) toolCallStart(ev *event, dst []stream.Event) ([]stream.Event, 
 		return dst, err
 	}
 	if s.find(true, idx) != nil {
-		return dst, replay.Malformed(API, s.run.Budget.Event, "/index", "tool call %d started twice", idx)
+		return dst, codecs.Malformed(API, s.run.Budget.Event, "/index", "tool call %d started twice", idx)
 	}
 	if len(ev.fnName) < 2 || ev.fnName[0] != '"' {
-		return dst, replay.Malformed(API, s.run.Budget.Event, "/delta/message/tool_calls/function/name", "expected a string")
+		return dst, codecs.Malformed(API, s.run.Budget.Event, "/delta/message/tool_calls/function/name", "expected a string")
 	}
 	s.closePlan()
 	call := &replay.ToolCall{Unfinished: true}
@@ -317,7 +317,7 @@ func (s *decoder) messageEnd(ev *event, dst []stream.Event) ([]stream.Event, err
 func (s *decoder) index(ev *event) (int, error) {
 	idx, ok := kit.Index(ev.index)
 	if !ok {
-		return 0, replay.Malformed(API, s.run.Budget.Event, "/index", "expected a non-negative integer")
+		return 0, codecs.Malformed(API, s.run.Budget.Event, "/index", "expected a non-negative integer")
 	}
 	return idx, nil
 }
@@ -350,7 +350,7 @@ func (s *decoder) piece(o *open, r string, dst []stream.Event) ([]stream.Event, 
 		return dst, nil
 	}
 	if r[0] != '"' {
-		return dst, replay.Malformed(API, s.run.Budget.Event, "/delta/message", "expected a string")
+		return dst, codecs.Malformed(API, s.run.Budget.Event, "/delta/message", "expected a string")
 	}
 	k := o.b.Len()
 	s.run.WriteRaw(&o.b, r)
@@ -385,7 +385,7 @@ func (s *decoder) started(tool bool, ev *event, what string) (*open, error) {
 	}
 	o := s.find(tool, idx)
 	if o == nil {
-		return nil, replay.Malformed(API, s.run.Budget.Event, "/index", "%s", what)
+		return nil, codecs.Malformed(API, s.run.Budget.Event, "/index", "%s", what)
 	}
 	return o, nil
 }

@@ -132,7 +132,7 @@ type Codec struct {
 var providers = []string{"gemini", "google", "aistudio", "vertex"}
 
 func init() {
-	replay.Default.MustRegister(replay.Entry{
+	replay.Default().MustRegister(replay.Entry{
 		API:       API,
 		Providers: providers,
 		Models:    []string{"gemini-*", "*gemini*", "gemma-*"},

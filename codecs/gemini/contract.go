@@ -269,7 +269,7 @@ var ruleMissing = replay.Rule{
 				if !ok {
 					continue
 				}
-				if e, ok := gemsig.Bound(tu.Blocks, bi); ok && replay.Replayable(e) {
+				if e, ok := gemsig.Bound(tu.Blocks, bi); ok && e.Replayable() {
 					break
 				}
 				if signedByID(tu, c.ID) {
@@ -331,7 +331,7 @@ func turnSigned(t *replay.Turn) bool {
 func blockSig(b replay.Block) (string, bool) {
 	switch x := b.(type) {
 	case *replay.Encrypted:
-		if x.Format == formats.GoogleGemini && replay.Replayable(x) {
+		if x.Format == formats.GoogleGemini && x.Replayable() {
 			return x.Data, true
 		}
 	case *replay.ReasoningText:
@@ -357,7 +357,7 @@ func signedByID(t *replay.Turn, id string) bool {
 	}
 	for _, b := range t.Blocks {
 		if e, ok := b.(*replay.Encrypted); ok && e.Format == formats.GoogleGemini &&
-			e.ID.Value() == id && replay.Replayable(e) {
+			e.ID.Value() == id && e.Replayable() {
 			return true
 		}
 	}
@@ -423,7 +423,7 @@ var ruleForeign = replay.Rule{
 			got := backend(tu.Provenance.Provider)
 			for bi, b := range tu.Blocks {
 				e, ok := b.(*replay.Encrypted)
-				if !ok || !e.Attached || !replay.Replayable(e) || dummy(e.Data) {
+				if !ok || !e.Attached || !e.Replayable() || dummy(e.Data) {
 					continue
 				}
 				switch {

@@ -11,7 +11,7 @@ import (
 )
 
 func audit(h replay.History, t replay.Target) []replay.Violation {
-	return replay.Audit(h, t, Codec{}.Contract().Rules).Violations
+	return Codec{}.Contract().Audit(h, t).Violations
 }
 
 func only(vs []replay.Violation, rule string) []replay.Violation {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
@@ -19,7 +20,7 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	var sc jsonw.Scanner
 	sc.ResetBytes(body)
 	if valid, object := ch.read(&sc); !valid || !object {
-		return nil, replay.Malformed(API, -1, "", "expected a JSON object")
+		return nil, codecs.Malformed(API, -1, "", "expected a JSON object")
 	}
 	r := responder{provider: c.Provider, candidate: c.Candidate}
 	bud := kit.NewBudget(API, c.Limits, -1)
@@ -38,7 +39,7 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 		return t, pe
 	}
 	if !r.seenCandidate {
-		return nil, replay.Malformed(API, -1, "/candidates", "expected candidates, an error or a blocking promptFeedback")
+		return nil, codecs.Malformed(API, -1, "/candidates", "expected candidates, an error or a blocking promptFeedback")
 	}
 	t.Complete = true
 	return t, nil

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/reasonreplay/replay/internal/jsonw"
@@ -44,7 +45,7 @@ func (c Codec) Encode(t *replay.Turn) ([]byte, error) {
 // (only when [Codec.Sentinel] allows it).
 func (c Codec) EncodeReport(t *replay.Turn) ([]byte, []SentinelUse, error) {
 	if t == nil {
-		return nil, nil, replay.Malformed(API, -1, "", "no turn to encode")
+		return nil, nil, codecs.Malformed(API, -1, "", "no turn to encode")
 	}
 	e := encoder{blocks: t.Blocks, byID: signaturesByID(t), sentinel: c.Sentinel, firstCall: true}
 	e.out = append(e.out, `{"role":"model","parts":[`...)
@@ -71,7 +72,7 @@ func signaturesByID(t *replay.Turn) map[string]string {
 	byID := map[string]string{}
 	for _, bl := range t.Blocks {
 		e, ok := bl.(*replay.Encrypted)
-		if !ok || e.Attached || e.Format != formats.GoogleGemini || !replay.Replayable(e) || gemsig.EncodedDummy(e.Data) {
+		if !ok || e.Attached || e.Format != formats.GoogleGemini || !e.Replayable() || gemsig.EncodedDummy(e.Data) {
 			continue
 		}
 		if id := e.ID.Value(); id != "" {
@@ -96,7 +97,7 @@ type encoder struct {
 // reports whether it wrote one.
 func (e *encoder) block(i int) (bool, error) {
 	sig, hasSig, corrupt := "", false, ""
-	if x, ok := gemsig.Bound(e.blocks, i); ok && replay.Replayable(x) {
+	if x, ok := gemsig.Bound(e.blocks, i); ok && x.Replayable() {
 		if gemsig.EncodedDummy(x.Data) {
 			corrupt = x.Data
 		} else {
@@ -107,7 +108,7 @@ func (e *encoder) block(i int) (bool, error) {
 	case *replay.Encrypted:
 		return e.signaturePart(i, bl), nil
 	case *replay.ReasoningText:
-		if bl.Format != formats.GoogleGemini || !replay.Replayable(bl) || gemsig.EncodedDummy(bl.Signature.Value()) {
+		if bl.Format != formats.GoogleGemini || !bl.Replayable() || gemsig.EncodedDummy(bl.Signature.Value()) {
 			return false, nil
 		}
 		e.out = append(e.out, `{"text":`...)
@@ -143,7 +144,7 @@ func (e *encoder) signaturePart(i int, bl *replay.Encrypted) bool {
 			return false
 		}
 	}
-	if bl.Format != formats.GoogleGemini || !replay.Replayable(bl) || gemsig.EncodedDummy(bl.Data) ||
+	if bl.Format != formats.GoogleGemini || !bl.Replayable() || gemsig.EncodedDummy(bl.Data) ||
 		(!bl.Attached && e.byID[bl.ID.Value()] != "") {
 		return false
 	}
@@ -207,7 +208,7 @@ func appendCall(out []byte, i int, c *replay.ToolCall, sig string, hasSig bool) 
 	if c.Arguments != "" {
 		a := gjson.Parse(c.Arguments)
 		if !jsonw.Valid(c.Arguments) || !(a.IsObject() || a.Type == gjson.Null) {
-			return nil, replay.Malformed(API, -1, "/blocks/"+strconv.Itoa(i)+"/arguments", "the arguments of call %q must be a JSON object", c.Name)
+			return nil, codecs.Malformed(API, -1, "/blocks/"+strconv.Itoa(i)+"/arguments", "the arguments of call %q must be a JSON object", c.Name)
 		}
 		out = append(out, `,"args":`...)
 		out = append(out, c.Arguments...)
@@ -269,14 +270,14 @@ type anchors struct {
 // call when it is still unsigned).
 func (c Codec) PatchReport(msg []byte, t *replay.Turn) ([]byte, []SentinelUse, error) {
 	if t == nil {
-		return nil, nil, replay.Malformed(API, -1, "", "no turn to patch from")
+		return nil, nil, codecs.Malformed(API, -1, "", "no turn to patch from")
 	}
 	if !jsonw.ValidBytes(msg) {
-		return nil, nil, replay.Malformed(API, -1, "", "expected a model message object")
+		return nil, nil, codecs.Malformed(API, -1, "", "expected a model message object")
 	}
 	parts := gjson.GetBytes(msg, "parts")
 	if !parts.IsArray() {
-		return nil, nil, replay.Malformed(API, -1, "/parts", "expected a parts array")
+		return nil, nil, codecs.Malformed(API, -1, "/parts", "expected a parts array")
 	}
 	p := patcher{a: turnAnchors(t), sentinel: c.Sentinel, out: append([]byte(nil), msg...),
 		nameSeen: map[string]int{}, nNative: map[string]int{}, firstCall: true}
@@ -290,7 +291,7 @@ func (c Codec) PatchReport(msg []byte, t *replay.Turn) ([]byte, []SentinelUse, e
 		p.trailing()
 	}
 	if p.err != nil {
-		return nil, nil, replay.Malformed(API, -1, "/parts", "cannot set a signature: %v", p.err)
+		return nil, nil, codecs.Malformed(API, -1, "/parts", "cannot set a signature: %v", p.err)
 	}
 	return p.out, p.uses, nil
 }
@@ -300,7 +301,7 @@ func turnAnchors(t *replay.Turn) *anchors {
 	a := &anchors{callByID: map[string]*sigSlot{}, callByName: map[string][]*sigSlot{}, natives: map[string][]*sigSlot{}}
 	for i, bl := range t.Blocks {
 		s := &sigSlot{}
-		if e, ok := gemsig.Bound(t.Blocks, i); ok && replay.Replayable(e) && !gemsig.EncodedDummy(e.Data) {
+		if e, ok := gemsig.Bound(t.Blocks, i); ok && e.Replayable() && !gemsig.EncodedDummy(e.Data) {
 			s.sig = e.Data
 		}
 		switch bl := bl.(type) {
@@ -315,7 +316,7 @@ func turnAnchors(t *replay.Turn) *anchors {
 				a.trailing = append(a.trailing, s.sig)
 			}
 		case *replay.ReasoningText:
-			if bl.Format == formats.GoogleGemini && replay.Replayable(bl) && !gemsig.EncodedDummy(bl.Signature.Value()) {
+			if bl.Format == formats.GoogleGemini && bl.Replayable() && !gemsig.EncodedDummy(bl.Signature.Value()) {
 				s.sig = bl.Signature.Value()
 				a.thoughts = append(a.thoughts, s)
 			}

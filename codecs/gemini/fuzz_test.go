@@ -43,7 +43,7 @@ func FuzzDecode(f *testing.F) {
 // encode -> decode -> encode is stable.
 func checkTurn(t *testing.T, tu *replay.Turn, utf8ok bool) {
 	for _, b := range tu.Blocks {
-		if it, ok := b.(replay.ReasoningItem); ok && it.Meta().Unfinished && replay.Replayable(it) {
+		if it, ok := b.(replay.ReasoningItem); ok && it.Meta().Unfinished && it.Replayable() {
 			t.Fatalf("unfinished item is replayable: %#v", it)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/engine"
 	"github.com/reasonreplay/replay/internal/gemsig"
@@ -181,7 +182,7 @@ func (b *builder) unfinished() {
 }
 
 func (b *builder) malformed(ptr, format string, args ...any) error {
-	return replay.Malformed(API, b.bud.Event, ptr, format, args...)
+	return codecs.Malformed(API, b.bud.Event, ptr, format, args...)
 }
 
 // ptr locates the part being decoded.

@@ -61,7 +61,7 @@ func requestTarget(provider string, root jsonw.Val) replay.Target {
 // content at pointer ptr.
 func (c Codec) requestTurn(content, ptr, model string) (*replay.Turn, error) {
 	if !isObject(content) {
-		return nil, replay.Malformed(API, -1, ptr, "expected a content object")
+		return nil, codecs.Malformed(API, -1, ptr, "expected a content object")
 	}
 	r := responder{provider: c.Provider, model: model}
 	bud := kit.NewBudget(API, c.Limits, -1)
@@ -72,10 +72,10 @@ func (c Codec) requestTurn(content, ptr, model string) (*replay.Turn, error) {
 	sc.Reset(content)
 	ok := ch.readContent(&sc)
 	if !sc.End() {
-		return nil, replay.Malformed(API, -1, ptr, "expected a content object")
+		return nil, codecs.Malformed(API, -1, ptr, "expected a content object")
 	}
 	if !ok {
-		return nil, replay.Malformed(API, -1, ptr+"/parts", "expected an array")
+		return nil, codecs.Malformed(API, -1, ptr+"/parts", "expected an array")
 	}
 	if err := r.decodeParts(ch.parts); err != nil {
 		return nil, err

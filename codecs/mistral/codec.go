@@ -50,7 +50,7 @@ type Codec struct {
 }
 
 func init() {
-	replay.Default.MustRegister(replay.Entry{
+	replay.Default().MustRegister(replay.Entry{
 		API:       API,
 		Providers: []string{"mistral", "mistralai"},
 		Models:    []string{"magistral-*", "mistral-*", "ministral-*"},

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/chatstream"
 	"github.com/reasonreplay/replay/internal/jsonw"
@@ -22,18 +23,18 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	}
 	root := gjson.ParseBytes(body)
 	if !root.IsObject() {
-		return nil, replay.Malformed(API, -1, "", "expected a JSON object")
+		return nil, codecs.Malformed(API, -1, "", "expected a JSON object")
 	}
 	if pe := providerError(root); pe != nil {
 		return nil, pe
 	}
 	choice := root.Get("choices.0")
 	if !choice.IsObject() {
-		return nil, replay.Malformed(API, -1, "/choices/0", "expected a choice object")
+		return nil, codecs.Malformed(API, -1, "/choices/0", "expected a choice object")
 	}
 	msg := choice.Get("message")
 	if !msg.IsObject() {
-		return nil, replay.Malformed(API, -1, "/choices/0/message", "expected an object")
+		return nil, codecs.Malformed(API, -1, "/choices/0/message", "expected an object")
 	}
 	b := kit.NewBudget(API, c.Limits, -1)
 	t, err := c.readMessage(msg, "/choices/0/message", &b)
@@ -93,7 +94,7 @@ func (c Codec) readMessage(msg gjson.Result, ptr string, b *kit.Budget) (*replay
 			return nil, err
 		}
 	case tcs.Exists() && tcs.Type != gjson.Null:
-		return nil, replay.Malformed(API, -1, ptr+"/tool_calls", "expected an array or null")
+		return nil, codecs.Malformed(API, -1, ptr+"/tool_calls", "expected an array or null")
 	}
 	return t, nil
 }
@@ -122,7 +123,7 @@ func readContent(content gjson.Result, ptr string, add func(replay.Block, int) e
 		})
 		return err
 	case content.Exists() && content.Type != gjson.Null:
-		return replay.Malformed(API, -1, ptr, "expected a string, an array or null")
+		return codecs.Malformed(API, -1, ptr, "expected a string, an array or null")
 	}
 	return nil
 }
@@ -155,13 +156,13 @@ func chunk(ch gjson.Result, ptr string) (replay.Block, int, error) {
 		return &replay.Text{Text: kit.Clone(ch.Str)}, len(ch.Str), nil
 	}
 	if !ch.IsObject() {
-		return nil, 0, replay.Malformed(API, -1, ptr, "expected a content chunk object")
+		return nil, 0, codecs.Malformed(API, -1, ptr, "expected a content chunk object")
 	}
 	switch ch.Get("type").String() {
 	case "text":
 		x := ch.Get("text")
 		if x.Type != gjson.String {
-			return nil, 0, replay.Malformed(API, -1, ptr+"/text", "expected a string")
+			return nil, 0, codecs.Malformed(API, -1, ptr+"/text", "expected a string")
 		}
 		if x.Str == "" {
 			return nil, 0, nil
@@ -198,7 +199,7 @@ func thinkingText(ch gjson.Result, ptr string) (string, bool, error) {
 		return kit.Clone(th.Str), true, nil
 	}
 	if !th.IsArray() {
-		return "", false, replay.Malformed(API, -1, ptr+"/thinking", "expected an array of parts")
+		return "", false, codecs.Malformed(API, -1, ptr+"/thinking", "expected an array of parts")
 	}
 	var b strings.Builder
 	ok := true
@@ -216,7 +217,7 @@ func thinkingText(ch gjson.Result, ptr string) (string, bool, error) {
 
 func toolCall(tc gjson.Result, ptr string) (*replay.ToolCall, error) {
 	if !tc.IsObject() {
-		return nil, replay.Malformed(API, -1, ptr, "expected a tool call object")
+		return nil, codecs.Malformed(API, -1, ptr, "expected a tool call object")
 	}
 	if err := chatstream.ExactRaw(API, tc.Get("id").Raw, ptr+"/id", "a tool call id"); err != nil {
 		return nil, err
@@ -227,7 +228,7 @@ func toolCall(tc gjson.Result, ptr string) (*replay.ToolCall, error) {
 	fn := tc.Get("function")
 	name := fn.Get("name")
 	if name.Type != gjson.String {
-		return nil, replay.Malformed(API, -1, ptr+"/function/name", "expected a string")
+		return nil, codecs.Malformed(API, -1, ptr+"/function/name", "expected a string")
 	}
 	args := fn.Get("arguments")
 	var a string
@@ -238,7 +239,7 @@ func toolCall(tc gjson.Result, ptr string) (*replay.ToolCall, error) {
 		a = kit.Clone(args.Raw)
 	case !args.Exists():
 	default:
-		return nil, replay.Malformed(API, -1, ptr+"/function/arguments", "expected a string or an object")
+		return nil, codecs.Malformed(API, -1, ptr+"/function/arguments", "expected a string or an object")
 	}
 	return &replay.ToolCall{ID: kit.Clone(tc.Get("id").String()), Name: kit.Clone(name.Str), Arguments: a}, nil
 }

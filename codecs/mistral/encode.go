@@ -3,6 +3,7 @@ package mistral
 import (
 	"strconv"
 
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/contentpatch"
 	"github.com/reasonreplay/replay/internal/kit"
@@ -67,7 +68,7 @@ func (c Codec) Encode(t *replay.Turn) ([]byte, error) {
 func appendChunk(dst []byte, b replay.Block, i int) ([]byte, error) {
 	switch b := b.(type) {
 	case *replay.ReasoningText:
-		if !replay.Replayable(b) {
+		if !b.Replayable() {
 			return dst, nil
 		}
 		dst = jsonw.Comma(dst)
@@ -81,7 +82,7 @@ func appendChunk(dst []byte, b replay.Block, i int) ([]byte, error) {
 			return dst, nil
 		}
 		if !jsonw.ValidBytes(b.Raw) {
-			return nil, replay.Malformed(API, -1, "/blocks/"+strconv.Itoa(i), "opaque item is not valid JSON")
+			return nil, codecs.Malformed(API, -1, "/blocks/"+strconv.Itoa(i), "opaque item is not valid JSON")
 		}
 		dst = jsonw.Comma(dst)
 		dst = append(dst, b.Raw...)
@@ -98,7 +99,7 @@ func appendChunk(dst []byte, b replay.Block, i int) ([]byte, error) {
 			return dst, nil
 		}
 		if !jsonw.ValidBytes(b.Raw) {
-			return nil, replay.Malformed(API, -1, "/blocks/"+strconv.Itoa(i), "native block is not valid JSON")
+			return nil, codecs.Malformed(API, -1, "/blocks/"+strconv.Itoa(i), "native block is not valid JSON")
 		}
 		dst = jsonw.Comma(dst)
 		dst = append(dst, b.Raw...)

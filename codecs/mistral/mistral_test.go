@@ -86,7 +86,7 @@ func TestMagistralStream(t *testing.T) {
 	require.Equal(t, formats.Mistral, rt.Format)
 	require.Equal(t, replay.Absent, rt.Signature.Presence())
 	require.Nil(t, rt.Extra)
-	require.True(t, replay.Replayable(rt))
+	require.True(t, rt.Replayable())
 	require.Equal(t, "It arrives at **12:15**.", tu.VisibleText())
 	require.Equal(t, "magistral-medium-2509", tu.Provenance.Model)
 	require.Equal(t, "stop", tu.FinishReason)
@@ -302,7 +302,7 @@ func TestPatch(t *testing.T) {
 func TestContract(t *testing.T) {
 	rules := mistral.Codec{}.Contract().Rules
 	audit := func(bs ...replay.Block) []string {
-		rep := replay.Audit(replay.History{Turns: []*replay.Turn{{Complete: true, Blocks: bs}}}, replay.Target{API: mistral.API}, rules)
+		rep := replay.ReplayContract{Rules: rules}.Audit(replay.History{Turns: []*replay.Turn{{Complete: true, Blocks: bs}}}, replay.Target{API: mistral.API})
 		var out []string
 		for _, v := range rep.Violations {
 			out = append(out, fmt.Sprintf("%s b%d", v.Rule, v.Block))

@@ -73,7 +73,7 @@ type Codec struct {
 }
 
 func init() {
-	replay.Default.MustRegister(replay.Entry{
+	replay.Default().MustRegister(replay.Entry{
 		API:       API,
 		Providers: []string{"ollama"},
 		New: func(provider, model string) replay.ReasoningCodec {

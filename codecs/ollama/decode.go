@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/engine"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
@@ -20,7 +21,7 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	}
 	var ev event
 	if !ev.scan(string(body)) || !ev.object {
-		return nil, replay.Malformed(API, -1, "", "expected a JSON object (a chat response)")
+		return nil, codecs.Malformed(API, -1, "", "expected a JSON object (a chat response)")
 	}
 	if ev.err != "" {
 		return nil, providerError(ev.err)
@@ -32,7 +33,7 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 		return nil, err
 	}
 	if ev.done != "true" {
-		return nil, replay.Malformed(API, -1, "/done", "expected a finished response (\"done\": true); the lines of a stream are read by the stream decoder")
+		return nil, codecs.Malformed(API, -1, "/done", "expected a finished response (\"done\": true); the lines of a stream are read by the stream decoder")
 	}
 	if err := b.finish(&ev); err != nil {
 		return nil, err
@@ -98,7 +99,7 @@ func (b *builder) push(e stream.Event) {
 }
 
 func (b *builder) malformed(ptr, format string, args ...any) error {
-	return replay.Malformed(API, b.bud.Event, ptr, format, args...)
+	return codecs.Malformed(API, b.bud.Event, ptr, format, args...)
 }
 
 // message reads the members of a message (or a stream line's piece of

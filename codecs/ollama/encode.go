@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
@@ -69,7 +70,7 @@ func thinking(t *replay.Turn) (string, bool) {
 	any := false
 	for _, blk := range t.Blocks {
 		x, ok := blk.(*replay.ReasoningText)
-		if !ok || !replay.Replayable(x) || (x.Format != replay.FormatUnknown && x.Format != "") {
+		if !ok || !x.Replayable() || (x.Format != replay.FormatUnknown && x.Format != "") {
 			continue
 		}
 		b.WriteString(x.Text)
@@ -85,7 +86,7 @@ func appendCall(dst []byte, tc *replay.ToolCall, k int) ([]byte, error) {
 		args = "{}"
 	}
 	if !jsonw.Valid(args) || args[0] != '{' {
-		return nil, replay.Malformed(API, -1, "/tool_calls/"+strconv.Itoa(k)+"/function/arguments",
+		return nil, codecs.Malformed(API, -1, "/tool_calls/"+strconv.Itoa(k)+"/function/arguments",
 			"Ollama takes a tool call's arguments as a JSON object; the call has %q", clip(args))
 	}
 	var outer, inner []byte
@@ -131,7 +132,7 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 		return nil, err
 	}
 	if !gjson.ParseBytes(msg).IsObject() {
-		return nil, replay.Malformed(API, -1, "", "expected an assistant message object to patch")
+		return nil, codecs.Malformed(API, -1, "", "expected an assistant message object to patch")
 	}
 	th, ok := thinking(t)
 	if !ok {
@@ -139,7 +140,7 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 	}
 	out, err := sjson.SetRawBytes(append([]byte(nil), msg...), "thinking", jsonw.String(nil, th))
 	if err != nil {
-		return nil, replay.Malformed(API, -1, "/thinking", "cannot set thinking: %v", err)
+		return nil, codecs.Malformed(API, -1, "/thinking", "cannot set thinking: %v", err)
 	}
 	return out, nil
 }

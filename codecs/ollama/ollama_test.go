@@ -109,7 +109,7 @@ func TestThinkingStream(t *testing.T) {
 	assert.Equal(t, replay.Provenance{API: "ollama", Provider: "ollama", Model: "qwen3:8b"}, tu.Provenance)
 	assert.Equal(t, "stop", tu.FinishReason)
 	assert.Equal(t, `{"total_duration":1500000000,"load_duration":20000000,"prompt_eval_count":18,"prompt_eval_duration":80000000,"eval_count":42,"eval_duration":1300000000}`, string(tu.Usage))
-	assert.True(t, replay.Replayable(tu.Items()[0]))
+	assert.True(t, tu.Items()[0].Replayable())
 }
 
 func TestToolCalls(t *testing.T) {
@@ -150,7 +150,7 @@ func TestCutAndErrors(t *testing.T) {
 	require.ErrorIs(t, res.Err, io.ErrUnexpectedEOF)
 	assert.False(t, res.Turn.Complete)
 	assert.Equal(t, []string{`thinking "First, list the files" unknown unfinished=true extra=`}, handles(res.Turn))
-	assert.False(t, replay.Replayable(res.Turn.Items()[0]))
+	assert.False(t, res.Turn.Items()[0].Replayable())
 
 	res = decodeFixture(t, "stream-error.jsonl")
 	var pe *replay.ProviderError
@@ -160,7 +160,7 @@ func TestCutAndErrors(t *testing.T) {
 	assert.Same(t, pe, res.Turn.Error)
 	assert.False(t, res.Turn.Complete)
 	for _, it := range res.Turn.Items() {
-		assert.False(t, replay.Replayable(it))
+		assert.False(t, it.Replayable())
 	}
 
 	_, err := ollama.Codec{}.Decode(read(t, "error.json"))

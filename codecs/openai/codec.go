@@ -162,7 +162,7 @@ func TakesReasoningText(provider string) bool {
 func (c Codec) sendsText() bool { return c.ReasoningText || TakesReasoningText(c.Provider) }
 
 func init() {
-	replay.Default.MustRegister(replay.Entry{
+	replay.Default().MustRegister(replay.Entry{
 		API:       API,
 		Providers: []string{"openai", "azure", "azure-openai", "xai", "xai-oauth", "copilot", "github-copilot", "lmstudio"},
 		Models:    []string{"gpt-*", "o1*", "o3*", "o4*", "codex-*", "computer-use-*", "chatgpt-*", "grok-4*", "grok-code-*"},

@@ -10,7 +10,7 @@ import (
 )
 
 func audit(h replay.History, tg replay.Target) []replay.Violation {
-	rep := replay.Audit(h, tg, openai.Codec{Provider: tg.Provider}.Contract().Rules)
+	rep := openai.Codec{Provider: tg.Provider}.Contract().Audit(h, tg)
 	return rep.Violations
 }
 

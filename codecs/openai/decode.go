@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
@@ -17,18 +18,18 @@ import (
 // `incomplete` or `in_progress` are marked unfinished.
 func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	if !jsonw.ValidBytes(body) {
-		return nil, replay.Malformed(API, -1, "", "expected a JSON response object")
+		return nil, codecs.Malformed(API, -1, "", "expected a JSON response object")
 	}
 	root := gjson.ParseBytes(body)
 	if !root.IsObject() {
-		return nil, replay.Malformed(API, -1, "", "expected a JSON response object")
+		return nil, codecs.Malformed(API, -1, "", "expected a JSON response object")
 	}
 	out := get(root, "output")
 	if e := get(root, "error"); e.IsObject() && !out.Exists() {
 		return nil, providerError(e)
 	}
 	if !out.IsArray() {
-		return nil, replay.Malformed(API, -1, "/output", "expected a response with an output array")
+		return nil, codecs.Malformed(API, -1, "/output", "expected a response with an output array")
 	}
 	t := &replay.Turn{Provenance: replay.Provenance{API: API, Provider: c.provider(), Model: clone(get(root, "model").Str)}}
 	b := kit.NewBudget(API, c.Limits, -1)
@@ -125,7 +126,7 @@ func appendItem(dst []replay.Block, item gjson.Result, f replay.Format, ptr stri
 func itemBlocks(dst []replay.Block, item gjson.Result, f replay.Format, ptr string, bud *kit.Budget) ([]replay.Block, error) {
 	pos := len(dst)
 	if !item.IsObject() {
-		return dst, replay.Malformed(API, -1, ptr, "expected an output item object")
+		return dst, codecs.Malformed(API, -1, ptr, "expected an output item object")
 	}
 	typ := get(item, "type")
 	kind := typ.Str
@@ -133,7 +134,7 @@ func itemBlocks(dst []replay.Block, item gjson.Result, f replay.Format, ptr stri
 		// An input message may leave its type out (EasyInputMessage).
 		kind = "message"
 	} else if typ.Type != gjson.String {
-		return dst, replay.Malformed(API, -1, ptr+"/type", "expected an output item with a string type")
+		return dst, codecs.Malformed(API, -1, ptr+"/type", "expected an output item with a string type")
 	}
 	var err error
 	switch kind {
@@ -217,7 +218,7 @@ func (r *reasoning) read(item gjson.Result, ptr string, pos int, b keeper) error
 			status = v.Str
 		case "id":
 			if v.Type != gjson.String && v.Type != gjson.Null {
-				err = replay.Malformed(API, -1, ptr+"/id", "expected a string id")
+				err = codecs.Malformed(API, -1, ptr+"/id", "expected a string id")
 				return false
 			}
 			if err = refuseSurrogate(v, ptr, "/id"); err != nil {
@@ -248,7 +249,7 @@ func (r *reasoning) read(item gjson.Result, ptr string, pos int, b keeper) error
 				r.enc = replay.Some(enc)
 			case gjson.Null:
 			default:
-				err = replay.Malformed(API, -1, ptr+"/encrypted_content", "expected a string or null")
+				err = codecs.Malformed(API, -1, ptr+"/encrypted_content", "expected a string or null")
 			}
 		default:
 			r.extra = appendExtraMember(r.extra, k, v)
@@ -268,14 +269,14 @@ func readParts(out []string, v gjson.Result, ptr, name string, pos int, b keeper
 		return out, nil
 	}
 	if !v.IsArray() {
-		return out, replay.Malformed(API, -1, ptr+name, "expected an array of parts")
+		return out, codecs.Malformed(API, -1, ptr+name, "expected an array of parts")
 	}
 	keys, vals := [1]string{"text"}, [1]string{}
 	first := len(out)
 	for p, at, ok := jsonw.NextMembers(v.Raw, 0, keys[:], vals[:]); ok; p, at, ok = jsonw.NextMembers(v.Raw, at, keys[:], vals[:]) {
 		t := value(vals[0]) // as get(p, "text") reads it
 		if p[0] != '{' || t.Type != gjson.String {
-			return out, replay.Malformed(API, -1, ptr+name+"/"+strconv.Itoa(len(out)-first), "expected a part object with a string text")
+			return out, codecs.Malformed(API, -1, ptr+name+"/"+strconv.Itoa(len(out)-first), "expected a part object with a string text")
 		}
 		s, err := t.Str, error(nil)
 		if view {
@@ -338,7 +339,7 @@ func (m *message) read(item gjson.Result, ptr string, pos int, b keeper) error {
 		case "type", "role", "status":
 		case "id":
 			if v.Type != gjson.String {
-				err = replay.Malformed(API, -1, ptr+"/id", "expected a string id")
+				err = codecs.Malformed(API, -1, ptr+"/id", "expected a string id")
 				return false
 			}
 			m.id, err = b.Keep(pos, v.Str)
@@ -354,7 +355,7 @@ func (m *message) read(item gjson.Result, ptr string, pos int, b keeper) error {
 				return true
 			}
 			if !v.IsArray() {
-				err = replay.Malformed(API, -1, ptr+"/content", "expected a content array or string")
+				err = codecs.Malformed(API, -1, ptr+"/content", "expected a content array or string")
 				return false
 			}
 			forEach(v, func(_, p gjson.Result) bool {
@@ -413,7 +414,7 @@ func readCall(tc *replay.ToolCall, item gjson.Result, ptr string, pos int, b kee
 	forEach(item, func(k, v gjson.Result) bool {
 		str := func(dst *string) {
 			if v.Type != gjson.String {
-				err = replay.Malformed(API, -1, ptr+"/"+k.Str, "expected a string %s", k.Str)
+				err = codecs.Malformed(API, -1, ptr+"/"+k.Str, "expected a string %s", k.Str)
 				return
 			}
 			*dst, err = b.Keep(pos, v.Str)
@@ -489,7 +490,7 @@ func hasMember(members []byte, name string) bool {
 // bytes the issuer minted.
 func refuseSurrogate(v gjson.Result, ptr, name string) error {
 	if v.Type == gjson.String && jsonw.Lone(v.Raw) {
-		return replay.Malformed(API, -1, ptr+name, "a lone surrogate escape would alter the minted bytes")
+		return codecs.Malformed(API, -1, ptr+name, "a lone surrogate escape would alter the minted bytes")
 	}
 	return nil
 }
@@ -506,7 +507,7 @@ func readCompaction(item gjson.Result, f replay.Format, ptr string, pos int, b k
 		case "type", "status":
 		case "id", "encrypted_content":
 			if v.Type != gjson.String {
-				err = replay.Malformed(API, -1, ptr+"/"+k.Str, "expected a string %s", k.Str)
+				err = codecs.Malformed(API, -1, ptr+"/"+k.Str, "expected a string %s", k.Str)
 				return false
 			}
 			if err = refuseSurrogate(v, ptr, "/"+k.Str); err != nil {

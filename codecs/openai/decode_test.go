@@ -33,8 +33,8 @@ func TestDecodeBodyMatchesStream(t *testing.T) {
 	require.Equal(t, string(st.Turn.AppendJSON(nil)), string(tu2.AppendJSON(nil)))
 	require.Len(t, tu.Blocks, 4)
 	for i := 0; i < 3; i++ {
-		require.Equal(t, string(replay.MarshalItem(st.Turn.Blocks[i].(replay.ReasoningItem))),
-			string(replay.MarshalItem(tu.Blocks[i].(replay.ReasoningItem))))
+		require.Equal(t, string(st.Turn.Blocks[i].(replay.ReasoningItem).AppendJSON(nil)),
+			string(tu.Blocks[i].(replay.ReasoningItem).AppendJSON(nil)))
 	}
 	require.Equal(t, *st.Turn.Blocks[3].(*replay.Text), *tu.Blocks[3].(*replay.Text))
 }
@@ -74,7 +74,7 @@ func TestDecodeBodyIncomplete(t *testing.T) {
 	require.Equal(t, "max_output_tokens", tu.FinishReason)
 	enc := tu.Blocks[0].(*replay.Encrypted)
 	require.True(t, enc.Unfinished)
-	require.False(t, replay.Replayable(enc))
+	require.False(t, enc.Replayable())
 }
 
 func TestDecodeBodyError(t *testing.T) {

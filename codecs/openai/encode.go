@@ -1,12 +1,14 @@
 package openai
 
 import (
+	"strings"
+
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
-	"strings"
 )
 
 // Kinds of output item a turn's blocks group into.
@@ -376,17 +378,17 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 		return nil, kit.NoTurn(API, "patch")
 	}
 	if !jsonw.ValidBytes(msg) {
-		return nil, replay.Malformed(API, -1, "", "expected an input array or a request object to patch")
+		return nil, codecs.Malformed(API, -1, "", "expected an input array or a request object to patch")
 	}
 	root := gjson.ParseBytes(msg)
 	arr := root
 	if root.IsObject() {
 		arr = root.Get("input")
 		if !arr.IsArray() {
-			return nil, replay.Malformed(API, -1, "/input", "expected a request object with an input array")
+			return nil, codecs.Malformed(API, -1, "/input", "expected a request object with an input array")
 		}
 	} else if !arr.IsArray() {
-		return nil, replay.Malformed(API, -1, "", "expected an input array or a request object to patch")
+		return nil, codecs.Malformed(API, -1, "", "expected an input array or a request object to patch")
 	}
 	type ins struct {
 		id, callID, itemID string
@@ -457,7 +459,7 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 	if root.IsObject() {
 		res, err := sjson.SetRawBytes(append([]byte(nil), msg...), "input", out)
 		if err != nil {
-			return nil, replay.Malformed(API, -1, "/input", "cannot patch the input array: %v", err)
+			return nil, codecs.Malformed(API, -1, "/input", "cannot patch the input array: %v", err)
 		}
 		return res, nil
 	}

@@ -28,7 +28,7 @@ func FuzzStream(f *testing.F) {
 		}
 		if !tu.Complete {
 			for _, it := range tu.Items() {
-				if replay.Replayable(it) && it.Meta().Unfinished {
+				if it.Replayable() && it.Meta().Unfinished {
 					t.Fatal("unfinished item is replayable")
 				}
 			}

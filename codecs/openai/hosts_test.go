@@ -72,7 +72,7 @@ func TestCarryWalkResponsesHosts(t *testing.T) {
 				require.NotEmpty(t, notices, "%s %s: every loss gets a notice", host, fx)
 				for _, tu := range carried.Turns {
 					for _, it := range tu.Items() {
-						require.False(t, replay.Replayable(it) && it.Kind() != replay.KindText && it.Kind() != replay.KindSummary,
+						require.False(t, it.Replayable() && it.Kind() != replay.KindText && it.Kind() != replay.KindSummary,
 							"%s %s -> %s: a host item is kept: %#v", host, fx, tg.Provider, it)
 					}
 					out, err := openai.Codec{Provider: tg.Provider, Stored: tg.Store}.Encode(tu)

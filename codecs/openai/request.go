@@ -32,13 +32,13 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 	h := replay.History{Request: body}
 	tape := new(jsonw.Tape)
 	if !tape.ResetBytes(body) || !tape.Root().IsObject() {
-		return h, replay.Target{}, replay.Malformed(API, -1, "", "expected a Responses request body object")
+		return h, replay.Target{}, codecs.Malformed(API, -1, "", "expected a Responses request body object")
 	}
 	kit.SetTape(&h, tape)
 	root := tape.Root()
 	in := root.Get("input")
 	if !in.IsArray() && !in.IsString() {
-		return h, replay.Target{}, replay.Malformed(API, -1, "/input", "expected an input array or string")
+		return h, replay.Target{}, codecs.Malformed(API, -1, "/input", "expected an input array or string")
 	}
 	store := root.Get("store")
 	t := replay.Target{API: API, Provider: c.Provider, Model: strings.Clone(root.Get("model").Result().String()),

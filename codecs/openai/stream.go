@@ -178,10 +178,10 @@ func (d *decoder) Full(r *engine.Run, f engine.Frame, s string, dst []stream.Eve
 	n := r.Budget.Event
 	fl, obj, ok := readFields(s)
 	if !ok {
-		return dst, replay.Malformed(API, n, "", "expected a JSON Responses stream event")
+		return dst, codecs.Malformed(API, n, "", "expected a JSON Responses stream event")
 	}
 	if !obj {
-		return dst, replay.Malformed(API, n, "", "expected a JSON Responses stream event object")
+		return dst, codecs.Malformed(API, n, "", "expected a JSON Responses stream event object")
 	}
 	root := gjson.Result{Type: gjson.JSON, Raw: s}
 	typ := fl.typ.Str
@@ -602,7 +602,7 @@ func index(v gjson.Result, n int, ptr string) (int, error) {
 		return 0, nil
 	}
 	if v.Type != gjson.Number || v.Num < 0 || v.Num != float64(int64(v.Num)) {
-		return 0, replay.Malformed(API, n, ptr, "expected a non-negative integer")
+		return 0, codecs.Malformed(API, n, ptr, "expected a non-negative integer")
 	}
 	return int(v.Num), nil
 }
@@ -615,7 +615,7 @@ func (d *decoder) out(fl *fields, n int, typ string) (*outItem, int, error) {
 		return nil, 0, err
 	}
 	if !fl.outIdx.Exists() {
-		return nil, 0, replay.Malformed(API, n, "/output_index", "expected an output_index")
+		return nil, 0, codecs.Malformed(API, n, "/output_index", "expected an output_index")
 	}
 	if pos >= d.run.Budget.Limits().MaxBlocks {
 		return nil, 0, d.blockLimit()
@@ -651,7 +651,7 @@ func (d *decoder) newBlock(o *outItem, pos int, key int64, b replay.Block) (int,
 // itemType (its member as get reads it).
 func (d *decoder) added(o *outItem, pos int, item, itemType gjson.Result, n int, dst []stream.Event) ([]stream.Event, error) {
 	if !item.IsObject() {
-		return dst, replay.Malformed(API, n, "/item", "expected an output item object")
+		return dst, codecs.Malformed(API, n, "/item", "expected an output item object")
 	}
 	if o.typ == "" {
 		o.typ = internType(itemType.Str) // get(item, "type"), read in the event's pass
@@ -794,7 +794,7 @@ func (d *decoder) partEvent(o *outItem, pos int, parts *[]int, idx int, key int6
 
 func (d *decoder) appendDelta(b *blk, at int, kind stream.EventKind, delta string, n int, dst []stream.Event) ([]stream.Event, error) {
 	if len(delta) == 0 || delta[0] != '"' {
-		return dst, replay.Malformed(API, n, "/delta", "expected a string delta")
+		return dst, codecs.Malformed(API, n, "/delta", "expected a string delta")
 	}
 	d.cand = deltaTo{b: b, at: at, kind: kind, ok: true}
 	return d.appendText(b, at, kind, delta, strings.IndexByte(delta, '\\') >= 0, dst)
@@ -851,7 +851,7 @@ func (d *decoder) reconcile(b *blk, at int, kind stream.EventKind, final string,
 // type itemType (its member as get reads it).
 func (d *decoder) itemDone(o *outItem, pos int, item, itemType gjson.Result, n int, dst []stream.Event) ([]stream.Event, error) {
 	if !item.IsObject() {
-		return dst, replay.Malformed(API, n, "/item", "expected an output item object")
+		return dst, codecs.Malformed(API, n, "/item", "expected an output item object")
 	}
 	if o.done {
 		return dst, nil

@@ -68,7 +68,7 @@ func TestStreamSummaryEncrypted(t *testing.T) {
 	for _, it := range []replay.ReasoningItem{s0, s1, enc} {
 		require.Equal(t, rsID, it.Meta().ID.Value())
 		require.Equal(t, formats.OpenAIResponses, it.Meta().Format)
-		require.True(t, replay.Replayable(it))
+		require.True(t, it.Replayable())
 	}
 	require.Equal(t, finalText, txt.Text)
 	require.Equal(t, msgID, txt.ID)
@@ -131,7 +131,7 @@ func TestStreamFailed(t *testing.T) {
 	s := res.Turn.Blocks[0].(*replay.Summary)
 	require.Equal(t, "**Weighing options**", s.Summary)
 	require.True(t, s.Unfinished)
-	require.False(t, replay.Replayable(s))
+	require.False(t, s.Replayable())
 	require.Equal(t, stream.EventError, res.Events[len(res.Events)-1].Kind)
 }
 
@@ -151,7 +151,7 @@ func TestStreamTruncated(t *testing.T) {
 	// The reasoning item finished before the cut: it stays replayable.
 	enc := res.Turn.Blocks[2].(*replay.Encrypted)
 	require.Equal(t, encDone, enc.Data)
-	require.True(t, replay.Replayable(enc))
+	require.True(t, enc.Replayable())
 	require.IsType(t, &replay.Text{}, res.Turn.Blocks[3])
 }
 

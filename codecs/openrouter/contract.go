@@ -125,7 +125,7 @@ var ruleDuplicate = replay.Rule{
 		for ti, t := range h.Turns {
 			for bi, b := range t.Blocks {
 				it, ok := b.(replay.ReasoningItem)
-				if !ok || !replay.Replayable(it) {
+				if !ok || !it.Replayable() {
 					continue
 				}
 				k, ok := detailKey(it)
@@ -167,7 +167,7 @@ var ruleGeminiUnsigned = replay.Rule{
 		signed := map[string]bool{}
 		anySig := false
 		for _, b := range last.Blocks {
-			if e, ok := b.(*replay.Encrypted); ok && e.Format == formats.GoogleGemini && replay.Replayable(e) {
+			if e, ok := b.(*replay.Encrypted); ok && e.Format == formats.GoogleGemini && e.Replayable() {
 				signed[e.ID.Value()] = true
 				anySig = true
 			}
@@ -205,7 +205,7 @@ func signingUpstream(model string) replay.Format {
 // format f: a signed reasoning.text, or an encrypted (redacted) item.
 func signedFor(t *replay.Turn, f replay.Format) bool {
 	for _, it := range t.Items() {
-		if it.Meta().Format != f || !replay.Replayable(it) {
+		if it.Meta().Format != f || !it.Replayable() {
 			continue
 		}
 		switch x := it.(type) {

@@ -11,7 +11,7 @@ import (
 )
 
 func audit(h replay.History, target replay.Target) replay.Report {
-	return replay.Audit(h, target, openrouter.Codec{}.Contract().Rules)
+	return openrouter.Codec{}.Contract().Audit(h, target)
 }
 
 func rules(r replay.Report) []string {
@@ -77,7 +77,7 @@ func TestRuleSignedReasoningMissing(t *testing.T) {
 	run := func(body []byte) []replay.Violation {
 		h, target, err := c.DecodeRequest(body)
 		require.NoError(t, err)
-		return replay.Audit(h, target, openrouter.Codec{Model: target.Model}.Contract().Rules).Violations
+		return openrouter.Codec{Model: target.Model}.Contract().Audit(h, target).Violations
 	}
 	for _, tc := range []struct {
 		name, model, assistant string

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/chatstream"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
@@ -22,14 +23,14 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	}
 	root := gjson.ParseBytes(body)
 	if !root.IsObject() {
-		return nil, replay.Malformed(API, -1, "", "expected a JSON object (a chat completion)")
+		return nil, codecs.Malformed(API, -1, "", "expected a JSON object (a chat completion)")
 	}
 	if e := root.Get("error"); e.Exists() && e.Type != gjson.Null {
 		return nil, providerError(e, root.Get("provider").String())
 	}
 	msg := root.Get("choices.0.message")
 	if !msg.IsObject() {
-		return nil, replay.Malformed(API, -1, "/choices/0/message", "expected an OpenRouter chat completion with choices[0].message")
+		return nil, codecs.Malformed(API, -1, "/choices/0/message", "expected an OpenRouter chat completion with choices[0].message")
 	}
 	b := kit.NewBudget(API, c.Limits, -1)
 	t, err := c.readMessage(msg, "/choices/0/message", &b)
@@ -126,7 +127,7 @@ func (c Codec) readMessageIn(msg gjson.Result, ptr string, b *kit.Budget, reques
 		k++
 		at := ptr + "/tool_calls/" + strconv.Itoa(k)
 		if !tc.IsObject() {
-			err = replay.Malformed(API, -1, at, "expected a tool call object")
+			err = codecs.Malformed(API, -1, at, "expected a tool call object")
 			return false
 		}
 		if err = chatstream.ExactRaw(API, tc.Get("id").Raw, at+"/id", "a tool call id"); err != nil {

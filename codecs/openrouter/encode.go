@@ -2,6 +2,7 @@ package openrouter
 
 import (
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/chatstream"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
@@ -79,7 +80,7 @@ func appendDetails(dst []byte, t *replay.Turn) []byte {
 	n := 0
 	for _, b := range t.Blocks {
 		it, ok := b.(replay.ReasoningItem)
-		if !ok || !replay.Replayable(it) || onCall(it) {
+		if !ok || !it.Replayable() || onCall(it) {
 			continue
 		}
 		if n == 0 {
@@ -87,7 +88,7 @@ func appendDetails(dst []byte, t *replay.Turn) []byte {
 		} else {
 			dst = append(dst, ',')
 		}
-		dst = replay.AppendItemWire(dst, it)
+		dst = it.AppendWire(dst)
 		n++
 	}
 	if n > 0 {
@@ -107,13 +108,13 @@ func (Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 		return nil, err
 	}
 	if !gjson.ParseBytes(msg).IsObject() {
-		return nil, replay.Malformed(API, -1, "", "expected an assistant message object to patch")
+		return nil, codecs.Malformed(API, -1, "", "expected an assistant message object to patch")
 	}
 	out := append([]byte(nil), msg...)
 	if details := appendDetails(nil, t); details != nil {
 		var err error
 		if out, err = sjson.SetRawBytes(out, "reasoning_details", details); err != nil {
-			return nil, replay.Malformed(API, -1, "/reasoning_details", "cannot set the reasoning: %v", err)
+			return nil, codecs.Malformed(API, -1, "/reasoning_details", "cannot set the reasoning: %v", err)
 		}
 	}
 	return chatstream.PatchCallSignatures(API, out, t, false)

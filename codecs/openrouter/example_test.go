@@ -31,7 +31,7 @@ data: [DONE]
 	}
 	for _, it := range turn.Items() {
 		th := it.(*replay.ReasoningText)
-		fmt.Printf("%s %q signed=%v replayable=%v\n", th.Format, th.Text, th.Signed(), replay.Replayable(th))
+		fmt.Printf("%s %q signed=%v replayable=%v\n", th.Format, th.Text, th.Signed(), th.Replayable())
 	}
 	msg, _ := c.Encode(turn)
 	fmt.Println(string(msg))

@@ -43,8 +43,8 @@ func FuzzStream(f *testing.F) {
 		}
 		if whole.Err != nil {
 			for _, it := range whole.Turn.Items() {
-				if replay.Replayable(it) {
-					t.Fatalf("an item of a failed stream is replayable: %s", replay.MarshalItem(it))
+				if it.Replayable() {
+					t.Fatalf("an item of a failed stream is replayable: %s", it.AppendJSON(nil))
 				}
 			}
 		}
@@ -100,8 +100,8 @@ func FuzzDecode(f *testing.F) {
 		}
 		var want [][]byte
 		for _, it := range tu.Items() {
-			if replay.Replayable(it) {
-				want = append(want, replay.AppendItemWire(nil, it))
+			if it.Replayable() {
+				want = append(want, it.AppendWire(nil))
 			}
 		}
 		got := again.Items()
@@ -109,7 +109,7 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("%d items back, want %d\n%s", len(got), len(want), msg)
 		}
 		for i := range got {
-			if g := replay.AppendItemWire(nil, got[i]); !bytes.Equal(g, want[i]) {
+			if g := got[i].AppendWire(nil); !bytes.Equal(g, want[i]) {
 				t.Fatalf("item %d changed:\n%s\n%s", i, want[i], g)
 			}
 		}

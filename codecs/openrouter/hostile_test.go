@@ -81,7 +81,7 @@ func TestLoneSurrogates(t *testing.T) {
 			require.Equal(t, tc.err, res.Err.Error())
 			assert.False(t, res.Turn.Complete)
 			for _, it := range res.Turn.Items() {
-				assert.False(t, replay.Replayable(it))
+				assert.False(t, it.Replayable())
 			}
 		})
 	}

@@ -93,7 +93,7 @@ func TestStreamAnthropicUpstream(t *testing.T) {
 	assert.Equal(t, formats.AnthropicClaude, th.Format)
 	assert.Equal(t, replay.Some(0), th.Index)
 	assert.Equal(t, replay.Absent, th.ID.Presence())
-	assert.True(t, replay.Replayable(th))
+	assert.True(t, th.Replayable())
 
 	assert.Equal(t, "Let me check the weather for Zürich. ", tu.Blocks[1].(*replay.Text).Text)
 	call := tu.Blocks[2].(*replay.ToolCall)
@@ -140,7 +140,7 @@ func TestStreamGeminiUpstream(t *testing.T) {
 	th := tu.Blocks[0].(*replay.ReasoningText)
 	// Gemini thought text carries no signature: kept for display, never
 	// replayable (its signature travels in the encrypted item).
-	assert.False(t, replay.Replayable(th))
+	assert.False(t, th.Replayable())
 	enc := tu.Blocks[1].(*replay.Encrypted)
 	calls := tu.ToolCalls()
 	require.Len(t, calls, 2)
@@ -160,7 +160,7 @@ func TestStreamRepeatedTokensAndMirroredFields(t *testing.T) {
 	assert.Equal(t, concat(cs, "choices.0.delta.reasoning"), th.Text)
 	assert.True(t, strings.HasPrefix(th.Text, "haha!"))
 	assert.Equal(t, replay.Format(""), th.Format)
-	assert.True(t, replay.Replayable(th), "unsigned text of an issuer that does not sign is replayable")
+	assert.True(t, th.Replayable(), "unsigned text of an issuer that does not sign is replayable")
 }
 
 func TestStreamErrorMidstream(t *testing.T) {
@@ -175,7 +175,7 @@ func TestStreamErrorMidstream(t *testing.T) {
 	assert.Equal(t, pe, tu.Error)
 	for _, it := range tu.Items() {
 		assert.True(t, it.Meta().Unfinished)
-		assert.False(t, replay.Replayable(it))
+		assert.False(t, it.Replayable())
 	}
 	last := res.Events[len(res.Events)-1]
 	assert.Equal(t, stream.EventError, last.Kind)
@@ -189,7 +189,7 @@ func TestStreamCutBeforeSignature(t *testing.T) {
 	it := res.Turn.Items()[0].(*replay.ReasoningText)
 	assert.Equal(t, "Partial thought that never", it.Text)
 	assert.True(t, it.Unfinished)
-	assert.False(t, replay.Replayable(it))
+	assert.False(t, it.Replayable())
 	assert.False(t, res.Turn.Complete)
 	out, err := openrouter.Codec{}.Encode(res.Turn)
 	require.NoError(t, err)
@@ -219,7 +219,7 @@ func TestStreamReaderErrorIsWrapped(t *testing.T) {
 	require.NotNil(t, tu)
 	assert.False(t, tu.Complete)
 	for _, it := range tu.Items() {
-		assert.False(t, replay.Replayable(it), "an item of a broken stream is never replayable")
+		assert.False(t, it.Replayable(), "an item of a broken stream is never replayable")
 	}
 }
 
@@ -267,7 +267,7 @@ func TestDecodeBodyRoundTrip(t *testing.T) {
 			var want []gjson.Result
 			for i, d := range src {
 				it := tu.Items()[i]
-				if replay.Replayable(it) {
+				if it.Replayable() {
 					want = append(want, d)
 				}
 			}
@@ -286,13 +286,13 @@ func TestDecodeBodyRoundTrip(t *testing.T) {
 			require.NoError(t, err)
 			var replayable []replay.ReasoningItem
 			for _, it := range tu.Items() {
-				if replay.Replayable(it) {
+				if it.Replayable() {
 					replayable = append(replayable, it)
 				}
 			}
 			require.Len(t, again.Items(), len(replayable))
 			for i, it := range again.Items() {
-				assert.Equal(t, string(replay.MarshalItem(replayable[i])), string(replay.MarshalItem(it)))
+				assert.Equal(t, string(replayable[i].AppendJSON(nil)), string(it.AppendJSON(nil)))
 			}
 		})
 	}

@@ -86,7 +86,7 @@ func TestDecodeRequestEncryptedWithoutData(t *testing.T) {
 	assert.Equal(t, formats.AnthropicClaude, enc.Format)
 	assert.Equal(t, 0, enc.Index.Value())
 	assert.True(t, enc.Unfinished)
-	assert.False(t, replay.Replayable(enc))
+	assert.False(t, enc.Replayable())
 	r, err := replay.AuditRequest(openrouter.API, body)
 	require.NoError(t, err)
 	require.True(t, r.Rejects(), "%v", r.Err())

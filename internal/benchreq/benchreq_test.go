@@ -24,7 +24,7 @@ func TestShapesRead(t *testing.T) {
 		t.Run(s.API, func(t *testing.T) {
 			body, n := s.Sized(60 << 10)
 			require.GreaterOrEqual(t, len(body), 60<<10)
-			rec, ok := codecs.Recognise(replay.Default, "POST", &url.URL{Scheme: "https", Host: "api.example.com", Path: s.Path}, s.API, gjson.GetBytes(body, "model").Str)
+			rec, ok := codecs.Recognise(replay.Default(), "POST", &url.URL{Scheme: "https", Host: "api.example.com", Path: s.Path}, s.API, gjson.GetBytes(body, "model").Str)
 			require.True(t, ok)
 			require.Equal(t, s.API, rec.Codec.API())
 			r, err := rec.Codec.ReadRequest(body)

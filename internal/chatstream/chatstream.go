@@ -32,6 +32,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/engine"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
@@ -226,7 +227,7 @@ func (d *Decoder) Event() int { return d.eng.Budget.Event }
 // Malformed returns the error for input that is not what the API sends,
 // located at the current event and ptr.
 func (d *Decoder) Malformed(ptr, format string, args ...any) error {
-	return replay.Malformed(d.host.API, d.eng.Budget.Event, ptr, format, args...)
+	return codecs.Malformed(d.host.API, d.eng.Budget.Event, ptr, format, args...)
 }
 
 // Decode implements [codecs.FrameDecoder].
@@ -679,7 +680,7 @@ func ExactRaw(api, raw, ptr, what string) error {
 }
 
 func loneErr(api string, event int, ptr, what string) error {
-	return replay.Malformed(api, event, ptr,
+	return codecs.Malformed(api, event, ptr,
 		"a lone surrogate escape in %s: it names no character, and decoding it would alter bytes that must be kept exact", what)
 }
 

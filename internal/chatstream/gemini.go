@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/stream"
@@ -28,9 +29,9 @@ func RawSignature(api string, event int, tc string, loc Loc) (key, raw string, o
 		case v == "" || v == "null":
 			continue
 		case v[0] != '"':
-			return "", "", false, replay.Malformed(api, event, loc.With(k).String(), "expected a thought signature string")
+			return "", "", false, codecs.Malformed(api, event, loc.With(k).String(), "expected a thought signature string")
 		case ok:
-			return "", "", false, replay.Malformed(api, event, loc.With(k).String(), "a second thought signature on the same tool call (%s)", key)
+			return "", "", false, codecs.Malformed(api, event, loc.With(k).String(), "a second thought signature on the same tool call (%s)", key)
 		}
 		if len(v) >= 8 && jsonw.LoneAt(v, false) >= 0 {
 			return "", "", false, loneErr(api, event, loc.With(k).String(), "a thought signature")
@@ -104,7 +105,7 @@ func PatchCallSignatures(api string, msg []byte, t *replay.Turn, extraContent bo
 			continue
 		}
 		sig, ok := gemsig.Bound(t.Blocks, i)
-		if !ok || !replay.Replayable(sig) {
+		if !ok || !sig.Replayable() {
 			continue
 		}
 		path, raw := RawSigKey(sig)
@@ -124,7 +125,7 @@ func PatchCallSignatures(api string, msg []byte, t *replay.Turn, extraContent bo
 		}
 		var err error
 		if out, err = sjson.SetBytes(out, "tool_calls."+strconv.Itoa(k)+"."+path, sig.Data); err != nil {
-			return nil, replay.Malformed(api, -1, "/tool_calls/"+strconv.Itoa(k), "cannot set the signature: %v", err)
+			return nil, codecs.Malformed(api, -1, "/tool_calls/"+strconv.Itoa(k), "cannot set the signature: %v", err)
 		}
 	}
 	return out, nil
@@ -147,7 +148,7 @@ func AppendToolCall(out []byte, blocks []replay.Block, i int) ([]byte, *replay.E
 	out = append(out, '}')
 	out = jsonw.Members(out, c.Extra)
 	sig, ok := gemsig.Bound(blocks, i)
-	if !ok || !replay.Replayable(sig) {
+	if !ok || !sig.Replayable() {
 		return append(out, '}'), nil
 	}
 	if key, raw := RawSigKey(sig); raw {

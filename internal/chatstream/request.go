@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
@@ -39,13 +40,13 @@ func ReadRequest(api string, body []byte, read ReadMessage) (replay.History, rep
 	h := replay.History{Request: body}
 	tape := new(jsonw.Tape)
 	if !tape.ResetBytes(body) {
-		return h, replay.Target{}, replay.Malformed(api, -1, "", "expected a JSON request body: %s", jsonw.Explain(string(body)))
+		return h, replay.Target{}, codecs.Malformed(api, -1, "", "expected a JSON request body: %s", jsonw.Explain(string(body)))
 	}
 	kit.SetTape(&h, tape)
 	root := tape.Root()
 	msgs := root.Get("messages")
 	if !root.IsObject() || !msgs.IsArray() {
-		return h, replay.Target{}, replay.Malformed(api, -1, "/messages", "expected a chat request with a messages array")
+		return h, replay.Target{}, codecs.Malformed(api, -1, "/messages", "expected a chat request with a messages array")
 	}
 	t := target(api, root)
 	var err error

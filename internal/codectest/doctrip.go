@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/reasonreplay/replay/replayhttp"
 	"github.com/reasonreplay/replay/stream"
 )
@@ -36,9 +37,9 @@ func DocumentTrip(t testing.TB, c replay.ReasoningCodec, tu *replay.Turn, vias .
 	if err != nil {
 		t.Fatalf("the document of a decoded turn does not read: %v\n%s", err, doc)
 	}
-	replay.Seal(sealed)
+	sealed.Seal()
 	for i, it := range sealed.Items() {
-		if d := it.Meta().Digest; d != "" && tu.Items()[i].Meta().Digest == "" && d != replay.ItemDigest(tu.Items()[i]) {
+		if d := it.Meta().Digest; d != "" && tu.Items()[i].Meta().Digest == "" && d != kit.ItemDigest(tu.Items()[i]) {
 			t.Fatalf("item %d: sealed from the document, its digest is not the decoded item's", i)
 		}
 	}
@@ -88,11 +89,11 @@ func sameEncoding(t testing.TB, where string, c replay.ReasoningCodec, want, got
 		t.Fatalf("%s: %d items, then %d", where, len(wi), len(gi))
 	}
 	for i := range wi {
-		x, y := replay.AppendItemWire(nil, wi[i]), replay.AppendItemWire(nil, gi[i])
+		x, y := wi[i].AppendWire(nil), gi[i].AppendWire(nil)
 		if !bytes.Equal(x, y) {
 			t.Fatalf("%s: item %d's wire form changed:\nbefore %s\nafter  %s", where, i, x, y)
 		}
-		if wi[i].Meta().Digest != gi[i].Meta().Digest || replay.Replayable(wi[i]) != replay.Replayable(gi[i]) {
+		if wi[i].Meta().Digest != gi[i].Meta().Digest || wi[i].Replayable() != gi[i].Replayable() {
 			t.Fatalf("%s: item %d's digest or replayability changed", where, i)
 		}
 	}
@@ -101,7 +102,7 @@ func sameEncoding(t testing.TB, where string, c replay.ReasoningCodec, want, got
 // altered counts the replay/altered-item violations of t audited alone
 // for c's API.
 func altered(c replay.ReasoningCodec, t *replay.Turn) int {
-	rep := replay.Default.AuditReplay(replay.History{Turns: []*replay.Turn{t}}, replay.Target{API: c.API()})
+	rep := replay.Default().AuditReplay(replay.History{Turns: []*replay.Turn{t}}, replay.Target{API: c.API()})
 	n := 0
 	for _, v := range rep.Violations {
 		if v.Rule == replay.RuleAlteredItem {
@@ -112,7 +113,7 @@ func altered(c replay.ReasoningCodec, t *replay.Turn) int {
 }
 
 // FuzzTrip is the document trip as a fuzz target over the decoders of
-// apis (registered in replay.Default; the input picks one): seeded with
+// apis (registered in replay.Default(); the input picks one): seeded with
 // the files of each API's directories under testdata (response bodies,
 // and streams of any framing), each input is decoded as a body or as a
 // stream, and [DocumentTrip] runs on what the decoder makes of it,

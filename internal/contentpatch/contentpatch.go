@@ -6,6 +6,7 @@ package contentpatch
 
 import (
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
 )
@@ -37,11 +38,11 @@ type elem struct {
 // elements); one followed by no text goes at the end of the array.
 func (s Spec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 	if !jsonw.ValidBytes(msg) {
-		return nil, replay.Malformed(s.API, -1, "", "expected a JSON message")
+		return nil, codecs.Malformed(s.API, -1, "", "expected a JSON message")
 	}
 	m := gjson.ParseBytes(msg)
 	if !m.IsObject() {
-		return nil, replay.Malformed(s.API, -1, "", "expected a message object")
+		return nil, codecs.Malformed(s.API, -1, "", "expected a message object")
 	}
 	content := m.Get("content")
 	var elems []elem
@@ -59,7 +60,7 @@ func (s Spec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 		})
 	case !content.Exists() || content.Type == gjson.Null:
 	default:
-		return nil, replay.Malformed(s.API, -1, "/content", "expected a string, an array or null")
+		return nil, codecs.Malformed(s.API, -1, "/content", "expected a string, an array or null")
 	}
 	before := make([][]byte, len(elems)+1)
 	var pending []byte
@@ -122,7 +123,7 @@ func (s Spec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 	}
 	endc := content.Index + len(content.Raw)
 	if content.Index <= 0 || endc > len(msg) || string(msg[content.Index:endc]) != content.Raw {
-		return nil, replay.Malformed(s.API, -1, "/content", "cannot locate the content member")
+		return nil, codecs.Malformed(s.API, -1, "/content", "cannot locate the content member")
 	}
 	out := make([]byte, 0, len(msg)+len(arr))
 	out = append(out, msg[:content.Index]...)

@@ -52,6 +52,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/reasonreplay/replay/internal/view"
@@ -150,7 +151,7 @@ func (r *Run) Decode(c Codec, typ, data []byte, dst []stream.Event) ([]stream.Ev
 		}
 		r.start(c)
 		if r.finished {
-			r.err = replay.Malformed(r.Budget.API, r.n, "", "event after Finish")
+			r.err = codecs.Malformed(r.Budget.API, r.n, "", "event after Finish")
 			return dst, r.err
 		}
 		if r.stopped {
@@ -201,7 +202,7 @@ func (r *Run) start(c Codec) {
 func (r *Run) Finish(c Codec) (*replay.Turn, error) {
 	r.start(c)
 	if r.finished {
-		return r.turn, replay.Malformed(r.Budget.API, r.n, "", "Finish called twice")
+		return r.turn, codecs.Malformed(r.Budget.API, r.n, "", "Finish called twice")
 	}
 	r.finished, r.ready = true, false
 	t, err := c.End(r)
@@ -242,7 +243,7 @@ func (r *Run) Stop() { r.stopped, r.ready = true, false }
 // Malformed returns the error for input that is not what the API sends,
 // located at the event being decoded and the JSON Pointer ptr.
 func (r *Run) Malformed(ptr, format string, args ...any) error {
-	return replay.Malformed(r.Budget.API, r.Budget.Event, ptr, format, args...)
+	return codecs.Malformed(r.Budget.API, r.Budget.Event, ptr, format, args...)
 }
 
 // Close returns the turn t as Finish reports it: with the stream's first

@@ -2,6 +2,7 @@ package kit
 
 import (
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/reqtape"
 )
@@ -14,16 +15,16 @@ func CheckBody(api string, data []byte, what string) error {
 	if jsonw.ValidBytes(data) {
 		return nil
 	}
-	return replay.Malformed(api, -1, "", "expected %s: %s", what, jsonw.Explain(string(data)))
+	return codecs.Malformed(api, -1, "", "expected %s: %s", what, jsonw.Explain(string(data)))
 }
 
 // NoTurn is the error of an Encode or Patch of api given a nil turn (verb
 // is "encode" or "patch").
 func NoTurn(api, verb string) error {
 	if verb == "patch" {
-		return replay.Malformed(api, -1, "", "no turn to patch from")
+		return codecs.Malformed(api, -1, "", "no turn to patch from")
 	}
-	return replay.Malformed(api, -1, "", "no turn to %s", verb)
+	return codecs.Malformed(api, -1, "", "no turn to %s", verb)
 }
 
 // ReadRequest checks a request body of api (what names it, "a Converse
@@ -39,11 +40,11 @@ func ReadRequest(api string, body []byte, what, member string) (root, conv jsonw
 	}
 	root = tape.Root()
 	if !root.IsObject() {
-		return root, conv, tape, replay.Malformed(api, -1, "", "expected %s: a JSON object", what)
+		return root, conv, tape, codecs.Malformed(api, -1, "", "expected %s: a JSON object", what)
 	}
 	conv = root.Get(member)
 	if !conv.IsArray() {
-		return root, conv, tape, replay.Malformed(api, -1, "/"+member, "expected a %s array", member)
+		return root, conv, tape, codecs.Malformed(api, -1, "/"+member, "expected a %s array", member)
 	}
 	return root, conv, tape, nil
 }

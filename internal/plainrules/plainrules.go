@@ -33,7 +33,7 @@ func Rules(api, name string, own replay.Format, unit string) []replay.Rule {
 								msg = fmt.Sprintf("an opaque %s item of type %q cannot be sent to %s", x.Format, x.Type, name)
 							}
 						case *replay.ReasoningText:
-							if x.Signed() && replay.Replayable(x) {
+							if x.Signed() && x.Replayable() {
 								msg = fmt.Sprintf("the %s signature cannot be sent to %s: the text would go without it", x.Format, name)
 							}
 						}
@@ -53,7 +53,7 @@ func Rules(api, name string, own replay.Format, unit string) []replay.Rule {
 				for ti, t := range h.Turns {
 					for bi, b := range t.Blocks {
 						x, ok := b.(*replay.ReasoningText)
-						if !ok || !replay.Replayable(x) || x.Format == own || x.Format == "" {
+						if !ok || !x.Replayable() || x.Format == own || x.Format == "" {
 							continue
 						}
 						report(replay.Violation{Turn: ti, Block: bi,

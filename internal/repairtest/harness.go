@@ -92,7 +92,7 @@ func Credential(api *API, r *http.Request) string {
 
 // Codec returns the API's codec.
 func Codec(api *API) codecs.HTTPCodec {
-	c, err := replay.Default.Lookup(api.Codec, api.Provider, api.Model)
+	c, err := replay.Default().Lookup(api.Codec, api.Provider, api.Model)
 	if err != nil {
 		panic(err)
 	}

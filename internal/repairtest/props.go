@@ -11,6 +11,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 )
 
 // Blocks renders a turn as the checks compare it: each reasoning item by
@@ -25,7 +26,7 @@ func Blocks(t *replay.Turn, owned func(replay.ReasoningItem) bool) []string {
 			if owned != nil && owned(b) {
 				continue
 			}
-			out = append(out, "reasoning "+string(b.Kind())+" "+replay.ItemDigest(b))
+			out = append(out, "reasoning "+string(b.Kind())+" "+kit.ItemDigest(b))
 		case *replay.ToolCall:
 			out = append(out, "call "+b.ID+" item="+b.ItemID+" "+b.Name+" "+compact(b.Arguments))
 		case *replay.Text:
@@ -91,7 +92,7 @@ func Audit(api *API, body []byte) (replay.Report, error) {
 	if tg.Provider == "" {
 		tg.Provider = api.Provider
 	}
-	return replay.Default.AuditReplay(r.History, tg), nil
+	return replay.Default().AuditReplay(r.History, tg), nil
 }
 
 // CheckRestored says what is wrong with got, the body the provider
@@ -144,7 +145,7 @@ func CheckRestored(api *API, sent, got []byte, want *replay.Turn, secrets []stri
 // restores hold s.
 func restores(t *replay.Turn, owned func(replay.ReasoningItem) bool, s string) bool {
 	for _, it := range t.Items() {
-		if (owned == nil || !owned(it)) && bytes.Contains(replay.AppendItemWire(nil, it), []byte(s)) {
+		if (owned == nil || !owned(it)) && bytes.Contains(it.AppendWire(nil), []byte(s)) {
 			return true
 		}
 	}
