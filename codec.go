@@ -38,7 +38,7 @@ import (
 //   - Encode writes the turn into the API's request shape for the next
 //     request: the assistant message, or the input items, exactly as the
 //     provider accepts them back. Blocks keep their order. Items that are not
-//     [Replayable] are left out; the caller learns of every loss from
+//     [ReasoningItem].Replayable are left out; the caller learns of every loss from
 //     [Carry] or [AuditReplay], not from Encode. Encode does not modify t.
 //
 //   - Patch adds the turn's reasoning to a request element the caller built

@@ -75,7 +75,7 @@
 // Feeding a stream whole, line by line, byte by byte or in random pieces
 // gives the same turn. A stream that ends early, a reader error or a
 // provider error event returns the partial turn, marked incomplete, with
-// its unfinished items never [Replayable].
+// its unfinished items never [ReasoningItem].Replayable.
 //
 // # The replay contract
 //

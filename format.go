@@ -51,7 +51,7 @@ func (f Format) lookup() (formatTraits, bool) {
 	return t, ok
 }
 
-// Known reports whether f is registered (see [RegisterFormat]), or is
+// Known reports whether f is registered (see codecs.RegisterFormat), or is
 // [FormatUnknown].
 func (f Format) Known() bool {
 	_, ok := f.lookup()

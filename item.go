@@ -82,7 +82,7 @@ type ItemMeta struct {
 	// instead, so that no name appears twice; on the wire it stands beside
 	// the others again.
 	Extra json.RawMessage
-	// Display is a copy of the item's text for display, set by [Redact]
+	// Display is a copy of the item's text for display, set by [Turn.Redact]
 	// when the text itself may not be changed (it is signed, or the item is
 	// encrypted): show Display when present, and replay the item's own
 	// bytes. It is this library's own field, `display` in JSON, and is

@@ -100,7 +100,7 @@ func crossRules(rc ReplayContract) []Rule {
 		{
 			ID:       RuleAlteredItem,
 			Severity: SeverityReject,
-			Doc:      "An item sealed at capture ([Seal]) is sent with the replay bytes it was captured with.",
+			Doc:      "An item sealed at capture ([Turn.Seal]) is sent with the replay bytes it was captured with.",
 			Check: func(h *History, _ *Target, report func(Violation)) {
 				checkAltered(h, rc, report)
 			},

@@ -431,7 +431,7 @@ func (c Codec) checkModified(h *replay.History, t *replay.Target, report func(re
 // Sonnet 5 and Opus 5.5 are not the contract).
 const textEditMessage = "the thinking text differs from the captured one under the captured signature: any byte difference fails the check, on every model"
 
-// checkSealedOrder: in a sealed turn ([replay.Seal]) of the codec's
+// checkSealedOrder: in a sealed turn ([replay.Turn.Seal]) of the codec's
 // format, each thinking and redacted block sits at the content index it
 // was captured at (its Index). A block moved (all thinking put first ahead
 // of the server-tool blocks it followed, blocks reordered) is reported.

@@ -12,7 +12,7 @@ import (
 
 // sendable reports whether Encode and Patch write the reasoning item of
 // turn t: it is of the codec's format family ([Codec.Format]; an item of
-// format unknown only from this API), and [replay.Replayable].
+// format unknown only from this API), and [replay.ReasoningItem].Replayable.
 func (c Codec) sendable(t *replay.Turn, it replay.ReasoningItem) bool {
 	own := c.Format()
 	f := it.Meta().Format
@@ -95,7 +95,7 @@ func appendItem(dst []byte, it replay.ReasoningItem) []byte {
 // tool_use keeps its id, name and input; a compaction block keeps its
 // content and signature, and a signed (on-demand) one is written first.
 // Left out: reasoning items that are
-// not [replay.Replayable] or not Claude's, unfinished tool calls and server
+// not [replay.ReasoningItem].Replayable or not Claude's, unfinished tool calls and server
 // blocks, empty text blocks (the API rejects them), and native blocks of a
 // turn from another API.
 func (c Codec) Encode(t *replay.Turn) ([]byte, error) {

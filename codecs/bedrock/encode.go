@@ -14,7 +14,7 @@ import (
 // `{"role":"assistant","content":[...]}`, blocks in order: reasoningText
 // (text, then signature when it came with one, then unknown members),
 // redactedContent, text, toolUse and verbatim blocks. Items that are not
-// [replay.Replayable], summaries (Converse has no summary block), empty
+// [replay.ReasoningItem].Replayable, summaries (Converse has no summary block), empty
 // text and unfinished tool calls are left out.
 func (c Codec) Encode(t *replay.Turn) ([]byte, error) {
 	if t == nil {

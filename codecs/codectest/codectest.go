@@ -64,10 +64,11 @@ type Fixtures struct {
 	Requests [][]byte
 }
 
-// Run checks c against the ReasoningCodec contract on f, each check a
-// subtest of t. A codec with no fixtures of a kind skips that kind's
-// checks; the contract and bad-input checks always run.
-func Run(t *testing.T, c replay.ReasoningCodec, f Fixtures) {
+// Run checks c against the codec contract ([replay.ReasoningCodec] and
+// [codecs.FrameDecoder]) on f, each check a subtest of t. A codec with no
+// fixtures of a kind skips that kind's checks; the contract and bad-input
+// checks always run.
+func Run(t *testing.T, c codecs.Codec, f Fixtures) {
 	t.Run("Contract", func(t *testing.T) { checkContract(t, c) })
 	for i, body := range f.Bodies {
 		t.Run(fmt.Sprintf("Body%d", i), func(t *testing.T) { checkBody(t, c, body) })
@@ -147,11 +148,7 @@ func checkBody(t *testing.T, c replay.ReasoningCodec, body []byte) {
 	}
 }
 
-func checkStream(t *testing.T, rc replay.ReasoningCodec, data []byte) {
-	c, ok := rc.(codecs.Codec)
-	if !ok {
-		t.Fatalf("the %s codec has no stream decoder: it must implement codecs.Codec", rc.API())
-	}
+func checkStream(t *testing.T, c codecs.Codec, data []byte) {
 	framing := framingOf(c, data)
 	opts := stream.Options{Framing: framing}
 	res := codectest.SweepStream(t, c.NewFrameDecoder, opts, data)
