@@ -40,6 +40,7 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
+	"sync"
 
 	"github.com/reasonreplay/replay/internal/view"
 )
@@ -52,6 +53,15 @@ type Tag struct {
 // DefaultTags are the delimiters recognised when no others are configured,
 // each seen in the wild (see the package doc).
 var DefaultTags = []Tag{
+	defaultTags[0], defaultTags[1], defaultTags[2],
+	defaultTags[3], defaultTags[4], defaultTags[5],
+}
+
+// defaultTags are the default delimiters as declared. A splitter with no
+// tags configured uses them, compiled when the first such splitter is
+// made, whatever a program later does to DefaultTags (as when they were
+// compiled at start).
+var defaultTags = [...]Tag{
 	{"<think>", "</think>"},
 	{"<thinking>", "</thinking>"},
 	{"<seed:think>", "</seed:think>"},
@@ -140,7 +150,16 @@ type tagset struct {
 	closeFirst  []byte  // first byte of each closer
 }
 
-var defaultSet = mustCompile(DefaultTags)
+// defaultSet returns defaultTags compiled, once.
+func defaultSet() *tagset {
+	defaultOnce.Do(func() { defaultCompiled = mustCompile(defaultTags[:]) })
+	return defaultCompiled
+}
+
+var (
+	defaultOnce     sync.Once
+	defaultCompiled *tagset
+)
 
 func mustCompile(tags []Tag) *tagset {
 	ts, err := compile(tags)
@@ -253,7 +272,7 @@ func New(o Options) (*Splitter, error) {
 
 func (s *Splitter) init() {
 	if s.ts == nil {
-		s.ts = defaultSet
+		s.ts = defaultSet()
 	}
 	if s.maxHold <= 0 {
 		s.maxHold = DefaultMaxHold

@@ -34,6 +34,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/reasonreplay/replay"
 	_ "github.com/reasonreplay/replay/codecs/all"
@@ -105,9 +106,18 @@ func exitCode(err error) int {
 	return exitCannot
 }
 
-// apiNames are the API names the command line accepts: the registered
-// codecs'.
-var apiNames = replay.Default.APIs()
+// apiNames returns the API names the command line accepts: the registered
+// codecs', listed when first asked for (the codecs register when the
+// program starts; a command that does not ask lists nothing).
+func apiNames() []string {
+	apiNamesOnce.Do(func() { apiNamesList = replay.Default.APIs() })
+	return apiNamesList
+}
+
+var (
+	apiNamesOnce sync.Once
+	apiNamesList []string
+)
 
 // command is one subcommand. define registers its flags on fs and returns
 // the function that runs it with the operands left after the flags.
@@ -262,7 +272,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %s\n      %s.\n", c.synopsis(), c.summary)
 	}
 	fmt.Fprintf(w, "  %s\n      Print the version the binary was built from (its module version, revision and Go version).\n", versionSynopsis)
-	fmt.Fprintf(w, "\nAPIs: %s, or auto (the default where --api is optional) to tell from the input.\n", strings.Join(apiNames, ", "))
+	fmt.Fprintf(w, "\nAPIs: %s, or auto (the default where --api is optional) to tell from the input.\n", strings.Join(apiNames(), ", "))
 	fmt.Fprintln(w, "Run 'replay COMMAND --help' for a command's flags. JSON goes to stdout, diagnostics to stderr.")
 	writeExitTable(w)
 }
