@@ -130,25 +130,21 @@ type command struct {
 	define  func(fs *flag.FlagSet) func(e *env, operands []string) error
 }
 
-var commands []command
-
-func init() {
-	commands = []command{
-		{name: "decode", operands: "FILE|-", define: defineDecode,
-			summary: "Decode a response body or stream into a turn document. The API and the framing are told from the first bytes unless named; a stream is decoded as its bytes arrive"},
-		{name: "encode", operands: "FILE|-", define: defineEncode,
-			summary: "Write a turn as the next request's assistant message (or input items). FILE is a turn document (its provenance picks the codec; flags override) or a response to decode"},
-		{name: "convert", operands: "FILE|-", required: []string{"to"}, aliases: []string{"api"}, define: defineConvert,
-			summary: "Decode a response (or read a turn document), carry it over to another API with the policy table, and write the target's assistant message. Every loss is a notice on stderr"},
-		{name: "audit", operands: "[HISTORY|DIR|-]...", required: []string{"api"}, define: defineAudit,
-			summary: auditSummary},
-		{name: "validate", operands: "FILE...", define: defineValidate,
-			summary: "Validate turn, item and report documents against the published JSON Schemas"},
-		{name: "session audit", operands: "PATH...", define: defineSessionAudit, summary: sessionAuditSummary},
-		{name: "session repair", operands: "PATH", define: defineSessionRepair, summary: sessionRepairSummary},
-		{name: "demo", define: defineDemo,
-			summary: "Decode a sample in the shape of a real OpenRouter capture, show its reasoning items, write them back, switch providers, and audit"},
-	}
+var commands = []command{
+	{name: "decode", operands: "FILE|-", define: defineDecode,
+		summary: "Decode a response body or stream into a turn document. The API and the framing are told from the first bytes unless named; a stream is decoded as its bytes arrive"},
+	{name: "encode", operands: "FILE|-", define: defineEncode,
+		summary: "Write a turn as the next request's assistant message (or input items). FILE is a turn document (its provenance picks the codec; flags override) or a response to decode"},
+	{name: "convert", operands: "FILE|-", required: []string{"to"}, aliases: []string{"api"}, define: defineConvert,
+		summary: "Decode a response (or read a turn document), carry it over to another API with the policy table, and write the target's assistant message. Every loss is a notice on stderr"},
+	{name: "audit", operands: "[HISTORY|DIR|-]...", required: []string{"api"}, define: defineAudit,
+		summary: auditSummary},
+	{name: "validate", operands: "FILE...", define: defineValidate,
+		summary: "Validate turn, item and report documents against the published JSON Schemas"},
+	{name: "session audit", operands: "PATH...", define: defineSessionAudit, summary: sessionAuditSummary},
+	{name: "session repair", operands: "PATH", define: defineSessionRepair, summary: sessionRepairSummary},
+	{name: "demo", define: defineDemo,
+		summary: "Decode a sample in the shape of a real OpenRouter capture, show its reasoning items, write them back, switch providers, and audit"},
 }
 
 // env is where a run reads and writes; tests give their own.
