@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -327,15 +328,7 @@ func (s *tally) add(v verdict) {
 
 // severityRank orders severities (and the verdict "clean") by harm.
 func severityRank(s replay.Severity) int {
-	switch s {
-	case replay.SeverityRisk:
-		return 1
-	case replay.SeverityDegrade:
-		return 2
-	case replay.SeverityReject:
-		return 3
-	}
-	return 0
+	return slices.Index([]replay.Severity{replay.SeverityRisk, replay.SeverityDegrade, replay.SeverityReject}, s) + 1
 }
 
 var verdicts = []string{"clean", "risk", "degrade", "reject", "unreadable"}
