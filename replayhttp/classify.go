@@ -78,13 +78,30 @@ type Classification struct {
 // Known reports whether the error was recognised.
 func (c Classification) Known() bool { return c.Rule != "" }
 
+// locators are the patterns locate reads an error message's place and
+// item with, compiled when the first error is classified (not when the
+// program starts).
+type locators struct {
+	messagesAt, index, contents, input, item *regexp.Regexp
+}
+
 var (
-	reMessagesAt = regexp.MustCompile(`messages(?:\.(\d+)|\[(\d+)\])(?:\.content\.(\d+))?`)
-	reIndex      = regexp.MustCompile(`(?i)(?:message index|message at index|at index) (\d+)`)
-	reContents   = regexp.MustCompile(`contents\[(\d+)\]\.parts\[(\d+)\]`)
-	reInput      = regexp.MustCompile(`'input\[(\d+)\]`)
-	reItem       = regexp.MustCompile(`(?i)item (?:found )?(?:with id )?'?((?:rs|fc|msg)_[A-Za-z0-9_-]+)`)
+	locatorsOnce sync.Once
+	locatorsRe   locators
 )
+
+func compiledLocators() *locators {
+	locatorsOnce.Do(func() {
+		locatorsRe = locators{
+			messagesAt: regexp.MustCompile(`messages(?:\.(\d+)|\[(\d+)\])(?:\.content\.(\d+))?`),
+			index:      regexp.MustCompile(`(?i)(?:message index|message at index|at index) (\d+)`),
+			contents:   regexp.MustCompile(`contents\[(\d+)\]\.parts\[(\d+)\]`),
+			input:      regexp.MustCompile(`'input\[(\d+)\]`),
+			item:       regexp.MustCompile(`(?i)item (?:found )?(?:with id )?'?((?:rs|fc|msg)_[A-Za-z0-9_-]+)`),
+		}
+	})
+	return &locatorsRe
+}
 
 // Classify reads a provider's error response (the status and the body,
 // of any API a registered codec serves, or of a gateway relaying one) and
@@ -160,19 +177,20 @@ func errorTexts(body []byte) []string {
 
 // locate reads the place and the item an error message names.
 func locate(msg string) (ptr, item string) {
-	if m := reContents.FindStringSubmatch(msg); m != nil {
+	re := compiledLocators()
+	if m := re.contents.FindStringSubmatch(msg); m != nil {
 		ptr = "/contents/" + m[1] + "/parts/" + m[2]
-	} else if m := reMessagesAt.FindStringSubmatch(msg); m != nil {
+	} else if m := re.messagesAt.FindStringSubmatch(msg); m != nil {
 		ptr = "/messages/" + m[1] + m[2]
 		if m[3] != "" {
 			ptr += "/content/" + m[3]
 		}
-	} else if m := reIndex.FindStringSubmatch(msg); m != nil {
+	} else if m := re.index.FindStringSubmatch(msg); m != nil {
 		ptr = "/messages/" + m[1]
-	} else if m := reInput.FindStringSubmatch(msg); m != nil {
+	} else if m := re.input.FindStringSubmatch(msg); m != nil {
 		ptr = "/input/" + m[1]
 	}
-	if m := reItem.FindStringSubmatch(msg); m != nil {
+	if m := re.item.FindStringSubmatch(msg); m != nil {
 		item = m[1]
 	}
 	return ptr, item

@@ -40,6 +40,7 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
+	"sync"
 
 	"github.com/reasonreplay/replay/internal/view"
 )
@@ -52,9 +53,11 @@ type Tag struct {
 // DefaultTags returns the delimiters recognised when no others are
 // configured, each seen in the wild (see the package doc). The result is
 // a copy.
-func DefaultTags() []Tag { return append([]Tag(nil), defaultTags...) }
+func DefaultTags() []Tag { return append([]Tag(nil), defaultTags[:]...) }
 
-var defaultTags = []Tag{
+// defaultTags are the default delimiters. A splitter with no tags
+// configured uses them, compiled when the first such splitter is made.
+var defaultTags = [...]Tag{
 	{"<think>", "</think>"},
 	{"<thinking>", "</thinking>"},
 	{"<seed:think>", "</seed:think>"},
@@ -143,7 +146,16 @@ type tagset struct {
 	closeFirst  []byte  // first byte of each closer
 }
 
-var defaultSet = mustCompile(defaultTags)
+// defaultSet returns defaultTags compiled, once.
+func defaultSet() *tagset {
+	defaultOnce.Do(func() { defaultCompiled = mustCompile(defaultTags[:]) })
+	return defaultCompiled
+}
+
+var (
+	defaultOnce     sync.Once
+	defaultCompiled *tagset
+)
 
 func mustCompile(tags []Tag) *tagset {
 	ts, err := compile(tags)
@@ -256,7 +268,7 @@ func New(o Options) (*Splitter, error) {
 
 func (s *Splitter) init() {
 	if s.ts == nil {
-		s.ts = defaultSet
+		s.ts = defaultSet()
 	}
 	if s.maxHold <= 0 {
 		s.maxHold = DefaultMaxHold

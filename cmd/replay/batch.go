@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -276,7 +277,7 @@ func (a *auditFlags) judge(c conversation) verdict {
 	v.verdict = "clean"
 	v.violations = len(rep.Violations)
 	for _, x := range rep.Violations {
-		if severityRank[x.Severity] > severityRank[replay.Severity(v.verdict)] {
+		if severityRank(x.Severity) > severityRank(replay.Severity(v.verdict)) {
 			v.verdict = string(x.Severity)
 		}
 		if v.severity == nil {
@@ -285,7 +286,7 @@ func (a *auditFlags) judge(c conversation) verdict {
 		if _, seen := v.severity[x.Rule]; !seen {
 			v.rules = append(v.rules, x.Rule)
 		}
-		if severityRank[x.Severity] > severityRank[v.severity[x.Rule]] {
+		if severityRank(x.Severity) > severityRank(v.severity[x.Rule]) {
 			v.severity[x.Rule] = x.Severity
 		}
 	}
@@ -321,14 +322,16 @@ func (s *tally) add(v verdict) {
 	s.byVerdict[v.verdict]++
 	for _, r := range v.rules {
 		s.byRule[r]++
-		if sev := v.severity[r]; severityRank[sev] > severityRank[s.severity[r]] {
+		if sev := v.severity[r]; severityRank(sev) > severityRank(s.severity[r]) {
 			s.severity[r] = sev
 		}
 	}
 }
 
 // severityRank orders severities (and the verdict "clean") by harm.
-var severityRank = map[replay.Severity]int{replay.SeverityRisk: 1, replay.SeverityDegrade: 2, replay.SeverityReject: 3}
+func severityRank(s replay.Severity) int {
+	return slices.Index([]replay.Severity{replay.SeverityRisk, replay.SeverityDegrade, replay.SeverityReject}, s) + 1
+}
 
 var verdicts = []string{"clean", "risk", "degrade", "reject", "unreadable"}
 

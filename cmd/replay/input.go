@@ -97,7 +97,7 @@ type inputFlags struct {
 
 func (f *inputFlags) register(fs *flag.FlagSet, apiFlag string) {
 	f.fs, f.apiFlag = fs, apiFlag
-	fs.StringVar(&f.api, apiFlag, "auto", "the wire `API` of the input: "+strings.Join(apiNames, ", ")+", or auto to tell it from the first bytes")
+	fs.StringVar(&f.api, apiFlag, "auto", "the wire `API` of the input: "+strings.Join(apiNames(), ", ")+", or auto to tell it from the first bytes")
 	fs.StringVar(&f.provider, "provider", "", "the provider (platform, `P`) that served the response, to pick a codec profile")
 	fs.StringVar(&f.model, "model", "", "the model (`M`) that produced the response, to pick a codec profile")
 	fs.BoolVar(&f.stream, "stream", false, "require a stream (streams are detected without it)")
@@ -114,12 +114,12 @@ func (f *inputFlags) checkAPI(flagName string) error {
 }
 
 func checkAPIName(flagName, api string) error {
-	for _, n := range apiNames {
+	for _, n := range apiNames() {
 		if n == api {
 			return nil
 		}
 	}
-	return usageError("unknown --%s %q (want one of %s)", flagName, api, strings.Join(apiNames, ", "))
+	return usageError("unknown --%s %q (want one of %s)", flagName, api, strings.Join(apiNames(), ", "))
 }
 
 func (f *inputFlags) checkFraming() error {

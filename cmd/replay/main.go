@@ -34,6 +34,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/reasonreplay/replay"
 	_ "github.com/reasonreplay/replay/codecs/all"
@@ -105,9 +106,18 @@ func exitCode(err error) int {
 	return exitCannot
 }
 
-// apiNames are the API names the command line accepts: the registered
-// codecs'.
-var apiNames = replay.Default().APIs()
+// apiNames returns the API names the command line accepts: the registered
+// codecs', listed when first asked for (the codecs register when the
+// program starts; a command that does not ask lists nothing).
+func apiNames() []string {
+	apiNamesOnce.Do(func() { apiNamesList = replay.Default().APIs() })
+	return apiNamesList
+}
+
+var (
+	apiNamesOnce sync.Once
+	apiNamesList []string
+)
 
 // command is one subcommand. define registers its flags on fs and returns
 // the function that runs it with the operands left after the flags.
@@ -120,25 +130,21 @@ type command struct {
 	define  func(fs *flag.FlagSet) func(e *env, operands []string) error
 }
 
-var commands []command
-
-func init() {
-	commands = []command{
-		{name: "decode", operands: "FILE|-", define: defineDecode,
-			summary: "Decode a response body or stream into a turn document. The API and the framing are told from the first bytes unless named; a stream is decoded as its bytes arrive"},
-		{name: "encode", operands: "FILE|-", define: defineEncode,
-			summary: "Write a turn as the next request's assistant message (or input items). FILE is a turn document (its provenance picks the codec; flags override) or a response to decode"},
-		{name: "convert", operands: "FILE|-", required: []string{"to"}, aliases: []string{"api"}, define: defineConvert,
-			summary: "Decode a response (or read a turn document), carry it over to another API with the policy table, and write the target's assistant message. Every loss is a notice on stderr"},
-		{name: "audit", operands: "[HISTORY|DIR|-]...", required: []string{"api"}, define: defineAudit,
-			summary: auditSummary},
-		{name: "validate", operands: "FILE...", define: defineValidate,
-			summary: "Validate turn, item and report documents against the published JSON Schemas"},
-		{name: "session audit", operands: "PATH...", define: defineSessionAudit, summary: sessionAuditSummary},
-		{name: "session repair", operands: "PATH", define: defineSessionRepair, summary: sessionRepairSummary},
-		{name: "demo", define: defineDemo,
-			summary: "Decode a sample in the shape of a real OpenRouter capture, show its reasoning items, write them back, switch providers, and audit"},
-	}
+var commands = []command{
+	{name: "decode", operands: "FILE|-", define: defineDecode,
+		summary: "Decode a response body or stream into a turn document. The API and the framing are told from the first bytes unless named; a stream is decoded as its bytes arrive"},
+	{name: "encode", operands: "FILE|-", define: defineEncode,
+		summary: "Write a turn as the next request's assistant message (or input items). FILE is a turn document (its provenance picks the codec; flags override) or a response to decode"},
+	{name: "convert", operands: "FILE|-", required: []string{"to"}, aliases: []string{"api"}, define: defineConvert,
+		summary: "Decode a response (or read a turn document), carry it over to another API with the policy table, and write the target's assistant message. Every loss is a notice on stderr"},
+	{name: "audit", operands: "[HISTORY|DIR|-]...", required: []string{"api"}, define: defineAudit,
+		summary: auditSummary},
+	{name: "validate", operands: "FILE...", define: defineValidate,
+		summary: "Validate turn, item and report documents against the published JSON Schemas"},
+	{name: "session audit", operands: "PATH...", define: defineSessionAudit, summary: sessionAuditSummary},
+	{name: "session repair", operands: "PATH", define: defineSessionRepair, summary: sessionRepairSummary},
+	{name: "demo", define: defineDemo,
+		summary: "Decode a sample in the shape of a real OpenRouter capture, show its reasoning items, write them back, switch providers, and audit"},
 }
 
 // env is where a run reads and writes; tests give their own.
@@ -262,7 +268,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %s\n      %s.\n", c.synopsis(), c.summary)
 	}
 	fmt.Fprintf(w, "  %s\n      Print the version the binary was built from (its module version, revision and Go version).\n", versionSynopsis)
-	fmt.Fprintf(w, "\nAPIs: %s, or auto (the default where --api is optional) to tell from the input.\n", strings.Join(apiNames, ", "))
+	fmt.Fprintf(w, "\nAPIs: %s, or auto (the default where --api is optional) to tell from the input.\n", strings.Join(apiNames(), ", "))
 	fmt.Fprintln(w, "Run 'replay COMMAND --help' for a command's flags. JSON goes to stdout, diagnostics to stderr.")
 	writeExitTable(w)
 }

@@ -34,9 +34,9 @@ func TestSynopsisInPackageDoc(t *testing.T) {
 		assert.Contains(t, string(readme), fmt.Sprintf("| %d | %s |\n", r.code, r.meaning), "update the README's exit status table")
 		assert.Contains(t, top, fmt.Sprintf("  %d  %s\n", r.code, r.meaning))
 	}
-	apis := "APIs: `" + strings.Join(apiNames, "`, `") + "`, or `auto`"
+	apis := "APIs: `" + strings.Join(apiNames(), "`, `") + "`, or `auto`"
 	assert.Contains(t, string(readme), apis, "update the README's list of APIs")
-	assert.Contains(t, top, "APIs: "+strings.Join(apiNames, ", ")+", or auto")
+	assert.Contains(t, top, "APIs: "+strings.Join(apiNames(), ", ")+", or auto")
 	assert.Contains(t, string(readme), "`replay COMMAND --help`")
 	assert.Contains(t, top, "Run 'replay COMMAND --help'")
 }

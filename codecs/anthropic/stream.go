@@ -696,7 +696,7 @@ func (ev *eventFields) spec(dtype string) (*deltaSpec, string) {
 	return nil, ""
 }
 
-var kindNames = map[blockKind]string{
+var kindNames = [...]string{
 	kindThinking: "thinking", kindRedacted: "redacted_thinking", kindText: "text",
 	kindToolUse: "tool_use", kindNative: "a server block", kindCompaction: "compaction"}
 

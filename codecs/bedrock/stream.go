@@ -79,13 +79,22 @@ type StreamDecoder struct {
 // stream is the decoder as the engine drives it (see [engine.Codec]).
 type decoder StreamDecoder
 
-// exception events and the HTTP status each stands for.
-var exceptions = map[string]int{
-	"internalServerException":     500,
-	"modelStreamErrorException":   424,
-	"validationException":         400,
-	"throttlingException":         429,
-	"serviceUnavailableException": 503,
+// exception returns the HTTP status an exception event stands for, and
+// false for an event type that is none of these.
+func exception(typ string) (int, bool) {
+	switch typ {
+	case "internalServerException":
+		return 500, true
+	case "modelStreamErrorException":
+		return 424, true
+	case "validationException":
+		return 400, true
+	case "throttlingException":
+		return 429, true
+	case "serviceUnavailableException":
+		return 503, true
+	}
+	return 0, false
 }
 
 // SetLimits implements [codecs.FrameDecoder]: the non-zero fields of l
@@ -221,7 +230,7 @@ func (s *decoder) event(n int, typ string, e *event, dst []stream.Event) ([]stre
 // other handles an event outside the message's own: an exception or error
 // ends the stream with a provider error; an unknown event is ignored.
 func (s *decoder) other(typ string, p gjson.Result, dst []stream.Event) []stream.Event {
-	status, ok := exceptions[typ]
+	status, ok := exception(typ)
 	if !ok && !strings.HasSuffix(typ, "Exception") && typ != "error" {
 		return dst // an event type this decoder does not know
 	}

@@ -17,7 +17,8 @@ const (
 	RuleForeignReasoning = API + "/foreign-reasoning"
 )
 
-var rules = plainrules.Rules(API, "Cohere", formats.Cohere, "thinking block")
+// rules are made when the contract is first asked for.
+var rules = plainrules.Lazy{API: API, Name: "Cohere", Own: formats.Cohere, Unit: "thinking block"}
 
 // Contract returns the Cohere replay contract.
 func (Codec) Contract() replay.ReplayContract {
@@ -29,6 +30,6 @@ func (Codec) Contract() replay.ReplayContract {
 			"tool_plan and tool_calls (Cohere's documented tool loop appends the response message whole). " +
 			"Cohere's reasoning is unsigned; no rejection for missing or altered thinking blocks is documented. " +
 			"Other issuers' signatures, ciphertexts and summaries have no Cohere field.",
-		Rules: rules,
+		Rules: rules.Rules(),
 	}
 }

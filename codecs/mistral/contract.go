@@ -6,7 +6,8 @@ import (
 	"github.com/reasonreplay/replay/internal/plainrules"
 )
 
-var rules = plainrules.Rules(API, "Mistral", formats.Mistral, "thinking chunk")
+// rules are made when the contract is first asked for.
+var rules = plainrules.Lazy{API: API, Name: "Mistral", Own: formats.Mistral, Unit: "thinking chunk"}
 
 // Rule ids of the Mistral contract (see package internal/plainrules).
 const (
@@ -27,6 +28,6 @@ func (Codec) Contract() replay.ReplayContract {
 			"the text (as Mistral's own SDKs do, with `closed` kept). Mistral's reasoning is unsigned; whether " +
 			"replaying it is required is not documented, and no rejection for a missing or altered thinking chunk " +
 			"is known. Other issuers' signatures, ciphertexts and summaries have no Mistral field.",
-		Rules: rules,
+		Rules: rules.Rules(),
 	}
 }

@@ -5,7 +5,8 @@ import (
 	"github.com/reasonreplay/replay/internal/plainrules"
 )
 
-var rules = plainrules.Rules(API, "Ollama", replay.FormatUnknown, "thinking")
+// rules are made when the contract is first asked for.
+var rules = plainrules.Lazy{API: API, Name: "Ollama", Own: replay.FormatUnknown, Unit: "thinking"}
 
 // Rule ids of the Ollama contract (see package internal/plainrules).
 const (
@@ -27,6 +28,6 @@ func (Codec) Contract() replay.ReplayContract {
 			"after the last user message, so in a tool loop). Ollama is stateless and signs nothing: no request " +
 			"is refused for missing or altered thinking, and tool results name their call by `tool_name`, so " +
 			"ids are not required. Other issuers' signatures, ciphertexts and summaries have no field here.",
-		Rules: rules,
+		Rules: rules.Rules(),
 	}
 }

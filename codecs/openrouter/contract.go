@@ -75,17 +75,32 @@ func vendorFormats(model string) []replay.Format {
 	case vendor == "x-ai":
 		return []replay.Format{formats.XAIResponses}
 	}
-	if f, ok := vendorFormat[vendor]; ok {
+	if f := vendorFormat(vendor); f != "" {
 		return []replay.Format{f}
 	}
 	return nil
 }
 
-// vendorFormat maps the other vendor prefixes of OpenRouter model slugs to
-// the format of their reasoning.
-var vendorFormat = map[string]replay.Format{
-	"deepseek": formats.DeepSeek, "moonshotai": formats.Kimi, "z-ai": formats.GLM, "minimax": formats.MiniMax,
-	"qwen": formats.Qwen, "mistralai": formats.Mistral, "cohere": formats.Cohere,
+// vendorFormat returns the format of the reasoning of the other vendor
+// prefixes of OpenRouter model slugs, "" for any other.
+func vendorFormat(vendor string) replay.Format {
+	switch vendor {
+	case "deepseek":
+		return formats.DeepSeek
+	case "moonshotai":
+		return formats.Kimi
+	case "z-ai":
+		return formats.GLM
+	case "minimax":
+		return formats.MiniMax
+	case "qwen":
+		return formats.Qwen
+	case "mistralai":
+		return formats.Mistral
+	case "cohere":
+		return formats.Cohere
+	}
+	return ""
 }
 
 // dedupKey is the key OpenRouter de-duplicates reasoning_details by:

@@ -6,9 +6,30 @@ package plainrules
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/reasonreplay/replay"
 )
+
+// Lazy holds what [Rules] takes and makes the rules when they are first
+// asked for, so that a codec's package does nothing for them when the
+// program starts. A Lazy declared with its fields set is ready; do not
+// copy it after its first use.
+type Lazy struct {
+	API, Name string
+	Own       replay.Format
+	Unit      string
+
+	once  sync.Once
+	rules []replay.Rule
+}
+
+// Rules returns the rules of [Rules] for l's fields: the same slice at
+// every call.
+func (l *Lazy) Rules() []replay.Rule {
+	l.once.Do(func() { l.rules = Rules(l.API, l.Name, l.Own, l.Unit) })
+	return l.rules
+}
 
 // Rules returns the two rules for api, whose product name is name, whose own
 // items have format own, and whose reasoning element is called unit ("thinking

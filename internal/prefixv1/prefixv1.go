@@ -20,23 +20,28 @@ import (
 // order they were looked for.
 var conversationMembers = [...]string{"messages", "contents", "input"}
 
-// excluded are the top-level members that definition left out: transport,
-// accounting, the model, sampling, output limits and formats, reasoning
-// settings.
-var excluded = map[string]bool{
-	"stream": true, "stream_options": true, "user": true, "metadata": true,
-	"store": true, "service_tier": true, "background": true, "include": true,
-	"prompt_cache_key": true, "safety_identifier": true, "cache_control": true,
-	"provider": true, "transforms": true, "models": true, "route": true, "usage": true,
-	"model":       true,
-	"temperature": true, "top_p": true, "top_k": true, "min_p": true, "seed": true,
-	"n": true, "stop": true, "stop_sequences": true, "max_tokens": true,
-	"max_completion_tokens": true, "max_output_tokens": true,
-	"presence_penalty": true, "frequency_penalty": true, "repetition_penalty": true,
-	"logit_bias": true, "logprobs": true, "top_logprobs": true,
-	"response_format": true, "text": true, "truncation": true,
-	"generationConfig": true, "generation_config": true, "inferenceConfig": true,
-	"thinking": true, "reasoning": true, "reasoning_effort": true,
+// excluded reports the top-level members that definition left out:
+// transport, accounting, the model, sampling, output limits and formats,
+// reasoning settings. (A switch, not a map: nothing is built when the
+// program starts.)
+func excluded(k string) bool {
+	switch k {
+	case "stream", "stream_options", "user", "metadata",
+		"store", "service_tier", "background", "include",
+		"prompt_cache_key", "safety_identifier", "cache_control",
+		"provider", "transforms", "models", "route", "usage",
+		"model",
+		"temperature", "top_p", "top_k", "min_p", "seed",
+		"n", "stop", "stop_sequences", "max_tokens",
+		"max_completion_tokens", "max_output_tokens",
+		"presence_penalty", "frequency_penalty", "repetition_penalty",
+		"logit_bias", "logprobs", "top_logprobs",
+		"response_format", "text", "truncation",
+		"generationConfig", "generation_config", "inferenceConfig",
+		"thinking", "reasoning", "reasoning_effort":
+		return true
+	}
+	return false
 }
 
 // HashBefore returns the version-1 prefix hash of body with its
@@ -55,7 +60,7 @@ func HashBefore(body []byte, n int) (h string, ok bool) {
 	}
 	var members []member
 	root.ForEach(func(k, v gjson.Result) bool {
-		if !excluded[k.Str] {
+		if !excluded(k.Str) {
 			members = append(members, member{k.Str, v})
 		}
 		return true

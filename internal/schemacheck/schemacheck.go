@@ -84,10 +84,14 @@ type patternProp struct {
 	s  *schema
 }
 
-// annotations are keywords that assert nothing.
-var annotations = map[string]bool{
-	"$schema": true, "$id": true, "$comment": true, "$defs": true, "title": true, "description": true,
-	"examples": true, "default": true, "deprecated": true, "readOnly": true, "writeOnly": true, "format": true,
+// annotation reports the keywords that assert nothing.
+func annotation(k string) bool {
+	switch k {
+	case "$schema", "$id", "$comment", "$defs", "title", "description",
+		"examples", "default", "deprecated", "readOnly", "writeOnly", "format":
+		return true
+	}
+	return false
 }
 
 // Compile compiles the schema documents of docs (keyed by the absolute URL
@@ -362,7 +366,7 @@ func (s *Set) fill(n *schema, u, frag string, v any) error {
 			abs.Fragment = ""
 			n.refTo = abs.String() + "#" + f
 		default:
-			if !annotations[k] {
+			if !annotation(k) {
 				return fmt.Errorf("schemacheck: %s: keyword %q is not supported", n.loc, k)
 			}
 		}

@@ -6,6 +6,7 @@ package traits
 
 import (
 	"fmt"
+	"maps"
 	"sync"
 	"sync/atomic"
 )
@@ -33,8 +34,12 @@ type Entry struct {
 }
 
 var (
-	table atomic.Pointer[map[string]Entry]
-	mu    sync.Mutex
+	mu  sync.Mutex
+	all = map[string]Entry{} // every registration, under mu
+	// snapshot is what Lookup reads without a lock: a copy of all, made at
+	// the first lookup after a registration (registrations come in a
+	// burst at init, so the table is copied once, not once per format).
+	snapshot atomic.Pointer[map[string]Entry]
 )
 
 // Register records format f's entry. A format is registered once: a second
@@ -43,25 +48,24 @@ var (
 func Register(f string, e Entry) {
 	mu.Lock()
 	defer mu.Unlock()
-	old := table.Load()
-	next := map[string]Entry{}
-	if old != nil {
-		if _, dup := (*old)[f]; dup {
-			panic(fmt.Sprintf("replay: format %q registered twice", f))
-		}
-		for k, v := range *old {
-			next[k] = v
-		}
+	if _, dup := all[f]; dup {
+		panic(fmt.Sprintf("replay: format %q registered twice", f))
 	}
-	next[f] = e
-	table.Store(&next)
+	all[f] = e
+	snapshot.Store(nil)
 }
 
 // Lookup returns format f's entry.
 func Lookup(f string) (Entry, bool) {
-	m := table.Load()
+	m := snapshot.Load()
 	if m == nil {
-		return Entry{}, false
+		mu.Lock()
+		if m = snapshot.Load(); m == nil {
+			c := maps.Clone(all)
+			m = &c
+			snapshot.Store(m)
+		}
+		mu.Unlock()
 	}
 	e, ok := (*m)[f]
 	return e, ok
