@@ -35,7 +35,7 @@ type Entry struct {
 
 var (
 	mu  sync.Mutex
-	all = map[string]Entry{} // every registration, under mu
+	all map[string]Entry // every registration, under mu
 	// snapshot is what Lookup reads without a lock: a copy of all, made at
 	// the first lookup after a registration (registrations come in a
 	// burst at init, so the table is copied once, not once per format).
@@ -50,6 +50,9 @@ func Register(f string, e Entry) {
 	defer mu.Unlock()
 	if _, dup := all[f]; dup {
 		panic(fmt.Sprintf("replay: format %q registered twice", f))
+	}
+	if all == nil {
+		all = map[string]Entry{}
 	}
 	all[f] = e
 	snapshot.Store(nil)
