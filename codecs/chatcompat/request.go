@@ -7,6 +7,7 @@ import (
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/chatstream"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -26,14 +27,17 @@ import (
 // refuses a `thinking` part).
 func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error) {
 	api := c.API()
-	return chatstream.ReadRequest(api, body, func(msg gjson.Result, ptr string) (*replay.Turn, error) {
+	return chatstream.ReadRequest(api, body, func(msg jsonw.Val, ptr string, _ *kit.Alloc) (*replay.Turn, error) {
+		// The reader copies what it keeps: it reads the message in place.
+		raw := msg.Raw()
 		if content := msg.Get("content"); content.IsArray() {
-			var err error
-			if msg, err = textContent(api, msg, content, ptr); err != nil {
+			m, err := textContent(api, msg.Result(), content.Result(), ptr)
+			if err != nil {
 				return nil, err
 			}
+			raw = m.Raw
 		}
-		return newReader(api, c.Profile, c.Limits, -1).message(msg, ptr)
+		return newReader(api, c.Profile, c.Limits, -1).message(raw, ptr)
 	})
 }
 

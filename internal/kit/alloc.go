@@ -14,8 +14,9 @@ import (
 // then takes it piece by piece. What it hands out shares memory with the
 // rest of what it handed out, so a turn kept alone keeps the others'
 // memory alive: it serves the reading of one request, whose turns live
-// and die together. Past what was reserved (or with the zero Alloc) every
-// value is allocated on its own.
+// and die together. Past what was reserved, an Alloc that reserved (or
+// was made by [ConvAlloc]) takes more room in chunks that double; the
+// zero Alloc allocates every value on its own.
 type Alloc struct {
 	turns   []replay.Turn
 	texts   []replay.ReasoningText
@@ -26,6 +27,7 @@ type Alloc struct {
 	blocks  []replay.Block // a pool: each turn takes a run
 	used    int            // blocks taken
 	strs    []byte         // kept strings, one after another; never rewritten
+	grow    bool           // past what was reserved, allocate in chunks
 }
 
 // Counts is what a reader is about to make.
@@ -46,37 +48,67 @@ func (a *Alloc) Reserve(c Counts) {
 	a.natives = make([]replay.Native, 0, c.Natives)
 	a.blocks, a.used = make([]replay.Block, c.Blocks), 0
 	a.strs = make([]byte, 0, c.Bytes+24*c.Turns) // and the turns' pointers
+	a.grow = true
 }
 
-// take returns the next reserved value of s, or a new one.
-func take[T any](s *[]T) *T {
-	if n := len(*s); n < cap(*s) {
-		*s = (*s)[:n+1]
-		return &(*s)[n]
+// ConvAlloc returns an Alloc for reading the turns of a request's
+// conversation array conv (on a tape): room for a turn and four blocks per
+// element isTurn picks, and for the bytes of their raw texts and
+// pointers, which bound the strings a reader keeps of them. What a reader
+// takes past that comes in chunks that double, so a reader needs no count
+// of its own kinds of blocks.
+func ConvAlloc(conv jsonw.Val, isTurn func(jsonw.Val) bool) *Alloc {
+	var n Counts
+	conv.ForEach(func(_ int, _ string, m jsonw.Val) bool {
+		if isTurn(m) {
+			n.Turns++
+			n.Bytes += len(m.Raw())
+		}
+		return true
+	})
+	n.Blocks = 4 * n.Turns
+	a := new(Alloc)
+	a.Reserve(n)
+	return a
+}
+
+// take returns the next reserved value of s, or a new one: one of a new
+// chunk when grow is set.
+func take[T any](s *[]T, grow bool) *T {
+	n := len(*s)
+	if n == cap(*s) {
+		if !grow {
+			return new(T)
+		}
+		*s, n = make([]T, 0, max(8, 2*n)), 0
 	}
-	return new(T)
+	*s = (*s)[:n+1]
+	return &(*s)[n]
 }
 
 // Turn returns a new turn.
-func (a *Alloc) Turn() *replay.Turn { return take(&a.turns) }
+func (a *Alloc) Turn() *replay.Turn { return take(&a.turns, a.grow) }
 
 // ReasoningText returns a new reasoning text item.
-func (a *Alloc) ReasoningText() *replay.ReasoningText { return take(&a.texts) }
+func (a *Alloc) ReasoningText() *replay.ReasoningText { return take(&a.texts, a.grow) }
 
 // Encrypted returns a new encrypted item.
-func (a *Alloc) Encrypted() *replay.Encrypted { return take(&a.encs) }
+func (a *Alloc) Encrypted() *replay.Encrypted { return take(&a.encs, a.grow) }
 
 // Text returns a new visible text block.
-func (a *Alloc) Text() *replay.Text { return take(&a.vis) }
+func (a *Alloc) Text() *replay.Text { return take(&a.vis, a.grow) }
 
 // ToolCall returns a new tool call.
-func (a *Alloc) ToolCall() *replay.ToolCall { return take(&a.calls) }
+func (a *Alloc) ToolCall() *replay.ToolCall { return take(&a.calls, a.grow) }
 
 // Native returns a new native block.
-func (a *Alloc) Native() *replay.Native { return take(&a.natives) }
+func (a *Alloc) Native() *replay.Native { return take(&a.natives, a.grow) }
 
 // Blocks returns an empty block list with room for n blocks.
 func (a *Alloc) Blocks(n int) []replay.Block {
+	if a.used+n > len(a.blocks) && a.grow {
+		a.blocks, a.used = make([]replay.Block, max(n, 2*len(a.blocks), 16)), 0
+	}
 	if a.used+n <= len(a.blocks) {
 		s := a.blocks[a.used : a.used : a.used+n]
 		a.used += n
@@ -88,7 +120,11 @@ func (a *Alloc) Blocks(n int) []replay.Block {
 // room returns the arena with room for n more bytes.
 func (a *Alloc) room(n int) {
 	if cap(a.strs)-len(a.strs) < n {
-		a.strs = make([]byte, 0, max(n, 1024))
+		size := max(n, 1024)
+		if a.grow {
+			size = max(size, min(2*cap(a.strs), 1<<20))
+		}
+		a.strs = make([]byte, 0, size)
 	}
 }
 
@@ -117,6 +153,65 @@ func (a *Alloc) Str(b *Budget, pos int, v jsonw.Val) (string, error) {
 		}
 	}
 	return a.view(start), nil
+}
+
+// Value keeps the value of the string v (decoded as gjson decodes it;
+// "" for any other value), counted against no budget: for a reader that
+// counts what it keeps by blocks of its own.
+func (a *Alloc) Value(v jsonw.Val) string {
+	if !v.IsString() {
+		return ""
+	}
+	raw := v.Raw()
+	if !v.Escaped() {
+		return a.Clone(raw[1 : len(raw)-1])
+	}
+	a.room(len(raw))
+	start := len(a.strs)
+	a.strs = jsonw.AppendStr(a.strs, raw)
+	return a.view(start)
+}
+
+// String keeps v as gjson's String reads it: a string's value, another
+// value's raw text ("true", a number, an object), "" for null or an absent
+// value; counted against no budget.
+func (a *Alloc) String(v jsonw.Val) string {
+	switch {
+	case v.IsString():
+		return a.Value(v)
+	case !v.Exists() || v.IsNull():
+		return ""
+	}
+	return a.Clone(v.Result().String())
+}
+
+// Join starts a string of several values, of n bytes at most: Append adds
+// a string's value to it, and Joined returns it. Nothing else may be
+// kept between Join and Joined.
+func (a *Alloc) Join(n int) int {
+	a.room(n)
+	return len(a.strs)
+}
+
+// Append adds the value of the string v (decoded as gjson decodes it) to
+// the string Join started.
+func (a *Alloc) Append(v jsonw.Val) {
+	a.strs = jsonw.AppendStr(a.strs, v.Raw())
+}
+
+// Joined returns the string Join started at start.
+func (a *Alloc) Joined(start int) string { return a.view(start) }
+
+// CloneBytes keeps a copy of s as bytes (their capacity is their length:
+// appending to them copies), counted against no budget; nil for "".
+func (a *Alloc) CloneBytes(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	a.room(len(s))
+	start := len(a.strs)
+	a.strs = append(a.strs, s...)
+	return a.strs[start:len(a.strs):len(a.strs)]
 }
 
 // Raw keeps a copy of s as a string of the block at pos within the
