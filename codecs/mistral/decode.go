@@ -224,16 +224,17 @@ func thinkingText(ch jsonw.Val, ptr func() string, al *kit.Alloc) (string, bool,
 
 // toolCall reads tool_calls[k] of the message at msgPtr.
 func toolCall(tc jsonw.Val, msgPtr string, k int, al *kit.Alloc) (*replay.ToolCall, error) {
-	ptr := func() string { return msgPtr + "/tool_calls/" + strconv.Itoa(k) }
+	ptr := func() string { return msgPtr + "/tool_calls/" + strconv.Itoa(k) } // for an error
 	if !tc.IsObject() {
 		return nil, replay.Malformed(API, -1, ptr(), "expected a tool call object")
 	}
 	id, fn := tc.Get("id"), tc.Get("function")
 	name := fn.Get("name")
-	if err := exactRaw(id.Raw(), ptr, "/id", "a tool call id"); err != nil {
+	loc := chatstream.Loc{Base: msgPtr, List: "tool_calls", K: k}
+	if err := chatstream.ExactAt(API, id.Raw(), loc.With("id"), "a tool call id"); err != nil {
 		return nil, err
 	}
-	if err := exactRaw(name.Raw(), ptr, "/function/name", "a tool call name"); err != nil {
+	if err := chatstream.ExactAt(API, name.Raw(), loc.With("function/name"), "a tool call name"); err != nil {
 		return nil, err
 	}
 	if !name.IsString() {
@@ -253,15 +254,6 @@ func toolCall(tc jsonw.Val, msgPtr string, k int, al *kit.Alloc) (*replay.ToolCa
 	call := al.ToolCall()
 	*call = replay.ToolCall{ID: al.String(id), Name: al.Value(name), Arguments: a}
 	return call, nil
-}
-
-// exactRaw is chatstream.ExactRaw for the member of the value at ptr(),
-// whose pointer is built only when the member may be refused.
-func exactRaw(raw string, ptr func() string, member, what string) error {
-	if len(raw) < 8 {
-		return nil
-	}
-	return chatstream.ExactRaw(API, raw, ptr()+member, what)
 }
 
 // raw copies a JSON text out of the input.

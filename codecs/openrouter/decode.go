@@ -121,13 +121,14 @@ func (c Codec) readMessageIn(msg jsonw.Val, ptr string, b *kit.Budget, al *kit.A
 			return false
 		}
 		id, name := tc.Get("id"), tc.Path("function.name")
-		if err = chatstream.ExactRaw(API, id.Raw(), callPtr(ptr, k, "/id", id.Raw()), "a tool call id"); err != nil {
+		loc := chatstream.Loc{Base: ptr, List: "tool_calls", K: k}
+		if err = chatstream.ExactAt(API, id.Raw(), loc.With("id"), "a tool call id"); err != nil {
 			return false
 		}
-		if err = chatstream.ExactRaw(API, name.Raw(), callPtr(ptr, k, "/function/name", name.Raw()), "a tool call name"); err != nil {
+		if err = chatstream.ExactAt(API, name.Raw(), loc.With("function/name"), "a tool call name"); err != nil {
 			return false
 		}
-		key, sig, signed, e := chatstream.RawSignature(API, -1, tc.Raw(), chatstream.Loc{Base: ptr, List: "tool_calls", K: k})
+		key, sig, signed, e := chatstream.RawSignature(API, -1, tc.Raw(), loc)
 		if err = e; err != nil {
 			return false
 		}
@@ -156,16 +157,6 @@ func (c Codec) readMessageIn(msg jsonw.Val, ptr string, b *kit.Budget, al *kit.A
 		t.Blocks = nil
 	}
 	return t, nil
-}
-
-// callPtr returns the pointer of the member of tool call k of the message
-// at ptr whose raw text is raw, when ExactRaw may refuse it (a string of 8
-// bytes or more); "" otherwise, so that no pointer is built for nothing.
-func callPtr(ptr string, k int, member, raw string) string {
-	if len(raw) < 8 {
-		return ""
-	}
-	return ptr + "/tool_calls/" + strconv.Itoa(k) + member
 }
 
 // readContent adds the visible text of content: a string, or the text
@@ -244,6 +235,7 @@ func providerError(e gjson.Result, provider string) *replay.ProviderError {
 // it carries a signature. The stream decoder refuses the same details (see
 // package chatstream).
 func exactDetail(raw, ptr string, i int) error {
+	loc := chatstream.Loc{Base: ptr, List: "reasoning_details", K: i}
 	var dv [8]string // in detailKnown order
 	if !jsonw.RawMembers(raw, detailKnown, dv[:]) {
 		return nil // not an object: parseDetail says so
@@ -252,25 +244,14 @@ func exactDetail(raw, ptr string, i int) error {
 		v, name, what string
 	}{{dv[5], "id", "an item id"}, {dv[6], "format", "a format"}, {dv[4], "signature", "a signature"},
 		{dv[3], "data", "an encrypted blob"}} {
-		if err := chatstream.ExactRaw(API, m.v, detailPtr(ptr, i, m.name, m.v), m.what); err != nil {
+		if err := chatstream.ExactAt(API, m.v, loc.With(m.name), m.what); err != nil {
 			return err
 		}
 	}
 	if isString(dv[4]) && len(dv[4]) > 2 {
-		return chatstream.ExactRaw(API, dv[1], detailPtr(ptr, i, "text", dv[1]), "signed reasoning text")
+		return chatstream.ExactAt(API, dv[1], loc.With("text"), "signed reasoning text")
 	}
 	return nil
-}
-
-// detailPtr returns the pointer of the member name of reasoning_details[i]
-// of the message at ptr, whose raw text is raw, when ExactRaw may refuse
-// it (a string of 8 bytes or more); "" otherwise, so that no pointer is
-// built for nothing.
-func detailPtr(ptr string, i int, name, raw string) string {
-	if len(raw) < 8 {
-		return ""
-	}
-	return ptr + "/reasoning_details/" + strconv.Itoa(i) + "/" + name
 }
 
 // parseDetail reads one reasoning_details entry (raw JSON) located at ptr.

@@ -677,6 +677,15 @@ func ExactRaw(api, raw, ptr, what string) error {
 	return loneErr(api, -1, ptr, what)
 }
 
+// ExactAt is ExactRaw for the member of a whole body of api at loc, whose
+// pointer is built only for the error.
+func ExactAt(api, raw string, loc Loc, what string) error {
+	if len(raw) < 8 || jsonw.LoneAt(raw, false) < 0 {
+		return nil
+	}
+	return loneErr(api, -1, loc.String(), what)
+}
+
 func loneErr(api string, event int, ptr, what string) error {
 	return replay.Malformed(api, event, ptr,
 		"a lone surrogate escape in %s: it names no character, and decoding it would alter bytes that must be kept exact", what)

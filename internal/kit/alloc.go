@@ -2,6 +2,7 @@ package kit
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
@@ -169,6 +170,22 @@ func (a *Alloc) Value(v jsonw.Val) string {
 	a.room(len(raw))
 	start := len(a.strs)
 	a.strs = jsonw.AppendStr(a.strs, raw)
+	return a.view(start)
+}
+
+// Name keeps the value of a member name's literal (quotes included, as
+// [jsonw.Val.ForEach] passes it), decoded as gjson decodes it, counted
+// against no budget.
+func (a *Alloc) Name(lit string) string {
+	if len(lit) < 2 {
+		return ""
+	}
+	if strings.IndexByte(lit, '\\') < 0 {
+		return a.Clone(lit[1 : len(lit)-1])
+	}
+	a.room(len(lit))
+	start := len(a.strs)
+	a.strs = jsonw.AppendStr(a.strs, lit)
 	return a.view(start)
 }
 
