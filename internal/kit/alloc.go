@@ -17,7 +17,10 @@ import (
 // memory alive: it serves the reading of one request, whose turns live
 // and die together. Past what was reserved, an Alloc that reserved (or
 // was made by [ConvAlloc]) takes more room in chunks that double; the
-// zero Alloc allocates every value on its own.
+// zero Alloc allocates every value on its own, and so does a nil *Alloc
+// for the blocks it hands out (Turn, ReasoningText, Encrypted, Text,
+// ToolCall, Native), so that a reader shared with a stream decoder takes
+// its blocks from an Alloc only when it reads a request.
 type Alloc struct {
 	turns   []replay.Turn
 	texts   []replay.ReasoningText
@@ -53,12 +56,20 @@ func (a *Alloc) Reserve(c Counts) {
 }
 
 // ConvAlloc returns an Alloc for reading the turns of a request's
-// conversation array conv (on a tape): room for a turn and four blocks per
-// element isTurn picks, and for the bytes of their raw texts and
-// pointers, which bound the strings a reader keeps of them. What a reader
-// takes past that comes in chunks that double, so a reader needs no count
-// of its own kinds of blocks.
+// conversation array conv (on a tape), reserving what [ConvCounts] counts.
+// What a reader takes past that comes in chunks that double, so a reader
+// needs no count of its own kinds of blocks.
 func ConvAlloc(conv jsonw.Val, isTurn func(jsonw.Val) bool) *Alloc {
+	a := new(Alloc)
+	a.Reserve(ConvCounts(conv, isTurn))
+	return a
+}
+
+// ConvCounts counts, without reading their text, the turns of a request's
+// conversation array conv (the elements isTurn picks), four blocks per
+// turn, and the bytes of their raw texts, which bound the strings a
+// reader keeps of them.
+func ConvCounts(conv jsonw.Val, isTurn func(jsonw.Val) bool) Counts {
 	var n Counts
 	conv.ForEach(func(_ int, _ string, m jsonw.Val) bool {
 		if isTurn(m) {
@@ -68,9 +79,7 @@ func ConvAlloc(conv jsonw.Val, isTurn func(jsonw.Val) bool) *Alloc {
 		return true
 	})
 	n.Blocks = 4 * n.Turns
-	a := new(Alloc)
-	a.Reserve(n)
-	return a
+	return n
 }
 
 // take returns the next reserved value of s, or a new one: one of a new
@@ -88,22 +97,52 @@ func take[T any](s *[]T, grow bool) *T {
 }
 
 // Turn returns a new turn.
-func (a *Alloc) Turn() *replay.Turn { return take(&a.turns, a.grow) }
+func (a *Alloc) Turn() *replay.Turn {
+	if a == nil {
+		return new(replay.Turn)
+	}
+	return take(&a.turns, a.grow)
+}
 
 // ReasoningText returns a new reasoning text item.
-func (a *Alloc) ReasoningText() *replay.ReasoningText { return take(&a.texts, a.grow) }
+func (a *Alloc) ReasoningText() *replay.ReasoningText {
+	if a == nil {
+		return new(replay.ReasoningText)
+	}
+	return take(&a.texts, a.grow)
+}
 
 // Encrypted returns a new encrypted item.
-func (a *Alloc) Encrypted() *replay.Encrypted { return take(&a.encs, a.grow) }
+func (a *Alloc) Encrypted() *replay.Encrypted {
+	if a == nil {
+		return new(replay.Encrypted)
+	}
+	return take(&a.encs, a.grow)
+}
 
 // Text returns a new visible text block.
-func (a *Alloc) Text() *replay.Text { return take(&a.vis, a.grow) }
+func (a *Alloc) Text() *replay.Text {
+	if a == nil {
+		return new(replay.Text)
+	}
+	return take(&a.vis, a.grow)
+}
 
 // ToolCall returns a new tool call.
-func (a *Alloc) ToolCall() *replay.ToolCall { return take(&a.calls, a.grow) }
+func (a *Alloc) ToolCall() *replay.ToolCall {
+	if a == nil {
+		return new(replay.ToolCall)
+	}
+	return take(&a.calls, a.grow)
+}
 
 // Native returns a new native block.
-func (a *Alloc) Native() *replay.Native { return take(&a.natives, a.grow) }
+func (a *Alloc) Native() *replay.Native {
+	if a == nil {
+		return new(replay.Native)
+	}
+	return take(&a.natives, a.grow)
+}
 
 // Blocks returns an empty block list with room for n blocks.
 func (a *Alloc) Blocks(n int) []replay.Block {
