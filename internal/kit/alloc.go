@@ -24,6 +24,7 @@ import (
 type Alloc struct {
 	turns   []replay.Turn
 	texts   []replay.ReasoningText
+	sums    []replay.Summary
 	encs    []replay.Encrypted
 	vis     []replay.Text
 	calls   []replay.ToolCall
@@ -110,6 +111,14 @@ func (a *Alloc) ReasoningText() *replay.ReasoningText {
 		return new(replay.ReasoningText)
 	}
 	return take(&a.texts, a.grow)
+}
+
+// Summary returns a new summary item.
+func (a *Alloc) Summary() *replay.Summary {
+	if a == nil {
+		return new(replay.Summary)
+	}
+	return take(&a.sums, a.grow)
 }
 
 // Encrypted returns a new encrypted item.
@@ -255,8 +264,32 @@ func (a *Alloc) Append(v jsonw.Val) {
 	a.strs = jsonw.AppendStr(a.strs, v.Raw())
 }
 
+// AppendRaw adds s as it is to the string Join started.
+func (a *Alloc) AppendRaw(s string) { a.strs = append(a.strs, s...) }
+
 // Joined returns the string Join started at start.
 func (a *Alloc) Joined(start int) string { return a.view(start) }
+
+// JoinedBytes returns the string Join started at start as bytes (their
+// capacity is their length: appending to them copies); nil when empty.
+func (a *Alloc) JoinedBytes(start int) []byte {
+	if len(a.strs) == start {
+		return nil
+	}
+	return a.strs[start:len(a.strs):len(a.strs)]
+}
+
+// Keeper keeps the strings of a turn's blocks within its budget, in the
+// arena of an Alloc: what a reader written on a budget's Keep (a copy of
+// each string kept) uses to keep them in one allocation.
+type Keeper struct {
+	Budget
+	Al *Alloc
+}
+
+// Keep counts s as a string of the block at pos, as [Budget.Keep] does,
+// and returns a copy of it in the arena.
+func (k *Keeper) Keep(pos int, s string) (string, error) { return k.Al.Raw(&k.Budget, pos, s) }
 
 // CloneBytes keeps a copy of s as bytes (their capacity is their length:
 // appending to them copies), counted against no budget; nil for "".
