@@ -104,10 +104,11 @@ func (c Codec) requestTurn(item func(int) jsonw.Val, first, end int, cut bool, k
 	k.Budget = kit.NewBudget(API, c.Limits, -1)
 	f := c.format()
 	for i := first; i < end; i++ {
-		item := item(i).Result()
+		v := item(i)
+		item := v.Result()
 		from := len(tu.Blocks)
 		var err error
-		if oddCiphertext(item) {
+		if oddCiphertext(v) {
 			// Kept verbatim for the audit to report (RuleEncryptedAltered):
 			// the API refuses the type, the request still reads.
 			if err = k.Item(from, len(item.Raw), len(item.Raw)); err != nil {
@@ -121,7 +122,7 @@ func (c Codec) requestTurn(item func(int) jsonw.Val, first, end int, cut bool, k
 		if tu.Blocks, err = appendItem(tu.Blocks, item, f, al.Pointer("/input", i), k, al); err != nil {
 			return nil, err
 		}
-		if cut && cutItem(item) {
+		if cut && cutItem(v) {
 			for _, blk := range tu.Blocks[from:] {
 				markCut(blk)
 			}
@@ -137,20 +138,20 @@ func (c Codec) requestTurn(item func(int) jsonw.Val, first, end int, cut bool, k
 // oddCiphertext reports whether an input reasoning item carries an
 // encrypted_content that is neither a string nor null (a client that
 // wrapped or parsed it).
-func oddCiphertext(item gjson.Result) bool {
+func oddCiphertext(item jsonw.Val) bool {
 	v := item.Get("encrypted_content")
-	return item.Get("type").Str == "reasoning" && v.Exists() && v.Type != gjson.String && v.Type != gjson.Null
+	return item.Get("type").Is("reasoning") && v.Exists() && !v.IsString() && !v.IsNull()
 }
 
 // cutItem reports whether an input item lacks what a finished one of its
 // type always has.
-func cutItem(item gjson.Result) bool {
-	switch item.Get("type").Str {
-	case "reasoning":
+func cutItem(item jsonw.Val) bool {
+	switch typ := item.Get("type"); {
+	case typ.Is("reasoning"):
 		return !item.Get("summary").Exists() && !item.Get("encrypted_content").Exists()
-	case "function_call":
+	case typ.Is("function_call"):
 		return !item.Get("arguments").Exists()
-	case "custom_tool_call":
+	case typ.Is("custom_tool_call"):
 		return !item.Get("input").Exists()
 	}
 	return false
