@@ -175,10 +175,23 @@ type input struct {
 	run             int // the assistant run it belongs to, -1 outside one
 }
 
+// inputKey names requestInput's walk of a request (see kit.Memo).
+var inputKey = new(int)
+
+// requestInput lists the elements of h's request's input array, the same
+// list for every rule of one audit (it must not be changed); false when
+// there is no input array.
 func requestInput(h *replay.History) ([]input, bool) {
-	arr := kit.Body(h).Get("input")
+	in := kit.Memo(h, inputKey, func(root jsonw.Val) any { return readInput(root) }).([]input)
+	return in, in != nil
+}
+
+// readInput lists the elements of a request's input array (nil when
+// there is none).
+func readInput(root jsonw.Val) []input {
+	arr := root.Get("input")
 	if !arr.IsArray() {
-		return nil, false
+		return nil
 	}
 	out := make([]input, 0, arr.Len())
 	run, in := -1, false
@@ -196,7 +209,7 @@ func requestInput(h *replay.History) ([]input, bool) {
 		out = append(out, x)
 		return true
 	})
-	return out, true
+	return out
 }
 
 // official reports whether the target is OpenAI's own API or Azure's,

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/reasonreplay/replay/internal/view"
@@ -40,6 +41,29 @@ type Tape struct {
 	// has another bound.
 	capped bool
 	reused int // the values ResetAfter took from the earlier tape
+	// memo is what a reader derived from the text (see Memo), cleared by
+	// a reset.
+	memo atomic.Pointer[tapeMemo]
+}
+
+// tapeMemo is one value derived from a tape's text, by its key.
+type tapeMemo struct {
+	key, val any
+}
+
+// Memo returns what derive makes of the tape's text, made once per reset
+// for key (a pointer that names the derivation): the audit's rules that
+// each walk the same values of a request share one walk. What derive
+// returns must not be changed by those it is handed to. The tape keeps
+// one derived value, the last key's; tapes read concurrently may derive it
+// more than once.
+func (t *Tape) Memo(key any, derive func() any) any {
+	if m := t.memo.Load(); m != nil && m.key == key {
+		return m.val
+	}
+	v := derive()
+	t.memo.Store(&tapeMemo{key: key, val: v})
+	return v
 }
 
 // tnode is one recorded value.
@@ -59,6 +83,7 @@ const (
 // whether s is valid JSON (as [Valid] says), and records its values when
 // it is. A tape can be reset any number of times; it keeps its memory.
 func (t *Tape) Reset(s string) bool {
+	t.memo.Store(nil)
 	t.s = s
 	t.nodes, t.kids, t.stack = t.nodes[:0], t.kids[:0], t.stack[:0]
 	t.limit, t.capped, t.reused = 1024+len(s)/32, false, 0

@@ -192,3 +192,24 @@ func TestBudgetAdd(t *testing.T) {
 	assert.Equal(t, "block count", le.What)
 	assert.Len(t, tu.Blocks, 2)
 }
+
+// Memo derives a request's value once per reading when the History has
+// its tape, and every time when it has none.
+func TestMemo(t *testing.T) {
+	body := []byte(`{"input":[1,2,3]}`)
+	var tape jsonw.Tape
+	require.True(t, tape.ResetBytes(body))
+	h := replay.History{Request: body}
+	SetTape(&h, &tape)
+	key := new(int)
+	n := 0
+	derive := func(root jsonw.Val) any { n++; return root.Get("input").Len() }
+	assert.Equal(t, 3, Memo(&h, key, derive))
+	assert.Equal(t, 3, Memo(&h, key, derive))
+	assert.Equal(t, 1, n)
+	bare := replay.History{Request: body}
+	assert.Equal(t, 3, Memo(&bare, key, derive))
+	assert.Equal(t, 3, Memo(&bare, key, derive))
+	assert.Equal(t, 3, n, "without its tape, derived each time")
+	assert.Equal(t, 0, Memo(&replay.History{}, key, derive), "no request: the absent root")
+}
