@@ -104,7 +104,9 @@ func (r *reader) element(t *replay.Turn, b jsonw.Val, i int, base string) error 
 	if err != nil || blk == nil {
 		return err
 	}
-	if x, ok := blk.(*replay.Text); ok && splitsTags(r.c.Model, r.c.KeepTags) {
+	// A text without '<' holds no tag: the splitter would give it back
+	// whole, as one visible run (TestSplitWithoutTag).
+	if x, ok := blk.(*replay.Text); ok && splitsTags(r.c.Model, r.c.KeepTags) && strings.IndexByte(x.Text, '<') >= 0 {
 		return r.appendSplit(t, x.Text, i)
 	}
 	if err := r.b.Block(pos); err != nil {
