@@ -95,6 +95,13 @@ func (c Codec) readMessageIn(msg jsonw.Val, ptr string, b *kit.Budget, al *kit.A
 			if request && d.Get("type").Is(string(replay.KindEncrypted)) && !d.Get("data").Exists() {
 				raw, lost = raw[:strings.LastIndexByte(raw, '}')]+`,"data":""}`, true
 			}
+			if !lost {
+				if x, ok := quickDetail(d, al); ok {
+					it, err = x, nil
+					err = b.Add(t, it, len(d.Raw()))
+					return err == nil
+				}
+			}
 			if it, err = parseDetailAt(raw, ptr, i); err == nil {
 				it.Meta().Unfinished = lost
 				err = b.Add(t, it, len(d.Raw()))
@@ -252,6 +259,63 @@ func exactDetail(raw, ptr string, i int) error {
 		return chatstream.ExactAt(API, dv[1], loc.With("text"), "signed reasoning text")
 	}
 	return nil
+}
+
+// quickDetail reads the common reasoning detail, a reasoning.text whose
+// members are type, text, signature, format and id (strings, with no lone
+// surrogate escape) and index (up to nine digits), on the tape, into al,
+// as parseDetail reads it; ok is false for any other detail, which
+// parseDetail reads (and refuses where it must).
+func quickDetail(d jsonw.Val, al *kit.Alloc) (it *replay.ReasoningText, ok bool) {
+	if !d.IsObject() || !d.Get("type").Is(string(replay.KindText)) {
+		return nil, false
+	}
+	var text, sig, format, id jsonw.Val
+	var index int
+	ok = true
+	d.ForEach(func(_ int, name string, v jsonw.Val) bool {
+		str := func(dst *jsonw.Val) {
+			*dst = v
+			ok = v.IsString() && !jsonw.Lone(v.Raw())
+		}
+		switch name {
+		case `"type"`:
+		case `"text"`:
+			str(&text)
+		case `"signature"`:
+			str(&sig)
+		case `"format"`:
+			str(&format)
+		case `"id"`:
+			str(&id)
+		case `"index"`:
+			raw := v.Raw()
+			ok = len(raw) > 0 && len(raw) <= 9 && strings.Trim(raw, "0123456789") == ""
+			if ok {
+				index, _ = strconv.Atoi(raw)
+			}
+		default:
+			ok = false
+		}
+		return ok
+	})
+	if !ok || !text.Exists() {
+		return nil, false
+	}
+	hasIndex := d.Get("index").Exists()
+	it = al.ReasoningText()
+	*it = replay.ReasoningText{Text: al.Value(text)}
+	it.Format = replay.Format(al.Value(format))
+	if id.Exists() {
+		it.ID = replay.Some(al.Value(id))
+	}
+	if hasIndex {
+		it.Index = replay.Some(index)
+	}
+	if sig.Exists() {
+		it.Signature = replay.Some(al.Value(sig))
+	}
+	return it, true
 }
 
 // parseDetail reads one reasoning_details entry (raw JSON) located at ptr.
