@@ -268,7 +268,7 @@ func (r *reader) reasoningText(rt jsonw.Val, i, pos int, rc func() string) (repl
 // extra returns the members of obj not in known, as one JSON object in
 // source order (a repeated name kept once), or nil, within the budget.
 func (r *reader) extra(pos int, obj jsonw.Val, known ...string) (json.RawMessage, error) {
-	x := obj.ExtraMembers(known...)
+	x := r.al.Extra(obj, known...)
 	return x, r.b.Item(pos, len(x), len(x))
 }
 

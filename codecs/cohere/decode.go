@@ -196,7 +196,7 @@ func (r *messageReader) block(b jsonw.Val, i int) error {
 		it := r.al.ReasoningText()
 		*it = replay.ReasoningText{Text: s}
 		it.Format = formats.Cohere
-		it.Extra = b.ExtraMembers("type", "thinking")
+		it.Extra = r.al.Extra(b, "type", "thinking")
 		if err := r.bud.Item(len(r.t.Blocks), len(it.Extra), len(it.Extra)); err != nil {
 			return err
 		}

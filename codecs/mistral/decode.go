@@ -183,7 +183,7 @@ func chunk(ch jsonw.Val, msgPtr string, i int, al *kit.Alloc) (replay.Block, int
 		it := al.ReasoningText()
 		*it = replay.ReasoningText{Text: text}
 		it.Format = formats.Mistral
-		it.Extra = ch.ExtraMembers("type", "thinking")
+		it.Extra = al.Extra(ch, "type", "thinking")
 		return it, len(text) + len(it.Extra), nil
 	}
 	kind := al.String(ch.Get("type"))

@@ -152,7 +152,7 @@ func (c Codec) readMessageIn(msg jsonw.Val, ptr string, b *kit.Budget, al *kit.A
 			ID:        al.Value(id),
 			Name:      al.Value(name),
 			Arguments: al.Value(tc.Path("function.arguments")),
-			Extra:     tc.ExtraMembers(known...),
+			Extra:     al.Extra(tc, known...),
 		}
 		err = b.Add(t, call, len(call.ID)+len(call.Name)+len(call.Arguments)+len(call.Extra))
 		return err == nil

@@ -702,11 +702,21 @@ func (v Val) Detached() gjson.Result {
 // found from the members the tape recorded instead of reading the object
 // again (nil when every member is known, the common case).
 func (v Val) ExtraMembers(known ...string) []byte {
+	out := v.AppendExtraMembers(nil, known...)
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// AppendExtraMembers appends the bytes ExtraMembers returns to dst (dst as
+// it was when every member is known).
+func (v Val) AppendExtraMembers(dst []byte, known ...string) []byte {
 	kids, ok := v.recorded()
 	if !ok || v.Kind() != '{' {
-		return ExtraMembers(v.Raw(), known...)
+		return append(dst, ExtraMembers(v.Raw(), known...)...)
 	}
-	var out []byte
+	start := len(dst)
 	var seenBuf [4]string
 	seen := seenBuf[:0]
 	for _, k := range kids {
@@ -727,18 +737,18 @@ func (v Val) ExtraMembers(known ...string) []byte {
 		if !keep {
 			continue
 		}
-		if len(out) == 0 {
-			out = append(out, '{')
+		if len(dst) == start {
+			dst = append(dst, '{')
 		} else {
-			out = append(out, ',')
+			dst = append(dst, ',')
 		}
-		out = append(out, name...)
-		out = append(out, ':')
-		out = append(out, v.t.s[nd.start:nd.end]...)
+		dst = append(dst, name...)
+		dst = append(dst, ':')
+		dst = append(dst, v.t.s[nd.start:nd.end]...)
 		seen = append(seen, name)
 	}
-	if len(out) == 0 {
-		return nil
+	if len(dst) == start {
+		return dst
 	}
-	return append(out, '}')
+	return append(dst, '}')
 }

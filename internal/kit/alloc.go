@@ -279,6 +279,16 @@ func (a *Alloc) JoinedBytes(start int) []byte {
 	return a.strs[start:len(a.strs):len(a.strs)]
 }
 
+// Extra keeps the members of the object v not in known, as
+// [jsonw.Val.ExtraMembers] writes them (nil when every member is known),
+// counted against no budget.
+func (a *Alloc) Extra(v jsonw.Val, known ...string) []byte {
+	a.room(len(v.Raw()))
+	start := len(a.strs)
+	a.strs = v.AppendExtraMembers(a.strs, known...)
+	return a.JoinedBytes(start)
+}
+
 // Keeper keeps the strings of a turn's blocks within its budget, in the
 // arena of an Alloc: what a reader written on a budget's Keep (a copy of
 // each string kept) uses to keep them in one allocation.

@@ -50,7 +50,7 @@ func eachVal(v jsonw.Val, path string, fn func(v jsonw.Val, path string)) {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
-// checkAllocReads holds Value, String, CloneBytes and Join on every value of
+// checkAllocReads holds Value, String, CloneBytes, Extra and Join on every value of
 // doc to gjson's reading of the same value, and the strings kept to stay
 // as they were when doc's bytes are overwritten.
 func checkAllocReads(t *testing.T, doc string) {
@@ -75,6 +75,11 @@ func checkAllocReads(t *testing.T, doc string) {
 		}
 		all = append(all, kept{al.Value(v), wantStr}, kept{al.String(v), want.String()},
 			kept{string(al.CloneBytes(v.Raw())), raw})
+		if v.IsObject() {
+			for _, known := range [][]string{nil, {"type"}, {"type", "text", "a"}} {
+				all = append(all, kept{string(al.Extra(v, known...)), string(jsonw.ExtraMembers(raw, known...))})
+			}
+		}
 		if v.IsArray() {
 			start := al.Join(len(v.Raw()))
 			var join strings.Builder
