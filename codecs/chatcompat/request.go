@@ -27,7 +27,13 @@ import (
 // refuses a `thinking` part).
 func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error) {
 	api := c.API()
+	var r *reader // one for every message: see next
 	return chatstream.ReadRequest(api, body, func(msg jsonw.Val, ptr string, _ *kit.Alloc) (*replay.Turn, error) {
+		if r == nil {
+			r = newReader(api, c.Profile, c.Limits, -1)
+		} else {
+			r.next(c.Limits)
+		}
 		// The reader copies what it keeps: it reads the message in place.
 		raw := msg.Raw()
 		if content := msg.Get("content"); content.IsArray() {
@@ -37,8 +43,20 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 			}
 			raw = m.Raw
 		}
-		return newReader(api, c.Profile, c.Limits, -1).message(raw, ptr)
+		return r.message(raw, ptr)
 	})
+}
+
+// next readies r, which read a request's message, for the next one, with
+// the limits lim, as newReader makes it: what it made for the first (its
+// splitter, the core's text builder) serves the next.
+func (r *reader) next(lim replay.Limits) {
+	r.core.Next(lim)
+	if r.split != nil {
+		r.split.Reset()
+	}
+	r.segs, r.native, r.contentHi = r.segs[:0], false, 0
+	r.scratch.Reset()
 }
 
 // ReadRequest reads a chat completions request body once for the
