@@ -97,60 +97,48 @@ func take[T any](s *[]T, grow bool) *T {
 	return &(*s)[n]
 }
 
+// takeOf returns the next value of the pool of a that pool picks: take's,
+// or a new one from a nil Alloc.
+func takeOf[T any](a *Alloc, pool func(*Alloc) *[]T) *T {
+	if a == nil {
+		return new(T)
+	}
+	return take(pool(a), a.grow)
+}
+
 // Turn returns a new turn.
 func (a *Alloc) Turn() *replay.Turn {
-	if a == nil {
-		return new(replay.Turn)
-	}
-	return take(&a.turns, a.grow)
+	return takeOf(a, func(a *Alloc) *[]replay.Turn { return &a.turns })
 }
 
 // ReasoningText returns a new reasoning text item.
 func (a *Alloc) ReasoningText() *replay.ReasoningText {
-	if a == nil {
-		return new(replay.ReasoningText)
-	}
-	return take(&a.texts, a.grow)
+	return takeOf(a, func(a *Alloc) *[]replay.ReasoningText { return &a.texts })
 }
 
 // Summary returns a new summary item.
 func (a *Alloc) Summary() *replay.Summary {
-	if a == nil {
-		return new(replay.Summary)
-	}
-	return take(&a.sums, a.grow)
+	return takeOf(a, func(a *Alloc) *[]replay.Summary { return &a.sums })
 }
 
 // Encrypted returns a new encrypted item.
 func (a *Alloc) Encrypted() *replay.Encrypted {
-	if a == nil {
-		return new(replay.Encrypted)
-	}
-	return take(&a.encs, a.grow)
+	return takeOf(a, func(a *Alloc) *[]replay.Encrypted { return &a.encs })
 }
 
 // Text returns a new visible text block.
 func (a *Alloc) Text() *replay.Text {
-	if a == nil {
-		return new(replay.Text)
-	}
-	return take(&a.vis, a.grow)
+	return takeOf(a, func(a *Alloc) *[]replay.Text { return &a.vis })
 }
 
 // ToolCall returns a new tool call.
 func (a *Alloc) ToolCall() *replay.ToolCall {
-	if a == nil {
-		return new(replay.ToolCall)
-	}
-	return take(&a.calls, a.grow)
+	return takeOf(a, func(a *Alloc) *[]replay.ToolCall { return &a.calls })
 }
 
 // Native returns a new native block.
 func (a *Alloc) Native() *replay.Native {
-	if a == nil {
-		return new(replay.Native)
-	}
-	return take(&a.natives, a.grow)
+	return takeOf(a, func(a *Alloc) *[]replay.Native { return &a.natives })
 }
 
 // Blocks returns an empty block list with room for n blocks.
