@@ -16,7 +16,8 @@ import (
 // Decode reads a whole Converse response body. An error body
 // (`{"message":...}` without `output`) returns a *replay.ProviderError.
 func (c Codec) Decode(body []byte) (*replay.Turn, error) {
-	if !jsonw.ValidBytes(body) {
+	var tape jsonw.Tape
+	if !tape.ResetBytes(body) {
 		return nil, codecs.Malformed(API, -1, "", "expected a JSON Converse response")
 	}
 	root := gjson.ParseBytes(body)
@@ -35,8 +36,8 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 		return nil, codecs.Malformed(API, -1, "/output/message/content", "expected an array")
 	}
 	t := &replay.Turn{Provenance: c.provenance(), Complete: true}
-	r := c.reader()
-	if err := r.content(t, content, "/output/message/content"); err != nil {
+	r := c.reader(new(kit.Alloc))
+	if err := r.content(t, tape.Root().Path("output.message.content"), "/output/message/content"); err != nil {
 		return nil, err
 	}
 	if sr := root.Get("stopReason"); sr.Type == gjson.String {
@@ -58,10 +59,12 @@ func firstOf(v gjson.Result, keys ...string) gjson.Result {
 }
 
 // reader reads Converse content blocks, of a response's output message or
-// of a request's assistant message, within one budget.
+// of a request's assistant message (on the tape of its text), within one
+// budget, into memory of al.
 type reader struct {
-	c Codec
-	b kit.Budget
+	c  Codec
+	b  kit.Budget
+	al *kit.Alloc
 	// cut marks what a cut-off message lacks (a Claude reasoningText
 	// without its signature, a toolUse without its input) as unfinished:
 	// set for the last assistant message of a request.
@@ -75,32 +78,36 @@ type reader struct {
 	request bool
 }
 
-func (c Codec) reader() *reader {
-	return &reader{c: c, b: kit.NewBudget(API, c.Limits, -1)}
+func (c Codec) reader(al *kit.Alloc) reader {
+	return reader{c: c, b: kit.NewBudget(API, c.Limits, -1), al: al}
 }
 
 // content appends the blocks of the content array arr (at JSON Pointer
 // base) to t.
-func (r *reader) content(t *replay.Turn, arr gjson.Result, base string) error {
+func (r *reader) content(t *replay.Turn, arr jsonw.Val, base string) error {
+	t.Blocks = r.al.Blocks(arr.Len())
 	var err error
-	i := 0
-	arr.ForEach(func(_, b gjson.Result) bool {
-		err = r.element(t, b, i, base+"/"+strconv.Itoa(i))
-		i++
+	arr.ForEach(func(i int, _ string, b jsonw.Val) bool {
+		err = r.element(t, b, i, base)
 		return err == nil
 	})
+	if len(t.Blocks) == 0 {
+		t.Blocks = nil
+	}
 	return err
 }
 
 // element appends the block (or, for text split at <think> tags, the
-// blocks) of content element i.
-func (r *reader) element(t *replay.Turn, b gjson.Result, i int, ptr string) error {
+// blocks) of content element i (of the array at base).
+func (r *reader) element(t *replay.Turn, b jsonw.Val, i int, base string) error {
 	pos := len(t.Blocks)
-	blk, err := r.block(b, i, pos, ptr)
+	blk, err := r.block(b, i, pos, base)
 	if err != nil || blk == nil {
 		return err
 	}
-	if x, ok := blk.(*replay.Text); ok && splitsTags(r.c.Model, r.c.KeepTags) {
+	// A text without '<' holds no tag: the splitter would give it back
+	// whole, as one visible run (TestSplitWithoutTag).
+	if x, ok := blk.(*replay.Text); ok && splitsTags(r.c.Model, r.c.KeepTags) && strings.IndexByte(x.Text, '<') >= 0 {
 		return r.appendSplit(t, x.Text, i)
 	}
 	if err := r.b.Block(pos); err != nil {
@@ -110,89 +117,101 @@ func (r *reader) element(t *replay.Turn, b gjson.Result, i int, ptr string) erro
 	return nil
 }
 
-// block reads one content block, to be placed at pos. It returns nil for
-// an empty text block.
-func (r *reader) block(b gjson.Result, i, pos int, ptr string) (replay.Block, error) {
+// block reads one content block, element i of the array at base, to be
+// placed at pos. It returns nil for an empty text block.
+func (r *reader) block(b jsonw.Val, i, pos int, base string) (replay.Block, error) {
+	ptr := func() string { return base + "/" + strconv.Itoa(i) } // for an error
 	if !b.IsObject() {
-		return nil, codecs.Malformed(API, -1, ptr, "expected a content block object")
+		return nil, codecs.Malformed(API, -1, ptr(), "expected a content block object")
 	}
 	if rc := b.Get("reasoningContent"); rc.Exists() {
 		return r.reasoning(b, rc, i, pos, ptr)
 	}
 	if x := b.Get("text"); x.Exists() {
-		if x.Type != gjson.String {
-			return nil, codecs.Malformed(API, -1, ptr+"/text", "expected a string")
+		if !x.IsString() {
+			return nil, codecs.Malformed(API, -1, ptr()+"/text", "expected a string")
 		}
-		if x.Str == "" {
+		if len(x.Raw()) == 2 {
 			return nil, nil
 		}
-		text, err := r.b.Keep(pos, x.Str)
-		return &replay.Text{Text: text}, err
+		text, err := r.al.Str(&r.b, pos, x)
+		if err != nil {
+			return nil, err
+		}
+		t := r.al.Text()
+		*t = replay.Text{Text: text}
+		return t, nil
 	}
 	if tu := b.Get("toolUse"); tu.Exists() {
-		return r.toolUse(tu, pos, ptr+"/toolUse")
+		return r.toolUse(tu, pos, ptr)
 	}
 	kind := "content"
-	b.ForEach(func(k, _ gjson.Result) bool { kind = k.String(); return false })
-	nat := &replay.Native{Kind: kit.Clone(kind)}
+	b.ForEach(func(_ int, name string, _ jsonw.Val) bool { kind = r.al.Name(name); return false })
+	nat := r.al.Native()
+	*nat = replay.Native{Kind: kind}
 	var err error
-	nat.Raw, err = r.raw(pos, b.Raw)
+	nat.Raw, err = r.al.Bytes(&r.b, pos, b.Raw())
 	return nat, err
 }
 
 // toolUse reads a toolUse block. Its input is kept as its JSON text; a
 // missing input is `{}`, or, in a cut message, an unfinished call.
-func (r *reader) toolUse(tu gjson.Result, pos int, ptr string) (replay.Block, error) {
+func (r *reader) toolUse(tu jsonw.Val, pos int, block func() string) (replay.Block, error) {
 	if !tu.IsObject() {
-		return nil, codecs.Malformed(API, -1, ptr, "expected an object")
+		return nil, codecs.Malformed(API, -1, block()+"/toolUse", "expected an object")
 	}
 	id, name := tu.Get("toolUseId"), tu.Get("name")
-	if id.Type != gjson.String || name.Type != gjson.String {
-		return nil, codecs.Malformed(API, -1, ptr, "expected string toolUseId and name")
+	if !id.IsString() || !name.IsString() {
+		return nil, codecs.Malformed(API, -1, block()+"/toolUse", "expected string toolUseId and name")
 	}
-	tc := &replay.ToolCall{Arguments: "{}"}
+	tc := r.al.ToolCall()
+	*tc = replay.ToolCall{}
+	args := "{}"
 	in := tu.Get("input")
 	if in.Exists() {
-		tc.Arguments = in.Raw
+		args = in.Raw()
 	} else if r.cut {
-		tc.Arguments, tc.Unfinished = "", true
+		args, tc.Unfinished = "", true
 	}
 	var err error
-	for _, f := range []struct {
-		dst *string
-		s   string
-	}{{&tc.ID, id.Str}, {&tc.Name, name.Str}, {&tc.Arguments, tc.Arguments}} {
-		if *f.dst, err = r.b.Keep(pos, f.s); err != nil {
-			return nil, err
-		}
+	if tc.ID, err = r.al.Str(&r.b, pos, id); err != nil {
+		return nil, err
+	}
+	if tc.Name, err = r.al.Str(&r.b, pos, name); err != nil {
+		return nil, err
+	}
+	if tc.Arguments, err = r.al.Raw(&r.b, pos, args); err != nil {
+		return nil, err
 	}
 	tc.Extra, err = r.extra(pos, tu, "toolUseId", "name", "input")
 	return tc, err
 }
 
-func (r *reader) reasoning(b, rc gjson.Result, i, pos int, ptr string) (replay.Block, error) {
-	ptr += "/reasoningContent"
+func (r *reader) reasoning(b, rc jsonw.Val, i, pos int, block func() string) (replay.Block, error) {
+	ptr := func() string { return block() + "/reasoningContent" }
 	rt, rd := rc.Get("reasoningText"), rc.Get("redactedContent")
 	switch {
-	case rt.IsObject() && !rd.Exists() && !(r.request && rt.Get("text").Type == gjson.Null):
-		return r.reasoningText(rt, i, pos, ptr+"/reasoningText")
-	case rd.Type == gjson.String && !rt.Exists():
-		if jsonw.Lone(rd.Raw) {
-			return nil, codecs.Malformed(API, -1, ptr+"/redactedContent", "a lone surrogate escape would alter the minted bytes")
+	case rt.IsObject() && !rd.Exists() && !(r.request && rt.Get("text").IsNull()):
+		return r.reasoningText(rt, i, pos, ptr)
+	case rd.IsString() && !rt.Exists():
+		if jsonw.Lone(rd.Raw()) {
+			return nil, codecs.Malformed(API, -1, ptr()+"/redactedContent", "a lone surrogate escape would alter the minted bytes")
 		}
-		data, err := r.b.Keep(pos, rd.Str)
+		data, err := r.al.Str(&r.b, pos, rd)
 		if err != nil {
 			return nil, err
 		}
-		it := &replay.Encrypted{Data: data}
+		it := r.al.Encrypted()
+		*it = replay.Encrypted{Data: data}
 		it.Format = formatFor(r.c.Model, false)
 		it.Index = replay.Some(i)
 		return it, nil
 	}
-	if r.request && emptyObject(rc) {
+	if r.request && rc.IsObject() && rc.Len() == 0 {
 		// An emptied block (its redactedContent deleted): what was
 		// there is gone; the item is unfinished, never replayable.
-		it := &replay.Encrypted{}
+		it := r.al.Encrypted()
+		*it = replay.Encrypted{}
 		it.Unfinished = true
 		it.Format = formatFor(r.c.Model, false)
 		it.Index = replay.Some(i)
@@ -200,50 +219,46 @@ func (r *reader) reasoning(b, rc gjson.Result, i, pos int, ptr string) (replay.B
 	}
 	// Another shape: keep the whole content block verbatim, as a native
 	// element of this API (a document reads it back; only Converse gets it).
-	nat := &replay.Native{Kind: "reasoningContent"}
+	nat := r.al.Native()
+	*nat = replay.Native{Kind: "reasoningContent"}
 	var err error
-	nat.Raw, err = r.raw(pos, b.Raw)
+	nat.Raw, err = r.al.Bytes(&r.b, pos, b.Raw())
 	return nat, err
-}
-
-// emptyObject reports whether v is an object without members.
-func emptyObject(v gjson.Result) bool {
-	empty := v.IsObject()
-	v.ForEach(func(_, _ gjson.Result) bool { empty = false; return false })
-	return empty
 }
 
 // reasoningText reads {text, signature?}. In a cut message, a Claude
 // reasoningText without its signature is unfinished.
-func (r *reader) reasoningText(rt gjson.Result, i, pos int, ptr string) (replay.Block, error) {
+func (r *reader) reasoningText(rt jsonw.Val, i, pos int, rc func() string) (replay.Block, error) {
+	ptr := func() string { return rc() + "/reasoningText" }
 	text := rt.Get("text")
-	if text.Type != gjson.String {
-		return nil, codecs.Malformed(API, -1, ptr+"/text", "expected a string")
+	if !text.IsString() {
+		return nil, codecs.Malformed(API, -1, ptr()+"/text", "expected a string")
 	}
-	it := &replay.ReasoningText{}
+	it := r.al.ReasoningText()
+	*it = replay.ReasoningText{}
 	var err error
-	if it.Text, err = r.b.Keep(pos, text.Str); err != nil {
+	if it.Text, err = r.al.Str(&r.b, pos, text); err != nil {
 		return nil, err
 	}
 	switch s := rt.Get("signature"); {
-	case s.Type == gjson.String:
-		if jsonw.Lone(s.Raw) {
-			return nil, codecs.Malformed(API, -1, ptr+"/signature", "a lone surrogate escape would alter the signed bytes")
+	case s.IsString():
+		if jsonw.Lone(s.Raw()) {
+			return nil, codecs.Malformed(API, -1, ptr()+"/signature", "a lone surrogate escape would alter the signed bytes")
 		}
-		sig, err := r.b.Keep(pos, s.Str)
+		sig, err := r.al.Str(&r.b, pos, s)
 		if err != nil {
 			return nil, err
 		}
 		it.Signature = replay.Some(sig)
-	case s.Exists() && s.Type == gjson.Null:
+	case s.IsNull():
 		it.Signature = replay.NullOf[string]()
 	case s.Exists():
-		return nil, codecs.Malformed(API, -1, ptr+"/signature", "expected a string")
+		return nil, codecs.Malformed(API, -1, ptr()+"/signature", "expected a string")
 	case r.cut && isClaude(r.c.Model):
 		it.Unfinished = true
 	}
-	if it.Signature.IsPresent() && jsonw.Lone(text.Raw) {
-		return nil, codecs.Malformed(API, -1, ptr+"/text", "a lone surrogate escape would alter the signed text")
+	if it.Signature.IsPresent() && jsonw.Lone(text.Raw()) {
+		return nil, codecs.Malformed(API, -1, ptr()+"/text", "a lone surrogate escape would alter the signed text")
 	}
 	it.Format = formatFor(r.c.Model, it.Signed())
 	it.Index = replay.Some(i)
@@ -253,17 +268,9 @@ func (r *reader) reasoningText(rt gjson.Result, i, pos int, ptr string) (replay.
 
 // extra returns the members of obj not in known, as one JSON object in
 // source order (a repeated name kept once), or nil, within the budget.
-func (r *reader) extra(pos int, obj gjson.Result, known ...string) (json.RawMessage, error) {
-	x := jsonw.ExtraMembers(obj.Raw, known...)
+func (r *reader) extra(pos int, obj jsonw.Val, known ...string) (json.RawMessage, error) {
+	x := r.al.Extra(obj, known...)
 	return x, r.b.Item(pos, len(x), len(x))
-}
-
-// raw copies a JSON text out of the input, within the budget.
-func (r *reader) raw(pos int, s string) (json.RawMessage, error) {
-	if err := r.b.Item(pos, len(s), len(s)); err != nil {
-		return nil, err
-	}
-	return raw(s), nil
 }
 
 // extra returns the members of obj not in known, as one JSON object in

@@ -43,22 +43,23 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 		Tools:    kit.Items(root.Path("toolConfig.tools")) > 0,
 		Thinking: amrf.Path("thinking.type").Is("enabled") || amrf.Path("reasoning_config.type").Is("enabled")}
 	isTurn := func(m jsonw.Val) bool { return m.Get("role").Is("assistant") }
-	var al kit.Alloc
-	err = kit.ConvTurns(&h, &t, msgs, "/messages", &al, isTurn, func(m jsonw.Val, ptr string, cut bool) (*replay.Turn, error) {
-		return c.requestTurn(m.Detached(), ptr, cut)
+	al := kit.ConvAlloc(msgs, isTurn)
+	err = kit.ConvTurns(&h, &t, msgs, "/messages", al, isTurn, func(m jsonw.Val, ptr string, cut bool) (*replay.Turn, error) {
+		return c.requestTurn(m, ptr, cut, al)
 	})
 	return h, t, err
 }
 
-// requestTurn reads one assistant message of a request; cut says it is the
-// last one, which may have been cut off.
-func (c Codec) requestTurn(m gjson.Result, ptr string, cut bool) (*replay.Turn, error) {
+// requestTurn reads one assistant message of a request (on its tape) into
+// memory of al; cut says it is the last one, which may have been cut off.
+func (c Codec) requestTurn(m jsonw.Val, ptr string, cut bool, al *kit.Alloc) (*replay.Turn, error) {
 	content := m.Get("content")
 	if !content.IsArray() {
 		return nil, codecs.Malformed(API, -1, ptr+"/content", "expected an array")
 	}
-	tu := &replay.Turn{Provenance: c.provenance()}
-	r := c.reader()
+	tu := al.Turn()
+	*tu = replay.Turn{Provenance: c.provenance()}
+	r := c.reader(al)
 	r.cut, r.request = cut, true
 	if err := r.content(tu, content, ptr+"/content"); err != nil {
 		return nil, err

@@ -36,7 +36,7 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	if err := r.core.Envelope(chatstream.Chunk{Model: root.Get("model").Raw}); err != nil {
 		return nil, err
 	}
-	t, err := r.message(msg, "/choices/0/message")
+	t, err := r.message(msg.Raw, "/choices/0/message")
 	if err != nil {
 		return nil, err
 	}
@@ -55,10 +55,10 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 	return t, nil
 }
 
-// message reads a whole assistant message (of a body or a request) at ptr
-// into a turn.
-func (r *reader) message(msg gjson.Result, ptr string) (*replay.Turn, error) {
-	dst, err := r.core.Message(msg.Raw, ptr, nil)
+// message reads a whole assistant message (of a body or a request; its raw
+// text) at ptr into a turn.
+func (r *reader) message(msg string, ptr string) (*replay.Turn, error) {
+	dst, err := r.core.Message(msg, ptr, nil)
 	if err != nil {
 		return nil, err
 	}

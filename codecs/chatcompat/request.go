@@ -7,6 +7,7 @@ import (
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/chatstream"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -26,15 +27,36 @@ import (
 // refuses a `thinking` part).
 func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error) {
 	api := c.API()
-	return chatstream.ReadRequest(api, body, func(msg gjson.Result, ptr string) (*replay.Turn, error) {
+	var r *reader // one for every message: see next
+	return chatstream.ReadRequest(api, body, func(msg jsonw.Val, ptr string, _ *kit.Alloc) (*replay.Turn, error) {
+		if r == nil {
+			r = newReader(api, c.Profile, c.Limits, -1)
+		} else {
+			r.next(c.Limits)
+		}
+		// The reader copies what it keeps: it reads the message in place.
+		raw := msg.Raw()
 		if content := msg.Get("content"); content.IsArray() {
-			var err error
-			if msg, err = textContent(api, msg, content, ptr); err != nil {
+			m, err := textContent(api, msg.Result(), content.Result(), ptr)
+			if err != nil {
 				return nil, err
 			}
+			raw = m.Raw
 		}
-		return newReader(api, c.Profile, c.Limits, -1).message(msg, ptr)
+		return r.message(raw, ptr)
 	})
+}
+
+// next readies r, which read a request's message, for the next one, with
+// the limits lim, as newReader makes it: what it made for the first (its
+// splitter, the core's text builder) serves the next.
+func (r *reader) next(lim replay.Limits) {
+	r.core.Next(lim)
+	if r.split != nil {
+		r.split.Reset()
+	}
+	r.segs, r.native, r.contentHi = r.segs[:0], false, 0
+	r.scratch.Reset()
 }
 
 // ReadRequest reads a chat completions request body once for the

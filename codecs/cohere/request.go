@@ -1,12 +1,13 @@
 package cohere
 
 import (
+	"net/http"
+
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
-	"net/http"
 )
 
 // DecodeRequest reads the assistant turns of a v2 chat request body
@@ -39,17 +40,19 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 		Tools:    kit.Items(root.Get("tools")) > 0,
 		Thinking: root.Path("thinking.type").Is("enabled")}
 	isTurn := func(m jsonw.Val) bool { return m.Get("role").Is("assistant") }
-	var al kit.Alloc
-	err = kit.ConvTurns(&h, &t, msgs, "/messages", &al, isTurn, func(m jsonw.Val, ptr string, _ bool) (*replay.Turn, error) {
-		return c.requestTurn(m.Detached(), ptr)
+	al := kit.ConvAlloc(msgs, isTurn)
+	err = kit.ConvTurns(&h, &t, msgs, "/messages", al, isTurn, func(m jsonw.Val, ptr string, _ bool) (*replay.Turn, error) {
+		return c.requestTurn(m, ptr, al)
 	})
 	return h, t, err
 }
 
-// requestTurn reads one assistant message of a request, at pointer ptr.
-func (c Codec) requestTurn(m gjson.Result, ptr string) (*replay.Turn, error) {
-	t := &replay.Turn{Provenance: c.provenance()}
-	r := messageReader{t: t, bud: kit.NewBudget(API, c.Limits, -1), ptr: ptr, request: true}
+// requestTurn reads one assistant message of a request (on its tape), at
+// pointer ptr, into memory of al.
+func (c Codec) requestTurn(m jsonw.Val, ptr string, al *kit.Alloc) (*replay.Turn, error) {
+	t := al.Turn()
+	*t = replay.Turn{Provenance: c.provenance()}
+	r := messageReader{t: t, bud: kit.NewBudget(API, c.Limits, -1), ptr: ptr, request: true, al: al}
 	if err := r.message(m); err != nil {
 		return nil, err
 	}

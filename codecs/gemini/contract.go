@@ -131,12 +131,23 @@ func (r *request) currentSigned() bool {
 	return false
 }
 
-// parseRequest reads h's request as the pass that read it found it.
-func parseRequest(h *replay.History) (request, bool) {
-	var r request
-	contents := kit.Body(h).Get("contents")
+// requestKey names parseRequest's walk of a request (see kit.Memo).
+var requestKey = new(int)
+
+// parseRequest reads h's request as the pass that read it found it: read
+// once for every rule of an audit (what it returns must not be changed).
+func parseRequest(h *replay.History) (*request, bool) {
+	r := kit.Memo(h, requestKey, func(root jsonw.Val) any { return readRequest(root) }).(*request)
+	return r, r != nil
+}
+
+// readRequest reads what the rules check of a request (nil when it has no
+// contents array).
+func readRequest(root jsonw.Val) *request {
+	r := new(request)
+	contents := root.Get("contents")
 	if !contents.IsArray() {
-		return r, false
+		return nil
 	}
 	contents.ForEach(func(ci int, _ string, c jsonw.Val) bool {
 		if !c.Get("role").Is("user") {
@@ -186,14 +197,25 @@ func parseRequest(h *replay.History) (request, bool) {
 		}
 		return true
 	})
-	return r, true
+	return r
+}
+
+// callCount returns the number of t's tool calls.
+func callCount(t *replay.Turn) int {
+	n := 0
+	for _, b := range t.Blocks {
+		if _, ok := b.(*replay.ToolCall); ok {
+			n++
+		}
+	}
+	return n
 }
 
 // interleaved returns the content indexes of model steps that hold a call
 // of a parallel batch sent apart from its first call: a turn of the
 // history has two or more calls, and the request puts them in different
 // model contents.
-func interleaved(h *replay.History, r request) map[int]bool {
+func interleaved(h *replay.History, r *request) map[int]bool {
 	bad := map[int]bool{}
 	var flat []reqCall
 	for _, s := range r.steps {
@@ -201,10 +223,10 @@ func interleaved(h *replay.History, r request) map[int]bool {
 	}
 	cur := 0
 	for _, t := range h.Turns {
-		calls := t.ToolCalls()
-		if len(calls) < 2 {
+		if callCount(t) < 2 {
 			continue
 		}
+		calls := t.ToolCalls()
 		first := -1
 		for _, c := range calls {
 			for j := cur; j < len(flat); j++ {

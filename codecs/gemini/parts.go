@@ -60,6 +60,18 @@ type builder struct {
 	args    argTree // the open call's streamed arguments
 	argLen  int     // bytes of the open call's argument values so far
 	scratch []byte
+	// al, when set, makes the blocks (a request's turns; nil for a
+	// response or a stream: each block allocated on its own).
+	al *kit.Alloc
+}
+
+// nextTurn readies b for another turn of the same request: the strings
+// it kept stay in buf, which the next turn's follow; everything else
+// starts anew.
+func (b *builder) nextTurn() {
+	buf, al := b.buf, b.al // buf is put back where it was: a Builder must not move
+	*b = builder{}
+	b.buf, b.al = buf, al
 }
 
 // reserve makes room for n more bytes in buf without moving what it
@@ -313,7 +325,7 @@ func (b *builder) thoughtPart(p string, f *partFields) error {
 	if err := b.close(); err != nil {
 		return err
 	}
-	it := &replay.ReasoningText{}
+	it := b.al.ReasoningText()
 	it.Format = formats.GoogleGemini
 	at := len(b.blocks)
 	var err error
@@ -371,7 +383,7 @@ func (b *builder) textPart(p string, f *partFields) error {
 	if err := b.bind(f.sig, ""); err != nil {
 		return err
 	}
-	t := &replay.Text{}
+	t := b.al.Text()
 	at := len(b.blocks)
 	var err error
 	if f.textExtra() {
@@ -413,7 +425,9 @@ func (b *builder) native(p string, f *partFields) error {
 	if err != nil {
 		return err
 	}
-	_, err = b.add(&replay.Native{Kind: internKind(f.kind), Raw: raw})
+	n := b.al.Native()
+	*n = replay.Native{Kind: internKind(f.kind), Raw: raw}
+	_, err = b.add(n)
 	return err
 }
 
@@ -529,7 +543,7 @@ func (b *builder) newCall(p string, f *partFields, cf *callFields) (*replay.Tool
 		at++ // the bound signature item comes first
 	}
 	var err error
-	c := &replay.ToolCall{}
+	c := b.al.ToolCall()
 	if cf.id != "" {
 		if c.ID, err = b.keepStr(at, cf.id); err != nil {
 			return nil, err

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
@@ -42,9 +41,19 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 	}
 	t := requestTarget(c.Provider, root)
 	isTurn := func(m jsonw.Val) bool { return m.Get("role").Is("model") }
-	var al kit.Alloc
-	err = kit.ConvTurns(&h, &t, contents, "/contents", &al, isTurn, func(m jsonw.Val, ptr string, _ bool) (*replay.Turn, error) {
-		return c.requestTurn(strings.Clone(m.Raw()), ptr, t.Model)
+	// The turns' strings go to the part reader's buffer; al keeps their
+	// pointers.
+	n := kit.ConvCounts(contents, isTurn)
+	text := n.Bytes
+	n.Bytes = 0
+	al := new(kit.Alloc)
+	al.Reserve(n)
+	rr := requestReader{c: c, al: al}
+	rr.r.b.al = al
+	rr.r.b.buf.Grow(text)
+	err = kit.ConvTurns(&h, &t, contents, "/contents", al, isTurn, func(m jsonw.Val, ptr string, _ bool) (*replay.Turn, error) {
+		// The part reader copies what it keeps: it reads the turn in place.
+		return rr.turn(m.Raw(), ptr, t.Model)
 	})
 	return h, t, err
 }
@@ -57,34 +66,56 @@ func requestTarget(provider string, root jsonw.Val) replay.Target {
 		Thinking: tc.IsObject() && (!tc.Get("thinkingBudget").Exists() || tc.Get("thinkingBudget").Result().Int() != 0)}
 }
 
-// requestTurn reads one model Content object of a request, the JSON text
+// requestReader reads the model turns of one request, one after another,
+// with one part reader: their strings follow one another in its buffer,
+// their turns and blocks come from al.
+type requestReader struct {
+	c   Codec
+	al  *kit.Alloc
+	r   responder
+	bud kit.Budget
+	ch  chunk
+	sc  jsonw.Scanner
+}
+
+// turn reads one model Content object of a request, the JSON text
 // content at pointer ptr.
-func (c Codec) requestTurn(content, ptr, model string) (*replay.Turn, error) {
+func (rr *requestReader) turn(content, ptr, model string) (*replay.Turn, error) {
 	if !isObject(content) {
 		return nil, codecs.Malformed(API, -1, ptr, "expected a content object")
 	}
-	r := responder{provider: c.Provider, model: model}
-	bud := kit.NewBudget(API, c.Limits, -1)
-	r.b.bud = &bud
+	r := &rr.r
+	b := r.b // put back where it was below: its buffer must not move
+	*r = responder{provider: rr.c.Provider, model: model}
+	r.b = b
+	r.b.nextTurn()
+	rr.bud = kit.NewBudget(API, rr.c.Limits, -1)
+	r.b.bud = &rr.bud
 	r.b.content, r.b.request = ptr, true
-	var ch chunk
-	var sc jsonw.Scanner
+	ch := &rr.ch
+	ch.parts = ch.parts[:0]
+	sc := &rr.sc
 	sc.Reset(content)
-	ok := ch.readContent(&sc)
+	ok := ch.readContent(sc)
 	if !sc.End() {
 		return nil, codecs.Malformed(API, -1, ptr, "expected a content object")
 	}
 	if !ok {
 		return nil, codecs.Malformed(API, -1, ptr+"/parts", "expected an array")
 	}
+	r.b.blocks = rr.al.Blocks(2 * len(ch.parts))
 	if err := r.decodeParts(ch.parts); err != nil {
 		return nil, err
 	}
 	if err := r.b.close(); err != nil {
 		return nil, fmt.Errorf("%s: %w", ptr, err)
 	}
-	t := &replay.Turn{Provenance: replay.Provenance{API: API}}
+	t := rr.al.Turn()
+	*t = replay.Turn{Provenance: replay.Provenance{API: API}}
 	r.finishTurn(t)
+	if len(t.Blocks) == 0 {
+		t.Blocks = nil
+	}
 	t.Complete = !r.b.cut
 	return t, nil
 }

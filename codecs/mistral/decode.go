@@ -3,7 +3,6 @@ package mistral
 import (
 	"encoding/json"
 	"strconv"
-	"strings"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
@@ -18,8 +17,9 @@ import (
 // body returns a *replay.ProviderError. What the turn keeps is bounded by
 // c.Limits.
 func (c Codec) Decode(body []byte) (*replay.Turn, error) {
-	if err := kit.CheckBody(API, body, "a JSON chat completion body"); err != nil {
-		return nil, err
+	var tape jsonw.Tape
+	if !tape.ResetBytes(body) {
+		return nil, kit.CheckBody(API, body, "a JSON chat completion body")
 	}
 	root := gjson.ParseBytes(body)
 	if !root.IsObject() {
@@ -37,7 +37,7 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 		return nil, codecs.Malformed(API, -1, "/choices/0/message", "expected an object")
 	}
 	b := kit.NewBudget(API, c.Limits, -1)
-	t, err := c.readMessage(msg, "/choices/0/message", &b)
+	t, err := c.readMessage(tape.Root().Path("choices.0.message"), "/choices/0/message", &b, new(kit.Alloc))
 	if err != nil {
 		return nil, err
 	}
@@ -59,71 +59,65 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 }
 
 // readMessage reads an assistant message (of a response body, or of a
-// request) at ptr into a complete turn, within the budget: its content
-// chunks and tool calls.
-func (c Codec) readMessage(msg gjson.Result, ptr string, b *kit.Budget) (*replay.Turn, error) {
-	t := &replay.Turn{Complete: true, Provenance: replay.Provenance{API: API, Provider: c.provider()}}
-	add := func(blk replay.Block, size int) error {
-		pos := len(t.Blocks)
-		if err := b.Block(pos); err != nil {
-			return err
-		}
-		if err := b.Item(pos, size, size); err != nil {
-			return err
-		}
-		t.Blocks = append(t.Blocks, blk)
-		return nil
-	}
-	if err := readContent(msg.Get("content"), ptr+"/content", add); err != nil {
+// request; on the tape of its text) at ptr into a complete turn, within
+// the budget: its content chunks and tool calls. The turn, its blocks and
+// strings come from al; the turn does not alias msg.
+func (c Codec) readMessage(msg jsonw.Val, ptr string, b *kit.Budget, al *kit.Alloc) (*replay.Turn, error) {
+	t := al.Turn()
+	*t = replay.Turn{Complete: true, Provenance: replay.Provenance{API: API, Provider: c.provider()}}
+	content, tcs := msg.Get("content"), msg.Get("tool_calls")
+	t.Blocks = al.Blocks(max(content.Len(), 1) + tcs.Len())
+	if err := readContent(content, ptr, b, t, al); err != nil {
 		return nil, err
 	}
-	switch tcs := msg.Get("tool_calls"); {
+	switch {
 	case tcs.IsArray():
 		var err error
-		i := 0
-		tcs.ForEach(func(_, tc gjson.Result) bool {
+		tcs.ForEach(func(i int, _ string, tc jsonw.Val) bool {
 			var call *replay.ToolCall
-			call, err = toolCall(tc, ptr+"/tool_calls/"+strconv.Itoa(i))
+			call, err = toolCall(tc, ptr, i, al)
 			if err == nil {
-				err = add(call, len(call.ID)+len(call.Name)+len(call.Arguments))
+				err = b.Add(t, call, len(call.ID)+len(call.Name)+len(call.Arguments))
 			}
-			i++
 			return err == nil
 		})
 		if err != nil {
 			return nil, err
 		}
-	case tcs.Exists() && tcs.Type != gjson.Null:
+	case tcs.Exists() && !tcs.IsNull():
 		return nil, codecs.Malformed(API, -1, ptr+"/tool_calls", "expected an array or null")
+	}
+	if len(t.Blocks) == 0 {
+		t.Blocks = nil
 	}
 	return t, nil
 }
 
-// readContent adds the blocks of a message's content: a string, or an
-// array of chunks.
-func readContent(content gjson.Result, ptr string, add func(replay.Block, int) error) error {
+// readContent adds the blocks of the content of the message at ptr: a
+// string, or an array of chunks.
+func readContent(content jsonw.Val, ptr string, b *kit.Budget, t *replay.Turn, al *kit.Alloc) error {
 	switch {
-	case content.Type == gjson.String:
-		if content.Str == "" {
+	case content.IsString():
+		if len(content.Raw()) == 2 {
 			return nil
 		}
-		return add(&replay.Text{Text: kit.Clone(content.Str)}, len(content.Str))
+		x := al.Text()
+		*x = replay.Text{Text: al.Value(content)}
+		return b.Add(t, x, len(x.Text))
 	case content.IsArray():
 		var err error
-		i := 0
-		content.ForEach(func(_, ch gjson.Result) bool {
+		content.ForEach(func(i int, _ string, ch jsonw.Val) bool {
 			var blk replay.Block
 			var size int
-			blk, size, err = chunk(ch, ptr+"/"+strconv.Itoa(i))
+			blk, size, err = chunk(ch, ptr, i, al)
 			if err == nil && blk != nil {
-				err = add(blk, size)
+				err = b.Add(t, blk, size)
 			}
-			i++
 			return err == nil
 		})
 		return err
-	case content.Exists() && content.Type != gjson.Null:
-		return codecs.Malformed(API, -1, ptr, "expected a string, an array or null")
+	case content.Exists() && !content.IsNull():
+		return codecs.Malformed(API, -1, ptr+"/content", "expected a string, an array or null")
 	}
 	return nil
 }
@@ -146,30 +140,36 @@ func providerError(root gjson.Result) *replay.ProviderError {
 	return pe
 }
 
-// chunk reads one content chunk: thinking, text, or another type kept
-// verbatim, and the bytes it keeps. An empty text chunk gives nil.
-func chunk(ch gjson.Result, ptr string) (replay.Block, int, error) {
-	if ch.Type == gjson.String { // a bare string in a content array
-		if ch.Str == "" {
+// chunk reads one content chunk, content[i] of the message at msgPtr:
+// thinking, text, or another type kept verbatim, and the bytes it keeps.
+// An empty text chunk gives nil.
+func chunk(ch jsonw.Val, msgPtr string, i int, al *kit.Alloc) (replay.Block, int, error) {
+	ptr := func() string { return msgPtr + "/content/" + strconv.Itoa(i) }
+	if ch.IsString() { // a bare string in a content array
+		if len(ch.Raw()) == 2 {
 			return nil, 0, nil
 		}
-		return &replay.Text{Text: kit.Clone(ch.Str)}, len(ch.Str), nil
+		x := al.Text()
+		*x = replay.Text{Text: al.Value(ch)}
+		return x, len(x.Text), nil
 	}
 	if !ch.IsObject() {
-		return nil, 0, codecs.Malformed(API, -1, ptr, "expected a content chunk object")
+		return nil, 0, codecs.Malformed(API, -1, ptr(), "expected a content chunk object")
 	}
-	switch ch.Get("type").String() {
-	case "text":
-		x := ch.Get("text")
-		if x.Type != gjson.String {
-			return nil, 0, codecs.Malformed(API, -1, ptr+"/text", "expected a string")
+	switch typ := ch.Get("type"); {
+	case typ.Is("text"):
+		v := ch.Get("text")
+		if !v.IsString() {
+			return nil, 0, codecs.Malformed(API, -1, ptr()+"/text", "expected a string")
 		}
-		if x.Str == "" {
+		if len(v.Raw()) == 2 {
 			return nil, 0, nil
 		}
-		return &replay.Text{Text: kit.Clone(x.Str)}, len(x.Str), nil
-	case "thinking":
-		text, ok, err := thinkingText(ch, ptr)
+		x := al.Text()
+		*x = replay.Text{Text: al.Value(v)}
+		return x, len(x.Text), nil
+	case typ.Is("thinking"):
+		text, ok, err := thinkingText(ch, ptr, al)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -177,77 +177,84 @@ func chunk(ch gjson.Result, ptr string) (replay.Block, int, error) {
 			// Thinking with parts other than text: kept verbatim as a
 			// native block, as the stream decoder keeps it (a reasoning
 			// item's type must be reasoning.<kind>; "thinking" is not).
-			return &replay.Native{Kind: "thinking", Raw: raw(ch.Raw)}, len(ch.Raw) + len("thinking"), nil
+			n := al.Native()
+			*n = replay.Native{Kind: "thinking", Raw: al.CloneBytes(ch.Raw())}
+			return n, len(ch.Raw()) + len("thinking"), nil
 		}
-		it := &replay.ReasoningText{Text: text}
+		it := al.ReasoningText()
+		*it = replay.ReasoningText{Text: text}
 		it.Format = formats.Mistral
-		it.Extra = extra(ch, "type", "thinking")
+		it.Extra = al.Extra(ch, "type", "thinking")
 		return it, len(text) + len(it.Extra), nil
 	}
-	kind := ch.Get("type").String()
+	kind := al.String(ch.Get("type"))
 	if kind == "" {
 		kind = "chunk"
 	}
-	return &replay.Native{Kind: kit.Clone(kind), Raw: raw(ch.Raw)}, len(ch.Raw) + len(kind), nil
+	n := al.Native()
+	*n = replay.Native{Kind: kind, Raw: al.CloneBytes(ch.Raw())}
+	return n, len(ch.Raw()) + len(kind), nil
 }
 
-// thinkingText joins the inner text parts of a thinking chunk. ok is false
-// when the chunk holds something other than text parts.
-func thinkingText(ch gjson.Result, ptr string) (string, bool, error) {
+// thinkingText joins the inner text parts of a thinking chunk (ptr its
+// pointer). ok is false when the chunk holds something other than text
+// parts.
+func thinkingText(ch jsonw.Val, ptr func() string, al *kit.Alloc) (string, bool, error) {
 	th := ch.Get("thinking")
-	if th.Type == gjson.String { // tolerated: a plain string
-		return kit.Clone(th.Str), true, nil
+	if th.IsString() { // tolerated: a plain string
+		return al.Value(th), true, nil
 	}
 	if !th.IsArray() {
-		return "", false, codecs.Malformed(API, -1, ptr+"/thinking", "expected an array of parts")
+		return "", false, codecs.Malformed(API, -1, ptr()+"/thinking", "expected an array of parts")
 	}
-	var b strings.Builder
 	ok := true
-	th.ForEach(func(_, p gjson.Result) bool {
-		x := p.Get("text")
-		if p.Get("type").String() != "text" || x.Type != gjson.String {
-			ok = false
-			return false
-		}
-		b.WriteString(x.Str)
+	th.ForEach(func(_ int, _ string, p jsonw.Val) bool {
+		ok = p.Get("type").Is("text") && p.Get("text").IsString()
+		return ok
+	})
+	if !ok {
+		return "", false, nil
+	}
+	start := al.Join(len(th.Raw()))
+	th.ForEach(func(_ int, _ string, p jsonw.Val) bool {
+		al.Append(p.Get("text"))
 		return true
 	})
-	return b.String(), ok, nil
+	return al.Joined(start), true, nil
 }
 
-func toolCall(tc gjson.Result, ptr string) (*replay.ToolCall, error) {
+// toolCall reads tool_calls[k] of the message at msgPtr.
+func toolCall(tc jsonw.Val, msgPtr string, k int, al *kit.Alloc) (*replay.ToolCall, error) {
+	ptr := func() string { return msgPtr + "/tool_calls/" + strconv.Itoa(k) } // for an error
 	if !tc.IsObject() {
-		return nil, codecs.Malformed(API, -1, ptr, "expected a tool call object")
+		return nil, codecs.Malformed(API, -1, ptr(), "expected a tool call object")
 	}
-	if err := chatstream.ExactRaw(API, tc.Get("id").Raw, ptr+"/id", "a tool call id"); err != nil {
-		return nil, err
-	}
-	if err := chatstream.ExactRaw(API, tc.Get("function.name").Raw, ptr+"/function/name", "a tool call name"); err != nil {
-		return nil, err
-	}
-	fn := tc.Get("function")
+	id, fn := tc.Get("id"), tc.Get("function")
 	name := fn.Get("name")
-	if name.Type != gjson.String {
-		return nil, codecs.Malformed(API, -1, ptr+"/function/name", "expected a string")
+	loc := chatstream.Loc{Base: msgPtr, List: "tool_calls", K: k}
+	if err := chatstream.ExactAt(API, id.Raw(), loc.With("id"), "a tool call id"); err != nil {
+		return nil, err
+	}
+	if err := chatstream.ExactAt(API, name.Raw(), loc.With("function/name"), "a tool call name"); err != nil {
+		return nil, err
+	}
+	if !name.IsString() {
+		return nil, codecs.Malformed(API, -1, ptr()+"/function/name", "expected a string")
 	}
 	args := fn.Get("arguments")
 	var a string
 	switch {
-	case args.Type == gjson.String:
-		a = kit.Clone(args.Str)
+	case args.IsString():
+		a = al.Value(args)
 	case args.IsObject():
-		a = kit.Clone(args.Raw)
+		a = al.Clone(args.Raw())
 	case !args.Exists():
 	default:
-		return nil, codecs.Malformed(API, -1, ptr+"/function/arguments", "expected a string or an object")
+		return nil, codecs.Malformed(API, -1, ptr()+"/function/arguments", "expected a string or an object")
 	}
-	return &replay.ToolCall{ID: kit.Clone(tc.Get("id").String()), Name: kit.Clone(name.Str), Arguments: a}, nil
-}
-
-// extra returns the members of obj not in known, as one JSON object in
-// source order (a repeated name kept once), or nil.
-func extra(obj gjson.Result, known ...string) json.RawMessage {
-	return jsonw.ExtraMembers(obj.Raw, known...)
+	call := al.ToolCall()
+	*call = replay.ToolCall{ID: al.String(id), Name: al.Value(name), Arguments: a}
+	return call, nil
 }
 
 // raw copies a JSON text out of the input.

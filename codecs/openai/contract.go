@@ -124,11 +124,21 @@ type pair struct {
 	finished    bool
 }
 
-// historyPairs lists the reasoning items of the history.
+// historyPairs lists the reasoning items of the history. The groups of
+// every turn are cut into one array, which the pairs' followers point
+// into.
 func historyPairs(h *replay.History) []pair {
-	var out []pair
+	var all []group
+	ends := make([]int, len(h.Turns)) // where each turn's groups end in all
 	for ti, t := range h.Turns {
-		gs := groups(t)
+		all = appendGroups(all, t)
+		ends[ti] = len(all)
+	}
+	var out []pair
+	start := 0
+	for ti, t := range h.Turns {
+		gs := all[start:ends[ti]]
+		start = ends[ti]
 		for i, g := range gs {
 			if g.kind != gReasoning {
 				continue
@@ -161,20 +171,33 @@ type input struct {
 	typ, id, callID string
 	enc             gjson.Result
 	role            string
-	el              gjson.Result
+	el              jsonw.Val
 	run             int // the assistant run it belongs to, -1 outside one
 }
 
+// inputKey names requestInput's walk of a request (see kit.Memo).
+var inputKey = new(int)
+
+// requestInput lists the elements of h's request's input array, the same
+// list for every rule of one audit (it must not be changed); false when
+// there is no input array.
 func requestInput(h *replay.History) ([]input, bool) {
-	arr := kit.Body(h).Get("input")
+	in := kit.Memo(h, inputKey, func(root jsonw.Val) any { return readInput(root) }).([]input)
+	return in, in != nil
+}
+
+// readInput lists the elements of a request's input array (nil when
+// there is none).
+func readInput(root jsonw.Val) []input {
+	arr := root.Get("input")
 	if !arr.IsArray() {
-		return nil, false
+		return nil
 	}
 	out := make([]input, 0, arr.Len())
 	run, in := -1, false
 	arr.ForEach(func(_ int, _ string, el jsonw.Val) bool {
 		x := input{typ: el.Get("type").Str(), id: el.Get("id").Str(), callID: el.Get("call_id").Str(),
-			enc: el.Get("encrypted_content").Result(), role: el.Get("role").Str(), el: el.Result(), run: -1}
+			enc: el.Get("encrypted_content").Result(), role: el.Get("role").Str(), el: el, run: -1}
 		if assistantItemVal(el) {
 			if !in {
 				run++
@@ -186,7 +209,7 @@ func requestInput(h *replay.History) ([]input, bool) {
 		out = append(out, x)
 		return true
 	})
-	return out, true
+	return out
 }
 
 // official reports whether the target is OpenAI's own API or Azure's,
@@ -209,7 +232,7 @@ func checkReasoningContent(h *replay.History, t *replay.Target, report func(repl
 		if el.typ != "reasoning" || !c.IsArray() {
 			continue
 		}
-		n := len(c.Array())
+		n := c.Len()
 		if n == 0 {
 			continue
 		}
@@ -248,7 +271,7 @@ func checkReasoningSummary(h *replay.History, t *replay.Target, report func(repl
 			continue
 		}
 		missing := !el.el.Get("summary").Exists()
-		nullContent := el.el.Get("content").Type == gjson.Null && el.el.Get("content").Exists()
+		nullContent := el.el.Get("content").IsNull()
 		v := replay.Violation{Turn: -1, Block: -1, Pointer: ptr(i),
 			Fix: "send summary (an empty array when there is none) and leave content out (Encode does)"}
 		switch {
@@ -767,7 +790,7 @@ func checkTextDropped(h *replay.History, t *replay.Target, report func(replay.Vi
 		if el.typ != "reasoning" || (el.enc.Type == gjson.String && el.enc.Str != "") {
 			continue
 		}
-		if c := el.el.Get("content"); c.IsArray() && len(c.Array()) > 0 {
+		if c := el.el.Get("content"); c.IsArray() && c.Len() > 0 {
 			continue
 		}
 		report(replay.Violation{Turn: -1, Block: -1, Pointer: ptr(i),

@@ -7,6 +7,7 @@ import (
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/internal/view"
 	"github.com/tidwall/gjson"
 )
 
@@ -103,7 +104,7 @@ func appendItems(t *replay.Turn, arr gjson.Result, from, to int64, f replay.Form
 	i := int64(0)
 	forEach(arr, func(_, item gjson.Result) bool {
 		if i >= from && i < to {
-			t.Blocks, err = appendItem(t.Blocks, item, f, base+strconv.FormatInt(i, 10), b)
+			t.Blocks, err = appendItem(t.Blocks, item, f, base+strconv.FormatInt(i, 10), b, nil)
 		}
 		i++
 		return err == nil && i < to
@@ -111,19 +112,28 @@ func appendItems(t *replay.Turn, arr gjson.Result, from, to int64, f replay.Form
 	return err
 }
 
+// blockKeeper is a keeper that counts blocks too: a *kit.Budget, or a
+// *kit.Keeper that keeps the strings in an Alloc's arena.
+type blockKeeper interface {
+	keeper
+	Block(pos int) error
+}
+
 // appendItem appends the blocks of one complete output item, counting
-// them and every string they keep against b.
-func appendItem(dst []replay.Block, item gjson.Result, f replay.Format, ptr string, b *kit.Budget) ([]replay.Block, error) {
+// them and every string they keep against b; the blocks come from al (nil:
+// each allocated on its own).
+func appendItem(dst []replay.Block, item gjson.Result, f replay.Format, ptr string, b blockKeeper, al *kit.Alloc) ([]replay.Block, error) {
 	first := len(dst)
-	dst, err := itemBlocks(dst, item, f, ptr, b)
+	dst, err := itemBlocks(dst, item, f, ptr, b, al)
 	for k := first; k < len(dst) && err == nil; k++ {
 		err = b.Block(k)
 	}
 	return dst, err
 }
 
-// itemBlocks appends the blocks of one output item.
-func itemBlocks(dst []replay.Block, item gjson.Result, f replay.Format, ptr string, bud *kit.Budget) ([]replay.Block, error) {
+// itemBlocks appends the blocks of one output item, made by al (nil: each
+// allocated on its own).
+func itemBlocks(dst []replay.Block, item gjson.Result, f replay.Format, ptr string, bud keeper, al *kit.Alloc) ([]replay.Block, error) {
 	pos := len(dst)
 	if !item.IsObject() {
 		return dst, codecs.Malformed(API, -1, ptr, "expected an output item object")
@@ -143,25 +153,29 @@ func itemBlocks(dst []replay.Block, item gjson.Result, f replay.Format, ptr stri
 		if err = r.read(item, ptr, pos, bud); err != nil {
 			return dst, err
 		}
-		dst = r.appendBlocks(dst, item, f)
+		dst = r.appendBlocksIn(dst, item, f, al)
 	case "message":
 		var m message
 		if err = m.read(item, ptr, pos, bud); err != nil {
 			return dst, err
 		}
 		if m.native {
-			dst = append(dst, &replay.Native{Kind: "message", Raw: []byte(item.Raw)})
+			n := al.Native()
+			*n = replay.Native{Kind: "message", Raw: bytesIn(al, item.Raw)}
+			dst = append(dst, n)
 		} else {
 			for i := range m.texts {
-				dst = append(dst, &replay.Text{Text: m.texts[i], ID: m.id, Extra: m.extra(i)})
+				t := al.Text()
+				*t = replay.Text{Text: m.texts[i], ID: m.id, Extra: m.extraIn(i, al)}
+				dst = append(dst, t)
 			}
 		}
 	case "function_call", "custom_tool_call":
-		var tc replay.ToolCall
-		if err = readCall(&tc, item, ptr, pos, bud); err != nil {
+		tc := al.ToolCall()
+		if err = readCall(tc, item, ptr, pos, bud); err != nil {
 			return dst, err
 		}
-		dst = append(dst, &tc)
+		dst = append(dst, tc)
 	case "compaction":
 		var x *replay.Compaction
 		if x, err = readCompaction(item, f, ptr, pos, bud); err != nil {
@@ -172,9 +186,28 @@ func itemBlocks(dst []replay.Block, item gjson.Result, f replay.Format, ptr stri
 		if err = bud.Item(pos, len(item.Raw), len(item.Raw)); err != nil {
 			return dst, err
 		}
-		dst = append(dst, &replay.Native{Kind: clone(typ.Str), Raw: []byte(item.Raw), Unfinished: unfinishedStatus(item)})
+		n := al.Native()
+		*n = replay.Native{Kind: cloneIn(al, typ.Str), Raw: bytesIn(al, item.Raw), Unfinished: unfinishedStatus(item)}
+		dst = append(dst, n)
 	}
 	return dst, nil
+}
+
+// cloneIn returns a copy of s, in al's arena when al is set.
+func cloneIn(al *kit.Alloc, s string) string {
+	if al == nil {
+		return clone(s)
+	}
+	return al.Clone(s)
+}
+
+// bytesIn returns a copy of the JSON text s as bytes, in al's arena when
+// al is set.
+func bytesIn(al *kit.Alloc, s string) []byte {
+	if al == nil {
+		return []byte(s)
+	}
+	return al.CloneBytes(s)
 }
 
 func unfinishedStatus(item gjson.Result) bool {
@@ -295,6 +328,12 @@ func readParts(out []string, v gjson.Result, ptr, name string, pos int, b keeper
 // appendBlocks appends one block per part and one for the encrypted
 // content, or a Native "reasoning" when the item has none.
 func (r *reasoning) appendBlocks(dst []replay.Block, item gjson.Result, f replay.Format) []replay.Block {
+	return r.appendBlocksIn(dst, item, f, nil)
+}
+
+// appendBlocksIn is appendBlocks with blocks made by al (nil: each
+// allocated on its own).
+func (r *reasoning) appendBlocksIn(dst []replay.Block, item gjson.Result, f replay.Format, al *kit.Alloc) []replay.Block {
 	first := len(dst)
 	meta := func(i int) replay.ItemMeta {
 		m := replay.ItemMeta{Format: f, ID: r.id, Unfinished: r.unfinished}
@@ -304,16 +343,24 @@ func (r *reasoning) appendBlocks(dst []replay.Block, item gjson.Result, f replay
 		return m
 	}
 	for i, s := range r.summaries {
-		dst = append(dst, &replay.Summary{ItemMeta: meta(i), Summary: s})
+		x := al.Summary()
+		*x = replay.Summary{ItemMeta: meta(i), Summary: s}
+		dst = append(dst, x)
 	}
 	for i, s := range r.texts {
-		dst = append(dst, &replay.ReasoningText{ItemMeta: meta(i), Text: s})
+		x := al.ReasoningText()
+		*x = replay.ReasoningText{ItemMeta: meta(i), Text: s}
+		dst = append(dst, x)
 	}
 	if data, ok := r.enc.Get(); ok {
-		dst = append(dst, &replay.Encrypted{ItemMeta: meta(-1), Data: data})
+		x := al.Encrypted()
+		*x = replay.Encrypted{ItemMeta: meta(-1), Data: data}
+		dst = append(dst, x)
 	}
 	if len(dst) == first {
-		return append(dst, &replay.Native{Kind: "reasoning", Raw: []byte(item.Raw), Unfinished: r.unfinished})
+		n := al.Native()
+		*n = replay.Native{Kind: "reasoning", Raw: bytesIn(al, item.Raw), Unfinished: r.unfinished}
+		return append(dst, n)
 	}
 	if len(r.extra) > 0 {
 		dst[first].(replay.ReasoningItem).Meta().Extra = wrap(r.extra)
@@ -399,6 +446,29 @@ func (m *message) extra(i int) []byte {
 		x = appendMember(x, `"annotations"`, m.annots[i])
 	}
 	return wrap(x)
+}
+
+// extraIn is extra with the bytes in al's arena (al nil: extra).
+func (m *message) extraIn(i int, al *kit.Alloc) []byte {
+	if al == nil {
+		return m.extra(i)
+	}
+	annots := i < len(m.annots) && m.annots[i] != "" && !hasMember(m.own, "annotations")
+	if len(m.own) == 0 && !annots {
+		return nil
+	}
+	start := al.Join(len(m.own) + len(m.annots[i]) + 18)
+	al.AppendRaw("{")
+	al.AppendRaw(view.String(m.own))
+	if annots {
+		if len(m.own) > 0 {
+			al.AppendRaw(",")
+		}
+		al.AppendRaw(`"annotations":`)
+		al.AppendRaw(m.annots[i])
+	}
+	al.AppendRaw("}")
+	return al.JoinedBytes(start)
 }
 
 // readCall reads a function_call or custom_tool_call item, to be placed

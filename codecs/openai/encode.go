@@ -31,8 +31,10 @@ type group struct {
 // blocks with the same ID are one reasoning item (a Native "reasoning" is
 // one on its own), consecutive Text blocks with the same ID one message,
 // each ToolCall and other Native one item.
-func groups(t *replay.Turn) []group {
-	var out []group
+func groups(t *replay.Turn) []group { return appendGroups(nil, t) }
+
+// appendGroups appends the groups of t to out.
+func appendGroups(out []group, t *replay.Turn) []group {
 	bs := t.Blocks
 	for i := 0; i < len(bs); {
 		g := group{start: i}

@@ -55,6 +55,8 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 	for last > 0 && !assistantItemVal(item(last-1)) {
 		last--
 	}
+	al := kit.ConvAlloc(in, assistantItemVal)
+	k := &kit.Keeper{Al: al}
 	for i := 0; i < n; {
 		if !assistantItemVal(item(i)) {
 			i++
@@ -64,50 +66,70 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 		for j < n && assistantItemVal(item(j)) {
 			j++
 		}
-		run := make([]gjson.Result, j-i)
-		for k := range run {
-			run[k] = item(i + k).Detached()
-		}
-		tu, err := c.requestTurn(run, i, j == last)
+		// The item readers copy what they keep: they read the items in
+		// place.
+		tu, err := c.requestTurn(item, i, j, j == last, k)
 		if err != nil {
 			return h, t, err
 		}
-		if len(tu.ToolCalls()) > 0 {
+		if !t.Tools && hasCall(tu) {
 			t.Tools = true
 		}
 		h.Turns = append(h.Turns, tu)
-		h.Pointers = append(h.Pointers, "/input/"+strconv.Itoa(i))
+		h.Pointers = append(h.Pointers, al.Pointer("/input", i))
 		i = j
 	}
 	return h, t, nil
 }
 
-// requestTurn reads the run of input items that starts at input index
-// first; cut says it is the last run, which may have been cut off.
-func (c Codec) requestTurn(items []gjson.Result, first int, cut bool) (*replay.Turn, error) {
-	tu := &replay.Turn{Provenance: replay.Provenance{API: API, Provider: c.provider()}}
-	b := kit.NewBudget(API, c.Limits, -1)
+// hasCall reports whether t holds a tool call.
+func hasCall(t *replay.Turn) bool {
+	for _, b := range t.Blocks {
+		if _, ok := b.(*replay.ToolCall); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// requestTurn reads the run of input items [first, end) (item(i) is input
+// item i); cut says it is the last run, which may have been cut off. The
+// turn's strings are kept by k, in the arena of its Alloc, which makes
+// the turn and its blocks.
+func (c Codec) requestTurn(item func(int) jsonw.Val, first, end int, cut bool, k *kit.Keeper) (*replay.Turn, error) {
+	al := k.Al
+	tu := al.Turn()
+	*tu = replay.Turn{Provenance: replay.Provenance{API: API, Provider: c.provider()}}
+	tu.Blocks = al.Blocks(2 * (end - first))
+	k.Budget = kit.NewBudget(API, c.Limits, -1)
 	f := c.format()
-	for k, item := range items {
+	for i := first; i < end; i++ {
+		v := item(i)
+		item := v.Result()
 		from := len(tu.Blocks)
 		var err error
-		if oddCiphertext(item) {
+		if oddCiphertext(v) {
 			// Kept verbatim for the audit to report (RuleEncryptedAltered):
 			// the API refuses the type, the request still reads.
-			if err = b.Item(from, len(item.Raw), len(item.Raw)); err != nil {
+			if err = k.Item(from, len(item.Raw), len(item.Raw)); err != nil {
 				return nil, err
 			}
-			tu.Blocks = append(tu.Blocks, &replay.Native{Kind: "reasoning", Raw: []byte(item.Raw)})
+			n := al.Native()
+			*n = replay.Native{Kind: "reasoning", Raw: al.CloneBytes(item.Raw)}
+			tu.Blocks = append(tu.Blocks, n)
 			continue
 		}
-		if tu.Blocks, err = appendItem(tu.Blocks, item, f, "/input/"+strconv.Itoa(first+k), &b); err != nil {
+		if tu.Blocks, err = appendItem(tu.Blocks, item, f, al.Pointer("/input", i), k, al); err != nil {
 			return nil, err
 		}
-		if cut && cutItem(item) {
+		if cut && cutItem(v) {
 			for _, blk := range tu.Blocks[from:] {
 				markCut(blk)
 			}
 		}
+	}
+	if len(tu.Blocks) == 0 {
+		tu.Blocks = nil
 	}
 	kit.Settle(tu)
 	return tu, nil
@@ -116,20 +138,20 @@ func (c Codec) requestTurn(items []gjson.Result, first int, cut bool) (*replay.T
 // oddCiphertext reports whether an input reasoning item carries an
 // encrypted_content that is neither a string nor null (a client that
 // wrapped or parsed it).
-func oddCiphertext(item gjson.Result) bool {
+func oddCiphertext(item jsonw.Val) bool {
 	v := item.Get("encrypted_content")
-	return item.Get("type").Str == "reasoning" && v.Exists() && v.Type != gjson.String && v.Type != gjson.Null
+	return item.Get("type").Is("reasoning") && v.Exists() && !v.IsString() && !v.IsNull()
 }
 
 // cutItem reports whether an input item lacks what a finished one of its
 // type always has.
-func cutItem(item gjson.Result) bool {
-	switch item.Get("type").Str {
-	case "reasoning":
+func cutItem(item jsonw.Val) bool {
+	switch typ := item.Get("type"); {
+	case typ.Is("reasoning"):
 		return !item.Get("summary").Exists() && !item.Get("encrypted_content").Exists()
-	case "function_call":
+	case typ.Is("function_call"):
 		return !item.Get("arguments").Exists()
-	case "custom_tool_call":
+	case typ.Is("custom_tool_call"):
 		return !item.Get("input").Exists()
 	}
 	return false

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/view"
 	"github.com/tidwall/gjson"
 )
 
@@ -21,9 +22,11 @@ func value(raw string) gjson.Result {
 		return gjson.Result{}
 	}
 	if raw[0] == '"' {
-		if v := raw[1 : len(raw)-1]; strings.IndexByte(v, '\\') < 0 {
-			return gjson.Result{Type: gjson.String, Raw: raw, Str: v}
+		v := raw[1 : len(raw)-1]
+		if strings.IndexByte(v, '\\') >= 0 {
+			v = view.String(jsonw.AppendStr(make([]byte, 0, len(v)), raw)) // as gjson decodes it, in bytes of its own
 		}
+		return gjson.Result{Type: gjson.String, Raw: raw, Str: v}
 	}
 	return gjson.Parse(raw)
 }

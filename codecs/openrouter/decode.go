@@ -18,8 +18,9 @@ import (
 // choices[0].finish_reason. An `{"error": {...}}` body returns a
 // *replay.ProviderError. What the turn keeps is bounded by c.Limits.
 func (c Codec) Decode(body []byte) (*replay.Turn, error) {
-	if err := kit.CheckBody(API, body, "a JSON chat completion body"); err != nil {
-		return nil, err
+	var tape jsonw.Tape
+	if !tape.ResetBytes(body) {
+		return nil, kit.CheckBody(API, body, "a JSON chat completion body")
 	}
 	root := gjson.ParseBytes(body)
 	if !root.IsObject() {
@@ -33,7 +34,7 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 		return nil, codecs.Malformed(API, -1, "/choices/0/message", "expected an OpenRouter chat completion with choices[0].message")
 	}
 	b := kit.NewBudget(API, c.Limits, -1)
-	t, err := c.readMessage(msg, "/choices/0/message", &b)
+	t, err := c.readMessage(tape.Root().Path("choices.0.message"), "/choices/0/message", &b, new(kit.Alloc))
 	if err != nil {
 		return nil, err
 	}
@@ -62,11 +63,12 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 }
 
 // readMessage reads an assistant message (of a response body, or of a
-// request) at ptr into a complete turn, within the budget: its
-// reasoning_details (else the plain reasoning string), content and tool
-// calls. The turn does not alias msg.
-func (c Codec) readMessage(msg gjson.Result, ptr string, b *kit.Budget) (*replay.Turn, error) {
-	return c.readMessageIn(msg, ptr, b, false)
+// request; on the tape of its text) at ptr into a complete turn, within
+// the budget: its reasoning_details (else the plain reasoning string),
+// content and tool calls. The turn, its blocks and strings come from al;
+// the turn does not alias msg.
+func (c Codec) readMessage(msg jsonw.Val, ptr string, b *kit.Budget, al *kit.Alloc) (*replay.Turn, error) {
+	return c.readMessageIn(msg, ptr, b, al, false)
 }
 
 // readRequestMessage reads an assistant message of a request: as
@@ -74,107 +76,113 @@ func (c Codec) readMessage(msg gjson.Result, ptr string, b *kit.Budget) (*replay
 // reasoning.encrypted without its data) is read as the damaged item it is,
 // unfinished and so never replayable, rather than refusing the whole
 // body, so that the audit reports it and repair can put back its capture.
-func (c Codec) readRequestMessage(msg gjson.Result, ptr string, b *kit.Budget) (*replay.Turn, error) {
-	return c.readMessageIn(msg, ptr, b, true)
+func (c Codec) readRequestMessage(msg jsonw.Val, ptr string, b *kit.Budget, al *kit.Alloc) (*replay.Turn, error) {
+	return c.readMessageIn(msg, ptr, b, al, true)
 }
 
-func (c Codec) readMessageIn(msg gjson.Result, ptr string, b *kit.Budget, request bool) (*replay.Turn, error) {
-	t := &replay.Turn{Provenance: replay.Provenance{API: API, Provider: c.provider()}, Complete: true}
-	add := func(blk replay.Block, size int) error {
-		if err := b.Block(len(t.Blocks)); err != nil {
-			return err
-		}
-		if err := b.Item(len(t.Blocks), size, size); err != nil {
-			return err
-		}
-		t.Blocks = append(t.Blocks, blk)
-		return nil
-	}
-	if details := msg.Get("reasoning_details"); details.IsArray() && details.Get("0").Exists() {
+func (c Codec) readMessageIn(msg jsonw.Val, ptr string, b *kit.Budget, al *kit.Alloc, request bool) (*replay.Turn, error) {
+	t := al.Turn()
+	*t = replay.Turn{Provenance: replay.Provenance{API: API, Provider: c.provider()}, Complete: true}
+	details, content, tcs := msg.Get("reasoning_details"), msg.Get("content"), msg.Get("tool_calls")
+	t.Blocks = al.Blocks(max(details.Len(), 1) + max(content.Len(), 1) + 2*tcs.Len())
+	if details.IsArray() && details.Len() > 0 {
 		var err error
-		i := 0
-		details.ForEach(func(_, d gjson.Result) bool {
+		details.ForEach(func(i int, _ string, d jsonw.Val) bool {
 			var it replay.ReasoningItem
-			at := ptr + "/reasoning_details/" + strconv.Itoa(i)
-			if err = exactDetail(d.Raw, at); err != nil {
+			if err = exactDetail(d.Raw(), ptr, i); err != nil {
 				return false
 			}
-			raw, lost := d.Raw, false
-			if request && d.Get("type").Str == string(replay.KindEncrypted) && !d.Get("data").Exists() {
+			raw, lost := d.Raw(), false
+			if request && d.Get("type").Is(string(replay.KindEncrypted)) && !d.Get("data").Exists() {
 				raw, lost = raw[:strings.LastIndexByte(raw, '}')]+`,"data":""}`, true
 			}
-			if it, err = parseDetail(raw, at); err == nil {
-				it.Meta().Unfinished = lost
-				err = add(it, len(d.Raw))
+			if !lost {
+				if x, ok := quickDetail(d, al); ok {
+					it, err = x, nil
+					err = b.Add(t, it, len(d.Raw()))
+					return err == nil
+				}
 			}
-			i++
+			if it, err = parseDetailAt(raw, ptr, i); err == nil {
+				it.Meta().Unfinished = lost
+				err = b.Add(t, it, len(d.Raw()))
+			}
 			return err == nil
 		})
 		if err != nil {
 			return nil, withAPI(err)
 		}
-	} else if r := plainReasoning(msg); r != "" {
-		if err := add(&replay.ReasoningText{Text: kit.Clone(r)}, len(r)); err != nil {
+	} else if r := plainReasoning(msg); r.Exists() {
+		x := al.ReasoningText()
+		*x = replay.ReasoningText{Text: al.Value(r)}
+		if err := b.Add(t, x, len(x.Text)); err != nil {
 			return nil, err
 		}
 	}
-	if err := readContent(msg.Get("content"), add); err != nil {
+	if err := readContent(content, b, t, al); err != nil {
 		return nil, err
 	}
 	var err error
-	k := -1
-	msg.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
-		k++
-		at := ptr + "/tool_calls/" + strconv.Itoa(k)
+	tcs.Each(func(k int, tc jsonw.Val) bool {
 		if !tc.IsObject() {
-			err = codecs.Malformed(API, -1, at, "expected a tool call object")
+			err = codecs.Malformed(API, -1, ptr+"/tool_calls/"+strconv.Itoa(k), "expected a tool call object")
 			return false
 		}
-		if err = chatstream.ExactRaw(API, tc.Get("id").Raw, at+"/id", "a tool call id"); err != nil {
+		id, name := tc.Get("id"), tc.Path("function.name")
+		loc := chatstream.Loc{Base: ptr, List: "tool_calls", K: k}
+		if err = chatstream.ExactAt(API, id.Raw(), loc.With("id"), "a tool call id"); err != nil {
 			return false
 		}
-		if err = chatstream.ExactRaw(API, tc.Get("function.name").Raw, at+"/function/name", "a tool call name"); err != nil {
+		if err = chatstream.ExactAt(API, name.Raw(), loc.With("function/name"), "a tool call name"); err != nil {
 			return false
 		}
-		key, sig, signed, e := chatstream.RawSignature(API, -1, tc.Raw, chatstream.Loc{Base: at})
+		key, sig, signed, e := chatstream.RawSignature(API, -1, tc.Raw(), loc)
 		if err = e; err != nil {
 			return false
 		}
 		known := toolCallKnown
 		if signed {
-			it := chatstream.SignatureItem(jsonw.Unquote(sig), kit.Clone(tc.Get("id").Str), key)
-			if err = add(it, len(it.Data)+len(it.ID.Value())); err != nil {
+			it := chatstream.SignatureItem(jsonw.Unquote(sig), al.Value(id), key)
+			if err = b.Add(t, it, len(it.Data)+len(it.ID.Value())); err != nil {
 				return false
 			}
 			known = append(known[:len(known):len(known)], key)
 		}
-		call := &replay.ToolCall{
-			ID:        kit.Clone(tc.Get("id").Str),
-			Name:      kit.Clone(tc.Get("function.name").Str),
-			Arguments: kit.Clone(tc.Get("function.arguments").Str),
-			Extra:     jsonw.ExtraMembers(tc.Raw, known...),
+		call := al.ToolCall()
+		*call = replay.ToolCall{
+			ID:        al.Value(id),
+			Name:      al.Value(name),
+			Arguments: al.Value(tc.Path("function.arguments")),
+			Extra:     al.Extra(tc, known...),
 		}
-		err = add(call, len(call.ID)+len(call.Name)+len(call.Arguments)+len(call.Extra))
+		err = b.Add(t, call, len(call.ID)+len(call.Name)+len(call.Arguments)+len(call.Extra))
 		return err == nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	if len(t.Blocks) == 0 {
+		t.Blocks = nil
 	}
 	return t, nil
 }
 
 // readContent adds the visible text of content: a string, or the text
 // parts of an array.
-func readContent(content gjson.Result, add func(replay.Block, int) error) error {
+func readContent(content jsonw.Val, b *kit.Budget, t *replay.Turn, al *kit.Alloc) error {
+	text := func(v jsonw.Val) error {
+		x := al.Text()
+		*x = replay.Text{Text: al.Value(v)}
+		return b.Add(t, x, len(x.Text))
+	}
 	switch {
-	case content.Type == gjson.String && content.Str != "":
-		return add(&replay.Text{Text: kit.Clone(content.Str)}, len(content.Str))
+	case content.IsString() && len(content.Raw()) > 2:
+		return text(content)
 	case content.IsArray():
 		var err error
-		content.ForEach(func(_, part gjson.Result) bool {
-			if part.Get("type").Str == "text" {
-				s := part.Get("text").Str
-				err = add(&replay.Text{Text: kit.Clone(s)}, len(s))
+		content.ForEach(func(_ int, _ string, part jsonw.Val) bool {
+			if part.Get("type").Is("text") {
+				err = text(part.Get("text"))
 			}
 			return err == nil
 		})
@@ -183,14 +191,17 @@ func readContent(content gjson.Result, add func(replay.Block, int) error) error 
 	return nil
 }
 
-func plainReasoning(msg gjson.Result) string {
-	if r := msg.Get("reasoning"); r.Type == gjson.String && r.Str != "" {
-		return r.Str
+// plainReasoning returns the message's plain reasoning string: a
+// non-empty `reasoning`, else a non-empty `reasoning_content` (absent when
+// there is none).
+func plainReasoning(msg jsonw.Val) jsonw.Val {
+	if r := msg.Get("reasoning"); r.IsString() && len(r.Raw()) > 2 {
+		return r
 	}
-	if r := msg.Get("reasoning_content"); r.Type == gjson.String {
-		return r.Str
+	if r := msg.Get("reasoning_content"); r.IsString() && len(r.Raw()) > 2 {
+		return r
 	}
-	return ""
+	return jsonw.Val{}
 }
 
 func (c Codec) provider() string {
@@ -226,11 +237,13 @@ func providerError(e gjson.Result, provider string) *replay.ProviderError {
 	return pe
 }
 
-// exactDetail refuses a reasoning detail (raw JSON, at ptr) whose bytes
-// must stay exact but hold a lone surrogate escape: its id, format,
-// signature or data, and its text when it carries a signature. The stream
-// decoder refuses the same details (see package chatstream).
-func exactDetail(raw, ptr string) error {
+// exactDetail refuses a reasoning detail (raw JSON, reasoning_details[i]
+// of the message at ptr) whose bytes must stay exact but hold a lone
+// surrogate escape: its id, format, signature or data, and its text when
+// it carries a signature. The stream decoder refuses the same details (see
+// package chatstream).
+func exactDetail(raw, ptr string, i int) error {
+	loc := chatstream.Loc{Base: ptr, List: "reasoning_details", K: i}
 	var dv [8]string // in detailKnown order
 	if !jsonw.RawMembers(raw, detailKnown, dv[:]) {
 		return nil // not an object: parseDetail says so
@@ -239,21 +252,85 @@ func exactDetail(raw, ptr string) error {
 		v, name, what string
 	}{{dv[5], "id", "an item id"}, {dv[6], "format", "a format"}, {dv[4], "signature", "a signature"},
 		{dv[3], "data", "an encrypted blob"}} {
-		if err := chatstream.ExactRaw(API, m.v, ptr+"/"+m.name, m.what); err != nil {
+		if err := chatstream.ExactAt(API, m.v, loc.With(m.name), m.what); err != nil {
 			return err
 		}
 	}
 	if isString(dv[4]) && len(dv[4]) > 2 {
-		return chatstream.ExactRaw(API, dv[1], ptr+"/text", "signed reasoning text")
+		return chatstream.ExactAt(API, dv[1], loc.With("text"), "signed reasoning text")
 	}
 	return nil
 }
 
+// quickDetail reads the common reasoning detail, a reasoning.text whose
+// members are type, text, signature, format and id (strings, with no lone
+// surrogate escape) and index (up to nine digits), on the tape, into al,
+// as parseDetail reads it; ok is false for any other detail, which
+// parseDetail reads (and refuses where it must).
+func quickDetail(d jsonw.Val, al *kit.Alloc) (it *replay.ReasoningText, ok bool) {
+	if !d.IsObject() || !d.Get("type").Is(string(replay.KindText)) {
+		return nil, false
+	}
+	var text, sig, format, id jsonw.Val
+	var index int
+	ok = true
+	d.ForEach(func(_ int, name string, v jsonw.Val) bool {
+		str := func(dst *jsonw.Val) {
+			*dst = v
+			ok = v.IsString() && !jsonw.Lone(v.Raw())
+		}
+		switch name {
+		case `"type"`:
+		case `"text"`:
+			str(&text)
+		case `"signature"`:
+			str(&sig)
+		case `"format"`:
+			str(&format)
+		case `"id"`:
+			str(&id)
+		case `"index"`:
+			raw := v.Raw()
+			ok = len(raw) > 0 && len(raw) <= 9 && strings.Trim(raw, "0123456789") == ""
+			if ok {
+				index, _ = strconv.Atoi(raw)
+			}
+		default:
+			ok = false
+		}
+		return ok
+	})
+	if !ok || !text.Exists() {
+		return nil, false
+	}
+	hasIndex := d.Get("index").Exists()
+	it = al.ReasoningText()
+	*it = replay.ReasoningText{Text: al.Value(text)}
+	it.Format = replay.Format(al.Value(format))
+	if id.Exists() {
+		it.ID = replay.Some(al.Value(id))
+	}
+	if hasIndex {
+		it.Index = replay.Some(index)
+	}
+	if sig.Exists() {
+		it.Signature = replay.Some(al.Value(sig))
+	}
+	return it, true
+}
+
 // parseDetail reads one reasoning_details entry (raw JSON) located at ptr.
-func parseDetail(raw, ptr string) (replay.ReasoningItem, error) {
+func parseDetail(raw, ptr string) (replay.ReasoningItem, error) { return parseDetailAt(raw, ptr, -1) }
+
+// parseDetailAt is parseDetail for reasoning_details[i] of the message at
+// ptr (i -1: the entry at ptr), its pointer built only for an error.
+func parseDetailAt(raw, ptr string, i int) (replay.ReasoningItem, error) {
 	it, err := replay.UnmarshalItemWire([]byte(raw))
 	if e, ok := err.(*replay.Error); ok {
 		c := *e
+		if i >= 0 {
+			ptr += "/reasoning_details/" + strconv.Itoa(i)
+		}
 		c.Pointer = ptr + e.Pointer
 		return nil, &c
 	}

@@ -212,6 +212,20 @@ func New(host *Host, lim replay.Limits, event int) *Decoder {
 	return d
 }
 
+// Next readies d, which read a whole message (event -1), for the next
+// message of the same request, with the limits lim: the turn, its items
+// and calls, and the budget start anew, as New makes them. The text
+// builder is kept: its written bytes never change, so the texts of the
+// turns read before stay as they are, and the next message's follow them.
+func (d *Decoder) Next(lim replay.Limits) {
+	host, event := d.host, d.eng.Budget.Event
+	textB := d.textB // put back where it was below: a Builder must not move
+	*d = Decoder{host: host}
+	d.textB = textB
+	d.eng.Budget = kit.NewBudget(host.API, lim, event)
+	d.turn.Provenance = replay.Provenance{API: host.API, Provider: host.Provider}
+}
+
 // SetLimits overrides the limits with the non-zero fields of lim.
 func (d *Decoder) SetLimits(lim replay.Limits) { d.eng.SetLimits((*core)(d), lim) }
 
@@ -677,6 +691,15 @@ func ExactRaw(api, raw, ptr, what string) error {
 		return nil
 	}
 	return loneErr(api, -1, ptr, what)
+}
+
+// ExactAt is ExactRaw for the member of a whole body of api at loc, whose
+// pointer is built only for the error.
+func ExactAt(api, raw string, loc Loc, what string) error {
+	if len(raw) < 8 || jsonw.LoneAt(raw, false) < 0 {
+		return nil
+	}
+	return loneErr(api, -1, loc.String(), what)
 }
 
 func loneErr(api string, event int, ptr, what string) error {

@@ -2,32 +2,36 @@ package chatstream
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
-	"github.com/tidwall/gjson"
 )
 
-// ReadMessage reads one assistant message of a request (msg, at JSON
-// Pointer ptr) natively into a turn, with the same reader as the codec's
-// body Decode.
-type ReadMessage func(msg gjson.Result, ptr string) (*replay.Turn, error)
+// ReadMessage reads one assistant message of a request (msg, on the
+// request's tape, at JSON Pointer ptr) natively into a turn, with the same
+// reader as the codec's body Decode. It takes the turn, its blocks and the
+// strings it keeps from al (see [kit.Alloc]): nothing it returns views the
+// request.
+type ReadMessage func(msg jsonw.Val, ptr string, al *kit.Alloc) (*replay.Turn, error)
 
 // ReadMessageWithin is a ReadMessage that keeps what the budget allows.
-type ReadMessageWithin func(msg gjson.Result, ptr string, b *kit.Budget) (*replay.Turn, error)
+type ReadMessageWithin func(msg jsonw.Val, ptr string, b *kit.Budget, al *kit.Alloc) (*replay.Turn, error)
 
 // ReadRequestWithin is ReadRequest with a fresh budget of lim for each
 // message.
 func ReadRequestWithin(api string, lim replay.Limits, body []byte, read ReadMessageWithin) (replay.History, replay.Target, error) {
-	return ReadRequest(api, body, func(msg gjson.Result, ptr string) (*replay.Turn, error) {
-		b := kit.NewBudget(api, lim, -1)
-		return read(msg, ptr, &b)
+	b := new(kit.Budget)
+	return ReadRequest(api, body, func(msg jsonw.Val, ptr string, al *kit.Alloc) (*replay.Turn, error) {
+		*b = kit.NewBudget(api, lim, -1)
+		return read(msg, ptr, b, al)
 	})
 }
+
+// isAssistant reports whether a chat message is the assistant's.
+func isAssistant(m jsonw.Val) bool { return m.Get("role").Is("assistant") }
 
 // ReadRequest reads a chat-completions request body: every `messages[i]`
 // with role "assistant" is read by read, in order, into History (with
@@ -36,6 +40,9 @@ func ReadRequestWithin(api string, lim replay.Limits, body []byte, read ReadMess
 // is complete when it is structurally whole: the last assistant message
 // is cut when one of its tool calls lacks an id, a function name or
 // arguments (that call is then unfinished).
+//
+// The body is read once, on a tape (see [kit.SetTape]); the messages are
+// read from it in place, their turns made by one [kit.ConvAlloc].
 func ReadRequest(api string, body []byte, read ReadMessage) (replay.History, replay.Target, error) {
 	h := replay.History{Request: body}
 	tape := new(jsonw.Tape)
@@ -52,28 +59,29 @@ func ReadRequest(api string, body []byte, read ReadMessage) (replay.History, rep
 	var err error
 	last := -1
 	var lastMsg jsonw.Val
+	al := kit.ConvAlloc(msgs, isAssistant)
 	n := 0
 	msgs.ForEach(func(_ int, _ string, m jsonw.Val) bool {
-		if m.Get("role").Is("assistant") {
+		if isAssistant(m) {
 			n++
 		}
 		return true
 	})
 	h.Turns, h.Pointers = make([]*replay.Turn, 0, n), make([]string, 0, n)
 	msgs.ForEach(func(i int, _ string, m jsonw.Val) bool {
-		if !m.Get("role").Is("assistant") {
+		if !isAssistant(m) {
 			return true
 		}
-		ptr := "/messages/" + strconv.Itoa(i)
+		ptr := al.Pointer("/messages", i)
 		var tu *replay.Turn
-		if tu, err = read(m.Detached(), ptr); err != nil {
+		if tu, err = read(m, ptr, al); err != nil {
 			err = fmt.Errorf("%s: %w", ptr, err)
 			return false
 		}
 		if tu.Provenance.Model == "" {
 			tu.Provenance.Model = t.Model
 		}
-		if len(tu.ToolCalls()) > 0 {
+		if !t.Tools && hasCall(tu) {
 			t.Tools = true
 		}
 		h.Turns = append(h.Turns, tu)
@@ -88,6 +96,16 @@ func ReadRequest(api string, body []byte, read ReadMessage) (replay.History, rep
 		markCut(h.Turns[last], lastMsg)
 	}
 	return h, t, nil
+}
+
+// hasCall reports whether t holds a tool call.
+func hasCall(t *replay.Turn) bool {
+	for _, b := range t.Blocks {
+		if _, ok := b.(*replay.ToolCall); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // target reads what a chat request says about its target.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/reasonreplay/replay/internal/view"
@@ -40,6 +41,29 @@ type Tape struct {
 	// has another bound.
 	capped bool
 	reused int // the values ResetAfter took from the earlier tape
+	// memo is what a reader derived from the text (see Memo), cleared by
+	// a reset.
+	memo atomic.Pointer[tapeMemo]
+}
+
+// tapeMemo is one value derived from a tape's text, by its key.
+type tapeMemo struct {
+	key, val any
+}
+
+// Memo returns what derive makes of the tape's text, made once per reset
+// for key (a pointer that names the derivation): the audit's rules that
+// each walk the same values of a request share one walk. What derive
+// returns must not be changed by those it is handed to. The tape keeps
+// one derived value, the last key's; tapes read concurrently may derive it
+// more than once.
+func (t *Tape) Memo(key any, derive func() any) any {
+	if m := t.memo.Load(); m != nil && m.key == key {
+		return m.val
+	}
+	v := derive()
+	t.memo.Store(&tapeMemo{key: key, val: v})
+	return v
 }
 
 // tnode is one recorded value.
@@ -59,6 +83,7 @@ const (
 // whether s is valid JSON (as [Valid] says), and records its values when
 // it is. A tape can be reset any number of times; it keeps its memory.
 func (t *Tape) Reset(s string) bool {
+	t.memo.Store(nil)
 	t.s = s
 	t.nodes, t.kids, t.stack = t.nodes[:0], t.kids[:0], t.stack[:0]
 	t.limit, t.capped, t.reused = 1024+len(s)/32, false, 0
@@ -677,11 +702,21 @@ func (v Val) Detached() gjson.Result {
 // found from the members the tape recorded instead of reading the object
 // again (nil when every member is known, the common case).
 func (v Val) ExtraMembers(known ...string) []byte {
+	out := v.AppendExtraMembers(nil, known...)
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// AppendExtraMembers appends the bytes ExtraMembers returns to dst (dst as
+// it was when every member is known).
+func (v Val) AppendExtraMembers(dst []byte, known ...string) []byte {
 	kids, ok := v.recorded()
 	if !ok || v.Kind() != '{' {
-		return ExtraMembers(v.Raw(), known...)
+		return append(dst, ExtraMembers(v.Raw(), known...)...)
 	}
-	var out []byte
+	start := len(dst)
 	var seenBuf [4]string
 	seen := seenBuf[:0]
 	for _, k := range kids {
@@ -702,18 +737,18 @@ func (v Val) ExtraMembers(known ...string) []byte {
 		if !keep {
 			continue
 		}
-		if len(out) == 0 {
-			out = append(out, '{')
+		if len(dst) == start {
+			dst = append(dst, '{')
 		} else {
-			out = append(out, ',')
+			dst = append(dst, ',')
 		}
-		out = append(out, name...)
-		out = append(out, ':')
-		out = append(out, v.t.s[nd.start:nd.end]...)
+		dst = append(dst, name...)
+		dst = append(dst, ':')
+		dst = append(dst, v.t.s[nd.start:nd.end]...)
 		seen = append(seen, name)
 	}
-	if len(out) == 0 {
-		return nil
+	if len(dst) == start {
+		return dst
 	}
-	return append(out, '}')
+	return append(dst, '}')
 }

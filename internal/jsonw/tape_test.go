@@ -193,3 +193,27 @@ func BenchmarkTape(b *testing.B) {
 		}
 	})
 }
+
+// A tape derives a value once per reset and key; a reset (or a
+// ResetAfter) and another key derive it again.
+func TestTapeMemo(t *testing.T) {
+	var tp Tape
+	require.True(t, tp.Reset(`{"a":[1,2]}`))
+	k1, k2 := new(int), new(int)
+	n := 0
+	derive := func() any { n++; return tp.Root().Get("a").Len() }
+	assert.Equal(t, 2, tp.Memo(k1, derive))
+	assert.Equal(t, 2, tp.Memo(k1, derive))
+	assert.Equal(t, 1, n, "derived once")
+	assert.Equal(t, 2, tp.Memo(k2, derive))
+	assert.Equal(t, 2, n, "another key derives anew")
+	require.True(t, tp.Reset(`{"a":[1,2,3]}`))
+	assert.Equal(t, 3, tp.Memo(k2, derive))
+	assert.Equal(t, 3, n, "a reset forgets")
+	var next Tape
+	require.True(t, next.Reset(`{"a":[1,2,3]}`))
+	assert.Equal(t, 3, next.Memo(k2, derive))
+	require.True(t, next.ResetAfter(`{"a":[1,2,3,4]}`, &tp))
+	assert.Equal(t, 4, next.Memo(k2, func() any { n++; return next.Root().Get("a").Len() }))
+	assert.Equal(t, 5, n, "ResetAfter forgets")
+}

@@ -19,6 +19,7 @@ import (
 // prev must not change while ResetAfter runs, and t must not be prev.
 func (t *Tape) ResetAfter(s string, prev *Tape) bool {
 	t.reused = 0
+	t.memo.Store(nil)
 	if prev == nil || prev == t || prev.capped || len(prev.nodes) == 0 || len(s) > math.MaxInt32 {
 		return t.Reset(s)
 	}

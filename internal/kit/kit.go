@@ -81,6 +81,20 @@ func (b *Budget) Block(pos int) error {
 	return nil
 }
 
+// Add appends blk to t's blocks after counting it, as one more block
+// whose strings hold size bytes, against the budget.
+func (b *Budget) Add(t *replay.Turn, blk replay.Block, size int) error {
+	pos := len(t.Blocks)
+	if err := b.Block(pos); err != nil {
+		return err
+	}
+	if err := b.Item(pos, size, size); err != nil {
+		return err
+	}
+	t.Blocks = append(t.Blocks, blk)
+	return nil
+}
+
 // Blocks returns the number of blocks counted so far.
 func (b *Budget) Blocks() int { return b.blocks }
 

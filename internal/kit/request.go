@@ -70,6 +70,20 @@ func Body(h *replay.History) jsonw.Val {
 	return t.Root()
 }
 
+// Memo returns what derive makes of the root of h's request (as [Body]
+// finds it): made once for key (a pointer that names the derivation) per
+// reading of the request when h has the tape it was read with, so that
+// the audit's rules that each walk the same values share one walk. What
+// derive returns must not be changed by those it is handed to.
+func Memo(h *replay.History, key any, derive func(root jsonw.Val) any) any {
+	if len(h.Request) > 0 {
+		if t := reqtape.Get(h); t != nil {
+			return t.Memo(key, func() any { return derive(t.Root()) })
+		}
+	}
+	return derive(Body(h))
+}
+
 // ConvTurns reads the assistant turns of a request's conversation array
 // conv (at JSON Pointer base, on a tape): each element of conv for which
 // isTurn reports true is a turn, read by read with its pointer (base
