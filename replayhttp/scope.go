@@ -14,6 +14,7 @@ import (
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/canon"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/readafter"
 )
 
 // tenantOf names the tenant of a request: a digest, keyed by the
@@ -91,7 +92,16 @@ func newChainer(r *codecs.Request) *chainer {
 // request of no tenant, or larger than the cache keeps, is computed whole
 // and not kept.
 func (t *Transport) chain(r *codecs.Request, tenant string) (d, vis []string) {
+	return t.chainOf(r, tenant, nil)
+}
+
+// chainOf is chain for a request read by codec (nil: a codec that makes
+// no promise of reading its turns from their own bytes).
+func (t *Transport) chainOf(r *codecs.Request, tenant string, codec codecs.HTTPCodec) (d, vis []string) {
 	ch := newChainer(r)
+	if codec != nil {
+		ch.key = readafter.TurnKey(codec)
+	}
 	if tenant == "" || len(r.Body) > chainCacheMaxBody {
 		d, _, _ = ch.run(nil, false)
 		return d, ch.vis

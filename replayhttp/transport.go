@@ -243,7 +243,7 @@ func (c *call) read(t *Transport, out *http.Request, body []byte, prev *jsonw.Ta
 	if c.target.Provider == "" {
 		c.target.Provider = c.rec.Provider
 	}
-	c.scope.chain, c.scope.vis = t.chain(r, c.scope.tenant)
+	c.scope.chain, c.scope.vis = t.chainOf(r, c.scope.tenant, c.codec)
 }
 
 // Middleware is the same logic as RoundTrip in the form the official SDKs

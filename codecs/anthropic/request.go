@@ -150,6 +150,15 @@ func init() {
 		r, err := c.readRequest(body, prev)
 		return r, true, err
 	})
+	// Each assistant message is one turn, read by requestTurn from its own
+	// content alone: the reader keeps nothing from one message to the next
+	// but its allocator, its budget is new for each, and cut (the last
+	// assistant message's) is the only thing of the request it is told.
+	// The codec's Provider picks the thinking format, Limits only refuse.
+	readafter.RegisterOwnBytes(func(hc codecs.HTTPCodec) (any, bool) {
+		c, ok := hc.(Codec)
+		return c, ok
+	})
 }
 
 // Strip removes the thinking and redacted_thinking blocks of an assistant
