@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/view"
@@ -119,6 +120,14 @@ const bigString = 512
 // Writer New made, keeping its buffers.
 func (w *Writer) Reset(h hash.Hash) {
 	w.h, w.buf = h, w.buf[:0]
+}
+
+// SetSkip sets the members left out from now on (see [New]).
+func (w *Writer) SetSkip(skip func(name string) bool) { w.skip = skip }
+
+// Footprint returns the bytes the writer's buffers hold.
+func (w *Writer) Footprint() int {
+	return cap(w.buf) + cap(w.scratch) + cap(w.members)*32 + cap(w.vmembers)*int(unsafe.Sizeof(vmember{}))
 }
 
 // value writes raw's form; empty reports an object whose members were all
