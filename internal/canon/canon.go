@@ -19,10 +19,10 @@ import (
 	"encoding/binary"
 	"hash"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/view"
@@ -125,9 +125,11 @@ func (w *Writer) Reset(h hash.Hash) {
 // SetSkip sets the members left out from now on (see [New]).
 func (w *Writer) SetSkip(skip func(name string) bool) { w.skip = skip }
 
+var vmemberSize = int(reflect.TypeFor[vmember]().Size())
+
 // Footprint returns the bytes the writer's buffers hold.
 func (w *Writer) Footprint() int {
-	return cap(w.buf) + cap(w.scratch) + cap(w.members)*32 + cap(w.vmembers)*int(unsafe.Sizeof(vmember{}))
+	return cap(w.buf) + cap(w.scratch) + cap(w.members)*32 + cap(w.vmembers)*vmemberSize
 }
 
 // value writes raw's form; empty reports an object whose members were all

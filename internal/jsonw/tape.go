@@ -2,10 +2,10 @@ package jsonw
 
 import (
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/reasonreplay/replay/internal/view"
 	"github.com/tidwall/gjson"
@@ -103,7 +103,9 @@ func (t *Tape) Snapshot(s string) *Tape {
 }
 
 // Size returns the bytes the tape's records take (its text excluded).
-func (t *Tape) Size() int { return cap(t.nodes)*int(unsafe.Sizeof(tnode{})) + cap(t.kids)*4 }
+func (t *Tape) Size() int { return cap(t.nodes)*tnodeSize + cap(t.kids)*4 }
+
+var tnodeSize = int(reflect.TypeFor[tnode]().Size())
 
 // ResetBytes is Reset for a byte slice, read in place: b must not change
 // while the tape is used, and what the tape returns views it.
