@@ -30,6 +30,13 @@ import (
 // cache key), a model turn the same visible digest (computed for the new
 // request as the cold path does), the bound members the same bytes. The
 // digests are thus exactly those a cold computation gives.
+//
+// A model turn's visible digest is itself taken from the entry, not
+// computed, when the request's codec promises that its turns are read
+// from their own bytes alone (readafter.OwnBytes: the same element bytes,
+// lastness and codec configuration make the same turn) and the element
+// has the bytes, lastness and codec key of the entry's element, whose
+// digest was computed from those bytes (or taken, by the same rule).
 
 // chainCache keeps, per tenant and set of skipped names, the last few
 // requests' chain states, the least recently used key first out once the
@@ -54,6 +61,7 @@ type chainKeyed struct {
 // changed once made; an entry made by continuing another shares that
 // one's leading elements (their bytes included), states and digests.
 type chainEntry struct {
+	codec  any // the codec key its turns' raw bytes were read under (readafter.TurnKey); nil: none
 	bound  [][]byte
 	els    []chainEl
 	states [][]byte // the marshalled hash state at mark i (len(els)+1)
@@ -64,7 +72,8 @@ type chainEntry struct {
 // chainEl is what one element wrote into the chain.
 type chainEl struct {
 	kind byte   // 'm': its canonical form; 'a': the visible digest of the turn it begins; 0: nothing
-	raw  []byte // its bytes ('m')
+	raw  []byte // its bytes ('m'; 'a' when the entry has a codec key: the turn's, vis computed from them)
+	last bool   // 'a' with raw: the turn was its request's last
 	vis  string // the visible digest ('a')
 }
 
@@ -140,7 +149,25 @@ type chainer struct {
 	r   *codecs.Request
 	dg  *digester
 	vis []string // the visible digest of each turn, by index, once computed
+	key any      // the codec's key when its turns are read from their own bytes (readafter.TurnKey)
 }
+
+// ownRaw returns the bytes of the turn that element i begins, when the
+// codec reads it from them alone (one element, a codec key): nil else.
+func (ch *chainer) ownRaw(i int) []byte {
+	r := ch.r
+	e := r.Elements[i]
+	if ch.key == nil || r.Runs || e.Turn < 0 {
+		return nil
+	}
+	if first, end := r.TurnSpan(e.Turn); first != i || end != i+1 {
+		return nil
+	}
+	return r.Body[e.Start:e.End]
+}
+
+// lastTurn reports whether turn ti is the request's last.
+func (ch *chainer) lastTurn(ti int) bool { return ti == len(ch.r.History.Turns)-1 }
 
 func (ch *chainer) visible(ti int) string {
 	if ch.vis[ti] == "" {
@@ -174,7 +201,18 @@ func (ch *chainer) match(ent *chainEntry) int {
 		}
 	}
 	n := min(len(r.Elements), len(ent.els))
+	own := ch.key != nil && ent.codec == ch.key
 	for i := 0; i < n; i++ {
+		if o := ent.els[i]; own && o.kind == 'a' && o.raw != nil {
+			// The same bytes read by the same codec, as the last turn or
+			// not, make the same turn: its digest is the entry's.
+			if raw := ch.ownRaw(i); raw != nil && o.last == ch.lastTurn(r.Elements[i].Turn) && bytes.Equal(raw, o.raw) {
+				if ti := r.Elements[i].Turn; ch.vis[ti] == "" {
+					ch.vis[ti] = o.vis
+				}
+				continue
+			}
+		}
 		kind, vis := ch.write(i)
 		o := ent.els[i]
 		if kind != o.kind {
@@ -311,12 +349,21 @@ func (ch *chainer) run(prevs []*chainEntry, keep bool) (d []string, ent, replace
 	if !keep {
 		return d, nil, nil
 	}
-	ent = &chainEntry{states: states, d: d, els: make([]chainEl, n)}
+	ent = &chainEntry{codec: ch.key, states: states, d: d, els: make([]chainEl, n)}
 	// What from holds is shared; the rest is copied, into one buffer.
 	kept := 0
 	if from != nil {
 		ent.bound = from.bound
 		kept = copy(ent.els, from.els[:k])
+		if from.codec != ch.key {
+			// Its turns' bytes were read by another codec: only their
+			// digests, which this request's turns matched, are kept.
+			for i := range ent.els[:kept] {
+				if ent.els[i].kind == 'a' {
+					ent.els[i].raw = nil
+				}
+			}
+		}
 	}
 	size := 0
 	if from == nil {
@@ -324,9 +371,11 @@ func (ch *chainer) run(prevs []*chainEntry, keep bool) (d []string, ent, replace
 			size += max(b.End-b.Start, 0)
 		}
 	}
-	for _, e := range r.Elements[kept:] {
+	for i, e := range r.Elements[kept:] {
 		if e.Turn < 0 {
 			size += e.End - e.Start
+		} else if raw := ch.ownRaw(kept + i); raw != nil {
+			size += len(raw)
 		}
 	}
 	buf := make([]byte, 0, size)
@@ -345,6 +394,8 @@ func (ch *chainer) run(prevs []*chainEntry, keep bool) (d []string, ent, replace
 		el := chainEl{kind: kind, vis: vis}
 		if kind == 'm' {
 			el.raw = cp(r.Elements[i].Start, r.Elements[i].End)
+		} else if raw := ch.ownRaw(i); kind == 'a' && raw != nil {
+			el.raw, el.last = cp(r.Elements[i].Start, r.Elements[i].End), ch.lastTurn(r.Elements[i].Turn)
 		}
 		ent.els[i] = el
 	}

@@ -86,6 +86,7 @@ func (t *Transport) repair(ctx context.Context, cl *call) ([]byte, []Repair) {
 	var reps []Repair
 	var repl map[int][]byte
 	dg := newDigester(r.Invisible)
+	defer dg.release()
 	var wire []byte // scratch for sameBlocks
 	for ti, tu := range r.History.Turns {
 		if ctx.Err() != nil {

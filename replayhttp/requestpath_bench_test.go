@@ -93,7 +93,7 @@ func newPathCase(tb testing.TB, s *benchreq.Shape, size int) *pathCase {
 func (pc *pathCase) call(body []byte) *call {
 	c := &call{codec: pc.rec.Codec, rec: pc.rec}
 	c.scope.tenant = "bench"
-	c.read(pc.tr, nil, body)
+	c.read(pc.tr, nil, body, nil)
 	return c
 }
 

@@ -254,7 +254,7 @@ func (t *Transport) upfront(ctx context.Context, c *call, req *http.Request) ([]
 		}
 		if !bytes.Equal(fixed, body) {
 			body = fixed
-			c.read(t, req, body)
+			c.read(t, req, body, c.tape())
 		}
 		out = append(out, Retried{Class: cl, Upfront: true, Changes: changes})
 	}
@@ -323,7 +323,7 @@ func (t *Transport) retry(c *call, out *http.Request, body []byte, resp *http.Re
 		t.Retry.OnRetry(again, *r)
 	}
 	if !bytes.Equal(fixed, body) && err == nil {
-		c.read(t, again, fixed) // the turn it answers is captured under the body sent
+		c.read(t, again, fixed, c.tape()) // the turn it answers is captured under the body sent
 	}
 	return resp2, fixed, r, nil
 }

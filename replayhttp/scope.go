@@ -9,11 +9,13 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/canon"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/readafter"
 )
 
 // tenantOf names the tenant of a request: a digest, keyed by the
@@ -91,7 +93,17 @@ func newChainer(r *codecs.Request) *chainer {
 // request of no tenant, or larger than the cache keeps, is computed whole
 // and not kept.
 func (t *Transport) chain(r *codecs.Request, tenant string) (d, vis []string) {
+	return t.chainOf(r, tenant, nil)
+}
+
+// chainOf is chain for a request read by codec (nil: a codec that makes
+// no promise of reading its turns from their own bytes).
+func (t *Transport) chainOf(r *codecs.Request, tenant string, codec codecs.HTTPCodec) (d, vis []string) {
 	ch := newChainer(r)
+	defer ch.dg.release()
+	if codec != nil {
+		ch.key = readafter.TurnKey(codec)
+	}
 	if tenant == "" || len(r.Body) > chainCacheMaxBody {
 		d, _, _ = ch.run(nil, false)
 		return d, ch.vis
@@ -116,9 +128,34 @@ type digester struct {
 
 func newDigester(invisible []string) *digester {
 	skip := func(name string) bool { return slices.Contains(invisible, name) }
+	if dg, ok := digesters.Get().(*digester); ok {
+		dg.skip = skip
+		dg.w.SetSkip(skip)
+		dg.tw.SetSkip(skip)
+		return dg
+	}
 	th := newDigest()
 	return &digester{skip: skip, w: canon.New(newDigest(), skip), tw: canon.New(th, skip), th: th}
 }
+
+// digesters are the digesters requests are done with: their writers'
+// buffers serve the next request.
+var digesters sync.Pool
+
+// release hands dg to the next request. Nothing dg wrote may be in use:
+// the digests it returned are strings of their own.
+func (dg *digester) release() {
+	if dg.w.Footprint()+dg.tw.Footprint() > maxPooledDigester {
+		return
+	}
+	dg.skip = nil
+	dg.w.SetSkip(nil)
+	dg.tw.SetSkip(nil)
+	digesters.Put(dg)
+}
+
+// maxPooledDigester bounds the buffers a pooled digester keeps.
+const maxPooledDigester = 256 << 10
 
 // value writes the value at body[start:end], read from v, its value on the
 // request's tape, when v is present.

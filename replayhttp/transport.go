@@ -15,6 +15,8 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/readafter"
+	"github.com/reasonreplay/replay/internal/reqtape"
 )
 
 // AuditMode says what the middleware does with the audit of an outgoing
@@ -166,6 +168,7 @@ type Transport struct {
 	randSecret []byte
 	docs       storedCache // the stored documents repair read, by their bytes
 	chains     chainCache  // the chain states of recent requests, by tenant
+	tapes      tapeCache   // the tapes of recent request bodies, by tenant
 	codecsSeen atomic.Bool
 }
 
@@ -222,10 +225,11 @@ type call struct {
 
 // read reads body as the call's API reads it, with what the URL says
 // added to the target (the model Gemini and Bedrock name in the path, the
-// provider the host names).
-func (c *call) read(t *Transport, out *http.Request, body []byte) {
+// provider the host names). prev, when set, is the tape of an earlier
+// body the read may reuse (it changes the cost only).
+func (c *call) read(t *Transport, out *http.Request, body []byte, prev *jsonw.Tape) {
 	c.req, c.target = nil, replay.Target{}
-	r, err := c.codec.ReadRequest(body)
+	r, err := readafter.Read(c.codec, body, prev)
 	if err != nil {
 		return
 	}
@@ -239,7 +243,7 @@ func (c *call) read(t *Transport, out *http.Request, body []byte) {
 	if c.target.Provider == "" {
 		c.target.Provider = c.rec.Provider
 	}
-	c.scope.chain, c.scope.vis = t.chain(r, c.scope.tenant)
+	c.scope.chain, c.scope.vis = t.chainOf(r, c.scope.tenant, c.codec)
 }
 
 // Middleware is the same logic as RoundTrip in the form the official SDKs
@@ -303,7 +307,7 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 		if !bytes.Equal(fixed, body) {
 			body = fixed
 			setBody(out, body)
-			c.read(t, out, body)
+			c.read(t, out, body, c.tape())
 		}
 	}
 	var retries []Retried
@@ -313,7 +317,7 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 		if !bytes.Equal(fixed, body) {
 			body = fixed
 			setBody(out, body)
-			c.read(t, out, body)
+			c.read(t, out, body, c.tape())
 		}
 		if t.Retry.OnRetry != nil {
 			for _, r := range retries {
@@ -389,8 +393,25 @@ func (t *Transport) recognise(out *http.Request, body []byte, model string) *cal
 	}
 	c := &call{codec: rec.Codec, rec: rec}
 	c.scope.tenant = t.tenantOf(out, rec.Codec)
-	c.read(t, out, body)
+	if c.scope.tenant == "" {
+		c.read(t, out, body, nil)
+		return c
+	}
+	// The tenant's recent bodies lend their tapes to this one's read.
+	prev := t.tapes.prev(c.scope.tenant, body)
+	c.read(t, out, body, prev)
+	if c.req != nil {
+		t.tapes.keep(c.scope.tenant, body, c.tape(), prev)
+	}
 	return c
+}
+
+// tape returns the tape of the call's request body, nil when it has none.
+func (c *call) tape() *jsonw.Tape {
+	if c.req == nil {
+		return nil
+	}
+	return reqtape.Get(&c.req.History)
 }
 
 // refuses reports whether the audit of the call's request says the

@@ -58,14 +58,19 @@ import (
 // clients' bodies), for the report mode and the plain proxy; the report
 // mode's is also given as a multiple of the body.
 //
-// With -proxyprof FILE, after the rounds, the 540 KB request is sent
-// through the report mode -proxyprofreqs times under the CPU profiler
-// (go tool pprof -top FILE).
+// With -proxyprof FILE, after the rounds, the 540 KB request (or the size
+// -proxyprofsize names) is sent through the report mode (or the mode
+// -proxyprofmode names) -proxyprofreqs times under the CPU profiler (go tool pprof -top FILE). With
+// -proxymemprof FILE, what those requests allocate is profiled (go tool
+// pprof -sample_index=alloc_space -base FILE.base FILE).
 
 var (
 	proxyRounds   = flag.Int("proxycpu", 0, "rounds of TestProxyCPU (0 skips it)")
 	proxyProf     = flag.String("proxyprof", "", "TestProxyCPU: write a CPU profile of the report mode at 540 KB to this file")
 	proxyProfReqs = flag.Int("proxyprofreqs", 200, "TestProxyCPU: requests sent under the profiler")
+	proxyProfSize = flag.String("proxyprofsize", "540 KB", "TestProxyCPU: the body size profiled (52 KB, 139 KB, 540 KB or 2 MB)")
+	proxyProfMode = flag.String("proxyprofmode", "report", "TestProxyCPU: the mode profiled (off, report or enforce)")
+	proxyMemProf  = flag.String("proxymemprof", "", "TestProxyCPU: write a profile of what the profiled requests allocated to this file (go tool pprof -sample_index=alloc_space)")
 )
 
 // proxySizes are the request sizes measured, and the requests sent per
@@ -272,19 +277,53 @@ func TestProxyCPU(t *testing.T) {
 			peaks[i][j] = slices.Max(v)
 		}
 	}
-	if *proxyProf != "" {
-		c := convs[2]
-		f, err := os.Create(*proxyProf)
-		require.NoError(t, err)
-		require.NoError(t, pprof.StartCPUProfile(f))
+	if *proxyProf != "" || *proxyMemProf != "" {
+		pi := slices.IndexFunc(proxySizes, func(s struct {
+			name  string
+			bytes int
+			reqs  int
+		}) bool {
+			return s.name == *proxyProfSize
+		})
+		require.GreaterOrEqual(t, pi, 0, "-proxyprofsize names none of the sizes")
+		c := convs[pi]
+		mi := slices.IndexFunc(targets, func(tg cpuTarget) bool { return tg.name == *proxyProfMode })
+		require.GreaterOrEqual(t, mi, 2, "-proxyprofmode names none of the modes")
+		var f *os.File
+		if *proxyProf != "" {
+			var err error
+			f, err = os.Create(*proxyProf)
+			require.NoError(t, err)
+			require.NoError(t, pprof.StartCPUProfile(f))
+		}
+		if *proxyMemProf != "" {
+			// What was allocated before is in FILE.base: go tool pprof
+			// -base FILE.base FILE shows the profiled requests alone.
+			runtime.MemProfileRate = 512
+			runtime.GC()
+			bf, err := os.Create(*proxyMemProf + ".base")
+			require.NoError(t, err)
+			require.NoError(t, pprof.Lookup("allocs").WriteTo(bf, 0))
+			require.NoError(t, bf.Close())
+		}
 		c0 := cpuNow()
 		for k := 0; k < *proxyProfReqs; k++ {
-			send(t, client, targets[3].base+"/v1/messages", c.body, c.shape.Base+c.turn)
+			send(t, client, targets[mi].base+"/v1/messages", c.body, c.shape.Base+c.turn)
 		}
-		pprof.StopCPUProfile()
-		require.NoError(t, f.Close())
-		t.Logf("profiled: %d requests of %d bytes through the report mode, %.2f ms CPU per request (the client and upstream included)",
-			*proxyProfReqs, len(c.body), float64(cpuNow()-c0)/float64(*proxyProfReqs)/1e6)
+		if f != nil {
+			pprof.StopCPUProfile()
+			require.NoError(t, f.Close())
+		}
+		if *proxyMemProf != "" {
+			runtime.GC()
+			mf, err := os.Create(*proxyMemProf)
+			require.NoError(t, err)
+			require.NoError(t, pprof.Lookup("allocs").WriteTo(mf, 0))
+			require.NoError(t, mf.Close())
+			runtime.MemProfileRate = 512 << 10
+		}
+		t.Logf("profiled: %d requests of %d bytes through the %s mode, %.2f ms CPU per request (the client and upstream included)",
+			*proxyProfReqs, len(c.body), *proxyProfMode, float64(cpuNow()-c0)/float64(*proxyProfReqs)/1e6)
 	}
 	med := func(v []float64) float64 {
 		v = slices.Clone(v)

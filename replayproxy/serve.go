@@ -93,7 +93,6 @@ type exchange struct {
 	bodyJSON   bool // body claims to be JSON: refused unless it is
 	reserved   int64
 	api, model string
-	shape      errorShape
 	call       *replayhttp.Capture
 	span       trace.Span
 
@@ -163,7 +162,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rest = "/" + rest
 	}
 	x.up, x.rest = s.routes[name], rest
-	x.shape = s.shape(x.up, rest)
 	if !allowed[r.Method] {
 		x.refused = "method"
 		w.Header().Set("Allow", allowHeader)
@@ -644,7 +642,8 @@ func (s *Server) fail(w http.ResponseWriter, x *exchange, status int, msg string
 	if x.err == "" {
 		x.err = msg
 	}
-	writeError(w, x.shape, status, msg)
+	// The shape is found only for an answer of the proxy's own.
+	writeError(w, s.shape(x.up, x.rest), status, msg)
 }
 
 // finish ends a request: its budget returned, its turn counted, its

@@ -8,6 +8,7 @@ import (
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/internal/readafter"
 	"github.com/tidwall/gjson"
 )
 
@@ -24,10 +25,16 @@ import (
 // message, a thinking block without its signature, or a tool_use without
 // its input, is unfinished and its turn is not Complete.
 func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error) {
+	return c.decodeRequest(body, nil)
+}
+
+// decodeRequest is DecodeRequest, its validating pass reusing prev, the
+// tape of an earlier body (nil: none); see jsonw.Tape.ResetAfter.
+func (c Codec) decodeRequest(body []byte, prev *jsonw.Tape) (replay.History, replay.Target, error) {
 	h := replay.History{Request: body}
 	tape := new(jsonw.Tape)
 	root := tape.Root()
-	if tape.ResetBytes(body) {
+	if tape.ResetBytesAfter(body, prev) {
 		root = tape.Root()
 	}
 	if !root.IsObject() {
@@ -125,7 +132,33 @@ const bindingBeta = "thinking-binding-controls-2026-08-01"
 // the `system` and `tools` members the turns are bound to; `cache_control`
 // markers are no part of the conversation.
 func (c Codec) ReadRequest(body []byte) (*codecs.Request, error) {
-	return codecs.ReadWith(body, "messages", []string{"system", "tools"}, []string{"cache_control"}, nil, c.DecodeRequest)
+	return c.readRequest(body, nil)
+}
+
+// readRequest is ReadRequest, reusing prev, the tape of an earlier body.
+func (c Codec) readRequest(body []byte, prev *jsonw.Tape) (*codecs.Request, error) {
+	return codecs.ReadWith(body, "messages", []string{"system", "tools"}, []string{"cache_control"}, nil,
+		func(b []byte) (replay.History, replay.Target, error) { return c.decodeRequest(b, prev) })
+}
+
+func init() {
+	readafter.Register(func(hc codecs.HTTPCodec, body []byte, prev *jsonw.Tape) (*codecs.Request, bool, error) {
+		c, ok := hc.(Codec)
+		if !ok {
+			return nil, false, nil
+		}
+		r, err := c.readRequest(body, prev)
+		return r, true, err
+	})
+	// Each assistant message is one turn, read by requestTurn from its own
+	// content alone: the reader keeps nothing from one message to the next
+	// but its allocator, its budget is new for each, and cut (the last
+	// assistant message's) is the only thing of the request it is told.
+	// The codec's Provider picks the thinking format, Limits only refuse.
+	readafter.RegisterOwnBytes(func(hc codecs.HTTPCodec) (any, bool) {
+		c, ok := hc.(Codec)
+		return c, ok
+	})
 }
 
 // Strip removes the thinking and redacted_thinking blocks of an assistant

@@ -19,6 +19,7 @@ import (
 	"encoding/binary"
 	"hash"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -119,6 +120,16 @@ const bigString = 512
 // Writer New made, keeping its buffers.
 func (w *Writer) Reset(h hash.Hash) {
 	w.h, w.buf = h, w.buf[:0]
+}
+
+// SetSkip sets the members left out from now on (see [New]).
+func (w *Writer) SetSkip(skip func(name string) bool) { w.skip = skip }
+
+var vmemberSize = int(reflect.TypeFor[vmember]().Size())
+
+// Footprint returns the bytes the writer's buffers hold.
+func (w *Writer) Footprint() int {
+	return cap(w.buf) + cap(w.scratch) + cap(w.members)*32 + cap(w.vmembers)*vmemberSize
 }
 
 // value writes raw's form; empty reports an object whose members were all

@@ -2,6 +2,7 @@ package jsonw
 
 import (
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -44,6 +45,10 @@ type Tape struct {
 	// memo is what a reader derived from the text (see Memo), cleared by
 	// a reset.
 	memo atomic.Pointer[tapeMemo]
+	// shared is set when nodes and kids are shared with another tape
+	// (ResetAfter of the same text, Snapshot): they are never written
+	// again, and a reset of either tape starts from new memory.
+	shared bool
 }
 
 // tapeMemo is one value derived from a tape's text, by its key.
@@ -85,6 +90,7 @@ const (
 func (t *Tape) Reset(s string) bool {
 	t.memo.Store(nil)
 	t.s = s
+	t.unshare()
 	t.nodes, t.kids, t.stack = t.nodes[:0], t.kids[:0], t.stack[:0]
 	t.limit, t.capped, t.reused = 1024+len(s)/32, false, 0
 	if len(s) > math.MaxInt32 || !utf8.ValidString(s) {
@@ -98,6 +104,33 @@ func (t *Tape) Reset(s string) bool {
 	}
 	return true
 }
+
+// unshare gives up memory the tape shares with another, before it is
+// written.
+func (t *Tape) unshare() {
+	if t.shared {
+		t.nodes, t.kids, t.shared = nil, nil, false
+	}
+}
+
+// Snapshot returns a tape of s, a copy of the tape's text (the same
+// bytes, held elsewhere): what the tape recorded, read from s. It shares
+// the tape's records, which neither tape writes again (a later reset of
+// either starts from new memory). It returns nil when s is not the tape's
+// text.
+func (t *Tape) Snapshot(s string) *Tape {
+	if t == nil || len(t.nodes) == 0 || s != t.s {
+		return nil
+	}
+	t.shared = true
+	return &Tape{s: s, nodes: t.nodes[:len(t.nodes):len(t.nodes)], kids: t.kids[:len(t.kids):len(t.kids)],
+		limit: t.limit, capped: t.capped, shared: true}
+}
+
+// Size returns the bytes the tape's records take (its text excluded).
+func (t *Tape) Size() int { return cap(t.nodes)*tnodeSize + cap(t.kids)*4 }
+
+var tnodeSize = int(reflect.TypeFor[tnode]().Size())
 
 // ResetBytes is Reset for a byte slice, read in place: b must not change
 // while the tape is used, and what the tape returns views it.

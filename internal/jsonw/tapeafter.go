@@ -13,8 +13,9 @@ import (
 // elements and then more, and whose bytes after that member are the
 // same. What prev recorded of the shared elements and of the members
 // around them is taken as it is; only the elements between are read. For
-// any other text it reads s whole. Either way the tape, and what it
-// reports, are Reset's: reuse changes the cost only.
+// any other text it reads s whole; the same text as prev's shares prev's
+// records (neither tape writes them again). Either way the tape, and what
+// it reports, are Reset's: reuse changes the cost only.
 //
 // prev must not change while ResetAfter runs, and t must not be prev.
 func (t *Tape) ResetAfter(s string, prev *Tape) bool {
@@ -23,6 +24,18 @@ func (t *Tape) ResetAfter(s string, prev *Tape) bool {
 	if prev == nil || prev == t || prev.capped || len(prev.nodes) == 0 || len(s) > math.MaxInt32 {
 		return t.Reset(s)
 	}
+	if s == prev.s {
+		// Reset is a function of the text: the same text, the same tape.
+		t.unshare()
+		if !prev.shared { // a snapshot is marked already, and read concurrently
+			prev.shared = true
+		}
+		t.s, t.stack = s, t.stack[:0]
+		t.nodes, t.kids = prev.nodes[:len(prev.nodes):len(prev.nodes)], prev.kids[:len(prev.kids):len(prev.kids)]
+		t.limit, t.capped, t.shared, t.reused = prev.limit, false, true, len(prev.nodes)
+		return true
+	}
+	t.unshare()
 	if !t.resetAfter(s, prev) {
 		return t.Reset(s)
 	}
@@ -173,6 +186,9 @@ func commonSuffix(a, b string) int {
 	}
 	return i
 }
+
+// Shared returns the length of the longest common prefix of a and b.
+func Shared(a, b string) int { return commonPrefix(a, b) }
 
 // ResetBytesAfter is ResetAfter for a byte slice, read in place.
 func (t *Tape) ResetBytesAfter(b []byte, prev *Tape) bool {

@@ -136,3 +136,66 @@ func FuzzResetAfter(f *testing.F) {
 		}
 	})
 }
+
+// The same text again shares the earlier tape's records and reads as
+// Reset reads it; a reset of either tape afterwards leaves the other as it
+// was.
+func TestResetAfterSameText(t *testing.T) {
+	for _, s := range []string{conversation(3, ""), `{"messages":[1,2]}`, `{"messages":[]}`, `{}`} {
+		var prev Tape
+		require.True(t, prev.Reset(s))
+		got := afterAs(t, s, s)
+		require.Equal(t, len(got.nodes), got.reused, "every value taken")
+
+		var p2, g2, want Tape
+		p2.Reset(s)
+		require.True(t, g2.ResetAfter(strings.Clone(s), &p2))
+		want.Reset(s)
+		// Resetting the new tape with another text must not write into
+		// the records p2 holds, and the other way round.
+		require.True(t, g2.Reset(conversation(5, `,"x":[9,9,9]`)))
+		sameTape(t, &want, &p2)
+		require.True(t, p2.Reset(`{"a":[1,2,3,4,5,6,7,8]}`))
+		var want2 Tape
+		want2.Reset(conversation(5, `,"x":[9,9,9]`))
+		sameTape(t, &want2, &g2)
+	}
+	// An invalid text is never taken from a tape of the same text: there
+	// is none (an invalid text records nothing).
+	var bad, got Tape
+	require.False(t, bad.Reset(`{"messages":[1,}`))
+	require.False(t, got.ResetAfter(`{"messages":[1,}`, &bad))
+}
+
+// A snapshot reads its own copy of the text as the tape read the
+// original, and neither is disturbed by a reset of the other.
+func TestSnapshot(t *testing.T) {
+	s := conversation(3, "")
+	var orig, want Tape
+	require.True(t, orig.Reset(s))
+	want.Reset(s)
+	require.Nil(t, orig.Snapshot(s[:len(s)-1]), "another text")
+	require.Nil(t, new(Tape).Snapshot(""), "a tape of nothing")
+	cp := strings.Clone(s)
+	snap := orig.Snapshot(cp)
+	require.NotNil(t, snap)
+	sameTape(t, &want, snap)
+	require.Equal(t, want.Size() > 0, snap.Size() > 0)
+	// The snapshot's values view the copy.
+	msgs := snap.Root().Get("messages")
+	require.Equal(t, cp[msgs.Start():msgs.End()], msgs.Raw())
+	require.True(t, orig.Reset(conversation(6, "")))
+	sameTape(t, &want, snap)
+	// A tape read after the snapshot (the next request) is Reset's, and
+	// resetting it leaves the snapshot alone.
+	var next, wantNext Tape
+	require.True(t, next.ResetAfter(conversation(4, ""), snap))
+	wantNext.Reset(conversation(4, ""))
+	sameTape(t, &wantNext, &next)
+	require.Positive(t, next.reused)
+	var same Tape
+	require.True(t, same.ResetAfter(strings.Clone(s), snap))
+	sameTape(t, &want, &same)
+	require.True(t, same.Reset(`[1,2,3]`))
+	sameTape(t, &want, snap)
+}

@@ -1,0 +1,124 @@
+package replayhttp
+
+import (
+	"container/list"
+	"sync"
+
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/view"
+)
+
+// A conversation comes back one exchange longer with every request, and
+// its body is read by one validating pass (jsonw.Tape) before anything
+// else. The Transport keeps, per tenant, the tapes of its last few
+// request bodies, each over its own copy of the body, and the next
+// request of that tenant is read after the one that shares the most
+// leading bytes with it (jsonw.Tape.ResetAfter): what the two share is
+// taken as recorded, the rest read. The tape, and all that is read from
+// it, are exactly what a cold read gives; ResetAfter is tested and fuzzed
+// against Reset. One tenant's tapes are never read for another's request.
+
+// tapeCache keeps, per tenant, the tapes of its last tapePerKey request
+// bodies, the least recently used tenant first out once the kept bodies
+// and records exceed tapeCacheBytes or the tenants tapeCacheKeys. The
+// zero value is ready.
+type tapeCache struct {
+	mu    sync.Mutex
+	m     map[string]*list.Element // of *tapeKeyed
+	order list.List                // oldest first
+	bytes int
+}
+
+type tapeKeyed struct {
+	key   string
+	tapes []*jsonw.Tape // most recent first; snapshots, never changed
+}
+
+const (
+	tapeCacheBytes = 64 << 20
+	tapeCacheKeys  = 4096
+	tapePerKey     = 4
+	// tapeCacheMaxBody is the largest body whose tape is kept.
+	tapeCacheMaxBody = 8 << 20
+)
+
+func tapeSize(t *jsonw.Tape) int { return len(t.Text()) + t.Size() }
+
+// prev returns the tape kept for key whose text shares the most leading
+// bytes with body; nil when none is kept.
+func (c *tapeCache) prev(key string, body []byte) *jsonw.Tape {
+	if len(body) > tapeCacheMaxBody {
+		return nil
+	}
+	c.mu.Lock()
+	e, ok := c.m[key]
+	var tapes []*jsonw.Tape
+	if ok {
+		c.order.MoveToBack(e)
+		tapes = e.Value.(*tapeKeyed).tapes
+	}
+	c.mu.Unlock()
+	s := view.String(body)
+	var best *jsonw.Tape
+	n := -1
+	for _, t := range tapes {
+		if k := jsonw.Shared(s, t.Text()); k > n {
+			best, n = t, k
+		}
+	}
+	return best
+}
+
+// keep keeps, under key, a snapshot of t (the tape of body, read after
+// from, or from nothing): in place of from when body continues it, else
+// before the others. A body that is from's text adds nothing.
+func (c *tapeCache) keep(key string, body []byte, t, from *jsonw.Tape) {
+	if t == nil || len(body) > tapeCacheMaxBody {
+		return
+	}
+	if from != nil && from.Text() == view.String(body) {
+		return
+	}
+	snap := t.Snapshot(string(body))
+	if snap == nil {
+		return
+	}
+	if from != nil && len(body) < len(from.Text()) {
+		from = nil // another branch of the conversation: both are kept
+	}
+	size := tapeSize(snap)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]*list.Element{}
+	}
+	var k *tapeKeyed
+	if e, ok := c.m[key]; ok {
+		c.order.MoveToBack(e)
+		k = e.Value.(*tapeKeyed)
+	} else {
+		k = &tapeKeyed{key: key}
+		c.m[key] = c.order.PushBack(k)
+	}
+	// A new slice: readers may hold the old one.
+	tapes := make([]*jsonw.Tape, 0, tapePerKey)
+	tapes = append(tapes, snap)
+	c.bytes += size
+	for _, o := range k.tapes {
+		if o == from || len(tapes) == tapePerKey {
+			c.bytes -= tapeSize(o)
+			continue
+		}
+		tapes = append(tapes, o)
+	}
+	k.tapes = tapes
+	for c.order.Len() > 1 && (c.bytes > tapeCacheBytes || c.order.Len() > tapeCacheKeys) {
+		old := c.order.Front()
+		c.order.Remove(old)
+		ok := old.Value.(*tapeKeyed)
+		delete(c.m, ok.key)
+		for _, o := range ok.tapes {
+			c.bytes -= tapeSize(o)
+		}
+	}
+}
