@@ -85,8 +85,11 @@ func TestMaxBodyRequestIsBounded(t *testing.T) {
 		_, _ = io.WriteString(w, `{"id":"msg_2","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`)
 	})
 	store := newEveryTurnStore(t, 0)
+	// The store is in memory and never fails: a store operation that a
+	// loaded machine delays past the default 250 ms would be skipped as a
+	// failing store's, which is not what this test is about.
 	hs, _, _ := proxy(t, replayproxy.Config{Store: store, Mode: replayproxy.ModeEnforce, MaxBodyBytes: int64(size),
-		Upstreams: []replayproxy.Upstream{{Name: "anthropic", URL: up.URL}}})
+		StoreTimeout: time.Minute, Upstreams: []replayproxy.Upstream{{Name: "anthropic", URL: up.URL}}})
 	turns := turnsWithin(size)
 	body := sameTurns(turns, false)
 	require.LessOrEqual(t, len(body), size)

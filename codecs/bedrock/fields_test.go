@@ -3,7 +3,6 @@ package bedrock
 import (
 	"reflect"
 	"testing"
-	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -15,7 +14,7 @@ func TestEventFieldsCoverEvent(t *testing.T) {
 	fs := e.fields()
 	seen := map[uintptr]bool{}
 	for _, p := range fs {
-		seen[uintptr(unsafe.Pointer(p))-uintptr(unsafe.Pointer(&e))] = true
+		seen[reflect.ValueOf(p).Pointer()-reflect.ValueOf(&e).Pointer()] = true
 	}
 	rt := reflect.TypeOf(e)
 	strs := 0

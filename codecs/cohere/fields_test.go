@@ -3,7 +3,6 @@ package cohere
 import (
 	"reflect"
 	"testing"
-	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -17,7 +16,7 @@ func TestEventFieldsCoverEvent(t *testing.T) {
 	assert.Equal(t, rt.NumField(), len(fs))
 	seen := map[uintptr]bool{}
 	for _, p := range fs {
-		seen[uintptr(unsafe.Pointer(p))-uintptr(unsafe.Pointer(&e))] = true
+		seen[reflect.ValueOf(p).Pointer()-reflect.ValueOf(&e).Pointer()] = true
 	}
 	for i := 0; i < rt.NumField(); i++ {
 		f := rt.Field(i)

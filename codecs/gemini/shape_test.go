@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
@@ -197,7 +196,7 @@ func TestChunkFieldsCoverChunk(t *testing.T) {
 	ch := chunk{cands: make([]cand, 1), parts: make([]partFields, 1)}
 	got := map[uintptr]bool{}
 	for _, p := range ch.fields(nil) {
-		got[uintptr(unsafe.Pointer(p))] = true
+		got[reflect.ValueOf(p).Pointer()] = true
 	}
 	want := map[uintptr]bool{}
 	for _, v := range []reflect.Value{reflect.ValueOf(&ch).Elem(), reflect.ValueOf(&ch.cands[0]).Elem(), reflect.ValueOf(&ch.parts[0]).Elem()} {
