@@ -1,13 +1,22 @@
-// Package codecs is what a codec declares beyond the wire format itself:
-// how its API is spoken over HTTP (the paths and hosts it serves, where a
-// request carries its credential, its public endpoint, the shape of its
-// error bodies) and how its request bodies are read and changed (the
-// conversation and what it is bound to, how reasoning is taken out of a
-// model's element, the one-shot fixes). The middleware, the proxy and the
-// command-line tool know no provider: they walk the registry and ask each
-// codec through these declarations.
+// Package codecs is the codec author's package: what a codec implements
+// and declares, beyond the model it shares with its users (package replay).
 //
-// The codec packages live below this one, one directory per wire API.
+//   - What a codec is: [Codec], the [replay.ReasoningCodec] users call plus
+//     the stream decoder ([FrameDecoder]) package stream reads its
+//     responses with; the error it reports for input of the wrong shape
+//     ([Malformed]); the replay facts of the formats it mints
+//     ([FormatTraits], [RegisterFormat]).
+//   - How its API is spoken over HTTP ([HTTPCodec], [HTTP]): the paths and
+//     hosts it serves, where a request carries its credential, its public
+//     endpoint, the shape of its error bodies, and how its request bodies
+//     are read and changed (the conversation and what it is bound to, how
+//     reasoning is taken out of a model's element, the one-shot fixes).
+//     The middleware, the proxy and the command-line tool know no
+//     provider: they walk the registry and ask each codec through these
+//     declarations.
+//
+// The codec packages live below this one, one directory per wire API;
+// codecs/codectest is the conformance kit a codec's tests run.
 package codecs
 
 import (
