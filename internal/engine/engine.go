@@ -126,7 +126,6 @@ type Run struct {
 	ftype   []byte
 	curType []byte // the frame type of the event being read in full
 	views   views
-	vptrs   []*string
 	m       Match
 	matched int
 }
@@ -307,11 +306,11 @@ func (r *Run) Learn(s string, holes []string, value int, views []*string) bool {
 	if !r.sh.Learn(s, placed[:n]) {
 		return false
 	}
+	r.views.at = r.views.at[:0]
 	if views != nil && !r.views.learn(s, at[:n], placed[:n], views) {
 		r.sh.Forget()
 		return false
 	}
-	r.vptrs = append(r.vptrs[:0], views...)
 	r.nh = n
 	r.value, r.scan = -1, -1
 	if value >= 0 {
@@ -355,8 +354,8 @@ func (r *Run) match(s string, ftype []byte) bool {
 	if r.scan >= 0 && !r.sh.Surrogate(int(r.scan)) {
 		m.hasVal, m.valRaw = true, m.raws[r.pos[r.value]]
 	}
-	if len(r.vptrs) > 0 {
-		r.views.find(s, m.raws[:r.nh], r.vptrs)
+	if len(r.views.at) > 0 {
+		r.views.find(s, m.raws[:r.nh])
 	}
 	return true
 }

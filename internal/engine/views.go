@@ -15,16 +15,15 @@ import (
 type views struct {
 	lens [jsonw.MaxHoles]int // each hole's length in the learned text
 	nh   int
-	n    int // fields
 	at   []span
 }
 
-// span is a field's place in the learned text: its start and end, and how
-// many holes end at or before each (the holes that move them), for the
-// field fields[i] that was not "".
+// span is a field's place in the learned text: the field, its start and
+// end, and how many holes end at or before each (the holes that move
+// them), for a field that was not "".
 type span struct {
-	i            int32
-	hStart, hEnd uint16
+	p            *string
+	hStart, hEnd uint8
 	start, end   int
 }
 
@@ -37,12 +36,12 @@ func (v *views) learn(s string, at []int, holes []string, fields []*string) bool
 	for h, x := range holes {
 		he[h], v.lens[h] = at[h]+len(x), len(x)
 	}
-	v.nh, v.n = len(holes), len(fields)
+	v.nh = len(holes)
 	if cap(v.at) < len(fields) {
 		v.at = make([]span, 0, len(fields))
 	}
 	v.at = v.at[:0]
-	for i, p := range fields {
+	for _, p := range fields {
 		x := *p
 		if x == "" {
 			continue
@@ -51,7 +50,7 @@ func (v *views) learn(s string, at []int, holes []string, fields []*string) bool
 		if !ok {
 			return false
 		}
-		sp := span{i: int32(i), start: off, end: off + len(x)}
+		sp := span{p: p, start: off, end: off + len(x)}
 		for h := range holes {
 			if sp.start < he[h] && at[h] < sp.end && (sp.start > at[h] || sp.end < he[h]) {
 				return false // the field cuts a hole
@@ -72,14 +71,20 @@ func (v *views) learn(s string, at []int, holes []string, fields []*string) bool
 // text that matched the learned shape with the hole values raws (in the
 // order they lie in t); the others it leaves as they are (the codec's
 // struct still holds the learned event's fields, "" for those).
-func (v *views) find(t string, raws []string, fields []*string) {
-	// moved[k] is how far the first k holes moved what follows them.
-	var moved [jsonw.MaxHoles + 1]int
-	for h := 0; h < v.nh; h++ {
+func (v *views) find(t string, raws []string) {
+	// moved[k] is how far the first k holes moved what follows them (k is
+	// at most MaxHoles: the mask only spares the bounds checks).
+	var moved [movedLen]int
+	for h := 0; h < v.nh && h < jsonw.MaxHoles; h++ {
 		moved[h+1] = moved[h] + len(raws[h]) - v.lens[h]
 	}
 	for k := range v.at {
 		sp := &v.at[k]
-		*fields[sp.i] = t[sp.start+moved[sp.hStart] : sp.end+moved[sp.hEnd]]
+		*sp.p = t[sp.start+moved[sp.hStart&(movedLen-1)] : sp.end+moved[sp.hEnd&(movedLen-1)]]
 	}
 }
+
+// movedLen is the power of two above jsonw.MaxHoles.
+const movedLen = 8
+
+var _ [movedLen - 1 - jsonw.MaxHoles]struct{} // movedLen > MaxHoles
