@@ -118,7 +118,15 @@ func (d *StreamDecoder) Decode(typ, data []byte, dst []stream.Event) ([]stream.E
 // Finish implements [codecs.FrameDecoder].
 func (d *StreamDecoder) Finish() (*replay.Turn, error) { return d.run.Finish((*decoder)(d)) }
 
-func (d *decoder) Start(r *engine.Run) { r.Budget = kit.NewBudget(API, d.Limits, 0) }
+// Start seeds the budget. The decoder learns only events whose data
+// carries its "type" member (a delta), and reads the frame type only of an
+// event whose data has none (a Bedrock-wrapped one): a matched event
+// repeats the learned data's type, so its frame type is not compared
+// (engine.Run.TypeInData).
+func (d *decoder) Start(r *engine.Run) {
+	r.Budget = kit.NewBudget(API, d.Limits, 0)
+	r.TypeInData = true
+}
 
 func (d *decoder) malformed(ptr, format string, args ...any) error {
 	return d.run.Malformed(ptr, format, args...)

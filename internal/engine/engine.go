@@ -106,6 +106,14 @@ type Run struct {
 	Budget kit.Budget
 	// Texts holds the strings the decoder keeps and the texts it grows.
 	Texts view.Arena
+	// TypeInData, set by a codec in Start, says that the frame type of an
+	// event it learns never changes what the event means: the event's
+	// data names its own type, and the codec reads the frame type only of
+	// events whose data does not (Anthropic's, where the SSE event name
+	// repeats the data's "type"). Matching then compares the data alone.
+	// Unset, a matched event must also come with the learned event's
+	// frame type.
+	TypeInData bool
 
 	n        int // frames seen
 	err      error
@@ -342,7 +350,7 @@ func (r *Run) Twin(i, j int) bool {
 
 // match matches s, of frame type ftype, against the learned shape.
 func (r *Run) match(s string, ftype []byte) bool {
-	if len(ftype) != len(r.ftype) || len(ftype) > 0 && string(ftype) != string(r.ftype) {
+	if !r.TypeInData && (len(ftype) != len(r.ftype) || len(ftype) > 0 && string(ftype) != string(r.ftype)) {
 		return false
 	}
 	m := &r.m
