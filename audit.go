@@ -134,9 +134,10 @@ type Rule struct {
 	Severity Severity
 	// Doc states the contract the rule checks, in one sentence.
 	Doc string
-	// Check inspects the history and calls report for every violation
-	// found. It must be linear in the size of the history. Check need not
-	// fill Rule and Severity: they are taken from the Rule.
+	// Check inspects the history and calls report, before it returns,
+	// for every violation found. It must be linear in the size of the
+	// history. Check need not fill Rule and Severity: they are taken from
+	// the Rule.
 	Check func(h *History, t *Target, report func(Violation))
 	// Covers lists the ids of cross-provider rules ([RuleForeignFormat],
 	// ...) whose violation on a block this rule reports more precisely for
@@ -398,18 +399,21 @@ func audit(h History, t Target, rules []Rule) Report {
 			rep.Signed++
 		}
 	})
-	for _, rule := range rules {
-		rule := rule
-		rule.Check(&h, &t, func(v Violation) {
-			v.Rule = rule.ID
-			if v.Severity == "" {
-				v.Severity = rule.Severity
-			}
-			if v.Pointer == "" && v.Turn >= 0 && v.Turn < len(h.Pointers) {
-				v.Pointer = h.Pointers[v.Turn]
-			}
-			rep.Violations = append(rep.Violations, v)
-		})
+	// One reporter serves every rule: a rule reports while its Check runs.
+	var rule *Rule
+	report := func(v Violation) {
+		v.Rule = rule.ID
+		if v.Severity == "" {
+			v.Severity = rule.Severity
+		}
+		if v.Pointer == "" && v.Turn >= 0 && v.Turn < len(h.Pointers) {
+			v.Pointer = h.Pointers[v.Turn]
+		}
+		rep.Violations = append(rep.Violations, v)
+	}
+	for i := range rules {
+		rule = &rules[i]
+		rule.Check(&h, &t, report)
 	}
 	sort.SliceStable(rep.Violations, func(i, j int) bool {
 		a, b := rep.Violations[i], rep.Violations[j]

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // ReasoningCodec translates one wire API to and from turns. A codec is a
@@ -100,6 +101,7 @@ type Registry struct {
 	mu      sync.RWMutex
 	entries []Entry
 	byAPI   map[string]int
+	gen     atomic.Uint64 // entries registered so far
 	// Fallback names the entry Resolve falls back to; "" means
 	// "openrouter".
 	Fallback string
@@ -134,8 +136,16 @@ func (r *Registry) Register(e Entry) error {
 	}
 	r.byAPI[key] = len(r.entries)
 	r.entries = append(r.entries, e)
+	r.gen.Add(1)
 	return nil
 }
+
+// Generation returns a number that changes whenever an entry is
+// registered: a cache of what the registry's codecs declare (their HTTP
+// routes, say) is valid while it does not change. Read it before reading
+// the registry, so that an entry registered meanwhile makes the cache
+// stale rather than wrong.
+func (r *Registry) Generation() uint64 { return r.gen.Load() }
 
 // MustRegister is Register that panics on error, for use in init functions.
 func (r *Registry) MustRegister(e Entry) {

@@ -25,7 +25,9 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/stream"
@@ -329,17 +331,19 @@ func (rt Route) match(p string) (model string, ok bool) {
 // HostProvider returns the provider a host name is served by, by the
 // Hosts of every codec in reg, or "".
 func HostProvider(reg *replay.Registry, host string) string {
+	return indexOf(reg).hostProvider(host)
+}
+
+func (x *index) hostProvider(host string) string {
 	h := strings.ToLower(host)
 	if i := strings.LastIndexByte(h, ':'); i >= 0 && !strings.Contains(h[i:], "]") {
 		h = h[:i]
 	}
 	best, bestLen := "", 0
-	for _, c := range All(reg) {
-		for _, hp := range c.HTTP().Hosts {
-			s := strings.ToLower(hp.Suffix)
-			if (h == s || strings.HasSuffix(h, "."+s)) && len(s) > bestLen {
-				best, bestLen = hp.Provider, len(s)
-			}
+	for _, hp := range x.hosts {
+		s := hp.Suffix
+		if len(s) > bestLen && (h == s || len(h) > len(s) && h[len(h)-len(s)-1] == '.' && strings.HasSuffix(h, s)) {
+			best, bestLen = hp.Provider, len(s)
 		}
 	}
 	return best
@@ -348,17 +352,63 @@ func HostProvider(reg *replay.Registry, host string) string {
 // All returns a codec of every API in reg that declares its HTTP facts,
 // in the order of reg.APIs.
 func All(reg *replay.Registry) []HTTPCodec {
-	var out []HTTPCodec
+	return slices.Clone(indexOf(reg).all)
+}
+
+// index is what a registry resolves for HTTP at one generation: a codec
+// of every API that declares its HTTP facts (in the order of reg.APIs),
+// and their hosts, suffixes lower-cased. It is never changed once built.
+type index struct {
+	reg   *replay.Registry
+	gen   uint64
+	all   []HTTPCodec
+	hosts []Host
+}
+
+// indexes holds the index of the registries last asked about (at most
+// maxIndexes), replaced whole on every change.
+var indexes atomic.Pointer[[]*index]
+
+const maxIndexes = 8
+
+// indexOf returns reg's index at its current generation, built once per
+// generation: a request pays a look-up, not a construction of every codec.
+func indexOf(reg *replay.Registry) *index {
+	gen := reg.Generation() // before the entries are read: see Generation
+	if p := indexes.Load(); p != nil {
+		for _, x := range *p {
+			if x.reg == reg && x.gen == gen {
+				return x
+			}
+		}
+	}
+	x := &index{reg: reg, gen: gen}
 	for _, api := range reg.APIs() {
 		c, err := reg.Lookup(api, "", "")
 		if err != nil {
 			continue
 		}
 		if hc, ok := c.(HTTPCodec); ok {
-			out = append(out, hc)
+			x.all = append(x.all, hc)
+			for _, hp := range hc.HTTP().Hosts {
+				x.hosts = append(x.hosts, Host{Suffix: strings.ToLower(hp.Suffix), Provider: hp.Provider})
+			}
 		}
 	}
-	return out
+	for {
+		old := indexes.Load()
+		next := []*index{x}
+		if old != nil {
+			for _, y := range *old {
+				if y.reg != reg && len(next) < maxIndexes {
+					next = append(next, y)
+				}
+			}
+		}
+		if indexes.CompareAndSwap(old, &next) {
+			return x
+		}
+	}
 }
 
 // Recognised is what [Recognise] made of a request.
@@ -390,14 +440,15 @@ func Recognise(reg *replay.Registry, method string, u *url.URL, provider, model 
 	if method != http.MethodPost || u == nil {
 		return Recognised{}, false
 	}
+	x := indexOf(reg)
 	if provider == "" {
-		provider = HostProvider(reg, u.Host)
+		provider = x.hostProvider(u.Host)
 	}
 	p := u.Path
 	var shared []HTTPCodec
 	var any, named *HTTPCodec
 	var sharedRoute Route
-	for _, c := range All(reg) {
+	for _, c := range x.all {
 		for _, rt := range c.HTTP().Routes {
 			m, ok := rt.match(p)
 			if !ok {

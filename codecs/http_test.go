@@ -1,6 +1,7 @@
 package codecs_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"testing"
@@ -104,4 +105,86 @@ func TestEveryCodecDeclares(t *testing.T) {
 		assert.True(t, len(body) > 2 && body[0] == '{' && body[len(body)-1] == '}', "%s: %s", c.API(), body)
 		assert.Contains(t, string(body), `a \"quoted\" <message> & more`, c.API())
 	}
+}
+
+// routed is a codec of a made-up API served at one path and one host; it
+// counts how often it is built.
+type routed struct {
+	codecs.HTTPCodec
+	api  string
+	http *codecs.HTTP
+}
+
+func (r routed) API() string        { return r.api }
+func (r routed) HTTP() *codecs.HTTP { return r.http }
+
+// A registry's HTTP routes and hosts are worked out once per change of
+// the registry: a codec registered after a request was recognised is
+// recognised from the next request on (and by its host), and while the
+// registry is unchanged, recognising a request builds only the codec it
+// returns.
+func TestRecogniseSeesLaterRegistrations(t *testing.T) {
+	base, err := replay.Default().Lookup("anthropic", "", "")
+	require.NoError(t, err)
+	built := 0
+	entry := func(api, route, host string) replay.Entry {
+		h := &codecs.HTTP{Routes: []codecs.Route{{Path: route}}, Hosts: []codecs.Host{{Suffix: host, Provider: api + "-host"}}}
+		return replay.Entry{API: api, New: func(string, string) replay.ReasoningCodec {
+			built++
+			return routed{HTTPCodec: base.(codecs.HTTPCodec), api: api, http: h}
+		}}
+	}
+	reg := &replay.Registry{}
+	g0 := reg.Generation()
+	u := &url.URL{Scheme: "https", Host: "API.One.example:443", Path: "/v9/one"}
+	_, ok := codecs.Recognise(reg, http.MethodPost, u, "", "")
+	assert.False(t, ok)
+	assert.Empty(t, codecs.All(reg))
+
+	require.NoError(t, reg.Register(entry("one", "/v9/one", "one.example")))
+	assert.NotEqual(t, g0, reg.Generation())
+	r, ok := codecs.Recognise(reg, http.MethodPost, u, "", "")
+	require.True(t, ok)
+	assert.Equal(t, "one", r.Codec.API())
+	assert.Equal(t, "one-host", r.Provider)
+
+	// Unchanged registry: each request builds the one codec it gets.
+	built = 0
+	for range 5 {
+		r, ok = codecs.Recognise(reg, http.MethodPost, u, "", "")
+		require.True(t, ok)
+	}
+	assert.Equal(t, 5, built)
+	assert.Equal(t, "one-host", codecs.HostProvider(reg, "x.one.example"))
+	assert.Equal(t, "", codecs.HostProvider(reg, "xone.example"))
+
+	// A second API registered later is seen, and the first is still there.
+	u2 := &url.URL{Scheme: "https", Host: "two.example", Path: "/v9/two"}
+	_, ok = codecs.Recognise(reg, http.MethodPost, u2, "", "")
+	assert.False(t, ok)
+	require.NoError(t, reg.Register(entry("two", "/v9/two", "two.example")))
+	r, ok = codecs.Recognise(reg, http.MethodPost, u2, "", "")
+	require.True(t, ok)
+	assert.Equal(t, "two", r.Codec.API())
+	assert.Equal(t, "two-host", r.Provider)
+	r, ok = codecs.Recognise(reg, http.MethodPost, u, "", "")
+	require.True(t, ok)
+	assert.Equal(t, "one", r.Codec.API())
+	all := codecs.All(reg)
+	require.Len(t, all, 2)
+	all[0] = nil // the caller's copy
+	assert.Len(t, codecs.All(reg), 2)
+	assert.NotNil(t, codecs.All(reg)[0])
+
+	// Other registries are kept apart, however many are asked about.
+	for i := range 20 {
+		other := &replay.Registry{}
+		require.NoError(t, other.Register(entry(fmt.Sprint("other", i), "/v9/one", "one.example")))
+		r, ok = codecs.Recognise(other, http.MethodPost, u, "", "")
+		require.True(t, ok)
+		assert.Equal(t, fmt.Sprint("other", i), r.Codec.API())
+	}
+	r, ok = codecs.Recognise(reg, http.MethodPost, u, "", "")
+	require.True(t, ok)
+	assert.Equal(t, "one", r.Codec.API())
 }

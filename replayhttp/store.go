@@ -35,8 +35,10 @@ type Key struct {
 // concurrent use; it may be shared by several Transports.
 type Store interface {
 	// Put records doc (a turn document) under key; the store keeps its
-	// own copy. Putting the same bytes again under the same key refreshes
-	// the entry, never doubles it.
+	// own copy, and neither keeps nor reads doc once Put returns (the
+	// caller may write its next document into the same buffer). Putting
+	// the same bytes again under the same key refreshes the entry, never
+	// doubles it.
 	Put(ctx context.Context, key Key, doc []byte) error
 	// Get returns the documents recorded under key, the least recently
 	// put first; none when the key is unknown. The caller may keep them

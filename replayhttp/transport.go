@@ -370,7 +370,10 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 	finish := func(tu *replay.Turn, err error) {
 		if err == nil && tu != nil && tu.Complete && t.Store != nil && keyed && hasItems(tu) {
 			tu.Seal()
-			_ = t.Store.Put(context.WithoutCancel(ctx), key, tu.AppendJSON(nil))
+			doc := docBufs.get()
+			doc = tu.AppendJSON(doc)
+			_ = t.Store.Put(context.WithoutCancel(ctx), key, doc) // the store keeps its own copy
+			docBufs.put(doc)
 		}
 		if capture != nil {
 			capture.setTurn(tu, err)
@@ -559,4 +562,28 @@ func setBody(req *http.Request, body []byte) {
 	if req.Header.Get("Content-Length") != "" {
 		req.Header.Set("Content-Length", strconv.Itoa(len(body)))
 	}
+}
+
+// docBufs lend the buffers captured turns' documents are written into
+// before the store copies them (see [Store].Put).
+var docBufs bufs
+
+// bufs is a pool of byte buffers, each kept only up to maxPooledBuf.
+type bufs struct{ p sync.Pool }
+
+// maxPooledBuf bounds a buffer a pool keeps.
+const maxPooledBuf = 1 << 20
+
+func (b *bufs) get() []byte {
+	if p, ok := b.p.Get().(*[]byte); ok {
+		return (*p)[:0]
+	}
+	return nil
+}
+
+func (b *bufs) put(buf []byte) {
+	if cap(buf) == 0 || cap(buf) > maxPooledBuf {
+		return
+	}
+	b.p.Put(&buf)
 }

@@ -1,6 +1,7 @@
 package replayproxy
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -92,6 +93,11 @@ type guardedStore struct {
 }
 
 func (g *guardedStore) Put(ctx context.Context, key replayhttp.Key, doc []byte) error {
+	if !g.local {
+		// A Put that outlives its timeout still reads doc after this one
+		// has returned, and the caller may by then have reused doc.
+		doc = bytes.Clone(doc)
+	}
 	return g.do(ctx, "put", func(ctx context.Context) error { return g.inner.Put(ctx, key, doc) })
 }
 

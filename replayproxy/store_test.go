@@ -1,11 +1,15 @@
 package replayproxy_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -177,4 +181,60 @@ func TestEntryErrorKeepsTheStore(t *testing.T) {
 	assert.Contains(t, m, "\nreplay_proxy_store_up 1\n")
 	assert.Contains(t, m, `replay_proxy_store_errors_total{op="put",result="entry"} 4`, "two big conversations of two turns (toolu_big, toolu_bigb)")
 	assert.NotContains(t, m, `result="failed"`)
+}
+
+// slowStore answers Put only after delay, then keeps what doc holds at
+// that time.
+type slowStore struct {
+	replayhttp.MemoryStore
+	delay atomic.Int64
+	mu    sync.Mutex
+	docs  [][]byte
+}
+
+func (s *slowStore) Put(ctx context.Context, key replayhttp.Key, doc []byte) error {
+	time.Sleep(time.Duration(s.delay.Load()))
+	s.mu.Lock()
+	s.docs = append(s.docs, bytes.Clone(doc))
+	s.mu.Unlock()
+	return s.MemoryStore.Put(ctx, key, doc)
+}
+
+// A store Put that outlives its timeout still writes the document it was
+// given, whatever the proxy captures meanwhile.
+func TestSlowPutKeepsItsDocument(t *testing.T) {
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		id := r.Header.Get("X-Call")
+		writeEvents(w, anthropicEvents(sigFor(id), "toolu_"+id))
+	})
+	store := &slowStore{}
+	hs, _, _ := proxy(t, replayproxy.Config{Store: store, StoreTimeout: 30 * time.Millisecond, StoreBackoff: time.Millisecond,
+		Upstreams: []replayproxy.Upstream{{Name: "anthropic", URL: up.URL}}})
+	store.delay.Store(int64(300 * time.Millisecond))
+	var ids []string
+	for i := range 6 {
+		id := fmt.Sprint("slow", i)
+		ids = append(ids, id)
+		readAll(t, post(t, hs.URL+"/anthropic/v1/messages", anthropicRequest(`{"role":"user","content":"`+id+`"}`), "X-Call", id))
+		time.Sleep(40 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond)
+	store.mu.Lock()
+	defer store.mu.Unlock()
+	require.Len(t, store.docs, len(ids))
+	seen := map[string]int{}
+	for _, d := range store.docs {
+		require.True(t, json.Valid(d), "%s", d)
+		n := 0
+		for _, id := range ids {
+			if bytes.Contains(d, []byte(sigFor(id))) {
+				seen[id]++
+				n++
+			}
+		}
+		assert.Equal(t, 1, n, "%s", d)
+	}
+	for _, id := range ids {
+		assert.Equal(t, 1, seen[id], id)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/reasonreplay/replay"
@@ -83,8 +84,9 @@ func (c Codec) checkBlankThinking(h *replay.History, msgs jsonw.Val, latest int,
 	})
 }
 
-// blankVal is blank on a string value (false for any other), decoding it
-// only when its first character does not already say.
+// blankVal is blank on a string value (false for any other), read in
+// place: escapes are decoded one at a time, up to the first character
+// that is not white space.
 func blankVal(v jsonw.Val) bool {
 	if !v.IsString() {
 		return false
@@ -96,10 +98,56 @@ func blankVal(v jsonw.Val) bool {
 		return false
 	case !v.Escaped():
 		return blank(inner)
-	case inner[0] != '\\' && inner[0] < utf8.RuneSelf && !unicode.IsSpace(rune(inner[0])):
-		return false // its first character is not white space
+	}
+	if b, ok := blankEscaped(inner); ok {
+		return b
 	}
 	return blank(v.Str())
+}
+
+// blankEscaped is blank on the decoded text of inner, the raw text of a
+// JSON string between its quotes; ok is false when an escape is not one
+// JSON has (the caller decodes the text in full).
+func blankEscaped(inner string) (isBlank, ok bool) {
+	for i := 0; i < len(inner); {
+		c := inner[i]
+		switch {
+		case c == '\\' && i+1 < len(inner):
+			switch inner[i+1] {
+			case 'n', 't', 'r', 'f':
+				i += 2
+				continue
+			case 'u':
+				if i+6 > len(inner) {
+					return false, false
+				}
+				n, err := strconv.ParseUint(inner[i+2:i+6], 16, 16)
+				if err != nil {
+					return false, false
+				}
+				// A surrogate stands for a character above U+FFFF, or for
+				// U+FFFD alone: neither is white space.
+				if r := rune(n); utf16.IsSurrogate(r) || !unicode.IsSpace(r) {
+					return false, true
+				}
+				i += 6
+				continue
+			}
+			return false, true // \b, \", \\, \/
+		case c < utf8.RuneSelf:
+			if !unicode.IsSpace(rune(c)) {
+				return false, true
+			}
+			i++
+		default:
+			r, size := utf8.DecodeRuneInString(inner[i:])
+			if !unicode.IsSpace(r) {
+				return false, true
+			}
+			i += size
+		}
+	}
+	return len(inner) > 0, true
 }
 
 // checkBlockMembers: a thinking or redacted_thinking block carries only

@@ -93,6 +93,12 @@ func (t *Tape) Reset(s string) bool {
 	t.unshare()
 	t.nodes, t.kids, t.stack = t.nodes[:0], t.kids[:0], t.stack[:0]
 	t.limit, t.capped, t.reused = 1024+len(s)/32, false, 0
+	if cap(t.nodes) == 0 {
+		// A first guess at the values of a request body (about one per
+		// 250 bytes), so that a new tape does not grow from nothing.
+		n := min(t.limit, 16+len(s)/256)
+		t.nodes, t.kids, t.stack = make([]tnode, 0, n), make([]int32, 0, n), make([]int32, 0, min(n, 64))
+	}
 	if len(s) > math.MaxInt32 || !utf8.ValidString(s) {
 		t.s = ""
 		return false
