@@ -334,7 +334,6 @@ func (d *Decoder) once(raw string) (s string, ok bool) {
 	return d.req.al.Unquoted(raw), true
 }
 
-
 type textRun struct{ pos, start, end int }
 
 // New returns a decoder for host with the limits lim. event is 0 for a
