@@ -209,6 +209,28 @@ func (a *Alloc) Value(v jsonw.Val) string {
 	return a.view(start)
 }
 
+// KeepStr keeps the value of the JSON string literal raw (decoded as
+// gjson decodes it) as a string of the block at pos within the budget,
+// counted as [Budget.Keep] counts the decoded value, and checked before
+// anything is kept.
+func (a *Alloc) KeepStr(b *Budget, pos int, raw string) (string, error) {
+	if len(raw) < 2 || strings.IndexByte(raw, '\\') < 0 {
+		if len(raw) < 2 {
+			raw = `""`
+		}
+		return a.Raw(b, pos, raw[1:len(raw)-1])
+	}
+	a.room(len(raw))
+	start := len(a.strs)
+	a.strs = jsonw.AppendStr(a.strs, raw)
+	n := len(a.strs) - start
+	if err := b.Item(pos, n, n); err != nil {
+		a.strs = a.strs[:start]
+		return "", err
+	}
+	return a.view(start), nil
+}
+
 // Unquoted keeps the value of the JSON string literal raw as
 // [jsonw.AppendUnquoted] decodes it (an invalid escape or a lone surrogate
 // half becomes U+FFFD, as encoding/json reads it), counted against no
