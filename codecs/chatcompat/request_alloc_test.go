@@ -5,8 +5,10 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tidwall/gjson"
 )
 
 // hostileMessages are assistant messages a request may carry, each with
@@ -77,4 +79,33 @@ func TestRequestMessagesAllocate(t *testing.T) {
 	})
 	require.Len(t, h.Turns, n)
 	assert.Less(t, allocs/n, 1.0, "allocations per assistant message")
+}
+
+// FuzzRequestMessageAsBody holds a request's reading of any assistant
+// message to the body reader's reading of it alone: both read it or both
+// refuse it, and what they read is the same.
+func FuzzRequestMessageAsBody(f *testing.F) {
+	for _, m := range hostileMessages {
+		f.Add(m)
+	}
+	f.Fuzz(func(t *testing.T, m string) {
+		if len(m) > 1<<14 || !jsonw.Valid(m) {
+			return
+		}
+		msg := gjson.Parse(m)
+		if !msg.IsObject() || msg.Get("role").Str != "assistant" || msg.Get("content").IsArray() {
+			return
+		}
+		c := New(APIDeepSeek, "", "deepseek-v4-flash")
+		h, _, rerr := c.DecodeRequest([]byte(`{"model":"m","messages":[{"role":"user","content":"q"},` + m + `,` + m + `,{"role":"assistant","content":"end"}]}`))
+		want, berr := c.Decode([]byte(`{"model":"m","choices":[{"message":` + m + `,"finish_reason":"stop"}]}`))
+		require.Equal(t, berr == nil, rerr == nil, "body: %v; request: %v", berr, rerr)
+		if berr != nil {
+			return
+		}
+		require.Len(t, h.Turns, 3)
+		for _, got := range h.Turns[:2] { // the last may be read as cut
+			assert.Equal(t, want.Blocks, got.Blocks)
+		}
+	})
 }
