@@ -58,12 +58,16 @@ func (c Codec) Decode(body []byte) (*replay.Turn, error) {
 // message reads a whole assistant message (of a body or a request; its raw
 // text) at ptr into a turn.
 func (r *reader) message(msg string, ptr string) (*replay.Turn, error) {
-	dst, err := r.core.Message(msg, ptr, nil)
+	dst, err := r.core.Message(msg, ptr, r.events[:0])
+	if err == nil {
+		r.core.Finished()
+		dst = r.core.End(dst)
+	}
+	clear(dst)
+	r.events = dst[:0] // the next message's, for a request
 	if err != nil {
 		return nil, err
 	}
-	r.core.Finished()
-	_ = r.core.End(dst)
 	return r.core.Finish()
 }
 

@@ -28,12 +28,15 @@ import (
 func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error) {
 	api := c.API()
 	var r *reader // one for every message: see next
-	return chatstream.ReadRequest(api, body, func(msg jsonw.Val, ptr string, _ *kit.Alloc) (*replay.Turn, error) {
+	return chatstream.ReadRequest(api, body, func(msg jsonw.Val, ptr string, al *kit.Alloc) (*replay.Turn, error) {
 		if r == nil {
 			r = newReader(api, c.Profile, c.Limits, -1)
 		} else {
 			r.next(c.Limits)
 		}
+		// The turn and what it keeps come from the request's Alloc: room
+		// for a reasoning item, a text, and each call with a signature.
+		r.core.Request(al, 2+2*msg.Get("tool_calls").Len())
 		// The reader copies what it keeps: it reads the message in place.
 		raw := msg.Raw()
 		if content := msg.Get("content"); content.IsArray() {

@@ -65,6 +65,8 @@ type reader struct {
 	native    bool // the message has native reasoning
 	contentHi rune // a surrogate half held at the end of content
 	scratch   strings.Builder
+	events    []stream.Event // the events of a whole message, which no one reads
+	unq       []byte         // a request message's content, decoded
 }
 
 // newReader returns the reader for api and profile; event is 0 for a
@@ -143,7 +145,7 @@ func (r *reader) details(rd string, dst []stream.Event) ([]stream.Event, bool, e
 			return dst, read, err
 		}
 		s := jsonw.Unquote(t)
-		if have := st.Body.Len(); have >= 8 && len(s) > have && strings.HasPrefix(s, st.Body.String()) {
+		if have := st.Len(); have >= 8 && len(s) > have && strings.HasPrefix(s, st.String()) {
 			s = s[have:]
 		}
 		if dst, err = r.core.AppendString(st, s, dst); err != nil {
@@ -175,13 +177,21 @@ func (r *reader) nativeItem(dst []stream.Event) (*chatstream.Item, []stream.Even
 }
 
 func (r *reader) newItem(label int, dst []stream.Event) (*chatstream.Item, []stream.Event, error) {
-	it := &replay.ReasoningText{}
+	al := r.core.Alloc() // nil but for a request: then each value is its own
+	it := al.ReasoningText()
 	it.Format = r.profile.Format
 	if label == labelTag {
-		it.Extra = []byte(`{"source":"content"}`)
+		if al != nil {
+			it.Extra = al.CloneBytes(sourceContent)
+		} else {
+			it.Extra = []byte(sourceContent)
+		}
 	}
 	return r.core.NewItem(it, label, dst)
 }
+
+// sourceContent is the Extra of an item read from <think> tags in content.
+const sourceContent = `{"source":"content"}`
 
 func (r *reader) nativeRaw(raw string, loc chatstream.Loc, dst []stream.Event) ([]stream.Event, error) {
 	st, dst, err := r.nativeItem(dst)
@@ -197,7 +207,15 @@ func (r *reader) content(_ *chatstream.Decoder, raw string, dst []stream.Event) 
 		return dst, nil
 	}
 	s := raw[1 : len(raw)-1]
-	if r.contentHi != 0 || strings.IndexByte(s, '\\') >= 0 {
+	switch {
+	case strings.IndexByte(s, '\\') < 0 && r.contentHi == 0:
+	case r.contentHi == 0 && r.core.Alloc() != nil && !jsonw.SurrogateEscape(raw):
+		// a request's message: its content is decoded into a buffer the
+		// next message reuses (the splitter copies what it holds, and the
+		// core what it keeps), the same bytes as below
+		r.unq, _ = jsonw.AppendUnquoted(r.unq[:0], raw)
+		s = view.String(r.unq)
+	default:
 		r.scratch.Reset()
 		jsonw.WriteUnquotedJoin(&r.scratch, raw, &r.contentHi)
 		s = r.scratch.String()
@@ -264,33 +282,32 @@ var toolCallKnown = []string{"index", "id", "type", "function"}
 // compatibility: extra_content.google.thought_signature, or Vertex AI's
 // extra_content.vertex.thought_signature) into a bound signature item
 // placed before the call, and returns the call's other members.
-func (r *reader) call(d *chatstream.Decoder, raw, ptr string, dst []stream.Event) ([]byte, []stream.Event, error) {
+func (r *reader) call(d *chatstream.Decoder, raw string, loc chatstream.Loc, dst []stream.Event) ([]byte, []stream.Event, error) {
 	tc := gjson.Parse(raw)
 	sig, at, ok, err := gemsig.ReadExtra(tc)
 	if err != nil {
-		return nil, dst, d.Malformed(ptr+at.Pointer(), "%v", err)
+		return nil, dst, d.Malformed(loc.String()+at.Pointer(), "%v", err)
 	}
 	if !ok {
-		key, dst, err := d.BindRawSignature(raw, chatstream.Loc{Base: ptr}, dst)
+		key, dst, err := d.BindRawSignature(raw, loc, dst)
 		if err != nil || key == "" {
 			return jsonw.ExtraMembers(raw, toolCallKnown...), dst, err
 		}
 		return jsonw.ExtraMembers(raw, append(toolCallKnown[:len(toolCallKnown):len(toolCallKnown)], key)...), dst, nil
 	}
-	if err := d.Exact(tc.Get(at.Path()).Raw, chatstream.Loc{Base: ptr, Member: at.Pointer()[1:]}, "a thought signature"); err != nil {
+	if err := d.Exact(tc.Get(at.Path()).Raw, loc.With(at.Pointer()[1:]), "a thought signature"); err != nil {
 		return nil, dst, err
 	}
 	stripped, err := gemsig.Strip([]byte(raw))
 	if err != nil {
-		return nil, dst, d.Malformed(ptr, "%v", err)
+		return nil, dst, d.Malformed(loc.String(), "%v", err)
 	}
-	b := d.Budget()
 	pos := len(d.Turn().Blocks)
-	id, err := b.Keep(pos, tc.Get("id").Str)
+	id, err := d.Keep(pos, tc.Get("id").Str)
 	if err != nil {
 		return nil, dst, err
 	}
-	if sig, err = b.Keep(pos, sig); err != nil {
+	if sig, err = d.Keep(pos, sig); err != nil {
 		return nil, dst, err
 	}
 	it := gemsig.ItemAt(sig, id, at)

@@ -128,13 +128,26 @@ type pair struct {
 // every turn are cut into one array, which the pairs' followers point
 // into.
 func historyPairs(h *replay.History) []pair {
-	var all []group
+	n := 0
+	for _, t := range h.Turns {
+		n += len(t.Blocks) // a group is one block or more
+	}
+	all := make([]group, 0, n)
 	ends := make([]int, len(h.Turns)) // where each turn's groups end in all
 	for ti, t := range h.Turns {
 		all = appendGroups(all, t)
 		ends[ti] = len(all)
 	}
+	reasoning := 0
+	for _, g := range all {
+		if g.kind == gReasoning {
+			reasoning++
+		}
+	}
 	var out []pair
+	if reasoning > 0 {
+		out = make([]pair, 0, reasoning)
+	}
 	start := 0
 	for ti, t := range h.Turns {
 		gs := all[start:ends[ti]]
@@ -272,8 +285,7 @@ func checkReasoningSummary(h *replay.History, t *replay.Target, report func(repl
 		}
 		missing := !el.el.Get("summary").Exists()
 		nullContent := el.el.Get("content").IsNull()
-		v := replay.Violation{Turn: -1, Block: -1, Pointer: ptr(i),
-			Fix: "send summary (an empty array when there is none) and leave content out (Encode does)"}
+		var v replay.Violation
 		switch {
 		case xai && (missing || nullContent):
 			v.Message = "the input reasoning item lacks summary or carries content: null, which xAI cannot decode"
@@ -284,6 +296,8 @@ func checkReasoningSummary(h *replay.History, t *replay.Target, report func(repl
 		default:
 			continue
 		}
+		v.Turn, v.Block, v.Pointer = -1, -1, ptr(i) // built only for a violation
+		v.Fix = "send summary (an empty array when there is none) and leave content out (Encode does)"
 		report(v)
 	}
 }

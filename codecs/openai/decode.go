@@ -150,12 +150,23 @@ func itemBlocks(dst []replay.Block, item gjson.Result, f replay.Format, ptr stri
 	switch kind {
 	case "reasoning":
 		var r reasoning
+		rk, _ := bud.(*requestKeeper)
+		if rk != nil {
+			r.summaries, r.texts = rk.summaries[:0], rk.texts[:0]
+		}
 		if err = r.read(item, ptr, pos, bud); err != nil {
 			return dst, err
 		}
 		dst = r.appendBlocksIn(dst, item, f, al)
+		if rk != nil {
+			rk.summaries, rk.texts = r.summaries[:0], r.texts[:0]
+		}
 	case "message":
 		var m message
+		rk, _ := bud.(*requestKeeper)
+		if rk != nil {
+			m.texts, m.annots = rk.mtexts[:0], rk.annots[:0]
+		}
 		if err = m.read(item, ptr, pos, bud); err != nil {
 			return dst, err
 		}
@@ -169,6 +180,9 @@ func itemBlocks(dst []replay.Block, item gjson.Result, f replay.Format, ptr stri
 				*t = replay.Text{Text: m.texts[i], ID: m.id, Extra: m.extraIn(i, al)}
 				dst = append(dst, t)
 			}
+		}
+		if rk != nil { // the blocks hold copies of what the lists held
+			rk.mtexts, rk.annots = m.texts[:0], m.annots[:0]
 		}
 	case "function_call", "custom_tool_call":
 		tc := al.ToolCall()
@@ -244,7 +258,21 @@ type keeper interface {
 func (r *reasoning) read(item gjson.Result, ptr string, pos int, b keeper) error {
 	var err error
 	status := ""
-	forEach(item, func(k, v gjson.Result) bool {
+	forEachRaw(item, func(k gjson.Result, raw string) bool {
+		if k.Str == "encrypted_content" && isStr(raw) {
+			// the string is kept as it is read, with no copy of its own first
+			if jsonw.Lone(raw) {
+				err = codecs.Malformed(API, -1, ptr+"/encrypted_content", "a lone surrogate escape would alter the minted bytes")
+				return false
+			}
+			var enc string
+			if enc, err = keepRaw(b, pos, raw); err != nil {
+				return false
+			}
+			r.enc = replay.Some(enc)
+			return true
+		}
+		v := value(raw)
 		switch k.Str {
 		case "type":
 		case "status":
@@ -259,7 +287,7 @@ func (r *reasoning) read(item gjson.Result, ptr string, pos int, b keeper) error
 			}
 			if v.Type == gjson.String {
 				var id string
-				id, err = b.Keep(pos, v.Str)
+				id, err = keepRaw(b, pos, raw)
 				r.id = replay.Some(id)
 			} else {
 				r.id = replay.NullOf[string]()
@@ -307,15 +335,16 @@ func readParts(out []string, v gjson.Result, ptr, name string, pos int, b keeper
 	keys, vals := [1]string{"text"}, [1]string{}
 	first := len(out)
 	for p, at, ok := jsonw.NextMembers(v.Raw, 0, keys[:], vals[:]); ok; p, at, ok = jsonw.NextMembers(v.Raw, at, keys[:], vals[:]) {
-		t := value(vals[0]) // as get(p, "text") reads it
-		if p[0] != '{' || t.Type != gjson.String {
+		if p[0] != '{' || !isStr(vals[0]) { // as get(p, "text") reads it
 			return out, codecs.Malformed(API, -1, ptr+name+"/"+strconv.Itoa(len(out)-first), "expected a part object with a string text")
 		}
-		s, err := t.Str, error(nil)
+		var s string
+		var err error
 		if view {
+			s = value(vals[0]).Str
 			err = b.Item(pos+len(out)-first, len(s), len(s)) // as Keep counts it
 		} else {
-			s, err = b.Keep(pos+len(out)-first, s)
+			s, err = keepRaw(b, pos+len(out)-first, vals[0])
 		}
 		if err != nil {
 			return out, err
@@ -381,7 +410,11 @@ type message struct {
 // b.
 func (m *message) read(item gjson.Result, ptr string, pos int, b keeper) error {
 	var err error
-	forEach(item, func(k, v gjson.Result) bool {
+	forEachRaw(item, func(k gjson.Result, raw string) bool {
+		v := gjson.Result{Type: gjson.String, Raw: raw} // its Str is read only where it is kept
+		if !isStr(raw) {
+			v = value(raw)
+		}
 		switch k.Str {
 		case "type", "role", "status":
 		case "id":
@@ -389,12 +422,12 @@ func (m *message) read(item gjson.Result, ptr string, pos int, b keeper) error {
 				err = codecs.Malformed(API, -1, ptr+"/id", "expected a string id")
 				return false
 			}
-			m.id, err = b.Keep(pos, v.Str)
+			m.id, err = keepRaw(b, pos, raw)
 		case "content":
 			if v.Type == gjson.String {
 				// An input message's content may be a plain string.
 				var s string
-				if s, err = b.Keep(pos, v.Str); err != nil {
+				if s, err = keepRaw(b, pos, raw); err != nil {
 					return false
 				}
 				m.texts = append(m.texts, s)
@@ -406,14 +439,14 @@ func (m *message) read(item gjson.Result, ptr string, pos int, b keeper) error {
 				return false
 			}
 			forEach(v, func(_, p gjson.Result) bool {
-				t := get(p, "text")
-				if get(p, "type").Str != "output_text" || t.Type != gjson.String {
+				t := jsonw.RawMember(p.Raw, "text") // as get(p, "text") reads it, kept as read
+				if p.Type != gjson.JSON || get(p, "type").Str != "output_text" || !isStr(t) {
 					m.native = true
 					return false
 				}
 				at := pos + len(m.texts)
 				var s string
-				if s, err = b.Keep(at, t.Str); err != nil {
+				if s, err = keepRaw(b, at, t); err != nil {
 					return false
 				}
 				m.texts = append(m.texts, s)
@@ -427,7 +460,7 @@ func (m *message) read(item gjson.Result, ptr string, pos int, b keeper) error {
 				return true
 			})
 		default:
-			m.own = appendExtraMember(m.own, k, v)
+			m.own = appendExtraMember(m.own, k, gjson.Result{Raw: raw})
 			err = b.Item(pos, len(m.own), len(k.Raw)+len(v.Raw)+2)
 		}
 		return err == nil
@@ -481,13 +514,13 @@ func readCall(tc *replay.ToolCall, item gjson.Result, ptr string, pos int, b kee
 	}
 	var extra []byte
 	var err error
-	forEach(item, func(k, v gjson.Result) bool {
+	forEachRaw(item, func(k gjson.Result, raw string) bool {
 		str := func(dst *string) {
-			if v.Type != gjson.String {
+			if !isStr(raw) {
 				err = codecs.Malformed(API, -1, ptr+"/"+k.Str, "expected a string %s", k.Str)
 				return
 			}
-			*dst, err = b.Keep(pos, v.Str)
+			*dst, err = keepRaw(b, pos, raw)
 		}
 		switch k.Str {
 		case "type", "status":
@@ -500,8 +533,8 @@ func readCall(tc *replay.ToolCall, item gjson.Result, ptr string, pos int, b kee
 		case argKey:
 			str(&tc.Arguments)
 		default:
-			extra = appendExtraMember(extra, k, v)
-			err = b.Item(pos, len(extra), len(k.Raw)+len(v.Raw)+2)
+			extra = appendExtraMember(extra, k, gjson.Result{Raw: raw})
+			err = b.Item(pos, len(extra), len(k.Raw)+len(raw)+2)
 		}
 		return err == nil
 	})

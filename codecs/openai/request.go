@@ -56,7 +56,7 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 		last--
 	}
 	al := kit.ConvAlloc(in, assistantItemVal)
-	k := &kit.Keeper{Al: al}
+	k := &requestKeeper{Keeper: kit.Keeper{Al: al}}
 	for i := 0; i < n; {
 		if !assistantItemVal(item(i)) {
 			i++
@@ -82,6 +82,25 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 	return h, t, nil
 }
 
+// requestKeeper keeps the strings of a request's turns in the arena of
+// its Alloc (see [kit.Keeper]), and lends the item readers the lists they
+// fill, item after item (the blocks copy what they hold).
+type requestKeeper struct {
+	kit.Keeper
+	summaries, texts []string // a reasoning item's
+	mtexts, annots   []string // a message's
+}
+
+// keepRaw keeps the value of the JSON string literal raw (as value reads
+// it) as b.Keep(pos, value(raw).Str) keeps it; a request's keeper decodes
+// it straight into its arena.
+func keepRaw(b keeper, pos int, raw string) (string, error) {
+	if rk, ok := b.(*requestKeeper); ok {
+		return rk.Al.KeepStr(&rk.Budget, pos, raw)
+	}
+	return b.Keep(pos, value(raw).Str)
+}
+
 // hasCall reports whether t holds a tool call.
 func hasCall(t *replay.Turn) bool {
 	for _, b := range t.Blocks {
@@ -96,7 +115,7 @@ func hasCall(t *replay.Turn) bool {
 // item i); cut says it is the last run, which may have been cut off. The
 // turn's strings are kept by k, in the arena of its Alloc, which makes
 // the turn and its blocks.
-func (c Codec) requestTurn(item func(int) jsonw.Val, first, end int, cut bool, k *kit.Keeper) (*replay.Turn, error) {
+func (c Codec) requestTurn(item func(int) jsonw.Val, first, end int, cut bool, k *requestKeeper) (*replay.Turn, error) {
 	al := k.Al
 	tu := al.Turn()
 	*tu = replay.Turn{Provenance: replay.Provenance{API: API, Provider: c.provider()}}

@@ -87,3 +87,21 @@ func count(v gjson.Result) int {
 	}
 	return n
 }
+
+// forEachRaw is forEach with each value as its raw text (read it with
+// value), so that a reader decodes only the strings it uses.
+func forEachRaw(v gjson.Result, fn func(k gjson.Result, raw string) bool) {
+	if v.Type != gjson.JSON || !v.IsObject() {
+		forEach(v, func(k, x gjson.Result) bool { return fn(k, x.Raw) })
+		return
+	}
+	for name, val, p, ok := jsonw.NextMember(v.Raw, 0); ok; name, val, p, ok = jsonw.NextMember(v.Raw, p) {
+		if !fn(value(name), val) {
+			return
+		}
+	}
+}
+
+// isStr reports whether raw, a JSON value, is a string: value(raw).Type
+// is gjson.String.
+func isStr(raw string) bool { return len(raw) > 0 && raw[0] == '"' }

@@ -70,8 +70,8 @@ func newHost(provider string) chatstream.Host {
 // readCall binds a Gemini thought signature that a gateway put directly on
 // a new tool call (`thoughtSignature` / `thought_signature`) as a signature
 // item before the call, and returns the call's other members.
-func readCall(d *chatstream.Decoder, raw, ptr string, dst []stream.Event) ([]byte, []stream.Event, error) {
-	key, dst, err := d.BindRawSignature(raw, chatstream.Loc{Base: ptr}, dst)
+func readCall(d *chatstream.Decoder, raw string, loc chatstream.Loc, dst []stream.Event) ([]byte, []stream.Event, error) {
+	key, dst, err := d.BindRawSignature(raw, loc, dst)
 	if err != nil || key == "" {
 		return jsonw.ExtraMembers(raw, toolCallKnown...), dst, err
 	}

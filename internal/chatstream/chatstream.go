@@ -83,7 +83,8 @@ type Host struct {
 	// Call, when set, runs before a new tool call opens its block (raw is
 	// the tool call object); it returns the call's extra members. When nil,
 	// the extra members are those other than index, id, type and function.
-	Call func(d *Decoder, raw, ptr string, dst []stream.Event) (extra []byte, out []stream.Event, err error)
+	// loc locates the call; its pointer is for errors.
+	Call func(d *Decoder, raw string, loc Loc, dst []stream.Event) (extra []byte, out []stream.Event, err error)
 	// Flush, when set, runs when the message ends (before the end events),
 	// and on a cut stream before the partial turn is returned.
 	Flush func(d *Decoder, dst []stream.Event) ([]stream.Event, error)
@@ -117,6 +118,10 @@ type Item struct {
 	SigP  replay.Presence
 	hi    rune
 	ended bool
+	// pre is the body when a request's reader wrote it in one piece into
+	// its arena (see [Decoder.Request]); Body is then empty. A further
+	// write moves it into Body first.
+	pre string
 	// halves, made at the first surrogate half held or lone, says where
 	// they came from.
 	halves *halves
@@ -128,6 +133,32 @@ type halves struct {
 	lone, held Loc
 	hasLone    bool
 }
+
+// body returns the body so far.
+func (st *Item) body() string {
+	if st.pre != "" {
+		return st.pre
+	}
+	return st.Body.String()
+}
+
+// bodyLen returns the length of the body so far.
+func (st *Item) bodyLen() int { return st.Body.Len() + len(st.pre) }
+
+// settle moves a body written in one piece into Body, before Body is
+// written again.
+func (st *Item) settle() {
+	if st.pre != "" {
+		st.Body.WriteString(st.pre)
+		st.pre = ""
+	}
+}
+
+// Len returns the length of the body so far.
+func (st *Item) Len() int { return st.bodyLen() }
+
+// String returns the body so far.
+func (st *Item) String() string { return st.body() }
 
 // hasLone reports whether the item's body held a lone surrogate half.
 func (st *Item) hasLone() bool { return st.halves != nil && st.halves.hasLone }
@@ -172,6 +203,18 @@ type call struct {
 	block int
 	args  strings.Builder
 	hi    rune
+	pre   string // the arguments, written in one piece into a request's arena (as Item.pre)
+}
+
+// argsLen returns the length of the arguments so far.
+func (c *call) argsLen() int { return c.args.Len() + len(c.pre) }
+
+// argsString returns the arguments so far.
+func (c *call) argsString() string {
+	if c.pre != "" {
+		return c.pre
+	}
+	return c.args.String()
 }
 
 // Decoder is the stream decoder core. Build it with [New].
@@ -199,6 +242,96 @@ type Decoder struct {
 	vals [8]string
 
 	fast *fast // a stream's last chunk read in full, as a shape (made at the first chunk)
+
+	// req holds what reading a request's messages uses (see
+	// [Decoder.Request]); nil for a stream or a response body.
+	req *request
+	// keys are the host's Keys and tool_calls, made at the first Message.
+	keys []string
+}
+
+// request is what a decoder reading a request's messages takes its
+// values from: the request's Alloc, and chunks of item and call states
+// that are never handed out twice.
+type request struct {
+	al     *kit.Alloc
+	blocks int // room for the blocks of the message being read
+	items  []Item
+	calls  []call
+}
+
+// Request readies d to read the next whole message of a request into
+// the request's Alloc al: the turn, its blocks (room for blocks of them
+// first), items, calls, text runs and the strings it keeps come from al,
+// and a string written in one piece is decoded there, with no builder of
+// its own. Budget accounting is as for any body. [Decoder.Next] keeps
+// this, but for the room of the blocks, which Request sets again.
+func (d *Decoder) Request(al *kit.Alloc, blocks int) {
+	if d.req == nil {
+		d.req = &request{}
+	}
+	d.req.al, d.req.blocks = al, max(blocks, 1)
+}
+
+// Alloc returns the request's Alloc set by [Decoder.Request], or nil
+// (whose block constructors allocate each value on its own).
+func (d *Decoder) Alloc() *kit.Alloc {
+	if d.req == nil {
+		return nil
+	}
+	return d.req.al
+}
+
+// oneNew returns the next value of the chunk s, taking a new chunk (twice
+// as large) when it is full: a value is never handed out twice, and never
+// moves.
+func oneNew[T any](s *[]T) *T {
+	n := len(*s)
+	if n == cap(*s) {
+		*s, n = make([]T, 0, max(8, 2*n)), 0
+	}
+	*s = (*s)[:n+1]
+	return &(*s)[n]
+}
+
+// newItemState returns a new item state.
+func (d *Decoder) newItemState() *Item {
+	if d.req == nil {
+		return &Item{}
+	}
+	return oneNew(&d.req.items)
+}
+
+// newCallState returns a new call state.
+func (d *Decoder) newCallState() *call {
+	if d.req == nil {
+		return &call{}
+	}
+	return oneNew(&d.req.calls)
+}
+
+// Keep keeps s as a string of the block at pos within the budget, as
+// [kit.Budget.Keep] counts it: in the request's arena when d reads a
+// request, else a copy of its own.
+func (d *Decoder) Keep(pos int, s string) (string, error) { return d.keep(pos, s) }
+
+// keep is Keep.
+func (d *Decoder) keep(pos int, s string) (string, error) {
+	if d.req != nil {
+		return d.req.al.Raw(&d.eng.Budget, pos, s)
+	}
+	return d.eng.Budget.Keep(pos, s)
+}
+
+// once returns the value of the JSON string literal raw decoded into the
+// request's arena, when d reads a request and raw holds no surrogate
+// escape (so that what it decodes to does not depend on the text before
+// or after it); ok is false otherwise.
+func (d *Decoder) once(raw string) (s string, ok bool) {
+	if d.req == nil || jsonw.SurrogateEscape(raw) {
+		return "", false
+	}
+	return d.req.al.Unquoted(raw), true
 }
 
 type textRun struct{ pos, start, end int }
@@ -220,7 +353,12 @@ func New(host *Host, lim replay.Limits, event int) *Decoder {
 func (d *Decoder) Next(lim replay.Limits) {
 	host, event := d.host, d.eng.Budget.Event
 	textB := d.textB // put back where it was below: a Builder must not move
-	*d = Decoder{host: host}
+	req, keys := d.req, d.keys
+	clear(d.items)
+	clear(d.calls)
+	clear(d.order)
+	items, calls, order, runs := d.items[:0], d.calls[:0], d.order[:0], d.runs[:0]
+	*d = Decoder{host: host, req: req, keys: keys, items: items, calls: calls, order: order, runs: runs}
 	d.textB = textB
 	d.eng.Budget = kit.NewBudget(host.API, lim, event)
 	d.turn.Provenance = replay.Provenance{API: host.API, Provider: host.Provider}
@@ -497,7 +635,10 @@ func (d *Decoder) Message(delta, ptr string, dst []stream.Event) ([]stream.Event
 	if delta[0] != '{' {
 		return dst, d.Malformed(ptr, "expected an object")
 	}
-	keys := append(d.host.Keys[:len(d.host.Keys):len(d.host.Keys)], "tool_calls")
+	if d.keys == nil {
+		d.keys = append(d.host.Keys[:len(d.host.Keys):len(d.host.Keys)], "tool_calls")
+	}
+	keys := d.keys
 	jsonw.RawMembers(delta, keys, d.vals[:len(keys)])
 	dst, err := d.message(d.vals[:len(keys)], ptr, dst)
 	clear(d.vals[:])
@@ -545,6 +686,9 @@ func (d *Decoder) Open(b replay.Block, dst []stream.Event) (int, []stream.Event,
 		return 0, dst, err
 	}
 	d.closeRun()
+	if d.turn.Blocks == nil && d.req != nil {
+		d.turn.Blocks = d.req.al.Blocks(d.req.blocks)
+	}
 	d.turn.Blocks = append(d.turn.Blocks, b)
 	d.open = 0
 	return pos, dst, nil
@@ -558,7 +702,8 @@ func (d *Decoder) NewItem(it replay.ReasoningItem, label int, dst []stream.Event
 		return nil, dst, err
 	}
 	it.Meta().Unfinished = true
-	st := &Item{Block: pos, Label: label, It: it}
+	st := d.newItemState()
+	st.Block, st.Label, st.It = pos, label, it
 	d.items = append(d.items, st)
 	return st, append(dst, stream.Event{Kind: stream.EventReasoningStart, Block: pos, Item: it}), nil
 }
@@ -597,7 +742,14 @@ func (d *Decoder) AppendRaw(st *Item, raw string, loc Loc, emit bool, dst []stre
 // nor a lone one), and then val, when decoded, is its value.
 func (d *Decoder) appendRaw(raw, val string, decoded bool, o *op, unicode bool, dst []stream.Event) ([]stream.Event, error) {
 	st, emit := o.item, o.emit
-	start := st.Body.Len()
+	start := st.bodyLen()
+	if start == 0 && st.hi == 0 {
+		if v, ok := d.once(raw); ok {
+			st.pre = v
+			return d.appended(st, start, emit, dst)
+		}
+	}
+	st.settle()
 	if !unicode && st.hi == 0 {
 		writeValue(&st.Body, raw, val, decoded)
 	} else {
@@ -618,21 +770,29 @@ func (d *Decoder) appendRaw(raw, val string, decoded bool, o *op, unicode bool, 
 			st.halves.held = loc
 		}
 	}
-	if err := d.eng.Budget.Item(st.Block, st.Body.Len(), st.Body.Len()-start); err != nil {
+	return d.appended(st, start, emit, dst)
+}
+
+// appended counts what appendRaw wrote to the item's body from start and,
+// when emit is set, emits it.
+func (d *Decoder) appended(st *Item, start int, emit bool, dst []stream.Event) ([]stream.Event, error) {
+	n := st.bodyLen()
+	if err := d.eng.Budget.Item(st.Block, n, n-start); err != nil {
 		return dst, err
 	}
 	if err := d.exact(st); err != nil {
 		return dst, err
 	}
-	if !emit || st.Body.Len() == start {
+	if !emit || n == start {
 		return dst, nil
 	}
-	return append(dst, stream.Event{Kind: stream.EventReasoningDelta, Block: st.Block, Item: st.It, Delta: st.Body.String()[start:]}), nil
+	return append(dst, stream.Event{Kind: stream.EventReasoningDelta, Block: st.Block, Item: st.It, Delta: st.body()[start:]}), nil
 }
 
 // AppendString appends decoded text to the item's body and emits the delta.
 func (d *Decoder) AppendString(st *Item, s string, dst []stream.Event) ([]stream.Event, error) {
 	d.Unshaped()
+	st.settle()
 	start := st.Body.Len()
 	if err := d.eng.Budget.Append(st.Block, &st.Body, s); err != nil {
 		return dst, err
@@ -761,7 +921,7 @@ func (d *Decoder) Text(s string, dst []stream.Event) ([]stream.Event, error) {
 
 func (d *Decoder) run(dst []stream.Event) ([]stream.Event, *textRun, error) {
 	if d.open == 0 || d.open-1 != len(d.turn.Blocks)-1 {
-		pos, out, err := d.Open(&replay.Text{}, dst)
+		pos, out, err := d.Open(d.Alloc().Text(), dst)
 		if err != nil {
 			return out, nil, err
 		}
@@ -835,24 +995,46 @@ func (d *Decoder) toolCall(tc, base string, k int, dst []stream.Event) ([]stream
 	} else if err = d.fillCall(c, tv[1], fv[0], loc); err != nil {
 		return dst, err
 	}
-	start := c.args.Len()
+	start := c.argsLen()
 	switch a := fv[1]; {
 	case a == "" || a == "null":
 		return dst, nil
 	case isString(a):
+		if start == 0 && c.hi == 0 {
+			if v, ok := d.once(a); ok {
+				c.pre = v
+				break
+			}
+		}
+		c.settle()
 		jsonw.WriteUnquotedJoin(&c.args, a, &c.hi)
 	case a[0] == '{':
+		if start == 0 && d.req != nil {
+			c.pre = d.req.al.Clone(a) // an object: kept as its text
+			break
+		}
+		c.settle()
 		c.args.WriteString(a) // an object: kept as its text
 	default:
 		return dst, d.Malformed(callPtr(base, k)+"/function/arguments", "expected a string or an object")
 	}
-	if err := d.eng.Budget.Item(c.block, c.args.Len(), c.args.Len()-start); err != nil {
+	n := c.argsLen()
+	if err := d.eng.Budget.Item(c.block, n, n-start); err != nil {
 		return dst, err
 	}
-	if c.args.Len() == start {
+	if n == start {
 		return dst, nil
 	}
-	return append(dst, stream.Event{Kind: stream.EventToolCallDelta, Block: c.block, Delta: c.args.String()[start:]}), nil
+	return append(dst, stream.Event{Kind: stream.EventToolCallDelta, Block: c.block, Delta: c.argsString()[start:]}), nil
+}
+
+// settle moves arguments written in one piece into args, before args is
+// written again.
+func (c *call) settle() {
+	if c.pre != "" {
+		c.args.WriteString(c.pre)
+		c.pre = ""
+	}
 }
 
 func callPtr(base string, k int) string { return base + "/tool_calls/" + strconv.Itoa(k) }
@@ -862,7 +1044,7 @@ func (d *Decoder) newCall(tc string, loc Loc, id, name string, dst []stream.Even
 	var err error
 	switch {
 	case d.host.Call != nil:
-		extra, dst, err = d.host.Call(d, tc, loc.String(), dst)
+		extra, dst, err = d.host.Call(d, tc, loc, dst)
 	case !d.host.NoCallExtra:
 		extra = jsonw.ExtraMembers(tc, callKnown...)
 	}
@@ -872,12 +1054,14 @@ func (d *Decoder) newCall(tc string, loc Loc, id, name string, dst []stream.Even
 	if err := d.eng.Budget.Item(len(d.turn.Blocks), len(extra), len(extra)); err != nil {
 		return dst, nil, err
 	}
-	tcall := &replay.ToolCall{Extra: extra, Unfinished: true}
+	tcall := d.Alloc().ToolCall()
+	*tcall = replay.ToolCall{Extra: extra, Unfinished: true}
 	pos, dst, err := d.Open(tcall, dst)
 	if err != nil {
 		return dst, nil, err
 	}
-	c := &call{block: pos}
+	c := d.newCallState()
+	c.block = pos
 	if err := d.fillCall(c, id, name, loc); err != nil {
 		return dst, nil, err
 	}
@@ -897,12 +1081,12 @@ func (d *Decoder) fillCall(c *call, id, name string, loc Loc) error {
 	}
 	var err error
 	if tcall.ID == "" && isString(id) && len(id) > 2 {
-		if tcall.ID, err = d.eng.Budget.Keep(c.block, jsonw.UnquoteView(id)); err != nil {
+		if tcall.ID, err = d.keep(c.block, jsonw.UnquoteView(id)); err != nil {
 			return err
 		}
 	}
 	if tcall.Name == "" && isString(name) && len(name) > 2 {
-		tcall.Name, err = d.eng.Budget.Keep(c.block, jsonw.UnquoteView(name))
+		tcall.Name, err = d.keep(c.block, jsonw.UnquoteView(name))
 	}
 	return err
 }
@@ -964,6 +1148,10 @@ func (d *Decoder) EndItem(st *Item, dst []stream.Event) []stream.Event {
 func (d *Decoder) materialize() {
 	d.closeRun()
 	for _, c := range d.order {
+		if c.pre != "" {
+			d.turn.Blocks[c.block].(*replay.ToolCall).Arguments = c.pre
+			continue
+		}
 		jsonw.FlushHalf(&c.args, &c.hi)
 		d.turn.Blocks[c.block].(*replay.ToolCall).Arguments = c.args.String()
 	}
@@ -978,9 +1166,10 @@ func (d *Decoder) materialize() {
 
 func (d *Decoder) materializeItem(st *Item) {
 	jsonw.FlushHalf(&st.Body, &st.hi)
+	body := st.body()
 	switch it := st.It.(type) {
 	case *replay.ReasoningText:
-		it.Text = st.Body.String()
+		it.Text = body
 		switch st.SigP {
 		case replay.Present:
 			it.Signature = replay.Some(st.Sig.String())
@@ -988,9 +1177,9 @@ func (d *Decoder) materializeItem(st *Item) {
 			it.Signature = replay.NullOf[string]()
 		}
 	case *replay.Summary:
-		it.Summary = st.Body.String()
+		it.Summary = body
 	case *replay.Encrypted:
-		it.Data = st.Body.String()
+		it.Data = body
 	}
 }
 
@@ -1003,21 +1192,22 @@ func (d *Decoder) end() (*replay.Turn, error) {
 		_, _ = d.host.Flush(d, nil)
 	}
 	d.materialize()
-	t := d.turn
+	t := d.Alloc().Turn()
+	*t = d.turn
 	switch {
 	case d.eng.Err() != nil:
 		t.MarkUnfinished()
-		return &t, d.eng.Err()
+		return t, d.eng.Err()
 	case !d.finished:
 		t.MarkUnfinished()
 		what := "finish_reason or [DONE]"
 		if d.host.DoneIgnored {
 			what = "a finish_reason"
 		}
-		return &t, kit.EndedBefore(d.host.API, d.eng.Events(), what)
+		return t, kit.EndedBefore(d.host.API, d.eng.Events(), what)
 	}
 	t.Complete = true
-	return &t, nil
+	return t, nil
 }
 
 func isString(raw string) bool { return len(raw) >= 2 && raw[0] == '"' }

@@ -76,11 +76,11 @@ func (d *Decoder) BindRawSignature(tc string, loc Loc, dst []stream.Event) (stri
 		return "", dst, err
 	}
 	pos := len(d.turn.Blocks)
-	sig, err := d.eng.Budget.Keep(pos, jsonw.UnquoteView(raw))
+	sig, err := d.keep(pos, jsonw.UnquoteView(raw))
 	if err != nil {
 		return "", dst, err
 	}
-	id, err := d.eng.Budget.Keep(pos, jsonw.UnquoteView(jsonw.RawMember(tc, "id")))
+	id, err := d.keep(pos, jsonw.UnquoteView(jsonw.RawMember(tc, "id")))
 	if err != nil {
 		return "", dst, err
 	}

@@ -115,3 +115,24 @@ func FlushHalfLone(b *strings.Builder, hi *rune) bool {
 // place, so a signature, ciphertext or id holding one is refused rather
 // than altered.
 func Lone(raw string) bool { return LoneAt(raw, false) >= 0 }
+
+// SurrogateEscape reports whether raw may hold a \u escape of a
+// surrogate half (D800 to DFFF): an escaped backslash before "ud8" counts
+// too. A literal without one decodes to the same bytes alone as after
+// any other fragment ([WriteUnquotedJoin] joins only surrogate halves).
+func SurrogateEscape(raw string) bool {
+	for i := strings.Index(raw, `\u`); i >= 0; {
+		if h := raw[i+2:]; len(h) >= 2 && (h[0] == 'd' || h[0] == 'D') {
+			switch h[1] {
+			case '8', '9', 'a', 'b', 'c', 'd', 'e', 'f', 'A', 'B', 'C', 'D', 'E', 'F':
+				return true
+			}
+		}
+		j := strings.Index(raw[i+2:], `\u`)
+		if j < 0 {
+			return false
+		}
+		i += 2 + j
+	}
+	return false
+}

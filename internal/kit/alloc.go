@@ -209,6 +209,48 @@ func (a *Alloc) Value(v jsonw.Val) string {
 	return a.view(start)
 }
 
+// KeepStr keeps the value of the JSON string literal raw (decoded as
+// gjson decodes it) as a string of the block at pos within the budget,
+// counted as [Budget.Keep] counts the decoded value, and checked before
+// anything is kept.
+func (a *Alloc) KeepStr(b *Budget, pos int, raw string) (string, error) {
+	if len(raw) < 2 || strings.IndexByte(raw, '\\') < 0 {
+		if len(raw) < 2 {
+			raw = `""`
+		}
+		return a.Raw(b, pos, raw[1:len(raw)-1])
+	}
+	a.room(len(raw))
+	start := len(a.strs)
+	a.strs = jsonw.AppendStr(a.strs, raw)
+	n := len(a.strs) - start
+	if err := b.Item(pos, n, n); err != nil {
+		a.strs = a.strs[:start]
+		return "", err
+	}
+	return a.view(start), nil
+}
+
+// Unquoted keeps the value of the JSON string literal raw as
+// [jsonw.AppendUnquoted] decodes it (an invalid escape or a lone surrogate
+// half becomes U+FFFD, as encoding/json reads it), counted against no
+// budget; "" when raw is not a string literal.
+func (a *Alloc) Unquoted(raw string) string {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return ""
+	}
+	if strings.IndexByte(raw, '\\') < 0 {
+		return a.Clone(raw[1 : len(raw)-1])
+	}
+	a.room(len(raw))
+	start := len(a.strs)
+	var ok bool
+	if a.strs, ok = jsonw.AppendUnquoted(a.strs, raw); !ok {
+		a.strs = a.strs[:start]
+	}
+	return a.view(start)
+}
+
 // Name keeps the value of a member name's literal (quotes included, as
 // [jsonw.Val.ForEach] passes it), decoded as gjson decodes it, counted
 // against no budget.

@@ -75,6 +75,19 @@ func checkAllocReads(t *testing.T, doc string) {
 		}
 		all = append(all, kept{al.Value(v), wantStr}, kept{al.String(v), want.String()},
 			kept{string(al.CloneBytes(v.Raw())), raw})
+		if v.IsString() {
+			// KeepStr keeps what Budget.Keep keeps of gjson's value, and
+			// counts it the same; Unquoted decodes as WriteUnquoted does.
+			got, want := NewBudget("t", replay.Limits{}, -1), NewBudget("t", replay.Limits{}, -1)
+			s, err := al.KeepStr(&got, 1, v.Raw())
+			require.NoError(t, err)
+			w, err := want.Keep(1, wantStr)
+			require.NoError(t, err)
+			assert.Equal(t, want, got, "the budget after keeping %q", raw)
+			var unq strings.Builder
+			jsonw.WriteUnquoted(&unq, raw)
+			all = append(all, kept{s, w}, kept{al.Unquoted(v.Raw()), unq.String()})
+		}
 		if v.IsObject() {
 			for _, known := range [][]string{nil, {"type"}, {"type", "text", "a"}} {
 				all = append(all, kept{string(al.Extra(v, known...)), string(jsonw.ExtraMembers(raw, known...))})
@@ -119,6 +132,25 @@ func FuzzAllocReads(f *testing.F) {
 		}
 		checkAllocReads(t, doc)
 	})
+}
+
+// KeepStr refuses what Budget.Keep refuses, at the same count, and
+// keeps nothing of it.
+func TestKeepStrWithinBudget(t *testing.T) {
+	lim := replay.Limits{MaxItem: 5}
+	for _, raw := range []string{`"abcde"`, `"abcdef"`, `"ab\ncd"`, `"ab\\ncdé"`, `"\u00e9\u00e9\u00e9"`, `""`} {
+		var al Alloc
+		al.Reserve(Counts{Bytes: 64})
+		got, want := NewBudget("t", lim, -1), NewBudget("t", lim, -1)
+		s, err := al.KeepStr(&got, 0, raw)
+		w, werr := want.Keep(0, gjson.Parse(raw).Str)
+		assert.Equal(t, werr, err, raw)
+		assert.Equal(t, w, s, raw)
+		assert.Equal(t, want, got, raw)
+		if err != nil {
+			assert.Empty(t, al.strs, "%s: nothing kept past the limit", raw)
+		}
+	}
 }
 
 // An Alloc that reserved goes on past its reservation in chunks: the
