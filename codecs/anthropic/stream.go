@@ -22,7 +22,7 @@ import (
 	"github.com/tidwall/sjson"
 )
 
-// NewStream returns a fresh stream decoder for Messages API events (SSE, or
+// NewFrameDecoder returns a fresh stream decoder for Messages API events (SSE, or
 // one event per line), also in Bedrock's `{"chunk":{"bytes":...}}` envelope.
 func (c Codec) NewFrameDecoder() codecs.FrameDecoder {
 	return &StreamDecoder{Provider: c.Provider, Limits: c.Limits}

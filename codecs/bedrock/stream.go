@@ -14,7 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// NewStream returns a decoder for ConverseStream events, seeded with the
+// NewFrameDecoder returns a decoder for ConverseStream events, seeded with the
 // codec's model, provider, limits and tag handling.
 func (c Codec) NewFrameDecoder() codecs.FrameDecoder {
 	return &StreamDecoder{Model: c.Model, Provider: c.Provider, Limits: c.Limits, KeepTags: c.KeepTags}

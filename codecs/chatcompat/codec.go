@@ -137,7 +137,7 @@ func (c Codec) API() string {
 	return c.Name
 }
 
-// NewStream returns a fresh [StreamDecoder] for the codec's profile.
+// NewFrameDecoder returns a fresh [StreamDecoder] for the codec's profile.
 func (c Codec) NewFrameDecoder() codecs.FrameDecoder {
 	return &StreamDecoder{API: c.API(), Profile: c.Profile, Limits: c.Limits}
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/reasonreplay/replay/stream"
 )
 
-// NewStream returns a decoder for v2 chat streams, seeded with the
+// NewFrameDecoder returns a decoder for v2 chat streams, seeded with the
 // codec's Provider, Model and Limits.
 func (c Codec) NewFrameDecoder() codecs.FrameDecoder {
 	return &StreamDecoder{Provider: c.Provider, Model: c.Model, Limits: c.Limits}

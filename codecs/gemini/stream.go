@@ -9,7 +9,7 @@ import (
 	"github.com/reasonreplay/replay/stream"
 )
 
-// NewStream returns a fresh stream decoder seeded with the codec's
+// NewFrameDecoder returns a fresh stream decoder seeded with the codec's
 // Provider, Candidate and Limits.
 func (c Codec) NewFrameDecoder() codecs.FrameDecoder {
 	return &StreamDecoder{Provider: c.Provider, Candidate: c.Candidate, Limits: c.Limits}

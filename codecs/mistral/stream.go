@@ -13,7 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// NewStream returns a decoder for chat.completion.chunk streams.
+// NewFrameDecoder returns a decoder for chat.completion.chunk streams.
 func (c Codec) NewFrameDecoder() codecs.FrameDecoder {
 	return &StreamDecoder{Provider: c.Provider, Limits: c.Limits}
 }

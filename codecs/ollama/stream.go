@@ -9,7 +9,7 @@ import (
 	"github.com/reasonreplay/replay/stream"
 )
 
-// NewStream returns a decoder for an /api/chat stream (JSON Lines), seeded
+// NewFrameDecoder returns a decoder for an /api/chat stream (JSON Lines), seeded
 // with the codec's Provider, Model and Limits.
 func (c Codec) NewFrameDecoder() codecs.FrameDecoder {
 	return &StreamDecoder{Provider: c.Provider, Model: c.Model, Limits: c.Limits}

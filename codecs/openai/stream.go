@@ -14,7 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// NewStream returns a fresh stream decoder for this provider.
+// NewFrameDecoder returns a fresh stream decoder for this provider.
 func (c Codec) NewFrameDecoder() codecs.FrameDecoder {
 	return &StreamDecoder{Provider: c.Provider, Limits: c.Limits}
 }

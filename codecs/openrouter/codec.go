@@ -65,7 +65,7 @@ func init() {
 // API returns "openrouter".
 func (Codec) API() string { return API }
 
-// NewStream returns a fresh [StreamDecoder].
+// NewFrameDecoder returns a fresh [StreamDecoder].
 func (c Codec) NewFrameDecoder() codecs.FrameDecoder {
 	return &StreamDecoder{Provider: c.Provider, Limits: c.Limits}
 }
