@@ -1,37 +1,13 @@
 package replay
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"sync"
+	"github.com/reasonreplay/replay/internal/itemdigest"
 )
 
 // itemDigest returns "sha256:<hex>" of the item's replay bytes: its wire
 // form as [ReasoningItem].AppendWire writes it (text, signature, data, id,
 // format, index and unknown members; not this library's own members).
-func itemDigest(it ReasoningItem) string {
-	bp, _ := wireBufs.Get().(*[]byte)
-	if bp == nil {
-		bp = new([]byte)
-	}
-	w := it.AppendWire((*bp)[:0])
-	sum := sha256.Sum256(w)
-	if cap(w) <= maxWireBuf {
-		*bp = w
-		wireBufs.Put(bp)
-	}
-	var out [len("sha256:") + 2*sha256.Size]byte
-	n := copy(out[:], "sha256:")
-	hex.Encode(out[n:], sum[:])
-	return string(out[:])
-}
-
-// wireBufs are the buffers item digests write wire forms into: only the
-// digest of what was written leaves itemDigest.
-var wireBufs sync.Pool
-
-// maxWireBuf bounds a buffer wireBufs keeps.
-const maxWireBuf = 256 << 10
+func itemDigest(it ReasoningItem) string { return itemdigest.Of(it) }
 
 // mustKeepBytes reports whether an item's replay bytes may not change: it
 // is signed, encrypted or opaque.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
-	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/internal/itemdigest"
 	"github.com/reasonreplay/replay/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -148,7 +148,7 @@ func TestRedact(t *testing.T) {
 	assert.Empty(t, unsigned.Digest, "unsigned text is not sealed")
 	assert.Equal(t, "key [masked]", sum.Summary)
 	assert.Equal(t, "gAAAA", enc.Data)
-	assert.Equal(t, kit.ItemDigest(enc), enc.Digest)
+	assert.Equal(t, itemdigest.Of(enc), enc.Digest)
 	assert.Equal(t, "sk-live-123 again", signed.Text)
 	assert.Equal(t, replay.Some("[masked] again"), signed.Display)
 	assert.Regexp(t, `^sha256:[0-9a-f]{64}$`, signed.Digest)

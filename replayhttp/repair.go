@@ -9,8 +9,8 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
+	"github.com/reasonreplay/replay/internal/itemdigest"
 	"github.com/reasonreplay/replay/internal/jsonw"
-	"github.com/reasonreplay/replay/internal/kit"
 )
 
 // RepairAction says what repair did with one element of a request.
@@ -263,7 +263,7 @@ func (t *Transport) readStored(doc []byte) (*replay.Turn, error) {
 	}
 	for i, b := range tu.Blocks {
 		if it, ok := b.(replay.ReasoningItem); ok {
-			if d := it.Meta().Digest; d != "" && d != kit.ItemDigest(it) {
+			if d := it.Meta().Digest; d != "" && d != itemdigest.Of(it) {
 				return nil, fmt.Errorf("replayhttp: stored item %d does not match its digest", i)
 			}
 		}
@@ -311,7 +311,7 @@ func keptOf(t *replay.Turn) (ks []kept, followers []string) {
 	for _, b := range t.Blocks {
 		switch b := b.(type) {
 		case replay.ReasoningItem:
-			ks = append(ks, kept{digest: kit.ItemDigest(b), at: at, what: string(b.Kind()), it: b})
+			ks = append(ks, kept{digest: itemdigest.Of(b), at: at, what: string(b.Kind()), it: b})
 		case *replay.ToolCall:
 			at.calls++
 			followers = append(followers, b.ItemID)

@@ -190,7 +190,7 @@ func compareBlocks(got, want *replay.Turn, wire [][]byte, buf []byte, byFields b
 }
 
 // sameWire reports whether two reasoning items certainly have the same
-// wire form (replay.AppendItemWire), without writing it: the same type
+// wire form ([replay.ReasoningItem].AppendWire), without writing it: the same type
 // and the same values of every field the wire form is written from. False
 // says nothing (two items may write the same bytes from other values):
 // the caller compares their wire forms then.

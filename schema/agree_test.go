@@ -10,7 +10,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	_ "github.com/reasonreplay/replay/codecs/all"
-	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/internal/itemdigest"
 	"github.com/reasonreplay/replay/schema"
 	"github.com/reasonreplay/replay/stream"
 	"github.com/stretchr/testify/assert"
@@ -228,7 +228,7 @@ func TestMistypedMembersReadAsDecoded(t *testing.T) {
 		back.Seal()
 		sealed, err := replay.UnmarshalTurn(back.AppendJSON(nil))
 		require.NoError(t, err, m)
-		assert.Equal(t, kit.ItemDigest(o), sealed.Items()[0].Meta().Digest, m)
+		assert.Equal(t, itemdigest.Of(o), sealed.Items()[0].Meta().Digest, m)
 		assert.Equal(t, detail, string(sealed.Items()[0].(*replay.Opaque).Raw), m)
 		checkDecoders(t, detail)
 	}

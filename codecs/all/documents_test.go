@@ -11,7 +11,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs/anthropic"
 	"github.com/reasonreplay/replay/internal/codectest"
-	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/internal/itemdigest"
 	"github.com/reasonreplay/replay/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -183,7 +183,7 @@ func TestEarlierLibraryDocuments(t *testing.T) {
 			// and digest are the library's, and match its bytes.
 			signed := items[0]
 			assert.Equal(t, replay.Some("Weather and **** first."), signed.Meta().Display, name)
-			assert.Equal(t, kit.ItemDigest(signed), signed.Meta().Digest, name)
+			assert.Equal(t, itemdigest.Of(signed), signed.Meta().Digest, name)
 			assert.NotContains(t, string(signed.AppendWire(nil)), "****", name)
 		}
 	}

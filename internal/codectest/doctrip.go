@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
-	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/internal/itemdigest"
 	"github.com/reasonreplay/replay/replayhttp"
 	"github.com/reasonreplay/replay/stream"
 )
@@ -39,7 +39,7 @@ func DocumentTrip(t testing.TB, c replay.ReasoningCodec, tu *replay.Turn, vias .
 	}
 	sealed.Seal()
 	for i, it := range sealed.Items() {
-		if d := it.Meta().Digest; d != "" && tu.Items()[i].Meta().Digest == "" && d != kit.ItemDigest(tu.Items()[i]) {
+		if d := it.Meta().Digest; d != "" && tu.Items()[i].Meta().Digest == "" && d != itemdigest.Of(tu.Items()[i]) {
 			t.Fatalf("item %d: sealed from the document, its digest is not the decoded item's", i)
 		}
 	}

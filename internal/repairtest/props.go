@@ -10,8 +10,8 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
+	"github.com/reasonreplay/replay/internal/itemdigest"
 	"github.com/reasonreplay/replay/internal/jsonw"
-	"github.com/reasonreplay/replay/internal/kit"
 )
 
 // Blocks renders a turn as the checks compare it: each reasoning item by
@@ -26,7 +26,7 @@ func Blocks(t *replay.Turn, owned func(replay.ReasoningItem) bool) []string {
 			if owned != nil && owned(b) {
 				continue
 			}
-			out = append(out, "reasoning "+string(b.Kind())+" "+kit.ItemDigest(b))
+			out = append(out, "reasoning "+string(b.Kind())+" "+itemdigest.Of(b))
 		case *replay.ToolCall:
 			out = append(out, "call "+b.ID+" item="+b.ItemID+" "+b.Name+" "+compact(b.Arguments))
 		case *replay.Text:
