@@ -424,11 +424,6 @@ func (d *core) Full(r *engine.Run, f engine.Frame, s string, dst []stream.Event)
 	return dst, err
 }
 
-// Matched reads a chunk by the learned shape (see shape.go).
-func (d *core) Matched(r *engine.Run, m *engine.Match, dst []stream.Event) ([]stream.Event, error) {
-	return (*Decoder)(d).matched(m, dst)
-}
-
 // End ends the stream (see [Decoder.Finish]).
 func (d *core) End(r *engine.Run) (*replay.Turn, error) { return (*Decoder)(d).end() }
 
@@ -743,16 +738,20 @@ func (d *Decoder) AppendRaw(st *Item, raw string, loc Loc, emit bool, dst []stre
 func (d *Decoder) appendRaw(raw, val string, decoded bool, o *op, unicode bool, dst []stream.Event) ([]stream.Event, error) {
 	st, emit := o.item, o.emit
 	start := st.bodyLen()
-	if start == 0 && st.hi == 0 {
-		if v, ok := d.once(raw); ok {
+	once := false
+	if d.req != nil && start == 0 && st.hi == 0 { // a request's value read once
+		var v string
+		if v, once = d.once(raw); once {
 			st.pre = v
-			return d.appended(st, start, emit, dst)
 		}
 	}
-	st.settle()
-	if !unicode && st.hi == 0 {
+	switch {
+	case once:
+	case !unicode && st.hi == 0:
+		st.settle()
 		writeValue(&st.Body, raw, val, decoded)
-	} else {
+	default:
+		st.settle()
 		loc := o.loc() // only a surrogate half needs it
 		loc.Event = d.eng.Budget.Event
 		if st.hi != 0 && !st.hasLone() {
@@ -770,12 +769,6 @@ func (d *Decoder) appendRaw(raw, val string, decoded bool, o *op, unicode bool, 
 			st.halves.held = loc
 		}
 	}
-	return d.appended(st, start, emit, dst)
-}
-
-// appended counts what appendRaw wrote to the item's body from start and,
-// when emit is set, emits it.
-func (d *Decoder) appended(st *Item, start int, emit bool, dst []stream.Event) ([]stream.Event, error) {
 	n := st.bodyLen()
 	if err := d.eng.Budget.Item(st.Block, n, n-start); err != nil {
 		return dst, err

@@ -128,12 +128,12 @@ func (d *Decoder) learnable(sc *scanned) bool {
 	return tcs == "" || tcs == "null"
 }
 
-// matched reads the chunk m by the learned shape, by making the recorded
+// Matched reads the chunk m by the learned shape, by making the recorded
 // calls again with its strings; it refuses the match (engine.ReadInFull),
 // having done nothing, when the turn moved on or a string is empty where
 // the learned one was not, or the other way round.
-func (d *Decoder) matched(m *engine.Match, dst []stream.Event) (_ []stream.Event, err error) {
-	f := d.fast
+func (c *core) Matched(_ *engine.Run, m *engine.Match, dst []stream.Event) (_ []stream.Event, err error) {
+	d, f := (*Decoder)(c), c.fast
 	if d.ended || len(d.turn.Blocks) != int(f.blocks) {
 		return dst, engine.ReadInFull
 	}

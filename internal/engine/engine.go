@@ -130,6 +130,7 @@ type Run struct {
 	nh      int
 	pos     [jsonw.MaxHoles]int8
 	value   int8 // the codec's index of the hole decoded while matching, -1 for none
+	inOrder bool // the codec's index of every hole is its place
 	scan    int8 // the place of the hole scanned for it (the first copy of a twin)
 	ftype   []byte
 	curType []byte // the frame type of the event being read in full
@@ -143,15 +144,14 @@ type Run struct {
 // [Codec.Matched].
 type Match struct {
 	r      *Run
-	raws   [jsonw.MaxHoles]string // by place in the text
+	raws   [jsonw.MaxHoles]string // by the codec's index
+	placed [jsonw.MaxHoles]string // by place in the text, when that order differs
 	val    []byte
-	valRaw string // the hole whose value val holds, when hasVal
-	hasVal bool
+	hasVal bool // val holds the value of raws[r.value]
 }
 
 // Decode decodes one frame with c (see [codecs.FrameDecoder]).
 func (r *Run) Decode(c Codec, typ, data []byte, dst []stream.Event) ([]stream.Event, error) {
-	f := Frame{Type: typ, Data: data}
 	if !r.ready {
 		if r.err != nil {
 			return dst, r.err
@@ -169,18 +169,22 @@ func (r *Run) Decode(c Codec, typ, data []byte, dst []stream.Event) ([]stream.Ev
 	}
 	r.Budget.Event = r.n
 	r.n++
-	s := view.String(trimSpace(f.Data))
+	b := data
+	if n := len(b); n == 0 || b[0] <= ' ' || b[n-1] <= ' ' {
+		b = trimSpace(b) // most frames are '{' ... '}'
+	}
+	s := view.String(b)
 	var err error
-	if r.sh.Learned() && r.match(s, f.Type) {
+	if r.sh.Learned() && (r.TypeInData || len(typ) == len(r.ftype) && (len(typ) == 0 || string(typ) == string(r.ftype))) && r.match(s) {
 		dst, err = c.Matched(r, &r.m, dst)
 		if err == ReadInFull {
-			dst, err = r.full(c, f, s, dst)
+			dst, err = r.full(c, Frame{Type: typ, Data: data}, s, dst)
 		} else {
 			r.matched++
 		}
 		r.m.hasVal = false
 	} else {
-		dst, err = r.full(c, f, s, dst)
+		dst, err = r.full(c, Frame{Type: typ, Data: data}, s, dst)
 	}
 	if err != nil {
 		r.err, r.ready = err, false
@@ -320,6 +324,10 @@ func (r *Run) Learn(s string, holes []string, value int, views []*string) bool {
 		return false
 	}
 	r.nh = n
+	r.inOrder = true
+	for i := 0; i < n; i++ {
+		r.inOrder = r.inOrder && int(r.pos[i]) == i
+	}
 	r.value, r.scan = -1, -1
 	if value >= 0 {
 		r.value, r.scan = int8(value), r.pos[value]
@@ -348,22 +356,26 @@ func (r *Run) Twin(i, j int) bool {
 	return true
 }
 
-// match matches s, of frame type ftype, against the learned shape.
-func (r *Run) match(s string, ftype []byte) bool {
-	if !r.TypeInData && (len(ftype) != len(r.ftype) || len(ftype) > 0 && string(ftype) != string(r.ftype)) {
-		return false
-	}
+// match matches s against the learned shape (the frame type matched).
+func (r *Run) match(s string) bool {
 	m := &r.m
-	val, ok := r.sh.MatchValue(s, m.raws[:], int(r.scan), m.val[:0])
+	placed := m.raws[:] // the holes by place
+	if !r.inOrder {
+		placed = m.placed[:]
+	}
+	val, ok := r.sh.MatchValue(s, placed, int(r.scan), m.val[:0])
 	m.val = val
 	if !ok {
 		return false
 	}
-	if r.scan >= 0 && !r.sh.Surrogate(int(r.scan)) {
-		m.hasVal, m.valRaw = true, m.raws[r.pos[r.value]]
+	m.hasVal = r.scan >= 0 && !r.sh.Surrogate(int(r.scan))
+	if !r.inOrder {
+		for i := 0; i < r.nh; i++ {
+			m.raws[i] = placed[r.pos[i]]
+		}
 	}
 	if len(r.views.at) > 0 {
-		r.views.find(s, m.raws[:r.nh])
+		r.views.find(s, placed[:r.nh])
 	}
 	return true
 }
@@ -373,7 +385,7 @@ func (m *Match) Len() int { return m.r.nh }
 
 // Raw returns hole i's value in the matched event: the raw literal (quotes
 // included), a view of the frame.
-func (m *Match) Raw(i int) string { return m.raws[m.r.pos[i]] }
+func (m *Match) Raw(i int) string { return m.raws[i] }
 
 // Escaped reports whether string hole i holds any escape: without one,
 // its value is its text between the quotes.
@@ -405,7 +417,7 @@ func (m *Match) Value() (string, bool) {
 // and the matched path write a hole's value without unquoting it again.
 // The string views a buffer reused by the next frame.
 func (r *Run) Decoded(raw string) (string, bool) {
-	if !r.m.hasVal || raw != r.m.valRaw {
+	if !r.m.hasVal || raw != r.m.raws[r.value] {
 		return "", false
 	}
 	return view.String(r.m.val), true
@@ -446,9 +458,6 @@ func (r *Run) Keep(pos int, s string) (string, error) {
 
 // trimSpace trims JSON white space.
 func trimSpace(b []byte) []byte {
-	if n := len(b); n > 0 && b[0] > ' ' && b[n-1] > ' ' {
-		return b // '{' ... '}'
-	}
 	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r') {
 		b = b[1:]
 	}
