@@ -33,11 +33,12 @@ func newArrayDecoder(fd codecs.FrameDecoder, lim replay.Limits) *arrayDecoder {
 		fd.SetLimits(lim)
 	}
 	a := &arrayDecoder{fd: fd}
-	a.p = sse.NewArrayParser(lim.WithDefaults().MaxEvent, a.frame)
+	a.p = sse.NewArrayParser(lim.WithDefaults().MaxEvent, a)
 	return a
 }
 
-func (a *arrayDecoder) frame(ev sse.Event) error {
+// Event decodes one element as a frame (the parser's [sse.Sink]).
+func (a *arrayDecoder) Event(ev *sse.Event) error {
 	var err error
 	a.events, err = a.fd.Decode(nil, ev.Data, a.events[:0])
 	clear(a.events)

@@ -253,7 +253,7 @@ func NewDecoder(c replay.ReasoningCodec, opts Options) *Decoder {
 	setLimits(d.fd, opts.Limits)
 	d.max = opts.Limits.WithDefaults().MaxEvent
 	if opts.Framing != FramingAuto {
-		d.parser = sse.NewParser(opts.Framing.mode(), d.max, d.frame)
+		d.parser = sse.NewParser(opts.Framing.mode(), d.max, (*sink)(d))
 	}
 	return d
 }
@@ -262,7 +262,12 @@ func NewDecoder(c replay.ReasoningCodec, opts Options) *Decoder {
 // [FramingAuto], the one detected (FramingAuto until it is known).
 func (d *Decoder) Framing() Framing { return d.framing }
 
-func (d *Decoder) frame(ev sse.Event) error {
+// sink is the Decoder as its parser's [sse.Sink].
+type sink Decoder
+
+// Event decodes one frame.
+func (s *sink) Event(ev *sse.Event) error {
+	d := (*Decoder)(s)
 	if d.capture || d.head == len(d.events) {
 		d.events, d.head = d.events[:0], 0
 	}
@@ -293,7 +298,7 @@ func (d *Decoder) detect(p []byte, atEOF bool) (bool, error) {
 		return false, err
 	}
 	d.framing = fr
-	d.parser = sse.NewParser(fr.mode(), d.max, d.frame)
+	d.parser = sse.NewParser(fr.mode(), d.max, (*sink)(d))
 	held := d.prefix
 	d.prefix = nil
 	if _, err := d.parser.Write(held); err != nil {

@@ -45,7 +45,8 @@ const (
 // *[LimitError]; bytes outside the array's syntax are an *[ArrayError].
 type ArrayParser struct {
 	max   int
-	emit  func(Event) error
+	sink  Sink
+	ev    Event
 	state uint8
 	depth int
 	str   bool // inside a string
@@ -56,14 +57,14 @@ type ArrayParser struct {
 	err   error
 }
 
-// NewArrayParser returns a parser that calls emit with each element; max
+// NewArrayParser returns a parser that hands each element to sink; max
 // <= 0 means [DefaultMaxEvent]. The event's Data is valid only during the
 // call.
-func NewArrayParser(max int, emit func(Event) error) *ArrayParser {
+func NewArrayParser(max int, sink Sink) *ArrayParser {
 	if max <= 0 {
 		max = DefaultMaxEvent
 	}
-	return &ArrayParser{max: max, emit: emit}
+	return &ArrayParser{max: max, sink: sink}
 }
 
 func (p *ArrayParser) fail(msg string) error {
@@ -177,7 +178,9 @@ func (p *ArrayParser) value(c byte) error {
 // end emits the element read.
 func (p *ArrayParser) end() error {
 	p.state = arrAfter
-	err := p.emit(Event{Data: p.buf})
+	p.ev.Data = p.buf
+	err := p.sink.Event(&p.ev)
+	p.ev.Data = nil
 	p.buf = p.buf[:0]
 	if err != nil {
 		p.err = err

@@ -16,10 +16,10 @@ import (
 // elements and the error.
 func arrayEvents(in []byte, max int, split func([]byte) [][]byte) ([]string, error) {
 	var got []string
-	p := NewArrayParser(max, func(ev Event) error {
+	p := NewArrayParser(max, SinkFunc(func(ev *Event) error {
 		got = append(got, string(ev.Data))
 		return nil
-	})
+	}))
 	for _, piece := range split(in) {
 		if _, err := p.Write(piece); err != nil {
 			return got, err

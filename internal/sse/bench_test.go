@@ -27,12 +27,12 @@ func benchStream() []byte {
 func BenchmarkParserPush(b *testing.B) {
 	data := benchStream()
 	n := 0
-	p := NewParser(SSE, 0, func(Event) error { n++; return nil })
+	p := NewParser(SSE, 0, SinkFunc(func(*Event) error { n++; return nil }))
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		*p = Parser{mode: SSE, max: DefaultMaxEvent, emit: p.emit, line: p.line[:0], data: p.data[:0], typ: p.typ[:0]}
+		*p = Parser{mode: SSE, max: DefaultMaxEvent, sink: p.sink, line: p.line[:0], data: p.data[:0], typ: p.typ[:0]}
 		for off := 0; off < len(data); off += 4096 {
 			p.Write(data[off:min(off+4096, len(data))])
 		}

@@ -50,6 +50,19 @@ type Event struct {
 	Retry int
 }
 
+// A Sink receives the events a parser frames. The event and its slices
+// are valid only during the call; an error it returns stops the parser
+// and is returned from Write and Close.
+type Sink interface {
+	Event(ev *Event) error
+}
+
+// SinkFunc is a function as a [Sink].
+type SinkFunc func(ev *Event) error
+
+// Event calls f.
+func (f SinkFunc) Event(ev *Event) error { return f(ev) }
+
 // LimitError reports an event or line larger than the configured limit.
 type LimitError struct{ Limit int }
 
@@ -63,7 +76,7 @@ var bom = []byte("\xEF\xBB\xBF")
 type Parser struct {
 	mode    Mode
 	max     int
-	emit    func(Event) error
+	sink    Sink
 	line    []byte // a line carried over between writes
 	sawCR   bool   // the last line ended with CR: skip one LF
 	started bool   // the first line was seen (BOM handled)
@@ -79,25 +92,24 @@ type Parser struct {
 }
 
 // NewParser returns a parser of the given mode. max bounds one event's data
-// and one line (<= 0 means [DefaultMaxEvent]). emit, which may be nil for the
-// pull form, receives each event; an error it returns stops the parser and
-// is returned from Write and Close.
-func NewParser(mode Mode, max int, emit func(Event) error) *Parser {
+// and one line (<= 0 means [DefaultMaxEvent]). sink, which is nil for the
+// pull form, receives each event.
+func NewParser(mode Mode, max int, sink Sink) *Parser {
 	if max <= 0 {
 		max = DefaultMaxEvent
 	}
-	return &Parser{mode: mode, max: max, emit: emit}
+	return &Parser{mode: mode, max: max, sink: sink}
 }
 
-// Write frames b, calling emit for each complete event. It never retains b.
+// Write frames b, handing each complete event to the sink. It never retains b.
 // After an error, every call returns it.
 func (p *Parser) Write(b []byte) (int, error) {
 	n := len(b)
 	for len(b) > 0 && p.err == nil {
 		used, ok := p.feed(b)
 		b = b[used:]
-		if ok && p.emit != nil {
-			if err := p.emit(p.ev); err != nil {
+		if ok && p.sink != nil {
+			if err := p.sink.Event(&p.ev); err != nil {
 				p.err = err
 			}
 		}
@@ -116,8 +128,8 @@ func (p *Parser) Close() error {
 	if p.err != nil {
 		return p.err
 	}
-	if ok := p.finish(); ok && p.emit != nil {
-		if err := p.emit(p.ev); err != nil {
+	if ok := p.finish(); ok && p.sink != nil {
+		if err := p.sink.Event(&p.ev); err != nil {
 			p.err = err
 		}
 	}

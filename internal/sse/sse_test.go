@@ -19,10 +19,10 @@ type ev struct {
 
 func push(t testing.TB, mode Mode, max int, chunks ...string) ([]ev, error) {
 	var out []ev
-	p := NewParser(mode, max, func(e Event) error {
+	p := NewParser(mode, max, SinkFunc(func(e *Event) error {
 		out = append(out, ev{string(e.Type), string(e.Data), string(e.ID), e.Retry})
 		return nil
-	})
+	}))
 	for _, c := range chunks {
 		buf := []byte(c)
 		_, err := p.Write(buf)
@@ -164,7 +164,7 @@ func TestReaderErrorIsSticky(t *testing.T) {
 func TestEmitErrorStops(t *testing.T) {
 	stop := errors.New("stop")
 	n := 0
-	p := NewParser(SSE, 0, func(Event) error { n++; return stop })
+	p := NewParser(SSE, 0, SinkFunc(func(*Event) error { n++; return stop }))
 	_, err := p.Write([]byte("data: a\n\ndata: b\n\n"))
 	assert.Equal(t, stop, err)
 	assert.Equal(t, 1, n)
@@ -175,7 +175,7 @@ func TestEmitErrorStops(t *testing.T) {
 
 func TestNoAllocationsSteadyState(t *testing.T) {
 	line := []byte("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"delta\":{\"text\":\"hello\"}}\n\n")
-	p := NewParser(SSE, 0, func(Event) error { return nil })
+	p := NewParser(SSE, 0, SinkFunc(func(*Event) error { return nil }))
 	p.Write(line)
 	allocs := testing.AllocsPerRun(1000, func() { p.Write(line) })
 	assert.Zero(t, allocs)
@@ -183,10 +183,10 @@ func TestNoAllocationsSteadyState(t *testing.T) {
 
 func events(mode Mode, chunks [][]byte) ([]ev, string) {
 	var out []ev
-	p := NewParser(mode, 1<<16, func(e Event) error {
+	p := NewParser(mode, 1<<16, SinkFunc(func(e *Event) error {
 		out = append(out, ev{string(e.Type), string(e.Data), string(e.ID), e.Retry})
 		return nil
-	})
+	}))
 	var err error
 	for _, c := range chunks {
 		if _, err = p.Write(c); err != nil {
