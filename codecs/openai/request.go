@@ -8,6 +8,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/reqtape"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
@@ -30,8 +31,8 @@ import (
 // status is `incomplete` or `in_progress`.
 func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error) {
 	h := replay.History{Request: body}
-	tape := new(jsonw.Tape)
-	if !tape.ResetBytes(body) || !tape.Root().IsObject() {
+	tape, ok := reqtape.Read(body)
+	if !ok || !tape.Root().IsObject() {
 		return h, replay.Target{}, codecs.Malformed(API, -1, "", "expected a Responses request body object")
 	}
 	kit.SetTape(&h, tape)

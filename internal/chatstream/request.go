@@ -7,6 +7,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/reqtape"
 	"github.com/reasonreplay/replay/internal/kit"
 )
 
@@ -45,8 +46,8 @@ func isAssistant(m jsonw.Val) bool { return m.Get("role").Is("assistant") }
 // read from it in place, their turns made by one [kit.ConvAlloc].
 func ReadRequest(api string, body []byte, read ReadMessage) (replay.History, replay.Target, error) {
 	h := replay.History{Request: body}
-	tape := new(jsonw.Tape)
-	if !tape.ResetBytes(body) {
+	tape, ok := reqtape.Read(body)
+	if !ok {
 		return h, replay.Target{}, codecs.Malformed(api, -1, "", "expected a JSON request body: %s", jsonw.Explain(string(body)))
 	}
 	kit.SetTape(&h, tape)
