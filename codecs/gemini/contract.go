@@ -113,18 +113,18 @@ type request struct {
 	steps   [][]reqCall // functionCall parts of each model content of the current turn
 	current int         // index of the first content of the current turn
 	sigs    []reqCall   // every signed part of the request (name empty for non-calls)
-	signed  map[int]bool
+	signed  []bool      // by content index: a part of the model content is signed (nil: none is)
 }
 
 // stepSigned reports whether a part of the model content ci is signed
 // (Gemini 2.5 signs the first part of a step, whatever its type).
-func (r *request) stepSigned(ci int) bool { return r.signed[ci] }
+func (r *request) stepSigned(ci int) bool { return ci >= 0 && ci < len(r.signed) && r.signed[ci] }
 
 // currentSigned reports whether any model step of the current turn is
 // signed: the model thinks, and so signs.
 func (r *request) currentSigned() bool {
-	for ci := range r.signed {
-		if ci >= r.current {
+	for ci := max(r.current, 0); ci < len(r.signed); ci++ {
+		if r.signed[ci] {
 			return true
 		}
 	}
@@ -166,9 +166,13 @@ func readRequest(root jsonw.Val) *request {
 		}
 		return true
 	})
+	// The steps' calls, one step after another, and where each step ends:
+	// the steps are cut from one slice.
+	var calls []reqCall
+	var ends []int
 	contents.ForEach(func(ci int, _ string, c jsonw.Val) bool {
 		model := c.Get("role").Is("model")
-		var step []reqCall
+		from := len(calls)
 		pi := 0
 		c.Get("parts").Each(func(_ int, p jsonw.Val) bool {
 			fc := p.Get("functionCall")
@@ -177,14 +181,14 @@ func readRequest(root jsonw.Val) *request {
 			if fc.Exists() {
 				rc.name, rc.id = fc.Get("name").Result().String(), fc.Get("id").Result().String()
 				if model && ci >= r.current {
-					step = append(step, rc)
+					calls = append(calls, rc)
 				}
 			}
 			if sig.Exists() {
 				r.sigs = append(r.sigs, rc)
 				if model && rc.sig != "" {
 					if r.signed == nil {
-						r.signed = map[int]bool{}
+						r.signed = make([]bool, contents.Len())
 					}
 					r.signed[ci] = true
 				}
@@ -192,11 +196,19 @@ func readRequest(root jsonw.Val) *request {
 			pi++
 			return true
 		})
-		if len(step) > 0 {
-			r.steps = append(r.steps, step)
+		if len(calls) > from {
+			ends = append(ends, len(calls))
 		}
 		return true
 	})
+	if len(ends) > 0 {
+		r.steps = make([][]reqCall, len(ends))
+		from := 0
+		for i, end := range ends {
+			r.steps[i] = calls[from:end:end]
+			from = end
+		}
+	}
 	return r
 }
 

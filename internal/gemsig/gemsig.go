@@ -253,8 +253,12 @@ func Read(call gjson.Result) (sig string, ok bool, err error) {
 // Item returns the bound item for signature sig on the part or call that
 // follows it. callID is the function call id, empty when the part has none
 // (then the item has no ID).
-func Item(sig, callID string) *replay.Encrypted {
-	e := &replay.Encrypted{Data: sig}
+func Item(sig, callID string) *replay.Encrypted { return ItemIn(new(replay.Encrypted), sig, callID) }
+
+// ItemIn is [Item] made in e (a reader's slab of items), which it
+// overwrites and returns.
+func ItemIn(e *replay.Encrypted, sig, callID string) *replay.Encrypted {
+	*e = replay.Encrypted{Data: sig}
 	e.Format = formats.GoogleGemini
 	e.Attached = true
 	if callID != "" {
