@@ -258,7 +258,7 @@ type keeper interface {
 func (r *reasoning) read(item gjson.Result, ptr string, pos int, b keeper) error {
 	var err error
 	status := ""
-	forEachRaw(item, func(k gjson.Result, raw string) bool {
+	members(item, b, func(k gjson.Result, raw string) bool {
 		if k.Str == "encrypted_content" && isStr(raw) {
 			// the string is kept as it is read, with no copy of its own first
 			if jsonw.Lone(raw) {
@@ -410,7 +410,7 @@ type message struct {
 // b.
 func (m *message) read(item gjson.Result, ptr string, pos int, b keeper) error {
 	var err error
-	forEachRaw(item, func(k gjson.Result, raw string) bool {
+	members(item, b, func(k gjson.Result, raw string) bool {
 		v := gjson.Result{Type: gjson.String, Raw: raw} // its Str is read only where it is kept
 		if !isStr(raw) {
 			v = value(raw)
@@ -514,7 +514,7 @@ func readCall(tc *replay.ToolCall, item gjson.Result, ptr string, pos int, b kee
 	}
 	var extra []byte
 	var err error
-	forEachRaw(item, func(k gjson.Result, raw string) bool {
+	members(item, b, func(k gjson.Result, raw string) bool {
 		str := func(dst *string) {
 			if !isStr(raw) {
 				err = codecs.Malformed(API, -1, ptr+"/"+k.Str, "expected a string %s", k.Str)

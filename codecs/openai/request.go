@@ -90,6 +90,21 @@ type requestKeeper struct {
 	kit.Keeper
 	summaries, texts []string // a reasoning item's
 	mtexts, annots   []string // a message's
+	// item is the input item being read, as the request's tape recorded
+	// it: its members are walked there (see members), not read again.
+	item jsonw.Val
+}
+
+// members is forEachRaw(item, fn) for an item read within b: from the
+// tape's record of the item when b is a request's keeper reading that
+// very item (the members the request's one pass found), else from its
+// raw text.
+func members(item gjson.Result, b keeper, fn func(k gjson.Result, raw string) bool) {
+	if rk, ok := b.(*requestKeeper); ok && rk.item.IsObject() && item.Type == gjson.JSON && rk.item.Raw() == item.Raw {
+		rk.item.ForEach(func(_ int, name string, el jsonw.Val) bool { return fn(value(name), el.Raw()) })
+		return
+	}
+	forEachRaw(item, fn)
 }
 
 // keepRaw keeps the value of the JSON string literal raw (as value reads
@@ -139,7 +154,10 @@ func (c Codec) requestTurn(item func(int) jsonw.Val, first, end int, cut bool, k
 			tu.Blocks = append(tu.Blocks, n)
 			continue
 		}
-		if tu.Blocks, err = appendItem(tu.Blocks, item, f, al.Pointer("/input", i), k, al); err != nil {
+		k.item = v
+		tu.Blocks, err = appendItem(tu.Blocks, item, f, al.Pointer("/input", i), k, al)
+		k.item = jsonw.Val{}
+		if err != nil {
 			return nil, err
 		}
 		if cut && cutItem(v) {
