@@ -209,9 +209,8 @@ func readInput(root jsonw.Val) []input {
 	out := make([]input, 0, arr.Len())
 	run, in := -1, false
 	arr.ForEach(func(_ int, _ string, el jsonw.Val) bool {
-		x := input{typ: el.Get("type").Str(), id: el.Get("id").Str(), callID: el.Get("call_id").Str(),
-			enc: el.Get("encrypted_content").Result(), role: el.Get("role").Str(), el: el, run: -1}
-		if assistantItemVal(el) {
+		x := inputOf(el)
+		if isAssistantItem(x.typ, x.role) {
 			if !in {
 				run++
 			}
@@ -223,6 +222,39 @@ func readInput(root jsonw.Val) []input {
 		return true
 	})
 	return out
+}
+
+// inputOf reads the members of an input element the rules look at, in
+// one walk of its members (by name, as Get finds them: a name written
+// with escapes is looked up by Get).
+func inputOf(el jsonw.Val) input {
+	x := input{el: el, run: -1}
+	if !el.IsObject() {
+		return x
+	}
+	escaped := false
+	el.ForEach(func(_ int, name string, v jsonw.Val) bool {
+		switch name {
+		case `"type"`:
+			x.typ = v.Str()
+		case `"id"`:
+			x.id = v.Str()
+		case `"call_id"`:
+			x.callID = v.Str()
+		case `"encrypted_content"`:
+			x.enc = v.Result()
+		case `"role"`:
+			x.role = v.Str()
+		default:
+			escaped = escaped || strings.IndexByte(name, '\\') >= 0
+		}
+		return true
+	})
+	if escaped {
+		x = input{typ: el.Get("type").Str(), id: el.Get("id").Str(), callID: el.Get("call_id").Str(),
+			enc: el.Get("encrypted_content").Result(), role: el.Get("role").Str(), el: el, run: -1}
+	}
+	return x
 }
 
 // official reports whether the target is OpenAI's own API or Azure's,

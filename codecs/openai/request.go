@@ -91,8 +91,9 @@ type requestKeeper struct {
 	summaries, texts []string // a reasoning item's
 	mtexts, annots   []string // a message's
 	// item is the input item being read, as the request's tape recorded
-	// it: its members are walked there (see members), not read again.
-	item jsonw.Val
+	// it: its members are walked there (see members), not read again;
+	// member is the member of it being read.
+	item, member jsonw.Val
 }
 
 // members is forEachRaw(item, fn) for an item read within b: from the
@@ -101,7 +102,12 @@ type requestKeeper struct {
 // raw text.
 func members(item gjson.Result, b keeper, fn func(k gjson.Result, raw string) bool) {
 	if rk, ok := b.(*requestKeeper); ok && rk.item.IsObject() && item.Type == gjson.JSON && rk.item.Raw() == item.Raw {
-		rk.item.ForEach(func(_ int, name string, el jsonw.Val) bool { return fn(value(name), el.Raw()) })
+		outer := rk.member
+		rk.item.ForEach(func(_ int, name string, el jsonw.Val) bool {
+			rk.member = el
+			return fn(value(name), el.Raw())
+		})
+		rk.member = outer
 		return
 	}
 	forEachRaw(item, fn)
