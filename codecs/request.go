@@ -1,6 +1,7 @@
 package codecs
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 
@@ -120,7 +121,6 @@ func (r *Request) Splice(edit func(turn int, raw []byte) []byte) []byte {
 		repl []byte
 	}
 	var pieces []piece
-	size := len(r.Body)
 	for i := 0; i < len(r.Elements); {
 		e := r.Elements[i]
 		if e.Turn < 0 {
@@ -148,19 +148,19 @@ func (r *Request) Splice(edit func(turn int, raw []byte) []byte) []byte {
 			pieces = make([]piece, 0, 8)
 		}
 		pieces = append(pieces, piece{a, b, repl})
-		size += len(repl) - (b - a)
 	}
 	if pieces == nil {
 		return r.Body
 	}
-	out := make([]byte, 0, size)
-	at := 0 // body bytes before at are in out
+	// Joined, the parts are copied once into a buffer that is not zeroed
+	// first.
+	parts := make([][]byte, 0, 2*len(pieces)+1)
+	at := 0 // body bytes before at are in parts
 	for _, p := range pieces {
-		out = append(out, r.Body[at:p.a]...)
-		out = append(out, p.repl...)
+		parts = append(parts, r.Body[at:p.a], p.repl)
 		at = p.b
 	}
-	return append(out, r.Body[at:]...)
+	return bytes.Join(append(parts, r.Body[at:]), nil)
 }
 
 // dropSpan returns the bytes to remove with the run of elements first to
