@@ -372,7 +372,7 @@ func predictFollower(id string) string {
 func checkFollower(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
 	pairs := historyPairs(h)
 	if in, ok := requestInput(h); ok {
-		byID := map[string]*pair{}
+		byID := make(map[string]*pair, len(pairs))
 		for i := range pairs {
 			if pairs[i].g.id != "" {
 				byID[pairs[i].g.id] = &pairs[i]
@@ -471,14 +471,14 @@ func checkPredecessor(h *replay.History, t *replay.Target, report func(replay.Vi
 		return
 	}
 	pairs := historyPairs(h)
-	byFollower := map[string]*pair{}
+	byFollower := make(map[string]*pair, len(pairs))
 	for i := range pairs {
 		p := &pairs[i]
 		if p.follower != nil && p.follower.id != "" && p.g.id != "" {
 			byFollower[p.follower.id] = p
 		}
 	}
-	reasoned := map[int]bool{} // assistant runs with a reasoning item so far
+	reasoned := make(map[int]bool, len(pairs)) // assistant runs with a reasoning item so far
 	for i, el := range in {
 		if isReasoningInput(el) && el.run >= 0 {
 			reasoned[el.run] = true
@@ -603,8 +603,8 @@ func checkAltered(h *replay.History, t *replay.Target, report func(replay.Violat
 				Fix:       "send encrypted_content as the exact string the response carried (Encode does), or drop the reasoning item"})
 		}
 	}
-	byID := map[string]*pair{}
-	byData := map[string]*pair{}
+	byID := make(map[string]*pair, len(pairs))
+	byData := make(map[string]*pair, len(pairs))
 	for i := range pairs {
 		p := &pairs[i]
 		if p.data == "" {
