@@ -1,7 +1,10 @@
 package replay
 
 import (
+	"strings"
+
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/reqtape"
 )
 
 // AuditRequest audits a native request body directly: it reads the
@@ -17,22 +20,23 @@ func AuditRequest(api string, body []byte) (Report, error) { return Default().Au
 
 // AuditRequest is the package-level [AuditRequest] on this registry.
 func (r *Registry) AuditRequest(api string, body []byte) (Report, error) {
-	// The model picks the codec: read without a validating pass of its
-	// own, since the codec's reader validates the body. An invalid body
-	// has no model (its error is the one the codec without a model gives).
-	model := jsonw.TopString(body, "model")
-	c, err := r.Lookup(api, "", model)
-	var h History
-	var t Target
-	if err == nil {
-		h, t, err = c.DecodeRequest(body)
-	}
-	if err != nil && model != "" && !jsonw.ValidBytes(body) {
-		// An invalid body has no model.
-		if c, err = r.Lookup(api, "", ""); err == nil {
-			_, _, err = c.DecodeRequest(body)
+	// The body is read once: the model, which picks the codec, is taken
+	// from the tape of the validating pass, and the codec's reader
+	// shares that tape. An invalid body has no model (its error is the
+	// one the codec without a model gives).
+	tape := new(jsonw.Tape)
+	model := ""
+	valid := tape.ResetBytes(body)
+	if valid {
+		if m := tape.Root().Get("model"); m.Exists() {
+			model = strings.Clone(m.Result().String())
 		}
 	}
+	c, err := r.Lookup(api, "", model)
+	if err != nil {
+		return Report{}, err
+	}
+	h, t, err := decodeLent(c, body, tape, valid)
 	if err != nil {
 		return Report{}, err
 	}
@@ -40,4 +44,14 @@ func (r *Registry) AuditRequest(api string, body []byte) (Report, error) {
 		t.API = c.API()
 	}
 	return r.AuditReplay(h, t), nil
+}
+
+// decodeLent is c.DecodeRequest(body), its reader lent tape (read from
+// body) when body is valid.
+func decodeLent(c ReasoningCodec, body []byte, tape *jsonw.Tape, valid bool) (History, Target, error) {
+	if valid {
+		loan := reqtape.Lend(body, tape)
+		defer reqtape.Return(body, loan)
+	}
+	return c.DecodeRequest(body)
 }

@@ -1,6 +1,7 @@
 package codecs
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 
@@ -114,9 +115,12 @@ func (r *Request) Pointer(i int) string {
 // place (an empty array removes the run). It returns r.Body itself when
 // nothing changed.
 func (r *Request) Splice(edit func(turn int, raw []byte) []byte) []byte {
-	var out []byte
-	at := 0 // body bytes before at are in out
-	changed := false
+	// The replacements first, then the body in one buffer of its size.
+	type piece struct {
+		a, b int // the body's bytes replaced
+		repl []byte
+	}
+	var pieces []piece
 	for i := 0; i < len(r.Elements); {
 		e := r.Elements[i]
 		if e.Turn < 0 {
@@ -132,10 +136,6 @@ func (r *Request) Splice(edit func(turn int, raw []byte) []byte) []byte {
 		if repl == nil {
 			continue
 		}
-		if !changed {
-			out = make([]byte, 0, len(r.Body)+len(repl))
-			changed = true
-		}
 		a, b := r.Elements[first].Start, r.Elements[end-1].End
 		if r.Runs {
 			repl = trimBrackets(repl)
@@ -144,14 +144,23 @@ func (r *Request) Splice(edit func(turn int, raw []byte) []byte) []byte {
 				a, b = r.dropSpan(first, end)
 			}
 		}
-		out = append(out, r.Body[at:a]...)
-		out = append(out, repl...)
-		at = b
+		if pieces == nil {
+			pieces = make([]piece, 0, 8)
+		}
+		pieces = append(pieces, piece{a, b, repl})
 	}
-	if !changed {
+	if pieces == nil {
 		return r.Body
 	}
-	return append(out, r.Body[at:]...)
+	// Joined, the parts are copied once into a buffer that is not zeroed
+	// first.
+	parts := make([][]byte, 0, 2*len(pieces)+1)
+	at := 0 // body bytes before at are in parts
+	for _, p := range pieces {
+		parts = append(parts, r.Body[at:p.a], p.repl)
+		at = p.b
+	}
+	return bytes.Join(append(parts, r.Body[at:]), nil)
 }
 
 // dropSpan returns the bytes to remove with the run of elements first to

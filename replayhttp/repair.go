@@ -78,33 +78,51 @@ func (s scope) key(element int) Key { return Key{Tenant: s.tenant, Conversation:
 // turn. Repair stops, leaving the body as it was, when ctx is done.
 func (t *Transport) repair(ctx context.Context, cl *call) ([]byte, []Repair) {
 	c, r, target, sc := cl.codec, cl.req, cl.target, cl.scope
-	cl.captured = map[int]bool{}
+	turns := r.History.Turns
+	cl.captured = nil
 	policy := t.Policy
 	if policy == nil {
 		policy = replay.DefaultPolicy()
 	}
 	var reps []Repair
-	var repl map[int][]byte
+	var at []int      // the element each of reps is about
+	var repl [][]byte // by turn: its new raw text, nil to leave it
+	var docs [][]byte // scratch for the store's documents
+	var wire []byte   // scratch for sameBlocks
+	report := func(first int, rp ...Repair) {
+		if reps == nil && len(rp) > 0 {
+			// Mostly one a turn, when there are any.
+			n := max(len(turns), len(rp))
+			reps, at = make([]Repair, 0, n), make([]int, 0, n)
+		}
+		for _, x := range rp {
+			reps, at = append(reps, x), append(at, first)
+		}
+	}
 	dg := newDigester(r.Invisible)
 	defer dg.release()
-	var wire []byte // scratch for sameBlocks
-	for ti, tu := range r.History.Turns {
+	for ti, tu := range turns {
 		if ctx.Err() != nil {
+			setPointers(r, reps, at)
 			return r.Body, append(reps, Repair{Action: RepairFailed, Detail: "repair stopped: " + ctx.Err().Error()})
 		}
 		first, end := r.TurnSpan(ti)
 		if first < 0 {
 			continue
 		}
-		capture, why := t.captured(ctx, sc, first, tu, r, dg)
+		var capture *stored
+		var why Repair
+		capture, why, docs = t.captured(ctx, sc, first, tu, r, dg, docs)
 		if why.Action != "" {
-			why.Pointer = r.Pointer(first)
-			reps = append(reps, why)
+			report(first, why)
 		}
 		raw := func() []byte { return r.TurnRaw(first, end) }
 		var out []byte
 		var treps []Repair
 		if capture != nil {
+			if cl.captured == nil {
+				cl.captured = make([]bool, len(turns))
+			}
 			cl.captured[ti] = true
 			cr := capture.carry(t, target, policy)
 			var same bool
@@ -115,7 +133,7 @@ func (t *Transport) repair(ctx context.Context, cl *call) ([]byte, []Repair) {
 			// of whether it is the last, which a cut may leave unfinished):
 			// the same bytes met again with this capture and target get
 			// what they got.
-			b, last := raw(), ti == len(r.History.Turns)-1
+			b, last := raw(), ti == len(turns)-1
 			var ok bool
 			if out, treps, ok = cr.recall(b, last); !ok {
 				out, treps = repairTurn(c, tu, b, cr.want, cr.notices, true)
@@ -131,19 +149,49 @@ func (t *Transport) repair(ctx context.Context, cl *call) ([]byte, []Repair) {
 		}
 		if out != nil {
 			if repl == nil {
-				repl = make(map[int][]byte)
+				repl = make([][]byte, len(turns))
 			}
 			repl[ti] = out
 		}
-		for _, rp := range treps {
-			rp.Pointer = r.Pointer(first)
-			reps = append(reps, rp)
-		}
+		report(first, treps...)
 	}
-	if len(repl) == 0 {
+	setPointers(r, reps, at)
+	if repl == nil {
 		return r.Body, reps
 	}
 	return r.Splice(func(ti int, _ []byte) []byte { return repl[ti] }), reps
+}
+
+// setPointers gives each of reps the JSON Pointer of the element at[i] of
+// r, the pointers written into one string; at is overwritten.
+func setPointers(r *codecs.Request, reps []Repair, at []int) {
+	if len(reps) == 0 {
+		return
+	}
+	buf := make([]byte, 0, len(at)*(len(r.Member)+2+len(strconv.Itoa(len(r.Elements)))))
+	prev := -1
+	for i, e := range at {
+		if e == prev {
+			at[i] = -1 // the same element as the one before
+			continue
+		}
+		prev = e
+		buf = append(buf, '/')
+		buf = append(buf, r.Member...)
+		buf = append(buf, '/')
+		buf = strconv.AppendInt(buf, int64(e), 10)
+		at[i] = len(buf)
+	}
+	all := string(buf)
+	from := 0
+	for i := range reps {
+		if at[i] < 0 {
+			reps[i].Pointer = reps[i-1].Pointer
+			continue
+		}
+		reps[i].Pointer = all[from:at[i]]
+		from = at[i]
+	}
 }
 
 // repairTurn is what repair makes of one turn of the request (tu, whose
@@ -192,14 +240,26 @@ func repairTurn(c codecs.HTTPCodec, tu *replay.Turn, raw []byte, want *replay.Tu
 // captured returns the turn captured at element first of the request's
 // conversation whose visible content is the request turn tu's; or nil and
 // why none is used (an empty Repair when there simply is none).
-func (t *Transport) captured(ctx context.Context, sc scope, first int, tu *replay.Turn, r *codecs.Request, dg *digester) (*stored, Repair) {
+//
+// docs is scratch for the store's documents, returned for the next call.
+func (t *Transport) captured(ctx context.Context, sc scope, first int, tu *replay.Turn, r *codecs.Request, dg *digester, docs [][]byte) (*stored, Repair, [][]byte) {
 	if t.Store == nil || sc.tenant == "" {
-		return nil, Repair{}
+		return nil, Repair{}, docs
 	}
-	docs, err := t.Store.Get(ctx, sc.key(first))
+	got, err := storeGet(ctx, t.Store, docs, sc.key(first))
 	if err != nil {
-		return nil, Repair{Action: RepairStoreError, Detail: "the store could not be read (" + err.Error() + "); judged by the request alone"}
+		return nil, Repair{Action: RepairStoreError, Detail: "the store could not be read (" + err.Error() + "); judged by the request alone"}, docs
 	}
+	if cap(got) > cap(docs) {
+		docs = got
+	}
+	m, why := t.capturedOf(got, tu, r, dg, first, sc)
+	return m, why, docs
+}
+
+// capturedOf is captured's choice among docs, the documents stored at
+// element first.
+func (t *Transport) capturedOf(docs [][]byte, tu *replay.Turn, r *codecs.Request, dg *digester, first int, sc scope) (*stored, Repair) {
 	if len(docs) == 0 {
 		return nil, Repair{}
 	}

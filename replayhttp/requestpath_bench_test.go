@@ -333,3 +333,80 @@ func medianFigures(fs []pathFigures) pathFigures {
 		allocsPerElement: med(func(f pathFigures) float64 { return f.allocsPerElement }),
 	}
 }
+
+// BenchmarkRequestPathViolations is AuditRequest on a request that breaks
+// a rule at every turn: the Gemini shape with every thoughtSignature
+// re-encoded in the URL-safe alphabet (gemini/bad-base64 at each), against
+// the same request as sent (none), each with its share of Valid's speed
+// and, for the corrupt one, the allocations per violation beyond the
+// valid request's.
+//
+//	go test ./replayhttp -run '^$' -bench RequestPathViolations -benchtime 50x
+func BenchmarkRequestPathViolations(b *testing.B) {
+	var s *benchreq.Shape
+	for _, x := range benchreq.Shapes() {
+		if x.API == "gemini" {
+			s = x
+		}
+	}
+	body, _ := s.Sized(pathSize)
+	sig := []byte(`"thoughtSignature":"`)
+	bad := bytes.Clone(body)
+	signed := 0
+	for i := 0; ; {
+		j := bytes.Index(bad[i:], sig)
+		if j < 0 {
+			break
+		}
+		i += j + len(sig)
+		// The signature's first '+' or '/' in the URL-safe alphabet.
+		end := i + bytes.IndexByte(bad[i:], '"')
+		k := bytes.IndexAny(bad[i:end], "+/")
+		if k < 0 {
+			b.Fatal("a signature without + or /")
+		}
+		bad[i+k] = map[byte]byte{'+': '-', '/': '_'}[bad[i+k]]
+		signed++
+	}
+	var perValid float64
+	for _, c := range []struct {
+		name       string
+		body       []byte
+		violations int
+	}{{"valid", body, 0}, {"corrupt", bad, signed}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.body)))
+			b.ReportAllocs()
+			var valid, step time.Duration
+			var ms runtime.MemStats
+			var allocs uint64
+			n := 0
+			for b.Loop() {
+				t0 := cpuTime()
+				if !jsonw.ValidBytes(c.body) {
+					b.Fatal("invalid body")
+				}
+				t1 := cpuTime()
+				runtime.ReadMemStats(&ms)
+				a := ms.Mallocs
+				t2 := cpuTime()
+				rep, err := replay.Default().AuditRequest(s.API, c.body)
+				t3 := cpuTime()
+				runtime.ReadMemStats(&ms)
+				allocs += ms.Mallocs - a
+				if err != nil || len(rep.Violations) != c.violations {
+					b.Fatalf("%d violations, want %d (%v)", len(rep.Violations), c.violations, err)
+				}
+				valid, step = valid+t1-t0, step+t3-t2
+				n++
+			}
+			b.ReportMetric(100*valid.Seconds()/step.Seconds(), "%valid")
+			per := float64(allocs) / float64(n)
+			if c.violations == 0 {
+				perValid = per
+				return
+			}
+			b.ReportMetric((per-perValid)/float64(c.violations), "allocs/violation")
+		})
+	}
+}

@@ -289,7 +289,7 @@ func (t *Transport) retry(c *call, out *http.Request, body []byte, resp *http.Re
 	from := elementOf(c.req, cl.Pointer)
 	only := func(ti int) bool {
 		first, _ := c.req.TurnSpan(ti)
-		return first >= 0 && !c.captured[ti] && (from < 0 || first >= from || c.req.Elements[from].Turn == ti)
+		return first >= 0 && !c.wasCaptured(ti) && (from < 0 || first >= from || c.req.Elements[from].Turn == ti)
 	}
 	fixed, hdr, changes, turns := t.plan(c, cl, out.Header, only)
 	if len(changes) == 0 || bytes.Equal(fixed, body) && hdr == nil {

@@ -117,10 +117,26 @@ func (s *MemoryStore) Put(_ context.Context, key Key, doc []byte) error {
 // changes them either, even when the entry is refreshed, evicted or
 // expires, so they may be kept.
 func (s *MemoryStore) Get(_ context.Context, key Key) ([][]byte, error) {
+	return s.appendGet(nil, key), nil
+}
+
+// appendGet appends what Get returns to dst.
+func (s *MemoryStore) appendGet(dst [][]byte, key Key) [][]byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.init()
-	return s.t.Get(key, s.now()), nil
+	return s.t.AppendGet(dst, key, s.now())
+}
+
+// storeGet is store.Get, appending to dst (its elements overwritten)
+// where the store is a MemoryStore itself: repair, which reads the store
+// once per turn, reuses one slice. (Not a MemoryStore embedded in another
+// type, whose Get may do otherwise.)
+func storeGet(ctx context.Context, store Store, dst [][]byte, key Key) ([][]byte, error) {
+	if m, ok := store.(*MemoryStore); ok {
+		return m.appendGet(dst[:0], key), nil
+	}
+	return store.Get(ctx, key)
 }
 
 // Len returns the number of entries kept.

@@ -220,8 +220,11 @@ type call struct {
 	scope  scope
 	// captured holds the turns (by index) that repair found a capture
 	// of: they went out as captured, and a retry leaves them alone.
-	captured map[int]bool
+	captured []bool
 }
+
+// wasCaptured reports whether repair found a capture of turn ti.
+func (c *call) wasCaptured(ti int) bool { return ti >= 0 && ti < len(c.captured) && c.captured[ti] }
 
 // read reads body as the call's API reads it, with what the URL says
 // added to the target (the model Gemini and Bedrock name in the path, the
@@ -423,7 +426,7 @@ func (c *call) tape() *jsonw.Tape {
 // what the provider returned; refusing cannot do better), every other is.
 func (c *call) refuses(r replay.Report) bool {
 	for _, v := range r.Violations {
-		if v.Severity == replay.SeverityReject && (v.Turn < 0 || !c.captured[v.Turn]) {
+		if v.Severity == replay.SeverityReject && (v.Turn < 0 || !c.wasCaptured(v.Turn)) {
 			return true
 		}
 	}
@@ -461,7 +464,7 @@ type refusalMember struct {
 func (c *call) refusal(req *http.Request, ae *AuditError) *http.Response {
 	var v replay.Violation
 	for _, x := range ae.Report.Violations {
-		if x.Severity == replay.SeverityReject && (x.Turn < 0 || !c.captured[x.Turn]) {
+		if x.Severity == replay.SeverityReject && (x.Turn < 0 || !c.wasCaptured(x.Turn)) {
 			v = x
 			break
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/reasonreplay/replay/internal/readafter"
+	"github.com/reasonreplay/replay/internal/reqtape"
 	"github.com/tidwall/gjson"
 )
 
@@ -32,6 +33,9 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 // tape of an earlier body (nil: none); see jsonw.Tape.ResetAfter.
 func (c Codec) decodeRequest(body []byte, prev *jsonw.Tape) (replay.History, replay.Target, error) {
 	h := replay.History{Request: body}
+	if prev == nil {
+		prev = reqtape.Lent(body)
+	}
 	tape := new(jsonw.Tape)
 	root := tape.Root()
 	if tape.ResetBytesAfter(body, prev) {

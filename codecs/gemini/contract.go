@@ -11,6 +11,7 @@ import (
 	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/internal/view"
 )
 
 // Rule ids of the Gemini contract.
@@ -69,11 +70,34 @@ func predictForeign(t *replay.Target) string {
 }
 
 func predictBase64(content, part int, sig string) string {
-	at := "contents[" + strconv.Itoa(content) + "].parts[" + strconv.Itoa(part) + "]"
+	return string(appendPredictBase64(nil, content, part, sig))
+}
+
+// appendPredictBase64 appends predictBase64's text to dst.
+func appendPredictBase64(dst []byte, content, part int, sig string) []byte {
+	dst = append(dst, "Invalid value at 'contents["...)
 	if content < 0 {
-		at = "contents[?].parts[?]"
+		dst = append(dst, "?].parts[?]"...)
+	} else {
+		dst = strconv.AppendInt(dst, int64(content), 10)
+		dst = append(dst, "].parts["...)
+		dst = strconv.AppendInt(dst, int64(part), 10)
+		dst = append(dst, ']')
 	}
-	return "Invalid value at '" + at + ".thought_signature' (TYPE_BYTES), Base64 decoding failed for \"" + sig + "\""
+	dst = append(dst, ".thought_signature' (TYPE_BYTES), Base64 decoding failed for \""...)
+	dst = append(dst, sig...)
+	return append(dst, '"')
+}
+
+// base64Texts returns the pointer and the predicted error of a request
+// part whose signature is not base64, written into one string (the
+// audit of a request whose every signature was re-encoded reports each).
+func base64Texts(s reqCall) (pointer, predicted string) {
+	b := make([]byte, 0, 2*len(sigPrefix)+len(s.sig)+120)
+	b = appendSigPointer(b, s)
+	n := len(b)
+	all := view.String(appendPredictBase64(b, s.content, s.part, s.sig))
+	return all[:n], all[n:]
 }
 
 // backend names the serving backend a provider name implies: "vertex",
@@ -113,18 +137,18 @@ type request struct {
 	steps   [][]reqCall // functionCall parts of each model content of the current turn
 	current int         // index of the first content of the current turn
 	sigs    []reqCall   // every signed part of the request (name empty for non-calls)
-	signed  map[int]bool
+	signed  []bool      // by content index: a part of the model content is signed (nil: none is)
 }
 
 // stepSigned reports whether a part of the model content ci is signed
 // (Gemini 2.5 signs the first part of a step, whatever its type).
-func (r *request) stepSigned(ci int) bool { return r.signed[ci] }
+func (r *request) stepSigned(ci int) bool { return ci >= 0 && ci < len(r.signed) && r.signed[ci] }
 
 // currentSigned reports whether any model step of the current turn is
 // signed: the model thinks, and so signs.
 func (r *request) currentSigned() bool {
-	for ci := range r.signed {
-		if ci >= r.current {
+	for ci := max(r.current, 0); ci < len(r.signed); ci++ {
+		if r.signed[ci] {
 			return true
 		}
 	}
@@ -166,9 +190,13 @@ func readRequest(root jsonw.Val) *request {
 		}
 		return true
 	})
+	// The steps' calls, one step after another, and where each step ends:
+	// the steps are cut from one slice.
+	var calls []reqCall
+	var ends []int
 	contents.ForEach(func(ci int, _ string, c jsonw.Val) bool {
 		model := c.Get("role").Is("model")
-		var step []reqCall
+		from := len(calls)
 		pi := 0
 		c.Get("parts").Each(func(_ int, p jsonw.Val) bool {
 			fc := p.Get("functionCall")
@@ -177,14 +205,14 @@ func readRequest(root jsonw.Val) *request {
 			if fc.Exists() {
 				rc.name, rc.id = fc.Get("name").Result().String(), fc.Get("id").Result().String()
 				if model && ci >= r.current {
-					step = append(step, rc)
+					calls = append(calls, rc)
 				}
 			}
 			if sig.Exists() {
 				r.sigs = append(r.sigs, rc)
 				if model && rc.sig != "" {
 					if r.signed == nil {
-						r.signed = map[int]bool{}
+						r.signed = make([]bool, contents.Len())
 					}
 					r.signed[ci] = true
 				}
@@ -192,11 +220,19 @@ func readRequest(root jsonw.Val) *request {
 			pi++
 			return true
 		})
-		if len(step) > 0 {
-			r.steps = append(r.steps, step)
+		if len(calls) > from {
+			ends = append(ends, len(calls))
 		}
 		return true
 	})
+	if len(ends) > 0 {
+		r.steps = make([][]reqCall, len(ends))
+		from := 0
+		for i, end := range ends {
+			r.steps[i] = calls[from:end:end]
+			from = end
+		}
+	}
 	return r
 }
 
@@ -365,8 +401,18 @@ func blockSig(b replay.Block) (string, bool) {
 }
 
 // sigPointer is the JSON Pointer of a request part's thoughtSignature.
-func sigPointer(s reqCall) string {
-	return "/contents/" + strconv.Itoa(s.content) + "/parts/" + strconv.Itoa(s.part) + "/thoughtSignature"
+func sigPointer(s reqCall) string { return string(appendSigPointer(nil, s)) }
+
+// sigPrefix is how a thoughtSignature's pointer starts.
+const sigPrefix = "/contents/"
+
+// appendSigPointer appends sigPointer's text to dst.
+func appendSigPointer(dst []byte, s reqCall) []byte {
+	dst = append(dst, sigPrefix...)
+	dst = strconv.AppendInt(dst, int64(s.content), 10)
+	dst = append(dst, "/parts/"...)
+	dst = strconv.AppendInt(dst, int64(s.part), 10)
+	return append(dst, "/thoughtSignature"...)
 }
 
 // contentIndex guesses the contents[] index of the ti-th model turn when
@@ -508,10 +554,11 @@ var ruleBase64 = replay.Rule{
 				if dummy(s.sig) || gemsig.ValidBase64(s.sig) {
 					continue
 				}
+				ptr, pred := base64Texts(s)
 				report(replay.Violation{Turn: -1, Block: -1,
-					Pointer:   sigPointer(s),
+					Pointer:   ptr,
 					Message:   "the thoughtSignature is not valid base64",
-					Predicted: predictBase64(s.content, s.part, s.sig),
+					Predicted: pred,
 					Fix:       "send the signature exactly as received: do not re-encode it (URL-safe alphabet), trim or truncate it"})
 			}
 			return

@@ -287,7 +287,7 @@ func (b *builder) bind(sigRaw string, id string) error {
 	if err != nil {
 		return err
 	}
-	it := gemsig.Item(sig, id)
+	it := gemsig.ItemIn(b.al.Encrypted(), sig, id)
 	at, err := b.add(it)
 	if err != nil {
 		return err

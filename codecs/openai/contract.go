@@ -209,9 +209,8 @@ func readInput(root jsonw.Val) []input {
 	out := make([]input, 0, arr.Len())
 	run, in := -1, false
 	arr.ForEach(func(_ int, _ string, el jsonw.Val) bool {
-		x := input{typ: el.Get("type").Str(), id: el.Get("id").Str(), callID: el.Get("call_id").Str(),
-			enc: el.Get("encrypted_content").Result(), role: el.Get("role").Str(), el: el, run: -1}
-		if assistantItemVal(el) {
+		x := inputOf(el)
+		if isAssistantItem(x.typ, x.role) {
 			if !in {
 				run++
 			}
@@ -223,6 +222,39 @@ func readInput(root jsonw.Val) []input {
 		return true
 	})
 	return out
+}
+
+// inputOf reads the members of an input element the rules look at, in
+// one walk of its members (by name, as Get finds them: a name written
+// with escapes is looked up by Get).
+func inputOf(el jsonw.Val) input {
+	x := input{el: el, run: -1}
+	if !el.IsObject() {
+		return x
+	}
+	escaped := false
+	el.ForEach(func(_ int, name string, v jsonw.Val) bool {
+		switch name {
+		case `"type"`:
+			x.typ = v.Str()
+		case `"id"`:
+			x.id = v.Str()
+		case `"call_id"`:
+			x.callID = v.Str()
+		case `"encrypted_content"`:
+			x.enc = v.Result()
+		case `"role"`:
+			x.role = v.Str()
+		default:
+			escaped = escaped || strings.IndexByte(name, '\\') >= 0
+		}
+		return true
+	})
+	if escaped {
+		x = input{typ: el.Get("type").Str(), id: el.Get("id").Str(), callID: el.Get("call_id").Str(),
+			enc: el.Get("encrypted_content").Result(), role: el.Get("role").Str(), el: el, run: -1}
+	}
+	return x
 }
 
 // official reports whether the target is OpenAI's own API or Azure's,
@@ -340,7 +372,7 @@ func predictFollower(id string) string {
 func checkFollower(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
 	pairs := historyPairs(h)
 	if in, ok := requestInput(h); ok {
-		byID := map[string]*pair{}
+		byID := make(map[string]*pair, len(pairs))
 		for i := range pairs {
 			if pairs[i].g.id != "" {
 				byID[pairs[i].g.id] = &pairs[i]
@@ -439,14 +471,14 @@ func checkPredecessor(h *replay.History, t *replay.Target, report func(replay.Vi
 		return
 	}
 	pairs := historyPairs(h)
-	byFollower := map[string]*pair{}
+	byFollower := make(map[string]*pair, len(pairs))
 	for i := range pairs {
 		p := &pairs[i]
 		if p.follower != nil && p.follower.id != "" && p.g.id != "" {
 			byFollower[p.follower.id] = p
 		}
 	}
-	reasoned := map[int]bool{} // assistant runs with a reasoning item so far
+	reasoned := make(map[int]bool, len(pairs)) // assistant runs with a reasoning item so far
 	for i, el := range in {
 		if isReasoningInput(el) && el.run >= 0 {
 			reasoned[el.run] = true
@@ -571,8 +603,8 @@ func checkAltered(h *replay.History, t *replay.Target, report func(replay.Violat
 				Fix:       "send encrypted_content as the exact string the response carried (Encode does), or drop the reasoning item"})
 		}
 	}
-	byID := map[string]*pair{}
-	byData := map[string]*pair{}
+	byID := make(map[string]*pair, len(pairs))
+	byData := make(map[string]*pair, len(pairs))
 	for i := range pairs {
 		p := &pairs[i]
 		if p.data == "" {

@@ -258,7 +258,7 @@ type keeper interface {
 func (r *reasoning) read(item gjson.Result, ptr string, pos int, b keeper) error {
 	var err error
 	status := ""
-	forEachRaw(item, func(k gjson.Result, raw string) bool {
+	members(item, b, func(k gjson.Result, raw string) bool {
 		if k.Str == "encrypted_content" && isStr(raw) {
 			// the string is kept as it is read, with no copy of its own first
 			if jsonw.Lone(raw) {
@@ -332,24 +332,40 @@ func readParts(out []string, v gjson.Result, ptr, name string, pos int, b keeper
 	if !v.IsArray() {
 		return out, codecs.Malformed(API, -1, ptr+name, "expected an array of parts")
 	}
-	keys, vals := [1]string{"text"}, [1]string{}
 	first := len(out)
-	for p, at, ok := jsonw.NextMembers(v.Raw, 0, keys[:], vals[:]); ok; p, at, ok = jsonw.NextMembers(v.Raw, at, keys[:], vals[:]) {
-		if p[0] != '{' || !isStr(vals[0]) { // as get(p, "text") reads it
-			return out, codecs.Malformed(API, -1, ptr+name+"/"+strconv.Itoa(len(out)-first), "expected a part object with a string text")
+	// part reads one part: whether it is an object, and its text's raw
+	// text ("" for none).
+	part := func(object bool, text string) error {
+		if !object || !isStr(text) { // as get(p, "text") reads it
+			return codecs.Malformed(API, -1, ptr+name+"/"+strconv.Itoa(len(out)-first), "expected a part object with a string text")
 		}
 		var s string
 		var err error
 		if view {
-			s = value(vals[0]).Str
+			s = value(text).Str
 			err = b.Item(pos+len(out)-first, len(s), len(s)) // as Keep counts it
 		} else {
-			s, err = keepRaw(b, pos+len(out)-first, vals[0])
+			s, err = keepRaw(b, pos+len(out)-first, text)
 		}
-		if err != nil {
+		if err == nil {
+			out = append(out, s)
+		}
+		return err
+	}
+	if rk, ok := b.(*requestKeeper); ok && rk.member.IsArray() && rk.member.Raw() == v.Raw {
+		// A request's parts, where its tape recorded them.
+		var err error
+		rk.member.ForEach(func(_ int, _ string, p jsonw.Val) bool {
+			err = part(p.IsObject(), p.Get("text").Raw())
+			return err == nil
+		})
+		return out, err
+	}
+	keys, vals := [1]string{"text"}, [1]string{}
+	for p, at, ok := jsonw.NextMembers(v.Raw, 0, keys[:], vals[:]); ok; p, at, ok = jsonw.NextMembers(v.Raw, at, keys[:], vals[:]) {
+		if err := part(p[0] == '{', vals[0]); err != nil {
 			return out, err
 		}
-		out = append(out, s)
 	}
 	return out, nil
 }
@@ -410,7 +426,7 @@ type message struct {
 // b.
 func (m *message) read(item gjson.Result, ptr string, pos int, b keeper) error {
 	var err error
-	forEachRaw(item, func(k gjson.Result, raw string) bool {
+	members(item, b, func(k gjson.Result, raw string) bool {
 		v := gjson.Result{Type: gjson.String, Raw: raw} // its Str is read only where it is kept
 		if !isStr(raw) {
 			v = value(raw)
@@ -514,7 +530,7 @@ func readCall(tc *replay.ToolCall, item gjson.Result, ptr string, pos int, b kee
 	}
 	var extra []byte
 	var err error
-	forEachRaw(item, func(k gjson.Result, raw string) bool {
+	members(item, b, func(k gjson.Result, raw string) bool {
 		str := func(dst *string) {
 			if !isStr(raw) {
 				err = codecs.Malformed(API, -1, ptr+"/"+k.Str, "expected a string %s", k.Str)

@@ -9,6 +9,7 @@ import (
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/internal/reqtape"
 	"github.com/tidwall/gjson"
 )
 
@@ -30,8 +31,8 @@ import (
 // status is `incomplete` or `in_progress`.
 func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error) {
 	h := replay.History{Request: body}
-	tape := new(jsonw.Tape)
-	if !tape.ResetBytes(body) || !tape.Root().IsObject() {
+	tape, ok := reqtape.Read(body)
+	if !ok || !tape.Root().IsObject() {
 		return h, replay.Target{}, codecs.Malformed(API, -1, "", "expected a Responses request body object")
 	}
 	kit.SetTape(&h, tape)
@@ -89,6 +90,27 @@ type requestKeeper struct {
 	kit.Keeper
 	summaries, texts []string // a reasoning item's
 	mtexts, annots   []string // a message's
+	// item is the input item being read, as the request's tape recorded
+	// it: its members are walked there (see members), not read again;
+	// member is the member of it being read.
+	item, member jsonw.Val
+}
+
+// members is forEachRaw(item, fn) for an item read within b: from the
+// tape's record of the item when b is a request's keeper reading that
+// very item (the members the request's one pass found), else from its
+// raw text.
+func members(item gjson.Result, b keeper, fn func(k gjson.Result, raw string) bool) {
+	if rk, ok := b.(*requestKeeper); ok && rk.item.IsObject() && item.Type == gjson.JSON && rk.item.Raw() == item.Raw {
+		outer := rk.member
+		rk.item.ForEach(func(_ int, name string, el jsonw.Val) bool {
+			rk.member = el
+			return fn(value(name), el.Raw())
+		})
+		rk.member = outer
+		return
+	}
+	forEachRaw(item, fn)
 }
 
 // keepRaw keeps the value of the JSON string literal raw (as value reads
@@ -138,7 +160,10 @@ func (c Codec) requestTurn(item func(int) jsonw.Val, first, end int, cut bool, k
 			tu.Blocks = append(tu.Blocks, n)
 			continue
 		}
-		if tu.Blocks, err = appendItem(tu.Blocks, item, f, al.Pointer("/input", i), k, al); err != nil {
+		k.item = v
+		tu.Blocks, err = appendItem(tu.Blocks, item, f, al.Pointer("/input", i), k, al)
+		k.item = jsonw.Val{}
+		if err != nil {
 			return nil, err
 		}
 		if cut && cutItem(v) {

@@ -75,9 +75,12 @@ func code(seed, n int) string {
 	return b.String()
 }
 
-// signature returns a deterministic base64-looking signature of n bytes.
+// signature returns a deterministic signature of n bytes or up to three
+// more: standard base64 with its padding, as every provider mints them
+// (Gemini refuses a thoughtSignature that does not decode).
 func signature(seed, n int) string {
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	n = (n + 3) &^ 3
 	b := make([]byte, n)
 	x := uint32(seed*40503 + 7)
 	for i := range b {

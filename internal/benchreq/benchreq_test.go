@@ -2,6 +2,7 @@ package benchreq_test
 
 import (
 	"bytes"
+	"encoding/base64"
 	"net/url"
 	"testing"
 
@@ -65,5 +66,22 @@ func TestStreamIsTheNextTurn(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, string(w), string(g), "turn %d", n)
 		assert.JSONEq(t, s.AssistantOf(n), string(g))
+	}
+}
+
+// Every signature the conversation carries is standard base64 with its
+// padding, as providers mint them: a realistic request reports no
+// corrupt signature.
+func TestSignaturesAreBase64(t *testing.T) {
+	for k := 0; k < 200; k++ {
+		sig := benchreq.Turn(k).Signature
+		_, err := base64.StdEncoding.DecodeString(sig)
+		require.NoError(t, err, "turn %d: %q", k, sig)
+	}
+	for _, s := range benchreq.Shapes() {
+		body, _ := s.Sized(60 << 10)
+		rep, err := replay.Default().AuditRequest(s.API, body)
+		require.NoError(t, err)
+		assert.Empty(t, rep.Violations, s.API)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/internal/reqtape"
 )
 
 // ReadMessage reads one assistant message of a request (msg, on the
@@ -45,8 +46,8 @@ func isAssistant(m jsonw.Val) bool { return m.Get("role").Is("assistant") }
 // read from it in place, their turns made by one [kit.ConvAlloc].
 func ReadRequest(api string, body []byte, read ReadMessage) (replay.History, replay.Target, error) {
 	h := replay.History{Request: body}
-	tape := new(jsonw.Tape)
-	if !tape.ResetBytes(body) {
+	tape, ok := reqtape.Read(body)
+	if !ok {
 		return h, replay.Target{}, codecs.Malformed(api, -1, "", "expected a JSON request body: %s", jsonw.Explain(string(body)))
 	}
 	kit.SetTape(&h, tape)

@@ -106,15 +106,19 @@ func (t *Table[K]) Put(key K, doc []byte, now, expires time.Time) bool {
 // never changes (an entry refreshed or removed leaves its bytes as they
 // were): the caller must not change them, and may keep them. Each has
 // its length as its capacity, so that an append copies.
-func (t *Table[K]) Get(key K, now time.Time) [][]byte {
+func (t *Table[K]) Get(key K, now time.Time) [][]byte { return t.AppendGet(nil, key, now) }
+
+// AppendGet appends to dst the documents Get returns, and returns the
+// extended slice: a caller that looks up many keys in a row reuses one
+// slice.
+func (t *Table[K]) AppendGet(dst [][]byte, key K, now time.Time) [][]byte {
 	t.Expire(now)
-	var out [][]byte
 	for _, el := range t.keys[key] {
 		if e := el.Value.(*entry[K]); e.expires.After(now) {
-			out = append(out, e.doc[:len(e.doc):len(e.doc)])
+			dst = append(dst, e.doc[:len(e.doc):len(e.doc)])
 		}
 	}
-	return out
+	return dst
 }
 
 // Len returns the number of entries kept (those not yet expired at now).

@@ -43,6 +43,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/view"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -252,8 +253,12 @@ func Read(call gjson.Result) (sig string, ok bool, err error) {
 // Item returns the bound item for signature sig on the part or call that
 // follows it. callID is the function call id, empty when the part has none
 // (then the item has no ID).
-func Item(sig, callID string) *replay.Encrypted {
-	e := &replay.Encrypted{Data: sig}
+func Item(sig, callID string) *replay.Encrypted { return ItemIn(new(replay.Encrypted), sig, callID) }
+
+// ItemIn is [Item] made in e (a reader's slab of items), which it
+// overwrites and returns.
+func ItemIn(e *replay.Encrypted, sig, callID string) *replay.Encrypted {
+	*e = replay.Encrypted{Data: sig}
 	e.Format = formats.GoogleGemini
 	e.Attached = true
 	if callID != "" {
@@ -336,7 +341,14 @@ func ValidBase64(sig string) bool {
 	if len(sig)%4 != 0 {
 		enc = base64.RawStdEncoding
 	}
-	_, err := enc.DecodeString(sig)
+	// Decoded on the stack for a signature of up to 5 KB: the audit checks
+	// every signature of every request.
+	var buf [4096]byte
+	dst := buf[:]
+	if n := enc.DecodedLen(len(sig)); n > len(dst) {
+		dst = make([]byte, n)
+	}
+	_, err := enc.Decode(dst, view.Bytes(sig))
 	return err == nil
 }
 

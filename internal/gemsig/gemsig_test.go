@@ -1,6 +1,8 @@
 package gemsig
 
 import (
+	"encoding/base64"
+	"strings"
 	"testing"
 
 	"github.com/reasonreplay/replay"
@@ -143,6 +145,52 @@ func TestValidBase64(t *testing.T) {
 	for _, s := range []string{"", sentinel, "Zm9v-_8=", "Q", "QQ=", "Zm9v!"} {
 		assert.False(t, ValidBase64(s), s)
 	}
+}
+
+// ValidBase64 is the decoder's verdict, padded when the length is a
+// multiple of four and raw otherwise, on every kind of string: padding in
+// and out of place, line breaks (which the decoder skips), the URL-safe
+// alphabet, and signatures longer than its stack buffer.
+func TestValidBase64IsTheDecoders(t *testing.T) {
+	const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	x := uint32(7)
+	next := func(n uint32) int { x = x*1664525 + 1013904223; return int(x>>8) % int(n) }
+	for i := 0; i < 20000; i++ {
+		n := next(24)
+		switch i % 50 {
+		case 0:
+			n = 5400 + next(200)
+		case 1:
+			n = 400 + next(1200)
+		}
+		b := make([]byte, n)
+		for k := range b {
+			b[k] = chars[next(64)]
+			if r := next(40); r == 0 {
+				b[k] = "=\r\n-_ !"[next(7)]
+			}
+		}
+		if n > 0 && next(3) == 0 {
+			b[n-1] = '='
+			if n > 1 && next(2) == 0 {
+				b[n-2] = '='
+			}
+		}
+		s := string(b)
+		enc := base64.StdEncoding
+		if len(s)%4 != 0 {
+			enc = base64.RawStdEncoding
+		}
+		_, err := enc.DecodeString(s)
+		require.Equal(t, s != "" && err == nil, ValidBase64(s), "%q", s)
+	}
+}
+
+// Checking a signature allocates nothing.
+func TestValidBase64Allocs(t *testing.T) {
+	sig := strings.Repeat("EqQBCkgIBxABGAIiQ+/9", 150) + "AA=="
+	require.True(t, ValidBase64(sig))
+	assert.Zero(t, testing.AllocsPerRun(100, func() { ValidBase64(sig) }))
 }
 
 // Gateways put the signature directly on the tool call (pi#9444,

@@ -34,8 +34,8 @@ func NoTurn(api, verb string) error {
 // to the History it reads (SetTape), so that the audit's rules and the
 // middleware walk it instead of reading the body again.
 func ReadRequest(api string, body []byte, what, member string) (root, conv jsonw.Val, tape *jsonw.Tape, err error) {
-	tape = new(jsonw.Tape)
-	if !tape.ResetBytes(body) {
+	tape, ok := reqtape.Read(body)
+	if !ok {
 		return root, conv, nil, CheckBody(api, body, what)
 	}
 	root = tape.Root()

@@ -5,9 +5,19 @@
 // body again. The tape is no part of the public API: package replay keeps
 // it in an unexported field of History and installs the two functions
 // below when it is loaded.
+//
+// A caller that has read a body before handing it to a codec's request
+// reader (replay.AuditRequest reads the model, which picks the codec,
+// from its tape) lends the reader that tape ([Lend]): the readers take
+// their tape with [Read], which shares a lent one instead of reading the
+// body again.
 package reqtape
 
-import "github.com/reasonreplay/replay/internal/jsonw"
+import (
+	"sync"
+
+	"github.com/reasonreplay/replay/internal/jsonw"
+)
 
 var (
 	// Get returns the tape of h (a *replay.History) when it has one read
@@ -17,3 +27,58 @@ var (
 	// have been reset with h.Request's bytes.
 	Set func(h any, t *jsonw.Tape)
 )
+
+// bytesKey names a body by where its bytes lie: the same key, the same
+// bytes, for as long as its holder does not change them.
+type bytesKey struct {
+	p *byte
+	n int
+}
+
+func keyOf(body []byte) bytesKey { return bytesKey{&body[0], len(body)} }
+
+// lent holds the tapes lent, by the bytes they were read from.
+var lent sync.Map
+
+// Lend makes t, a tape reset with body's very bytes (jsonw.Tape.ResetBytes
+// returned true), the one [Read] shares for body until the loan it
+// returns is given back ([Return]): the caller must not change body in
+// between. What is lent is a snapshot of t (jsonw.Tape.Snapshot), which
+// readers on several goroutines may share; bodies lent at once by
+// several callers each keep a tape of the same bytes.
+func Lend(body []byte, t *jsonw.Tape) (loan *jsonw.Tape) {
+	if len(body) == 0 || t == nil {
+		return nil
+	}
+	if loan = t.Snapshot(t.Text()); loan != nil {
+		lent.Store(keyOf(body), loan)
+	}
+	return loan
+}
+
+// Return ends the loan Lend made for body.
+func Return(body []byte, loan *jsonw.Tape) {
+	if len(body) > 0 && loan != nil {
+		lent.CompareAndDelete(keyOf(body), loan)
+	}
+}
+
+// Lent returns the tape lent for body's very bytes, nil when none is.
+func Lent(body []byte) *jsonw.Tape {
+	if len(body) == 0 {
+		return nil
+	}
+	if t, ok := lent.Load(keyOf(body)); ok {
+		return t.(*jsonw.Tape)
+	}
+	return nil
+}
+
+// Read returns a new tape of body and whether body is valid JSON (as
+// jsonw.Tape.ResetBytes says): the tape lent for body's bytes, shared
+// (see jsonw.Tape.ResetAfter: the same text shares its records), else
+// read now.
+func Read(body []byte) (*jsonw.Tape, bool) {
+	t := new(jsonw.Tape)
+	return t, t.ResetBytesAfter(body, Lent(body))
+}
