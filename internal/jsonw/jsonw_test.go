@@ -207,7 +207,29 @@ func TestWriteUnquotedJoin(t *testing.T) {
 		}
 		FlushHalf(&b, &hi)
 		assert.Equal(t, c.want, b.String(), "%q", c.frags)
+		assert.Equal(t, c.want, appendJoined(t, c.frags), "%q", c.frags)
 	}
+	var hi rune
+	got, ok := AppendUnquotedJoin([]byte("kept:"), `not a literal`, &hi)
+	assert.False(t, ok)
+	assert.Equal(t, "kept:", string(got))
+}
+
+// appendJoined reads frags with AppendUnquotedJoin, each into a slice with
+// the room its documentation promises (so that it must not grow), and
+// ends with AppendHalf.
+func appendJoined(t *testing.T, frags []string) string {
+	t.Helper()
+	var out []byte
+	var hi rune
+	for _, f := range frags {
+		room := make([]byte, 0, len(f)-2+utf8.UTFMax)
+		got, ok := AppendUnquotedJoin(room, f, &hi)
+		require.True(t, ok, f)
+		require.LessOrEqual(t, len(got), cap(room), "%q grew past the room promised", f)
+		out = append(out, got...)
+	}
+	return string(AppendHalf(out, &hi))
 }
 
 // escape16 writes s as a JSON string body with every non-ASCII character as
@@ -255,6 +277,50 @@ func FuzzWriteUnquotedJoin(f *testing.F) {
 		FlushHalf(&b, &hi)
 		if b.String() != s {
 			t.Fatalf("%q came back as %q", s, b.String())
+		}
+		var frags []string
+		frag = `"`
+		for i, p := range pieces {
+			frag += p
+			if cuts>>(uint(i)%64)&1 == 1 || i == len(pieces)-1 {
+				frags = append(frags, frag+`"`)
+				frag = `"`
+			}
+		}
+		if got := appendJoined(t, frags); got != s {
+			t.Fatalf("%q came back as %q from AppendUnquotedJoin", s, got)
+		}
+	})
+}
+
+// FuzzAppendUnquotedJoin: for any two fragments, literals or not,
+// AppendUnquotedJoin appends what WriteUnquotedJoin writes, holds the same
+// half, and, for a valid literal, stays within the room it promises.
+func FuzzAppendUnquotedJoin(f *testing.F) {
+	f.Add(`"wave \ud83c"`, `"\udf0a here"`)
+	f.Add(`"a\ud83c"`, `"b"`)
+	f.Add(`"x\\ud83c"`, `"\udf0a"`)
+	f.Add(`"\ud83c\ud83c"`, `"\udf0a\udf0a"`)
+	f.Add(`no`, `"\ude00"`)
+	f.Fuzz(func(t *testing.T, a, b string) {
+		var w strings.Builder
+		var got []byte
+		var whi, ahi rune
+		for _, raw := range []string{a, b, `"` + a + `"`, `"` + b + `"`} {
+			wok := WriteUnquotedJoin(&w, raw, &whi)
+			room := make([]byte, 0, max(0, len(raw)-2)+utf8.UTFMax)
+			part, aok := AppendUnquotedJoin(room, raw, &ahi)
+			if wok != aok || whi != ahi {
+				t.Fatalf("%q: WriteUnquotedJoin %v (half %x), AppendUnquotedJoin %v (half %x)", raw, wok, whi, aok, ahi)
+			}
+			if Valid(raw) && len(part) > cap(room) {
+				t.Fatalf("%q: %d bytes appended, past the room of %d", raw, len(part), cap(room))
+			}
+			got = append(got, part...)
+		}
+		FlushHalf(&w, &whi)
+		if got = AppendHalf(got, &ahi); w.String() != string(got) {
+			t.Fatalf("WriteUnquotedJoin wrote %q, AppendUnquotedJoin %q", w.String(), got)
 		}
 	})
 }
