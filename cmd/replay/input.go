@@ -93,6 +93,10 @@ type inputFlags struct {
 	stream, verbose               bool
 	// apiFlag is the name of the flag that names the input's API.
 	apiFlag string
+	// single: the command reads this one input, keeps its turn, writes
+	// it and exits (decode, encode, convert): a stream is decoded with the
+	// collector relaxed (relaxGC).
+	single bool
 }
 
 func (f *inputFlags) register(fs *flag.FlagSet, apiFlag string) {
@@ -392,6 +396,9 @@ func firstLine(b []byte) string {
 // named API's decoder, or, when the API is to be detected, the decoder of
 // the API its first event is. The decoder's own errors refuse the input.
 func (f *inputFlags) decodeStream(e *env, cmd string, r io.Reader, g guess, fr stream.Framing) (*replay.Turn, error) {
+	if f.single {
+		relaxGC()
+	}
 	w := &watch{named: f.named()}
 	if w.named == "" {
 		w.next = &sniffer{g: g}
