@@ -324,3 +324,81 @@ func FuzzAppendUnquotedJoin(f *testing.F) {
 		}
 	})
 }
+
+// stringByByte is String as it was first written, a byte at a time: the
+// reference the stepping String is held to.
+func stringByByte(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, "\uFFFD"...)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// String writes what the byte-at-a-time reference writes, at every
+// offset of eight-byte stepping, for every kind of byte: escapes, control
+// bytes, valid characters of each length, and every way UTF-8 goes wrong
+// (overlong, surrogate halves, cut, stray continuation bytes).
+func TestStringAsByByte(t *testing.T) {
+	units := []string{"a", `"`, `\`, "\n", "\x00", "\x1f", "\x7f", "é", "→", "\u2028", "\ufffd", "𝄞",
+		"\xc0\x80", "\xc1\xbf", "\xe0\x80\x80", "\xe0\x9f\xbf", "\xed\xa0\x80", "\xed\x9f\xbf", "\xee\x80\x80",
+		"\xf0\x8f\xbf\xbf", "\xf4\x90\x80\x80", "\xe2\x86", "\xe2", "\x80", "\xbf", "\xff", "\xc3"}
+	for _, u := range units {
+		for pad := 0; pad < 9; pad++ {
+			for _, tail := range []string{"", "z", "\xe2\x86"} {
+				s := strings.Repeat("p", pad) + u + strings.Repeat("q", 8-pad) + u + tail
+				require.Equal(t, string(stringByByte([]byte("k"), s)), string(String([]byte("k"), s)), "%q", s)
+			}
+		}
+	}
+	for _, u := range units {
+		for _, v := range units {
+			s := u + v
+			require.Equal(t, string(stringByByte(nil, s)), string(String(nil, s)), "%q", s)
+		}
+	}
+}
+
+func FuzzString(f *testing.F) {
+	f.Add("step 1: the \"value\" doubles →\n")
+	f.Add("\xe0\x9f\xbf \xed\xa0\x80 \xf0\x90\x80\x80 \xc2")
+	f.Add(strings.Repeat("ok\t", 9))
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := String(nil, s), stringByByte(nil, s); string(got) != string(want) {
+			t.Fatalf("%q: String wrote %q, the reference %q", s, got, want)
+		}
+	})
+}
