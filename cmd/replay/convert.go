@@ -10,6 +10,7 @@ import (
 func defineConvert(fs *flag.FlagSet) func(*env, []string) error {
 	var f inputFlags
 	f.register(fs, "from")
+	f.single = true
 	fs.StringVar(&f.api, "api", "auto", "an alias of --from (`API`)")
 	to := fs.String("to", "", "the `API` to write for (required)")
 	toProvider := fs.String("to-provider", "", "the target platform (`P`: anthropic, bedrock, vertex, aistudio, ...)")

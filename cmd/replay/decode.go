@@ -10,6 +10,7 @@ import (
 func defineDecode(fs *flag.FlagSet) func(*env, []string) error {
 	var f inputFlags
 	f.register(fs, "api")
+	f.single = true
 	compact := fs.Bool("compact", false, "print the document on one line")
 	return func(e *env, pos []string) error {
 		if err := oneOperand(pos); err != nil {
@@ -57,6 +58,7 @@ func (f *inputFlags) check(apiFlag string) error {
 func defineEncode(fs *flag.FlagSet) func(*env, []string) error {
 	var f inputFlags
 	f.register(fs, "api")
+	f.single = true
 	stored := fs.Bool("stored", false, "openai-responses: the response was stored (store: true), so reasoning items are sent as item_reference by id")
 	compact := fs.Bool("compact", false, "print the message on one line")
 	return func(e *env, pos []string) error {

@@ -31,6 +31,9 @@ type source struct {
 	prefix []byte
 	what   sse.Detected
 	close  func() error
+	// size is the input's size when it is a regular file (0 when not
+	// known): a body is read into one buffer of that size.
+	size int64
 }
 
 // open opens FILE, or standard input for "-", and reads as many of its
@@ -38,6 +41,7 @@ type source struct {
 func open(e *env, name string) (*source, error) {
 	var r io.Reader = e.stdin
 	closer := func() error { return nil }
+	var size int64
 	if name != "-" {
 		f, err := os.Open(name)
 		if err != nil {
@@ -46,6 +50,8 @@ func open(e *env, name string) (*source, error) {
 		if fi, err := f.Stat(); err == nil && fi.IsDir() {
 			f.Close()
 			return nil, fmt.Errorf("%s is a directory", name)
+		} else if err == nil && fi.Mode().IsRegular() {
+			size = fi.Size()
 		}
 		r, closer = f, f.Close
 	}
@@ -54,7 +60,7 @@ func open(e *env, name string) (*source, error) {
 		closer()
 		return nil, fmt.Errorf("%s: %w", displayName(name), err)
 	}
-	return &source{name: displayName(name), r: io.MultiReader(bytes.NewReader(prefix), r), prefix: prefix, what: what, close: closer}, nil
+	return &source{name: displayName(name), r: io.MultiReader(bytes.NewReader(prefix), r), prefix: prefix, what: what, close: closer, size: size}, nil
 }
 
 func displayName(name string) string {
@@ -64,9 +70,15 @@ func displayName(name string) string {
 	return name
 }
 
-// all reads the whole input, at most maxBody bytes.
+// all reads the whole input, at most maxBody bytes: a regular file into
+// one buffer of its size (and one byte more, to see its end), other input
+// as io.ReadAll does, growing as it goes.
 func (s *source) all() ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(s.r, maxBody+1))
+	var b []byte
+	if s.size > 0 && s.size <= maxBody {
+		b = make([]byte, 0, s.size+1)
+	}
+	b, err := readAll(io.LimitReader(s.r, maxBody+1), b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.name, err)
 	}
@@ -74,6 +86,24 @@ func (s *source) all() ([]byte, error) {
 		return nil, fmt.Errorf("%s: larger than %d bytes, the most read whole (a body or document; streams have no such bound)", s.name, maxBody)
 	}
 	return b, nil
+}
+
+// readAll appends what r holds to b until EOF, as io.ReadAll does (which
+// starts from 512 bytes and grows by doubling); b's room is used first.
+func readAll(r io.Reader, b []byte) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }
 
 // firstLineIsJSON reports whether the first non-blank line of b is a whole
@@ -93,6 +123,10 @@ type inputFlags struct {
 	stream, verbose               bool
 	// apiFlag is the name of the flag that names the input's API.
 	apiFlag string
+	// single: the command reads this one input, keeps its turn, writes
+	// it and exits (decode, encode, convert): a stream is decoded with the
+	// collector relaxed (relaxGC).
+	single bool
 }
 
 func (f *inputFlags) register(fs *flag.FlagSet, apiFlag string) {
@@ -392,6 +426,9 @@ func firstLine(b []byte) string {
 // named API's decoder, or, when the API is to be detected, the decoder of
 // the API its first event is. The decoder's own errors refuse the input.
 func (f *inputFlags) decodeStream(e *env, cmd string, r io.Reader, g guess, fr stream.Framing) (*replay.Turn, error) {
+	if f.single {
+		relaxGC()
+	}
 	w := &watch{named: f.named()}
 	if w.named == "" {
 		w.next = &sniffer{g: g}

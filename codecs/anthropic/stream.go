@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
@@ -45,9 +46,10 @@ type block struct {
 	kind blockKind
 	pos  int // position in the turn's Blocks
 	open bool
-	// text accumulates thinking text, visible text, or tool input JSON.
-	text strings.Builder
-	sig  strings.Builder
+	// text accumulates thinking text, visible text, or tool input JSON;
+	// text and sig grow in the decoder's arena (engine.Run.Texts).
+	text engine.Text
+	sig  engine.Text
 	// sigSeen records that a signature member or delta arrived, so that an
 	// absent signature stays absent and an empty one stays empty.
 	sigSeen    bool
@@ -561,7 +563,7 @@ func (d *decoder) startCompaction(b *block, cb gjson.Result) error {
 	b.comp = &replay.Compaction{Format: d.format()}
 	for _, f := range [...]struct {
 		k    string
-		sb   *strings.Builder
+		sb   *engine.Text
 		seen *bool
 	}{{"content", &b.text, &b.contentSeen}, {"signature", &b.sig, &b.sigSeen}} {
 		v := cb.Get(f.k)
@@ -654,17 +656,21 @@ func (d *decoder) startToolUse(b *block, cb gjson.Result, dst []stream.Event) ([
 
 // grow appends the value of the JSON string v to sb, a growing string of
 // block b, within the budget, and returns the length sb had before.
-func (d *decoder) grow(b *block, sb *strings.Builder, v gjson.Result) (int, error) {
+func (d *decoder) grow(b *block, sb *engine.Text, v gjson.Result) (int, error) {
 	if v.Type != gjson.String {
 		return sb.Len(), nil
 	}
 	return d.growRaw(b, sb, v.Raw)
 }
 
-// growRaw is grow for the raw text of a JSON string.
-func (d *decoder) growRaw(b *block, sb *strings.Builder, raw string) (int, error) {
+// growRaw is grow for the raw text of a JSON string (valid JSON: its value
+// is never longer than its text between the quotes).
+func (d *decoder) growRaw(b *block, sb *engine.Text, raw string) (int, error) {
 	old := sb.Len()
-	jsonw.WriteUnquoted(sb, raw)
+	if len(raw) > 2 {
+		v, _ := jsonw.AppendUnquoted(d.run.Texts.Tail(sb, len(raw)-2), raw)
+		sb.Set(v)
+	}
 	return old, d.run.Budget.Item(b.pos, sb.Len(), sb.Len()-old)
 }
 
@@ -770,14 +776,14 @@ func (d *decoder) apply(b *block, spec *deltaSpec, raw, val string, decoded bool
 	switch {
 	case decoded && (spec != &specText || b.hi == 0):
 		// Without a \u escape there is no surrogate half to join: the
-		// value is what WriteUnquoted (and WriteUnquotedJoin) writes.
+		// value is what AppendUnquoted (and AppendUnquotedJoin) appends.
 		old = sb.Len()
-		sb.Grow(len(val)) // doubling, as WriteUnquoted grows it
-		sb.WriteString(val)
+		d.run.Texts.Write(sb, val)
 		err = d.run.Budget.Item(b.pos, sb.Len(), len(val))
 	case spec == &specText:
 		old = sb.Len()
-		jsonw.WriteUnquotedJoin(sb, raw, &b.hi)
+		v, _ := jsonw.AppendUnquotedJoin(d.run.Texts.Tail(sb, len(raw)-2+utf8.UTFMax), raw, &b.hi)
+		sb.Set(v)
 		err = d.run.Budget.Item(b.pos, sb.Len(), sb.Len()-old)
 	default:
 		old, err = d.growRaw(b, sb, raw)
@@ -841,7 +847,9 @@ func (d *decoder) settle(b *block) {
 			b.think.Signature = replay.Some(b.sig.String())
 		}
 	case kindText:
-		jsonw.FlushHalf(&b.text, &b.hi) // a lone half: U+FFFD, as unsigned visible text reads it
+		if b.hi != 0 { // a lone half: U+FFFD, as unsigned visible text reads it
+			b.text.Set(jsonw.AppendHalf(d.run.Texts.Tail(&b.text, utf8.UTFMax), &b.hi))
+		}
 		b.txt.Text = b.text.String()
 		if len(b.cites) > 0 {
 			extra := b.txt.Extra

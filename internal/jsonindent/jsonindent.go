@@ -4,8 +4,9 @@
 package jsonindent
 
 import (
-	"bytes"
+	"encoding/binary"
 	"io"
+	"math/bits"
 )
 
 // flushAt is how much indented output is gathered before it is written on.
@@ -102,43 +103,52 @@ func (x *Writer) str(buf, p []byte) ([]byte, []byte) {
 		return append(buf, p[0]), p[1:]
 	}
 	w := p[:min(len(p), flushAt)] // the window looked at
-	i := 0                        // w[:i] is copied
-	// q is the next quote in w[i:] (or its end); a backslash before it
-	// escapes the byte after it, which may be that quote.
-	q := -1
-	for i < len(w) {
-		if q < 0 {
-			if q = bytes.IndexByte(w[i:], '"'); q < 0 {
-				q = len(w) - i
-			}
-			q += i
-		}
-		b := bytes.IndexByte(w[i:q], '\\')
-		if b < 0 {
-			if q == len(w) {
-				break
-			}
+	for i := 0; ; {
+		k := quoteOrBackslash(w, i)
+		switch {
+		case k == len(w):
+			return append(buf, w...), p[len(w):]
+		case w[k] == '"':
 			x.inString = false
-			return append(buf, w[i:q+1]...), p[q+1:]
-		}
-		b += i
-		if b+1 == len(w) {
-			if len(w) == len(p) {
-				x.escaped = true
-			} else {
-				// The escaped byte is past the window: look at it next time.
-				buf = append(buf, w[i:b]...)
-				return buf, p[b:]
-			}
-			break
-		}
-		buf = append(buf, w[i:b+2]...)
-		i = b + 2
-		if q < i {
-			q = -1 // the escaped byte was the quote: find the next
+			return append(buf, w[:k+1]...), p[k+1:]
+		case k+1 < len(w):
+			i = k + 2 // the backslash and the byte it escapes
+		case len(w) == len(p):
+			// The input ends with the backslash: its byte comes next.
+			x.escaped = true
+			return append(buf, w...), p[len(w):]
+		default:
+			// The escaped byte is past the window: look at it next time.
+			return append(buf, w[:k]...), p[k:]
 		}
 	}
-	return append(buf, w[i:]...), p[len(w):]
+}
+
+// The bytes of a word, one bit each: the lowest, and the highest.
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// quoteOrBackslash returns the index of the first quote or backslash of
+// b at or after i, or len(b). It tests eight bytes at a time: in each of
+// the two masks the lowest flagged byte is a true match (a false flag can
+// only sit above a true one), so the lowest of both is.
+func quoteOrBackslash(b []byte, i int) int {
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q := x ^ ('"' * lsb)
+		s := x ^ ('\\' * lsb)
+		if m := ((q - lsb) &^ q) | ((s - lsb) &^ s); m&msb != 0 {
+			return i + bits.TrailingZeros64(m&msb)/8
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] == '"' || b[i] == '\\' {
+			return i
+		}
+	}
+	return len(b)
 }
 
 func (x *Writer) newline(buf []byte) []byte {

@@ -140,3 +140,32 @@ func FuzzWriter(f *testing.F) {
 		require.Equal(t, string(want), string(got))
 	})
 }
+
+// quoteOrBackslash finds what bytes.IndexAny finds, from every start, for
+// a quote or backslash at every place of an eight-byte word and among
+// bytes that differ from them in one bit or lie above 0x80.
+func TestQuoteOrBackslash(t *testing.T) {
+	fill := []byte("a\x02\x5d\x5b\xa2\xdc#|\xff\x00")
+	for n := 0; n < 24; n++ {
+		for at := -1; at < n; at++ {
+			for _, c := range []byte{'"', '\\'} {
+				b := make([]byte, n)
+				for i := range b {
+					b[i] = fill[(i*7+n)%len(fill)]
+				}
+				if at >= 0 {
+					b[at] = c
+				}
+				for i := 0; i <= n; i++ {
+					want := bytes.IndexAny(b[i:], "\"\\")
+					if want < 0 {
+						want = n
+					} else {
+						want += i
+					}
+					require.Equal(t, want, quoteOrBackslash(b, i), "%q from %d", b, i)
+				}
+			}
+		}
+	}
+}

@@ -11,16 +11,18 @@ import (
 
 const hex = "0123456789abcdef"
 
-// String appends s as a JSON string.
+// String appends s as a JSON string. Runs of bytes that need no escape
+// are stepped over eight at a time (nextStopOrHigh), and the two- and
+// three-byte characters of valid UTF-8 are recognised inline; invalid
+// UTF-8 is written as U+FFFD, a byte at a time.
 func String(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
+	for i := 0; ; {
+		if i = nextStopOrHigh(s, i); i >= len(s) {
+			break
 		}
+		c := s[i]
 		if c < utf8.RuneSelf {
 			dst = append(dst, s[start:i]...)
 			switch c {
@@ -39,6 +41,10 @@ func String(dst []byte, s string) []byte {
 			start = i
 			continue
 		}
+		if n := validShort(s, i); n > 0 {
+			i += n
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			// Written as the character itself, so that reading the output
@@ -53,6 +59,35 @@ func String(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// validShort returns the length of the two- or three-byte UTF-8 character
+// that starts at s[i] (a byte of 0x80 or more), or 0 when there is none
+// there (a four-byte character, or invalid bytes): the ranges are those of
+// RFC 3629 (no overlong form, no surrogate half).
+func validShort(s string, i int) int {
+	c := s[i]
+	switch {
+	case c >= 0xC2 && c <= 0xDF:
+		if i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
+			return 2
+		}
+	case c >= 0xE0 && c <= 0xEF:
+		if i+2 >= len(s) || s[i+2]&0xC0 != 0x80 {
+			return 0
+		}
+		lo, hi := byte(0x80), byte(0xBF)
+		switch c {
+		case 0xE0:
+			lo = 0xA0
+		case 0xED:
+			hi = 0x9F
+		}
+		if b := s[i+1]; b >= lo && b <= hi {
+			return 3
+		}
+	}
+	return 0
 }
 
 // Key appends a member name and its colon, preceded by a comma unless dst

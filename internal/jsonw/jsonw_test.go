@@ -207,7 +207,29 @@ func TestWriteUnquotedJoin(t *testing.T) {
 		}
 		FlushHalf(&b, &hi)
 		assert.Equal(t, c.want, b.String(), "%q", c.frags)
+		assert.Equal(t, c.want, appendJoined(t, c.frags), "%q", c.frags)
 	}
+	var hi rune
+	got, ok := AppendUnquotedJoin([]byte("kept:"), `not a literal`, &hi)
+	assert.False(t, ok)
+	assert.Equal(t, "kept:", string(got))
+}
+
+// appendJoined reads frags with AppendUnquotedJoin, each into a slice with
+// the room its documentation promises (so that it must not grow), and
+// ends with AppendHalf.
+func appendJoined(t *testing.T, frags []string) string {
+	t.Helper()
+	var out []byte
+	var hi rune
+	for _, f := range frags {
+		room := make([]byte, 0, len(f)-2+utf8.UTFMax)
+		got, ok := AppendUnquotedJoin(room, f, &hi)
+		require.True(t, ok, f)
+		require.LessOrEqual(t, len(got), cap(room), "%q grew past the room promised", f)
+		out = append(out, got...)
+	}
+	return string(AppendHalf(out, &hi))
 }
 
 // escape16 writes s as a JSON string body with every non-ASCII character as
@@ -255,6 +277,128 @@ func FuzzWriteUnquotedJoin(f *testing.F) {
 		FlushHalf(&b, &hi)
 		if b.String() != s {
 			t.Fatalf("%q came back as %q", s, b.String())
+		}
+		var frags []string
+		frag = `"`
+		for i, p := range pieces {
+			frag += p
+			if cuts>>(uint(i)%64)&1 == 1 || i == len(pieces)-1 {
+				frags = append(frags, frag+`"`)
+				frag = `"`
+			}
+		}
+		if got := appendJoined(t, frags); got != s {
+			t.Fatalf("%q came back as %q from AppendUnquotedJoin", s, got)
+		}
+	})
+}
+
+// FuzzAppendUnquotedJoin: for any two fragments, literals or not,
+// AppendUnquotedJoin appends what WriteUnquotedJoin writes, holds the same
+// half, and, for a valid literal, stays within the room it promises.
+func FuzzAppendUnquotedJoin(f *testing.F) {
+	f.Add(`"wave \ud83c"`, `"\udf0a here"`)
+	f.Add(`"a\ud83c"`, `"b"`)
+	f.Add(`"x\\ud83c"`, `"\udf0a"`)
+	f.Add(`"\ud83c\ud83c"`, `"\udf0a\udf0a"`)
+	f.Add(`no`, `"\ude00"`)
+	f.Fuzz(func(t *testing.T, a, b string) {
+		var w strings.Builder
+		var got []byte
+		var whi, ahi rune
+		for _, raw := range []string{a, b, `"` + a + `"`, `"` + b + `"`} {
+			wok := WriteUnquotedJoin(&w, raw, &whi)
+			room := make([]byte, 0, max(0, len(raw)-2)+utf8.UTFMax)
+			part, aok := AppendUnquotedJoin(room, raw, &ahi)
+			if wok != aok || whi != ahi {
+				t.Fatalf("%q: WriteUnquotedJoin %v (half %x), AppendUnquotedJoin %v (half %x)", raw, wok, whi, aok, ahi)
+			}
+			if Valid(raw) && len(part) > cap(room) {
+				t.Fatalf("%q: %d bytes appended, past the room of %d", raw, len(part), cap(room))
+			}
+			got = append(got, part...)
+		}
+		FlushHalf(&w, &whi)
+		if got = AppendHalf(got, &ahi); w.String() != string(got) {
+			t.Fatalf("WriteUnquotedJoin wrote %q, AppendUnquotedJoin %q", w.String(), got)
+		}
+	})
+}
+
+// stringByByte is String as it was first written, a byte at a time: the
+// reference the stepping String is held to.
+func stringByByte(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, "\uFFFD"...)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// String writes what the byte-at-a-time reference writes, at every
+// offset of eight-byte stepping, for every kind of byte: escapes, control
+// bytes, valid characters of each length, and every way UTF-8 goes wrong
+// (overlong, surrogate halves, cut, stray continuation bytes).
+func TestStringAsByByte(t *testing.T) {
+	units := []string{"a", `"`, `\`, "\n", "\x00", "\x1f", "\x7f", "é", "→", "\u2028", "\ufffd", "𝄞",
+		"\xc0\x80", "\xc1\xbf", "\xe0\x80\x80", "\xe0\x9f\xbf", "\xed\xa0\x80", "\xed\x9f\xbf", "\xee\x80\x80",
+		"\xf0\x8f\xbf\xbf", "\xf4\x90\x80\x80", "\xe2\x86", "\xe2", "\x80", "\xbf", "\xff", "\xc3"}
+	for _, u := range units {
+		for pad := 0; pad < 9; pad++ {
+			for _, tail := range []string{"", "z", "\xe2\x86"} {
+				s := strings.Repeat("p", pad) + u + strings.Repeat("q", 8-pad) + u + tail
+				require.Equal(t, string(stringByByte([]byte("k"), s)), string(String([]byte("k"), s)), "%q", s)
+			}
+		}
+	}
+	for _, u := range units {
+		for _, v := range units {
+			s := u + v
+			require.Equal(t, string(stringByByte(nil, s)), string(String(nil, s)), "%q", s)
+		}
+	}
+}
+
+func FuzzString(f *testing.F) {
+	f.Add("step 1: the \"value\" doubles →\n")
+	f.Add("\xe0\x9f\xbf \xed\xa0\x80 \xf0\x90\x80\x80 \xc2")
+	f.Add(strings.Repeat("ok\t", 9))
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := String(nil, s), stringByByte(nil, s); string(got) != string(want) {
+			t.Fatalf("%q: String wrote %q, the reference %q", s, got, want)
 		}
 	})
 }

@@ -151,6 +151,42 @@ func FlushHalf(b *strings.Builder, hi *rune) {
 	}
 }
 
+// AppendUnquotedJoin is [WriteUnquotedJoin] for a byte slice: it appends
+// to dst the bytes WriteUnquotedJoin writes, holding or joining surrogate
+// halves through *hi the same way, and reports false (dst unchanged) when
+// raw is not a string literal. For a valid literal, what it appends is
+// never longer than raw less its quotes plus one held half written as
+// U+FFFD (utf8.UTFMax covers it). Call [AppendHalf] when the text ends.
+func AppendUnquotedJoin(dst []byte, raw string, hi *rune) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return dst, false
+	}
+	if *hi != 0 {
+		if lo, ok := LeadingLow(raw); ok {
+			dst = utf8.AppendRune(dst, utf16.DecodeRune(*hi, lo))
+			raw = `"` + raw[7:]
+		} else {
+			dst = utf8.AppendRune(dst, utf8.RuneError)
+		}
+		*hi = 0
+	}
+	if h, ok := TrailingHigh(raw); ok {
+		*hi = h
+		return AppendUnquoted(dst, raw[:len(raw)-7]+`"`)
+	}
+	return AppendUnquoted(dst, raw)
+}
+
+// AppendHalf is [FlushHalf] for a byte slice: a held high half is appended
+// as U+FFFD.
+func AppendHalf(dst []byte, hi *rune) []byte {
+	if *hi != 0 {
+		dst = utf8.AppendRune(dst, utf8.RuneError)
+		*hi = 0
+	}
+	return dst
+}
+
 // LeadingLow returns the low surrogate escaped first in the JSON string
 // literal raw, if it starts with one.
 func LeadingLow(raw string) (rune, bool) {

@@ -3,12 +3,21 @@ package view
 import "unsafe"
 
 // Arena holds the strings a decoder keeps and the texts it grows, carved
-// from chunks of growing size that it owns: each string or text gets a
-// region of a chunk of its own. A text grows in place while its region
-// ends the chunk's used part and the chunk has room; otherwise it moves to
-// a larger region, and its old bytes stay as they were. So no byte handed
+// from chunks that it owns, each twice the size of the one before (from
+// 512 bytes to 1 MB): each string or text gets a region of a chunk of its
+// own. A text grows in place, by what it needs, while its region ends the
+// chunk's used part and the chunk has room; otherwise it moves to a region
+// twice its size, and its old bytes stay as they were. So no byte handed
 // out in a string is ever written again, and every string stays valid as
 // long as anything holds it. The zero Arena is ready.
+//
+// A decoder keeps its texts one after the other (a block's text grows
+// while it is the block being streamed), so a text is copied only when it
+// moves to the next chunk: the arena's memory is about what the decoder
+// keeps, with no copy per doubling. Chunks double with what the arena
+// holds, so a small stream allocates little, and the largest stays a
+// fraction of a long turn's text; texts that interleave still grow by
+// doubling, each move leaving its old bytes behind.
 type Arena struct {
 	buf []byte // the current chunk; buf[:len(buf)] is handed out
 }
@@ -17,7 +26,7 @@ type Arena struct {
 // than a quarter of the largest is allocated on its own.
 const (
 	arenaFirst = 512
-	arenaMax   = 32 << 10 // the largest small-object size class
+	arenaMax   = 1 << 20
 )
 
 // region returns an empty slice with room for n bytes that no other
@@ -84,19 +93,18 @@ func (a *Arena) Grow(t *Text, n int) {
 
 // grow is Grow for a text without room for n more bytes.
 func (a *Arena) grow(t *Text, n int) {
-	size := max(2*cap(t.b), len(t.b)+n, 32)
 	// A region that ends the chunk's used part, with room after it, grows
-	// in place: the bytes after it were never handed out.
-	if c := cap(t.b); c > 0 && len(a.buf) > 0 && cap(a.buf)-len(a.buf) >= size-c {
+	// in place by what it needs: the bytes after it were never handed out.
+	if c := cap(t.b); c > 0 && len(a.buf) > 0 && cap(a.buf)-len(a.buf) >= len(t.b)+n-c {
 		start := uintptr(unsafe.Pointer(unsafe.SliceData(t.b)))
 		base := uintptr(unsafe.Pointer(unsafe.SliceData(a.buf)))
 		if start >= base && start+uintptr(c) == base+uintptr(len(a.buf)) {
-			a.buf = a.buf[:len(a.buf)+size-c]
-			t.b = unsafe.Slice(unsafe.SliceData(t.b), size)[:len(t.b)]
+			a.buf = a.buf[:len(a.buf)+len(t.b)+n-c]
+			t.b = unsafe.Slice(unsafe.SliceData(t.b), len(t.b)+n)[:len(t.b)]
 			return
 		}
 	}
-	t.b = append(a.region(size), t.b...)
+	t.b = append(a.region(max(2*cap(t.b), len(t.b)+n, 32)), t.b...)
 }
 
 // Write appends s to t.
