@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/reqtape"
 )
 
 // Severity grades a violation by what the provider will do with the request.
@@ -82,11 +83,16 @@ type History struct {
 	// turn's pointer.
 	Pointers []string
 
-	// tape is where the values of Request lie, found by the pass that
-	// validated it (a codec's request reader, or the audit): the rules
-	// walk it instead of reading Request again.
-	tape *jsonw.Tape
+	// requestTape keeps where the values of Request lie, found by the
+	// pass that validated it (a codec's request reader, or the audit):
+	// the rules walk it instead of reading Request again. Its methods,
+	// promoted, are how the codecs below the root reach it.
+	requestTape
 }
+
+// requestTape is embedded in History under a name of its own, so that no
+// field of it is exported.
+type requestTape = reqtape.Holder
 
 // Violation is one problem found by an audit. It marshals
 // (encoding/json) as an element of the report's "violations".

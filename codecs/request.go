@@ -7,7 +7,6 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
-	"github.com/reasonreplay/replay/internal/reqtape"
 	"github.com/tidwall/gjson"
 )
 
@@ -221,7 +220,7 @@ func ReadWith(body []byte, member string, bound, invisible []string, cont func(e
 	}
 	// The request's tape, read by decode: the elements and the bound
 	// members are where the one pass found them.
-	tape := reqtape.Get(&r.History)
+	tape := r.History.RequestTape(r.History.Request)
 	if tape == nil {
 		tape = new(jsonw.Tape)
 		if !tape.ResetBytes(body) {

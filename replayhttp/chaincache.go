@@ -12,7 +12,6 @@ import (
 
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
-	"github.com/reasonreplay/replay/internal/reqtape"
 	"github.com/reasonreplay/replay/internal/view"
 )
 
@@ -284,7 +283,7 @@ func (ch *chainer) run(prevs []*chainEntry, keep bool) (d []string, ent, replace
 		}
 	}
 	var root, conv jsonw.Val
-	if t := reqtape.Get(&r.History); t != nil {
+	if t := r.History.RequestTape(r.History.Request); t != nil {
 		root = t.Root()
 		conv = root.Get(r.Member)
 	}

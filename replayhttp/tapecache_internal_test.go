@@ -12,7 +12,6 @@ import (
 	"github.com/reasonreplay/replay/internal/benchreq"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/readafter"
-	"github.com/reasonreplay/replay/internal/reqtape"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
@@ -106,7 +105,7 @@ func TestTapeCacheIsCold(t *testing.T) {
 				require.Equal(t, cold.Target, got.Target, "step %d", step)
 				require.Equal(t, cold.History.Pointers, got.History.Pointers, "step %d", step)
 				require.Equal(t, cold.History.Turns, got.History.Turns, "step %d", step)
-				ct, gt := reqtape.Get(&cold.History), reqtape.Get(&got.History)
+				ct, gt := cold.History.RequestTape(cold.History.Request), got.History.RequestTape(got.History.Request)
 				require.Equal(t, ct == nil, gt == nil)
 				if ct != nil {
 					sameVals(t, ct.Root(), gt.Root(), "")
@@ -183,7 +182,7 @@ func TestTapeCacheConcurrent(t *testing.T) {
 				}
 				cold, _ := rec.Codec.ReadRequest(body)
 				assert.Equal(t, cold.Elements, got.Elements)
-				tr.tapes.keep("t", body, reqtape.Get(&got.History), prev)
+				tr.tapes.keep("t", body, got.History.RequestTape(got.History.Request), prev)
 			}
 		}(g)
 	}

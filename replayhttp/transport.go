@@ -16,7 +16,6 @@ import (
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/readafter"
-	"github.com/reasonreplay/replay/internal/reqtape"
 )
 
 // AuditMode says what the middleware does with the audit of an outgoing
@@ -417,7 +416,7 @@ func (c *call) tape() *jsonw.Tape {
 	if c.req == nil {
 		return nil
 	}
-	return reqtape.Get(&c.req.History)
+	return c.req.History.RequestTape(c.req.History.Request)
 }
 
 // refuses reports whether the audit of the call's request says the

@@ -50,7 +50,7 @@ func ReadRequest(api string, body []byte, what, member string) (root, conv jsonw
 }
 
 // SetTape gives h the tape its request (h.Request) was read with.
-func SetTape(h *replay.History, t *jsonw.Tape) { reqtape.Set(h, t) }
+func SetTape(h *replay.History, t *jsonw.Tape) { h.SetRequestTape(t) }
 
 // Body returns the root of h's request as the pass that read it found it
 // (absent when h has no request or it is not valid JSON): how a rule
@@ -60,7 +60,7 @@ func Body(h *replay.History) jsonw.Val {
 	if len(h.Request) == 0 {
 		return jsonw.Val{}
 	}
-	if t := reqtape.Get(h); t != nil {
+	if t := h.RequestTape(h.Request); t != nil {
 		return t.Root()
 	}
 	t := new(jsonw.Tape)
@@ -77,7 +77,7 @@ func Body(h *replay.History) jsonw.Val {
 // derive returns must not be changed by those it is handed to.
 func Memo(h *replay.History, key any, derive func(root jsonw.Val) any) any {
 	if len(h.Request) > 0 {
-		if t := reqtape.Get(h); t != nil {
+		if t := h.RequestTape(h.Request); t != nil {
 			return t.Memo(key, func() any { return derive(t.Root()) })
 		}
 	}

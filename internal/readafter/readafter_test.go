@@ -9,7 +9,6 @@ import (
 	"github.com/reasonreplay/replay/internal/benchreq"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/readafter"
-	"github.com/reasonreplay/replay/internal/reqtape"
 	"github.com/stretchr/testify/require"
 )
 
@@ -29,8 +28,8 @@ func TestRead(t *testing.T) {
 		require.Equal(t, want.Elements, got.Elements)
 		require.Equal(t, want.History.Turns, got.History.Turns)
 		require.Equal(t, want.Target, got.Target)
-		require.NotNil(t, reqtape.Get(&got.History))
-		require.Equal(t, string(body), reqtape.Get(&got.History).Text(), "the tape is the body's")
+		require.NotNil(t, got.History.RequestTape(got.History.Request))
+		require.Equal(t, string(body), got.History.RequestTape(got.History.Request).Text(), "the tape is the body's")
 	}
 	g := gemini.Codec{}
 	var gs *benchreq.Shape

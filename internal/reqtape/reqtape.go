@@ -2,9 +2,9 @@
 // request body (History.Request read once by a codec's request reader, see
 // jsonw.Tape), so that the audit's rules, the conversation's digests and
 // repair walk what that one validating pass found instead of reading the
-// body again. The tape is no part of the public API: package replay keeps
-// it in an unexported field of History and installs the two functions
-// below when it is loaded.
+// body again. The tape is no part of the public API: a History embeds a
+// [Holder] under an unexported name, and the packages below the root call
+// its methods, promoted to the History.
 //
 // A caller that has read a body before handing it to a codec's request
 // reader (replay.AuditRequest reads the model, which picks the codec,
@@ -17,16 +17,28 @@ import (
 	"sync"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/view"
 )
 
-var (
-	// Get returns the tape of h (a *replay.History) when it has one read
-	// from the very bytes h.Request holds, else nil.
-	Get func(h any) *jsonw.Tape
-	// Set gives h (a *replay.History) the tape of its request: t must
-	// have been reset with h.Request's bytes.
-	Set func(h any, t *jsonw.Tape)
-)
+// Holder holds the tape of a request body.
+type Holder struct{ tape *jsonw.Tape }
+
+// RequestTape returns the tape held when it was read from body's very
+// bytes (the History's Request, as it is now), else nil.
+func (h *Holder) RequestTape(body []byte) *jsonw.Tape {
+	t := h.tape
+	if t == nil || len(body) == 0 {
+		return nil
+	}
+	s := t.Text()
+	if off, ok := view.Offset(view.String(body), s); len(s) != len(body) || !ok || off != 0 {
+		return nil
+	}
+	return t
+}
+
+// SetRequestTape holds t, a tape reset with the request body's bytes.
+func (h *Holder) SetRequestTape(t *jsonw.Tape) { h.tape = t }
 
 // bytesKey names a body by where its bytes lie: the same key, the same
 // bytes, for as long as its holder does not change them.
