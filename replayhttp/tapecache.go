@@ -62,6 +62,11 @@ func (c *tapeCache) prev(key string, body []byte) *jsonw.Tape {
 	var best *jsonw.Tape
 	n := -1
 	for _, t := range tapes {
+		// A tape shares at most its text's bytes and the body's: one that
+		// cannot share more than the best so far is not compared.
+		if min(len(s), len(t.Text())) <= n {
+			continue
+		}
 		if k := jsonw.Shared(s, t.Text()); k > n {
 			best, n = t, k
 		}
