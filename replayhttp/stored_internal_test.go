@@ -309,3 +309,38 @@ func BenchmarkSameBlocks(b *testing.B) {
 func sameBlocksByWire(got, want *replay.Turn, wire [][]byte, buf []byte) (bool, []byte) {
 	return compareBlocks(got, want, wire, buf, false)
 }
+
+// A turn sent as captured is remembered as such with its bytes: the same
+// request again finds every turn in the memo (nothing to do), and still
+// sends its body unchanged with no repairs; a turn whose reasoning the
+// client stripped is then restored as before.
+func TestRepairRemembersSameTurns(t *testing.T) {
+	pc := newPathCase(t, benchreq.Anthropic(), 80<<10)
+	ctx := context.Background()
+	for round := 0; round < 2; round++ {
+		c := pc.call(pc.body)
+		out, reps := pc.tr.repair(ctx, c)
+		assert.Equal(t, string(pc.body), string(out), "round %d", round)
+		assert.Empty(t, reps, "round %d", round)
+	}
+	c := pc.call(pc.body)
+	memos := 0
+	for ti := range c.req.History.Turns {
+		first, end := c.req.TurnSpan(ti)
+		raw := string(c.req.TurnRaw(first, end))
+		for el := pc.tr.docs.order.Front(); el != nil; el = el.Next() {
+			for _, cr := range el.Value.(*cacheEntry).s.carried {
+				if m := cr.memo; m != nil && m.raw == raw {
+					memos++
+					assert.Nil(t, m.out, "turn %d", ti)
+					assert.Empty(t, m.reps, "turn %d", ti)
+				}
+			}
+		}
+	}
+	assert.Equal(t, len(c.req.History.Turns), memos, "every turn remembered as sent as captured")
+	cs := pc.call(pc.stripped)
+	out, reps := pc.tr.repair(ctx, cs)
+	assert.Equal(t, string(pc.body), string(out), "the stripped turns restored")
+	assert.Len(t, reps, len(c.req.History.Turns))
+}
