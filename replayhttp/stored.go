@@ -5,7 +5,6 @@ import (
 	"container/list"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/reasonreplay/replay"
 )
@@ -243,21 +242,22 @@ type cacheEntry struct {
 	s   *stored
 }
 
-// docAddr names a returned slice by its address and length.
+// docAddr names a returned slice, not empty, by the address of its first
+// byte and its length.
 type docAddr struct {
 	p *byte
 	n int
 }
 
-func addrOf(doc []byte) docAddr { return docAddr{unsafe.SliceData(doc), len(doc)} }
+func addrOf(doc []byte) docAddr { return docAddr{&doc[0], len(doc)} }
 
 // seen records that e's document was returned in doc. Under c.mu.
 func (c *storedCache) seen(el *list.Element, doc []byte) {
 	e := el.Value.(*cacheEntry)
-	if len(doc) == 0 || unsafe.SliceData(e.src) == unsafe.SliceData(doc) && len(e.src) == len(doc) {
+	if len(doc) == 0 || len(e.src) > 0 && addrOf(e.src) == addrOf(doc) {
 		return
 	}
-	if e.src != nil {
+	if len(e.src) > 0 {
 		delete(c.byAddr, addrOf(e.src))
 	}
 	if c.byAddr == nil {
@@ -311,7 +311,7 @@ func (c *storedCache) read(doc []byte, read func([]byte) (*replay.Turn, error)) 
 		c.order.Remove(old)
 		oe := old.Value.(*cacheEntry)
 		delete(c.m, oe.doc)
-		if oe.src != nil {
+		if len(oe.src) > 0 {
 			delete(c.byAddr, addrOf(oe.src))
 		}
 		c.bytes -= len(oe.doc)
