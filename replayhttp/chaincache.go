@@ -248,6 +248,12 @@ func (ch *chainer) run(prevs []*chainEntry, keep bool) (d []string, ent, replace
 	}
 	k, from := -1, (*chainEntry)(nil)
 	for _, p := range prevs {
+		// An entry matches at most its own elements and the request's:
+		// one that cannot match more than the best so far is not
+		// compared (the first of the best is taken either way).
+		if min(len(r.Elements), len(p.els)) <= k {
+			continue
+		}
 		if m := ch.match(p); m > k {
 			k, from = m, p
 		}
@@ -364,7 +370,28 @@ func (ch *chainer) run(prevs []*chainEntry, keep bool) (d []string, ent, replace
 			}
 		}
 	}
+	// A model turn kept from from whose bytes from does not hold as this
+	// request reads them (read by another codec, or from's last turn,
+	// read as the last, that this request follows with more) takes this
+	// request's bytes and lastness: the visible digest it wrote, which
+	// this request's turn matched, is that turn's. Else a conversation
+	// walked request by request would hold every model turn as the last
+	// of some request, and no later request could take a digest from it.
+	var fixed []int
+	for i := range ent.els[:kept] {
+		el := &ent.els[i]
+		if el.kind != 'a' {
+			continue
+		}
+		if raw := ch.ownRaw(i); raw != nil && (el.raw == nil || el.last != ch.lastTurn(r.Elements[i].Turn)) &&
+			ch.visible(r.Elements[i].Turn) == el.vis {
+			fixed = append(fixed, i)
+		}
+	}
 	size := 0
+	for _, i := range fixed {
+		size += r.Elements[i].End - r.Elements[i].Start
+	}
 	if from == nil {
 		for _, b := range r.Bound {
 			size += max(b.End-b.Start, 0)
@@ -381,6 +408,9 @@ func (ch *chainer) run(prevs []*chainEntry, keep bool) (d []string, ent, replace
 	cp := func(start, end int) []byte {
 		buf = append(buf, r.Body[start:end]...)
 		return buf[len(buf)-(end-start) : len(buf) : len(buf)]
+	}
+	for _, i := range fixed {
+		ent.els[i].raw, ent.els[i].last = cp(r.Elements[i].Start, r.Elements[i].End), ch.lastTurn(r.Elements[i].Turn)
 	}
 	if from == nil {
 		ent.bound = make([][]byte, len(r.Bound))

@@ -12,6 +12,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/benchreq"
+	"github.com/reasonreplay/replay/internal/readafter"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
@@ -253,4 +254,49 @@ func TestChainCacheSkipsLargeRequests(t *testing.T) {
 	assert.Empty(t, tr.chains.get(chainKey("t", r.Invisible)))
 	tr.chain(r, "t")
 	assert.Len(t, tr.chains.get(chainKey("t", r.Invisible)), 1)
+}
+
+// A conversation walked request by request keeps each model turn's bytes
+// with its lastness in the latest request: every model turn of the entry
+// the walk leaves holds its bytes, only the request's last turn is marked
+// the last (so that the same request again takes every turn's visible
+// digest from the entry, none computed), and the digests are the cold ones.
+func TestChainCacheWalkKeepsOwnBytes(t *testing.T) {
+	s := benchreq.Anthropic()
+	tr := &Transport{}
+	rec, ok := codecs.Recognise(replay.Default(), http.MethodPost, &url.URL{Scheme: "https", Host: "x", Path: s.Path}, s.API, gjson.GetBytes(s.Request(1), "model").Str)
+	require.True(t, ok)
+	var r *codecs.Request
+	for k := 0; k <= 12; k++ {
+		r, ok = readShape(t, s, s.Request(k))
+		require.True(t, ok)
+		d, vis := tr.chainOf(r, "a", rec.Codec)
+		require.Equal(t, chain(r), d, "request %d", k)
+		for ti, v := range vis {
+			if v != "" {
+				require.Equal(t, visible(r.History.Turns[ti], newDigester(r.Invisible).skip), v, "request %d turn %d", k, ti)
+			}
+		}
+	}
+	ents := tr.chains.get(chainKey("a", r.Invisible))
+	require.NotEmpty(t, ents)
+	ent := ents[0]
+	require.Len(t, ent.els, len(r.Elements))
+	turns := 0
+	for i, el := range ent.els {
+		if el.kind != 'a' {
+			continue
+		}
+		turns++
+		ti := r.Elements[i].Turn
+		assert.Equal(t, string(r.Body[r.Elements[i].Start:r.Elements[i].End]), string(el.raw), "element %d", i)
+		assert.Equal(t, ti == len(r.History.Turns)-1, el.last, "element %d", i)
+	}
+	assert.Equal(t, len(r.History.Turns), turns)
+	ch := newChainer(r)
+	ch.key = readafter.TurnKey(rec.Codec)
+	require.Equal(t, len(r.Elements), ch.match(ent))
+	for ti, v := range ch.vis {
+		assert.Equal(t, visible(r.History.Turns[ti], newDigester(r.Invisible).skip), v, "turn %d: taken from the entry", ti)
+	}
 }

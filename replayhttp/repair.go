@@ -125,17 +125,18 @@ func (t *Transport) repair(ctx context.Context, cl *call) ([]byte, []Repair) {
 			}
 			cl.captured[ti] = true
 			cr := capture.carry(t, target, policy)
-			var same bool
-			if same, wire = sameBlocks(tu, cr.want, cr.wire, wire); same {
-				continue // the request sends what the target gets of the capture: no differences
-			}
 			// What repair makes of a turn is a function of its bytes (and
 			// of whether it is the last, which a cut may leave unfinished):
 			// the same bytes met again with this capture and target get
-			// what they got.
+			// what they got, nothing when they were the capture's.
 			b, last := raw(), ti == len(turns)-1
 			var ok bool
 			if out, treps, ok = cr.recall(b, last); !ok {
+				var same bool
+				if same, wire = sameBlocks(tu, cr.want, cr.wire, wire); same {
+					cr.remember(b, last, nil, nil)
+					continue // the request sends what the target gets of the capture: no differences
+				}
 				out, treps = repairTurn(c, tu, b, cr.want, cr.notices, true)
 				cr.remember(b, last, out, treps)
 			}

@@ -221,16 +221,50 @@ func sameWireMeta(x, w *replay.ItemMeta) bool {
 // storedCache keeps the stored documents repair read, by their bytes, the
 // least recently used first out once they hold more than maxBytes of
 // documents or maxEntries of them. The zero value is ready.
+//
+// A store may return the bytes it keeps rather than copies, and never
+// changes bytes it returned (see [Store].Get): the slice a document was
+// last returned in is kept with its entry, and the same slice returned
+// again (the same address and length, which no other bytes can have while
+// the entry holds it) is found by its address, without reading the
+// document again to hash and compare it.
 type storedCache struct {
-	mu    sync.Mutex
-	m     map[string]*list.Element // of *cacheEntry
-	order list.List                // oldest first
-	bytes int
+	mu     sync.Mutex
+	m      map[string]*list.Element  // of *cacheEntry
+	byAddr map[docAddr]*list.Element // the same, by the slice last seen
+	order  list.List                 // oldest first
+	bytes  int
 }
 
 type cacheEntry struct {
 	doc string
+	src []byte // the slice the document was last returned in
 	s   *stored
+}
+
+// docAddr names a returned slice, not empty, by the address of its first
+// byte and its length.
+type docAddr struct {
+	p *byte
+	n int
+}
+
+func addrOf(doc []byte) docAddr { return docAddr{&doc[0], len(doc)} }
+
+// seen records that e's document was returned in doc. Under c.mu.
+func (c *storedCache) seen(el *list.Element, doc []byte) {
+	e := el.Value.(*cacheEntry)
+	if len(doc) == 0 || len(e.src) > 0 && addrOf(e.src) == addrOf(doc) {
+		return
+	}
+	if len(e.src) > 0 {
+		delete(c.byAddr, addrOf(e.src))
+	}
+	if c.byAddr == nil {
+		c.byAddr = map[docAddr]*list.Element{}
+	}
+	e.src = doc
+	c.byAddr[addrOf(doc)] = el
 }
 
 const (
@@ -242,8 +276,17 @@ const (
 // were read before, else read now with read and kept.
 func (c *storedCache) read(doc []byte, read func([]byte) (*replay.Turn, error)) *stored {
 	c.mu.Lock()
+	if len(doc) > 0 {
+		if e, ok := c.byAddr[addrOf(doc)]; ok {
+			c.order.MoveToBack(e)
+			s := e.Value.(*cacheEntry).s
+			c.mu.Unlock()
+			return s
+		}
+	}
 	if e, ok := c.m[string(doc)]; ok {
 		c.order.MoveToBack(e)
+		c.seen(e, doc)
 		s := e.Value.(*cacheEntry).s
 		c.mu.Unlock()
 		return s
@@ -257,6 +300,7 @@ func (c *storedCache) read(doc []byte, read func([]byte) (*replay.Turn, error)) 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.m[string(doc)]; ok { // read meanwhile by another request
+		c.seen(e, doc)
 		return e.Value.(*cacheEntry).s
 	}
 	if c.m == nil {
@@ -267,10 +311,15 @@ func (c *storedCache) read(doc []byte, read func([]byte) (*replay.Turn, error)) 
 		c.order.Remove(old)
 		oe := old.Value.(*cacheEntry)
 		delete(c.m, oe.doc)
+		if len(oe.src) > 0 {
+			delete(c.byAddr, addrOf(oe.src))
+		}
 		c.bytes -= len(oe.doc)
 	}
 	key := string(doc)
-	c.m[key] = c.order.PushBack(&cacheEntry{doc: key, s: s})
+	el := c.order.PushBack(&cacheEntry{doc: key, s: s})
+	c.m[key] = el
+	c.seen(el, doc)
 	c.bytes += len(key)
 	return s
 }

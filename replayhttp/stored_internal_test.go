@@ -59,6 +59,34 @@ func TestStoredCache(t *testing.T) {
 	assert.LessOrEqual(t, c.bytes, storedCacheBytes)
 	huge := bytes.Repeat([]byte("y"), storedCacheBytes/8)
 	assert.NotSame(t, c.read(huge, read), c.read(huge, read), "a document larger than the cache takes is not kept")
+	assert.Len(t, c.byAddr, c.order.Len(), "one address an entry, none of an entry gone")
+}
+
+// A document returned again in the slice it was last returned in is found
+// by the slice's address; in another slice, by its bytes (the entry then
+// answers to the new slice); other bytes never by an address.
+func TestStoredCacheByAddress(t *testing.T) {
+	var c storedCache
+	reads := 0
+	read := func(doc []byte) (*replay.Turn, error) {
+		reads++
+		return &replay.Turn{Provenance: replay.Provenance{Model: string(doc)}}, nil
+	}
+	kept := []byte(`{"a":1}`)
+	a := c.read(kept, read)
+	assert.Same(t, a, c.read(kept, read))
+	assert.Same(t, a, c.byAddr[addrOf(kept)].Value.(*cacheEntry).s, "found by the slice")
+	again := []byte(`{"a":1}`)
+	assert.Same(t, a, c.read(again, read), "the same bytes in another slice")
+	assert.Same(t, a, c.byAddr[addrOf(again)].Value.(*cacheEntry).s)
+	_, found := c.byAddr[addrOf(kept)]
+	assert.False(t, found, "an entry answers to the slice it was last returned in")
+	prefix := again[:5]
+	assert.Equal(t, string(prefix), c.read(prefix, read).turn.Provenance.Model, "a shorter slice at the same address is other bytes")
+	other := []byte(`{"a":2}`)
+	assert.Equal(t, `{"a":2}`, c.read(other, read).turn.Provenance.Model)
+	assert.Equal(t, 3, reads)
+	assert.Len(t, c.byAddr, c.order.Len())
 }
 
 // sameBlocks holds only for turns differences finds nothing between: every
@@ -280,4 +308,39 @@ func BenchmarkSameBlocks(b *testing.B) {
 // wire form (as it did before sameWire): the two always agree.
 func sameBlocksByWire(got, want *replay.Turn, wire [][]byte, buf []byte) (bool, []byte) {
 	return compareBlocks(got, want, wire, buf, false)
+}
+
+// A turn sent as captured is remembered as such with its bytes: the same
+// request again finds every turn in the memo (nothing to do), and still
+// sends its body unchanged with no repairs; a turn whose reasoning the
+// client stripped is then restored as before.
+func TestRepairRemembersSameTurns(t *testing.T) {
+	pc := newPathCase(t, benchreq.Anthropic(), 80<<10)
+	ctx := context.Background()
+	for round := 0; round < 2; round++ {
+		c := pc.call(pc.body)
+		out, reps := pc.tr.repair(ctx, c)
+		assert.Equal(t, string(pc.body), string(out), "round %d", round)
+		assert.Empty(t, reps, "round %d", round)
+	}
+	c := pc.call(pc.body)
+	memos := 0
+	for ti := range c.req.History.Turns {
+		first, end := c.req.TurnSpan(ti)
+		raw := string(c.req.TurnRaw(first, end))
+		for el := pc.tr.docs.order.Front(); el != nil; el = el.Next() {
+			for _, cr := range el.Value.(*cacheEntry).s.carried {
+				if m := cr.memo; m != nil && m.raw == raw {
+					memos++
+					assert.Nil(t, m.out, "turn %d", ti)
+					assert.Empty(t, m.reps, "turn %d", ti)
+				}
+			}
+		}
+	}
+	assert.Equal(t, len(c.req.History.Turns), memos, "every turn remembered as sent as captured")
+	cs := pc.call(pc.stripped)
+	out, reps := pc.tr.repair(ctx, cs)
+	assert.Equal(t, string(pc.body), string(out), "the stripped turns restored")
+	assert.Len(t, reps, len(c.req.History.Turns))
 }

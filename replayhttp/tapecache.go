@@ -47,8 +47,15 @@ func tapeSize(t *jsonw.Tape) int { return len(t.Text()) + t.Size() }
 // prev returns the tape kept for key whose text shares the most leading
 // bytes with body; nil when none is kept.
 func (c *tapeCache) prev(key string, body []byte) *jsonw.Tape {
+	t, _ := c.prevShared(key, body)
+	return t
+}
+
+// prevShared is prev, and how many leading bytes the tape's text shares
+// with body.
+func (c *tapeCache) prevShared(key string, body []byte) (*jsonw.Tape, int) {
 	if len(body) > tapeCacheMaxBody {
-		return nil
+		return nil, 0
 	}
 	c.mu.Lock()
 	e, ok := c.m[key]
@@ -62,21 +69,36 @@ func (c *tapeCache) prev(key string, body []byte) *jsonw.Tape {
 	var best *jsonw.Tape
 	n := -1
 	for _, t := range tapes {
+		// A tape shares at most its text's bytes and the body's: one that
+		// cannot share more than the best so far is not compared.
+		if min(len(s), len(t.Text())) <= n {
+			continue
+		}
 		if k := jsonw.Shared(s, t.Text()); k > n {
 			best, n = t, k
 		}
 	}
-	return best
+	return best, max(n, 0)
 }
 
 // keep keeps, under key, a snapshot of t (the tape of body, read after
 // from, or from nothing): in place of from when body continues it, else
 // before the others. A body that is from's text adds nothing.
 func (c *tapeCache) keep(key string, body []byte, t, from *jsonw.Tape) {
+	shared := 0
+	if from != nil {
+		shared = jsonw.Shared(view.String(body), from.Text())
+	}
+	c.keepShared(key, body, t, from, shared)
+}
+
+// keepShared is keep, told how many leading bytes from's text shares with
+// body (as prevShared found).
+func (c *tapeCache) keepShared(key string, body []byte, t, from *jsonw.Tape, shared int) {
 	if t == nil || len(body) > tapeCacheMaxBody {
 		return
 	}
-	if from != nil && from.Text() == view.String(body) {
+	if from != nil && shared == len(body) && shared == len(from.Text()) {
 		return
 	}
 	snap := t.Snapshot(string(body))

@@ -205,3 +205,30 @@ func TestTapeCacheCopiesTheBody(t *testing.T) {
 	require.True(t, want.ResetBytes(buf))
 	sameVals(t, want.Root(), got.Root(), "")
 }
+
+// prevShared says how many leading bytes the tape it returns shares with
+// the body; told that, keepShared adds nothing for a body that is the
+// tape's text, and keeps a body that continues it in its place.
+func TestTapeCacheShared(t *testing.T) {
+	var c tapeCache
+	s := benchreq.Anthropic()
+	body, next := s.Request(6), s.Request(7)
+	var tp, tn jsonw.Tape
+	require.True(t, tp.ResetBytes(body))
+	require.True(t, tn.ResetBytes(next))
+	c.keep("a", body, &tp, nil)
+	prev, n := c.prevShared("a", body)
+	require.NotNil(t, prev)
+	assert.Equal(t, len(body), n)
+	c.keepShared("a", body, &tp, prev, n)
+	assert.Len(t, c.m["a"].Value.(*tapeKeyed).tapes, 1, "the same body adds nothing")
+	prev, n = c.prevShared("a", next)
+	assert.Equal(t, jsonw.Shared(string(next), string(body)), n)
+	assert.Less(t, n, len(body))
+	c.keepShared("a", next, &tn, prev, n)
+	tapes := c.m["a"].Value.(*tapeKeyed).tapes
+	require.Len(t, tapes, 1, "a body that continues the tape's text takes its place")
+	assert.Equal(t, string(next), tapes[0].Text())
+	_, n = c.prevShared("b", body)
+	assert.Zero(t, n, "no tape, nothing shared")
+}

@@ -403,10 +403,10 @@ func (t *Transport) recognise(out *http.Request, body []byte, model string) *cal
 		return c
 	}
 	// The tenant's recent bodies lend their tapes to this one's read.
-	prev := t.tapes.prev(c.scope.tenant, body)
+	prev, shared := t.tapes.prevShared(c.scope.tenant, body)
 	c.read(t, out, body, prev)
 	if c.req != nil {
-		t.tapes.keep(c.scope.tenant, body, c.tape(), prev)
+		t.tapes.keepShared(c.scope.tenant, body, c.tape(), prev, shared)
 	}
 	return c
 }
