@@ -93,18 +93,22 @@ func (a *Arena) Grow(t *Text, n int) {
 
 // grow is Grow for a text without room for n more bytes.
 func (a *Arena) grow(t *Text, n int) {
-	// A region that ends the chunk's used part, with room after it, grows
-	// in place by what it needs: the bytes after it were never handed out.
+	size := max(2*cap(t.b), len(t.b)+n, 32)
+	// A region that ends the chunk's used part, with room after it for
+	// what it needs, grows in place (the bytes after it were never handed
+	// out): to twice its size when the chunk has the room, else to the
+	// chunk's end, so that the next writes find room without coming back.
 	if c := cap(t.b); c > 0 && len(a.buf) > 0 && cap(a.buf)-len(a.buf) >= len(t.b)+n-c {
 		start := uintptr(unsafe.Pointer(unsafe.SliceData(t.b)))
 		base := uintptr(unsafe.Pointer(unsafe.SliceData(a.buf)))
 		if start >= base && start+uintptr(c) == base+uintptr(len(a.buf)) {
-			a.buf = a.buf[:len(a.buf)+len(t.b)+n-c]
-			t.b = unsafe.Slice(unsafe.SliceData(t.b), len(t.b)+n)[:len(t.b)]
+			by := min(size-c, cap(a.buf)-len(a.buf))
+			a.buf = a.buf[:len(a.buf)+by]
+			t.b = unsafe.Slice(unsafe.SliceData(t.b), c+by)[:len(t.b)]
 			return
 		}
 	}
-	t.b = append(a.region(max(2*cap(t.b), len(t.b)+n, 32)), t.b...)
+	t.b = append(a.region(size), t.b...)
 }
 
 // Write appends s to t.
