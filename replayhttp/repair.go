@@ -247,20 +247,20 @@ func (t *Transport) captured(ctx context.Context, sc scope, first int, tu *repla
 	if t.Store == nil || sc.tenant == "" {
 		return nil, Repair{}, docs
 	}
-	got, err := storeGet(ctx, t.Store, docs, sc.key(first))
+	got, own, err := storeGet(ctx, t.Store, docs, sc.key(first))
 	if err != nil {
 		return nil, Repair{Action: RepairStoreError, Detail: "the store could not be read (" + err.Error() + "); judged by the request alone"}, docs
 	}
 	if cap(got) > cap(docs) {
 		docs = got
 	}
-	m, why := t.capturedOf(got, tu, r, dg, first, sc)
+	m, why := t.capturedOf(got, own, tu, r, dg, first, sc)
 	return m, why, docs
 }
 
 // capturedOf is captured's choice among docs, the documents stored at
-// element first.
-func (t *Transport) capturedOf(docs [][]byte, tu *replay.Turn, r *codecs.Request, dg *digester, first int, sc scope) (*stored, Repair) {
+// element first (a MemoryStore's own bytes when own is set).
+func (t *Transport) capturedOf(docs [][]byte, own bool, tu *replay.Turn, r *codecs.Request, dg *digester, first int, sc scope) (*stored, Repair) {
 	if len(docs) == 0 {
 		return nil, Repair{}
 	}
@@ -274,7 +274,7 @@ func (t *Transport) capturedOf(docs [][]byte, tu *replay.Turn, r *codecs.Request
 	var match []*stored
 	bad := 0
 	for _, d := range docs {
-		c := t.docs.read(d, t.readStored)
+		c := t.docs.read(d, own, t.readStored)
 		if c.err != nil {
 			bad++
 			continue

@@ -131,12 +131,16 @@ func (s *MemoryStore) appendGet(dst [][]byte, key Key) [][]byte {
 // storeGet is store.Get, appending to dst (its elements overwritten)
 // where the store is a MemoryStore itself: repair, which reads the store
 // once per turn, reuses one slice. (Not a MemoryStore embedded in another
-// type, whose Get may do otherwise.)
-func storeGet(ctx context.Context, store Store, dst [][]byte, key Key) ([][]byte, error) {
+// type, whose Get may do otherwise.) own reports that the documents are
+// a MemoryStore's own bytes, which it copied in and never changes: the
+// same slice is then the same document. Any other store's bytes are read
+// by their content.
+func storeGet(ctx context.Context, store Store, dst [][]byte, key Key) (docs [][]byte, own bool, err error) {
 	if m, ok := store.(*MemoryStore); ok {
-		return m.appendGet(dst[:0], key), nil
+		return m.appendGet(dst[:0], key), true, nil
 	}
-	return store.Get(ctx, key)
+	docs, err = store.Get(ctx, key)
+	return docs, false, err
 }
 
 // Len returns the number of entries kept.

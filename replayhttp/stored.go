@@ -222,12 +222,15 @@ func sameWireMeta(x, w *replay.ItemMeta) bool {
 // least recently used first out once they hold more than maxBytes of
 // documents or maxEntries of them. The zero value is ready.
 //
-// A store may return the bytes it keeps rather than copies, and never
-// changes bytes it returned (see [Store].Get): the slice a document was
-// last returned in is kept with its entry, and the same slice returned
-// again (the same address and length, which no other bytes can have while
-// the entry holds it) is found by its address, without reading the
-// document again to hash and compare it.
+// A MemoryStore returns the bytes it keeps, which it copied in and never
+// changes: the slice such a document was last returned in is kept with
+// its entry, and the same slice returned again (the same address and
+// length, which no other bytes can have while the entry holds it) is
+// found by its address, without reading the document again to hash and
+// compare it. Any other store's documents are found by their content
+// alone: a store that broke its contract and wrote new bytes into a slice
+// it had returned must not be served the document those bytes held
+// before, which may be another tenant's.
 type storedCache struct {
 	mu     sync.Mutex
 	m      map[string]*list.Element  // of *cacheEntry
@@ -274,9 +277,9 @@ const (
 
 // read returns the stored turn of doc: from the cache when these bytes
 // were read before, else read now with read and kept.
-func (c *storedCache) read(doc []byte, read func([]byte) (*replay.Turn, error)) *stored {
+func (c *storedCache) read(doc []byte, own bool, read func([]byte) (*replay.Turn, error)) *stored {
 	c.mu.Lock()
-	if len(doc) > 0 {
+	if own && len(doc) > 0 {
 		if e, ok := c.byAddr[addrOf(doc)]; ok {
 			c.order.MoveToBack(e)
 			s := e.Value.(*cacheEntry).s
@@ -286,7 +289,9 @@ func (c *storedCache) read(doc []byte, read func([]byte) (*replay.Turn, error)) 
 	}
 	if e, ok := c.m[string(doc)]; ok {
 		c.order.MoveToBack(e)
-		c.seen(e, doc)
+		if own {
+			c.seen(e, doc)
+		}
 		s := e.Value.(*cacheEntry).s
 		c.mu.Unlock()
 		return s
@@ -300,7 +305,9 @@ func (c *storedCache) read(doc []byte, read func([]byte) (*replay.Turn, error)) 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.m[string(doc)]; ok { // read meanwhile by another request
-		c.seen(e, doc)
+		if own {
+			c.seen(e, doc)
+		}
 		return e.Value.(*cacheEntry).s
 	}
 	if c.m == nil {
@@ -319,7 +326,9 @@ func (c *storedCache) read(doc []byte, read func([]byte) (*replay.Turn, error)) 
 	key := string(doc)
 	el := c.order.PushBack(&cacheEntry{doc: key, s: s})
 	c.m[key] = el
-	c.seen(el, doc)
+	if own {
+		c.seen(el, doc)
+	}
 	c.bytes += len(key)
 	return s
 }

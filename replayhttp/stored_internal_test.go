@@ -41,24 +41,24 @@ func TestStoredCache(t *testing.T) {
 		}
 		return &replay.Turn{}, nil
 	}
-	a := c.read([]byte(`{"a":1}`), read)
+	a := c.read([]byte(`{"a":1}`), true, read)
 	require.NoError(t, a.err)
-	assert.Same(t, a, c.read([]byte(`{"a":1}`), read))
-	assert.NotSame(t, a, c.read([]byte(`{"a":2}`), read))
-	bad := c.read([]byte(`"bad"`), read)
+	assert.Same(t, a, c.read([]byte(`{"a":1}`), true, read))
+	assert.NotSame(t, a, c.read([]byte(`{"a":2}`), true, read))
+	bad := c.read([]byte(`"bad"`), true, read)
 	require.Error(t, bad.err)
-	assert.Same(t, bad, c.read([]byte(`"bad"`), read))
+	assert.Same(t, bad, c.read([]byte(`"bad"`), true, read))
 	assert.Equal(t, 3, reads)
 	for i := 0; i < storedCacheEntries+10; i++ {
-		c.read([]byte(fmt.Sprintf(`{"n":%d}`, i)), read)
+		c.read([]byte(fmt.Sprintf(`{"n":%d}`, i)), true, read)
 	}
 	assert.Equal(t, storedCacheEntries, c.order.Len())
 	assert.Len(t, c.m, storedCacheEntries)
 	big := bytes.Repeat([]byte("x"), storedCacheBytes/4)
-	c.read(big, read)
+	c.read(big, true, read)
 	assert.LessOrEqual(t, c.bytes, storedCacheBytes)
 	huge := bytes.Repeat([]byte("y"), storedCacheBytes/8)
-	assert.NotSame(t, c.read(huge, read), c.read(huge, read), "a document larger than the cache takes is not kept")
+	assert.NotSame(t, c.read(huge, true, read), c.read(huge, false, read), "a document larger than the cache takes is not kept")
 	assert.Len(t, c.byAddr, c.order.Len(), "one address an entry, none of an entry gone")
 }
 
@@ -73,20 +73,32 @@ func TestStoredCacheByAddress(t *testing.T) {
 		return &replay.Turn{Provenance: replay.Provenance{Model: string(doc)}}, nil
 	}
 	kept := []byte(`{"a":1}`)
-	a := c.read(kept, read)
-	assert.Same(t, a, c.read(kept, read))
+	a := c.read(kept, true, read)
+	assert.Same(t, a, c.read(kept, true, read))
 	assert.Same(t, a, c.byAddr[addrOf(kept)].Value.(*cacheEntry).s, "found by the slice")
 	again := []byte(`{"a":1}`)
-	assert.Same(t, a, c.read(again, read), "the same bytes in another slice")
+	assert.Same(t, a, c.read(again, true, read), "the same bytes in another slice")
 	assert.Same(t, a, c.byAddr[addrOf(again)].Value.(*cacheEntry).s)
 	_, found := c.byAddr[addrOf(kept)]
 	assert.False(t, found, "an entry answers to the slice it was last returned in")
 	prefix := again[:5]
-	assert.Equal(t, string(prefix), c.read(prefix, read).turn.Provenance.Model, "a shorter slice at the same address is other bytes")
+	assert.Equal(t, string(prefix), c.read(prefix, true, read).turn.Provenance.Model, "a shorter slice at the same address is other bytes")
 	other := []byte(`{"a":2}`)
-	assert.Equal(t, `{"a":2}`, c.read(other, read).turn.Provenance.Model)
+	assert.Equal(t, `{"a":2}`, c.read(other, true, read).turn.Provenance.Model)
 	assert.Equal(t, 3, reads)
 	assert.Len(t, c.byAddr, c.order.Len())
+
+	// Another store's bytes are read by their content alone: a slice it
+	// returned and then wrote other bytes into is not the document it held.
+	var o storedCache
+	buf := []byte(`{"t":"tenant-a"}`)
+	first := o.read(buf, false, read)
+	assert.Empty(t, o.byAddr, "no address kept for a store's bytes it may reuse")
+	copy(buf, `{"t":"tenant-b"}`)
+	second := o.read(buf, false, read)
+	assert.NotSame(t, first, second)
+	assert.Equal(t, `{"t":"tenant-b"}`, second.turn.Provenance.Model)
+	assert.Equal(t, 5, reads)
 }
 
 // sameBlocks holds only for turns differences finds nothing between: every
