@@ -2,13 +2,11 @@ package replayhttp
 
 import (
 	"bytes"
-	"container/list"
 	"encoding"
 	"encoding/hex"
 	"hash"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
@@ -42,17 +40,7 @@ import (
 // kept bodies exceed chainCacheBytes or the keys chainCacheKeys. The zero
 // value is ready. One tenant's entries are never read for another's
 // request.
-type chainCache struct {
-	mu    sync.Mutex
-	m     map[string]*list.Element // of *chainKeyed
-	order list.List                // oldest first
-	bytes int
-}
-
-type chainKeyed struct {
-	key     string
-	entries []*chainEntry // most recent first, at most chainPerKey
-}
+type chainCache struct{ recent[*chainEntry] }
 
 // chainEntry is what continues the chain of one request: the bytes of
 // its bound members and of each element written by its bytes, what each
@@ -88,57 +76,14 @@ func chainKey(tenant string, invisible []string) string {
 	return strconv.Itoa(len(tenant)) + ":" + tenant + "\x00" + strings.Join(invisible, "\x00")
 }
 
-// get returns the entries kept for key.
-func (c *chainCache) get(key string) []*chainEntry {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.m[key]
-	if !ok {
-		return nil
-	}
-	c.order.MoveToBack(e)
-	return e.Value.(*chainKeyed).entries
-}
+var chainLimits = recentLimits[*chainEntry]{bytes: chainCacheBytes, keys: chainCacheKeys, perKey: chainPerKey,
+	size: func(e *chainEntry) int { return e.size }}
 
 // put keeps ent under key, in place of replaced (an entry ent continues
 // or nil).
 func (c *chainCache) put(key string, ent, replaced *chainEntry) {
-	if ent.size > chainCacheMaxBody {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = map[string]*list.Element{}
-	}
-	var k *chainKeyed
-	if e, ok := c.m[key]; ok {
-		c.order.MoveToBack(e)
-		k = e.Value.(*chainKeyed)
-	} else {
-		k = &chainKeyed{key: key}
-		c.m[key] = c.order.PushBack(k)
-	}
-	// A new slice: readers may hold the old one.
-	entries := make([]*chainEntry, 0, chainPerKey)
-	entries = append(entries, ent)
-	c.bytes += ent.size
-	for _, o := range k.entries {
-		if o == replaced || len(entries) == chainPerKey {
-			c.bytes -= o.size
-			continue
-		}
-		entries = append(entries, o)
-	}
-	k.entries = entries
-	for c.order.Len() > 1 && (c.bytes > chainCacheBytes || c.order.Len() > chainCacheKeys) {
-		old := c.order.Front()
-		c.order.Remove(old)
-		ok := old.Value.(*chainKeyed)
-		delete(c.m, ok.key)
-		for _, o := range ok.entries {
-			c.bytes -= o.size
-		}
+	if ent.size <= chainCacheMaxBody {
+		c.recent.put(key, ent, replaced, chainLimits)
 	}
 }
 

@@ -1,9 +1,6 @@
 package replayhttp
 
 import (
-	"container/list"
-	"sync"
-
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/view"
 )
@@ -22,17 +19,7 @@ import (
 // bodies, the least recently used tenant first out once the kept bodies
 // and records exceed tapeCacheBytes or the tenants tapeCacheKeys. The
 // zero value is ready.
-type tapeCache struct {
-	mu    sync.Mutex
-	m     map[string]*list.Element // of *tapeKeyed
-	order list.List                // oldest first
-	bytes int
-}
-
-type tapeKeyed struct {
-	key   string
-	tapes []*jsonw.Tape // most recent first; snapshots, never changed
-}
+type tapeCache struct{ recent[*jsonw.Tape] }
 
 const (
 	tapeCacheBytes = 64 << 20
@@ -44,27 +31,15 @@ const (
 
 func tapeSize(t *jsonw.Tape) int { return len(t.Text()) + t.Size() }
 
-// prev returns the tape kept for key whose text shares the most leading
-// bytes with body; nil when none is kept.
-func (c *tapeCache) prev(key string, body []byte) *jsonw.Tape {
-	t, _ := c.prevShared(key, body)
-	return t
-}
+var tapeLimits = recentLimits[*jsonw.Tape]{bytes: tapeCacheBytes, keys: tapeCacheKeys, perKey: tapePerKey, size: tapeSize}
 
-// prevShared is prev, and how many leading bytes the tape's text shares
-// with body.
+// prevShared returns the tape kept for key whose text shares the most
+// leading bytes with body (nil when none is kept), and how many it shares.
 func (c *tapeCache) prevShared(key string, body []byte) (*jsonw.Tape, int) {
 	if len(body) > tapeCacheMaxBody {
 		return nil, 0
 	}
-	c.mu.Lock()
-	e, ok := c.m[key]
-	var tapes []*jsonw.Tape
-	if ok {
-		c.order.MoveToBack(e)
-		tapes = e.Value.(*tapeKeyed).tapes
-	}
-	c.mu.Unlock()
+	tapes := c.get(key)
 	s := view.String(body)
 	var best *jsonw.Tape
 	n := -1
@@ -81,19 +56,11 @@ func (c *tapeCache) prevShared(key string, body []byte) (*jsonw.Tape, int) {
 	return best, max(n, 0)
 }
 
-// keep keeps, under key, a snapshot of t (the tape of body, read after
-// from, or from nothing): in place of from when body continues it, else
-// before the others. A body that is from's text adds nothing.
-func (c *tapeCache) keep(key string, body []byte, t, from *jsonw.Tape) {
-	shared := 0
-	if from != nil {
-		shared = jsonw.Shared(view.String(body), from.Text())
-	}
-	c.keepShared(key, body, t, from, shared)
-}
-
-// keepShared is keep, told how many leading bytes from's text shares with
-// body (as prevShared found).
+// keepShared keeps, under key, a snapshot of t (the tape of body, read
+// after from, or from nothing; shared is how many leading bytes from's
+// text shares with body, as prevShared found): in place of from when body
+// continues it, else before the others. A body that is from's text adds
+// nothing.
 func (c *tapeCache) keepShared(key string, body []byte, t, from *jsonw.Tape, shared int) {
 	if t == nil || len(body) > tapeCacheMaxBody {
 		return
@@ -108,39 +75,5 @@ func (c *tapeCache) keepShared(key string, body []byte, t, from *jsonw.Tape, sha
 	if from != nil && len(body) < len(from.Text()) {
 		from = nil // another branch of the conversation: both are kept
 	}
-	size := tapeSize(snap)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = map[string]*list.Element{}
-	}
-	var k *tapeKeyed
-	if e, ok := c.m[key]; ok {
-		c.order.MoveToBack(e)
-		k = e.Value.(*tapeKeyed)
-	} else {
-		k = &tapeKeyed{key: key}
-		c.m[key] = c.order.PushBack(k)
-	}
-	// A new slice: readers may hold the old one.
-	tapes := make([]*jsonw.Tape, 0, tapePerKey)
-	tapes = append(tapes, snap)
-	c.bytes += size
-	for _, o := range k.tapes {
-		if o == from || len(tapes) == tapePerKey {
-			c.bytes -= tapeSize(o)
-			continue
-		}
-		tapes = append(tapes, o)
-	}
-	k.tapes = tapes
-	for c.order.Len() > 1 && (c.bytes > tapeCacheBytes || c.order.Len() > tapeCacheKeys) {
-		old := c.order.Front()
-		c.order.Remove(old)
-		ok := old.Value.(*tapeKeyed)
-		delete(c.m, ok.key)
-		for _, o := range ok.tapes {
-			c.bytes -= tapeSize(o)
-		}
-	}
+	c.recent.put(key, snap, from, tapeLimits)
 }

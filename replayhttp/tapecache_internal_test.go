@@ -12,6 +12,7 @@ import (
 	"github.com/reasonreplay/replay/internal/benchreq"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/readafter"
+	"github.com/reasonreplay/replay/internal/view"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
@@ -142,12 +143,13 @@ func TestTapeCacheBounds(t *testing.T) {
 		require.True(t, x.ResetBytes(b))
 		c.keep("a", b, &x, nil)
 	}
-	c.mu.Lock()
-	require.Len(t, c.m["a"].Value.(*tapeKeyed).tapes, tapePerKey)
+	kept := c.get("a")
+	require.Len(t, kept, tapePerKey)
 	total := 0
-	for _, tp := range c.m["a"].Value.(*tapeKeyed).tapes {
+	for _, tp := range kept {
 		total += tapeSize(tp)
 	}
+	c.mu.Lock()
 	require.Equal(t, total, c.bytes, "the bytes counted are the bytes kept")
 	c.mu.Unlock()
 	for i := 0; i < tapeCacheKeys+10; i++ {
@@ -221,14 +223,29 @@ func TestTapeCacheShared(t *testing.T) {
 	require.NotNil(t, prev)
 	assert.Equal(t, len(body), n)
 	c.keepShared("a", body, &tp, prev, n)
-	assert.Len(t, c.m["a"].Value.(*tapeKeyed).tapes, 1, "the same body adds nothing")
+	assert.Len(t, c.get("a"), 1, "the same body adds nothing")
 	prev, n = c.prevShared("a", next)
 	assert.Equal(t, jsonw.Shared(string(next), string(body)), n)
 	assert.Less(t, n, len(body))
 	c.keepShared("a", next, &tn, prev, n)
-	tapes := c.m["a"].Value.(*tapeKeyed).tapes
+	tapes := c.get("a")
 	require.Len(t, tapes, 1, "a body that continues the tape's text takes its place")
 	assert.Equal(t, string(next), tapes[0].Text())
 	_, n = c.prevShared("b", body)
 	assert.Zero(t, n, "no tape, nothing shared")
+}
+
+// prev is prevShared without the count.
+func (c *tapeCache) prev(key string, body []byte) *jsonw.Tape {
+	t, _ := c.prevShared(key, body)
+	return t
+}
+
+// keep is keepShared, counting what body shares with from's text.
+func (c *tapeCache) keep(key string, body []byte, t, from *jsonw.Tape) {
+	shared := 0
+	if from != nil {
+		shared = jsonw.Shared(view.String(body), from.Text())
+	}
+	c.keepShared(key, body, t, from, shared)
 }
