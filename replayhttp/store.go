@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/reasonreplay/replay/internal/entries"
+	"github.com/reasonreplay/replay/internal/own"
 )
 
 // Key names what one tenant captured at one point of one conversation.
@@ -131,12 +132,18 @@ func (s *MemoryStore) appendGet(dst [][]byte, key Key) [][]byte {
 // storeGet is store.Get, appending to dst (its elements overwritten)
 // where the store is a MemoryStore itself: repair, which reads the store
 // once per turn, reuses one slice. (Not a MemoryStore embedded in another
-// type, whose Get may do otherwise.) own reports that the documents are
+// type, whose Get may do otherwise; but a store of this module's that
+// declares its Get to be a MemoryStore's, as the proxy's guard does for a
+// store in memory, see internal/own.) mine reports that the documents are
 // a MemoryStore's own bytes, which it copied in and never changes: the
 // same slice is then the same document. Any other store's bytes are read
 // by their content.
-func storeGet(ctx context.Context, store Store, dst [][]byte, key Key) (docs [][]byte, own bool, err error) {
-	if m, ok := store.(*MemoryStore); ok {
+func storeGet(ctx context.Context, store Store, dst [][]byte, key Key) (docs [][]byte, mine bool, err error) {
+	m, ok := store.(*MemoryStore)
+	if w, wraps := store.(own.Store); wraps && !ok {
+		m, ok = w.OwnStore(own.Token{}).(*MemoryStore)
+	}
+	if ok && m != nil {
 		return m.appendGet(dst[:0], key), true, nil
 	}
 	docs, err = store.Get(ctx, key)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reasonreplay/replay/internal/own"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -123,4 +124,43 @@ func TestMemoryStoreChurn(t *testing.T) {
 	assert.Equal(t, 0, s.Len())
 	assert.Zero(t, s.t.Keys())
 	assert.Zero(t, s.t.Size())
+}
+
+// ownWrapper declares its Get to be m's.
+type ownWrapper struct {
+	*MemoryStore
+	own bool
+}
+
+func (w ownWrapper) OwnStore(own.Token) any {
+	if w.own {
+		return w.MemoryStore
+	}
+	return nil
+}
+
+// storeGet reads a MemoryStore's own bytes, directly or through a store
+// of this module that declares its Get to be the MemoryStore's; any other
+// store (one that embeds a MemoryStore included) through its Get.
+func TestStoreGetOwn(t *testing.T) {
+	ctx := context.Background()
+	m := &MemoryStore{}
+	k := Key{Tenant: "t", Conversation: "c"}
+	require.NoError(t, m.Put(ctx, k, []byte(`{"doc":1}`)))
+	for _, tc := range []struct {
+		name  string
+		store Store
+		own   bool
+	}{
+		{"MemoryStore", m, true},
+		{"declared", ownWrapper{m, true}, true},
+		{"not declared", ownWrapper{m, false}, false},
+		{"embedded", struct{ *MemoryStore }{m}, false},
+	} {
+		docs, own, err := storeGet(ctx, tc.store, nil, k)
+		require.NoError(t, err, tc.name)
+		assert.Equal(t, tc.own, own, tc.name)
+		require.Len(t, docs, 1, tc.name)
+		assert.Equal(t, `{"doc":1}`, string(docs[0]), tc.name)
+	}
 }
