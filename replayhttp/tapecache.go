@@ -60,15 +60,20 @@ func (c *tapeCache) prevShared(key string, body []byte) (*jsonw.Tape, int) {
 // after from, or from nothing; shared is how many leading bytes from's
 // text shares with body, as prevShared found): in place of from when body
 // continues it, else before the others. A body that is from's text adds
-// nothing.
-func (c *tapeCache) keepShared(key string, body []byte, t, from *jsonw.Tape, shared int) {
+// nothing. owned says that no one writes body's bytes again: they are
+// kept as they are, else copied.
+func (c *tapeCache) keepShared(key string, body []byte, owned bool, t, from *jsonw.Tape, shared int) {
 	if t == nil || len(body) > tapeCacheMaxBody {
 		return
 	}
 	if from != nil && shared == len(body) && shared == len(from.Text()) {
 		return
 	}
-	snap := t.Snapshot(string(body))
+	text := view.String(body)
+	if !owned {
+		text = string(body)
+	}
+	snap := t.Snapshot(text)
 	if snap == nil {
 		return
 	}

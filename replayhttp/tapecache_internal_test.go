@@ -222,12 +222,12 @@ func TestTapeCacheShared(t *testing.T) {
 	prev, n := c.prevShared("a", body)
 	require.NotNil(t, prev)
 	assert.Equal(t, len(body), n)
-	c.keepShared("a", body, &tp, prev, n)
+	c.keepShared("a", body, false, &tp, prev, n)
 	assert.Len(t, c.get("a"), 1, "the same body adds nothing")
 	prev, n = c.prevShared("a", next)
 	assert.Equal(t, jsonw.Shared(string(next), string(body)), n)
 	assert.Less(t, n, len(body))
-	c.keepShared("a", next, &tn, prev, n)
+	c.keepShared("a", next, false, &tn, prev, n)
 	tapes := c.get("a")
 	require.Len(t, tapes, 1, "a body that continues the tape's text takes its place")
 	assert.Equal(t, string(next), tapes[0].Text())
@@ -247,5 +247,26 @@ func (c *tapeCache) keep(key string, body []byte, t, from *jsonw.Tape) {
 	if from != nil {
 		shared = jsonw.Shared(view.String(body), from.Text())
 	}
-	c.keepShared(key, body, t, from, shared)
+	c.keepShared(key, body, false, t, from, shared)
+}
+
+// A body the middleware owns is kept as it is; any other is copied, so
+// that its holder writing it again changes nothing kept.
+func TestTapeCacheKeepsOwnedBodies(t *testing.T) {
+	s := benchreq.Anthropic()
+	for _, owned := range []bool{true, false} {
+		var c tapeCache
+		body := s.Request(6)
+		want := string(body)
+		var tp jsonw.Tape
+		require.True(t, tp.ResetBytes(body))
+		c.keepShared("a", body, owned, &tp, nil, 0)
+		tapes := c.get("a")
+		require.Len(t, tapes, 1)
+		assert.Equal(t, owned, view.Within(view.String(body), tapes[0].Text()), "owned %v: kept without a copy", owned)
+		if !owned {
+			copy(body, `{"other":1}   `)
+			assert.Equal(t, want, tapes[0].Text(), "a copy, which the holder's writes leave alone")
+		}
+	}
 }

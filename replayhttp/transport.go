@@ -15,6 +15,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/own"
 	"github.com/reasonreplay/replay/internal/readafter"
 )
 
@@ -269,7 +270,7 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 		return passThrough(req, next, capture)
 	}
 	lim := t.Limits.WithDefaults()
-	body, err := readBody(req, lim.MaxEvent)
+	body, owned, err := readBody(req, lim.MaxEvent)
 	if err != nil {
 		if capture != nil {
 			capture.setTurn(nil, err)
@@ -284,7 +285,7 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 	// only when that matters: an invalid body has no model, and may be
 	// refused.
 	model := jsonw.TopString(body, "model")
-	c := t.recognise(out, body, model)
+	c := t.recognise(out, body, owned, model)
 	if c == nil || c.req == nil {
 		refuse := t.RefuseMalformed != nil && t.RefuseMalformed(req)
 		if (model != "" || refuse) && !jsonw.ValidBytes(body) {
@@ -295,7 +296,7 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 				}
 				return nil, err
 			}
-			c = t.recognise(out, body, "")
+			c = t.recognise(out, body, owned, "")
 		}
 	}
 	if c == nil {
@@ -391,7 +392,8 @@ var ErrMalformedBody = errors.New("the request body is not valid JSON; it was no
 
 // recognise returns the call of a request the registry recognises (with
 // model, the one its body names), its body read; nil for one it does not.
-func (t *Transport) recognise(out *http.Request, body []byte, model string) *call {
+// owned is readBody's: body is kept, when it is, without a copy.
+func (t *Transport) recognise(out *http.Request, body []byte, owned bool, model string) *call {
 	rec, ok := codecs.Recognise(t.registry(), out.Method, out.URL, t.Provider, model)
 	if !ok {
 		return nil
@@ -406,7 +408,7 @@ func (t *Transport) recognise(out *http.Request, body []byte, model string) *cal
 	prev, shared := t.tapes.prevShared(c.scope.tenant, body)
 	c.read(t, out, body, prev)
 	if c.req != nil {
-		t.tapes.keepShared(c.scope.tenant, body, c.tape(), prev, shared)
+		t.tapes.keepShared(c.scope.tenant, body, owned, c.tape(), prev, shared)
 	}
 	return c
 }
@@ -513,28 +515,40 @@ func hasItems(t *replay.Turn) bool { return carriesReasoning(t) }
 // readBody reads a request body whole, up to max bytes, and closes it:
 // into a buffer of the size its Content-Length says. A body that already
 // holds its bytes (one with a Bytes method giving them all, unread, as a
-// proxy's does) is taken without a copy.
-func readBody(req *http.Request, max int) ([]byte, error) {
+// proxy's does) is taken without a copy. owned reports that no one writes
+// the bytes again, so that the middleware may keep them without a copy:
+// true for the bytes it read itself, and for a body of this module's that
+// says so (own.Body, the proxy's); not for the bytes of another Bytes
+// method, which their holder may reuse.
+func readBody(req *http.Request, max int) (body []byte, owned bool, err error) {
 	defer req.Body.Close()
 	tooLarge := &replay.LimitError{What: "request size", Limit: max, Event: -1, Block: -1}
+	if h, ok := req.Body.(own.Body); ok {
+		if b := h.HeldBytes(own.Token{}); req.ContentLength == int64(len(b)) {
+			if len(b) <= max {
+				return b, true, nil
+			}
+			return nil, false, tooLarge
+		}
+	}
 	if h, ok := req.Body.(interface{ Bytes() []byte }); ok && req.ContentLength == int64(len(h.Bytes())) {
 		if b := h.Bytes(); len(b) <= max {
-			return b, nil
+			return b, false, nil
 		}
-		return nil, tooLarge
+		return nil, false, tooLarge
 	}
 	buf := []byte(nil)
 	if n := req.ContentLength; n > 0 && n <= int64(max) {
 		buf = make([]byte, 0, n+1) // one more byte, to see the end without growing
 	}
-	body, err := readAll(buf, io.LimitReader(req.Body, int64(max)+1))
+	body, err = readAll(buf, io.LimitReader(req.Body, int64(max)+1))
 	if err != nil {
-		return nil, fmt.Errorf("replayhttp: reading the request body: %w", err)
+		return nil, false, fmt.Errorf("replayhttp: reading the request body: %w", err)
 	}
 	if len(body) > max {
-		return nil, tooLarge
+		return nil, false, tooLarge
 	}
-	return body, nil
+	return body, true, nil
 }
 
 // readAll is io.ReadAll into b.

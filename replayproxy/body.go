@@ -15,6 +15,7 @@ import (
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/zstd"
+	"github.com/reasonreplay/replay/internal/own"
 )
 
 // budget is the memory the request bodies in flight may hold, all
@@ -73,14 +74,15 @@ type errCoding struct{ msg string }
 func (e *errCoding) Error() string { return e.msg }
 
 // heldBody is a request body the proxy holds whole: the middleware takes
-// its bytes without a copy (it has a Bytes method).
+// its bytes without a copy, and keeps them without a copy (own.Body): the
+// proxy never writes a body's bytes again once read.
 type heldBody struct {
 	*bytes.Reader
 	b []byte
 }
 
-func (h *heldBody) Close() error  { return nil }
-func (h *heldBody) Bytes() []byte { return h.b }
+func (h *heldBody) Close() error               { return nil }
+func (h *heldBody) HeldBytes(own.Token) []byte { return h.b }
 
 // chunk is how much of a body is read (and reserved) at a time.
 const chunk = 64 << 10
