@@ -42,9 +42,14 @@ type Tape struct {
 	// has another bound.
 	capped bool
 	reused int // the values ResetAfter took from the earlier tape
+	prefix int // the leading bytes ResetAfter found the text shares with the earlier tape's
 	// memo is what a reader derived from the text (see Memo), cleared by
 	// a reset.
 	memo atomic.Pointer[tapeMemo]
+	// kept is what a reader read from the text, for the reader of a
+	// later text reset after this tape (see Keep), cleared by a reset and
+	// carried by a snapshot.
+	kept atomic.Pointer[tapeMemo]
 	// shared is set when nodes and kids are shared with another tape
 	// (ResetAfter of the same text, Snapshot): they are never written
 	// again, and a reset of either tape starts from new memory.
@@ -89,6 +94,8 @@ const (
 // it is. A tape can be reset any number of times; it keeps its memory.
 func (t *Tape) Reset(s string) bool {
 	t.memo.Store(nil)
+	t.kept.Store(nil)
+	t.prefix = 0
 	t.s = s
 	t.unshare()
 	t.nodes, t.kids, t.stack = t.nodes[:0], t.kids[:0], t.stack[:0]
@@ -129,9 +136,34 @@ func (t *Tape) Snapshot(s string) *Tape {
 		return nil
 	}
 	t.shared = true
-	return &Tape{s: s, nodes: t.nodes[:len(t.nodes):len(t.nodes)], kids: t.kids[:len(t.kids):len(t.kids)],
+	snap := &Tape{s: s, nodes: t.nodes[:len(t.nodes):len(t.nodes)], kids: t.kids[:len(t.kids):len(t.kids)],
 		limit: t.limit, capped: t.capped, shared: true}
+	snap.kept.Store(t.kept.Load())
+	return snap
 }
+
+// Keep keeps v with the tape, under key (a comparable value that names
+// what v is, and for which reader): what a reader read from the text, for
+// the reader of a later text reset after this tape or a snapshot of it
+// (ResetAfter), which may take from v what lies in the bytes the two texts
+// share (see Prefix). The tape keeps one value, the last key's; a reset
+// drops it, and Snapshot carries it. v must never be changed once kept:
+// readers on several goroutines may take it.
+func (t *Tape) Keep(key, v any) { t.kept.Store(&tapeMemo{key: key, val: v}) }
+
+// Kept returns the value kept under key (see Keep), nil when none is.
+func (t *Tape) Kept(key any) any {
+	if m := t.kept.Load(); m != nil && m.key == key {
+		return m.val
+	}
+	return nil
+}
+
+// Prefix returns how many leading bytes the text shares with the text of
+// the tape it was last reset after, when ResetAfter took that tape's
+// values (the text's values that end within them are that tape's, at the
+// same places); 0 after Reset, or when ResetAfter read the text afresh.
+func (t *Tape) Prefix() int { return t.prefix }
 
 // Size returns the bytes the tape's records take (its text excluded).
 func (t *Tape) Size() int { return cap(t.nodes)*tnodeSize + cap(t.kids)*4 }

@@ -19,8 +19,9 @@ import (
 //
 // prev must not change while ResetAfter runs, and t must not be prev.
 func (t *Tape) ResetAfter(s string, prev *Tape) bool {
-	t.reused = 0
+	t.reused, t.prefix = 0, 0
 	t.memo.Store(nil)
+	t.kept.Store(nil)
 	if prev == nil || prev == t || prev.capped || len(prev.nodes) == 0 || len(s) > math.MaxInt32 {
 		return t.Reset(s)
 	}
@@ -33,6 +34,7 @@ func (t *Tape) ResetAfter(s string, prev *Tape) bool {
 		t.s, t.stack = s, t.stack[:0]
 		t.nodes, t.kids = prev.nodes[:len(prev.nodes):len(prev.nodes)], prev.kids[:len(prev.kids):len(prev.kids)]
 		t.limit, t.capped, t.shared, t.reused = prev.limit, false, true, len(prev.nodes)
+		t.prefix = len(s)
 		return true
 	}
 	t.unshare()
@@ -154,7 +156,11 @@ func (t *Tape) resetAfter(s string, prev *Tape) bool {
 	t.stack = t.stack[:0]
 	// Reset would have recorded every value only under its bound.
 	t.reused = int(first) + len(prev.nodes) - int(next)
-	return len(t.nodes) < t.limit
+	if len(t.nodes) >= t.limit {
+		return false
+	}
+	t.prefix = p
+	return true
 }
 
 // commonPrefix returns the length of the longest common prefix of a and b.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -41,6 +42,7 @@ func afterAs(t *testing.T, prevText, s string) *Tape {
 	require.Equal(t, ok, got.ResetAfter(s, &prev), "%q after %q", s, prevText)
 	if ok {
 		sameTape(t, &want, &got)
+		prefixHolds(t, &prev, &got)
 	}
 	return &got
 }
@@ -133,8 +135,62 @@ func FuzzResetAfter(f *testing.F) {
 		}
 		if ok {
 			sameTape(t, &want, &got)
+			prefixHolds(t, &p, &got)
 		}
 	})
+}
+
+// prefixHolds checks what got.Prefix promises of got, reset after prev:
+// its text and prev's share that many leading bytes, and a value of got
+// that ends within them is prev's value at the same place.
+func prefixHolds(t *testing.T, prev, got *Tape) {
+	t.Helper()
+	n := got.Prefix()
+	if n == 0 {
+		return
+	}
+	if n > len(got.s) || n > len(prev.s) || got.s[:n] != prev.s[:n] {
+		t.Fatalf("Prefix %d: the texts do not share it", n)
+	}
+	for i, nd := range got.nodes {
+		if int(nd.end) > n {
+			continue
+		}
+		if i >= len(prev.nodes) || prev.nodes[i].start != nd.start || prev.nodes[i].end != nd.end {
+			t.Fatalf("value %d [%d,%d) ends within the prefix %d but is not prev's", i, nd.start, nd.end, n)
+		}
+	}
+}
+
+// A reader's value kept with a tape is found under its key, carried by a
+// snapshot, and dropped by a reset; Prefix says what ResetAfter shared.
+func TestKeepAndPrefix(t *testing.T) {
+	prevText, text := conversation(3, ""), conversation(4, "")
+	var prev Tape
+	require.True(t, prev.Reset(prevText))
+	assert.Zero(t, prev.Prefix(), "read cold")
+	type key struct{ name string }
+	v := &struct{ n int }{7}
+	prev.Keep(key{"a"}, v)
+	assert.Same(t, v, prev.Kept(key{"a"}))
+	assert.Nil(t, prev.Kept(key{"b"}), "another key")
+	snap := prev.Snapshot(strings.Clone(prevText))
+	require.NotNil(t, snap)
+	assert.Same(t, v, snap.Kept(key{"a"}), "a snapshot carries it")
+
+	var got Tape
+	require.True(t, got.ResetAfter(text, snap))
+	assert.Nil(t, got.Kept(key{"a"}), "a new text keeps nothing yet")
+	assert.Equal(t, Shared(text, prevText), got.Prefix())
+	assert.Greater(t, got.Prefix(), len(text)/2)
+	prefixHolds(t, snap, &got)
+	var same Tape
+	require.True(t, same.ResetAfter(strings.Clone(prevText), snap))
+	assert.Equal(t, len(prevText), same.Prefix(), "the same text shares all of it")
+	require.True(t, prev.Reset(text))
+	assert.Nil(t, prev.Kept(key{"a"}), "a reset drops it")
+	assert.Zero(t, prev.Prefix())
+	assert.Same(t, v, snap.Kept(key{"a"}), "the snapshot keeps its own")
 }
 
 // The same text again shares the earlier tape's records and reads as
