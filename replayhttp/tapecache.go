@@ -29,7 +29,10 @@ const (
 	tapeCacheMaxBody = 8 << 20
 )
 
-func tapeSize(t *jsonw.Tape) int { return len(t.Text()) + t.Size() }
+// tapeSize counts a tape's text twice: once for the text, once for what
+// a reader kept with it (jsonw.Tape.Keep: the turns read from the text,
+// whose strings are copies of parts of it).
+func tapeSize(t *jsonw.Tape) int { return 2*len(t.Text()) + t.Size() }
 
 var tapeLimits = recentLimits[*jsonw.Tape]{bytes: tapeCacheBytes, keys: tapeCacheKeys, perKey: tapePerKey, size: tapeSize}
 

@@ -53,20 +53,60 @@ func (c Codec) decodeRequest(body []byte, prev *jsonw.Tape) (replay.History, rep
 		Tools:    kit.Items(root.Get("tools")) > 0,
 		Thinking: thinkingOn(root.Path("thinking.type"))}
 	isTurn := func(m jsonw.Val) bool { return m.Get("role").Is("assistant") }
-	r := c.reader(false, reserve(msgs, isTurn))
+	// The turns of the messages the body shares with prev's text are the
+	// turns read from prev's (see prior).
+	var was *prior
+	if prev != nil && tape.Prefix() > 0 {
+		was, _ = prev.Kept(priorKey{c}).(*prior)
+	}
+	shared := func(i int, m jsonw.Val) bool {
+		return was != nil && i < len(was.turns) && was.turns[i] != nil && m.End() <= tape.Prefix()
+	}
+	r := c.reader(false, reserve(msgs, func(i int, m jsonw.Val) bool { return isTurn(m) && !shared(i, m) }))
 	r.request = true
-	err := kit.ConvTurns(&h, &t, msgs, "/messages", r.al, isTurn, func(m jsonw.Val, ptr string, last bool) (*replay.Turn, error) {
+	var at []int // the message index of each turn
+	err := kit.ConvTurns(&h, &t, msgs, "/messages", r.al, isTurn, func(i int, m jsonw.Val, last bool) *replay.Turn {
+		at = append(at, i)
+		if shared(i, m) && (was.last == i) == last {
+			return was.turns[i]
+		}
+		return nil
+	}, func(m jsonw.Val, ptr string, last bool) (*replay.Turn, error) {
 		return c.requestTurn(r, m.Get("content"), ptr, last)
 	})
+	if err == nil {
+		now := &prior{turns: make([]*replay.Turn, msgs.Len()), last: -1}
+		for k, i := range at {
+			now.turns[i], now.last = h.Turns[k], i
+		}
+		tape.Keep(priorKey{c}, now)
+	}
 	return h, t, err
 }
 
-// reserve counts what the assistant messages of msgs hold, for one
-// allocation of each kind of block.
-func reserve(msgs jsonw.Val, isTurn func(jsonw.Val) bool) *kit.Alloc {
+// prior is what decodeRequest read of a body, kept with its tape for the
+// read of a later body after it (jsonw.Tape.Keep): the turn of each
+// message (nil for one that is not an assistant's), by index, and the
+// index of the last. Each turn is a function of its message's bytes and of
+// whether it is the last, for one Codec (see the OwnBytes registration
+// below): a later body whose message i has the same bytes, at the same
+// place in the bytes the two bodies share (jsonw.Tape.Prefix), and is
+// the last or not as it was, has the same turn, which is taken as it is.
+// Turns are never changed once read, so both requests may hold one.
+type prior struct {
+	turns []*replay.Turn
+	last  int
+}
+
+// priorKey names a prior read by c.
+type priorKey struct{ c Codec }
+
+// reserve counts what the messages of msgs that read reports true for
+// hold, for one allocation of each kind of block.
+func reserve(msgs jsonw.Val, read func(int, jsonw.Val) bool) *kit.Alloc {
 	var n kit.Counts
-	msgs.ForEach(func(_ int, _ string, m jsonw.Val) bool {
-		if !isTurn(m) {
+	msgs.ForEach(func(i int, _ string, m jsonw.Val) bool {
+		if !read(i, m) {
 			return true
 		}
 		n.Turns++

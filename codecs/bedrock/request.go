@@ -44,7 +44,7 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 		Thinking: amrf.Path("thinking.type").Is("enabled") || amrf.Path("reasoning_config.type").Is("enabled")}
 	isTurn := func(m jsonw.Val) bool { return m.Get("role").Is("assistant") }
 	al := kit.ConvAlloc(msgs, isTurn)
-	err = kit.ConvTurns(&h, &t, msgs, "/messages", al, isTurn, func(m jsonw.Val, ptr string, cut bool) (*replay.Turn, error) {
+	err = kit.ConvTurns(&h, &t, msgs, "/messages", al, isTurn, nil, func(m jsonw.Val, ptr string, cut bool) (*replay.Turn, error) {
 		return c.requestTurn(m, ptr, cut, al)
 	})
 	return h, t, err

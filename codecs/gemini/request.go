@@ -51,7 +51,7 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 	rr := requestReader{c: c, al: al}
 	rr.r.b.al = al
 	rr.r.b.buf.Grow(text)
-	err = kit.ConvTurns(&h, &t, contents, "/contents", al, isTurn, func(m jsonw.Val, ptr string, _ bool) (*replay.Turn, error) {
+	err = kit.ConvTurns(&h, &t, contents, "/contents", al, isTurn, nil, func(m jsonw.Val, ptr string, _ bool) (*replay.Turn, error) {
 		// The part reader copies what it keeps: it reads the turn in place.
 		return rr.turn(m.Raw(), ptr, t.Model)
 	})

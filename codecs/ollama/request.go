@@ -36,7 +36,7 @@ func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error)
 	}
 	isTurn := func(m jsonw.Val) bool { return m.Get("role").Is("assistant") }
 	var al kit.Alloc
-	err = kit.ConvTurns(&h, &t, msgs, "/messages", &al, isTurn, func(m jsonw.Val, ptr string, _ bool) (*replay.Turn, error) {
+	err = kit.ConvTurns(&h, &t, msgs, "/messages", &al, isTurn, nil, func(m jsonw.Val, ptr string, _ bool) (*replay.Turn, error) {
 		var ev event
 		ev.scan(`{"message":` + m.Raw() + `}`) // valid: part of a validated body
 		bud := kit.NewBudget(API, c.Limits, -1)

@@ -88,9 +88,12 @@ func Memo(h *replay.History, key any, derive func(root jsonw.Val) any) any {
 // conv (at JSON Pointer base, on a tape): each element of conv for which
 // isTurn reports true is a turn, read by read with its pointer (base
 // "/messages" and its index, kept in al) and whether it is the last such
-// element.
+// element. When reuse (nil: none) returns a turn for element i, that turn
+// is taken, as it is, in place of reading it: one read and settled before,
+// never changed again.
 func ConvTurns(h *replay.History, t *replay.Target, conv jsonw.Val, base string, al *Alloc,
-	isTurn func(jsonw.Val) bool, read func(m jsonw.Val, ptr string, last bool) (*replay.Turn, error)) error {
+	isTurn func(jsonw.Val) bool, reuse func(i int, m jsonw.Val, last bool) *replay.Turn,
+	read func(m jsonw.Val, ptr string, last bool) (*replay.Turn, error)) error {
 	last, n := -1, 0
 	conv.ForEach(func(i int, _ string, m jsonw.Val) bool {
 		if isTurn(m) {
@@ -107,10 +110,15 @@ func ConvTurns(h *replay.History, t *replay.Target, conv jsonw.Val, base string,
 		}
 		ptr := al.Pointer(base, i)
 		var tu *replay.Turn
-		if tu, err = read(m, ptr, i == last); err != nil {
-			return false
+		if reuse != nil {
+			tu = reuse(i, m, i == last)
 		}
-		Settle(tu)
+		if tu == nil {
+			if tu, err = read(m, ptr, i == last); err != nil {
+				return false
+			}
+			Settle(tu)
+		}
 		if calls(tu) {
 			t.Tools = true
 		}
