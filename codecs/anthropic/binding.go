@@ -653,7 +653,11 @@ func digestOf(d, key string) bool {
 // checkRequestChain is checkChain on a request: the blocks sent are the
 // request's, matched to the captured turns by signature (or data).
 func (c Codec) checkRequestChain(h *replay.History, t *replay.Target, report func(replay.Violation)) {
-	links := map[string]storedLink{}
+	blocks := 0
+	for _, tu := range h.Turns {
+		blocks += len(tu.Blocks)
+	}
+	links := make(map[string]storedLink, blocks)
 	for ti, tu := range h.Turns {
 		pred, predKey := tu.Provenance.ChainHash, "" // predKey: the item whose digest pred is, computed when needed
 		for bi, b := range tu.Blocks {
@@ -692,7 +696,7 @@ func (c Codec) checkRequestChain(h *replay.History, t *replay.Target, report fun
 		})
 		return true
 	})
-	present := map[string]bool{}
+	present := make(map[string]bool, len(sent))
 	for _, s := range sent {
 		present[s.key] = true
 	}

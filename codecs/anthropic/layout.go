@@ -42,7 +42,11 @@ func (c Codec) checkBlankThinking(h *replay.History, msgs jsonw.Val, latest int,
 	var captured map[string]string // the captured text of each signature, made when a text is empty
 	emptied := func(sig string) bool {
 		if captured == nil {
-			captured = map[string]string{}
+			n := 0
+			for _, tu := range h.Turns {
+				n += len(tu.Blocks)
+			}
+			captured = make(map[string]string, n)
 			for _, tu := range h.Turns {
 				for _, b := range tu.Blocks {
 					if x, ok := b.(*replay.ReasoningText); ok && x.Signature.Value() != "" {
