@@ -43,12 +43,13 @@ import (
 type chainCache struct{ recent[*chainEntry] }
 
 // chainEntry is what continues the chain of one request: the bytes of
-// its bound members and of each element written by its bytes, what each
-// element wrote, and the hash state and digest at each mark. It is never
-// changed once made; an entry made by continuing another shares that
-// one's leading elements (their bytes included), states and digests.
+// its bound members and of each element written by its bytes (views of
+// its body), what each element wrote, and the hash state and digest at
+// each mark. It is never changed once made; an entry made by continuing
+// another shares that one's leading states and digests.
 type chainEntry struct {
-	codec  any // the codec key its turns' raw bytes were read under (readafter.TurnKey); nil: none
+	codec  any    // the codec key its turns' raw bytes were read under (readafter.TurnKey); nil: none
+	src    string // the request body all its bytes are views of
 	bound  [][]byte
 	els    []chainEl
 	states [][]byte // the marshalled hash state at mark i (len(els)+1)
@@ -94,6 +95,28 @@ type chainer struct {
 	dg  *digester
 	vis []string // the visible digest of each turn, by index, once computed
 	key any      // the codec's key when its turns are read from their own bytes (readafter.TurnKey)
+	// owned says that no one writes the request's body again: an entry
+	// keeps it as it is.
+	owned bool
+	// after is the text the request's tape was read after, and prefix
+	// how many leading bytes the body shares with it (jsonw.Tape.Prefix):
+	// an entry's bytes that are after's, at the place of the request's
+	// own within those bytes, are the request's, uncompared.
+	after  string
+	prefix int
+}
+
+// same reports whether the body's bytes [start, end) are raw, an entry's.
+func (ch *chainer) same(start, end int, raw []byte) bool {
+	if end-start != len(raw) {
+		return false
+	}
+	if end <= ch.prefix && len(raw) > 0 {
+		if off, ok := view.Offset(ch.after, view.String(raw)); ok && off == start {
+			return true
+		}
+	}
+	return bytes.Equal(ch.r.Body[start:end], raw)
 }
 
 // ownRaw returns the bytes of the turn that element i begins, when the
@@ -140,7 +163,7 @@ func (ch *chainer) match(ent *chainEntry) int {
 		return -1
 	}
 	for i, b := range r.Bound {
-		if !bytes.Equal(r.Body[b.Start:max(b.Start, b.End)], ent.bound[i]) {
+		if !ch.same(b.Start, max(b.Start, b.End), ent.bound[i]) {
 			return -1
 		}
 	}
@@ -150,7 +173,7 @@ func (ch *chainer) match(ent *chainEntry) int {
 		if o := ent.els[i]; own && o.kind == 'a' && o.raw != nil {
 			// The same bytes read by the same codec, as the last turn or
 			// not, make the same turn: its digest is the entry's.
-			if raw := ch.ownRaw(i); raw != nil && o.last == ch.lastTurn(r.Elements[i].Turn) && bytes.Equal(raw, o.raw) {
+			if e := r.Elements[i]; ch.ownRaw(i) != nil && o.last == ch.lastTurn(e.Turn) && ch.same(e.Start, e.End, o.raw) {
 				if ti := r.Elements[i].Turn; ch.vis[ti] == "" {
 					ch.vis[ti] = o.vis
 				}
@@ -164,8 +187,7 @@ func (ch *chainer) match(ent *chainEntry) int {
 		}
 		switch kind {
 		case 'm':
-			e := r.Elements[i]
-			if !bytes.Equal(r.Body[e.Start:e.End], o.raw) {
+			if e := r.Elements[i]; !ch.same(e.Start, e.End, o.raw) {
 				return i
 			}
 		case 'a':
@@ -300,85 +322,39 @@ func (ch *chainer) run(prevs []*chainEntry, keep bool) (d []string, ent, replace
 		return d, nil, nil
 	}
 	ent = &chainEntry{codec: ch.key, states: states, d: d, els: make([]chainEl, n)}
-	// What from holds is shared; the rest is copied, into one buffer.
-	kept := 0
-	if from != nil {
-		ent.bound = from.bound
-		kept = copy(ent.els, from.els[:k])
-		if from.codec != ch.key {
-			// Its turns' bytes were read by another codec: only their
-			// digests, which this request's turns matched, are kept.
-			for i := range ent.els[:kept] {
-				if ent.els[i].kind == 'a' {
-					ent.els[i].raw = nil
-				}
-			}
+	// Every element's bytes are views of this request's body (kept as it
+	// is when the middleware owns it, else copied once): the elements
+	// taken from from wrote what this request's write (that is what
+	// matching them found), and are this request's bytes and lastness
+	// too, so that a later request matches them against this body. Else
+	// a conversation walked request by request would hold every model
+	// turn as the last of some request, and no later request could take
+	// a digest from it.
+	src := view.String(r.Body)
+	if !ch.owned {
+		src = string(r.Body)
+	}
+	raw := func(start, end int) []byte { return view.Bytes(src[start:max(start, end)]) }
+	ent.bound = make([][]byte, len(r.Bound))
+	for i, b := range r.Bound {
+		ent.bound[i] = raw(b.Start, b.End)
+	}
+	for i := 0; i < n; i++ {
+		var el chainEl
+		if i < k {
+			el = chainEl{kind: from.els[i].kind, vis: from.els[i].vis}
+		} else {
+			el.kind, el.vis = ch.write(i)
 		}
-	}
-	// A model turn kept from from whose bytes from does not hold as this
-	// request reads them (read by another codec, or from's last turn,
-	// read as the last, that this request follows with more) takes this
-	// request's bytes and lastness: the visible digest it wrote, which
-	// this request's turn matched, is that turn's. Else a conversation
-	// walked request by request would hold every model turn as the last
-	// of some request, and no later request could take a digest from it.
-	var fixed []int
-	for i := range ent.els[:kept] {
-		el := &ent.els[i]
-		if el.kind != 'a' {
-			continue
-		}
-		if raw := ch.ownRaw(i); raw != nil && (el.raw == nil || el.last != ch.lastTurn(r.Elements[i].Turn)) &&
-			ch.visible(r.Elements[i].Turn) == el.vis {
-			fixed = append(fixed, i)
-		}
-	}
-	size := 0
-	for _, i := range fixed {
-		size += r.Elements[i].End - r.Elements[i].Start
-	}
-	if from == nil {
-		for _, b := range r.Bound {
-			size += max(b.End-b.Start, 0)
-		}
-	}
-	for i, e := range r.Elements[kept:] {
-		if e.Turn < 0 {
-			size += e.End - e.Start
-		} else if raw := ch.ownRaw(kept + i); raw != nil {
-			size += len(raw)
-		}
-	}
-	buf := make([]byte, 0, size)
-	cp := func(start, end int) []byte {
-		buf = append(buf, r.Body[start:end]...)
-		return buf[len(buf)-(end-start) : len(buf) : len(buf)]
-	}
-	for _, i := range fixed {
-		ent.els[i].raw, ent.els[i].last = cp(r.Elements[i].Start, r.Elements[i].End), ch.lastTurn(r.Elements[i].Turn)
-	}
-	if from == nil {
-		ent.bound = make([][]byte, len(r.Bound))
-		for i, b := range r.Bound {
-			ent.bound[i] = cp(b.Start, max(b.Start, b.End))
-		}
-	}
-	for i := kept; i < n; i++ {
-		kind, vis := ch.write(i)
-		el := chainEl{kind: kind, vis: vis}
-		if kind == 'm' {
-			el.raw = cp(r.Elements[i].Start, r.Elements[i].End)
-		} else if raw := ch.ownRaw(i); kind == 'a' && raw != nil {
-			el.raw, el.last = cp(r.Elements[i].Start, r.Elements[i].End), ch.lastTurn(r.Elements[i].Turn)
+		e := r.Elements[i]
+		if el.kind == 'm' {
+			el.raw = raw(e.Start, e.End)
+		} else if el.kind == 'a' && ch.ownRaw(i) != nil {
+			el.raw, el.last = raw(e.Start, e.End), ch.lastTurn(e.Turn)
 		}
 		ent.els[i] = el
 	}
-	for _, b := range ent.bound {
-		ent.size += len(b)
-	}
-	for _, el := range ent.els {
-		ent.size += len(el.raw)
-	}
+	ent.src, ent.size = src, len(src)
 	return d, ent, replaced
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/benchreq"
 	"github.com/reasonreplay/replay/internal/readafter"
+	"github.com/reasonreplay/replay/internal/view"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
@@ -83,8 +84,9 @@ func chainCacheIsCold(t *testing.T, s *benchreq.Shape, own bool) {
 			*convs[1] = *s
 			convs[1].Base = s.Base + 500
 			tenants := []string{"tenant-a", "tenant-b"}
+			var tapes tapeCache
 			n := []int{1, 1}
-			hits := 0
+			hits, shortcuts := 0, 0
 			for step := 0; step < 160; step++ {
 				c := rng.IntN(2)
 				switch op := rng.IntN(10); {
@@ -118,13 +120,34 @@ func chainCacheIsCold(t *testing.T, s *benchreq.Shape, own bool) {
 				}
 				tenant := tenants[rng.IntN(2)]
 				before := len(tr.chains.get(chainKey(tenant, r.Invisible)))
+				rec, ok := codecs.Recognise(replay.Default(), http.MethodPost, &url.URL{Scheme: "https", Host: "x", Path: s.Path}, s.API, gjson.GetBytes(r.Body, "model").Str)
+				require.True(t, ok)
 				var codec codecs.HTTPCodec
 				if own {
-					rec, ok := codecs.Recognise(replay.Default(), http.MethodPost, &url.URL{Scheme: "https", Host: "x", Path: s.Path}, s.API, gjson.GetBytes(r.Body, "model").Str)
-					require.True(t, ok)
 					codec = rec.Codec
 				}
-				got, vis := tr.chainOf(r, tenant, codec)
+				// Mostly, as the middleware does: read after the tenant's
+				// recent tapes (the chain then takes the bytes the body
+				// shares with the tape's text as equal), the body owned
+				// or not (an entry keeps it, or a copy).
+				owned := rng.IntN(2) == 0
+				if rng.IntN(4) != 0 {
+					prev, _ := tapes.prevShared(tenant, r.Body)
+					rr, err := readafter.Read(rec.Codec, r.Body, prev)
+					require.NoError(t, err)
+					r = rr
+				}
+				if tp := r.History.RequestTape(r.History.Request); tp != nil {
+					after, prefix := tp.Prefix()
+					for _, e := range tr.chains.get(chainKey(tenant, r.Invisible)) {
+						if prefix > 0 && e.src != "" && view.Within(after, e.src) {
+							shortcuts++ // an entry whose bytes are the tape's text
+							break
+						}
+					}
+					tapes.keepShared(tenant, r.Body, owned, tp, nil, 0)
+				}
+				got, vis := tr.chainOf(r, tenant, codec, owned)
 				if before > 0 {
 					hits++
 				}
@@ -138,6 +161,9 @@ func chainCacheIsCold(t *testing.T, s *benchreq.Shape, own bool) {
 				}
 			}
 			assert.Greater(t, hits, 100, "the cache was consulted")
+			if s.API == "anthropic" { // the codec whose reader reads after a tape (readafter.Register)
+				assert.Greater(t, shortcuts, 10, "entries over the text the request was read after")
+			}
 		}
 	}
 }
@@ -270,7 +296,7 @@ func TestChainCacheWalkKeepsOwnBytes(t *testing.T) {
 	for k := 0; k <= 12; k++ {
 		r, ok = readShape(t, s, s.Request(k))
 		require.True(t, ok)
-		d, vis := tr.chainOf(r, "a", rec.Codec)
+		d, vis := tr.chainOf(r, "a", rec.Codec, true)
 		require.Equal(t, chain(r), d, "request %d", k)
 		for ti, v := range vis {
 			if v != "" {
@@ -299,4 +325,21 @@ func TestChainCacheWalkKeepsOwnBytes(t *testing.T) {
 	for ti, v := range ch.vis {
 		assert.Equal(t, visible(r.History.Turns[ti], newDigester(r.Invisible).skip), v, "turn %d: taken from the entry", ti)
 	}
+}
+
+// same takes an entry's bytes as the body's without comparing them only
+// when they are the text the body was read after, at the body's place,
+// within the bytes the two share; anything else is compared.
+func TestChainerSame(t *testing.T) {
+	after := `{"messages":["ab","cd","ab"],"x":1}`
+	body := []byte(`{"messages":["ab","cd","ab"],"x":2}`)
+	ch := &chainer{r: &codecs.Request{Body: body}, after: after, prefix: len(after) - 2}
+	at := func(s string, i int) []byte { return view.Bytes(after[i : i+len(s)]) }
+	assert.True(t, ch.same(13, 17, at(`"ab"`, 13)), "after's bytes at the body's place")
+	assert.False(t, ch.same(13, 17, at(`"cd"`, 18)), "after's bytes at another place, other bytes")
+	assert.True(t, ch.same(13, 17, at(`"ab"`, 23)), "after's bytes at another place, the same bytes: compared")
+	assert.False(t, ch.same(13, 17, at(`"ab"`, 13)[:3]), "another length")
+	assert.False(t, ch.same(32, 35, at(`:1}`, 32)), "past the prefix: compared")
+	copy(body[13:17], `"zz"`)
+	assert.False(t, ch.same(13, 17, []byte(`"ab"`)), "other bytes, compared")
 }

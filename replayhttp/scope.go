@@ -93,16 +93,22 @@ func newChainer(r *codecs.Request) *chainer {
 // request of no tenant, or larger than the cache keeps, is computed whole
 // and not kept.
 func (t *Transport) chain(r *codecs.Request, tenant string) (d, vis []string) {
-	return t.chainOf(r, tenant, nil)
+	return t.chainOf(r, tenant, nil, false)
 }
 
 // chainOf is chain for a request read by codec (nil: a codec that makes
-// no promise of reading its turns from their own bytes).
-func (t *Transport) chainOf(r *codecs.Request, tenant string, codec codecs.HTTPCodec) (d, vis []string) {
+// no promise of reading its turns from their own bytes); owned says that
+// no one writes the request's body again (a cache entry keeps it as it
+// is).
+func (t *Transport) chainOf(r *codecs.Request, tenant string, codec codecs.HTTPCodec, owned bool) (d, vis []string) {
 	ch := newChainer(r)
 	defer ch.dg.release()
 	if codec != nil {
 		ch.key = readafter.TurnKey(codec)
+	}
+	ch.owned = owned
+	if tp := r.History.RequestTape(r.History.Request); tp != nil {
+		ch.after, ch.prefix = tp.Prefix()
 	}
 	if tenant == "" || len(r.Body) > chainCacheMaxBody {
 		d, _, _ = ch.run(nil, false)

@@ -221,6 +221,10 @@ type call struct {
 	// captured holds the turns (by index) that repair found a capture
 	// of: they went out as captured, and a retry leaves them alone.
 	captured []bool
+	// owned says that no one writes the request's body again (readBody),
+	// nor the bodies the middleware makes of it: caches keep them as
+	// they are.
+	owned bool
 }
 
 // wasCaptured reports whether repair found a capture of turn ti.
@@ -246,7 +250,7 @@ func (c *call) read(t *Transport, out *http.Request, body []byte, prev *jsonw.Ta
 	if c.target.Provider == "" {
 		c.target.Provider = c.rec.Provider
 	}
-	c.scope.chain, c.scope.vis = t.chainOf(r, c.scope.tenant, c.codec)
+	c.scope.chain, c.scope.vis = t.chainOf(r, c.scope.tenant, c.codec, c.owned)
 }
 
 // Middleware is the same logic as RoundTrip in the form the official SDKs
@@ -398,7 +402,7 @@ func (t *Transport) recognise(out *http.Request, body []byte, owned bool, model 
 	if !ok {
 		return nil
 	}
-	c := &call{codec: rec.Codec, rec: rec}
+	c := &call{codec: rec.Codec, rec: rec, owned: owned}
 	c.scope.tenant = t.tenantOf(out, rec.Codec)
 	if c.scope.tenant == "" {
 		c.read(t, out, body, nil)
@@ -408,7 +412,7 @@ func (t *Transport) recognise(out *http.Request, body []byte, owned bool, model 
 	prev, shared := t.tapes.prevShared(c.scope.tenant, body)
 	c.read(t, out, body, prev)
 	if c.req != nil {
-		t.tapes.keepShared(c.scope.tenant, body, owned, c.tape(), prev, shared)
+		t.tapes.keepShared(c.scope.tenant, body, c.owned, c.tape(), prev, shared)
 	}
 	return c
 }

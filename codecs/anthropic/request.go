@@ -56,11 +56,12 @@ func (c Codec) decodeRequest(body []byte, prev *jsonw.Tape) (replay.History, rep
 	// The turns of the messages the body shares with prev's text are the
 	// turns read from prev's (see prior).
 	var was *prior
-	if prev != nil && tape.Prefix() > 0 {
+	_, prefix := tape.Prefix()
+	if prev != nil && prefix > 0 {
 		was, _ = prev.Kept(priorKey{c}).(*prior)
 	}
 	shared := func(i int, m jsonw.Val) bool {
-		return was != nil && i < len(was.turns) && was.turns[i] != nil && m.End() <= tape.Prefix()
+		return was != nil && i < len(was.turns) && was.turns[i] != nil && m.End() <= prefix
 	}
 	r := c.reader(false, reserve(msgs, func(i int, m jsonw.Val) bool { return isTurn(m) && !shared(i, m) }))
 	r.request = true

@@ -42,7 +42,8 @@ type Tape struct {
 	// has another bound.
 	capped bool
 	reused int // the values ResetAfter took from the earlier tape
-	prefix int // the leading bytes ResetAfter found the text shares with the earlier tape's
+	prefix int    // the leading bytes ResetAfter found the text shares with the earlier tape's
+	after  string // that tape's text
 	// memo is what a reader derived from the text (see Memo), cleared by
 	// a reset.
 	memo atomic.Pointer[tapeMemo]
@@ -95,7 +96,7 @@ const (
 func (t *Tape) Reset(s string) bool {
 	t.memo.Store(nil)
 	t.kept.Store(nil)
-	t.prefix = 0
+	t.prefix, t.after = 0, ""
 	t.s = s
 	t.unshare()
 	t.nodes, t.kids, t.stack = t.nodes[:0], t.kids[:0], t.stack[:0]
@@ -159,11 +160,12 @@ func (t *Tape) Kept(key any) any {
 	return nil
 }
 
-// Prefix returns how many leading bytes the text shares with the text of
-// the tape it was last reset after, when ResetAfter took that tape's
-// values (the text's values that end within them are that tape's, at the
-// same places); 0 after Reset, or when ResetAfter read the text afresh.
-func (t *Tape) Prefix() int { return t.prefix }
+// Prefix returns the text of the tape this one was last reset after, and
+// how many leading bytes the two texts share, when ResetAfter took that
+// tape's values (the text's values that end within them are that tape's,
+// at the same places); "" and 0 after Reset, or when ResetAfter read the
+// text afresh.
+func (t *Tape) Prefix() (after string, n int) { return t.after, t.prefix }
 
 // Size returns the bytes the tape's records take (its text excluded).
 func (t *Tape) Size() int { return cap(t.nodes)*tnodeSize + cap(t.kids)*4 }

@@ -19,7 +19,7 @@ import (
 //
 // prev must not change while ResetAfter runs, and t must not be prev.
 func (t *Tape) ResetAfter(s string, prev *Tape) bool {
-	t.reused, t.prefix = 0, 0
+	t.reused, t.prefix, t.after = 0, 0, ""
 	t.memo.Store(nil)
 	t.kept.Store(nil)
 	if prev == nil || prev == t || prev.capped || len(prev.nodes) == 0 || len(s) > math.MaxInt32 {
@@ -34,7 +34,7 @@ func (t *Tape) ResetAfter(s string, prev *Tape) bool {
 		t.s, t.stack = s, t.stack[:0]
 		t.nodes, t.kids = prev.nodes[:len(prev.nodes):len(prev.nodes)], prev.kids[:len(prev.kids):len(prev.kids)]
 		t.limit, t.capped, t.shared, t.reused = prev.limit, false, true, len(prev.nodes)
-		t.prefix = len(s)
+		t.prefix, t.after = len(s), prev.s
 		return true
 	}
 	t.unshare()
@@ -159,7 +159,7 @@ func (t *Tape) resetAfter(s string, prev *Tape) bool {
 	if len(t.nodes) >= t.limit {
 		return false
 	}
-	t.prefix = p
+	t.prefix, t.after = p, ps
 	return true
 }
 

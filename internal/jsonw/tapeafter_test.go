@@ -145,9 +145,15 @@ func FuzzResetAfter(f *testing.F) {
 // that ends within them is prev's value at the same place.
 func prefixHolds(t *testing.T, prev, got *Tape) {
 	t.Helper()
-	n := got.Prefix()
+	after, n := got.Prefix()
 	if n == 0 {
+		if after != "" {
+			t.Fatalf("Prefix: the text %q after with nothing shared", after)
+		}
 		return
+	}
+	if after != prev.s {
+		t.Fatalf("Prefix: the text after is not prev's")
 	}
 	if n > len(got.s) || n > len(prev.s) || got.s[:n] != prev.s[:n] {
 		t.Fatalf("Prefix %d: the texts do not share it", n)
@@ -168,7 +174,8 @@ func TestKeepAndPrefix(t *testing.T) {
 	prevText, text := conversation(3, ""), conversation(4, "")
 	var prev Tape
 	require.True(t, prev.Reset(prevText))
-	assert.Zero(t, prev.Prefix(), "read cold")
+	_, n := prev.Prefix()
+	assert.Zero(t, n, "read cold")
 	type key struct{ name string }
 	v := &struct{ n int }{7}
 	prev.Keep(key{"a"}, v)
@@ -181,15 +188,20 @@ func TestKeepAndPrefix(t *testing.T) {
 	var got Tape
 	require.True(t, got.ResetAfter(text, snap))
 	assert.Nil(t, got.Kept(key{"a"}), "a new text keeps nothing yet")
-	assert.Equal(t, Shared(text, prevText), got.Prefix())
-	assert.Greater(t, got.Prefix(), len(text)/2)
+	after, n := got.Prefix()
+	assert.Equal(t, Shared(text, prevText), n)
+	assert.Greater(t, n, len(text)/2)
+	assert.Equal(t, snap.s, after)
 	prefixHolds(t, snap, &got)
 	var same Tape
 	require.True(t, same.ResetAfter(strings.Clone(prevText), snap))
-	assert.Equal(t, len(prevText), same.Prefix(), "the same text shares all of it")
+	_, n = same.Prefix()
+	assert.Equal(t, len(prevText), n, "the same text shares all of it")
 	require.True(t, prev.Reset(text))
 	assert.Nil(t, prev.Kept(key{"a"}), "a reset drops it")
-	assert.Zero(t, prev.Prefix())
+	after, n = prev.Prefix()
+	assert.Zero(t, n)
+	assert.Empty(t, after)
 	assert.Same(t, v, snap.Kept(key{"a"}), "the snapshot keeps its own")
 }
 
