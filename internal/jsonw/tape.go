@@ -41,7 +41,7 @@ type Tape struct {
 	// tape is not reused (ResetAfter), since a text of another length
 	// has another bound.
 	capped bool
-	reused int // the values ResetAfter took from the earlier tape
+	reused int    // the values ResetAfter took from the earlier tape
 	prefix int    // the leading bytes ResetAfter found the text shares with the earlier tape's
 	after  string // that tape's text
 	// memo is what a reader derived from the text (see Memo), cleared by
