@@ -104,6 +104,8 @@ type pathStep struct {
 	name string
 	prep func(tb testing.TB, pc *pathCase) *call
 	run  func(tb testing.TB, pc *pathCase, c *call)
+	// reset, when set, runs (untimed) right before each run.
+	reset func(pc *pathCase)
 }
 
 func readAs(body func(*pathCase) []byte) func(testing.TB, *pathCase) *call {
@@ -139,25 +141,25 @@ var pathSteps = []pathStep{
 		if _, _, err := pc.codec.DecodeRequest(pc.body); err != nil {
 			tb.Fatal(err)
 		}
-	}},
+	}, nil},
 	{"ReadRequest", nil, func(tb testing.TB, pc *pathCase, _ *call) {
 		if _, err := pc.codec.ReadRequest(pc.body); err != nil {
 			tb.Fatal(err)
 		}
-	}},
+	}, nil},
 	{"AuditRequest", nil, func(tb testing.TB, pc *pathCase, _ *call) {
 		if _, err := replay.Default().AuditRequest(pc.shape.API, pc.body); err != nil {
 			tb.Fatal(err)
 		}
-	}},
+	}, nil},
 	{"Audit", asCaptured, func(tb testing.TB, pc *pathCase, c *call) {
 		pc.tr.registry().AuditReplay(c.req.History, c.target)
-	}},
+	}, nil},
 	{"Capture", asCaptured, func(tb testing.TB, pc *pathCase, c *call) {
 		if len(chain(c.req)) != pc.elements+1 {
 			tb.Fatal("the chain has a digest per element")
 		}
-	}},
+	}, nil},
 	{"CaptureGrown", func(tb testing.TB, pc *pathCase) *call {
 		if pc.prev == nil {
 			r, err := pc.codec.ReadRequest(pc.shape.Request(pc.shape.Turns(pathSize) - 1))
@@ -171,24 +173,23 @@ var pathSteps = []pathStep{
 		if d, _, _ := newChainer(c.req).run([]*chainEntry{pc.prev}, true); len(d) != pc.elements+1 {
 			tb.Fatal("the chain has a digest per element")
 		}
-	}},
+	}, nil},
 	{"Repair", asCaptured, func(tb testing.TB, pc *pathCase, c *call) {
 		if out, reps := pc.tr.repair(context.Background(), c); !bytes.Equal(out, pc.body) || len(reps) > 0 {
 			tb.Fatalf("the request as captured was repaired: %v", reps)
 		}
-	}},
+	}, nil},
 	{"RepairRestore", asStripped, func(tb testing.TB, pc *pathCase, c *call) {
 		if out, _ := pc.tr.repair(context.Background(), c); bytes.Equal(out, pc.stripped) {
 			tb.Fatal("nothing was restored")
 		}
-	}},
-	{"RepairRestoreCold", func(tb testing.TB, pc *pathCase) *call {
-		pc.tr.docs = storedCache{} // nothing read yet: every stored turn read, every turn patched
-		return asStripped(tb, pc)
-	}, func(tb testing.TB, pc *pathCase, c *call) {
+	}, nil},
+	{"RepairRestoreCold", asStripped, func(tb testing.TB, pc *pathCase, c *call) {
 		if out, _ := pc.tr.repair(context.Background(), c); bytes.Equal(out, pc.stripped) {
 			tb.Fatal("nothing was restored")
 		}
+	}, func(pc *pathCase) {
+		pc.tr.docs = storedCache{} // nothing read yet: every stored turn read, every turn patched
 	}},
 	{"Middleware", nil, func(tb testing.TB, pc *pathCase, _ *call) {
 		c := pc.call(pc.body)
@@ -197,7 +198,7 @@ var pathSteps = []pathStep{
 		}
 		pc.tr.registry().AuditReplay(c.req.History, c.target)
 		_ = c.scope.key(len(c.req.Elements))
-	}},
+	}, nil},
 }
 
 // cpuTime is the process's CPU time (user and system).
@@ -213,13 +214,22 @@ type pathFigures struct {
 }
 
 // measureStep runs Valid and the step alternately n times and returns
-// their CPU times and the step's allocations.
+// their CPU times and the step's allocations. What the step runs on is
+// prepared first, and its garbage collected, untimed: the timed runs pay
+// for the collections of what the step itself allocates, not of what its
+// preparation did.
 func measureStep(tb testing.TB, pc *pathCase, st pathStep, n int) (valid, step time.Duration, allocs uint64) {
 	var ms runtime.MemStats
-	for i := 0; i < n; i++ {
-		var c *call
-		if st.prep != nil {
-			c = st.prep(tb, pc)
+	calls := make([]*call, n)
+	if st.prep != nil {
+		for i := range calls {
+			calls[i] = st.prep(tb, pc)
+		}
+		runtime.GC()
+	}
+	for _, c := range calls {
+		if st.reset != nil {
+			st.reset(pc)
 		}
 		t0 := cpuTime()
 		if !jsonw.ValidBytes(pc.body) {
