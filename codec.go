@@ -102,6 +102,11 @@ type Registry struct {
 	entries []Entry
 	byAPI   map[string]int
 	gen     atomic.Uint64 // entries registered so far
+	// contracts keeps the contracts of the codecs looked up, by codec
+	// value (a comparable one), up to maxContracts of them: a contract is
+	// a function of its codec's value, read only.
+	contracts  sync.Map
+	ncontracts atomic.Int32
 	// Fallback names the entry Resolve falls back to; "" means
 	// "openrouter".
 	Fallback string

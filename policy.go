@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 )
 
@@ -251,7 +252,26 @@ func (r *Registry) contract(t Target) (ReplayContract, bool) {
 	if err != nil {
 		return ReplayContract{}, false
 	}
-	return c.Contract(), true
+	return r.contractOf(c), true
+}
+
+// maxContracts bounds the contracts a registry keeps (see
+// Registry.contracts): a codec value may carry what a request names.
+const maxContracts = 256
+
+// contractOf returns c.Contract(), kept for a comparable c.
+func (r *Registry) contractOf(c ReasoningCodec) ReplayContract {
+	if !reflect.ValueOf(c).Comparable() {
+		return c.Contract()
+	}
+	if rc, ok := r.contracts.Load(c); ok {
+		return rc.(ReplayContract)
+	}
+	rc := c.Contract()
+	if r.ncontracts.Add(1) <= maxContracts {
+		r.contracts.Store(c, rc)
+	}
+	return rc
 }
 
 type carrier struct {
