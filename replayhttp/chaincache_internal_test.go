@@ -161,9 +161,7 @@ func chainCacheIsCold(t *testing.T, s *benchreq.Shape, own bool) {
 				}
 			}
 			assert.Greater(t, hits, 100, "the cache was consulted")
-			if s.API == "anthropic" { // the codec whose reader reads after a tape (readafter.Register)
-				assert.Greater(t, shortcuts, 10, "entries over the text the request was read after")
-			}
+			assert.Greater(t, shortcuts, 4, "entries over the text the request was read after")
 		}
 	}
 }

@@ -26,16 +26,15 @@ import (
 // message, a thinking block without its signature, or a tool_use without
 // its input, is unfinished and its turn is not Complete.
 func (c Codec) DecodeRequest(body []byte) (replay.History, replay.Target, error) {
-	return c.decodeRequest(body, nil)
+	return c.decodeRequest(body)
 }
 
-// decodeRequest is DecodeRequest, its validating pass reusing prev, the
-// tape of an earlier body (nil: none); see jsonw.Tape.ResetAfter.
-func (c Codec) decodeRequest(body []byte, prev *jsonw.Tape) (replay.History, replay.Target, error) {
+// decodeRequest is DecodeRequest, its validating pass reading body after
+// the tape lent for it (reqtape.Lent: one of the same bytes, or of an
+// earlier body; see jsonw.Tape.ResetAfter), when one is.
+func (c Codec) decodeRequest(body []byte) (replay.History, replay.Target, error) {
 	h := replay.History{Request: body}
-	if prev == nil {
-		prev = reqtape.Lent(body)
-	}
+	prev := reqtape.Lent(body)
 	tape := new(jsonw.Tape)
 	root := tape.Root()
 	if tape.ResetBytesAfter(body, prev) {
@@ -177,24 +176,11 @@ const bindingBeta = "thinking-binding-controls-2026-08-01"
 // the `system` and `tools` members the turns are bound to; `cache_control`
 // markers are no part of the conversation.
 func (c Codec) ReadRequest(body []byte) (*codecs.Request, error) {
-	return c.readRequest(body, nil)
-}
-
-// readRequest is ReadRequest, reusing prev, the tape of an earlier body.
-func (c Codec) readRequest(body []byte, prev *jsonw.Tape) (*codecs.Request, error) {
 	return codecs.ReadWith(body, "messages", []string{"system", "tools"}, []string{"cache_control"}, nil,
-		func(b []byte) (replay.History, replay.Target, error) { return c.decodeRequest(b, prev) })
+		func(b []byte) (replay.History, replay.Target, error) { return c.decodeRequest(b) })
 }
 
 func init() {
-	readafter.Register(func(hc codecs.HTTPCodec, body []byte, prev *jsonw.Tape) (*codecs.Request, bool, error) {
-		c, ok := hc.(Codec)
-		if !ok {
-			return nil, false, nil
-		}
-		r, err := c.readRequest(body, prev)
-		return r, true, err
-	})
 	// Each assistant message is one turn, read by requestTurn from its own
 	// content alone: the reader keeps nothing from one message to the next
 	// but its allocator, its budget is new for each, and cut (the last

@@ -136,7 +136,9 @@ func (t *Tape) Snapshot(s string) *Tape {
 	if t == nil || len(t.nodes) == 0 || s != t.s {
 		return nil
 	}
-	t.shared = true
+	if !t.shared { // a snapshot is marked already, and read concurrently
+		t.shared = true
+	}
 	snap := &Tape{s: s, nodes: t.nodes[:len(t.nodes):len(t.nodes)], kids: t.kids[:len(t.kids):len(t.kids)],
 		limit: t.limit, capped: t.capped, shared: true}
 	snap.kept.Store(t.kept.Load())

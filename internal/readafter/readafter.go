@@ -3,8 +3,8 @@
 // proxy sees each conversation again, one exchange longer, and the
 // validating pass then reads only what is new. What the reader returns is
 // what its ReadRequest returns for the same body: the earlier tape changes
-// the cost only. A codec opts in by registering its reader at init; the
-// others are read by their ReadRequest.
+// the cost only. Every codec's request reader takes its tape with
+// reqtape.Read, which reads after the tape lent for the body.
 package readafter
 
 import (
@@ -12,36 +12,16 @@ import (
 
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/reqtape"
 )
 
-// Reader reads body for c as c.ReadRequest does, with prev (a tape of an
-// earlier text, never changed, possibly nil) to reuse; ok is false when c
-// is not a codec it reads.
-type Reader func(c codecs.HTTPCodec, body []byte, prev *jsonw.Tape) (r *codecs.Request, ok bool, err error)
+var mu sync.RWMutex
 
-var (
-	mu      sync.RWMutex
-	readers []Reader
-)
-
-// Register adds a reader; a codec package calls it from init.
-func Register(r Reader) {
-	mu.Lock()
-	readers = append(readers, r)
-	mu.Unlock()
-}
-
-// Read reads body for c, with prev's help where c's reader takes it.
+// Read reads body for c as c.ReadRequest does, after prev (a tape of an
+// earlier text, never changed; nil: none).
 func Read(c codecs.HTTPCodec, body []byte, prev *jsonw.Tape) (*codecs.Request, error) {
-	if prev != nil {
-		mu.RLock()
-		rs := readers
-		mu.RUnlock()
-		for _, rd := range rs {
-			if r, ok, err := rd(c, body, prev); ok {
-				return r, err
-			}
-		}
+	if loan := reqtape.LendAfter(body, prev); loan != nil {
+		defer reqtape.Return(body, loan)
 	}
 	return c.ReadRequest(body)
 }

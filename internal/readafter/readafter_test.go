@@ -2,10 +2,14 @@ package readafter_test
 
 import (
 	"bytes"
+	"net/http"
+	"net/url"
 	"slices"
 	"testing"
 
+	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
+	_ "github.com/reasonreplay/replay/codecs/all"
 	"github.com/reasonreplay/replay/codecs/anthropic"
 	"github.com/reasonreplay/replay/codecs/gemini"
 	"github.com/reasonreplay/replay/internal/benchreq"
@@ -13,44 +17,44 @@ import (
 	"github.com/reasonreplay/replay/internal/readafter"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tidwall/gjson"
 )
 
-// A codec that registered its reader reads after an earlier tape; one that
-// did not is read by its ReadRequest. Either way the request is the one
-// ReadRequest gives.
+// Every codec's request, read after the tape of the body before, is the
+// request its ReadRequest gives, and its tape was read after that one (it
+// shares the bytes the two bodies share); a malformed body fails as
+// ReadRequest fails.
 func TestRead(t *testing.T) {
-	s := benchreq.Anthropic()
-	prevBody, body := s.Request(3), s.Request(4)
-	var prev jsonw.Tape
-	require.True(t, prev.ResetBytes(prevBody))
-	for _, c := range []codecs.HTTPCodec{anthropic.Codec{}, anthropic.Codec{Provider: "vertex"}} {
-		got, err := readafter.Read(c, body, &prev)
-		require.NoError(t, err)
+	for _, s := range benchreq.Shapes() {
+		prevBody, body := s.Request(3), s.Request(4)
+		rec, ok := codecs.Recognise(replay.Default(), http.MethodPost, &url.URL{Scheme: "https", Host: "api.example.com", Path: s.Path}, s.API, gjson.GetBytes(body, "model").Str)
+		require.True(t, ok, s.API)
+		c := rec.Codec
+		var prev jsonw.Tape
+		require.True(t, prev.ResetBytes(prevBody))
+		snap := prev.Snapshot(string(prevBody))
+		got, err := readafter.Read(c, body, snap)
+		require.NoError(t, err, s.API)
 		want, err := c.ReadRequest(body)
 		require.NoError(t, err)
-		require.Equal(t, want.Elements, got.Elements)
-		require.Equal(t, want.History.Turns, got.History.Turns)
-		require.Equal(t, want.Target, got.Target)
-		require.NotNil(t, got.History.RequestTape(got.History.Request))
-		require.Equal(t, string(body), got.History.RequestTape(got.History.Request).Text(), "the tape is the body's")
+		require.Equal(t, want.Elements, got.Elements, s.API)
+		require.Equal(t, want.History.Turns, got.History.Turns, s.API)
+		require.Equal(t, want.Target, got.Target, s.API)
+		tape := got.History.RequestTape(got.History.Request)
+		require.NotNil(t, tape, s.API)
+		require.Equal(t, string(body), tape.Text(), "%s: the tape is the body's", s.API)
+		after, n := tape.Prefix()
+		assert.Equal(t, jsonw.Shared(string(body), string(prevBody)), n, "%s: read after the tape before", s.API)
+		assert.Equal(t, snap.Text(), after, s.API)
+		_, n = want.History.RequestTape(want.History.Request).Prefix()
+		assert.Zero(t, n, "%s: nothing lent, read cold", s.API)
 	}
-	g := gemini.Codec{}
-	var gs *benchreq.Shape
-	for _, sh := range benchreq.Shapes() {
-		if sh.API == g.API() {
-			gs = sh
-		}
-	}
-	require.NotNil(t, gs)
-	gb := gs.Request(3)
-	got, err := readafter.Read(g, gb, &prev)
-	require.NoError(t, err)
-	want, err := g.ReadRequest(gb)
-	require.NoError(t, err)
-	require.Equal(t, want.Elements, got.Elements)
-	// A malformed body fails as ReadRequest fails.
-	_, err = readafter.Read(anthropic.Codec{}, []byte(`{"messages":[`), &prev)
+	_, err := readafter.Read(anthropic.Codec{}, []byte(`{"messages":[`), nil)
 	_, werr := anthropic.Codec{}.ReadRequest([]byte(`{"messages":[`))
+	require.Equal(t, werr, err)
+	var prev jsonw.Tape
+	require.True(t, prev.ResetBytes(benchreq.Anthropic().Request(3)))
+	_, err = readafter.Read(anthropic.Codec{}, []byte(`{"messages":[`), &prev)
 	require.Equal(t, werr, err)
 }
 

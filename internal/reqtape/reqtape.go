@@ -68,7 +68,21 @@ func Lend(body []byte, t *jsonw.Tape) (loan *jsonw.Tape) {
 	return loan
 }
 
-// Return ends the loan Lend made for body.
+// LendAfter makes prev, a tape of an earlier text that is never changed
+// (a snapshot), the one [Read] reads body after (jsonw.Tape.ResetAfter)
+// until the loan is given back ([Return]): a reader then validates only
+// what body does not share with prev's text, and records the same tape.
+// The caller must not change body in between. It returns the loan (prev;
+// nil when nothing is lent).
+func LendAfter(body []byte, prev *jsonw.Tape) (loan *jsonw.Tape) {
+	if len(body) == 0 || prev == nil {
+		return nil
+	}
+	lent.Store(keyOf(body), prev)
+	return prev
+}
+
+// Return ends the loan Lend or LendAfter made for body.
 func Return(body []byte, loan *jsonw.Tape) {
 	if len(body) > 0 && loan != nil {
 		lent.CompareAndDelete(keyOf(body), loan)

@@ -67,3 +67,32 @@ func TestLendConcurrent(t *testing.T) {
 	wg.Wait()
 	assert.Nil(t, reqtape.Lent(body))
 }
+
+// A tape of an earlier text lent for a body is what Read reads the body
+// after, while it is lent: the tape is the body's, as a cold read makes
+// it, and shares the bytes the two texts share.
+func TestLendAfter(t *testing.T) {
+	before := []byte(`{"model":"m","messages":[{"role":"user","content":"a"},{"role":"assistant","content":"hi"}]}`)
+	body := []byte(`{"model":"m","messages":[{"role":"user","content":"a"},{"role":"assistant","content":"hi"},{"role":"user","content":"b"}]}`)
+	var prev jsonw.Tape
+	require.True(t, prev.ResetBytes(before))
+	snap := prev.Snapshot(string(before))
+	assert.Nil(t, reqtape.LendAfter(body, nil))
+	loan := reqtape.LendAfter(body, snap)
+	require.Same(t, snap, loan)
+	got, ok := reqtape.Read(body)
+	require.True(t, ok)
+	after, n := got.Prefix()
+	assert.Equal(t, jsonw.Shared(string(body), string(before)), n)
+	assert.Equal(t, string(before), after)
+	var cold jsonw.Tape
+	require.True(t, cold.ResetBytes(body))
+	assert.Equal(t, cold.Root().Get("messages").Len(), got.Root().Get("messages").Len())
+	assert.Equal(t, cold.Root().Get("messages").Index(2).Raw(), got.Root().Get("messages").Index(2).Raw())
+	reqtape.Return(body, loan)
+	assert.Nil(t, reqtape.Lent(body))
+	again, ok := reqtape.Read(body)
+	require.True(t, ok)
+	_, n = again.Prefix()
+	assert.Zero(t, n, "nothing lent: read cold")
+}
