@@ -322,39 +322,99 @@ func (ch *chainer) run(prevs []*chainEntry, keep bool) (d []string, ent, replace
 		return d, nil, nil
 	}
 	ent = &chainEntry{codec: ch.key, states: states, d: d, els: make([]chainEl, n)}
-	// Every element's bytes are views of this request's body (kept as it
-	// is when the middleware owns it, else copied once): the elements
-	// taken from from wrote what this request's write (that is what
-	// matching them found), and are this request's bytes and lastness
-	// too, so that a later request matches them against this body. Else
-	// a conversation walked request by request would hold every model
-	// turn as the last of some request, and no later request could take
-	// a digest from it.
-	src := view.String(r.Body)
-	if !ch.owned {
-		src = string(r.Body)
-	}
-	raw := func(start, end int) []byte { return view.Bytes(src[start:max(start, end)]) }
-	ent.bound = make([][]byte, len(r.Bound))
-	for i, b := range r.Bound {
-		ent.bound[i] = raw(b.Start, b.End)
-	}
-	for i := 0; i < n; i++ {
-		var el chainEl
+	// What each element wrote, and whether it has bytes: an element
+	// written by its canonical form, and a model turn read from its own
+	// bytes.
+	for i := range ent.els {
+		el := &ent.els[i]
 		if i < k {
-			el = chainEl{kind: from.els[i].kind, vis: from.els[i].vis}
+			el.kind, el.vis = from.els[i].kind, from.els[i].vis
 		} else {
 			el.kind, el.vis = ch.write(i)
 		}
-		e := r.Elements[i]
-		if el.kind == 'm' {
-			el.raw = raw(e.Start, e.End)
-		} else if el.kind == 'a' && ch.ownRaw(i) != nil {
-			el.raw, el.last = raw(e.Start, e.End), ch.lastTurn(e.Turn)
-		}
-		ent.els[i] = el
 	}
-	ent.src, ent.size = src, len(src)
+	hasRaw := func(i int) bool {
+		return ent.els[i].kind == 'm' || ent.els[i].kind == 'a' && ch.ownRaw(i) != nil
+	}
+	if ch.owned {
+		// The body is never written again: every element's bytes are
+		// views of it, those taken from from included (they wrote what
+		// this request's write: that is what matching them found), with
+		// this request's lastness, so that a later request read after
+		// this body finds them at its own places (chainer.same). Else a
+		// conversation walked request by request would hold every model
+		// turn as the last of some request, and no later request could
+		// take a digest from it.
+		src := view.String(r.Body)
+		at := func(start, end int) []byte { return view.Bytes(src[start:max(start, end)]) }
+		ent.bound = make([][]byte, len(r.Bound))
+		for i, b := range r.Bound {
+			ent.bound[i] = at(b.Start, b.End)
+		}
+		for i, e := range r.Elements {
+			if hasRaw(i) {
+				ent.els[i].raw = at(e.Start, e.End)
+				ent.els[i].last = ent.els[i].kind == 'a' && ch.lastTurn(e.Turn)
+			}
+		}
+		ent.src, ent.size = src, len(src)
+		return d, ent, replaced
+	}
+	// Another's body: what from holds is shared, the rest copied, into
+	// one buffer. A model turn from holds with its bytes read by another
+	// codec, or with another lastness (from's last turn, which this
+	// request follows with more), takes this request's bytes and
+	// lastness, as above.
+	own := func(i int) bool { // element i takes this request's bytes
+		if !hasRaw(i) {
+			return false
+		}
+		if i >= k {
+			return true
+		}
+		o := from.els[i]
+		return o.kind == 'a' && (o.raw == nil || from.codec != ch.key || o.last != ch.lastTurn(r.Elements[i].Turn))
+	}
+	size := 0
+	if from == nil {
+		for _, b := range r.Bound {
+			size += max(b.End-b.Start, 0)
+		}
+	}
+	for i, e := range r.Elements {
+		if own(i) {
+			size += e.End - e.Start
+		}
+	}
+	buf := make([]byte, 0, size)
+	cp := func(start, end int) []byte {
+		buf = append(buf, r.Body[start:max(start, end)]...)
+		return buf[len(buf)-(max(start, end)-start) : len(buf) : len(buf)]
+	}
+	if from != nil {
+		ent.bound = from.bound
+	} else {
+		ent.bound = make([][]byte, len(r.Bound))
+		for i, b := range r.Bound {
+			ent.bound[i] = cp(b.Start, b.End)
+		}
+	}
+	for i, e := range r.Elements {
+		el := &ent.els[i]
+		switch {
+		case own(i):
+			el.raw = cp(e.Start, e.End)
+			el.last = el.kind == 'a' && ch.lastTurn(e.Turn)
+		case i < k && hasRaw(i):
+			el.raw, el.last = from.els[i].raw, from.els[i].last
+		}
+	}
+	for _, b := range ent.bound {
+		ent.size += len(b)
+	}
+	for _, el := range ent.els {
+		ent.size += len(el.raw)
+	}
 	return d, ent, replaced
 }
 

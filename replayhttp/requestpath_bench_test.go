@@ -215,9 +215,9 @@ type pathFigures struct {
 
 // measureStep runs Valid and the step alternately n times and returns
 // their CPU times and the step's allocations. What the step runs on is
-// prepared first, and its garbage collected, untimed: the timed runs pay
-// for the collections of what the step itself allocates, not of what its
-// preparation did.
+// prepared first, and the garbage so far collected, untimed: the timed
+// runs pay for the collections of what the step itself allocates, not of
+// what its preparation or the step measured before it did.
 func measureStep(tb testing.TB, pc *pathCase, st pathStep, n int) (valid, step time.Duration, allocs uint64) {
 	var ms runtime.MemStats
 	calls := make([]*call, n)
@@ -225,8 +225,9 @@ func measureStep(tb testing.TB, pc *pathCase, st pathStep, n int) (valid, step t
 		for i := range calls {
 			calls[i] = st.prep(tb, pc)
 		}
-		runtime.GC()
 	}
+	runtime.GC() // nor of the step before's
+
 	for _, c := range calls {
 		if st.reset != nil {
 			st.reset(pc)
