@@ -91,10 +91,11 @@ func (c *chainCache) put(key string, ent, replaced *chainEntry) {
 // chainer computes a request's chain, from a cached state where one
 // applies.
 type chainer struct {
-	r   *codecs.Request
-	dg  *digester
-	vis []string // the visible digest of each turn, by index, once computed
-	key any      // the codec's key when its turns are read from their own bytes (readafter.TurnKey)
+	r     *codecs.Request
+	dg    *digester
+	vis   []string // the visible digest of each turn, by index, once computed
+	hexes []byte   // vis's bytes, each written once
+	key   any      // the codec's key when its turns are read from their own bytes (readafter.TurnKey)
 	// owned says that no one writes the request's body again: an entry
 	// keeps it as it is.
 	owned bool
@@ -138,7 +139,11 @@ func (ch *chainer) lastTurn(ti int) bool { return ti == len(ch.r.History.Turns)-
 
 func (ch *chainer) visible(ti int) string {
 	if ch.vis[ti] == "" {
-		ch.vis[ti] = ch.dg.visible(ch.r.History.Turns[ti])
+		if ch.hexes == nil { // the turns' digests, in one buffer
+			ch.hexes = make([]byte, 32*len(ch.vis))
+		}
+		x := ch.hexes[32*ti : 32*ti+32 : 32*ti+32]
+		ch.vis[ti] = view.String(ch.dg.visibleHex(ch.r.History.Turns[ti], x))
 	}
 	return ch.vis[ti]
 }

@@ -186,6 +186,13 @@ func visible(t *replay.Turn, skip func(string) bool) string {
 
 // visible is the package's visible with dg's turn writer.
 func (dg *digester) visible(t *replay.Turn) string {
+	var x [32]byte
+	return string(dg.visibleHex(t, x[:]))
+}
+
+// visibleHex writes visible's digest of t, in hex, into x (32 bytes) and
+// returns x.
+func (dg *digester) visibleHex(t *replay.Turn, x []byte) []byte {
 	dg.th.Reset()
 	w := dg.tw
 	w.Reset(dg.th)
@@ -224,5 +231,6 @@ func (dg *digester) visible(t *replay.Turn) string {
 			}
 		}
 	}
-	return hex.EncodeToString(w.Sum(dg.sum[:0])[:16])
+	hex.Encode(x, w.Sum(dg.sum[:0])[:16])
+	return x
 }

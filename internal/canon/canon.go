@@ -151,7 +151,9 @@ func (w *Writer) value(raw string) (empty, ok bool) {
 		if strings.IndexByte(raw, '\\') < 0 {
 			w.str(raw[1 : len(raw)-1])
 		} else {
-			w.str(jsonw.Unquote(raw))
+			// Decoded into the writer's scratch, written at once.
+			w.scratch, _ = jsonw.AppendUnquoted(w.scratch[:0], raw)
+			w.str(view.String(w.scratch))
 		}
 	case '[':
 		w.buf = append(w.buf, '[')
