@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 )
 
 // Case is a situation the carry-over [Policy] decides on: how a block of a
@@ -259,9 +260,10 @@ func (r *Registry) contract(t Target) (ReplayContract, bool) {
 // Registry.contracts): a codec value may carry what a request names.
 const maxContracts = 256
 
-// contractOf returns c.Contract(), kept for a comparable c.
+// contractOf returns c.Contract(), kept for a c whose type makes every
+// value a map key (see keyable).
 func (r *Registry) contractOf(c ReasoningCodec) ReplayContract {
-	if !reflect.ValueOf(c).Comparable() {
+	if !keyable(reflect.TypeOf(c)) {
 		return c.Contract()
 	}
 	if rc, ok := r.contracts.Load(c); ok {
@@ -272,6 +274,36 @@ func (r *Registry) contractOf(c ReasoningCodec) ReplayContract {
 		r.contracts.Store(c, rc)
 	}
 	return rc
+}
+
+// keyables remembers keyable's answer per type.
+var keyables sync.Map // reflect.Type -> bool
+
+// keyable reports whether every value of t can be a map key: t is
+// comparable and holds no interface (whose value may not be).
+func keyable(t reflect.Type) bool {
+	if k, ok := keyables.Load(t); ok {
+		return k.(bool)
+	}
+	var walk func(t reflect.Type) bool
+	walk = func(t reflect.Type) bool {
+		switch t.Kind() {
+		case reflect.Interface, reflect.Slice, reflect.Map, reflect.Func:
+			return false
+		case reflect.Array:
+			return walk(t.Elem())
+		case reflect.Struct:
+			for i := 0; i < t.NumField(); i++ {
+				if !walk(t.Field(i).Type) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	k := walk(t)
+	keyables.Store(t, k)
+	return k
 }
 
 type carrier struct {

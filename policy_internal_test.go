@@ -31,6 +31,12 @@ type uncomparable struct {
 	tags []string
 }
 
+// holding is comparable, but its value is not.
+type holding struct {
+	countingCodec
+	v any
+}
+
 // A registry builds a comparable codec's contract once, and keeps at most
 // maxContracts of them; an uncomparable codec's is built every time.
 func TestContractOfKept(t *testing.T) {
@@ -47,6 +53,12 @@ func TestContractOfKept(t *testing.T) {
 	r.contractOf(u)
 	r.contractOf(u)
 	assert.Equal(t, int32(3), built.Load(), "an uncomparable codec's, every time")
+	// A comparable type holding a value that is not: built every time,
+	// never a key (which would panic).
+	h := holding{countingCodec{"h", &built}, []int{1}}
+	r.contractOf(h)
+	r.contractOf(h)
+	assert.Equal(t, int32(5), built.Load(), "a codec holding an interface, every time")
 
 	for i := 0; i < 2*maxContracts; i++ {
 		r.contractOf(countingCodec{string(rune('A'+i%26)) + string(rune('a'+i/26)), &built})
