@@ -29,6 +29,10 @@ func TestSameValueSameForm(t *testing.T) {
 		{`{"k":{"z":"\/","a":{}}}`, `{"k":{"a":{},"z":"/"}}`},
 		{`[]`, ` [ ] `},
 		{`[1,2.5,1e3]`, `[1.0,2.50,1000]`, `[1E0,25e-1,1.0e3]`},
+		// Escaped strings one after another, and one long enough to be
+		// hashed where it is decoded.
+		{`["ab","cd",{"k":"ef"}]`, `["a\u0062","\u0063d",{"\u006b":"\u0065\u0066"}]`},
+		{`"` + strings.Repeat("A", 700) + `"`, `"` + strings.Repeat(`\u0041`, 700) + `"`},
 	} {
 		for _, other := range group[1:] {
 			assert.Equal(t, digest(t, group[0]), digest(t, other), "%s vs %s", group[0], other)
