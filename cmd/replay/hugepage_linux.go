@@ -21,7 +21,7 @@ func hugePagesAvailable() bool {
 
 // hugePages advises the kernel to back b with transparent huge pages
 // (MADV_HUGEPAGE) when it first touches it. b must start on a page
-// boundary, as an allocation of hugeMin bytes or more does. It is advice:
+// boundary, as an allocation of hugeBodyMin bytes or more does. It is advice:
 // a kernel without huge pages, or with them off, refuses or ignores it,
 // and nothing changes.
 func hugePages(b []byte) {

@@ -77,7 +77,7 @@ func (s *source) all() ([]byte, error) {
 	var b []byte
 	if s.size > 0 && s.size <= maxBody {
 		b = make([]byte, 0, s.size+1)
-		if s.size >= hugeMin && hugePagesAvailable() {
+		if s.size >= hugeBodyMin && hugePagesAvailable() {
 			hugePages(b[:cap(b)]) // written once, page by page: see prepareHeap
 		}
 	}
