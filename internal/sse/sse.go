@@ -89,6 +89,11 @@ type Parser struct {
 	err     error
 	closed  bool
 	bin     binState
+	// crFree is how many of the stream's next unread bytes are known to
+	// hold no CR (a search for one went that far): feed is always handed
+	// the stream from its first unread byte, so what one call found holds
+	// for the next.
+	crFree int
 }
 
 // NewParser returns a parser of the given mode. max bounds one event's data
@@ -161,6 +166,11 @@ func (p *Parser) feed(b []byte) (int, bool) {
 		return p.feedBinary(b)
 	}
 	used := 0
+	// b[used:crFree] holds no CR. A line ends at its first LF or CR: the
+	// LF is found line by line, and the CR by one search that runs to the
+	// next CR or the end of b, so that a stream with no CR in it is
+	// searched for one once per read, not once per line.
+	crFree := min(p.crFree, len(b))
 	for used < len(b) {
 		if p.sawCR {
 			p.sawCR = false
@@ -175,10 +185,19 @@ func (p *Parser) feed(b []byte) (int, bool) {
 		if j < 0 {
 			j = len(rest)
 		}
-		if k := bytes.IndexByte(rest[:j], '\r'); k >= 0 {
-			i = k
+		if crFree-used < j {
+			crFree = max(crFree, used)
+			if k := bytes.IndexByte(b[crFree:], '\r'); k >= 0 {
+				crFree += k
+			} else {
+				crFree = len(b)
+			}
+			if crFree-used < j {
+				i = crFree - used
+			}
 		}
 		if i < 0 {
+			p.crFree = 0
 			if len(p.line)+len(rest) > p.maxLine() {
 				p.err = &LimitError{Limit: p.max}
 				return len(b), false
@@ -207,9 +226,11 @@ func (p *Parser) feed(b []byte) (int, bool) {
 			return len(b), false
 		}
 		if ok {
+			p.crFree = max(crFree-used, 0)
 			return used, true
 		}
 	}
+	p.crFree = 0
 	return used, false
 }
 
