@@ -137,6 +137,33 @@ func TestCRFarAheadAnySplit(t *testing.T) {
 	}
 }
 
+// A Reader hands out an event's one data line as a view of its own read
+// buffer when the line lies whole in it, and a copy otherwise. The stream
+// core zeroes each event's bytes once it is decoded: the events after it
+// must not change, whatever the read sizes.
+func TestPullEventsZeroedAfterUse(t *testing.T) {
+	in := "event: a\ndata: {\"x\":1}\n\ndata: two\ndata: lines\n\n: ping\n\ndata: " + strings.Repeat("z", 300) +
+		"\r\n\r\nid: 9\ndata: last\rdata: more\r\rdata: end\n\n"
+	want := []ev{{Type: "a", Data: `{"x":1}`}, {Data: "two\nlines"}, {Data: strings.Repeat("z", 300)},
+		{Data: "last\nmore", ID: "9"}, {Data: "end", ID: "9"}}
+	for n := 1; n <= len(in); n++ {
+		var chunks []string
+		for i := 0; i < len(in); i += n {
+			chunks = append(chunks, in[i:min(i+n, len(in))])
+		}
+		r := NewReader(&slowReader{chunks: chunks}, SSE, 0)
+		var got []ev
+		for r.Next() {
+			e := r.Event()
+			got = append(got, ev{string(e.Type), string(e.Data), string(e.ID), e.Retry})
+			clear(e.Type)
+			clear(e.Data)
+		}
+		require.NoError(t, r.Err())
+		require.Equal(t, want, got, "%d-byte reads", n)
+	}
+}
+
 func TestJSONL(t *testing.T) {
 	in := "{\"a\":1}\r\n\n  \n{\"b\":\"x y\"}\n{\"c\":3}"
 	want := []ev{{Data: `{"a":1}`}, {Data: `{"b":"x y"}`}, {Data: `{"c":3}`}}
