@@ -77,6 +77,9 @@ func (s *source) all() ([]byte, error) {
 	var b []byte
 	if s.size > 0 && s.size <= maxBody {
 		b = make([]byte, 0, s.size+1)
+		if s.size >= hugeBodyMin && hugePagesAvailable() {
+			hugePages(b[:cap(b)]) // written once, page by page: see prepareHeap
+		}
 	}
 	b, err := readAll(io.LimitReader(s.r, maxBody+1), b)
 	if err != nil {
@@ -275,7 +278,7 @@ func (f *inputFlags) readTurn(e *env, cmd string, src *source, docs bool) (*repl
 		if f.stream || explicit || g.event {
 			// One line holding one stream event: a stream of one event.
 			f.note(e, cmd, src.name, "jsonl", g, detected)
-			return f.decodeStream(e, cmd, bytes.NewReader(data), g, stream.FramingJSONL)
+			return f.decodeStream(e, cmd, bytes.NewReader(data), int64(len(data)), g, stream.FramingJSONL)
 		}
 		c, err := lookup(g.api, g.provider, g.model)
 		if err != nil {
@@ -315,7 +318,7 @@ func (f *inputFlags) readTurn(e *env, cmd string, src *source, docs bool) (*repl
 		} else {
 			g.announce = func(g guess) { f.note(e, cmd, src.name, what, f.merge(g), true) }
 		}
-		return f.decodeStream(e, cmd, r, g, fr)
+		return f.decodeStream(e, cmd, r, src.size, g, fr)
 	}
 	if len(bytes.TrimSpace(src.prefix)) == 0 {
 		return nil, fmt.Errorf("%s is empty: expected a response body, a stream or a turn document", src.name)
@@ -326,7 +329,7 @@ func (f *inputFlags) readTurn(e *env, cmd string, src *source, docs bool) (*repl
 		if err != nil {
 			return nil, usageError("--framing: %v", err)
 		}
-		return f.decodeStream(e, cmd, src.r, f.merge(guess{}), fr)
+		return f.decodeStream(e, cmd, src.r, src.size, f.merge(guess{}), fr)
 	}
 	return nil, usageError("%s starts with %q: neither a JSON body, an SSE stream (\"data:\" lines), JSON lines nor an AWS event stream", src.name, firstLine(src.prefix))
 }
@@ -425,9 +428,11 @@ func firstLine(b []byte) string {
 // decodeStream decodes a stream from r as its bytes arrive: with the
 // named API's decoder, or, when the API is to be detected, the decoder of
 // the API its first event is. The decoder's own errors refuse the input.
-func (f *inputFlags) decodeStream(e *env, cmd string, r io.Reader, g guess, fr stream.Framing) (*replay.Turn, error) {
+// size is r's length when known (a regular file), else 0.
+func (f *inputFlags) decodeStream(e *env, cmd string, r io.Reader, size int64, g guess, fr stream.Framing) (*replay.Turn, error) {
 	if f.single {
 		relaxGC()
+		prepareHeap(size)
 	}
 	w := &watch{named: f.named()}
 	if w.named == "" {

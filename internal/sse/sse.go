@@ -89,6 +89,18 @@ type Parser struct {
 	err     error
 	closed  bool
 	bin     binState
+	// crFree is how many of the stream's next unread bytes are known to
+	// hold no CR (a search for one went that far): feed is always handed
+	// the stream from its first unread byte, so what one call found holds
+	// for the next.
+	crFree int
+	// view: the bytes fed stay as they are until the next feed (a
+	// Reader's own buffer), so an event's data, when it is one line, is
+	// handed out as a view of the line (dataView, when hasView) instead
+	// of a copy. Whatever is still a view when feed returns without an
+	// event is copied into data first (keep).
+	view, hasView bool
+	dataView      []byte
 }
 
 // NewParser returns a parser of the given mode. max bounds one event's data
@@ -161,6 +173,11 @@ func (p *Parser) feed(b []byte) (int, bool) {
 		return p.feedBinary(b)
 	}
 	used := 0
+	// b[used:crFree] holds no CR. A line ends at its first LF or CR: the
+	// LF is found line by line, and the CR by one search that runs to the
+	// next CR or the end of b, so that a stream with no CR in it is
+	// searched for one once per read, not once per line.
+	crFree := min(p.crFree, len(b))
 	for used < len(b) {
 		if p.sawCR {
 			p.sawCR = false
@@ -175,10 +192,20 @@ func (p *Parser) feed(b []byte) (int, bool) {
 		if j < 0 {
 			j = len(rest)
 		}
-		if k := bytes.IndexByte(rest[:j], '\r'); k >= 0 {
-			i = k
+		if crFree-used < j {
+			crFree = max(crFree, used)
+			if k := bytes.IndexByte(b[crFree:], '\r'); k >= 0 {
+				crFree += k
+			} else {
+				crFree = len(b)
+			}
+			if crFree-used < j {
+				i = crFree - used
+			}
 		}
 		if i < 0 {
+			p.crFree = 0
+			p.keep()
 			if len(p.line)+len(rest) > p.maxLine() {
 				p.err = &LimitError{Limit: p.max}
 				return len(b), false
@@ -207,10 +234,22 @@ func (p *Parser) feed(b []byte) (int, bool) {
 			return len(b), false
 		}
 		if ok {
+			p.crFree = max(crFree-used, 0)
 			return used, true
 		}
 	}
+	p.crFree = 0
+	p.keep()
 	return used, false
+}
+
+// keep copies the data held as a view of the bytes fed into data, before
+// feed returns without an event (the bytes may change once it returns).
+func (p *Parser) keep() {
+	if p.hasView {
+		p.data = append(append(p.data[:0], p.dataView...), '\n')
+		p.dataView, p.hasView = nil, false
+	}
 }
 
 // lineSlack is how far an SSE line may exceed the limit: the field name,
@@ -254,12 +293,17 @@ func (p *Parser) processLine(line []byte) bool {
 	}
 	switch string(field) {
 	case "data":
+		p.keep()
 		if len(p.data)+len(value)+1 > p.max+1 {
 			p.err = &LimitError{Limit: p.max}
 			return false
 		}
-		p.data = append(p.data, value...)
-		p.data = append(p.data, '\n')
+		if p.view && !p.hasData {
+			p.dataView, p.hasView = value, true
+		} else {
+			p.data = append(p.data, value...)
+			p.data = append(p.data, '\n')
+		}
 		p.hasData = true
 	case "event":
 		p.typ = append(p.typ[:0], value...)
@@ -294,7 +338,12 @@ func (p *Parser) dispatch() bool {
 		p.typ = p.typ[:0]
 		return false
 	}
-	p.ev = Event{Type: p.typ, Data: p.data[:len(p.data)-1], ID: p.id, Retry: p.retry}
+	if p.hasView {
+		p.ev = Event{Type: p.typ, Data: p.dataView, ID: p.id, Retry: p.retry}
+		p.dataView, p.hasView = nil, false
+	} else {
+		p.ev = Event{Type: p.typ, Data: p.data[:len(p.data)-1], ID: p.id, Retry: p.retry}
+	}
 	// The buffers are reset lazily: the event aliases them until the next
 	// call, and the next append starts from length zero.
 	p.data = p.data[:0]
@@ -328,7 +377,9 @@ type Reader struct {
 
 // NewReader returns a Reader of the given mode over r; max as in NewParser.
 func NewReader(r io.Reader, mode Mode, max int) *Reader {
-	return &Reader{r: r, p: NewParser(mode, max, nil), buf: make([]byte, 32<<10)}
+	p := NewParser(mode, max, nil)
+	p.view = true
+	return &Reader{r: r, p: p, buf: make([]byte, 32<<10)}
 }
 
 // Next advances to the next event and reports whether there is one. At the

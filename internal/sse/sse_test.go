@@ -118,6 +118,52 @@ func TestCRLFSplitAcrossWrites(t *testing.T) {
 	assert.Equal(t, []ev{{Data: "a"}, {Data: "b"}}, got)
 }
 
+// A lone CR ends a line however far after the lines before it it comes,
+// and wherever the bytes are split: the parser searches for a CR ahead of
+// the line it reads and carries what it found to its next call, so every
+// split point, pushed and pulled, must give the events the whole gives.
+func TestCRFarAheadAnySplit(t *testing.T) {
+	in := "event: a\ndata: 1\n\ndata: 2\n\n: c\ndata: 3\rdata: 4\n\ndata: 5\n\r\ndata: 6\r\n\r\n"
+	want := []ev{{Type: "a", Data: "1"}, {Data: "2"}, {Data: "3\n4"}, {Data: "5"}, {Data: "6"}}
+	for i := 0; i <= len(in); i++ {
+		for j := i; j <= len(in); j++ {
+			got, err := push(t, SSE, 0, in[:i], in[i:j], in[j:])
+			require.NoError(t, err)
+			require.Equal(t, want, got, "push, split at %d and %d", i, j)
+		}
+		got, err := pull(SSE, 0, in[:i], in[i:])
+		require.NoError(t, err)
+		require.Equal(t, want, got, "pull, split at %d", i)
+	}
+}
+
+// A Reader hands out an event's one data line as a view of its own read
+// buffer when the line lies whole in it, and a copy otherwise. The stream
+// core zeroes each event's bytes once it is decoded: the events after it
+// must not change, whatever the read sizes.
+func TestPullEventsZeroedAfterUse(t *testing.T) {
+	in := "event: a\ndata: {\"x\":1}\n\ndata: two\ndata: lines\n\n: ping\n\ndata: " + strings.Repeat("z", 300) +
+		"\r\n\r\nid: 9\ndata: last\rdata: more\r\rdata: end\n\n"
+	want := []ev{{Type: "a", Data: `{"x":1}`}, {Data: "two\nlines"}, {Data: strings.Repeat("z", 300)},
+		{Data: "last\nmore", ID: "9"}, {Data: "end", ID: "9"}}
+	for n := 1; n <= len(in); n++ {
+		var chunks []string
+		for i := 0; i < len(in); i += n {
+			chunks = append(chunks, in[i:min(i+n, len(in))])
+		}
+		r := NewReader(&slowReader{chunks: chunks}, SSE, 0)
+		var got []ev
+		for r.Next() {
+			e := r.Event()
+			got = append(got, ev{string(e.Type), string(e.Data), string(e.ID), e.Retry})
+			clear(e.Type)
+			clear(e.Data)
+		}
+		require.NoError(t, r.Err())
+		require.Equal(t, want, got, "%d-byte reads", n)
+	}
+}
+
 func TestJSONL(t *testing.T) {
 	in := "{\"a\":1}\r\n\n  \n{\"b\":\"x y\"}\n{\"c\":3}"
 	want := []ev{{Data: `{"a":1}`}, {Data: `{"b":"x y"}`}, {Data: `{"c":3}`}}
