@@ -653,11 +653,15 @@ func digestOf(d, key string) bool {
 // checkRequestChain is checkChain on a request: the blocks sent are the
 // request's, matched to the captured turns by signature (or data).
 func (c Codec) checkRequestChain(h *replay.History, t *replay.Target, report func(replay.Violation)) {
-	blocks := 0
+	items := 0
 	for _, tu := range h.Turns {
-		blocks += len(tu.Blocks)
+		for _, b := range tu.Blocks {
+			if _, ok := b.(replay.ReasoningItem); ok {
+				items++
+			}
+		}
 	}
-	links := make(map[string]storedLink, blocks)
+	links := make(map[string]storedLink, items)
 	for ti, tu := range h.Turns {
 		pred, predKey := tu.Provenance.ChainHash, "" // predKey: the item whose digest pred is, computed when needed
 		for bi, b := range tu.Blocks {
@@ -696,10 +700,6 @@ func (c Codec) checkRequestChain(h *replay.History, t *replay.Target, report fun
 		})
 		return true
 	})
-	present := make(map[string]bool, len(sent))
-	for _, s := range sent {
-		present[s.key] = true
-	}
 	prev := ""
 	for _, s := range sent {
 		l, known := links[s.key]
@@ -707,6 +707,10 @@ func (c Codec) checkRequestChain(h *replay.History, t *replay.Target, report fun
 			byDigest := make(map[string]string, len(links))
 			for k := range links {
 				byDigest[chainDigest(k)] = k
+			}
+			present := make(map[string]bool, len(sent))
+			for _, x := range sent {
+				present[x.key] = true
 			}
 			var msg string
 			if missing, ok := byDigest[l.pred]; ok && !present[missing] {

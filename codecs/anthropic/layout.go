@@ -44,7 +44,11 @@ func (c Codec) checkBlankThinking(h *replay.History, msgs jsonw.Val, latest int,
 		if captured == nil {
 			n := 0
 			for _, tu := range h.Turns {
-				n += len(tu.Blocks)
+				for _, b := range tu.Blocks {
+					if _, ok := b.(*replay.ReasoningText); ok {
+						n++
+					}
+				}
 			}
 			captured = make(map[string]string, n)
 			for _, tu := range h.Turns {
