@@ -686,20 +686,19 @@ func (c Codec) checkRequestChain(h *replay.History, t *replay.Target, report fun
 	for ti, p := range h.Pointers {
 		turnOf[messageIndex(p)] = ti
 	}
-	var sent []sentBlock
-	requestMessages(h).ForEach(func(i int, _ string, m jsonw.Val) bool {
-		ti, ok := turnOf[i]
+	blocks := thinkingBlocks(h)
+	sent := make([]sentBlock, 0, len(blocks))
+	for _, tb := range blocks {
+		ti, ok := turnOf[tb.msg]
 		if !ok {
 			ti = -1
 		}
-		m.Get("content").Each(func(j int, b jsonw.Val) bool {
-			if isThinking(b) {
-				sent = append(sent, sentBlock{key: blockKey(b), turn: ti, blk: -1, msg: i, index: j})
-			}
-			return true
-		})
-		return true
-	})
+		key := tb.b.Get("signature").Str()
+		if tb.redacted {
+			key = tb.b.Get("data").Str()
+		}
+		sent = append(sent, sentBlock{key: key, turn: ti, blk: -1, msg: tb.msg, index: tb.j})
+	}
 	prev := ""
 	for _, s := range sent {
 		l, known := links[s.key]

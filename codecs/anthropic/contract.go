@@ -359,7 +359,7 @@ func (c Codec) checkModified(h *replay.History, t *replay.Target, report func(re
 	if i < 0 {
 		return
 	}
-	c.checkBlankThinking(h, msgs, i, report)
+	c.checkBlankThinking(h, i, report)
 	want := turnAnchors(h.Turns[last])
 	type sent struct {
 		anchor
@@ -819,4 +819,44 @@ func (c Codec) checkHost(h *replay.History, t *replay.Target, report func(replay
 			}
 		}
 	}
+}
+
+// thinkingBlock is a thinking or redacted_thinking block of a request's
+// messages: where it is, and whether its message is the assistant's.
+type thinkingBlock struct {
+	b         jsonw.Val
+	msg, j    int
+	assistant bool
+	redacted  bool
+}
+
+// thinkingBlocksKey names the walk thinkingBlocks memoises.
+var thinkingBlocksKey = new(byte)
+
+// thinkingBlocks returns the thinking and redacted_thinking blocks of
+// every message of h's request, in order: one walk of the messages, shared
+// by the rules that look at them (kit.Memo; read only).
+func thinkingBlocks(h *replay.History) []thinkingBlock {
+	if len(h.Request) == 0 {
+		return nil
+	}
+	return kit.Memo(h, thinkingBlocksKey, func(root jsonw.Val) any {
+		var out []thinkingBlock
+		if msgs := root.Get("messages"); msgs.IsArray() {
+			msgs.ForEach(func(i int, _ string, m jsonw.Val) bool {
+				assistant := m.Get("role").Is("assistant")
+				m.Get("content").Each(func(j int, b jsonw.Val) bool {
+					switch t := b.Get("type"); {
+					case t.Is("thinking"):
+						out = append(out, thinkingBlock{b: b, msg: i, j: j, assistant: assistant})
+					case t.Is("redacted_thinking"):
+						out = append(out, thinkingBlock{b: b, msg: i, j: j, assistant: assistant, redacted: true})
+					}
+					return true
+				})
+				return true
+			})
+		}
+		return out
+	}).([]thinkingBlock)
 }

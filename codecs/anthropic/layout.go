@@ -38,7 +38,7 @@ func blank(s string) bool {
 // earlier message's: the latest one is checkModified's) was emptied. An
 // empty text under a signature that was captured empty (display
 // "omitted") is normal output.
-func (c Codec) checkBlankThinking(h *replay.History, msgs jsonw.Val, latest int, report func(replay.Violation)) {
+func (c Codec) checkBlankThinking(h *replay.History, latest int, report func(replay.Violation)) {
 	var captured map[string]string // the captured text of each signature, made when a text is empty
 	emptied := func(sig string) bool {
 		if captured == nil {
@@ -62,34 +62,27 @@ func (c Codec) checkBlankThinking(h *replay.History, msgs jsonw.Val, latest int,
 		was, ok := captured[sig]
 		return ok && was != ""
 	}
-	msgs.ForEach(func(i int, _ string, m jsonw.Val) bool {
-		if !m.Get("role").Is("assistant") {
-			return true
+	for _, tb := range thinkingBlocks(h) {
+		if !tb.assistant || tb.redacted {
+			continue
 		}
-		m.Get("content").Each(func(j int, b jsonw.Val) bool {
-			if !b.Get("type").Is("thinking") {
-				return true
-			}
-			text := b.Get("thinking")
-			v := replay.Violation{Turn: -1, Block: -1}
-			switch {
-			case blankVal(text):
-				v.Message = "the thinking block's text is white space only: it is not the text Claude produced"
-				v.Predicted = at(contentPath(i, j)+".thinking", predictBlank)
-				v.Fix = "send the thinking block as captured (its text, or \"\" when the display was omitted), or drop it"
-			case i != latest && text.Is("") && emptied(b.Get("signature").Str()):
-				v.Message = "the thinking block's text was emptied: its signature covers the text captured with it"
-				v.Predicted = at(contentPath(i, j)+".thinking", predictEmptied)
-				v.Fix = "send the thinking block with its captured text, or drop it (from the start or the end of the chain)"
-			default:
-				return true
-			}
-			v.Pointer = contentPointer(i, j) + "/thinking"
-			report(v)
-			return true
-		})
-		return true
-	})
+		b, i, j := tb.b, tb.msg, tb.j
+		text := b.Get("thinking")
+		v := replay.Violation{Turn: -1, Block: -1, Pointer: contentPointer(i, j) + "/thinking"}
+		switch {
+		case blankVal(text):
+			v.Message = "the thinking block's text is white space only: it is not the text Claude produced"
+			v.Predicted = at(contentPath(i, j)+".thinking", predictBlank)
+			v.Fix = "send the thinking block as captured (its text, or \"\" when the display was omitted), or drop it"
+		case i != latest && text.Is("") && emptied(b.Get("signature").Str()):
+			v.Message = "the thinking block's text was emptied: its signature covers the text captured with it"
+			v.Predicted = at(contentPath(i, j)+".thinking", predictEmptied)
+			v.Fix = "send the thinking block with its captured text, or drop it (from the start or the end of the chain)"
+		default:
+			continue
+		}
+		report(v)
+	}
 }
 
 // blankVal is blank on a string value (false for any other), read in
@@ -161,23 +154,19 @@ func blankEscaped(inner string) (isBlank, ok bool) {
 // checkBlockMembers: a thinking or redacted_thinking block carries only
 // the members the API takes back; `cache_control` on one is an extra input.
 func (c Codec) checkBlockMembers(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
-	requestMessages(h).ForEach(func(i int, _ string, m jsonw.Val) bool {
-		if !m.Get("role").Is("assistant") {
-			return true
+	for _, tb := range thinkingBlocks(h) {
+		if !tb.assistant || !tb.b.Get("cache_control").Exists() {
+			continue
 		}
-		m.Get("content").Each(func(j int, b jsonw.Val) bool {
-			typ := b.Get("type").Str()
-			if !isThinking(b) || !b.Get("cache_control").Exists() {
-				return true
-			}
-			report(replay.Violation{Turn: -1, Block: -1, Pointer: contentPointer(i, j) + "/cache_control",
-				Message:   "a " + typ + " block carries cache_control, which the API does not take on it",
-				Predicted: at(contentPath(i, j)+"."+typ+".cache_control", predictExtraInputs),
-				Fix:       "put the cache_control marker on another block of the message (Encode writes thinking blocks without it)"})
-			return true
-		})
-		return true
-	})
+		typ, i, j := "thinking", tb.msg, tb.j
+		if tb.redacted {
+			typ = "redacted_thinking"
+		}
+		report(replay.Violation{Turn: -1, Block: -1, Pointer: contentPointer(i, j) + "/cache_control",
+			Message:   "a " + typ + " block carries cache_control, which the API does not take on it",
+			Predicted: at(contentPath(i, j)+"."+typ+".cache_control", predictExtraInputs),
+			Fix:       "put the cache_control marker on another block of the message (Encode writes thinking blocks without it)"})
+	}
 }
 
 // checkBlockOrder: an assistant message that holds thinking starts with a
