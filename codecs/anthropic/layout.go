@@ -68,7 +68,7 @@ func (c Codec) checkBlankThinking(h *replay.History, latest int, report func(rep
 		}
 		b, i, j := tb.b, tb.msg, tb.j
 		text := b.Get("thinking")
-		v := replay.Violation{Turn: -1, Block: -1, Pointer: contentPointer(i, j) + "/thinking"}
+		v := replay.Violation{Turn: -1, Block: -1}
 		switch {
 		case blankVal(text):
 			v.Message = "the thinking block's text is white space only: it is not the text Claude produced"
@@ -81,6 +81,7 @@ func (c Codec) checkBlankThinking(h *replay.History, latest int, report func(rep
 		default:
 			continue
 		}
+		v.Pointer = contentPointer(i, j) + "/thinking"
 		report(v)
 	}
 }
