@@ -68,11 +68,7 @@ func TestStreamDecodeCollectsLate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and decodes a 22 MB stream")
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "replay")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
+	dir, bin := buildReplay(t)
 	in := filepath.Join(dir, "loop.sse")
 	perBlock := writeThinkingLoop(t, in, 200, 1000)
 	run := func(env ...string) (string, int, int) {

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,10 +40,7 @@ func TestStreamRSSFlat(t *testing.T) {
 	if _, ok := vmRSS(os.Getpid()); !ok {
 		t.Skip("no /proc/PID/status here")
 	}
-	bin := filepath.Join(t.TempDir(), "replay")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
+	_, bin := buildReplay(t)
 
 	const pings = 2_000_000
 	cmd := exec.Command(bin, "decode", "--compact", "-")

@@ -56,11 +56,7 @@ func TestDecodeStreamSpeed(t *testing.T) {
 	if !*cliSpeed {
 		t.Skip("run with -cli.speed")
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "replay")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
+	dir, bin := buildReplay(t)
 	data := toolLoop(250, 250)
 	in := filepath.Join(dir, "loop.sse")
 	require.NoError(t, os.WriteFile(in, data, 0o600))

@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -30,10 +29,7 @@ func TestStartIsSmall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "replay")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
+	_, bin := buildReplay(t)
 	cmd := exec.Command(bin, "--version")
 	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
 	out, err := cmd.CombinedOutput()
