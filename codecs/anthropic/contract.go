@@ -468,58 +468,52 @@ func (c Codec) checkSealedOrder(tu *replay.Turn, ti int, report func(replay.Viol
 func (c Codec) checkRequestSignatures(h *replay.History, _ *replay.Target, report func(replay.Violation)) {
 	tr, _ := codecs.TraitsOf(c.Format())
 	signs := tr.SignsText
-	requestMessages(h).ForEach(func(i int, _ string, m jsonw.Val) bool {
-		if !m.Get("role").Is("assistant") {
-			return true
+	for _, tb := range thinkingBlocks(h) {
+		if !tb.assistant {
+			continue
 		}
-		m.Get("content").Each(func(j int, b jsonw.Val) bool {
-			v := replay.Violation{Turn: -1, Block: -1}
-			switch b.Get("type").Str() {
-			case "thinking":
-				sig := b.Get("signature")
-				switch th := b.Get("thinking"); {
-				case !th.Exists():
-					v.Message = "a thinking block without its thinking member (send \"thinking\": \"\" for an omitted display)"
-					v.Predicted = at(contentPath(i, j)+".thinking.thinking", predictFieldRequired)
-					v.Fix = "write the thinking member, empty when the text was omitted"
-				case !th.IsString():
-					v.Message = "a thinking block whose thinking member is " + jsonType(th) + ", not a string"
-					v.Predicted = at(contentPath(i, j)+".thinking.thinking", predictNotString)
-					v.Fix = "write the captured thinking text, \"\" when it was omitted"
-				case !signs && (!sig.Exists() || sig.IsString()):
-					return true
-				case !sig.Exists():
-					v.Message = "a thinking block without a signature"
-					v.Predicted = at(contentPath(i, j)+".thinking.signature", predictFieldRequired)
-					v.Fix = "send the captured signature, or drop the block"
-				case sig.Str() == "":
-					v.Message = "a thinking block with an empty signature"
-					v.Predicted = at(contentPath(i, j), predictInvalidSig)
-					v.Fix = "drop the block: an unsigned thinking block is never accepted"
-				default:
-					return true
-				}
-			case "redacted_thinking":
-				d := b.Get("data")
-				if d.IsString() && d.Str() != "" {
-					return true
-				}
-				v.Message = "a redacted_thinking block without data"
-				v.Predicted = at(contentPath(i, j)+".redacted_thinking.data", predictFieldRequired)
-				if d.Exists() && !d.IsString() {
-					v.Message = "a redacted_thinking block whose data is " + jsonType(d) + ", not a string"
-					v.Predicted = at(contentPath(i, j)+".redacted_thinking.data", predictNotString)
-				}
-				v.Fix = "send the captured data, or drop the block"
+		b, i, j := tb.b, tb.msg, tb.j
+		v := replay.Violation{Turn: -1, Block: -1}
+		if !tb.redacted {
+			sig := b.Get("signature")
+			switch th := b.Get("thinking"); {
+			case !th.Exists():
+				v.Message = "a thinking block without its thinking member (send \"thinking\": \"\" for an omitted display)"
+				v.Predicted = at(contentPath(i, j)+".thinking.thinking", predictFieldRequired)
+				v.Fix = "write the thinking member, empty when the text was omitted"
+			case !th.IsString():
+				v.Message = "a thinking block whose thinking member is " + jsonType(th) + ", not a string"
+				v.Predicted = at(contentPath(i, j)+".thinking.thinking", predictNotString)
+				v.Fix = "write the captured thinking text, \"\" when it was omitted"
+			case !signs && (!sig.Exists() || sig.IsString()):
+				continue
+			case !sig.Exists():
+				v.Message = "a thinking block without a signature"
+				v.Predicted = at(contentPath(i, j)+".thinking.signature", predictFieldRequired)
+				v.Fix = "send the captured signature, or drop the block"
+			case sig.Str() == "":
+				v.Message = "a thinking block with an empty signature"
+				v.Predicted = at(contentPath(i, j), predictInvalidSig)
+				v.Fix = "drop the block: an unsigned thinking block is never accepted"
 			default:
-				return true
+				continue
 			}
-			v.Pointer = contentPointer(i, j)
-			report(v)
-			return true
-		})
-		return true
-	})
+		} else {
+			d := b.Get("data")
+			if d.IsString() && d.Str() != "" {
+				continue
+			}
+			v.Message = "a redacted_thinking block without data"
+			v.Predicted = at(contentPath(i, j)+".redacted_thinking.data", predictFieldRequired)
+			if d.Exists() && !d.IsString() {
+				v.Message = "a redacted_thinking block whose data is " + jsonType(d) + ", not a string"
+				v.Predicted = at(contentPath(i, j)+".redacted_thinking.data", predictNotString)
+			}
+			v.Fix = "send the captured data, or drop the block"
+		}
+		v.Pointer = contentPointer(i, j)
+		report(v)
+	}
 }
 
 // jsonType names a JSON value's type for messages.
