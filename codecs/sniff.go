@@ -1,9 +1,8 @@
 package codecs
 
 import (
-	"encoding/json"
-
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/jsonw"
 )
 
 // Sniffed is what a codec recognised in a response body or in the first
@@ -47,7 +46,7 @@ const (
 // and of equal scores the codec first in reg.APIs. ok is false when data
 // is not JSON or no codec recognises it.
 func Sniff(reg *replay.Registry, eventType, data []byte) (HTTPCodec, Sniffed, bool) {
-	if !json.Valid(data) {
+	if !jsonw.ValidBytes(data) {
 		return nil, Sniffed{}, false
 	}
 	var best HTTPCodec

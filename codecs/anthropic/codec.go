@@ -104,7 +104,6 @@ import (
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
-	"github.com/tidwall/gjson"
 )
 
 // API is the codec's API name in the registry.
@@ -246,15 +245,15 @@ func sniff(typ, data []byte) (codecs.Sniffed, bool) {
 	if events[string(typ)] {
 		return codecs.Sniffed{Score: codecs.SniffEvent, Event: true}, true
 	}
-	r := gjson.ParseBytes(data)
+	r := kit.SniffParse(data)
 	t := r.Get("type").Str
 	switch {
 	case r.Get("chunk.bytes").Exists():
 		return codecs.Sniffed{Score: codecs.SniffType, Provider: "bedrock", Event: true}, true
 	case events[t]:
-		return codecs.Sniffed{Score: codecs.SniffType, Model: r.Get("message.model").Str, Event: true}, true
+		return codecs.Sniffed{Score: codecs.SniffType, Model: strings.Clone(r.Get("message.model").Str), Event: true}, true
 	case t == "message" && r.Get("content").IsArray():
-		return codecs.Sniffed{Score: codecs.SniffType, Model: r.Get("model").Str}, true
+		return codecs.Sniffed{Score: codecs.SniffType, Model: strings.Clone(r.Get("model").Str)}, true
 	case t == "error" && r.Get("error.type").Exists():
 		return codecs.Sniffed{Score: codecs.SniffType}, true
 	}

@@ -156,7 +156,7 @@ func sniff(typ, data []byte) (codecs.Sniffed, bool) {
 	if events[string(typ)] {
 		return codecs.Sniffed{Score: codecs.SniffEvent, Event: true}, true
 	}
-	r := gjson.ParseBytes(data)
+	r := kit.SniffParse(data)
 	switch {
 	case r.Get("output.message").Exists() || r.Get("stopReason").Exists():
 		return codecs.Sniffed{Score: codecs.SniffMembers}, true

@@ -62,7 +62,6 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/kit"
-	"github.com/tidwall/gjson"
 )
 
 // API names registered by this package.
@@ -203,7 +202,7 @@ func errorBody(_ string, status int, msg string) ([]byte, http.Header) {
 // name: both serve other vendors' models). An OpenAI-shaped error body
 // ({"error":...}) is read as the generic API's.
 func sniffGeneric(_, data []byte) (codecs.Sniffed, bool) {
-	r := gjson.ParseBytes(data)
+	r := kit.SniffParse(data)
 	if s, ok := kit.SniffChat(r, codecs.SniffShape); ok {
 		switch {
 		case r.Get("x_groq").Exists():
@@ -224,7 +223,7 @@ func sniffGeneric(_, data []byte) (codecs.Sniffed, bool) {
 // (vendor/model) or holds except (a distilled model others serve).
 func firstParty(prefix, except string) func(_, data []byte) (codecs.Sniffed, bool) {
 	return func(_, data []byte) (codecs.Sniffed, bool) {
-		s, ok := kit.SniffChat(gjson.ParseBytes(data), codecs.SniffShape+2)
+		s, ok := kit.SniffChat(kit.SniffParse(data), codecs.SniffShape+2)
 		m := strings.ToLower(s.Model)
 		return s, ok && strings.HasPrefix(m, prefix) && !strings.Contains(m, "/") &&
 			(except == "" || !strings.Contains(m, except))

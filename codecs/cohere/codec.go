@@ -38,12 +38,13 @@
 package cohere
 
 import (
+	"net/http"
+
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
-	"net/http"
 )
 
 // API is the codec's API name.
@@ -112,7 +113,7 @@ var events = kit.Names("message-start", "content-start", "content-delta", "conte
 // bands of members only one API has), and Cohere's error body ({"id",
 // "message":"..."}; above AWS's {"message"}).
 func sniff(_, data []byte) (codecs.Sniffed, bool) {
-	r := gjson.ParseBytes(data)
+	r := kit.SniffParse(data)
 	switch {
 	case events[r.Get("type").Str]:
 		return codecs.Sniffed{Score: codecs.SniffType, Event: true}, true

@@ -78,11 +78,13 @@ package gemini
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
 )
 
@@ -228,10 +230,10 @@ func errorBody(_ string, status int, msg string) ([]byte, http.Header) {
 // a stream: the two have one shape) by its candidates or prompt feedback,
 // and Google's error body by its numeric code and status.
 func sniff(_, data []byte) (codecs.Sniffed, bool) {
-	r := gjson.ParseBytes(data)
+	r := kit.SniffParse(data)
 	switch {
 	case r.Get("candidates").Exists() || r.Get("promptFeedback").Exists():
-		return codecs.Sniffed{Score: codecs.SniffMembers, Model: r.Get("modelVersion").Str}, true
+		return codecs.Sniffed{Score: codecs.SniffMembers, Model: strings.Clone(r.Get("modelVersion").Str)}, true
 	case r.Get("error.status").Exists() && r.Get("error.code").Type == gjson.Number:
 		return codecs.Sniffed{Score: codecs.SniffMembers}, true
 	}

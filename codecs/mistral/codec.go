@@ -30,12 +30,12 @@
 package mistral
 
 import (
+	"net/http"
+	"strings"
+
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/kit"
-	"github.com/tidwall/gjson"
-	"net/http"
-	"strings"
 )
 
 // API is the codec's API name.
@@ -94,7 +94,7 @@ func (Codec) HTTP() *codecs.HTTP { return web }
 // its error body ("object":"error"). A host marker (OpenRouter's, Groq's)
 // outranks both: such a host serves Mistral's models with its own shape.
 func sniff(_, data []byte) (codecs.Sniffed, bool) {
-	r := gjson.ParseBytes(data)
+	r := kit.SniffParse(data)
 	if s, ok := kit.SniffChat(r, codecs.SniffShape+4); ok {
 		m := strings.ToLower(s.Model)
 		typed := r.Get("choices.0.delta.content").IsArray() || r.Get("choices.0.message.content").IsArray()

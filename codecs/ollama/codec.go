@@ -50,10 +50,12 @@ package ollama
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/reasonreplay/replay/stream"
 	"github.com/tidwall/gjson"
 )
@@ -115,13 +117,13 @@ var web = &codecs.HTTP{
 // above the error bodies of the chat hosts). A line
 // with `"done": false` is a stream's event.
 func sniff(_, data []byte) (codecs.Sniffed, bool) {
-	r := gjson.ParseBytes(data)
+	r := kit.SniffParse(data)
 	if !r.IsObject() {
 		return codecs.Sniffed{}, false
 	}
 	done := r.Get("done")
 	if done.IsBool() && (r.Get("message").IsObject() || r.Get("model").Type == gjson.String) {
-		return codecs.Sniffed{Score: codecs.SniffMembers, Model: r.Get("model").Str, Event: !done.Bool()}, true
+		return codecs.Sniffed{Score: codecs.SniffMembers, Model: strings.Clone(r.Get("model").Str), Event: !done.Bool()}, true
 	}
 	n := 0
 	r.ForEach(func(_, _ gjson.Result) bool { n++; return n < 2 })

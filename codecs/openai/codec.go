@@ -116,7 +116,7 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/formats"
-	"github.com/tidwall/gjson"
+	"github.com/reasonreplay/replay/internal/kit"
 )
 
 // API is the codec's API name.
@@ -247,14 +247,14 @@ func (Codec) HTTP() *codecs.HTTP { return web }
 // a response body by its "object". (Its error body is OpenAI's, which
 // chat-completions hosts share: that one is not told apart.)
 func sniff(_, data []byte) (codecs.Sniffed, bool) {
-	r := gjson.ParseBytes(data)
+	r := kit.SniffParse(data)
 	t := r.Get("type").Str
 	if strings.HasPrefix(t, "response.") || r.Get("object").Str == "response" {
 		model := r.Get("response.model").Str
 		if model == "" {
 			model = r.Get("model").Str
 		}
-		return codecs.Sniffed{Score: codecs.SniffType, Model: model, Event: t != ""}, true
+		return codecs.Sniffed{Score: codecs.SniffType, Model: strings.Clone(model), Event: t != ""}, true
 	}
 	return codecs.Sniffed{}, false
 }

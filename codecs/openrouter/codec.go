@@ -29,7 +29,6 @@ import (
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
-	"github.com/tidwall/gjson"
 )
 
 // API is the codec's API name.
@@ -102,7 +101,7 @@ func errorBody(_ string, status int, msg string) ([]byte, http.Header) {
 // host's marker, and its error body by the error's metadata or the
 // "user_id" beside it.
 func sniff(_, data []byte) (codecs.Sniffed, bool) {
-	r := gjson.ParseBytes(data)
+	r := kit.SniffParse(data)
 	if s, ok := kit.SniffChat(r, codecs.SniffShape+6); ok {
 		return s, r.Get("provider").Exists() || strings.HasPrefix(r.Get("id").Str, "gen-")
 	}

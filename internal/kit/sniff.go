@@ -4,8 +4,15 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay/codecs"
+	"github.com/reasonreplay/replay/internal/view"
 	"github.com/tidwall/gjson"
 )
+
+// SniffParse is gjson.ParseBytes for a Sniff function, without the copy
+// of data it makes (a whole body, tried by every codec in turn): data
+// must not change while the result is used, and a string a Sniff keeps
+// from it (Sniffed.Model) is cloned.
+func SniffParse(data []byte) gjson.Result { return gjson.Parse(view.String(data)) }
 
 // SniffChat is the chat-completions shape that the chat codecs' Sniff
 // functions share: a body or chunk with "choices" is recognised at score,
@@ -19,7 +26,7 @@ func SniffChat(r gjson.Result, score int) (codecs.Sniffed, bool) {
 	obj := r.Get("object").Str
 	event := obj == "chat.completion.chunk" ||
 		obj != "chat.completion" && r.Get("choices.0.delta").Exists() && !r.Get("choices.0.message").Exists()
-	return codecs.Sniffed{Score: score, Model: r.Get("model").Str, Event: event}, true
+	return codecs.Sniffed{Score: score, Model: strings.Clone(r.Get("model").Str), Event: event}, true
 }
 
 // SniffNames is a set of event or type names for a Sniff function.
