@@ -55,7 +55,7 @@ func open(e *env, name string) (*source, error) {
 		}
 		r, closer = f, f.Close
 	}
-	prefix, what, err := sse.DetectReader(r, replay.Limits{}.WithDefaults().MaxEvent)
+	prefix, what, err := sse.DetectReaderSize(r, replay.Limits{}.WithDefaults().MaxEvent, size)
 	if err != nil {
 		closer()
 		return nil, fmt.Errorf("%s: %w", displayName(name), err)

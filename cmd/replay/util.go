@@ -10,6 +10,8 @@ import (
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonindent"
+	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/view"
 	"github.com/tidwall/gjson"
 )
 
@@ -86,10 +88,10 @@ func (o oneLineWriter) Write(p []byte) (int, error) {
 
 // isTurnDocument reports whether data is a turn document.
 func isTurnDocument(data []byte) bool {
-	if !json.Valid(data) {
+	if !jsonw.ValidBytes(data) {
 		return false
 	}
-	r := gjson.ParseBytes(data)
+	r := gjson.Parse(view.String(data)) // read in place: a whole body, not copied to be asked two members
 	return r.Get("version").Exists() && r.Get("blocks").IsArray()
 }
 

@@ -138,13 +138,26 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\
 // io.MultiReader(bytes.NewReader(prefix), r). err is a read error other
 // than io.EOF.
 func DetectReader(r io.Reader, max int) (prefix []byte, what Detected, err error) {
+	return DetectReaderSize(r, max, 0)
+}
+
+// DetectReaderSize is DetectReader for an input of size bytes when size
+// is more than 0 (a regular file's): it reads the first bytes as
+// DetectReader does, and when they do not tell the framing (a body, whose
+// end tells it from a stream of JSON lines), it grows its buffer once, to
+// the input's size and one byte more (at most max), not by doubling.
+func DetectReaderSize(r io.Reader, max int, size int64) (prefix []byte, what Detected, err error) {
 	if max <= 0 {
 		max = DefaultMaxEvent
 	}
 	buf := make([]byte, 0, min(max, 4096))
 	for {
 		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+			if want := min(int64(max), size+1); size > 0 && want > int64(cap(buf)) {
+				buf = append(make([]byte, 0, want), buf...)
+			} else {
+				buf = append(buf, 0)[:len(buf)]
+			}
 		}
 		n, rerr := r.Read(buf[len(buf):min(cap(buf), max)])
 		buf = buf[:len(buf)+n]

@@ -3,6 +3,7 @@ package sse
 import (
 	"encoding/binary"
 	"hash/crc32"
+	"strings"
 	"testing"
 )
 
@@ -72,5 +73,27 @@ func TestDetectAtLimit(t *testing.T) {
 	}
 	if got := DetectEventStream.String(); got != "eventstream" {
 		t.Errorf("DetectEventStream.String() = %q", got)
+	}
+}
+
+// DetectReaderSize, told the input's size (right, too small, too large),
+// says what DetectReader says of the input, within the same limit, of a
+// prefix of the input.
+func TestDetectReaderSize(t *testing.T) {
+	body := `{"type":"message","content":[{"type":"text","text":"` + strings.Repeat("tide ", 3000) + `"}]}`
+	inputs := []string{body, body + "\n", "data: {\"a\":1}\n\n" + strings.Repeat("data: {}\n\n", 500), "{\"a\":1}\n{\"b\":2}\n", ""}
+	for _, in := range inputs {
+		for _, max := range []int{0, 64, len(in) + 10} {
+			want, wantWhat, wantErr := DetectReader(strings.NewReader(in), max)
+			for _, size := range []int64{0, int64(len(in)), int64(len(in)) / 2, int64(len(in)) * 3} {
+				got, what, err := DetectReaderSize(strings.NewReader(in), max, size)
+				if what != wantWhat || (err == nil) != (wantErr == nil) || !strings.HasPrefix(in, string(got)) {
+					t.Fatalf("len %d, max %d, size %d: %v %v, want %v %v (or a prefix that is not the input's)", len(in), max, size, what, err, wantWhat, wantErr)
+				}
+				if size == 0 && string(got) != string(want) {
+					t.Fatalf("len %d, max %d: no size, another prefix than DetectReader's", len(in), max)
+				}
+			}
+		}
 	}
 }
