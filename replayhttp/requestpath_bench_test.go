@@ -232,22 +232,27 @@ func measureStep(tb testing.TB, pc *pathCase, st pathStep, n int) (valid, step t
 		if st.reset != nil {
 			st.reset(pc)
 		}
-		t0 := cpuTime()
-		if !jsonw.ValidBytes(pc.body) {
-			tb.Fatal("invalid body")
-		}
-		t1 := cpuTime()
-		runtime.ReadMemStats(&ms)
-		a := ms.Mallocs
-		t2 := cpuTime()
-		st.run(tb, pc, c)
-		t3 := cpuTime()
-		runtime.ReadMemStats(&ms)
-		allocs += ms.Mallocs - a
-		valid += t1 - t0
-		step += t3 - t2
+		v, s, a := againstValid(tb, &ms, pc.body, func() { st.run(tb, pc, c) })
+		valid, step, allocs = valid+v, step+s, allocs+a
 	}
 	return valid, step, allocs
+}
+
+// againstValid times jsonw.Valid on body, then run, and counts run's
+// allocations (ms is scratch).
+func againstValid(tb testing.TB, ms *runtime.MemStats, body []byte, run func()) (valid, step time.Duration, allocs uint64) {
+	t0 := cpuTime()
+	if !jsonw.ValidBytes(body) {
+		tb.Fatal("invalid body")
+	}
+	t1 := cpuTime()
+	runtime.ReadMemStats(ms)
+	a := ms.Mallocs
+	t2 := cpuTime()
+	run()
+	t3 := cpuTime()
+	runtime.ReadMemStats(ms)
+	return t1 - t0, t3 - t2, ms.Mallocs - a
 }
 
 func figures(pc *pathCase, n int, valid, step time.Duration, allocs uint64) pathFigures {
@@ -395,22 +400,13 @@ func BenchmarkRequestPathViolations(b *testing.B) {
 			var allocs uint64
 			n := 0
 			for b.Loop() {
-				t0 := cpuTime()
-				if !jsonw.ValidBytes(c.body) {
-					b.Fatal("invalid body")
-				}
-				t1 := cpuTime()
-				runtime.ReadMemStats(&ms)
-				a := ms.Mallocs
-				t2 := cpuTime()
-				rep, err := replay.Default().AuditRequest(s.API, c.body)
-				t3 := cpuTime()
-				runtime.ReadMemStats(&ms)
-				allocs += ms.Mallocs - a
+				var rep replay.Report
+				var err error
+				v, st, a := againstValid(b, &ms, c.body, func() { rep, err = replay.Default().AuditRequest(s.API, c.body) })
 				if err != nil || len(rep.Violations) != c.violations {
 					b.Fatalf("%d violations, want %d (%v)", len(rep.Violations), c.violations, err)
 				}
-				valid, step = valid+t1-t0, step+t3-t2
+				valid, step, allocs = valid+v, step+st, allocs+a
 				n++
 			}
 			b.ReportMetric(100*valid.Seconds()/step.Seconds(), "%valid")
