@@ -145,12 +145,15 @@ func FuzzValidDeep(f *testing.F) {
 	})
 }
 
-// FuzzSkipString holds skipString (eight bytes at a time between escapes)
-// to the plain byte loop it replaced, on any text after a quote.
+// FuzzSkipString holds skipString (from quote to quote, counting the
+// backslashes before each) to the plain byte loop, on any text after a
+// quote.
 func FuzzSkipString(f *testing.F) {
 	f.Add(`"short"`)
 	f.Add(`"` + strings.Repeat(`ab\"c\\`, 30) + `"tail`)
 	f.Add(`"` + strings.Repeat("x", 70) + `\\\"` + `y"`)
+	f.Add(`"\\\\\\\"\\"x"`)
+	f.Add("\"a\x01\\\\\"")
 	f.Fuzz(func(t *testing.T, s string) {
 		if s == "" || s[0] != '"' {
 			s = `"` + s

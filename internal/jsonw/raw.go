@@ -64,21 +64,25 @@ func skipSpace(s string, i int) int {
 }
 
 // skipString returns the index after the string literal starting at i, or
-// -1. The bytes between escapes are stepped over eight at a time.
+// -1. It goes from quote to quote (strings.IndexByte, which reads many
+// bytes at a time): a quote ends the literal unless an odd run of
+// backslashes comes right before it, the last of which escapes it. Bytes
+// a valid literal cannot hold (control bytes) are stepped over.
 func skipString(s string, i int) int {
 	for j := i + 1; ; {
-		j = nextStop(s, j)
-		if j >= len(s) {
+		k := strings.IndexByte(s[j:], '"')
+		if k < 0 {
 			return -1
 		}
-		switch s[j] {
-		case '"':
-			return j + 1
-		case '\\':
-			j += 2
-		default:
-			j++ // a control byte: not in valid JSON, stepped over
+		j += k
+		odd := false
+		for b := j - 1; b > i && s[b] == '\\'; b-- {
+			odd = !odd
 		}
+		if !odd {
+			return j + 1
+		}
+		j++
 	}
 }
 
