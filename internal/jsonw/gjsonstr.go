@@ -72,7 +72,12 @@ func TopString(body []byte, name string) string {
 	if len(body) == 0 {
 		return ""
 	}
-	raw := RawMember(view.String(body), name)
+	return RawString(RawMember(view.String(body), name))
+}
+
+// RawString returns what gjson's String gives for the raw JSON value raw
+// ("" for none), as a string of its own.
+func RawString(raw string) string {
 	if raw == "" {
 		return ""
 	}

@@ -196,6 +196,34 @@ func commonSuffix(a, b string) int {
 // Shared returns the length of the longest common prefix of a and b.
 func Shared(a, b string) int { return commonPrefix(a, b) }
 
+// MemberAfter returns the raw value of the top-level member name of s, a
+// later text than t's (see ResetAfter), taken from what t recorded: when
+// t's root has that member, and the member, its name and its value, lies
+// in the bytes s shares with t's text at their start (shared of them, as
+// [Shared] counts) or at their end. ok is false otherwise, and s must be
+// searched. For a valid s the value is the one its own tape would record
+// (a member in the shared leading bytes is read by the same steps in
+// both; one in the shared trailing bytes is followed by the same bytes up
+// to the root's end, and so is a member of s's root too); for an invalid
+// one it is what those bytes hold.
+func (t *Tape) MemberAfter(s string, shared int, name string) (raw string, ok bool) {
+	v := t.Root().Get(name)
+	if v.n < 0 || !v.Exists() {
+		return "", false
+	}
+	nd := &t.nodes[v.n]
+	from, to := int(nd.nameAt), int(nd.end)
+	ps := t.s
+	if shared = min(shared, len(s), len(ps)); to <= shared {
+		return s[nd.start:to], true
+	}
+	if q := commonSuffix(s[shared:], ps[shared:]); from >= len(ps)-q {
+		d := len(s) - len(ps)
+		return s[int(nd.start)+d : to+d], true
+	}
+	return "", false
+}
+
 // ResetBytesAfter is ResetAfter for a byte slice, read in place.
 func (t *Tape) ResetBytesAfter(b []byte, prev *Tape) bool {
 	if len(b) == 0 {

@@ -44,7 +44,59 @@ func afterAs(t *testing.T, prevText, s string) *Tape {
 		sameTape(t, &want, &got)
 		prefixHolds(t, &prev, &got)
 	}
+	memberAfterHolds(t, &prev, s, &want, ok)
 	return &got
+}
+
+// memberAfterHolds checks MemberAfter for every top-level member of
+// prev's text, read for s (want is s's tape; valid, whether s is): what it
+// finds is what s's tape records, when s is valid.
+func memberAfterHolds(t *testing.T, prev *Tape, s string, want *Tape, valid bool) {
+	t.Helper()
+	root := prev.Root()
+	if !root.IsObject() {
+		return
+	}
+	kids, _ := root.recorded()
+	shared := Shared(s, prev.Text())
+	for _, k := range kids {
+		name := AppendStr(nil, root.node(k).Name())
+		raw, ok := prev.MemberAfter(s, shared, string(name))
+		if ok && valid {
+			if w := want.Root().Get(string(name)); raw != w.Raw() {
+				t.Fatalf("MemberAfter(%q) = %q, the text's own tape has %q (%q after %q)", name, raw, w.Raw(), s, prev.Text())
+			}
+		}
+	}
+}
+
+// The model of a conversation one exchange longer is taken from the
+// shorter one's tape where it comes first, and where it comes last (as
+// anthropic-sdk-go writes it); a changed model or a member that lies in
+// neither shared part is not.
+func TestMemberAfter(t *testing.T) {
+	last := func(n int, model string) string {
+		return strings.Replace(conversation(n, `,"model":"`+model+`"`), `"model":"m",`, "", 1)
+	}
+	for _, c := range []struct {
+		prev, s, name, want string
+		ok                  bool
+	}{
+		{conversation(3, ""), conversation(4, ""), "model", `"m"`, true},
+		{last(3, "m"), last(4, "m"), "model", `"m"`, true},
+		{last(3, "m"), last(4, "n"), "model", "", false},
+		{conversation(3, ""), conversation(4, ""), "messages", "", false},
+		{conversation(3, ""), conversation(4, ""), "system", `"S"`, true},
+		{conversation(3, ""), conversation(4, ""), "nothing", "", false},
+		{`[1]`, `[1,2]`, "model", "", false},
+	} {
+		var prev Tape
+		prev.Reset(c.prev)
+		raw, ok := prev.MemberAfter(c.s, Shared(c.s, c.prev), c.name)
+		require.Equal(t, c.ok, ok, "%s of %q", c.name, c.s)
+		require.Equal(t, c.want, raw, "%s of %q", c.name, c.s)
+		afterAs(t, c.prev, c.s)
+	}
 }
 
 func conversation(n int, extra string) string {
@@ -137,6 +189,7 @@ func FuzzResetAfter(f *testing.F) {
 			sameTape(t, &want, &got)
 			prefixHolds(t, &p, &got)
 		}
+		memberAfterHolds(t, &p, s, &want, ok)
 	})
 }
 
