@@ -85,3 +85,37 @@ func TestSignaturesAreBase64(t *testing.T) {
 		assert.Empty(t, rep.Violations, s.API)
 	}
 }
+
+// A shape written with its model last carries the same members, the model
+// after the conversation's array, and reads as the same request.
+func TestModelLast(t *testing.T) {
+	seen := 0
+	for _, s := range benchreq.Shapes() {
+		last := s.ModelLast()
+		first := s.Request(3)
+		if !gjson.GetBytes(first, "model").Exists() {
+			assert.Nil(t, last, s.API)
+			continue
+		}
+		require.NotNil(t, last, s.API)
+		seen++
+		body := last.Request(3)
+		require.True(t, gjson.ValidBytes(body), s.API)
+		assert.Len(t, body, len(first), s.API)
+		var names []string
+		gjson.ParseBytes(body).ForEach(func(k, _ gjson.Result) bool { names = append(names, k.Str); return true })
+		conv := 0
+		for i, n := range names {
+			if gjson.GetBytes(body, n).IsArray() && conv == 0 {
+				conv = i
+			}
+		}
+		require.Less(t, conv+1, len(names), s.API)
+		assert.Equal(t, "model", names[conv+1], "%s: the model right after the conversation", s.API)
+		gjson.ParseBytes(first).ForEach(func(k, v gjson.Result) bool {
+			assert.Equal(t, v.Raw, gjson.GetBytes(body, k.Str).Raw, "%s: %s", s.API, k.Str)
+			return true
+		})
+	}
+	assert.Positive(t, seen)
+}

@@ -43,6 +43,27 @@ func (s *Shape) Request(n int) []byte {
 	return b.Bytes()
 }
 
+// ModelLast returns the shape with its top-level "model" member written
+// right after the conversation's array instead of first, as
+// anthropic-sdk-go and openai-go write a request (their parameter structs
+// put the messages first); nil for a shape whose body names no model.
+func (s *Shape) ModelLast() *Shape {
+	const open = `{"model":`
+	rest, ok := strings.CutPrefix(s.head, open)
+	if !ok || !strings.HasPrefix(s.tail, "]") {
+		return nil
+	}
+	end := strings.Index(rest, `",`)
+	if end < 0 {
+		return nil
+	}
+	member := `"model":` + rest[:end+1]
+	c := *s
+	c.head = "{" + rest[end+2:]
+	c.tail = "]," + member + s.tail[1:]
+	return &c
+}
+
 // AssistantOf returns turn k's element(s) as the shape's requests carry
 // it.
 func (s *Shape) AssistantOf(k int) string { return s.assistant(Turn(s.Base+k), s.Base+k) }
