@@ -17,6 +17,7 @@ import (
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/own"
 	"github.com/reasonreplay/replay/internal/readafter"
+	"github.com/reasonreplay/replay/internal/view"
 )
 
 // AuditMode says what the middleware does with the audit of an outgoing
@@ -288,8 +289,7 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 	// one validating pass), and a body it could not read is validated here
 	// only when that matters: an invalid body has no model, and may be
 	// refused.
-	model := jsonw.TopString(body, "model")
-	c := t.recognise(out, body, owned, model)
+	c, model := t.recognise(out, body, owned, true)
 	if c == nil || c.req == nil {
 		refuse := t.RefuseMalformed != nil && t.RefuseMalformed(req)
 		if (model != "" || refuse) && !jsonw.ValidBytes(body) {
@@ -300,7 +300,7 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 				}
 				return nil, err
 			}
-			c = t.recognise(out, body, owned, "")
+			c, _ = t.recognise(out, body, owned, false)
 		}
 	}
 	if c == nil {
@@ -394,27 +394,103 @@ func (t *Transport) Middleware(req *http.Request, next func(*http.Request) (*htt
 // with when [Transport.RefuseMalformed] refuses it.
 var ErrMalformedBody = errors.New("the request body is not valid JSON; it was not sent")
 
-// recognise returns the call of a request the registry recognises (with
-// model, the one its body names), its body read; nil for one it does not.
+// Recognise returns the wire API of a request the Transport reads, and
+// the model it is for (the one its route names, else the one body names),
+// as RoundTrip finds them; ok is false for a request RoundTrip sends as it
+// came (model is then the one body names, if any). body is the request's
+// body (req.Body is not read). In a conversation one exchange longer than
+// one the Transport has read, the model is found where the two bodies
+// share it, without a pass over body; else body is searched. A gateway
+// calls it to name what it sends (its metrics, its traces' spans) before
+// RoundTrip reads the body.
+func (t *Transport) Recognise(req *http.Request, body []byte) (api, model string, ok bool) {
+	if req.Method != http.MethodPost || req.URL == nil || !t.hasCodecs() {
+		return "", "", false
+	}
+	raw, _ := t.findModel(req, body)
+	model = jsonw.RawString(raw)
+	rec, ok := codecs.Recognise(t.registry(), req.Method, req.URL, t.Provider, model)
+	if !ok {
+		return "", model, false
+	}
+	return rec.Codec.API(), rec.Model, true
+}
+
+// recognise returns the call of a request the registry recognises, its
+// body read, and the model that picked its codec; nil for one it does not.
 // owned is readBody's: body is kept, when it is, without a copy.
-func (t *Transport) recognise(out *http.Request, body []byte, owned bool, model string) *call {
+//
+// With named, the model is the one body names (its top-level "model"
+// member), found without a pass of its own where it can be (findModel).
+// Without it, the request is recognised by its route alone.
+func (t *Transport) recognise(out *http.Request, body []byte, owned, named bool) (*call, string) {
+	var raw string
+	var near tenantTapes
+	if named {
+		raw, near = t.findModel(out, body)
+	}
+	return t.recogniseAs(out, body, owned, raw, near)
+}
+
+// tenantTapes is the tenant a request's route alone points to, and the
+// tape of that tenant's that shares the most with its body.
+type tenantTapes struct {
+	tenant string
+	known  bool
+	prev   *jsonw.Tape
+	shared int
+}
+
+// findModel returns the raw text of body's top-level "model" member ("" for
+// none), and the tenant its route alone points to with that tenant's
+// tapes. The route names an API, and so how the tenant is known; the
+// tenant's tape that shares the most with body holds the member where
+// body shares it (jsonw.Tape.MemberAfter), which in a conversation one
+// exchange longer it does, before the messages or after them (where
+// anthropic-sdk-go and openai-go write it). Else body is searched
+// (jsonw.RawMember: a step over every value before the member). For a
+// valid body both give the member its tape records; an invalid one is
+// recognised again by its route alone.
+func (t *Transport) findModel(out *http.Request, body []byte) (string, tenantTapes) {
+	var near tenantTapes
+	if rec, ok := codecs.Recognise(t.registry(), out.Method, out.URL, t.Provider, ""); ok {
+		near.tenant, near.known = t.tenantOf(out, rec.Codec), true
+		if near.tenant != "" {
+			near.prev, near.shared = t.tapes.prevShared(near.tenant, body)
+			if near.prev != nil {
+				if raw, ok := near.prev.MemberAfter(view.String(body), near.shared, "model"); ok {
+					return raw, near
+				}
+			}
+		}
+	}
+	return jsonw.RawMember(view.String(body), "model"), near
+}
+
+// recogniseAs recognises the request as one whose raw model member is raw,
+// and reads its body after the tenant's tape that shares the most with it
+// (near's, when near is of the same tenant).
+func (t *Transport) recogniseAs(out *http.Request, body []byte, owned bool, raw string, near tenantTapes) (*call, string) {
+	model := jsonw.RawString(raw)
 	rec, ok := codecs.Recognise(t.registry(), out.Method, out.URL, t.Provider, model)
 	if !ok {
-		return nil
+		return nil, model
 	}
 	c := &call{codec: rec.Codec, rec: rec, owned: owned}
 	c.scope.tenant = t.tenantOf(out, rec.Codec)
 	if c.scope.tenant == "" {
 		c.read(t, out, body, nil)
-		return c
+		return c, model
+	}
+	if !near.known || near.tenant != c.scope.tenant {
+		near.prev, near.shared = t.tapes.prevShared(c.scope.tenant, body)
 	}
 	// The tenant's recent bodies lend their tapes to this one's read.
-	prev, shared := t.tapes.prevShared(c.scope.tenant, body)
-	c.read(t, out, body, prev)
+	c.read(t, out, body, near.prev)
 	if c.req != nil {
-		t.tapes.keepShared(c.scope.tenant, body, c.owned, c.tape(), prev, shared)
+		t.tapes.keepShared(c.scope.tenant, body, c.owned, c.tape(), near.prev, near.shared)
 	}
-	return c
+	return c, model
 }
 
 // tape returns the tape of the call's request body, nil when it has none.
