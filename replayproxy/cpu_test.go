@@ -67,6 +67,10 @@ import (
 // proxy's is what the client, the upstream and the HTTP machinery hold
 // then, which the report mode's includes.
 //
+// The requests carry the model first; with -proxymodellast, after the
+// messages, as anthropic-sdk-go and openai-go write them (finding it then
+// steps over the whole conversation unless the body before is at hand).
+//
 // With -proxyprof FILE, after the rounds, the 540 KB request (or the size
 // -proxyprofsize names) is sent through the report mode (or the mode
 // -proxyprofmode names) -proxyprofreqs times under the CPU profiler (go tool pprof -top FILE). With
@@ -74,12 +78,13 @@ import (
 // pprof -sample_index=alloc_space -base FILE.base FILE).
 
 var (
-	proxyRounds   = flag.Int("proxycpu", 0, "rounds of TestProxyCPU (0 skips it)")
-	proxyProf     = flag.String("proxyprof", "", "TestProxyCPU: write a CPU profile of the report mode at 540 KB to this file")
-	proxyProfReqs = flag.Int("proxyprofreqs", 200, "TestProxyCPU: requests sent under the profiler")
-	proxyProfSize = flag.String("proxyprofsize", "540 KB", "TestProxyCPU: the body size profiled (52 KB, 139 KB, 540 KB or 2 MB)")
-	proxyProfMode = flag.String("proxyprofmode", "report", "TestProxyCPU: the mode profiled (off, report or enforce)")
-	proxyMemProf  = flag.String("proxymemprof", "", "TestProxyCPU: write a profile of what the profiled requests allocated to this file (go tool pprof -sample_index=alloc_space)")
+	proxyRounds    = flag.Int("proxycpu", 0, "rounds of TestProxyCPU (0 skips it)")
+	proxyProf      = flag.String("proxyprof", "", "TestProxyCPU: write a CPU profile of the report mode at 540 KB to this file")
+	proxyProfReqs  = flag.Int("proxyprofreqs", 200, "TestProxyCPU: requests sent under the profiler")
+	proxyProfSize  = flag.String("proxyprofsize", "540 KB", "TestProxyCPU: the body size profiled (52 KB, 139 KB, 540 KB or 2 MB)")
+	proxyProfMode  = flag.String("proxyprofmode", "report", "TestProxyCPU: the mode profiled (off, report or enforce)")
+	proxyModelLast = flag.Bool("proxymodellast", false, "TestProxyCPU, BenchmarkServe: requests written with the model after the messages, as anthropic-sdk-go writes them")
+	proxyMemProf   = flag.String("proxymemprof", "", "TestProxyCPU: write a profile of what the profiled requests allocated to this file (go tool pprof -sample_index=alloc_space)")
 )
 
 // proxySizes are the request sizes measured, and the requests sent per
@@ -177,6 +182,15 @@ func cpuUpstream() *httptest.Server {
 }
 
 // cpuTarget is one way a request can go: its base URL.
+// benchShape is the conversation the proxy's benchmarks send: Anthropic's
+// shape, with the model first or, with -proxymodellast, last.
+func benchShape() *benchreq.Shape {
+	if *proxyModelLast {
+		return benchreq.Anthropic().ModelLast()
+	}
+	return benchreq.Anthropic()
+}
+
 type cpuTarget struct {
 	name string
 	base string
@@ -256,7 +270,7 @@ func TestProxyCPU(t *testing.T) {
 	}
 	convs := make([]conv, len(proxySizes))
 	for i, s := range proxySizes {
-		sh := benchreq.Anthropic()
+		sh := benchShape()
 		sh.Base = (i + 1) * 100000
 		c := conv{shape: sh, turn: sh.Turns(s.bytes)}
 		c.body = sh.Request(c.turn)

@@ -292,19 +292,20 @@ func (s *Server) malformed(w http.ResponseWriter, x *exchange) {
 // httputil.ReverseProxy) and streams the answer back.
 func (s *Server) forward(w http.ResponseWriter, r *http.Request, x *exchange) {
 	up := x.up
-	// A body that claims to be JSON is refused unless it is (before a byte
-	// is sent): the model is found without a validating pass of its own.
-	if len(x.body) > 0 && (x.bodyJSON || jsonw.ValidBytes(x.body)) {
-		x.model = jsonw.TopString(x.body, "model")
-	}
+	// The API and the model, as the middleware will find them: the model
+	// without a validating pass of its own, and, in a conversation one
+	// exchange longer than one the middleware has read, without a pass
+	// over the body at all (a body that claims to be JSON is refused
+	// unless it is, before a byte is sent).
 	target := *up.base
 	target.Path = strings.TrimSuffix(target.Path, "/") + x.rest
-	if rec, ok := codecs.Recognise(s.cfg.Registry, r.Method, &target, up.provider, x.model); ok {
-		x.api = rec.Codec.API()
-		if rec.Model != "" {
-			x.model = rec.Model
-		}
+	body := x.body
+	if len(body) == 0 || !x.bodyJSON && !jsonw.ValidBytes(body) {
+		body = nil
 	}
+	as := *r // as the middleware sees it: to the upstream
+	as.URL = &target
+	x.api, x.model, _ = up.tr.Recognise(&as, body)
 	ctx := propagation.TraceContext{}.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
 	spanName := "chat"
 	if x.model != "" {

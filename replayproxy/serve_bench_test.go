@@ -93,7 +93,7 @@ func BenchmarkServe(b *testing.B) {
 					}
 					h = srv
 				}
-				sh := benchreq.Anthropic()
+				sh := benchShape()
 				sh.Base = 100000
 				turn := sh.Turns(s.bytes)
 				for k := 0; k <= turn; k++ {
