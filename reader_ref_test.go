@@ -779,3 +779,28 @@ func (pm *providerMembersRef) json() json.RawMessage {
 	}
 	return wrapObject(pm.members)
 }
+
+func clone(s string) string {
+	if s == "" {
+		return ""
+	}
+	return string(append([]byte(nil), s...))
+}
+
+func cloneBytes(s string) []byte { return append([]byte(nil), s...) }
+
+func appendMember(dst []byte, rawKey, rawVal string) []byte {
+	if len(dst) > 0 {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, rawKey...)
+	dst = append(dst, ':')
+	return append(dst, rawVal...)
+}
+
+func wrapObject(members []byte) json.RawMessage {
+	if len(members) == 0 {
+		return nil
+	}
+	return append(append([]byte{'{'}, members...), '}')
+}
