@@ -5,26 +5,38 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
 	iview "github.com/reasonreplay/replay/internal/view"
-	"github.com/tidwall/gjson"
 )
 
 // This file reads the turn document and the two JSON forms of a reasoning
-// item. The readers parse the caller's bytes in place (after checkJSON has
-// validated them) and copy what they keep into one buffer per document
-// (see reader), so that nothing they return shares the caller's memory. A
-// JSON Pointer is built only for an error (see at).
+// item. The readers walk the caller's bytes in place (after checkJSON has
+// validated them, see jvalue.go) and copy what they keep into one buffer
+// per document (see reader), so that nothing they return shares the
+// caller's memory. A JSON Pointer is built only for an error (see at).
 
-// reader copies what a document's reader keeps: strings, and raw values,
-// into one buffer of the document's size, allocated when the first is
-// kept; each gets a region of its own, which is never written again. The
-// values a document keeps are disjoint parts of it, so they fit; whatever
+// reader copies what a document's reader keeps: strings (decoded) and raw
+// values, into one buffer of the document's size, allocated when the
+// first is kept; each gets a region of its own, which is never written
+// again. The values a document keeps are disjoint parts of it, and a
+// decoded string is no longer than its literal, so they fit; whatever
 // would not (a rebuilt object may) is copied on its own.
 type reader struct {
 	buf  []byte
 	size int
+}
+
+// room returns the buffer with room for n more bytes, or nil.
+func (r *reader) room(n int) []byte {
+	if r.buf == nil {
+		r.buf = make([]byte, 0, r.size)
+	}
+	if cap(r.buf)-len(r.buf) < n {
+		return nil
+	}
+	return r.buf
 }
 
 // keep returns a copy of s, a slice whose capacity ends with it, or nil
@@ -33,34 +45,36 @@ func (r *reader) keep(s string) []byte {
 	if s == "" {
 		return nil
 	}
-	if r.buf == nil {
-		r.buf = make([]byte, 0, r.size)
-	}
-	if cap(r.buf)-len(r.buf) < len(s) {
+	b := r.room(len(s))
+	if b == nil {
 		return []byte(s)
 	}
-	at := len(r.buf)
-	r.buf = append(r.buf, s...)
+	at := len(b)
+	r.buf = append(b, s...)
 	return r.buf[at:len(r.buf):len(r.buf)]
 }
 
-// str returns the value of the string v as a string of its own. gjson
-// gives a view of the document for a literal with no escapes, copied here;
-// for one with escapes it has already made a new string (unescaped), kept
-// as it is instead of being copied again.
-func (r *reader) str(v gjson.Result) string {
-	s := v.Str
-	if s == "" {
+// str returns the value of the string v (decoded as gjson decodes it) as
+// a string of its own.
+func (r *reader) str(v jv) string {
+	lit := string(v[1 : len(v)-1])
+	if lit == "" {
 		return ""
 	}
-	if iview.Within(v.Raw, s) {
-		return iview.String(r.keep(s))
+	if strings.IndexByte(lit, '\\') < 0 {
+		return iview.String(r.keep(lit))
 	}
-	return s
+	b := r.room(len(lit))
+	if b == nil {
+		return string(jsonw.AppendStr(nil, string(v)))
+	}
+	at := len(b)
+	r.buf = jsonw.AppendStr(b, string(v))
+	return iview.String(r.buf[at:len(r.buf):len(r.buf)])
 }
 
 // raw returns a copy of a value's raw text (nil for "").
-func (r *reader) raw(s string) []byte { return r.keep(s) }
+func (r *reader) raw(v jv) []byte { return r.keep(string(v)) }
 
 // at is where a value is, its JSON Pointer made only when an error names
 // it: base, followed by the index i when i is not negative.
@@ -82,22 +96,26 @@ func (p at) String() string {
 // member returns the pointer of p's member named k.
 func (p at) member(k string) string { return p.String() + "/" + escapePointer(k) }
 
+// rootOf returns the top-level value of a valid JSON text: from its first
+// byte to the end of the text, as gjson.Parse gives it.
+func rootOf(data []byte) jv { return jv(view(data)[skipWS(view(data), 0):]) }
+
 // UnmarshalTurn reads a turn document. Errors are *[Error] values whose
 // Pointer names the offending member.
 func UnmarshalTurn(data []byte) (*Turn, error) {
 	if err := checkJSON(data, "a turn document"); err != nil {
 		return nil, err
 	}
-	root := gjson.Parse(view(data))
-	if !root.IsObject() {
+	root := rootOf(data)
+	if !root.isObject() {
 		return nil, docErr("", "a turn document must be a JSON object")
 	}
 	// One pass over the root's members (checkJSON refused a name repeated,
-	// so each is the one a lookup by name would find).
-	var ver, prov, c, fr, e, u, tr, blocks gjson.Result
-	root.ForEach(func(k, v gjson.Result) bool {
-		var dst *gjson.Result
-		switch k.Str {
+	// and the first of a name is the one a lookup finds).
+	var ver, prov, c, fr, e, u, tr, blocks jv
+	for it := members(root); it.next(); {
+		var dst *jv
+		switch it.name {
 		case "version":
 			dst = &ver
 		case "provenance":
@@ -115,93 +133,79 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 		case "blocks":
 			dst = &blocks
 		default:
-			return true
+			continue
 		}
-		if !dst.Exists() {
-			*dst = v
+		if !dst.exists() {
+			*dst = it.val
 		}
-		return true
-	})
-	if !ver.Exists() {
+	}
+	if !ver.exists() {
 		return nil, docErr("/version", "a turn document needs a version")
 	}
 	f := formV2
-	switch v, ok := jsonInt(ver.Raw); {
-	case ver.Type != gjson.Number || !ok || v < 1 || v > DocumentVersion:
-		return nil, &Error{Event: -1, Pointer: "/version", Err: fmt.Errorf("%w: %s (this library reads 1 to %d)", ErrVersion, ver.Raw, DocumentVersion)}
+	switch v, ok := jsonInt(string(ver)); {
+	case !ver.isNumber() || !ok || v < 1 || v > DocumentVersion:
+		return nil, &Error{Event: -1, Pointer: "/version", Err: fmt.Errorf("%w: %s (this library reads 1 to %d)", ErrVersion, ver, DocumentVersion)}
 	case v == 1:
 		f = formV1
 	}
 	rd := &reader{size: len(data)}
 	t := &Turn{}
-	if prov.Exists() {
-		if !prov.IsObject() {
+	if prov.exists() {
+		if !prov.isObject() {
 			return nil, docErr("/provenance", "provenance must be an object")
 		}
 		if err := rd.provenance(prov, f, &t.Provenance); err != nil {
 			return nil, err
 		}
 	}
-	if c.Type != gjson.True && c.Type != gjson.False {
+	if !c.isBool() {
 		return nil, docErr("/complete", "complete must be a boolean")
 	}
-	t.Complete = c.Type == gjson.True
-	if fr.Exists() {
-		if fr.Type != gjson.String {
+	t.Complete = c.isTrue()
+	if fr.exists() {
+		if !fr.isString() {
 			return nil, docErr("/finish_reason", "finish_reason must be a string")
 		}
 		t.FinishReason = rd.str(fr)
 	}
-	if e.Exists() {
+	if e.exists() {
 		pe, err := rd.providerError(e)
 		if err != nil {
 			return nil, err
 		}
 		t.Error = pe
 	}
-	if u.Exists() && u.Type != gjson.Null {
-		t.Usage = rd.raw(u.Raw)
+	if u.exists() && !u.isNull() {
+		t.Usage = rd.raw(u)
 	}
-	if tr.Exists() {
-		if !tr.IsArray() {
+	if tr.exists() {
+		if !tr.isArray() {
 			return nil, docErr("/transformations", "transformations must be an array")
 		}
-		var err error
 		i := 0
-		tr.ForEach(func(_, v gjson.Result) bool {
-			var x Transformation
-			x, err = rd.transformation(v, f, at{"/transformations/", i})
+		for it := elems(tr); it.next(); i++ {
+			x, err := rd.transformation(it.val, f, at{"/transformations/", i})
+			if err != nil {
+				return nil, err
+			}
 			t.Transformations = append(t.Transformations, x)
-			i++
-			return err == nil
-		})
+		}
+	}
+	if !blocks.isArray() {
+		return nil, docErr("/blocks", "a turn document needs a blocks array")
+	}
+	// The blocks are collected in a buffer on the stack while they are
+	// few, and copied once to a slice of their number.
+	var scratch [16]Block
+	bs := scratch[:0]
+	i := 0
+	for it := elems(blocks); it.next(); i++ {
+		blk, err := rd.block(it.val, f, at{"/blocks/", i})
 		if err != nil {
 			return nil, err
 		}
-	}
-	if !blocks.IsArray() {
-		return nil, docErr("/blocks", "a turn document needs a blocks array")
-	}
-	// The blocks are collected in a buffer of the stack's while they are
-	// few, and copied once to a slice of their number.
-	var (
-		err     error
-		scratch [16]Block
-	)
-	bs := scratch[:0]
-	i := 0
-	blocks.ForEach(func(_, b gjson.Result) bool {
-		var blk Block
-		blk, err = rd.block(b, f, at{"/blocks/", i})
-		if err != nil {
-			return false
-		}
 		bs = append(bs, blk)
-		i++
-		return true
-	})
-	if err != nil {
-		return nil, err
 	}
 	if len(bs) > 0 {
 		t.Blocks = append(make([]Block, 0, len(bs)), bs...)
@@ -215,17 +219,16 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 // version-1 document's "prefix_hash" may have been made by either
 // definition that version's builds used, so it is read as the
 // LegacyPrefixHash.
-func (rd *reader) provenance(p gjson.Result, f form, dst *Provenance) error {
+func (rd *reader) provenance(p jv, f form, dst *Provenance) error {
 	var issuer string
 	var hasIssuer, hasAccount, hasLegacy bool
 	prefix := &dst.PrefixHash
 	if f == formV1 {
 		prefix = &dst.LegacyPrefixHash
 	}
-	var err error
-	p.ForEach(func(k, v gjson.Result) bool {
+	for it := members(p); it.next(); {
 		var field *string
-		switch k.Str {
+		switch it.name {
 		case "api":
 			field = &dst.API
 		case "provider":
@@ -247,18 +250,12 @@ func (rd *reader) provenance(p gjson.Result, f form, dst *Provenance) error {
 		case "chain_hash":
 			field = &dst.ChainHash
 		default:
-			err = docErr("/provenance/"+escapePointer(k.Str), "provenance has no member %q", k.Str)
-			return false
+			return docErr("/provenance/"+escapePointer(it.name), "provenance has no member %q", it.name)
 		}
-		if v.Type != gjson.String {
-			err = docErr("/provenance/"+escapePointer(k.Str), "%s must be a string", k.Str)
-			return false
+		if !it.val.isString() {
+			return docErr("/provenance/"+escapePointer(it.name), "%s must be a string", it.name)
 		}
-		*field = rd.str(v)
-		return true
-	})
-	if err != nil {
-		return err
+		*field = rd.str(it.val)
 	}
 	if f == formV1 && hasLegacy {
 		return docErr("/provenance/legacy_prefix_hash", "a version-1 document has no legacy_prefix_hash (its prefix_hash is read as one)")
@@ -272,26 +269,21 @@ func (rd *reader) provenance(p gjson.Result, f form, dst *Provenance) error {
 	return nil
 }
 
-func (rd *reader) providerError(e gjson.Result) (*ProviderError, error) {
-	if !e.IsObject() {
+func (rd *reader) providerError(e jv) (*ProviderError, error) {
+	if !e.isObject() {
 		return nil, docErr("/error", "error must be an object")
 	}
-	var unknown *string
-	e.ForEach(func(k, _ gjson.Result) bool {
-		switch k.Str {
+	for it := members(e); it.next(); {
+		switch it.name {
 		case "api", "status", "type", "code", "message", "provider", "raw":
-			return true
+			continue
 		}
-		unknown = &k.Str
-		return false
-	})
-	if unknown != nil {
-		return nil, docErr("/error/"+escapePointer(*unknown), "error has no member %q (it would be lost)", *unknown)
+		return nil, docErr("/error/"+escapePointer(it.name), "error has no member %q (it would be lost)", it.name)
 	}
 	pe := &ProviderError{}
-	if s := e.Get("status"); s.Exists() {
-		n, ok := jsonInt(s.Raw)
-		if s.Type != gjson.Number || !ok {
+	if s := e.get("status"); s.exists() {
+		n, ok := jsonInt(string(s))
+		if !s.isNumber() || !ok {
 			return nil, docErr("/error/status", "status must be an integer")
 		}
 		pe.Status = n
@@ -303,11 +295,11 @@ func (rd *reader) providerError(e gjson.Result) (*ProviderError, error) {
 		{"api", &pe.API}, {"type", &pe.Type}, {"code", &pe.Code}, {"message", &pe.Message},
 		{"provider", &pe.Provider}, {"raw", &pe.Raw},
 	} {
-		v := e.Get(f.k)
-		if !v.Exists() {
+		v := e.get(f.k)
+		if !v.exists() {
 			continue
 		}
-		if v.Type != gjson.String {
+		if !v.isString() {
 			return nil, docErr("/error/"+f.k, "%s must be a string", f.k)
 		}
 		*f.dst = rd.str(v)
@@ -315,15 +307,15 @@ func (rd *reader) providerError(e gjson.Result) (*ProviderError, error) {
 	return pe, nil
 }
 
-func (rd *reader) block(b gjson.Result, f form, p at) (Block, error) {
-	if !b.IsObject() {
+func (rd *reader) block(b jv, f form, p at) (Block, error) {
+	if !b.isObject() {
 		return nil, docErr(p.String(), "a block must be a JSON object")
 	}
-	typ := b.Get("type")
-	if typ.Type != gjson.String {
+	typ := b.get("type")
+	if !typ.isString() {
 		return nil, docErr(p.member("type"), "a block needs a string type")
 	}
-	switch typ.Str {
+	switch ts := typ.str(); ts {
 	case "text":
 		return rd.text(b, f, p)
 	case "tool_call":
@@ -332,43 +324,37 @@ func (rd *reader) block(b gjson.Result, f form, p at) (Block, error) {
 		return rd.native(b, p)
 	case "compaction":
 		return rd.compaction(b, f, p)
+	default:
+		if len(ts) > len("reasoning.") && ts[:len("reasoning.")] == "reasoning." {
+			return rd.item(b, typ, f, p)
+		}
+		return nil, docErr(p.member("type"), "unknown block type %q", ts)
 	}
-	if len(typ.Str) > len("reasoning.") && typ.Str[:len("reasoning.")] == "reasoning." {
-		return rd.item(b, f, p)
-	}
-	return nil, docErr(p.member("type"), "unknown block type %q", typ.Str)
 }
 
 // text reads a text block.
-func (rd *reader) text(b gjson.Result, f form, p at) (Block, error) {
+func (rd *reader) text(b jv, f form, p at) (Block, error) {
 	x := &Text{}
 	var extra providerMembers
-	var err error
 	hasText := false
-	b.ForEach(func(key, val gjson.Result) bool {
-		switch key.Str {
+	for it := members(b); it.next(); {
+		switch it.name {
 		case "type":
 		case "text":
-			if val.Type != gjson.String {
-				err = docErr(p.member("text"), "text must be a string")
-				return false
+			if !it.val.isString() {
+				return nil, docErr(p.member("text"), "text must be a string")
 			}
-			x.Text, hasText = rd.str(val), true
+			x.Text, hasText = rd.str(it.val), true
 		case "id":
-			if val.Type != gjson.String {
-				err = docErr(p.member("id"), "id must be a string")
-				return false
+			if !it.val.isString() {
+				return nil, docErr(p.member("id"), "id must be a string")
 			}
-			x.ID = rd.str(val)
+			x.ID = rd.str(it.val)
 		default:
-			if key.Str != "extra" || !extra.take(val, f, textNames) {
-				extra.add(key, val)
+			if it.name != "extra" || !extra.take(it.val, f, textNames) {
+				extra.add(it.raw, it.val)
 			}
 		}
-		return true
-	})
-	if err != nil {
-		return nil, err
 	}
 	if !hasText {
 		return nil, docErr(p.member("text"), "a text block needs text")
@@ -378,16 +364,15 @@ func (rd *reader) text(b gjson.Result, f form, p at) (Block, error) {
 }
 
 // toolCall reads a tool_call block.
-func (rd *reader) toolCall(b gjson.Result, f form, p at) (Block, error) {
+func (rd *reader) toolCall(b jv, f form, p at) (Block, error) {
 	x := &ToolCall{}
 	var extra providerMembers
-	var err error
 	var has [3]bool // id, name, arguments
-	b.ForEach(func(key, val gjson.Result) bool {
+	for it := members(b); it.next(); {
 		var dst *string
-		switch key.Str {
+		switch it.name {
 		case "type":
-			return true
+			continue
 		case "id":
 			dst, has[0] = &x.ID, true
 		case "name":
@@ -398,27 +383,22 @@ func (rd *reader) toolCall(b gjson.Result, f form, p at) (Block, error) {
 			dst = &x.ItemID
 		case "unfinished":
 			// The library's when it is a boolean, as an item's is.
-			if val.Type != gjson.True && val.Type != gjson.False {
-				extra.add(key, val)
-				return true
+			if !it.val.isBool() {
+				extra.add(it.raw, it.val)
+			} else {
+				x.Unfinished = it.val.isTrue()
 			}
-			x.Unfinished = val.Type == gjson.True
-			return true
+			continue
 		default:
-			if key.Str != "extra" || !extra.take(val, f, toolCallNames) {
-				extra.add(key, val)
+			if it.name != "extra" || !extra.take(it.val, f, toolCallNames) {
+				extra.add(it.raw, it.val)
 			}
-			return true
+			continue
 		}
-		if val.Type != gjson.String {
-			err = docErr(p.member(key.Str), "%s must be a string", key.Str)
-			return false
+		if !it.val.isString() {
+			return nil, docErr(p.member(it.name), "%s must be a string", it.name)
 		}
-		*dst = rd.str(val)
-		return true
-	})
-	if err != nil {
-		return nil, err
+		*dst = rd.str(it.val)
 	}
 	for i, k := range [...]string{"id", "name", "arguments"} {
 		if !has[i] {
@@ -430,11 +410,11 @@ func (rd *reader) toolCall(b gjson.Result, f form, p at) (Block, error) {
 }
 
 // native reads a native block.
-func (rd *reader) native(b gjson.Result, p at) (Block, error) {
-	var k, r, u gjson.Result
-	b.ForEach(func(key, val gjson.Result) bool {
-		var dst *gjson.Result
-		switch key.Str {
+func (rd *reader) native(b jv, p at) (Block, error) {
+	var k, r, u jv
+	for it := members(b); it.next(); {
+		var dst *jv
+		switch it.name {
 		case "kind":
 			dst = &k
 		case "raw":
@@ -442,38 +422,37 @@ func (rd *reader) native(b gjson.Result, p at) (Block, error) {
 		case "unfinished":
 			dst = &u
 		default:
-			return true
+			continue
 		}
-		if !dst.Exists() {
-			*dst = val
+		if !dst.exists() {
+			*dst = it.val
 		}
-		return true
-	})
+	}
 	x := &Native{}
-	if k.Type != gjson.String {
+	if !k.isString() {
 		return nil, docErr(p.member("kind"), "a native block needs a string kind")
 	}
 	x.Kind = rd.str(k)
-	if !r.Exists() {
+	if !r.exists() {
 		return nil, docErr(p.member("raw"), "a native block needs raw")
 	}
-	x.Raw = rd.raw(r.Raw)
-	if u.Exists() {
-		if u.Type != gjson.True && u.Type != gjson.False {
+	x.Raw = rd.raw(r)
+	if u.exists() {
+		if !u.isBool() {
 			return nil, docErr(p.member("unfinished"), "unfinished must be a boolean")
 		}
-		x.Unfinished = u.Type == gjson.True
+		x.Unfinished = u.isTrue()
 	}
 	return x, nil
 }
 
 // compaction reads a compaction block.
-func (rd *reader) compaction(b gjson.Result, f form, p at) (Block, error) {
+func (rd *reader) compaction(b jv, f form, p at) (Block, error) {
 	x := &Compaction{}
 	var extra providerMembers
-	var err error
-	b.ForEach(func(key, val gjson.Result) bool {
-		k := key.Str
+	for it := members(b); it.next(); {
+		k, val := it.name, it.val
+		var err error
 		switch k {
 		case "type":
 		case "format":
@@ -498,20 +477,19 @@ func (rd *reader) compaction(b gjson.Result, f form, p at) (Block, error) {
 			}
 		case "unfinished":
 			// The library's when it is a boolean, as an item's is.
-			if val.Type != gjson.True && val.Type != gjson.False {
-				extra.add(key, val)
+			if !val.isBool() {
+				extra.add(it.raw, val)
 			} else {
-				x.Unfinished = val.Type == gjson.True
+				x.Unfinished = val.isTrue()
 			}
 		default:
 			if k != "extra" || !extra.take(val, f, compactionNames) {
-				extra.add(key, val)
+				extra.add(it.raw, val)
 			}
 		}
-		return err == nil
-	})
-	if err != nil {
-		return nil, err
+		if err != nil {
+			return nil, err
+		}
 	}
 	x.Extra = extra.json(rd)
 	return x, nil
@@ -520,9 +498,9 @@ func (rd *reader) compaction(b gjson.Result, f form, p at) (Block, error) {
 // transformation reads one entry of a turn's transformations: a type, an
 // optional reason and path (strings), and other members kept in Extra (in
 // its "extra" object when one is named like these).
-func (rd *reader) transformation(v gjson.Result, f form, p at) (Transformation, error) {
+func (rd *reader) transformation(v jv, f form, p at) (Transformation, error) {
 	var x Transformation
-	if !v.IsObject() {
+	if !v.isObject() {
 		return x, docErr(p.String(), "a transformation must be an object")
 	}
 	for _, fl := range [...]struct {
@@ -530,26 +508,25 @@ func (rd *reader) transformation(v gjson.Result, f form, p at) (Transformation, 
 		dst *string
 		req bool
 	}{{"type", &x.Type, true}, {"reason", &x.Reason, false}, {"path", &x.Path, false}} {
-		m := v.Get(fl.k)
-		if !m.Exists() && !fl.req {
+		m := v.get(fl.k)
+		if !m.exists() && !fl.req {
 			continue
 		}
-		if m.Type != gjson.String {
+		if !m.isString() {
 			return x, docErr(p.member(fl.k), "%s must be a string", fl.k)
 		}
 		*fl.dst = rd.str(m)
 	}
 	var extra providerMembers
-	v.ForEach(func(key, val gjson.Result) bool {
-		switch key.Str {
+	for it := members(v); it.next(); {
+		switch it.name {
 		case "type", "reason", "path":
 		default:
-			if key.Str != "extra" || !extra.take(val, f, transformationNames) {
-				extra.add(key, val)
+			if it.name != "extra" || !extra.take(it.val, f, transformationNames) {
+				extra.add(it.raw, it.val)
 			}
 		}
-		return true
-	})
+	}
 	x.Extra = extra.json(rd)
 	return x, nil
 }
@@ -564,7 +541,7 @@ func UnmarshalItem(data []byte) (ReasoningItem, error) {
 		return nil, err
 	}
 	rd := &reader{size: len(data)}
-	return rd.item(gjson.Parse(view(data)), formItem, whole)
+	return rd.item(rootOf(data), "", formItem, whole)
 }
 
 // UnmarshalItemWire reads the wire form of one reasoning item: a
@@ -576,49 +553,39 @@ func UnmarshalItemWire(data []byte) (ReasoningItem, error) {
 		return nil, err
 	}
 	rd := &reader{size: len(data)}
-	return rd.item(gjson.Parse(view(data)), formWire, whole)
+	return rd.item(rootOf(data), "", formWire, whole)
 }
 
-// item reads a reasoning item object by the rules of form f.
-func (rd *reader) item(v gjson.Result, f form, p at) (ReasoningItem, error) {
-	if !v.IsObject() {
+// item reads a reasoning item object by the rules of form f; typ is its
+// type member when the caller has found it.
+func (rd *reader) item(v, typ jv, f form, p at) (ReasoningItem, error) {
+	if !v.isObject() {
 		return nil, docErr(p.String(), "a reasoning item must be a JSON object")
 	}
-	typ := v.Get("type")
-	if typ.Type != gjson.String {
+	if typ == "" {
+		typ = v.get("type")
+	}
+	if !typ.isString() {
 		return nil, docErr(p.member("type"), "a reasoning item needs a string type")
 	}
-	kind := ItemKind(typ.Str)
+	ts := typ.str()
+	kind := ItemKind(ts)
 	switch kind {
 	case KindText, KindSummary, KindEncrypted:
 	default:
-		return rd.opaque(v, typ.Str, f, p)
+		return rd.opaque(v, ts, f, p)
 	}
 	r := itemReader{rd: rd, kind: kind, form: f, at: p}
-	var err error
 	n := 0
-	v.ForEach(func(key, val gjson.Result) bool {
-		if r.names == nil && hasEscape(key.Raw) {
+	for it := members(v); it.next(); n++ {
+		if r.names == nil && strings.IndexByte(it.raw, '\\') >= 0 {
 			r.noteNames(v, n)
 		}
-		err = r.member(key, val)
-		n++
-		return err == nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return r.item()
-}
-
-// hasEscape reports whether a raw key (with its quotes) holds an escape.
-func hasEscape(raw string) bool {
-	for i := 1; i < len(raw)-1; i++ {
-		if raw[i] == '\\' {
-			return true
+		if err := r.member(it.name, it.raw, it.val); err != nil {
+			return nil, err
 		}
 	}
-	return false
+	return r.item()
 }
 
 // opaque reads an item of a type this library does not know. Its object is
@@ -628,7 +595,7 @@ func hasEscape(raw string) bool {
 // which never wrapped one) an item that carries this library's members is
 // written wrapped: its type, those members, and the provider's object as
 // "extra" (see appendOpaque).
-func (rd *reader) opaque(v gjson.Result, typ string, f form, p at) (ReasoningItem, error) {
+func (rd *reader) opaque(v jv, typ string, f form, p at) (ReasoningItem, error) {
 	if !validItemType(typ) {
 		return nil, docErr(p.member("type"), "a reasoning item's type must be reasoning.<kind> (letters, digits, _ . -), not %q", typ)
 	}
@@ -639,15 +606,15 @@ func (rd *reader) opaque(v gjson.Result, typ string, f form, p at) (ReasoningIte
 			raw = inner
 		}
 	}
-	o.Raw = rd.raw(raw.Raw)
-	if fm := raw.Get("format"); fm.Type == gjson.String {
+	o.Raw = rd.raw(raw)
+	if fm := raw.get("format"); fm.isString() {
 		o.Format = Format(rd.str(fm))
 	}
-	if id := raw.Get("id"); id.Type == gjson.String {
+	if id := raw.get("id"); id.isString() {
 		o.ID = Some(rd.str(id))
 	}
-	if ix := raw.Get("index"); ix.Type == gjson.Number {
-		if n, ok := jsonInt(ix.Raw); ok {
+	if ix := raw.get("index"); ix.isNumber() {
+		if n, ok := jsonInt(string(ix)); ok {
 			o.Index = Some(n)
 		}
 	}
@@ -660,23 +627,23 @@ func (rd *reader) opaque(v gjson.Result, typ string, f form, p at) (ReasoningIte
 // returns the provider's object. An object of any other shape is the
 // provider's own: the writer wraps every object that has a member named
 // like the library's, so that no object written bare looks wrapped.
-func (rd *reader) wrappedOpaque(v gjson.Result, typ string, m *ItemMeta) (gjson.Result, bool) {
-	inner := v.Get("extra")
-	if !inner.IsObject() || inner.Get("type").Type != gjson.String || inner.Get("type").Str != typ {
+func (rd *reader) wrappedOpaque(v jv, typ string, m *ItemMeta) (jv, bool) {
+	inner := v.get("extra")
+	if !inner.isObject() {
+		return inner, false
+	}
+	if it := inner.get("type"); !it.isString() || it.str() != typ {
 		return inner, false
 	}
 	var lib ItemMeta
-	ok := true
-	v.ForEach(func(key, val gjson.Result) bool {
-		switch key.Str {
+	for it := members(v); it.next(); {
+		switch it.name {
 		case "type", "extra":
 		default:
-			ok = rd.readLibrary(&lib, key.Str, val)
+			if !rd.readLibrary(&lib, it.name, it.val) {
+				return inner, false
+			}
 		}
-		return ok
-	})
-	if !ok {
-		return inner, false
 	}
 	m.Unfinished, m.Attached, m.Display, m.Digest = lib.Unfinished, lib.Attached, lib.Display, lib.Digest
 	return inner, true
@@ -688,24 +655,24 @@ func (rd *reader) wrappedOpaque(v gjson.Result, typ string, m *ItemMeta) (gjson.
 // whether it did. A member of that name and another type is not the
 // library's (builds of version 1 wrote the provider's members of these
 // names beside the item): the caller keeps it as the provider's.
-func (rd *reader) readLibrary(m *ItemMeta, k string, val gjson.Result) bool {
+func (rd *reader) readLibrary(m *ItemMeta, k string, val jv) bool {
 	switch k {
 	case "unfinished", "attached":
-		if val.Type != gjson.True && val.Type != gjson.False {
+		if !val.isBool() {
 			return false
 		}
 		if k == "unfinished" {
-			m.Unfinished = val.Type == gjson.True
+			m.Unfinished = val.isTrue()
 		} else {
-			m.Attached = val.Type == gjson.True
+			m.Attached = val.isTrue()
 		}
 	case "display":
-		if val.Type != gjson.String {
+		if !val.isString() {
 			return false
 		}
 		m.Display = Some(rd.str(val))
 	case "digest":
-		if val.Type != gjson.String || !validDigest(val.Str) {
+		if !val.isString() || !validDigest(val.str()) {
 			return false
 		}
 		m.Digest = rd.str(val)
@@ -790,22 +757,16 @@ type itemReader struct {
 }
 
 // noteNames starts names with the first n members of the object v.
-func (r *itemReader) noteNames(v gjson.Result, n int) {
+func (r *itemReader) noteNames(v jv, n int) {
 	r.names = map[string]bool{}
-	i := 0
-	v.ForEach(func(key, _ gjson.Result) bool {
-		if i == n {
-			return false
-		}
-		r.names[key.Str] = true
-		i++
-		return true
-	})
+	for it := members(v); n > 0 && it.next(); n-- {
+		r.names[it.name] = true
+	}
 }
 
-// member reads one member of the item object.
-func (r *itemReader) member(key, val gjson.Result) error {
-	k := key.Str
+// member reads one member of the item object: its name k, decoded, and
+// as written (rawKey), and its value.
+func (r *itemReader) member(k, rawKey string, val jv) error {
 	bit := seenBit(k)
 	if r.names != nil {
 		if r.names[k] {
@@ -821,7 +782,7 @@ func (r *itemReader) member(key, val gjson.Result) error {
 	case k == "type":
 		return nil
 	case k == "format":
-		return r.format(key, val)
+		return r.format(rawKey, val)
 	case k == "id":
 		if err := refuseLone(val, p, k); err != nil {
 			return err
@@ -830,10 +791,10 @@ func (r *itemReader) member(key, val gjson.Result) error {
 	case k == "index":
 		return readIndex(&r.meta.Index, val, p)
 	case k == "text" && r.kind == KindText:
-		if val.Type == gjson.Null && r.form == formWire {
+		if val.isNull() && r.form == formWire {
 			return nil
 		}
-		r.textRaw = val.Raw
+		r.textRaw = string(val)
 		return rd.readString(&r.text, val, p, k)
 	case k == "signature" && r.kind == KindText:
 		if err := refuseLone(val, p, k); err != nil {
@@ -855,17 +816,17 @@ func (r *itemReader) member(key, val gjson.Result) error {
 	case rd.readLibrary(&r.meta, k, val):
 		return nil
 	}
-	r.extra.add(key, val)
+	r.extra.add(rawKey, val)
 	return nil
 }
 
-func (r *itemReader) format(key, val gjson.Result) error {
-	switch val.Type {
-	case gjson.String:
+func (r *itemReader) format(rawKey string, val jv) error {
+	switch val.kind() {
+	case '"':
 		r.meta.Format = Format(r.rd.str(val))
-	case gjson.Null:
+	case 'n':
 		// A null format says nothing; keep it verbatim.
-		r.extra.add(key, val)
+		r.extra.add(rawKey, val)
 	default:
 		return docErr(r.at.member("format"), "format must be a string")
 	}
@@ -900,13 +861,14 @@ func (r *itemReader) item() (ReasoningItem, error) {
 // them: beside the block's own, and in its "extra" object.
 type providerMembers struct {
 	members []byte // '{' and "name":value pairs joined by commas, in document order
-	obj     string // the "extra" object as it came
+	obj     jv     // the "extra" object as it came
 	beside  bool   // a provider member stood beside the block's own
 }
 
-// add keeps a member that stood beside the block's own.
-func (pm *providerMembers) add(key, val gjson.Result) {
-	pm.put(key.Raw, val.Raw)
+// add keeps a member that stood beside the block's own: its name as
+// written, and its value.
+func (pm *providerMembers) add(rawKey string, val jv) {
+	pm.put(rawKey, string(val))
 	pm.beside = true
 }
 
@@ -928,25 +890,21 @@ func (pm *providerMembers) put(rawKey, rawVal string) {
 // version wrote beside the block's own; since version 2 it is the
 // block's whole Extra, byte for byte. In any version a member "extra" that
 // is not an object is the provider's.
-func (pm *providerMembers) take(val gjson.Result, f form, names []string) bool {
-	if !val.IsObject() || pm.obj != "" {
+func (pm *providerMembers) take(val jv, f form, names []string) bool {
+	if !val.isObject() || pm.obj != "" {
 		return false
 	}
 	if f == formV1 {
-		ok := true
-		val.ForEach(func(k, _ gjson.Result) bool {
-			ok = slices.Contains(names, k.Str)
-			return ok
-		})
-		if !ok {
-			return false
+		for it := members(val); it.next(); {
+			if !slices.Contains(names, it.name) {
+				return false
+			}
 		}
 	}
-	val.ForEach(func(k, v gjson.Result) bool {
-		pm.put(k.Raw, v.Raw)
-		return true
-	})
-	pm.obj = val.Raw
+	for it := members(val); it.next(); {
+		pm.put(it.raw, string(it.val))
+	}
+	pm.obj = val
 	return true
 }
 
@@ -967,26 +925,26 @@ func (pm *providerMembers) json(rd *reader) json.RawMessage {
 // with no partner: read, it would become U+FFFD, and the member's bytes (a
 // signature, ciphertext, id or signed text) would not be the ones the
 // issuer sent.
-func refuseLone(val gjson.Result, p at, k string) error {
-	if val.Type == gjson.String && jsonw.Lone(val.Raw) {
+func refuseLone(val jv, p at, k string) error {
+	if val.isString() && jsonw.Lone(string(val)) {
 		return loneErr(p.member(k))
 	}
 	return nil
 }
 
-func (rd *reader) readString(dst *string, val gjson.Result, p at, k string) error {
-	if val.Type != gjson.String {
+func (rd *reader) readString(dst *string, val jv, p at, k string) error {
+	if !val.isString() {
 		return docErr(p.member(k), "%s must be a string", k)
 	}
 	*dst = rd.str(val)
 	return nil
 }
 
-func (rd *reader) readOptString(dst *Opt[string], val gjson.Result, p at, k string) error {
-	switch val.Type {
-	case gjson.String:
+func (rd *reader) readOptString(dst *Opt[string], val jv, p at, k string) error {
+	switch val.kind() {
+	case '"':
 		*dst = Some(rd.str(val))
-	case gjson.Null:
+	case 'n':
 		*dst = NullOf[string]()
 	default:
 		return docErr(p.member(k), "%s must be a string or null", k)
@@ -997,15 +955,15 @@ func (rd *reader) readOptString(dst *Opt[string], val gjson.Result, p at, k stri
 // readIndex reads an index: an integer, written as JSON allows (1, 1.0,
 // 1e2), or null. JSON Schema's "integer" is any number with no fraction,
 // and the library reads what the schema accepts.
-func readIndex(dst *Opt[int], val gjson.Result, p at) error {
-	switch val.Type {
-	case gjson.Number:
-		n, ok := jsonInt(val.Raw)
+func readIndex(dst *Opt[int], val jv, p at) error {
+	switch {
+	case val.isNumber():
+		n, ok := jsonInt(string(val))
 		if !ok {
 			return docErr(p.member("index"), "index must be an integer")
 		}
 		*dst = Some(n)
-	case gjson.Null:
+	case val.isNull():
 		*dst = NullOf[int]()
 	default:
 		return docErr(p.member("index"), "index must be an integer or null")

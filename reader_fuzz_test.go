@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/reasonreplay/replay/internal/jsonw"
 )
 
 // sampleDocTurns are turns built with the library's own API, of the shapes
@@ -129,6 +131,13 @@ func FuzzUnmarshalTurn(f *testing.F) {
 		if err != nil {
 			return
 		}
+		if extraRepeats(tu) {
+			// A provider member beside a block's own and one of the same
+			// name in its "extra" object are both kept in Extra, which
+			// the writer cannot write back without repeating the name:
+			// a limit of the document format, which this reader keeps.
+			return
+		}
 		doc := tu.AppendJSON(nil)
 		back, err := UnmarshalTurn(doc)
 		if err != nil {
@@ -141,6 +150,33 @@ func FuzzUnmarshalTurn(f *testing.F) {
 			t.Fatalf("round trip changed the turn:\n%#v\n%#v", tu, back)
 		}
 	})
+}
+
+// extraRepeats reports whether the Extra of one of tu's blocks or
+// transformations holds a member name twice.
+func extraRepeats(tu *Turn) bool {
+	var extras []json.RawMessage
+	for _, x := range tu.Transformations {
+		extras = append(extras, x.Extra)
+	}
+	for _, b := range tu.Blocks {
+		switch b := b.(type) {
+		case ReasoningItem:
+			extras = append(extras, b.Meta().Extra)
+		case *Text:
+			extras = append(extras, b.Extra)
+		case *ToolCall:
+			extras = append(extras, b.Extra)
+		case *Compaction:
+			extras = append(extras, b.Extra)
+		}
+	}
+	for _, x := range extras {
+		if _, dup := jsonw.Duplicate(string(x)); dup {
+			return true
+		}
+	}
+	return false
 }
 
 // FuzzUnmarshalItem: UnmarshalItem and UnmarshalItemWire read every input
