@@ -199,3 +199,34 @@ func FuzzUnmarshalItem(f *testing.F) {
 		sameResult(t, data, it, ref, err, refErr)
 	})
 }
+
+// The strings and raw values of a turn share one buffer: appending to a
+// raw value (a caller may) never writes over what follows it.
+func TestReadValuesDoNotShareCapacity(t *testing.T) {
+	tu := sampleDocTurns()["openai-responses"]
+	tu.Blocks = append(tu.Blocks, &Native{Kind: "web_search_call", Raw: json.RawMessage(`{"type":"web_search_call","id":"ws_1"}`)})
+	doc := tu.AppendJSON(nil)
+	read, err := UnmarshalTurn(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := string(read.AppendJSON(nil))
+	if want != string(doc) {
+		t.Fatalf("read back:\n%s\n%s", want, doc)
+	}
+	raws := []*json.RawMessage{&read.Usage, &read.Transformations[0].Extra}
+	for _, b := range read.Blocks {
+		switch b := b.(type) {
+		case *Native:
+			raws = append(raws, &b.Raw)
+		case *Text:
+			raws = append(raws, &b.Extra)
+		}
+	}
+	for _, r := range raws {
+		_ = append(*r, `xxxxxxxxxxxxxxxx`...)
+	}
+	if got := string(read.AppendJSON(nil)); got != want {
+		t.Fatalf("appending to a raw value changed the turn:\n%s\n%s", got, want)
+	}
+}
