@@ -575,17 +575,17 @@ func (rd *reader) item(v, typ jv, f form, p at) (ReasoningItem, error) {
 	default:
 		return rd.opaque(v, ts, f, p)
 	}
-	r := itemReader{rd: rd, kind: kind, form: f, at: p}
+	r := itemReader{kind: kind, form: f, at: p}
 	n := 0
 	for it := members(v); it.next(); n++ {
 		if r.names == nil && strings.IndexByte(it.raw, '\\') >= 0 {
 			r.noteNames(v, n)
 		}
-		if err := r.member(it.name, it.raw, it.val); err != nil {
+		if err := r.member(rd, it.name, it.raw, it.val); err != nil {
 			return nil, err
 		}
 	}
-	return r.item()
+	return r.item(rd)
 }
 
 // opaque reads an item of a type this library does not know. Its object is
@@ -734,7 +734,6 @@ func seenBit(k string) uint16 {
 
 // itemReader collects the members of one text, summary or encrypted item.
 type itemReader struct {
-	rd    *reader
 	kind  ItemKind
 	form  form
 	at    at
@@ -766,7 +765,7 @@ func (r *itemReader) noteNames(v jv, n int) {
 
 // member reads one member of the item object: its name k, decoded, and
 // as written (rawKey), and its value.
-func (r *itemReader) member(k, rawKey string, val jv) error {
+func (r *itemReader) member(rd *reader, k, rawKey string, val jv) error {
 	bit := seenBit(k)
 	if r.names != nil {
 		if r.names[k] {
@@ -777,12 +776,12 @@ func (r *itemReader) member(k, rawKey string, val jv) error {
 		return docErr(r.at.member(k), "duplicate member %q", k)
 	}
 	r.seen |= bit
-	rd, p := r.rd, r.at
+	p := r.at
 	switch {
 	case k == "type":
 		return nil
 	case k == "format":
-		return r.format(rawKey, val)
+		return r.format(rd, rawKey, val)
 	case k == "id":
 		if err := refuseLone(val, p, k); err != nil {
 			return err
@@ -820,10 +819,10 @@ func (r *itemReader) member(k, rawKey string, val jv) error {
 	return nil
 }
 
-func (r *itemReader) format(rawKey string, val jv) error {
+func (r *itemReader) format(rd *reader, rawKey string, val jv) error {
 	switch val.kind() {
 	case '"':
-		r.meta.Format = Format(r.rd.str(val))
+		r.meta.Format = Format(rd.str(val))
 	case 'n':
 		// A null format says nothing; keep it verbatim.
 		r.extra.add(rawKey, val)
@@ -834,7 +833,7 @@ func (r *itemReader) format(rawKey string, val jv) error {
 }
 
 // item checks the kind's required members and builds the item.
-func (r *itemReader) item() (ReasoningItem, error) {
+func (r *itemReader) item(rd *reader) (ReasoningItem, error) {
 	if r.kind == KindEncrypted && r.seen&seenData == 0 {
 		return nil, docErr(r.at.member("data"), "a reasoning.encrypted item needs data")
 	}
@@ -847,7 +846,7 @@ func (r *itemReader) item() (ReasoningItem, error) {
 	if r.signature.Value() != "" && r.textRaw != "" && jsonw.Lone(r.textRaw) {
 		return nil, loneErr(r.at.member("text"))
 	}
-	r.meta.Extra = r.extra.json(r.rd)
+	r.meta.Extra = r.extra.json(rd)
 	switch r.kind {
 	case KindText:
 		return &ReasoningText{ItemMeta: r.meta, Text: r.text, Signature: r.signature}, nil
