@@ -7,10 +7,11 @@ import (
 )
 
 // This file walks a JSON text that checkJSON has validated, for the
-// document readers: it finds where each member and element is and decodes
-// nothing until a reader keeps a string (see reader.str). What it reads is
-// what gjson reads: names decoded as gjson decodes them (jsonw.AppendStr),
-// and the raw text of each value without the white space around it.
+// document readers: it finds where each member and element is
+// (jsonw.NextMember, NextElem) and decodes nothing until a reader keeps a
+// string (see reader.str). What it reads is what gjson reads: names
+// decoded as gjson decodes them (jsonw.AppendStr), and the raw text of
+// each value without the white space around it.
 
 // jv is one value of a validated JSON text: its raw text, "" when absent.
 type jv string
@@ -56,128 +57,52 @@ func (v jv) get(name string) jv {
 	return ""
 }
 
-// memberIter walks the members of an object.
+// memberIter walks the members of an object (jsonw.NextMember).
 type memberIter struct {
 	s    string
-	i    int
+	pos  int
 	name string // the member's name, decoded
 	raw  string // the member's name as written, quotes included
 	val  jv
 }
 
 // members returns an iterator over the members of the object v.
-func members(v jv) memberIter { return memberIter{s: string(v), i: 1} }
+func members(v jv) memberIter { return memberIter{s: string(v)} }
 
 // next moves to the next member and reports whether there is one.
 func (it *memberIter) next() bool {
-	s := it.s
-	i := skipWS(s, it.i)
-	if i < len(s) && s[i] == ',' {
-		i = skipWS(s, i+1)
-	}
-	if i >= len(s) || s[i] != '"' {
-		it.i = len(s)
+	raw, val, pos, ok := jsonw.NextMember(it.s, it.pos)
+	if !ok {
 		return false
 	}
-	end := stringEnd(s, i)
-	it.raw = s[i:end]
-	it.name = jv(it.raw).str()
-	i = skipWS(s, end) + 1 // the colon
-	i = skipWS(s, i)
-	end = valueEnd(s, i)
-	it.val = jv(s[i:end])
-	it.i = end
+	it.raw, it.name, it.val, it.pos = raw, jv(raw).str(), jv(val), pos
 	return true
 }
 
-// elemIter walks the elements of an array.
+// elemIter walks the elements of an array (jsonw.NextElem).
 type elemIter struct {
 	s   string
-	i   int
+	pos int
 	val jv
 }
 
 // elems returns an iterator over the elements of the array v.
-func elems(v jv) elemIter { return elemIter{s: string(v), i: 1} }
+func elems(v jv) elemIter { return elemIter{s: string(v)} }
 
 // next moves to the next element and reports whether there is one.
 func (it *elemIter) next() bool {
-	s := it.s
-	i := skipWS(s, it.i)
-	if i < len(s) && s[i] == ',' {
-		i = skipWS(s, i+1)
-	}
-	if i >= len(s) || s[i] == ']' {
-		it.i = len(s)
+	val, pos, ok := jsonw.NextElem(it.s, it.pos)
+	if !ok {
 		return false
 	}
-	end := valueEnd(s, i)
-	it.val = jv(s[i:end])
-	it.i = end
+	it.val, it.pos = jv(val), pos
 	return true
 }
 
+// skipWS returns the offset of the first byte at or after i that is not
+// JSON white space.
 func skipWS(s string, i int) int {
 	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// stringEnd returns the offset after the string literal at s[i].
-func stringEnd(s string, i int) int {
-	i++
-	for {
-		k := strings.IndexByte(s[i:], '"')
-		if k < 0 {
-			return len(s)
-		}
-		i += k
-		// The quote ends the string unless an odd number of backslashes
-		// escapes it.
-		n := 0
-		for j := i - 1; j >= 0 && s[j] == '\\'; j-- {
-			n++
-		}
-		i++
-		if n%2 == 0 {
-			return i
-		}
-	}
-}
-
-// valueEnd returns the offset after the value at s[i].
-func valueEnd(s string, i int) int {
-	if i >= len(s) {
-		return i
-	}
-	switch s[i] {
-	case '"':
-		return stringEnd(s, i)
-	case '{', '[':
-		depth := 0
-		for i < len(s) {
-			switch s[i] {
-			case '"':
-				i = stringEnd(s, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return i
-	}
-	for i < len(s) {
-		switch s[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
 		i++
 	}
 	return i
