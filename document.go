@@ -7,8 +7,8 @@ import (
 	"github.com/reasonreplay/replay/internal/jsonw"
 )
 
-// This file writes and reads the turn document. The JSON forms of one
-// reasoning item are in item_json.go.
+// This file writes the turn document (reader.go reads it). The JSON forms
+// of one reasoning item are in item_json.go.
 
 // MarshalJSON returns the turn document.
 func (t *Turn) MarshalJSON() ([]byte, error) { return t.AppendJSON(nil), nil }

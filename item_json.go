@@ -10,11 +10,11 @@ import (
 	iview "github.com/reasonreplay/replay/internal/view"
 )
 
-// This file writes and reads the two JSON forms of a reasoning item: the
+// This file writes the two JSON forms of a reasoning item: the
 // document form (the reasoning_details members plus this library's own
 // `unfinished`, `attached`, `display` and `digest`), and the wire form (the
 // item's replay bytes: exactly the members its issuer sent, with no library
-// member).
+// member). reader.go reads them.
 
 func appendItem(dst []byte, it ReasoningItem, wire bool) []byte {
 	if o, ok := it.(*Opaque); ok {
