@@ -1,23 +1,20 @@
 package replay
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
 	iview "github.com/reasonreplay/replay/internal/view"
-	"github.com/tidwall/gjson"
 )
 
-// This file writes and reads the two JSON forms of a reasoning item: the
+// This file writes the two JSON forms of a reasoning item: the
 // document form (the reasoning_details members plus this library's own
 // `unfinished`, `attached`, `display` and `digest`), and the wire form (the
 // item's replay bytes: exactly the members its issuer sent, with no library
-// member).
+// member). reader.go reads them.
 
 func appendItem(dst []byte, it ReasoningItem, wire bool) []byte {
 	if o, ok := it.(*Opaque); ok {
@@ -150,29 +147,6 @@ func appendOptString(dst []byte, k string, o Opt[string]) []byte {
 	return dst
 }
 
-// UnmarshalItem reads the document form of one reasoning item, as
-// [ReasoningItem].AppendJSON writes it or as any earlier version of this library wrote
-// it: an item document carries no version of its own, and is read by the
-// rules that read every version (see the document format policy in
-// package schema).
-func UnmarshalItem(data []byte) (ReasoningItem, error) {
-	if err := checkJSON(data, "a reasoning item"); err != nil {
-		return nil, err
-	}
-	return parseItem(gjson.Parse(view(data)), formItem, "")
-}
-
-// UnmarshalItemWire reads the wire form of one reasoning item: a
-// reasoning_details entry. Members this library does not know (including
-// ones named like its own document members) are kept in Extra. A detail of
-// an unknown type becomes an [*Opaque] item. data must be valid JSON.
-func UnmarshalItemWire(data []byte) (ReasoningItem, error) {
-	if err := checkJSON(data, "a reasoning item"); err != nil {
-		return nil, err
-	}
-	return parseItem(gjson.Parse(view(data)), formWire, "")
-}
-
 // checkJSON refuses data unless it is valid JSON text (see jsonw.Valid):
 // UTF-8, as RFC 8259 requires (an id or signature with invalid bytes could
 // not be kept byte-exact), nested within the depth limit, with no member
@@ -195,33 +169,9 @@ func docErr(ptr, format string, args ...any) error {
 }
 
 // view is data as a string, without a copy: the readers parse the
-// caller's bytes in place and copy what they keep (owned, cloneBytes,
-// appendMember), so that nothing they return shares data's memory.
+// caller's bytes in place and copy what they keep (see reader), so that
+// nothing they return shares data's memory.
 func view(data []byte) string { return iview.String(data) }
-
-// owned returns the value of the string v as a string of its own. gjson
-// gives a view of the document for a literal with no escapes, copied here;
-// for one with escapes it has already made a new string (unescaped), kept
-// as it is instead of being copied again.
-func owned(v gjson.Result) string {
-	s := v.Str
-	if s == "" {
-		return ""
-	}
-	if iview.Within(v.Raw, s) {
-		return clone(s)
-	}
-	return s
-}
-
-func clone(s string) string {
-	if s == "" {
-		return ""
-	}
-	return string(append([]byte(nil), s...))
-}
-
-func cloneBytes(s string) []byte { return append([]byte(nil), s...) }
 
 // form says which rules read an object's members.
 type form uint8
@@ -242,127 +192,6 @@ const (
 	formV2
 )
 
-// parseItem reads a reasoning item object by the rules of form f.
-func parseItem(v gjson.Result, f form, ptr string) (ReasoningItem, error) {
-	if !v.IsObject() {
-		return nil, docErr(ptr, "a reasoning item must be a JSON object")
-	}
-	typ := v.Get("type")
-	if typ.Type != gjson.String {
-		return nil, docErr(ptr+"/type", "a reasoning item needs a string type")
-	}
-	kind := ItemKind(typ.Str)
-	switch kind {
-	case KindText, KindSummary, KindEncrypted:
-	default:
-		return parseOpaque(v, typ.Str, f, ptr)
-	}
-	r := &itemReader{kind: kind, form: f, found: map[string]bool{}}
-	var err error
-	v.ForEach(func(key, val gjson.Result) bool {
-		err = r.member(key, val, ptr+"/"+escapePointer(key.Str))
-		return err == nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return r.item(ptr)
-}
-
-// parseOpaque reads an item of a type this library does not know. Its
-// object is the provider's, kept whole, with its common members read for
-// convenience when they have their usual types (whatever they hold, the
-// object is kept and written back as it came). In the document form (but
-// for version 1, which never wrapped one) an item that carries this
-// library's members is written wrapped: its type, those members, and the
-// provider's object as "extra" (see appendOpaque).
-func parseOpaque(v gjson.Result, typ string, f form, ptr string) (ReasoningItem, error) {
-	if !validItemType(typ) {
-		return nil, docErr(ptr+"/type", "a reasoning item's type must be reasoning.<kind> (letters, digits, _ . -), not %q", typ)
-	}
-	o := &Opaque{Type: clone(typ)}
-	raw := v
-	if f == formItem || f == formV2 {
-		if inner, ok := wrappedOpaque(v, typ, &o.ItemMeta); ok {
-			raw = inner
-		}
-	}
-	o.Raw = cloneBytes(raw.Raw)
-	if fm := raw.Get("format"); fm.Type == gjson.String {
-		o.Format = Format(owned(fm))
-	}
-	if id := raw.Get("id"); id.Type == gjson.String {
-		o.ID = Some(owned(id))
-	}
-	if ix := raw.Get("index"); ix.Type == gjson.Number {
-		if n, ok := jsonInt(ix.Raw); ok {
-			o.Index = Some(n)
-		}
-	}
-	return o, nil
-}
-
-// wrappedOpaque reports whether v is an item of a type kept whole written
-// wrapped: its type, this library's members (of their types) and "extra",
-// an object of the same type; it reads the library's members into m and
-// returns the provider's object. An object of any other shape is the
-// provider's own: the writer wraps every object that has a member named
-// like the library's, so that no object written bare looks wrapped.
-func wrappedOpaque(v gjson.Result, typ string, m *ItemMeta) (gjson.Result, bool) {
-	inner := v.Get("extra")
-	if !inner.IsObject() || inner.Get("type").Type != gjson.String || inner.Get("type").Str != typ {
-		return inner, false
-	}
-	var lib ItemMeta
-	ok := true
-	v.ForEach(func(key, val gjson.Result) bool {
-		switch key.Str {
-		case "type", "extra":
-		default:
-			ok = readLibrary(&lib, key.Str, val)
-		}
-		return ok
-	})
-	if !ok {
-		return inner, false
-	}
-	m.Unfinished, m.Attached, m.Display, m.Digest = lib.Unfinished, lib.Attached, lib.Display, lib.Digest
-	return inner, true
-}
-
-// readLibrary reads the library member k of an item into m when val has
-// the member's type ("unfinished" and "attached" booleans, "display" a
-// string, "digest" sha256: and 64 lowercase hex digits), and reports
-// whether it did. A member of that name and another type is not the
-// library's (builds of version 1 wrote the provider's members of these
-// names beside the item): the caller keeps it as the provider's.
-func readLibrary(m *ItemMeta, k string, val gjson.Result) bool {
-	switch k {
-	case "unfinished", "attached":
-		if val.Type != gjson.True && val.Type != gjson.False {
-			return false
-		}
-		if k == "unfinished" {
-			m.Unfinished = val.Type == gjson.True
-		} else {
-			m.Attached = val.Type == gjson.True
-		}
-	case "display":
-		if val.Type != gjson.String {
-			return false
-		}
-		m.Display = Some(owned(val))
-	case "digest":
-		if val.Type != gjson.String || !validDigest(val.Str) {
-			return false
-		}
-		m.Digest = owned(val)
-	default:
-		return false
-	}
-	return true
-}
-
 // validItemType reports whether typ is "reasoning." followed by one or
 // more ASCII letters, digits, '_', '.' or '-' (the schema's pattern).
 func validItemType(typ string) bool {
@@ -379,212 +208,8 @@ func validItemType(typ string) bool {
 	return true
 }
 
-// itemReader collects the members of one text, summary or encrypted item.
-type itemReader struct {
-	kind  ItemKind
-	form  form
-	meta  ItemMeta
-	extra providerMembers
-	found map[string]bool
-	// The kind's own members.
-	text, summary, data string
-	signature           Opt[string]
-	// textRaw and textPtr are the text member as it came, and where: text
-	// under a signature is checked once the signature is known.
-	textRaw, textPtr string
-}
-
-// member reads one member of the item object; p is its pointer.
-func (r *itemReader) member(key, val gjson.Result, p string) error {
-	k := key.Str
-	if r.found[k] {
-		return docErr(p, "duplicate member %q", k)
-	}
-	r.found[k] = true
-	switch {
-	case k == "type":
-		return nil
-	case k == "format":
-		return r.format(key, val, p)
-	case k == "id":
-		if err := refuseLone(val, p); err != nil {
-			return err
-		}
-		return readOptString(&r.meta.ID, val, p, k)
-	case k == "index":
-		return readIndex(&r.meta.Index, val, p)
-	case k == "text" && r.kind == KindText:
-		if val.Type == gjson.Null && r.form == formWire {
-			return nil
-		}
-		r.textRaw, r.textPtr = val.Raw, p
-		return readString(&r.text, val, p, k)
-	case k == "signature" && r.kind == KindText:
-		if err := refuseLone(val, p); err != nil {
-			return err
-		}
-		return readOptString(&r.signature, val, p, k)
-	case k == "summary" && r.kind == KindSummary:
-		return readString(&r.summary, val, p, k)
-	case k == "data" && r.kind == KindEncrypted:
-		if err := refuseLone(val, p); err != nil {
-			return err
-		}
-		return readString(&r.data, val, p, k)
-	case r.form == formWire:
-	case k == "extra":
-		if r.extra.take(val, r.form, itemNames) {
-			return nil
-		}
-	case readLibrary(&r.meta, k, val):
-		return nil
-	}
-	r.extra.add(key, val)
-	return nil
-}
-
-func (r *itemReader) format(key, val gjson.Result, p string) error {
-	switch val.Type {
-	case gjson.String:
-		r.meta.Format = Format(owned(val))
-	case gjson.Null:
-		// A null format says nothing; keep it verbatim.
-		r.extra.add(key, val)
-	default:
-		return docErr(p, "format must be a string")
-	}
-	return nil
-}
-
-// item checks the kind's required members and builds the item.
-func (r *itemReader) item(ptr string) (ReasoningItem, error) {
-	if r.kind == KindEncrypted && !r.found["data"] {
-		return nil, docErr(ptr+"/data", "a reasoning.encrypted item needs data")
-	}
-	if r.kind == KindText && r.form != formWire && !r.found["text"] {
-		return nil, docErr(ptr+"/text", "a reasoning.text item needs text")
-	}
-	if r.kind == KindSummary && !r.found["summary"] {
-		return nil, docErr(ptr+"/summary", "a reasoning.summary item needs summary")
-	}
-	if r.signature.Value() != "" && r.textRaw != "" && jsonw.Lone(r.textRaw) {
-		return nil, loneErr(r.textPtr)
-	}
-	r.meta.Extra = r.extra.json()
-	switch r.kind {
-	case KindText:
-		return &ReasoningText{ItemMeta: r.meta, Text: r.text, Signature: r.signature}, nil
-	case KindSummary:
-		return &Summary{ItemMeta: r.meta, Summary: r.summary}, nil
-	}
-	return &Encrypted{ItemMeta: r.meta, Data: r.data}, nil
-}
-
-// providerMembers collects a block's provider members as a reader meets
-// them: beside the block's own, and in its "extra" object.
-type providerMembers struct {
-	members []byte // "name":value pairs joined by commas, in document order
-	obj     string // the "extra" object as it came
-	beside  bool   // a provider member stood beside the block's own
-}
-
-// add keeps a member that stood beside the block's own.
-func (pm *providerMembers) add(key, val gjson.Result) {
-	pm.members = appendMember(pm.members, key.Raw, val.Raw)
-	pm.beside = true
-}
-
-// take takes val, the block's "extra" member, as the object holding the
-// provider's members named like the block's own, and reports whether it
-// did. In a version-1 document it holds only such names (names), and any
-// other "extra" is a provider member of that name, which builds of that
-// version wrote beside the block's own; since version 2 it is the
-// block's whole Extra, byte for byte. In any version a member "extra" that
-// is not an object is the provider's.
-func (pm *providerMembers) take(val gjson.Result, f form, names []string) bool {
-	if !val.IsObject() || pm.obj != "" {
-		return false
-	}
-	if f == formV1 {
-		ok := true
-		val.ForEach(func(k, _ gjson.Result) bool {
-			ok = slices.Contains(names, k.Str)
-			return ok
-		})
-		if !ok {
-			return false
-		}
-	}
-	val.ForEach(func(k, v gjson.Result) bool {
-		pm.members = appendMember(pm.members, k.Raw, v.Raw)
-		return true
-	})
-	pm.obj = val.Raw
-	return true
-}
-
-// json returns the provider's members as one JSON object: the "extra"
-// object as it came when it held them all, else rebuilt from the members
-// in document order; nil when there are none.
-func (pm *providerMembers) json() json.RawMessage {
-	if pm.obj != "" && !pm.beside {
-		return cloneBytes(pm.obj)
-	}
-	return wrapObject(pm.members)
-}
-
-// refuseLone refuses a string member that holds a surrogate escape with no
-// partner: read, it would become U+FFFD, and the member's bytes (a
-// signature, ciphertext, id or signed text) would not be the ones the
-// issuer sent.
-func refuseLone(val gjson.Result, p string) error {
-	if val.Type == gjson.String && jsonw.Lone(val.Raw) {
-		return loneErr(p)
-	}
-	return nil
-}
-
 func loneErr(p string) error {
 	return docErr(p, "a lone surrogate escape (\\ud800-\\udfff with no partner) would alter these bytes")
-}
-
-func readString(dst *string, val gjson.Result, p, k string) error {
-	if val.Type != gjson.String {
-		return docErr(p, "%s must be a string", k)
-	}
-	*dst = owned(val)
-	return nil
-}
-
-func readOptString(dst *Opt[string], val gjson.Result, p, k string) error {
-	switch val.Type {
-	case gjson.String:
-		*dst = Some(owned(val))
-	case gjson.Null:
-		*dst = NullOf[string]()
-	default:
-		return docErr(p, "%s must be a string or null", k)
-	}
-	return nil
-}
-
-// readIndex reads an index: an integer, written as JSON allows (1, 1.0,
-// 1e2), or null. JSON Schema's "integer" is any number with no fraction,
-// and the library reads what the schema accepts.
-func readIndex(dst *Opt[int], val gjson.Result, p string) error {
-	switch val.Type {
-	case gjson.Number:
-		n, ok := jsonInt(val.Raw)
-		if !ok {
-			return docErr(p, "index must be an integer")
-		}
-		*dst = Some(n)
-	case gjson.Null:
-		*dst = NullOf[int]()
-	default:
-		return docErr(p, "index must be an integer or null")
-	}
-	return nil
 }
 
 // jsonInt reads a JSON number that has no fraction (1, -2, 1.0, 1e2) and
@@ -612,15 +237,6 @@ func validDigest(d string) bool {
 		}
 	}
 	return true
-}
-
-func appendMember(dst []byte, rawKey, rawVal string) []byte {
-	if len(dst) > 0 {
-		dst = append(dst, ',')
-	}
-	dst = append(dst, rawKey...)
-	dst = append(dst, ':')
-	return append(dst, rawVal...)
 }
 
 func escapePointer(k string) string {
