@@ -27,7 +27,7 @@ import (
 // each against jsonw.Valid on the same bytes: how much slower than
 // validating the body once each step the middleware takes is.
 //
-//	go test ./replayhttp -run '^$' -bench RequestPath -benchtime 20x
+//	go test ./replayhttp -run '^$' -bench RequestPath -benchtime 2x
 //
 // reports, for every shape and step, the share of Valid's speed (CPU time
 // from getrusage, Valid and the step alternating in one loop, so that both
