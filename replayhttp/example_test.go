@@ -113,3 +113,28 @@ func ExampleRetry() {
 	// 400 anthropic/prefix-mismatch drop-block -> 200 thinking-binding-controls-2026-08-01
 	// 200
 }
+
+// A gateway names what it forwards (for its metrics and its traces) as
+// the middleware will read it: the API from the route, the model from the
+// body, wherever the body puts it (here after the messages, as
+// anthropic-sdk-go writes it), or from the route where the API names it
+// there.
+func ExampleTransport_Recognise() {
+	tr := &replayhttp.Transport{}
+	body := []byte(`{"max_tokens":1024,"messages":[{"role":"user","content":"Hi"}],"model":"claude-opus-5-5"}`)
+	req, _ := http.NewRequest(http.MethodPost, "https://api.anthropic.com/v1/messages", nil)
+	api, model, ok := tr.Recognise(req, body)
+	fmt.Println(api, model, ok)
+
+	req, _ = http.NewRequest(http.MethodPost, "https://generativelanguage.googleapis.com/v1beta/models/gemini-3-pro:generateContent", nil)
+	api, model, ok = tr.Recognise(req, []byte(`{"contents":[]}`))
+	fmt.Println(api, model, ok)
+
+	req, _ = http.NewRequest(http.MethodPost, "https://example.com/not/an/api", nil)
+	_, _, ok = tr.Recognise(req, body)
+	fmt.Println(ok)
+	// Output:
+	// anthropic claude-opus-5-5 true
+	// gemini gemini-3-pro true
+	// false
+}
