@@ -359,7 +359,10 @@ func (rd *reader) text(b jv, f form, p at) (Block, error) {
 	if !hasText {
 		return nil, docErr(p.member("text"), "a text block needs text")
 	}
-	x.Extra = extra.json(rd)
+	var err error
+	if x.Extra, err = extra.json(rd, p); err != nil {
+		return nil, err
+	}
 	return x, nil
 }
 
@@ -405,7 +408,10 @@ func (rd *reader) toolCall(b jv, f form, p at) (Block, error) {
 			return nil, docErr(p.member(k), "a tool_call block needs %s", k)
 		}
 	}
-	x.Extra = extra.json(rd)
+	var err error
+	if x.Extra, err = extra.json(rd, p); err != nil {
+		return nil, err
+	}
 	return x, nil
 }
 
@@ -491,7 +497,10 @@ func (rd *reader) compaction(b jv, f form, p at) (Block, error) {
 			return nil, err
 		}
 	}
-	x.Extra = extra.json(rd)
+	var err error
+	if x.Extra, err = extra.json(rd, p); err != nil {
+		return nil, err
+	}
 	return x, nil
 }
 
@@ -527,7 +536,10 @@ func (rd *reader) transformation(v jv, f form, p at) (Transformation, error) {
 			}
 		}
 	}
-	x.Extra = extra.json(rd)
+	var err error
+	if x.Extra, err = extra.json(rd, p); err != nil {
+		return Transformation{}, err
+	}
 	return x, nil
 }
 
@@ -846,7 +858,10 @@ func (r *itemReader) item(rd *reader) (ReasoningItem, error) {
 	if r.signature.Value() != "" && r.textRaw != "" && jsonw.Lone(r.textRaw) {
 		return nil, loneErr(r.at.member("text"))
 	}
-	r.meta.Extra = r.extra.json(rd)
+	var err error
+	if r.meta.Extra, err = r.extra.json(rd, r.at); err != nil {
+		return nil, err
+	}
 	switch r.kind {
 	case KindText:
 		return &ReasoningText{ItemMeta: r.meta, Text: r.text, Signature: r.signature}, nil
@@ -909,15 +924,23 @@ func (pm *providerMembers) take(val jv, f form, names []string) bool {
 
 // json returns the provider's members as one JSON object: the "extra"
 // object as it came when it held them all, else rebuilt from the members
-// in document order; nil when there are none.
-func (pm *providerMembers) json(rd *reader) json.RawMessage {
+// in document order; nil when there are none. Members beside the block's
+// own and in its "extra" object (p is the block's pointer) may not share a
+// name: one Extra could not hold both, and the writer, which writes Extra
+// beside the block's own members or as "extra" but never both, would
+// write the name twice.
+func (pm *providerMembers) json(rd *reader, p at) (json.RawMessage, error) {
 	if pm.obj != "" && !pm.beside {
-		return rd.raw(pm.obj)
+		return rd.raw(pm.obj), nil
 	}
 	if len(pm.members) == 0 {
-		return nil
+		return nil, nil
 	}
-	return append(pm.members, '}')
+	out := append(pm.members, '}')
+	if pm.obj != "" && !jsonw.ValidBytes(out) {
+		return nil, docErr(p.member("extra"), "a provider member is named both beside the block's own members and in extra")
+	}
+	return out, nil
 }
 
 // refuseLone refuses a string member k of p that holds a surrogate escape

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/stretchr/testify/require"
 )
 
 // sampleDocTurns are turns built with the library's own API, of the shapes
@@ -132,11 +133,7 @@ func FuzzUnmarshalTurn(f *testing.F) {
 			return
 		}
 		if extraRepeats(tu) {
-			// A provider member beside a block's own and one of the same
-			// name in its "extra" object are both kept in Extra, which
-			// the writer cannot write back without repeating the name:
-			// a limit of the document format, which this reader keeps.
-			return
+			t.Fatalf("a turn read holds an Extra that repeats a name, which the writer would write twice:\n%s", data)
 		}
 		doc := tu.AppendJSON(nil)
 		back, err := UnmarshalTurn(doc)
@@ -250,4 +247,30 @@ func TestReadValuesDoNotShareCapacity(t *testing.T) {
 	if got := string(read.AppendJSON(nil)); got != want {
 		t.Fatalf("appending to a raw value changed the turn:\n%s\n%s", got, want)
 	}
+}
+
+// A provider member may stand beside a block's own members or in its
+// "extra" object, not in both under one name: one Extra cannot hold both,
+// and written back it would repeat the name.
+func TestExtraNamedTwice(t *testing.T) {
+	for _, c := range []struct{ doc, ptr string }{
+		{`{"version":2,"complete":true,"blocks":[{"type":"text","text":"a","foo":1,"extra":{"foo":2}}]}`, "/blocks/0/extra"},
+		{`{"version":2,"complete":true,"blocks":[{"type":"text","text":"a"},{"type":"reasoning.text","text":"t","signature":"c2ln","extra":{"bar":[]},"bar":0}]}`, "/blocks/1/extra"},
+		{`{"version":2,"complete":true,"blocks":[{"type":"tool_call","id":"i","name":"n","arguments":"{}","extra":{"id":"x","q":1},"q":2}]}`, "/blocks/0/extra"},
+	} {
+		_, err := UnmarshalTurn([]byte(c.doc))
+		var e *Error
+		require.ErrorAs(t, err, &e, c.doc)
+		require.ErrorIs(t, err, ErrMalformed)
+		require.Equal(t, c.ptr, e.Pointer, c.doc)
+		_, refErr := unmarshalTurnRef([]byte(c.doc))
+		require.EqualError(t, refErr, err.Error())
+	}
+	// Different names, beside and in extra, are one Extra, and read back.
+	tu, err := UnmarshalTurn([]byte(`{"version":2,"complete":true,"blocks":[{"type":"text","text":"a","foo":1,"extra":{"bar":2}}]}`))
+	require.NoError(t, err)
+	require.JSONEq(t, `{"foo":1,"bar":2}`, string(tu.Blocks[0].(*Text).Extra))
+	back, err := UnmarshalTurn(tu.AppendJSON(nil))
+	require.NoError(t, err)
+	require.Equal(t, tu, back)
 }

@@ -253,7 +253,9 @@ func parseTextRef(b gjson.Result, f form, ptr string) (Block, error) {
 	if !b.Get("text").Exists() {
 		return nil, docErr(ptr+"/text", "a text block needs text")
 	}
-	x.Extra = extra.json()
+	if x.Extra, err = extra.json(ptr); err != nil {
+		return nil, err
+	}
 	return x, nil
 }
 
@@ -304,7 +306,9 @@ func parseToolCallRef(b gjson.Result, f form, ptr string) (Block, error) {
 			return nil, docErr(ptr+"/"+k, "a tool_call block needs %s", k)
 		}
 	}
-	x.Extra = extra.json()
+	if x.Extra, err = extra.json(ptr); err != nil {
+		return nil, err
+	}
 	return x, nil
 }
 
@@ -376,7 +380,9 @@ func parseCompactionRef(b gjson.Result, f form, ptr string) (Block, error) {
 	if err != nil {
 		return nil, err
 	}
-	x.Extra = extra.json()
+	if x.Extra, err = extra.json(ptr); err != nil {
+		return nil, err
+	}
 	return x, nil
 }
 
@@ -413,7 +419,10 @@ func parseTransformationRef(v gjson.Result, f form, ptr string) (Transformation,
 		}
 		return true
 	})
-	x.Extra = extra.json()
+	var err error
+	if x.Extra, err = extra.json(ptr); err != nil {
+		return Transformation{}, err
+	}
 	return x, nil
 }
 
@@ -717,7 +726,10 @@ func (r *itemReaderRef) item(ptr string) (ReasoningItem, error) {
 	if r.signature.Value() != "" && r.textRaw != "" && jsonw.Lone(r.textRaw) {
 		return nil, loneErr(r.textPtr)
 	}
-	r.meta.Extra = r.extra.json()
+	var err error
+	if r.meta.Extra, err = r.extra.json(ptr); err != nil {
+		return nil, err
+	}
 	switch r.kind {
 	case KindText:
 		return &ReasoningText{ItemMeta: r.meta, Text: r.text, Signature: r.signature}, nil
@@ -773,11 +785,18 @@ func (pm *providerMembersRef) take(val gjson.Result, f form, names []string) boo
 // json returns the provider's members as one JSON object: the "extra"
 // object as it came when it held them all, else rebuilt from the members
 // in document order; nil when there are none.
-func (pm *providerMembersRef) json() json.RawMessage {
+//
+// Members beside the block's own and in its "extra" object (ptr is the
+// block's pointer) may not share a name.
+func (pm *providerMembersRef) json(ptr string) (json.RawMessage, error) {
 	if pm.obj != "" && !pm.beside {
-		return cloneBytes(pm.obj)
+		return cloneBytes(pm.obj), nil
 	}
-	return wrapObject(pm.members)
+	out := wrapObject(pm.members)
+	if pm.obj != "" && !jsonw.ValidBytes(out) {
+		return nil, docErr(ptr+"/extra", "a provider member is named both beside the block's own members and in extra")
+	}
+	return out, nil
 }
 
 func clone(s string) string {
