@@ -4,6 +4,7 @@
 package claude
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 )
@@ -28,9 +29,13 @@ func Parse(name string) Model {
 	if i < 0 {
 		return m
 	}
-	parts := strings.FieldsFunc(s[i+len("claude-"):], func(r rune) bool { return r == '-' || r == '.' || r == '@' || r == ':' })
+	var fields [12]string
+	parts := fields[:0]
+	for p := range strings.FieldsFuncSeq(s[i+len("claude-"):], func(r rune) bool { return r == '-' || r == '.' || r == '@' || r == ':' }) {
+		parts = append(parts, p)
+	}
 	for k, p := range parts {
-		n, err := strconv.Atoi(p)
+		n, err := number(p)
 		switch {
 		case err != nil:
 			if m.Family == "" {
@@ -39,7 +44,7 @@ func Parse(name string) Model {
 		case m.Major < 0 && len(p) <= 2:
 			m.Major = n
 			if k+1 < len(parts) && len(parts[k+1]) <= 2 {
-				if mi, err := strconv.Atoi(parts[k+1]); err == nil {
+				if mi, err := number(parts[k+1]); err == nil {
 					m.Minor = mi
 				}
 			}
@@ -49,6 +54,19 @@ func Parse(name string) Model {
 		}
 	}
 	return m
+}
+
+// errNotNumber is number's error for a field that is not a number.
+var errNotNumber = errors.New("not a number")
+
+// number is strconv.Atoi for a name's field, without making an error
+// value for a field that is plainly not a number (a family's name).
+func number(p string) (int, error) {
+	d := strings.TrimPrefix(p, "+")
+	if d == "" || strings.TrimLeft(d, "0123456789") != "" {
+		return 0, errNotNumber
+	}
+	return strconv.Atoi(p)
 }
 
 // AtLeast reports whether the version is major.minor or later.

@@ -1,6 +1,12 @@
 package claude
 
-import "testing"
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
 
 func TestParse(t *testing.T) {
 	for _, c := range []struct {
@@ -97,4 +103,53 @@ func TestEnforcementAndBlockBinding(t *testing.T) {
 			t.Errorf("%s: every=%v (bedrock %v) takes=%v", c.name, m.EnforcesEveryAccount("anthropic"), m.EnforcesEveryAccount("bedrock"), m.TakesBlockBinding())
 		}
 	}
+}
+
+// Parse reads every name as the field-by-field reading with strconv.Atoi
+// does, and allocates nothing for a lower-case name.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"claude-opus-5-5", "anthropic.claude-sonnet-5-20260901-v1:0", "claude-3-7-sonnet-latest", "claude-+5-+1", "claude-99999999999999999999-opus", "CLAUDE-Opus-5", "claude-", "claude--5..1@x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if got, want := Parse(name), parseAtoi(name); got != want {
+			t.Fatalf("Parse(%q) = %+v, want %+v", name, got, want)
+		}
+	})
+}
+
+// parseAtoi is Parse as first written: strings.FieldsFunc and strconv.Atoi.
+func parseAtoi(name string) Model {
+	m := Model{Major: -1}
+	s := strings.ToLower(name)
+	i := strings.Index(s, "claude-")
+	if i < 0 {
+		return m
+	}
+	parts := strings.FieldsFunc(s[i+len("claude-"):], func(r rune) bool { return r == '-' || r == '.' || r == '@' || r == ':' })
+	for k, p := range parts {
+		n, err := strconv.Atoi(p)
+		switch {
+		case err != nil:
+			if m.Family == "" {
+				m.Family = p
+			}
+		case m.Major < 0 && len(p) <= 2:
+			m.Major = n
+			if k+1 < len(parts) && len(parts[k+1]) <= 2 {
+				if mi, err := strconv.Atoi(parts[k+1]); err == nil {
+					m.Minor = mi
+				}
+			}
+		}
+		if m.Family != "" && m.Major >= 0 {
+			break
+		}
+	}
+	return m
+}
+
+func TestParseAllocs(t *testing.T) {
+	n := testing.AllocsPerRun(100, func() { Parse("anthropic.claude-sonnet-5-20260901-v1:0") })
+	assert.Zero(t, n)
 }
