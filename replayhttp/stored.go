@@ -127,10 +127,23 @@ const maxCarried = 8
 // other blocks).
 func wireOf(t *replay.Turn) [][]byte {
 	out := make([][]byte, len(t.Blocks))
+	// The wire forms are written into one buffer, each taken as a slice
+	// of it once all are written (capped: nothing appended to one writes
+	// over the next).
+	var buf []byte
+	ends := make([]int, len(t.Blocks))
 	for i, b := range t.Blocks {
 		if it, ok := b.(replay.ReasoningItem); ok {
-			out[i] = it.AppendWire(nil)
+			buf = it.AppendWire(buf)
 		}
+		ends[i] = len(buf)
+	}
+	start := 0
+	for i, b := range t.Blocks {
+		if _, ok := b.(replay.ReasoningItem); ok {
+			out[i] = buf[start:ends[i]:ends[i]]
+		}
+		start = ends[i]
 	}
 	return out
 }

@@ -356,3 +356,38 @@ func TestRepairRemembersSameTurns(t *testing.T) {
 	assert.Equal(t, string(pc.body), string(out), "the stripped turns restored")
 	assert.Len(t, reps, len(c.req.History.Turns))
 }
+
+// wireOf gives each reasoning item's wire form, as AppendWire writes it,
+// and nil for every other block; appending to one leaves the others as
+// they are.
+func TestWireOf(t *testing.T) {
+	pc := newPathCase(t, benchreq.Shapes()[1], 160<<10) // OpenAI Responses: several items a turn
+	c := pc.call(pc.body)
+	require.NotNil(t, c.req)
+	require.Greater(t, len(c.req.History.Turns), 3)
+	items := 0
+	for _, tu := range c.req.History.Turns {
+		wire := wireOf(tu)
+		require.Len(t, wire, len(tu.Blocks))
+		for i, b := range tu.Blocks {
+			it, ok := b.(replay.ReasoningItem)
+			if !ok {
+				assert.Nil(t, wire[i])
+				continue
+			}
+			items++
+			assert.Equal(t, string(it.AppendWire(nil)), string(wire[i]))
+		}
+		for i := range wire {
+			if wire[i] != nil {
+				wire[i] = append(wire[i], "xxxxxxxx"...)
+			}
+		}
+		for i, b := range tu.Blocks {
+			if it, ok := b.(replay.ReasoningItem); ok {
+				assert.Equal(t, string(it.AppendWire(nil))+"xxxxxxxx", string(wire[i]))
+			}
+		}
+	}
+	assert.Greater(t, items, len(c.req.History.Turns), "more than one item a turn")
+}
