@@ -159,6 +159,12 @@ func (t *Tape) resetAfter(s string, prev *Tape) bool {
 	if len(t.nodes) >= t.limit {
 		return false
 	}
+	// A number that ends where the texts part may go on in prev's text
+	// ([1,2 against [1,23): only what ends before its last digit is
+	// shared for certain.
+	if p > 0 && s[p-1] >= '0' && s[p-1] <= '9' {
+		p--
+	}
 	t.prefix, t.after = p, ps
 	return true
 }
@@ -201,11 +207,14 @@ func Shared(a, b string) int { return commonPrefix(a, b) }
 // t's root has that member, and the member, its name and its value, lies
 // in the bytes s shares with t's text at their start (shared of them, as
 // [Shared] counts) or at their end. ok is false otherwise, and s must be
-// searched. For a valid s the value is the one its own tape would record
-// (a member in the shared leading bytes is read by the same steps in
-// both; one in the shared trailing bytes is followed by the same bytes up
-// to the root's end, and so is a member of s's root too); for an invalid
-// one it is what those bytes hold.
+// searched. For a valid s the value is the one its own tape would record:
+// a member in the shared leading bytes, with the byte after it, is read by
+// the same steps in both texts; one in the shared trailing bytes, with the
+// byte before its name (an object's '{' or ',', or white space in t's
+// text: never a backslash that would escape the name's quote in s), has
+// its quotes in the same roles, counted from the end, and the same
+// brackets up to the root's end, and so is a member of s's root too. For
+// an invalid s it is what those bytes hold.
 func (t *Tape) MemberAfter(s string, shared int, name string) (raw string, ok bool) {
 	v := t.Root().Get(name)
 	if v.n < 0 || !v.Exists() {
@@ -214,10 +223,13 @@ func (t *Tape) MemberAfter(s string, shared int, name string) (raw string, ok bo
 	nd := &t.nodes[v.n]
 	from, to := int(nd.nameAt), int(nd.end)
 	ps := t.s
-	if shared = min(shared, len(s), len(ps)); to <= shared {
+	// In the shared leading bytes, the byte after the value is shared too
+	// (a number could go on in s); in the shared trailing bytes, so is the
+	// byte before the name (a backslash in s would escape its quote).
+	if shared = min(shared, len(s), len(ps)); to < shared {
 		return s[nd.start:to], true
 	}
-	if q := commonSuffix(s[shared:], ps[shared:]); from >= len(ps)-q {
+	if q := commonSuffix(s[shared:], ps[shared:]); from > len(ps)-q {
 		d := len(s) - len(ps)
 		return s[int(nd.start)+d : to+d], true
 	}

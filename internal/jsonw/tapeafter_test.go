@@ -89,6 +89,15 @@ func TestMemberAfter(t *testing.T) {
 		{conversation(3, ""), conversation(4, ""), "system", `"S"`, true},
 		{conversation(3, ""), conversation(4, ""), "nothing", "", false},
 		{`[1]`, `[1,2]`, "model", "", false},
+		// The shared trailing bytes start at the name's quote, which a
+		// backslash escapes in s: the member is named k"model there.
+		{`{"messages":[],"model":"claude-x"}`, `{"messages":[],"k\"model":"claude-x"}`, "model", "", false},
+		{`{"messages":[],"model":"claude-x"}`, `{"model":"gpt-y","k\"model":"claude-x"}`, "model", "", false},
+		{`{"a":1,"model":"claude-x","messages":[]}`, `{"model":"gpt-y","k\"model":"claude-x","messages":[]}`, "model", "", false},
+		// The shared leading bytes end inside a number.
+		{`{"model":12}`, `{"model":123}`, "model", "", false},
+		{`{"model":1,"messages":[]}`, `{"model":1.5,"messages":[]}`, "model", "", false},
+		{`{"model":12,"messages":[]}`, `{"model":12,"messages":[1]}`, "model", "12", true},
 	} {
 		var prev Tape
 		prev.Reset(c.prev)
@@ -140,6 +149,8 @@ func TestResetAfterReuses(t *testing.T) {
 	afterAs(t, `{"messages":[1,2]}`, `{"messages":[1,2,3]}`)
 	afterAs(t, `{"messages":[1,2,3]}`, `{"messages":[1,2]}`)
 	afterAs(t, `{"messages":[]}`, `{"messages":[1]}`)
+	afterAs(t, `{"messages":[1,23]}`, `{"messages":[1,2]}`) // a number ends where the texts part
+	afterAs(t, `{"messages":[1,2]}`, `{"messages":[1,23]}`)
 	afterAs(t, `{"a":[1],"messages":[1]}`, `{"a":[1],"messages":[1,{"x":[2]}]}`)
 	var self Tape
 	self.Reset(conversation(2, ""))
@@ -178,6 +189,11 @@ func FuzzResetAfter(f *testing.F) {
 	f.Add(conversation(2, ""), conversation(3, ""))
 	f.Add(`{"messages":[1,2]}`, `{"messages":[1,2,3]}`)
 	f.Add(`{"a":[1],"m":[{"b":2}]}`, `{"a":[1],"m":[{"b":2},{"c":3}]}`)
+	f.Add(`{"messages":[],"model":"claude-x"}`, `{"model":"gpt-y","k\"model":"claude-x"}`)
+	f.Add(`{"a":1,"model":"claude-x","messages":[]}`, `{"model":"gpt-y","k\"model":"claude-x","messages":[]}`)
+	f.Add(`{"model":12}`, `{"model":123}`)
+	f.Add(`{"model":1,"messages":[]}`, `{"model":1.5,"messages":[]}`)
+	f.Add(`{"messages":[1,23]}`, `{"messages":[1,2]}`)
 	f.Fuzz(func(t *testing.T, prev, s string) {
 		var p, want, got Tape
 		p.Reset(prev)
