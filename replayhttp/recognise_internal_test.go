@@ -122,3 +122,31 @@ func TestRecogniseRoute(t *testing.T) {
 	require.Empty(t, api)
 	require.Equal(t, "in-the-body", model)
 }
+
+// A body that ends with the bytes of the body before from a member name
+// on, the name's quote escaped (a member named x"model, with the model
+// before), names the model it names, not the one before.
+func TestRecogniseEscapedName(t *testing.T) {
+	s := benchreq.Anthropic()
+	tr := &Transport{Tenant: func(*http.Request) string { return "tenant" }}
+	out := (&http.Request{Method: http.MethodPost, URL: &url.URL{Scheme: "https", Host: "api.example.com", Path: s.Path}, Header: http.Header{}}).WithContext(t.Context())
+	first, ok := modelLast(s.Request(3), "model-a")
+	require.True(t, ok)
+	c, _ := tr.recognise(out, first, false, true)
+	require.NotNil(t, c)
+	require.NotNil(t, c.req)
+
+	next, ok := modelLast(s.Request(4), "model-a")
+	require.True(t, ok)
+	tail := []byte(`,"model":"model-a"}`)
+	require.True(t, bytes.HasSuffix(next, tail))
+	body := slices.Concat([]byte(`{"model":"model-b",`), next[1:len(next)-len(tail)], []byte(`,"x\"model":"model-a"}`))
+	require.True(t, jsonw.ValidBytes(body))
+
+	_, named, ok := tr.Recognise(out, body)
+	require.True(t, ok)
+	require.Equal(t, "model-b", named, "the model the upstream reads")
+	c, model := tr.recognise(out, body, false, true)
+	require.Equal(t, "model-b", model)
+	require.Equal(t, "model-b", c.target.Model)
+}
