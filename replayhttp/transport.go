@@ -405,7 +405,7 @@ var ErrMalformedBody = errors.New("the request body is not valid JSON; it was no
 // RoundTrip reads the body.
 func (t *Transport) Recognise(req *http.Request, body []byte) (api, model string, ok bool) {
 	if req.Method != http.MethodPost || req.URL == nil || !t.hasCodecs() {
-		return "", "", false
+		return "", jsonw.RawString(jsonw.RawMember(view.String(body), "model")), false
 	}
 	raw, _ := t.findModel(req, body)
 	model = jsonw.RawString(raw)
