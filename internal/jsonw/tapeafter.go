@@ -217,7 +217,7 @@ func Shared(a, b string) int { return commonPrefix(a, b) }
 // an invalid s it is what those bytes hold.
 func (t *Tape) MemberAfter(s string, shared int, name string) (raw string, ok bool) {
 	v := t.Root().Get(name)
-	if v.n < 0 || !v.Exists() {
+	if !v.Exists() || v.n < 0 { // absent, or read from raw text (not recorded)
 		return "", false
 	}
 	nd := &t.nodes[v.n]
