@@ -11,6 +11,7 @@ import (
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/itemdigest"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/view"
 )
 
 // RepairAction says what repair did with one element of a request.
@@ -133,7 +134,7 @@ func (t *Transport) repair(ctx context.Context, cl *call) ([]byte, []Repair) {
 			var ok bool
 			if out, treps, ok = cr.recall(b, last); !ok {
 				var same bool
-				if same, wire = sameBlocks(tu, cr.want, cr.wire, wire); same {
+				if same, wire = sameBlocks(tu, cr.want, cr.wires, wire); same {
 					cr.remember(b, last, nil, nil)
 					continue // the request sends what the target gets of the capture: no differences
 				}
@@ -352,13 +353,15 @@ func foreign(n replay.Notice) bool {
 	return false
 }
 
-// kept is one reasoning element of a turn as the comparison sees it: its
-// digest and where it stands among what the turn shows.
+// kept is one reasoning element of a turn as the comparison sees it: the
+// item, where it stands among what the turn shows, and its wire form (the
+// bytes its digest is the SHA-256 of: two items are the same when these
+// are), set by wires only when an answer needs it.
 type kept struct {
-	digest string
-	at     place
-	what   string
-	it     replay.ReasoningItem
+	it   replay.ReasoningItem
+	at   place
+	what string
+	wire string
 }
 
 // place is where a reasoning item stands among the visible blocks of its
@@ -367,12 +370,14 @@ type kept struct {
 // many other visible blocks.
 type place struct{ calls, text, others int }
 
-func keptOf(t *replay.Turn) (ks []kept, followers []string) {
+// keptOf appends the reasoning items of t to ks and the output item id of
+// each of its tool calls and texts to followers.
+func keptOf(t *replay.Turn, ks []kept, followers []string) ([]kept, []string) {
 	var at place
 	for _, b := range t.Blocks {
 		switch b := b.(type) {
 		case replay.ReasoningItem:
-			ks = append(ks, kept{digest: itemdigest.Of(b), at: at, what: string(b.Kind()), it: b})
+			ks = append(ks, kept{it: b, at: at, what: string(b.Kind())})
 		case *replay.ToolCall:
 			at.calls++
 			followers = append(followers, b.ItemID)
@@ -386,20 +391,43 @@ func keptOf(t *replay.Turn) (ks []kept, followers []string) {
 	return ks, followers
 }
 
+// wires sets the wire form of each of ks, written into buf (returned, to
+// be kept while ks is read).
+func wires(ks []kept, buf []byte) []byte {
+	var ends [16]int
+	at := ends[:0]
+	for _, k := range ks {
+		buf = k.it.AppendWire(buf)
+		at = append(at, len(buf))
+	}
+	all := view.String(buf)
+	from := 0
+	for i := range ks {
+		ks[i].wire = all[from:at[i]]
+		from = at[i]
+	}
+	return buf
+}
+
 // differences says how the reasoning a request turn sends differs from
 // what the target should get of the capture (want): each item missing,
 // changed, added or moved, and each output item id the request lost. None
 // when they are the same.
 func differences(got, want *replay.Turn) []string {
-	g, gf := keptOf(got)
-	w, wf := keptOf(want)
+	var gk, wk [8]kept
+	var gfk, wfk [8]string
+	g, gf := keptOf(got, gk[:0], gfk[:0])
+	w, wf := keptOf(want, wk[:0], wfk[:0])
 	var out []string
-	same := len(g) == len(w)
-	for i := 0; same && i < len(g); i++ {
-		same = g[i].digest == w[i].digest && g[i].at == w[i].at
-	}
-	if !same {
+	if !sameItems(g, w) {
+		var buf []byte
+		if len(g) > 0 && len(w) > 0 {
+			// Only an item on both sides is compared.
+			buf = wires(g, make([]byte, 0, 4<<10))
+			buf = wires(w, buf[len(buf):])
+		}
 		out = append(out, itemDifferences(g, w)...)
+		_ = buf
 	}
 	for i := 0; i < len(wf) && i < len(gf); i++ {
 		if wf[i] != "" && gf[i] != wf[i] {
@@ -413,28 +441,65 @@ func differences(got, want *replay.Turn) []string {
 	return out
 }
 
+// sameItems reports whether g and w are the same items in the same places.
+func sameItems(g, w []kept) bool {
+	if len(g) != len(w) {
+		return false
+	}
+	var buf []byte
+	for i := range g {
+		if g[i].at != w[i].at {
+			return false
+		}
+		if sameWire(g[i].it, w[i].it) {
+			continue
+		}
+		buf = g[i].it.AppendWire(buf[:0])
+		n := len(buf)
+		buf = w[i].it.AppendWire(buf)
+		if !bytes.Equal(buf[:n], buf[n:]) {
+			return false
+		}
+	}
+	return true
+}
+
+// itemDifferences says how the items g differ from w, whose wire forms are
+// set when both have items.
 func itemDifferences(g, w []kept) []string {
 	var out []string
+	if len(g) == 0 {
+		for i, k := range w {
+			out = append(out, fmt.Sprintf("%s %d was missing", k.what, i))
+		}
+		return out
+	}
+	if len(w) == 0 {
+		for i, k := range g {
+			out = append(out, fmt.Sprintf("%s %d of the request is not in the capture", k.what, i))
+		}
+		return out
+	}
 	gi := make(map[string]int, len(g))
 	for i, k := range g {
-		gi[k.digest] = i
+		gi[k.wire] = i
 	}
 	wi := make(map[string]bool, len(w))
 	for i, k := range w {
-		wi[k.digest] = true
-		j, ok := gi[k.digest]
+		wi[k.wire] = true
+		j, ok := gi[k.wire]
 		switch {
 		case ok && (j != i || g[j].at != k.at):
 			out = append(out, fmt.Sprintf("%s %d was out of place", k.what, i))
 		case ok:
-		case i < len(g) && g[i].what == k.what && !wi[g[i].digest]:
+		case i < len(g) && g[i].what == k.what && !wi[g[i].wire]:
 			out = append(out, fmt.Sprintf("%s %d was %s", k.what, i, changed(g[i].it, k.it)))
 		default:
 			out = append(out, fmt.Sprintf("%s %d was missing", k.what, i))
 		}
 	}
 	for i, k := range g {
-		if !wi[k.digest] && (i >= len(w) || w[i].what != k.what) {
+		if !wi[k.wire] && (i >= len(w) || w[i].what != k.what) {
 			out = append(out, fmt.Sprintf("%s %d of the request is not in the capture", k.what, i))
 		}
 	}

@@ -30,7 +30,9 @@ type stored struct {
 type carried struct {
 	want    *replay.Turn
 	notices []replay.Notice
-	wire    [][]byte // each block's wire form for sameBlocks: an item's, else nil
+
+	wireOnce sync.Once
+	wire     [][]byte // see wires
 
 	mu   sync.Mutex
 	memo *repaired
@@ -108,7 +110,7 @@ func (s *stored) carry(t *Transport, target replay.Target, policy replay.Policy)
 		return c
 	}
 	h, notices := t.registry().Carry(replay.History{Turns: []*replay.Turn{s.turn}}, target, policy)
-	c = &carried{want: h.Turns[0], notices: notices, wire: wireOf(h.Turns[0])}
+	c = &carried{want: h.Turns[0], notices: notices}
 	s.mu.Lock()
 	if s.carried == nil {
 		s.carried = map[carryKey]*carried{}
@@ -118,6 +120,13 @@ func (s *stored) carry(t *Transport, target replay.Target, policy replay.Policy)
 	}
 	s.mu.Unlock()
 	return c
+}
+
+// wires returns each block's wire form for sameBlocks (an item's, else
+// nil), written the first time a comparison needs one.
+func (c *carried) wires() [][]byte {
+	c.wireOnce.Do(func() { c.wire = wireOf(c.want) })
+	return c.wire
 }
 
 // maxCarried bounds the targets a stored turn keeps Carry's turn for.
@@ -149,20 +158,20 @@ func wireOf(t *replay.Turn) [][]byte {
 }
 
 // sameBlocks reports whether the request's turn got sends exactly the
-// blocks of want (whose items' wire forms are wire), as far as repair
+// blocks of want (whose items' wire forms wire returns), as far as repair
 // compares them: the same blocks in the same order, each reasoning item
 // with the same replay bytes, each text with the same text and id, each
 // tool call with the same ids, name and arguments, each other block the
 // same element. Such a turn has no differences from want; any other goes
 // through differences. buf is scratch space, returned grown.
-func sameBlocks(got, want *replay.Turn, wire [][]byte, buf []byte) (bool, []byte) {
+func sameBlocks(got, want *replay.Turn, wire func() [][]byte, buf []byte) (bool, []byte) {
 	return compareBlocks(got, want, wire, buf, true)
 }
 
 // compareBlocks is sameBlocks; with byFields unset it compares every
 // reasoning item by its wire form alone, never by sameWire first (the
 // tests hold the two ways to the same answers).
-func compareBlocks(got, want *replay.Turn, wire [][]byte, buf []byte, byFields bool) (bool, []byte) {
+func compareBlocks(got, want *replay.Turn, wire func() [][]byte, buf []byte, byFields bool) (bool, []byte) {
 	if len(got.Blocks) != len(want.Blocks) {
 		return false, buf
 	}
@@ -177,7 +186,7 @@ func compareBlocks(got, want *replay.Turn, wire [][]byte, buf []byte, byFields b
 				continue
 			}
 			buf = x.AppendWire(buf[:0])
-			if !bytes.Equal(buf, wire[i]) {
+			if !bytes.Equal(buf, wire()[i]) {
 				return false, buf
 			}
 		case *replay.Text:

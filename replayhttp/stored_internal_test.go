@@ -110,7 +110,7 @@ func TestSameBlocksMeansNoDifferences(t *testing.T) {
 	require.Greater(t, len(c.req.History.Turns), 3)
 	for _, tu := range c.req.History.Turns {
 		want := cloneTurn(t, tu)
-		same, _ := sameBlocks(tu, want, wireOf(want), nil)
+		same, _ := sameBlocks(tu, want, func() [][]byte { return wireOf(want) }, nil)
 		assert.True(t, same)
 		assert.Empty(t, differences(tu, want))
 		for _, change := range []func(*replay.Turn){
@@ -124,9 +124,9 @@ func TestSameBlocksMeansNoDifferences(t *testing.T) {
 		} {
 			got := cloneTurn(t, tu)
 			change(got)
-			same, _ := sameBlocks(got, want, wireOf(want), nil)
+			same, _ := sameBlocks(got, want, func() [][]byte { return wireOf(want) }, nil)
 			assert.False(t, same)
-			byWire, _ := sameBlocksByWire(got, want, wireOf(want), nil)
+			byWire, _ := sameBlocksByWire(got, want, func() [][]byte { return wireOf(want) }, nil)
 			assert.Equal(t, byWire, same)
 		}
 	}
@@ -284,12 +284,13 @@ func BenchmarkSameBlocks(b *testing.B) {
 	pc := newPathCase(b, benchreq.Anthropic(), 540<<10)
 	c := pc.call(pc.body)
 	var got, want []*replay.Turn
-	var wires [][][]byte
+	var wires []func() [][]byte
 	for _, tu := range c.req.History.Turns {
 		w, err := replay.UnmarshalTurn(tu.AppendJSON(nil))
 		require.NoError(b, err)
 		w.Seal()
-		got, want, wires = append(got, tu), append(want, w), append(wires, wireOf(w))
+		wire := wireOf(w)
+		got, want, wires = append(got, tu), append(want, w), append(wires, func() [][]byte { return wire })
 	}
 	for _, fast := range []bool{true, false} {
 		name := "fields"
@@ -318,7 +319,7 @@ func BenchmarkSameBlocks(b *testing.B) {
 
 // sameBlocksByWire is sameBlocks comparing every reasoning item by its
 // wire form (as it did before sameWire): the two always agree.
-func sameBlocksByWire(got, want *replay.Turn, wire [][]byte, buf []byte) (bool, []byte) {
+func sameBlocksByWire(got, want *replay.Turn, wire func() [][]byte, buf []byte) (bool, []byte) {
 	return compareBlocks(got, want, wire, buf, false)
 }
 
