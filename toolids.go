@@ -16,35 +16,75 @@ const toolIDAlphabet = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRST
 
 // toolIDs mints the ids of one [Carry].
 type toolIDs struct {
-	taken map[string]bool // every id of the history, and every id minted
-	used  map[string]bool // the ids already given to an emitted call
+	history []*Turn
+	// taken is every id of the history and every id minted, built the
+	// first time an id is minted (most carries mint none).
+	taken map[string]bool
+	// used is the ids already given to an emitted call: in few (a short
+	// list searched in turn), or in usedSet once there are more.
+	few     [8]string
+	nFew    int
+	usedSet map[string]bool
 }
 
-// newToolIDs collects the ids of the calls of history that will be sent.
+// newToolIDs prepares the ids of the calls of history that will be sent.
 func newToolIDs(history []*Turn) *toolIDs {
-	ids := &toolIDs{taken: map[string]bool{}, used: map[string]bool{}}
-	for _, t := range history {
-		for _, b := range t.Blocks {
-			if c, ok := b.(*ToolCall); ok && c.ID != "" && !c.Unfinished {
-				ids.taken[c.ID] = true
-			}
+	return &toolIDs{history: history}
+}
+
+// isUsed reports whether id was given to an emitted call.
+func (ids *toolIDs) isUsed(id string) bool {
+	if ids.usedSet != nil {
+		return ids.usedSet[id]
+	}
+	for _, u := range ids.few[:ids.nFew] {
+		if u == id {
+			return true
 		}
 	}
-	return ids
+	return false
+}
+
+// use records that id was given to an emitted call.
+func (ids *toolIDs) use(id string) {
+	if ids.usedSet == nil && ids.nFew < len(ids.few) {
+		ids.few[ids.nFew] = id
+		ids.nFew++
+		return
+	}
+	if ids.usedSet == nil {
+		ids.usedSet = make(map[string]bool, 2*len(ids.few))
+		for _, u := range ids.few[:ids.nFew] {
+			ids.usedSet[u] = true
+		}
+	}
+	ids.usedSet[id] = true
 }
 
 // assign returns the id call y is sent with: its own when it is non-empty
 // and not given to an earlier call, else a minted one (minted true). k is
 // the call's position among the calls of its turn.
 func (ids *toolIDs) assign(y *ToolCall, k int) (id string, minted bool) {
-	if y.ID != "" && !ids.used[y.ID] {
-		ids.used[y.ID] = true
+	if y.ID != "" && !ids.isUsed(y.ID) {
+		ids.use(y.ID)
 		return y.ID, false
+	}
+	if ids.taken == nil {
+		// Every id of the history: none minted before this one.
+		ids.taken = map[string]bool{}
+		for _, t := range ids.history {
+			for _, b := range t.Blocks {
+				if c, ok := b.(*ToolCall); ok && c.ID != "" && !c.Unfinished {
+					ids.taken[c.ID] = true
+				}
+			}
+		}
 	}
 	for attempt := 0; ; attempt++ {
 		id := mintToolID(y, k, attempt)
 		if !ids.taken[id] {
-			ids.taken[id], ids.used[id] = true, true
+			ids.taken[id] = true
+			ids.use(id)
 			return id, true
 		}
 	}

@@ -148,3 +148,45 @@ func TestCarryToolIDsDuplicates(t *testing.T) {
 	assert.Equal(t, []string{"a", "b", "c"}, callIDs(out))
 	assert.Empty(t, notices)
 }
+
+// Past the few ids kept in a list, duplicates are still found, and a
+// minted id never takes an id that a later call holds: the ids sent are
+// unique, and every call that kept its id is the first with it.
+func TestCarryToolIDsMany(t *testing.T) {
+	target := replay.Target{API: "anthropic", Provider: "anthropic", Model: "claude-sonnet-4-5", Tools: true}
+	for _, n := range []int{3, 8, 9, 20, 40} {
+		tu := &replay.Turn{Complete: true, Provenance: replay.Provenance{API: "anthropic", Provider: "anthropic"}}
+		var want []string // the id each call keeps, "" when it is minted
+		seen := map[string]bool{}
+		for i := range n {
+			id := "toolu_" + string(rune('a'+i%7)) // repeats from the eighth call on
+			if i%5 == 4 {
+				id = "" // no id: minted
+			}
+			tu.Blocks = append(tu.Blocks, &replay.ToolCall{ID: id, Name: "f", Arguments: `{}`})
+			if id != "" && !seen[id] {
+				seen[id] = true
+				want = append(want, id)
+			} else {
+				want = append(want, "")
+			}
+		}
+		out, notices := replay.Carry(replay.History{Turns: []*replay.Turn{tu}}, target, nil)
+		ids := callIDs(out)
+		require.Len(t, ids, n)
+		sent := map[string]bool{}
+		minted := 0
+		for i, id := range ids {
+			require.NotEmpty(t, id)
+			require.False(t, sent[id], "n=%d: the id %q of call %d was sent before", n, id, i)
+			sent[id] = true
+			if want[i] != "" {
+				require.Equal(t, want[i], id, "n=%d: call %d keeps its id", n, i)
+			} else {
+				require.False(t, seen[id], "n=%d: call %d was given %q, the id of another call", n, i, id)
+				minted++
+			}
+		}
+		assert.Len(t, notices, minted, "n=%d: one notice per minted id", n)
+	}
+}

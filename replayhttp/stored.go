@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/view"
 )
 
 // stored is a stored turn document as repair reads it, read once: what a
@@ -345,7 +346,12 @@ func (c *storedCache) read(doc []byte, own bool, read func([]byte) (*replay.Turn
 		}
 		c.bytes -= len(oe.doc)
 	}
-	key := string(doc)
+	key := ""
+	if own {
+		key = view.String(doc) // bytes the store never changes: kept, not copied
+	} else {
+		key = string(doc)
+	}
 	el := c.order.PushBack(&cacheEntry{doc: key, s: s})
 	c.m[key] = el
 	if own {
