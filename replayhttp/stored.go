@@ -21,8 +21,15 @@ type stored struct {
 	turn *replay.Turn // nil when err is set
 	err  error
 
-	mu      sync.Mutex
-	vis     map[string]string // visible digest, by the skipped names (joined by NUL)
+	mu sync.Mutex
+	// The visible digest, by the skipped names (joined by NUL), and what
+	// Carry makes of the turn, by target: the first of each in its own
+	// fields (one Transport mostly sees one of each), the others in maps.
+	visKey  string
+	visVal  string
+	vis     map[string]string
+	carKey  carryKey
+	car     *carried
 	carried map[carryKey]*carried
 }
 
@@ -83,19 +90,30 @@ func keyOfTarget(t replay.Target) carryKey {
 // visibleOf returns the visible digest of the stored turn for the names
 // skip leaves out (named by invisible), computed once.
 func (s *stored) visibleOf(dg *digester, invisible []string) string {
-	k := strings.Join(invisible, "\x00")
+	k := ""
+	if len(invisible) > 0 {
+		k = strings.Join(invisible, "\x00")
+	}
 	s.mu.Lock()
 	v, ok := s.vis[k]
+	if s.visVal != "" && s.visKey == k {
+		v, ok = s.visVal, true
+	}
 	s.mu.Unlock()
 	if ok {
 		return v
 	}
 	v = dg.visible(s.turn)
 	s.mu.Lock()
-	if s.vis == nil {
-		s.vis = map[string]string{}
+	switch {
+	case s.visVal == "":
+		s.visKey, s.visVal = k, v
+	case s.visKey != k:
+		if s.vis == nil {
+			s.vis = map[string]string{}
+		}
+		s.vis[k] = v
 	}
-	s.vis[k] = v
 	s.mu.Unlock()
 	return v
 }
@@ -106,17 +124,24 @@ func (s *stored) carry(t *Transport, target replay.Target, policy replay.Policy)
 	k := keyOfTarget(target)
 	s.mu.Lock()
 	c, ok := s.carried[k]
+	if s.car != nil && s.carKey == k {
+		c, ok = s.car, true
+	}
 	s.mu.Unlock()
 	if ok {
 		return c
 	}
-	h, notices := t.registry().Carry(replay.History{Turns: []*replay.Turn{s.turn}}, target, policy)
+	turns := [1]*replay.Turn{s.turn}
+	h, notices := t.registry().Carry(replay.History{Turns: turns[:]}, target, policy)
 	c = &carried{want: h.Turns[0], notices: notices}
 	s.mu.Lock()
-	if s.carried == nil {
-		s.carried = map[carryKey]*carried{}
-	}
-	if len(s.carried) < maxCarried {
+	switch {
+	case s.car == nil:
+		s.carKey, s.car = k, c
+	case s.carKey != k && len(s.carried) < maxCarried-1:
+		if s.carried == nil {
+			s.carried = map[carryKey]*carried{}
+		}
 		s.carried[k] = c
 	}
 	s.mu.Unlock()

@@ -342,7 +342,7 @@ func TestRepairRemembersSameTurns(t *testing.T) {
 		first, end := c.req.TurnSpan(ti)
 		raw := string(c.req.TurnRaw(first, end))
 		for el := pc.tr.docs.order.Front(); el != nil; el = el.Next() {
-			for _, cr := range el.Value.(*cacheEntry).s.carried {
+			for _, cr := range el.Value.(*cacheEntry).s.allCarried() {
 				if m := cr.memo; m != nil && m.raw == raw {
 					memos++
 					assert.Nil(t, m.out, "turn %d", ti)
@@ -391,4 +391,60 @@ func TestWireOf(t *testing.T) {
 		}
 	}
 	assert.Greater(t, items, len(c.req.History.Turns), "more than one item a turn")
+}
+
+// allCarried is every target's carried turn the stored turn keeps.
+func (s *stored) allCarried() []*carried {
+	var out []*carried
+	if s.car != nil {
+		out = append(out, s.car)
+	}
+	for _, c := range s.carried {
+		out = append(out, c)
+	}
+	return out
+}
+
+// A stored turn keeps what Carry made of it for each of up to maxCarried
+// targets, and its visible digest for each set of skipped names: the first
+// in their own fields, the others in maps, each found again as it was
+// made, and a target past the bound carried anew each time.
+func TestStoredKeepsPerTarget(t *testing.T) {
+	pc := newPathCase(t, benchreq.Anthropic(), 80<<10)
+	c := pc.call(pc.body)
+	require.NotNil(t, c.req)
+	require.NotEmpty(t, c.req.History.Turns)
+	tu := c.req.History.Turns[0]
+	s := &stored{turn: tu}
+	var first []*carried
+	for i := range maxCarried + 2 {
+		target := replay.Target{API: "anthropic", Provider: "anthropic", Model: fmt.Sprintf("claude-%d", i)}
+		cr := s.carry(pc.tr, target, nil)
+		require.NotNil(t, cr.want)
+		first = append(first, cr)
+	}
+	for i := range maxCarried + 2 {
+		target := replay.Target{API: "anthropic", Provider: "anthropic", Model: fmt.Sprintf("claude-%d", i)}
+		cr := s.carry(pc.tr, target, nil)
+		if i < maxCarried {
+			assert.Same(t, first[i], cr, "target %d kept", i)
+		} else {
+			assert.NotSame(t, first[i], cr, "target %d past the bound carried anew", i)
+			assert.Equal(t, first[i].want, cr.want)
+		}
+	}
+	assert.Len(t, s.allCarried(), maxCarried)
+
+	dg := newDigester(nil)
+	defer dg.release()
+	none := s.visibleOf(dg, nil)
+	dgs := newDigester([]string{"cache_control"})
+	defer dgs.release()
+	skip := s.visibleOf(dgs, []string{"cache_control"})
+	assert.Equal(t, dg.visible(tu), none)
+	assert.Equal(t, dgs.visible(tu), skip)
+	assert.Equal(t, none, s.visibleOf(dg, nil), "the first set's digest found again")
+	assert.Equal(t, skip, s.visibleOf(dgs, []string{"cache_control"}), "the second set's digest found again")
+	assert.Equal(t, "", s.visKey)
+	assert.Equal(t, map[string]string{"cache_control": skip}, s.vis)
 }
