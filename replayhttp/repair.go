@@ -325,7 +325,7 @@ func (t *Transport) readStored(doc []byte) (*replay.Turn, error) {
 	}
 	for i, b := range tu.Blocks {
 		if it, ok := b.(replay.ReasoningItem); ok {
-			if d := it.Meta().Digest; d != "" && d != itemdigest.Of(it) {
+			if d := it.Meta().Digest; d != "" && !itemdigest.Matches(it, d) {
 				return nil, fmt.Errorf("replayhttp: stored item %d does not match its digest", i)
 			}
 		}

@@ -19,6 +19,25 @@ type Wire interface {
 // Of returns "sha256:" and the hex SHA-256 of its wire form. The wire form
 // is written into a pooled buffer: only its digest leaves.
 func Of(it Wire) string {
+	d := of(it)
+	return string(d[:])
+}
+
+// Matches reports whether d is the digest of it (what Of returns), without
+// making the digest's string.
+func Matches(it Wire, d string) bool {
+	if len(d) != size {
+		return false
+	}
+	w := of(it)
+	return string(w[:]) == d
+}
+
+// size is the length of a digest.
+const size = len("sha256:") + 2*sha256.Size
+
+// of returns the digest of it.
+func of(it Wire) [size]byte {
 	bp, _ := bufs.Get().(*[]byte)
 	if bp == nil {
 		bp = new([]byte)
@@ -29,10 +48,10 @@ func Of(it Wire) string {
 		*bp = w
 		bufs.Put(bp)
 	}
-	var out [len("sha256:") + 2*sha256.Size]byte
+	var out [size]byte
 	n := copy(out[:], "sha256:")
 	hex.Encode(out[n:], sum[:])
-	return string(out[:])
+	return out
 }
 
 // bufs are the buffers wire forms are written into.

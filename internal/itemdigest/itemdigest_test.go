@@ -23,3 +23,16 @@ func TestOf(t *testing.T) {
 	}
 	assert.Equal(t, "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", Of(wire("")))
 }
+
+// Matches says yes to the item's digest alone: not to another item's, a
+// digest cut short or lengthened, one in capitals, or one of another form.
+func TestMatches(t *testing.T) {
+	it, other := wire(`{"type":"thinking","thinking":"a","signature":"c2ln"}`), wire(`{"type":"thinking","thinking":"b","signature":"c2ln"}`)
+	d := Of(it)
+	assert.True(t, Matches(it, d))
+	assert.False(t, Matches(other, d))
+	for _, bad := range []string{"", d[:len(d)-1], d + "0", strings.ToUpper(d), "sha512:" + d[len("sha256:"):], strings.Replace(d, "sha256:", "", 1)} {
+		assert.False(t, Matches(it, bad), "%q", bad)
+	}
+	assert.Zero(t, testing.AllocsPerRun(100, func() { Matches(it, d) }), "no allocation")
+}
