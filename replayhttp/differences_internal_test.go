@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/reasonreplay/replay"
@@ -122,6 +123,8 @@ func TestDifferencesByWire(t *testing.T) {
 				}
 			}
 		}
-		require.Equal(t, differencesByDigest(got, want), differences(got, want), "pair %d", i)
+		require.Equal(t, strings.Join(differencesByDigest(got, want), "; "), string(appendDifferences(nil, got, want)), "pair %d", i)
+		pre := string(appendDifferences([]byte("x: "), got, want))
+		require.Equal(t, "x: "+strings.Join(differencesByDigest(got, want), "; "), pre, "pair %d, after a prefix", i)
 	}
 }

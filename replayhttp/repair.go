@@ -209,10 +209,10 @@ func repairTurn(c codecs.HTTPCodec, tu *replay.Turn, raw []byte, want *replay.Tu
 			removed = append(removed, n)
 		}
 	}
-	var diffs []string
+	var diffs []byte // "put back as captured: " and the differences
 	if restoring {
-		diffs = differences(tu, want)
-		if len(diffs) == 0 {
+		diffs = appendDifferences([]byte(restoredPrefix), tu, want)
+		if len(diffs) == len(restoredPrefix) {
 			return nil, nil // the request sends what was captured
 		}
 	} else if len(removed) == 0 || !carriesReasoning(tu) {
@@ -230,8 +230,8 @@ func repairTurn(c codecs.HTTPCodec, tu *replay.Turn, raw []byte, want *replay.Tu
 		return nil, nil
 	}
 	var reps []Repair
-	if restoring && len(diffs) > 0 && carriesReasoning(want) {
-		reps = append(reps, Repair{Action: RepairRestored, Detail: "put back as captured: " + strings.Join(diffs, "; ")})
+	if restoring && carriesReasoning(want) {
+		reps = append(reps, Repair{Action: RepairRestored, Detail: string(diffs)})
 	}
 	for _, n := range removed {
 		reps = append(reps, Repair{Action: RepairRemoved, Detail: n.String()})
@@ -289,7 +289,7 @@ func (t *Transport) capturedOf(docs [][]byte, own bool, tu *replay.Turn, r *code
 		return match[0], Repair{}
 	case len(match) > 1:
 		for _, m := range match {
-			if len(differences(tu, m.turn)) == 0 {
+			if len(appendDifferences(nil, tu, m.turn)) == 0 {
 				return m, Repair{} // the request sends one of them as captured
 			}
 		}
@@ -409,36 +409,68 @@ func wires(ks []kept, buf []byte) []byte {
 	return buf
 }
 
-// differences says how the reasoning a request turn sends differs from
-// what the target should get of the capture (want): each item missing,
-// changed, added or moved, and each output item id the request lost. None
-// when they are the same.
-func differences(got, want *replay.Turn) []string {
+// restoredPrefix starts the detail of a restoration.
+const restoredPrefix = "put back as captured: "
+
+// appendDifferences appends to dst how the reasoning a request turn sends
+// differs from what the target should get of the capture (want): each
+// item missing, changed, added or moved, and each output item id the
+// request lost, separated by "; ". Nothing when they are the same.
+func appendDifferences(dst []byte, got, want *replay.Turn) []byte {
 	var gk, wk [8]kept
 	var gfk, wfk [8]string
 	g, gf := keptOf(got, gk[:0], gfk[:0])
 	w, wf := keptOf(want, wk[:0], wfk[:0])
-	var out []string
+	d := diffs{buf: dst, from: len(dst)}
 	if !sameItems(g, w) {
-		var buf []byte
+		var wire []byte
 		if len(g) > 0 && len(w) > 0 {
 			// Only an item on both sides is compared.
-			buf = wires(g, make([]byte, 0, 4<<10))
-			buf = wires(w, buf[len(buf):])
+			wire = wires(g, make([]byte, 0, 4<<10))
+			wire = wires(w, wire[len(wire):])
 		}
-		out = append(out, itemDifferences(g, w)...)
-		_ = buf
+		d.items(g, w)
+		_ = wire
 	}
 	for i := 0; i < len(wf) && i < len(gf); i++ {
 		if wf[i] != "" && gf[i] != wf[i] {
 			if gf[i] == "" {
-				out = append(out, "the id "+strconv.Quote(wf[i])+" that pairs an item with its reasoning was missing")
+				d.next()
+				d.buf = append(d.buf, "the id "...)
+				d.buf = strconv.AppendQuote(d.buf, wf[i])
+				d.buf = append(d.buf, " that pairs an item with its reasoning was missing"...)
 			} else {
-				out = append(out, "an item's id was "+strconv.Quote(gf[i])+", captured "+strconv.Quote(wf[i]))
+				d.next()
+				d.buf = append(d.buf, "an item's id was "...)
+				d.buf = strconv.AppendQuote(d.buf, gf[i])
+				d.buf = append(d.buf, ", captured "...)
+				d.buf = strconv.AppendQuote(d.buf, wf[i])
 			}
 		}
 	}
-	return out
+	return d.buf
+}
+
+// diffs is differences written one after the other into buf from from.
+type diffs struct {
+	buf  []byte
+	from int
+}
+
+// next starts a difference.
+func (d *diffs) next() {
+	if len(d.buf) > d.from {
+		d.buf = append(d.buf, "; "...)
+	}
+}
+
+// item starts a difference about item i, of kind what.
+func (d *diffs) item(what string, i int, says string) {
+	d.next()
+	d.buf = append(d.buf, what...)
+	d.buf = append(d.buf, ' ')
+	d.buf = strconv.AppendInt(d.buf, int64(i), 10)
+	d.buf = append(d.buf, says...)
 }
 
 // sameItems reports whether g and w are the same items in the same places.
@@ -464,21 +496,20 @@ func sameItems(g, w []kept) bool {
 	return true
 }
 
-// itemDifferences says how the items g differ from w, whose wire forms are
-// set when both have items.
-func itemDifferences(g, w []kept) []string {
-	var out []string
+// items writes how the items g differ from w, whose wire forms are set
+// when both have items.
+func (d *diffs) items(g, w []kept) {
 	if len(g) == 0 {
 		for i, k := range w {
-			out = append(out, fmt.Sprintf("%s %d was missing", k.what, i))
+			d.item(k.what, i, " was missing")
 		}
-		return out
+		return
 	}
 	if len(w) == 0 {
 		for i, k := range g {
-			out = append(out, fmt.Sprintf("%s %d of the request is not in the capture", k.what, i))
+			d.item(k.what, i, " of the request is not in the capture")
 		}
-		return out
+		return
 	}
 	gi := make(map[string]int, len(g))
 	for i, k := range g {
@@ -490,20 +521,20 @@ func itemDifferences(g, w []kept) []string {
 		j, ok := gi[k.wire]
 		switch {
 		case ok && (j != i || g[j].at != k.at):
-			out = append(out, fmt.Sprintf("%s %d was out of place", k.what, i))
+			d.item(k.what, i, " was out of place")
 		case ok:
 		case i < len(g) && g[i].what == k.what && !wi[g[i].wire]:
-			out = append(out, fmt.Sprintf("%s %d was %s", k.what, i, changed(g[i].it, k.it)))
+			d.item(k.what, i, " was ")
+			d.buf = append(d.buf, changed(g[i].it, k.it)...)
 		default:
-			out = append(out, fmt.Sprintf("%s %d was missing", k.what, i))
+			d.item(k.what, i, " was missing")
 		}
 	}
 	for i, k := range g {
 		if !wi[k.wire] && (i >= len(w) || w[i].what != k.what) {
-			out = append(out, fmt.Sprintf("%s %d of the request is not in the capture", k.what, i))
+			d.item(k.what, i, " of the request is not in the capture")
 		}
 	}
-	return out
 }
 
 // changed says how an item was changed from its capture.

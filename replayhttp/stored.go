@@ -42,8 +42,9 @@ type carried struct {
 	wireOnce sync.Once
 	wire     [][]byte // see wires
 
-	mu   sync.Mutex
-	memo *repaired
+	mu     sync.Mutex
+	memo   repaired
+	memoed bool
 }
 
 // repaired is what repair made of a request's turn (raw, the last turn of
@@ -59,9 +60,9 @@ type repaired struct {
 // last) when it met these bytes last.
 func (c *carried) recall(raw []byte, last bool) ([]byte, []Repair, bool) {
 	c.mu.Lock()
-	m := c.memo
+	m, ok := c.memo, c.memoed
 	c.mu.Unlock()
-	if m == nil || m.last != last || m.raw != string(raw) {
+	if !ok || m.last != last || m.raw != string(raw) {
 		return nil, nil, false
 	}
 	return m.out, m.reps, true
@@ -69,9 +70,9 @@ func (c *carried) recall(raw []byte, last bool) ([]byte, []Repair, bool) {
 
 // remember keeps what repair made of the turn raw.
 func (c *carried) remember(raw []byte, last bool, out []byte, reps []Repair) {
-	m := &repaired{raw: string(raw), last: last, out: out, reps: reps}
+	m := repaired{raw: string(raw), last: last, out: out, reps: reps}
 	c.mu.Lock()
-	c.memo = m
+	c.memo, c.memoed = m, true
 	c.mu.Unlock()
 }
 

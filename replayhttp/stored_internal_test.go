@@ -112,7 +112,7 @@ func TestSameBlocksMeansNoDifferences(t *testing.T) {
 		want := cloneTurn(t, tu)
 		same, _ := sameBlocks(tu, want, func() [][]byte { return wireOf(want) }, nil)
 		assert.True(t, same)
-		assert.Empty(t, differences(tu, want))
+		assert.Empty(t, appendDifferences(nil, tu, want))
 		for _, change := range []func(*replay.Turn){
 			func(x *replay.Turn) { x.Blocks[0].(*replay.ReasoningText).Signature = replay.Some("other") },
 			func(x *replay.Turn) { x.Blocks[0].(*replay.ReasoningText).Text += " " },
@@ -343,7 +343,7 @@ func TestRepairRemembersSameTurns(t *testing.T) {
 		raw := string(c.req.TurnRaw(first, end))
 		for el := pc.tr.docs.order.Front(); el != nil; el = el.Next() {
 			for _, cr := range el.Value.(*cacheEntry).s.allCarried() {
-				if m := cr.memo; m != nil && m.raw == raw {
+				if m := cr.memo; cr.memoed && m.raw == raw {
 					memos++
 					assert.Nil(t, m.out, "turn %d", ti)
 					assert.Empty(t, m.reps, "turn %d", ti)
