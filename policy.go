@@ -231,7 +231,8 @@ func (r *Registry) Carry(h History, target Target, policy Policy) (History, []No
 	c.contract, _ = r.contract(target)
 	c.sentinel = c.sentinelTarget()
 	if c.contract.ToolIDs {
-		c.ids = newToolIDs(history)
+		c.idsOwn = toolIDs{history: history}
+		c.ids = &c.idsOwn
 	}
 	out := make([]*Turn, len(history))
 	for ti, t := range history {
@@ -313,6 +314,8 @@ type carrier struct {
 	sentinel bool
 	notices  []Notice
 	ids      *toolIDs // set when the target requires tool call ids
+	idsOwn   toolIDs  // what ids points to
+	ds       [16]decision
 }
 
 func (c *carrier) note(ti, bi int, cs Case, a Action, reason string) {
@@ -471,7 +474,15 @@ func (c *carrier) turn(ti int, t *Turn) *Turn {
 // decide classifies every reasoning item of t and takes the policy's
 // action for its case.
 func (c *carrier) decide(t *Turn) []decision {
-	ds := make([]decision, len(t.Blocks))
+	var ds []decision
+	if len(t.Blocks) <= len(c.ds) {
+		// The carrier's own: a turn's decisions are done with once it is
+		// emitted.
+		ds = c.ds[:len(t.Blocks)]
+		clear(ds)
+	} else {
+		ds = make([]decision, len(t.Blocks))
+	}
 	for bi, b := range t.Blocks {
 		it, ok := b.(ReasoningItem)
 		if !ok {

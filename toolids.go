@@ -27,11 +27,6 @@ type toolIDs struct {
 	usedSet map[string]bool
 }
 
-// newToolIDs prepares the ids of the calls of history that will be sent.
-func newToolIDs(history []*Turn) *toolIDs {
-	return &toolIDs{history: history}
-}
-
 // isUsed reports whether id was given to an emitted call.
 func (ids *toolIDs) isUsed(id string) bool {
 	if ids.usedSet != nil {
