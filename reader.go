@@ -150,7 +150,8 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 		f = formV1
 	}
 	rd := &reader{size: len(data)}
-	t := &Turn{}
+	tb := &turnBlocks{}
+	t := &tb.t
 	if prov.exists() {
 		if !prov.isObject() {
 			return nil, docErr("/provenance", "provenance must be an object")
@@ -207,10 +208,20 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 		}
 		bs = append(bs, blk)
 	}
-	if len(bs) > 0 {
+	switch {
+	case len(bs) > len(tb.b):
 		t.Blocks = append(make([]Block, 0, len(bs)), bs...)
+	case len(bs) > 0:
+		t.Blocks = tb.b[:copy(tb.b[:], bs):len(bs)]
 	}
 	return t, nil
+}
+
+// turnBlocks is a turn allocated with room for its blocks when they are
+// few (the slice is capped: appending to it moves it).
+type turnBlocks struct {
+	t Turn
+	b [4]Block
 }
 
 // provenance reads the provenance object: its members are all strings,
