@@ -132,7 +132,8 @@ var (
 // checked against the store, nothing to do), RepairRestore (every turn's
 // reasoning stripped by the client, as it was in the request before: put
 // back from the store), RepairRestoreCold (the same, the first time: every
-// stored turn read and every turn patched) and Audit (AuditReplay of the
+// stored turn read and every turn patched), ReadStored (of that, only the
+// reading of every stored turn as untrusted input) and Audit (AuditReplay of the
 // read request) run on the request read once; Middleware is read, capture,
 // repair and audit in a row, from the bytes (the same request each time:
 // its chain comes from the Transport's cache, as a retried request's does).
@@ -191,6 +192,23 @@ var pathSteps = []pathStep{
 	}, func(pc *pathCase) {
 		pc.tr.docs = storedCache{} // nothing read yet: every stored turn read, every turn patched
 	}},
+	{"ReadStored", asStripped, func(tb testing.TB, pc *pathCase, c *call) {
+		// What RepairRestoreCold cannot do without: every stored turn
+		// the request's turns have, read as untrusted input (validated,
+		// parsed, each item's digest checked).
+		for ti := range c.req.History.Turns {
+			first, _ := c.req.TurnSpan(ti)
+			docs, _, err := storeGet(context.Background(), pc.tr.Store, nil, c.scope.key(first))
+			if err != nil || len(docs) == 0 {
+				tb.Fatalf("turn %d: no stored turn (%v)", ti, err)
+			}
+			for _, d := range docs {
+				if _, err := pc.tr.readStored(d); err != nil {
+					tb.Fatal(err)
+				}
+			}
+		}
+	}, nil},
 	{"Middleware", nil, func(tb testing.TB, pc *pathCase, _ *call) {
 		c := pc.call(pc.body)
 		if out, _ := pc.tr.repair(context.Background(), c); !bytes.Equal(out, pc.body) {
