@@ -120,6 +120,11 @@ func skipValue(s string, i int) int {
 	for j < len(s) && s[j] != ',' && s[j] != '}' && s[j] != ']' && !isSpace(s[j]) {
 		j++
 	}
+	if j == i {
+		// No value here (`[}`, `{"a":,`): none is found, so that an
+		// iterator over text that is not JSON ends.
+		return -1
+	}
 	return j
 }
 

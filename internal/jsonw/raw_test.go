@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestHasMember(t *testing.T) {
@@ -45,4 +46,36 @@ func TestSplitMembers(t *testing.T) {
 	plain, taken = SplitMembers([]byte(`{}`), "function")
 	assert.Nil(t, plain)
 	assert.Nil(t, taken)
+}
+
+// On text that is not JSON, the iterators end: an element or a member
+// with no value where one belongs is not returned, so a loop over them
+// always ends, having moved forward at every step.
+func TestIteratorsEndOnBrokenText(t *testing.T) {
+	keys, vals := []string{"a"}, make([]string, 1)
+	for _, s := range []string{`[}`, `[,]`, `[1,}`, `[ ]]`, `[{"a":}]`, `{"a":}`, `{"a":,"b":1}`, `{"a"}`, `[`, `{`, `[1,,2]`, `{"a":1,,"b":2}`} {
+		steps := 0
+		for pos, ok := 0, true; ok; steps++ {
+			var el string
+			next := 0
+			el, next, ok = NextElem(s, pos)
+			require.True(t, !ok || next > pos && el != "", "NextElem(%q, %d) = %q, %d", s, pos, el, next)
+			pos = next
+		}
+		for pos, ok := 0, true; ok; steps++ {
+			var el string
+			next := 0
+			el, next, ok = NextMembers(s, pos, keys, vals)
+			require.True(t, !ok || next > pos && el != "", "NextMembers(%q, %d) = %q, %d", s, pos, el, next)
+			pos = next
+		}
+		for pos, ok := 0, true; ok; steps++ {
+			var name, val string
+			next := 0
+			name, val, next, ok = NextMember(s, pos)
+			require.True(t, !ok || next > pos && val != "", "NextMember(%q, %d) = %q, %q, %d", s, pos, name, val, next)
+			pos = next
+		}
+		require.Less(t, steps, 3*len(s)+6, "%q", s)
+	}
 }
