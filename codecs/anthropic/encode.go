@@ -1,13 +1,11 @@
 package anthropic
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // sendable reports whether Encode and Patch write the reasoning item of
@@ -174,104 +172,4 @@ func (c Codec) appendContent(dst []byte, t *replay.Turn) ([]byte, error) {
 		}
 	}
 	return dst, nil
-}
-
-// Patch inserts the turn's thinking and redacted_thinking blocks into an
-// assistant message the caller built (`{"role":"assistant","content":...}`
-// with text and tool_use blocks) at their original positions, and changes
-// nothing else in it: every existing block keeps its bytes.
-//
-// Each reasoning block goes right after the message block that precedes it
-// in the turn (its anchor), or first when nothing precedes it. Anchors are
-// tool_use blocks, matched by id, and text blocks, matched by order when the
-// message has as many text blocks as the turn. A string content becomes one
-// text block. Items that Encode would leave out are not inserted. A message
-// that already holds thinking blocks is an error wrapping
-// [replay.ErrMalformed].
-func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
-	if t == nil {
-		return nil, bodyErr("", "no turn to patch from")
-	}
-	if !jsonw.ValidBytes(msg) || !gjson.ParseBytes(msg).IsObject() {
-		return nil, bodyErr("", "expected an assistant message object")
-	}
-	content := gjson.GetBytes(msg, "content")
-	var elems []string
-	switch {
-	case content.Type == gjson.String:
-		elems = []string{string(jsonw.String([]byte(`{"type":"text","text":`), content.Str)) + "}"}
-	case content.IsArray():
-		content.ForEach(func(_, v gjson.Result) bool {
-			elems = append(elems, v.Raw)
-			return true
-		})
-	case !content.Exists():
-	default:
-		return nil, bodyErr("/content", "expected a content array or string")
-	}
-	toolAt := map[string]int{}
-	var textAt []int
-	for j, e := range elems {
-		switch gjson.Get(e, "type").Str {
-		case "thinking", "redacted_thinking":
-			return nil, bodyErr("/content/"+itoa(j), "the message already holds thinking blocks")
-		case "tool_use":
-			toolAt[gjson.Get(e, "id").Str] = j
-		case "text":
-			textAt = append(textAt, j)
-		}
-	}
-	nText := 0
-	for _, b := range t.Blocks {
-		if _, ok := b.(*replay.Text); ok {
-			nText++
-		}
-	}
-	useText := nText == len(textAt)
-	type insert struct {
-		at  int
-		raw []byte
-	}
-	var ins []insert
-	at, ti := 0, 0
-	for _, b := range t.Blocks {
-		switch b := b.(type) {
-		case replay.ReasoningItem:
-			if c.sendable(t, b) {
-				ins = append(ins, insert{at: at, raw: appendItem(nil, b)})
-			}
-		case *replay.ToolCall:
-			if j, ok := toolAt[b.ID]; ok {
-				at = j + 1
-			}
-		case *replay.Text:
-			if useText {
-				at = textAt[ti] + 1
-			}
-			ti++
-		}
-	}
-	if len(ins) == 0 {
-		return append([]byte(nil), msg...), nil
-	}
-	sort.SliceStable(ins, func(a, b int) bool { return ins[a].at < ins[b].at })
-	arr := []byte{'['}
-	k := 0
-	for j := 0; j <= len(elems); j++ {
-		for k < len(ins) && ins[k].at == j {
-			arr = jsonw.Comma(arr)
-			arr = append(arr, ins[k].raw...)
-			k++
-		}
-		if j < len(elems) {
-			arr = jsonw.Comma(arr)
-			arr = append(arr, elems[j]...)
-		}
-	}
-	arr = append(arr, ']')
-	out, err := sjson.SetRawBytes(append([]byte(nil), msg...), "content", arr)
-	if err != nil {
-		return nil, bodyErr("/content", "cannot set the content: %v", err)
-	}
-	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/reasonreplay/replay"
@@ -88,7 +89,7 @@ func fuzzTurn(spec, resp []byte) (Codec, *replay.Turn) {
 
 // variants returns msg written other ways that mean the same to a JSON
 // reader: indented, its member names escaped, its block types escaped,
-// and a type member repeated before the real one.
+// a type member repeated before the real one, and its blocks twice.
 func variants(msg []byte) [][]byte {
 	var ind bytes.Buffer
 	out := [][]byte{}
@@ -102,7 +103,14 @@ func variants(msg []byte) [][]byte {
 	val := bytes.ReplaceAll(msg, []byte(`"thinking",`), []byte(`"th\u0069nking",`))
 	val = bytes.ReplaceAll(val, []byte(`"redacted_thinking"`), []byte(`"redacted_\u0074hinking"`))
 	val = bytes.ReplaceAll(val, []byte(`"text","text"`), []byte(`"\u0074ext","text"`))
+	val = bytes.ReplaceAll(val, []byte(`"tool_use","id"`), []byte(`"tool\u005fuse","id"`))
 	out = append(out, val)
+	// The blocks twice over: every tool_use id names two blocks.
+	const head = `{"role":"assistant","content":[`
+	if inner, ok := bytes.CutPrefix(msg, []byte(head)); ok && bytes.HasSuffix(inner, []byte("]}")) && len(inner) > 2 {
+		inner = inner[:len(inner)-2]
+		out = append(out, slices.Concat([]byte(head), inner, []byte(","), inner, []byte("]}")))
+	}
 	dup := bytes.ReplaceAll(msg, []byte(`{"type":"thinking"`), []byte(`{"type":"text","type":"thinking"`))
 	dup = bytes.ReplaceAll(dup, []byte(`{"type":"tool_use","id":`), []byte(`{"id":"other","type":"tool_use","id":`))
 	return append(out, dup)

@@ -192,16 +192,6 @@ func init() {
 	})
 }
 
-// Strip removes the thinking and redacted_thinking blocks of an assistant
-// message.
-func (Codec) Strip(raw []byte) ([]byte, []codecs.Change) {
-	out, removed := kit.FilterArray(raw, "content", func(b gjson.Result) bool {
-		t := b.Get("type").Str
-		return t == "thinking" || t == "redacted_thinking"
-	})
-	return out, kit.Removed(removed, "thinking block removed")
-}
-
 // Fix applies a one-shot fix: drop-reasoning strips the turns' thinking
 // blocks; drop-block asks Anthropic to drop the blocks bound to another
 // conversation (`thinking.block_binding.prefix_mismatch_behavior:

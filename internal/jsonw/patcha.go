@@ -58,7 +58,8 @@ func StrIs(raw, s string) bool {
 }
 
 // ObjectMember finds the member name of the JSON object s (valid JSON;
-// on other text it finds what it can, never reading out of bounds): its
+// on other text it finds what it can, never reading out of bounds, and
+// val may be empty): its
 // raw value, a view of s, and where that value starts in s. The first of
 // repeated members is found, as gjson finds it, and names are compared by
 // their value (StrIs). ok is false when s is no object or has no such
