@@ -3,6 +3,7 @@ package anthropic
 import (
 	"cmp"
 	"slices"
+	"strconv"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
@@ -120,7 +121,7 @@ func readElems(content string, at int, elems []patchElem) ([]patchElem, error) {
 		off, _ := view.Offset(content, el)
 		e := patchElem{start: at + off, end: at + off + len(el)}
 		switch typ := vals[0]; {
-		case jsonw.StrIs(typ, "thinking"), jsonw.StrIs(typ, "redacted_thinking"):
+		case isThinkingType(typ):
 			return nil, bodyErr("/content/"+itoa(j), "the message already holds thinking blocks")
 		case jsonw.StrIs(typ, "tool_use"):
 			e.kind, e.id = elemTool, vals[1]
@@ -279,64 +280,22 @@ var noChanges = []codecs.Change{}
 // one that loses blocks is written without white space between its
 // elements.
 func (Codec) Strip(raw []byte) ([]byte, []codecs.Change) {
-	s := view.String(raw)
-	content, at, ok := jsonw.ObjectMember(s, "content")
-	if !ok || content == "" || content[0] != '[' {
+	var buf [4]int
+	out, removed := jsonw.DropElems(raw, "content", "type", isThinkingType, buf[:0])
+	if len(removed) == 0 {
 		return raw, noChanges
 	}
-	var out []byte
-	var changes []codecs.Change
-	var vals [1]string
-	n := 0 // blocks kept
-	pos, j := 0, 0
-	for ; ; j++ {
-		el, next, ok := jsonw.NextMembers(content, pos, contentKeys[:1], vals[:])
-		if !ok || el == "" { // an empty element is no progress, on invalid JSON
-			break
-		}
-		if jsonw.StrIs(vals[0], "thinking") || jsonw.StrIs(vals[0], "redacted_thinking") {
-			if out == nil {
-				out = make([]byte, 0, len(raw))
-				out = append(out, raw[:at]...)
-				out = append(out, '[')
-				// The blocks before this one (n of them) are kept.
-				for q, i := 0, 0; i < n; i++ {
-					var e string
-					e, q, _ = jsonw.NextElem(content, q)
-					if i > 0 {
-						out = append(out, ',')
-					}
-					out = append(out, e...)
-				}
-			}
-			changes = append(changes, codecs.Change{Pointer: "/content/" + itoa(j), Removed: true, Detail: "thinking block removed"})
-		} else if out != nil {
-			if n > 0 {
-				out = append(out, ',')
-			}
-			out = append(out, el...)
-			n++
-		} else {
-			n++
-		}
-		pos = next
+	changes := make([]codecs.Change, len(removed))
+	for i, j := range removed {
+		changes[i] = codecs.Change{Pointer: "/content/" + strconv.Itoa(j), Removed: true, Detail: "thinking block removed"}
 	}
-	if out == nil || !arrayEnds(content, pos) {
-		return raw, noChanges
-	}
-	out = append(out, ']')
-	return append(out, raw[at+len(content):]...), changes
+	return out, changes
 }
 
-// arrayEnds reports whether the array arr's elements were all read, pos
-// being where the walk stopped: only white space and the closing bracket
-// follow (on invalid JSON the walk may stop short).
-func arrayEnds(arr string, pos int) bool {
-	if pos == 0 {
-		pos = skipSpace(arr, 0) + 1
-	}
-	pos = skipSpace(arr, pos)
-	return pos == len(arr)-1 && arr[pos] == ']'
+// isThinkingType reports whether the raw type of a content block is thinking
+// or redacted_thinking.
+func isThinkingType(typ string) bool {
+	return jsonw.StrIs(typ, "thinking") || jsonw.StrIs(typ, "redacted_thinking")
 }
 
 func skipSpace(s string, i int) int {

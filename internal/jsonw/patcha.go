@@ -77,3 +77,74 @@ func ObjectMember(s, name string) (val string, at int, ok bool) {
 		pos = next
 	}
 }
+
+// DropElems removes from the JSON object raw the elements of its array
+// member name that drop reports, and appends their indexes to removed.
+// drop is given each element's member key, raw ("" when the element has
+// none, or is no object). The array is written again without white space
+// between the elements it keeps, each of them copied as it is; the rest
+// of raw is copied around it. raw itself comes back, and nothing is
+// allocated, when no element goes (or name is no array, or raw is invalid
+// JSON that the walk cannot follow to the array's end).
+func DropElems(raw []byte, name, key string, drop func(val string) bool, removed []int) ([]byte, []int) {
+	s := view.String(raw)
+	arr, at, ok := ObjectMember(s, name)
+	if !ok || arr == "" || arr[0] != '[' {
+		return raw, removed
+	}
+	keys := [1]string{key}
+	var vals [1]string
+	var out []byte
+	first := len(removed)
+	n := 0 // elements kept
+	pos := 0
+	for j := 0; ; j++ {
+		el, next, ok := NextMembers(arr, pos, keys[:], vals[:])
+		if !ok || el == "" { // an empty element is no progress, on invalid JSON
+			break
+		}
+		switch {
+		case drop(vals[0]):
+			if out == nil {
+				out = make([]byte, 0, len(raw))
+				out = append(out, raw[:at]...)
+				out = append(out, '[')
+				// The elements before this one (n of them) are kept.
+				for q, i := 0, 0; i < n; i++ {
+					var e string
+					e, q, _ = NextElem(arr, q)
+					if i > 0 {
+						out = append(out, ',')
+					}
+					out = append(out, e...)
+				}
+			}
+			removed = append(removed, j)
+		case out != nil:
+			if n > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, el...)
+			n++
+		default:
+			n++
+		}
+		pos = next
+	}
+	if out == nil || !arrayEnds(arr, pos) {
+		return raw, removed[:first]
+	}
+	out = append(out, ']')
+	return append(out, raw[at+len(arr):]...), removed
+}
+
+// arrayEnds reports whether a walk of the elements of the array arr that
+// stopped at pos read them all: only white space and the closing bracket
+// follow.
+func arrayEnds(arr string, pos int) bool {
+	if pos == 0 {
+		pos = skipSpace(arr, 0) + 1
+	}
+	pos = skipSpace(arr, pos)
+	return pos == len(arr)-1 && arr[pos] == ']'
+}

@@ -101,3 +101,40 @@ func TestObjectMember(t *testing.T) {
 		}
 	}
 }
+
+func TestDropElems(t *testing.T) {
+	isX := func(v string) bool { return StrIs(v, "x") }
+	for _, c := range []struct {
+		raw, out string
+		removed  []int
+	}{
+		{`{"a":[{"k":"x"},{"k":"y"}]}`, `{"a":[{"k":"y"}]}`, []int{0}},
+		{` { "b" : 1 , "a" : [ 1 , {"k":"y"} , {"k" : "\u0078"} , "x" , {"k":"x","k":"y"} ] , "c" : [] } `,
+			` { "b" : 1 , "a" : [1,{"k":"y"},"x"] , "c" : [] } `, []int{2, 4}},
+		{`{"a":[{"k":"x"}]}`, `{"a":[]}`, []int{0}},
+		{`{"a":[{"k":"y"},{"k":["x"]}]}`, `{"a":[{"k":"y"},{"k":["x"]}]}`, nil},
+		{`{"a":{"k":"x"}}`, `{"a":{"k":"x"}}`, nil},
+		{`{"a":[{"k":"x"},}`, `{"a":[{"k":"x"},}`, nil},
+		{`{"a":[{"k":"x"}`, `{"a":[{"k":"x"}`, nil},
+		{`[{"k":"x"}]`, `[{"k":"x"}]`, nil},
+	} {
+		out, removed := DropElems([]byte(c.raw), "a", "k", isX, nil)
+		if string(out) != c.out || len(removed) != len(c.removed) {
+			t.Errorf("DropElems(%s) = %s %v, want %s %v", c.raw, out, removed, c.out, c.removed)
+			continue
+		}
+		for i := range removed {
+			if removed[i] != c.removed[i] {
+				t.Errorf("DropElems(%s) removed %v, want %v", c.raw, removed, c.removed)
+			}
+		}
+	}
+	raw := []byte(`{"a":[{"k":"y"},{"k":"z"}]}`)
+	if n := testing.AllocsPerRun(100, func() {
+		if out, _ := DropElems(raw, "a", "k", isX, nil); &out[0] != &raw[0] {
+			t.Error("DropElems copied an object it removed nothing from")
+		}
+	}); n != 0 {
+		t.Errorf("DropElems removing nothing: %v allocations", n)
+	}
+}
