@@ -75,12 +75,6 @@ func (c Codec) ReadRequest(body []byte) (*codecs.Request, error) {
 	return codecs.ReadWith(body, "messages", []string{"system", "toolConfig"}, []string{"cachePoint"}, nil, c.DecodeRequest)
 }
 
-// Strip removes the reasoningContent blocks of an assistant message.
-func (Codec) Strip(raw []byte) ([]byte, []codecs.Change) {
-	out, removed := kit.FilterArray(raw, "content", func(b gjson.Result) bool { return b.Get("reasoningContent").Exists() })
-	return out, kit.Removed(removed, "reasoning block removed")
-}
-
 // Fix applies drop-reasoning: the turns lose their reasoning blocks.
 func (c Codec) Fix(fix string, r *codecs.Request, only func(int) bool, _ http.Header) ([]byte, http.Header, []codecs.Change) {
 	if fix != codecs.FixDropReasoning {
