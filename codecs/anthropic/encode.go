@@ -190,8 +190,8 @@ func (c Codec) appendContent(dst []byte, t *replay.Turn) ([]byte, error) {
 // that already holds thinking blocks is an error wrapping
 // [replay.ErrMalformed].
 //
-// The message is read once, in place, and the result written into one
-// buffer of its final size. The content array is written without white
+// The message is validated, then read once in place, and the result
+// written into one buffer of its final size. The content array is written without white
 // space between its elements; a message with no content gets one as its
 // last member.
 func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
@@ -226,7 +226,7 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 	}
 	var text string // a string content, decoded
 	if found && content[0] == '"' {
-		text = view.String(jsonw.AppendStr(nil, content))
+		text = string(jsonw.AppendStr(nil, content))
 		size += len(`{"type":"text","text":}`) + jsonw.QuotedLen(text)
 	}
 	if !found {
@@ -437,6 +437,8 @@ func appendArray(dst, msg []byte, t *replay.Turn, text string, elems []patchElem
 	return append(dst, ']')
 }
 
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON white space.
 func skipSpace(s string, i int) int {
 	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
 		i++
