@@ -1,13 +1,14 @@
 package anthropic
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"strings"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/view"
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // sendable reports whether Encode and Patch write the reasoning item of
@@ -188,90 +189,259 @@ func (c Codec) appendContent(dst []byte, t *replay.Turn) ([]byte, error) {
 // text block. Items that Encode would leave out are not inserted. A message
 // that already holds thinking blocks is an error wrapping
 // [replay.ErrMalformed].
+//
+// The message is validated, then read once in place, and the result
+// written into one buffer of its final size. The content array is written without white
+// space between its elements; a message with no content gets one as its
+// last member.
 func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 	if t == nil {
 		return nil, bodyErr("", "no turn to patch from")
 	}
-	if !jsonw.ValidBytes(msg) || !gjson.ParseBytes(msg).IsObject() {
+	s := view.String(msg)
+	open := skipSpace(s, 0)
+	if !jsonw.ValidBytes(msg) || s[open] != '{' {
 		return nil, bodyErr("", "expected an assistant message object")
 	}
-	content := gjson.GetBytes(msg, "content")
-	var elems []string
+	// A usual turn's blocks fit in these without allocating.
+	var elemBuf [16]patchElem
+	var insBuf [8]patchInsert
+	elems := elemBuf[:0]
+	content, at, found := jsonw.ObjectMember(s, "content")
 	switch {
-	case content.Type == gjson.String:
-		elems = []string{string(jsonw.String([]byte(`{"type":"text","text":`), content.Str)) + "}"}
-	case content.IsArray():
-		content.ForEach(func(_, v gjson.Result) bool {
-			elems = append(elems, v.Raw)
-			return true
-		})
-	case !content.Exists():
+	case !found:
+	case content[0] == '"':
+		elems = append(elems, patchElem{kind: elemText, synth: true})
+	case content[0] == '[':
+		var err error
+		if elems, err = readElems(content, at, elems); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, bodyErr("/content", "expected a content array or string")
 	}
-	toolAt := map[string]int{}
-	var textAt []int
-	for j, e := range elems {
-		switch gjson.Get(e, "type").Str {
-		case "thinking", "redacted_thinking":
-			return nil, bodyErr("/content/"+itoa(j), "the message already holds thinking blocks")
-		case "tool_use":
-			toolAt[gjson.Get(e, "id").Str] = j
-		case "text":
-			textAt = append(textAt, j)
-		}
+	ins, size := c.placeItems(t, elems, insBuf[:0])
+	if len(ins) == 0 {
+		return append([]byte(nil), msg...), nil
 	}
-	nText := 0
+	var text string // a string content, decoded
+	if found && content[0] == '"' {
+		text = string(jsonw.AppendStr(nil, content))
+		size += len(`{"type":"text","text":}`) + jsonw.QuotedLen(text)
+	}
+	if !found {
+		size += len(`,"content":[]`)
+	}
+	out := make([]byte, 0, len(msg)+size+len(elems))
+	if found {
+		out = append(out, msg[:at]...)
+		out = appendArray(out, msg, t, text, elems, ins)
+		return append(out, msg[at+len(content):]...), nil
+	}
+	// No content: the array goes last, as sjson.SetRaw adds a member.
+	end := len(s) - 1
+	for s[end] != '}' {
+		end--
+	}
+	out = append(out, msg[open:end]...)
+	if skipSpace(s, open+1) != end {
+		out = append(out, ',')
+	}
+	out = append(out, `"content":`...)
+	out = appendArray(out, msg, t, text, elems, ins)
+	return append(out, '}'), nil
+}
+
+// A patchElem is a block of the caller's content array: where its bytes
+// lie, and what anchors reasoning to it (a tool_use id, or being text).
+type patchElem struct {
+	start, end int
+	kind       uint8
+	synth      bool   // the one text block of a string content
+	id         string // a tool_use's raw id value ("" for none)
+}
+
+const (
+	elemOther = iota
+	elemText
+	elemTool
+)
+
+// A patchInsert is a reasoning block of the turn (blocks[b]) to write
+// before the caller's block at.
+type patchInsert struct{ at, b int }
+
+// contentKeys are the members of a content block Patch reads.
+var contentKeys = [...]string{"type", "id"}
+
+// readElems walks the content array (at offset at of the message) once,
+// appending each block to elems, and refuses one that is already
+// reasoning.
+func readElems(content string, at int, elems []patchElem) ([]patchElem, error) {
+	var vals [len(contentKeys)]string
+	for pos, j := 0, 0; ; j++ {
+		el, next, ok := jsonw.NextMembers(content, pos, contentKeys[:], vals[:])
+		if !ok || el == "" {
+			return elems, nil
+		}
+		off, _ := view.Offset(content, el)
+		e := patchElem{start: at + off, end: at + off + len(el)}
+		switch typ := vals[0]; {
+		case isThinkingType(typ):
+			return nil, bodyErr("/content/"+itoa(j), "the message already holds thinking blocks")
+		case jsonw.StrIs(typ, "tool_use"):
+			e.kind, e.id = elemTool, vals[1]
+		case jsonw.StrIs(typ, "text"):
+			e.kind = elemText
+		}
+		elems = append(elems, e)
+		pos = next
+	}
+}
+
+// placeItems appends to ins where each reasoning block of t that Encode
+// would write goes among the caller's blocks elems, in the order they are
+// written, and returns it and the bytes they add, or more.
+func (c Codec) placeItems(t *replay.Turn, elems []patchElem, ins []patchInsert) ([]patchInsert, int) {
+	nText, nElemText, nTool := 0, 0, 0
 	for _, b := range t.Blocks {
 		if _, ok := b.(*replay.Text); ok {
 			nText++
 		}
 	}
-	useText := nText == len(textAt)
-	type insert struct {
-		at  int
-		raw []byte
+	for _, e := range elems {
+		switch e.kind {
+		case elemText:
+			nElemText++
+		case elemTool:
+			nTool++
+		}
 	}
-	var ins []insert
-	at, ti := 0, 0
-	for _, b := range t.Blocks {
+	useText := nText == nElemText
+	var byID map[string]int // for many tool calls: each id's last block
+	size, at, next := 0, 0, 0
+	sorted := true
+	for i, b := range t.Blocks {
 		switch b := b.(type) {
 		case replay.ReasoningItem:
-			if c.sendable(t, b) {
-				ins = append(ins, insert{at: at, raw: appendItem(nil, b)})
+			if !c.sendable(t, b) {
+				continue
 			}
+			if n := len(ins); n > 0 && ins[n-1].at > at {
+				sorted = false
+			}
+			ins = append(ins, patchInsert{at: at, b: i})
+			size += itemSize(b) + 1
 		case *replay.ToolCall:
-			if j, ok := toolAt[b.ID]; ok {
+			if nTool > 16 && byID == nil {
+				byID = toolIndex(elems)
+			}
+			if j := toolAt(elems, b.ID, byID); j >= 0 {
 				at = j + 1
 			}
 		case *replay.Text:
 			if useText {
-				at = textAt[ti] + 1
+				for elems[next].kind != elemText {
+					next++
+				}
+				at = next + 1
+				next++
 			}
-			ti++
 		}
 	}
-	if len(ins) == 0 {
-		return append([]byte(nil), msg...), nil
+	if !sorted {
+		slices.SortStableFunc(ins, func(a, b patchInsert) int { return cmp.Compare(a.at, b.at) })
 	}
-	sort.SliceStable(ins, func(a, b int) bool { return ins[a].at < ins[b].at })
-	arr := []byte{'['}
+	return ins, size
+}
+
+// toolAt returns the position of the last tool_use block whose id is id,
+// or -1.
+func toolAt(elems []patchElem, id string, byID map[string]int) int {
+	if byID != nil {
+		if j, ok := byID[id]; ok {
+			return j
+		}
+		return -1
+	}
+	for j := len(elems) - 1; j >= 0; j-- {
+		if e := &elems[j]; e.kind == elemTool && idIs(e.id, id) {
+			return j
+		}
+	}
+	return -1
+}
+
+// toolIndex maps each tool_use id of the message to its last block.
+func toolIndex(elems []patchElem) map[string]int {
+	m := map[string]int{}
+	for j, e := range elems {
+		if e.kind == elemTool {
+			id := ""
+			if e.id != "" && e.id[0] == '"' {
+				id = string(jsonw.AppendStr(nil, e.id))
+			}
+			m[id] = j
+		}
+	}
+	return m
+}
+
+// idIs reports whether the raw id value of a tool_use block names id, as
+// gjson's Str reads it: a value that is no string, or none, is "".
+func idIs(raw, id string) bool {
+	if raw == "" || raw[0] != '"' {
+		return id == ""
+	}
+	return jsonw.StrIs(raw, id)
+}
+
+// itemSize bounds the bytes appendItem writes for it.
+func itemSize(it replay.ReasoningItem) int {
+	switch it := it.(type) {
+	case *replay.ReasoningText:
+		return len(`{"type":"thinking","thinking":,"signature":,}`) + jsonw.QuotedLen(it.Text) +
+			jsonw.QuotedLen(it.Signature.Value()) + len(it.Extra)
+	case *replay.Encrypted:
+		return len(`{"type":"redacted_thinking","data":,}`) + jsonw.QuotedLen(it.Data) + len(it.Extra)
+	}
+	return 0
+}
+
+// appendArray writes the patched content array: the caller's blocks, as
+// they are, with the reasoning blocks between them.
+func appendArray(dst, msg []byte, t *replay.Turn, text string, elems []patchElem, ins []patchInsert) []byte {
+	dst = append(dst, '[')
 	k := 0
 	for j := 0; j <= len(elems); j++ {
-		for k < len(ins) && ins[k].at == j {
-			arr = jsonw.Comma(arr)
-			arr = append(arr, ins[k].raw...)
-			k++
+		for ; k < len(ins) && ins[k].at == j; k++ {
+			if j > 0 || k > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendItem(dst, t.Blocks[ins[k].b].(replay.ReasoningItem))
 		}
-		if j < len(elems) {
-			arr = jsonw.Comma(arr)
-			arr = append(arr, elems[j]...)
+		if j == len(elems) {
+			break
+		}
+		if j > 0 || k > 0 {
+			dst = append(dst, ',')
+		}
+		if e := &elems[j]; e.synth {
+			dst = append(dst, `{"type":"text","text":`...)
+			dst = jsonw.String(dst, text)
+			dst = append(dst, '}')
+		} else {
+			dst = append(dst, msg[e.start:e.end]...)
 		}
 	}
-	arr = append(arr, ']')
-	out, err := sjson.SetRawBytes(append([]byte(nil), msg...), "content", arr)
-	if err != nil {
-		return nil, bodyErr("/content", "cannot set the content: %v", err)
+	return append(dst, ']')
+}
+
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON white space.
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
 	}
-	return out, nil
+	return i
 }

@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/reasonreplay/replay"
@@ -192,14 +193,31 @@ func init() {
 	})
 }
 
+// noChanges is what Strip reports when it removes nothing.
+var noChanges = []codecs.Change{}
+
 // Strip removes the thinking and redacted_thinking blocks of an assistant
-// message.
+// message. It reads the message once, in place; a message with nothing to
+// remove comes back as it is, without allocating. The content array of
+// one that loses blocks is written without white space between its
+// elements.
 func (Codec) Strip(raw []byte) ([]byte, []codecs.Change) {
-	out, removed := kit.FilterArray(raw, "content", func(b gjson.Result) bool {
-		t := b.Get("type").Str
-		return t == "thinking" || t == "redacted_thinking"
-	})
-	return out, kit.Removed(removed, "thinking block removed")
+	var buf [4]int
+	out, removed := jsonw.DropElems(raw, "content", "type", isThinkingType, buf[:0])
+	if len(removed) == 0 {
+		return raw, noChanges
+	}
+	changes := make([]codecs.Change, len(removed))
+	for i, j := range removed {
+		changes[i] = codecs.Change{Pointer: "/content/" + strconv.Itoa(j), Removed: true, Detail: "thinking block removed"}
+	}
+	return out, changes
+}
+
+// isThinkingType reports whether the raw type of a content block is thinking
+// or redacted_thinking.
+func isThinkingType(typ string) bool {
+	return jsonw.StrIs(typ, "thinking") || jsonw.StrIs(typ, "redacted_thinking")
 }
 
 // Fix applies a one-shot fix: drop-reasoning strips the turns' thinking

@@ -1,12 +1,15 @@
 package bedrock
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/internal/view"
 	"github.com/tidwall/gjson"
 )
 
@@ -109,6 +112,10 @@ func appendBlock(dst []byte, b replay.Block, i int) ([]byte, error) {
 // the block that followed it in t: a toolUse is found by its toolUseId, a
 // text block by its rank among the text blocks; an item followed by
 // nothing is appended. Items that are not replayable are left out.
+//
+// The message is validated, then read once in place, and the result
+// written into one buffer of its final size; the content array is
+// written without white space between its elements.
 func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 	if t == nil {
 		return nil, kit.NoTurn(API, "patch")
@@ -116,132 +123,186 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 	if !jsonw.ValidBytes(msg) {
 		return nil, codecs.Malformed(API, -1, "", "expected a JSON message")
 	}
-	m := gjson.ParseBytes(msg)
-	content := m.Get("content")
-	if !m.IsObject() || !content.IsArray() {
+	content, at, ok := jsonw.ObjectMember(view.String(msg), "content")
+	if !ok || content[0] != '[' {
 		return nil, codecs.Malformed(API, -1, "/content", "expected a message object with a content array")
 	}
-	elems := patchElems(content)
-	before, err := placeItems(elems, t)
+	// A usual turn's blocks fit in these without allocating.
+	var elemBuf [16]patchElem
+	var insBuf [8]patchInsert
+	elems := readElems(content, at, elemBuf[:0])
+	ins, size, err := placeItems(t, elems, insBuf[:0])
 	if err != nil {
 		return nil, err
 	}
-	arr := joinContent(elems, before)
-	end := content.Index + len(content.Raw)
-	if content.Index <= 0 || end > len(msg) || string(msg[content.Index:end]) != content.Raw {
-		return nil, codecs.Malformed(API, -1, "/content", "cannot locate the content array")
-	}
-	out := make([]byte, 0, len(msg)+len(arr))
-	out = append(out, msg[:content.Index]...)
-	out = append(out, arr...)
-	out = append(out, msg[content.Index+len(content.Raw):]...)
-	return out, nil
-}
-
-// patchElem is one of the caller's content blocks: its JSON, and what
-// anchors reasoning to it (a toolUse id, or being text).
-type patchElem struct {
-	raw    string
-	toolID string
-	text   bool
-}
-
-// patchElems returns the caller's content blocks, without reasoning.
-func patchElems(content gjson.Result) []patchElem {
-	var elems []patchElem
-	content.ForEach(func(_, v gjson.Result) bool {
-		if v.Get("reasoningContent").Exists() {
-			return true
+	out := make([]byte, 0, len(msg)+size)
+	out = append(out, msg[:at]...)
+	out = append(out, '[')
+	k := 0
+	for j := 0; j <= len(elems); j++ {
+		for ; k < len(ins) && ins[k].at == j; k++ {
+			out, _ = appendBlock(out, t.Blocks[ins[k].b], ins[k].b) // placeItems checked it
 		}
-		e := patchElem{raw: v.Raw}
-		if id := v.Get("toolUse.toolUseId"); id.Type == gjson.String {
-			e.toolID = id.Str
-		} else if v.Get("text").Exists() {
-			e.text = true
+		if j < len(elems) {
+			out = jsonw.Comma(out)
+			out = append(out, msg[elems[j].start:elems[j].end]...)
+		}
+	}
+	out = append(out, ']')
+	return append(out, msg[at+len(content):]...), nil
+}
+
+// A patchElem is one of the caller's content blocks: where its bytes lie,
+// and what anchors reasoning to it (a toolUse id, or being text).
+type patchElem struct {
+	start, end int
+	id         string // the raw toolUse.toolUseId when it is a string, else ""
+	text       bool
+}
+
+// A patchInsert is a reasoning block of the turn (blocks[b]) to write
+// before the caller's block at.
+type patchInsert struct{ at, b int }
+
+// contentKeys are the members of a content block Patch reads.
+var contentKeys = [...]string{"reasoningContent", "toolUse", "text"}
+
+// readElems appends the caller's content blocks, without reasoning, to
+// elems, reading the content array (at offset at of the message) once.
+func readElems(content string, at int, elems []patchElem) []patchElem {
+	var vals [len(contentKeys)]string
+	for pos := 0; ; {
+		el, next, ok := jsonw.NextMembers(content, pos, contentKeys[:], vals[:])
+		if !ok || el == "" {
+			return elems
+		}
+		pos = next
+		if vals[0] != "" {
+			continue
+		}
+		off, _ := view.Offset(content, el)
+		e := patchElem{start: at + off, end: at + off + len(el)}
+		if id, _, ok := jsonw.ObjectMember(vals[1], "toolUseId"); ok && id[0] == '"' {
+			e.id = id
+		} else {
+			e.text = vals[2] != ""
 		}
 		elems = append(elems, e)
-		return true
-	})
-	return elems
+	}
 }
 
-// placeItems returns, for each of the caller's blocks, the turn's
-// reasoning blocks to put before it: those that preceded the matching tool
-// call (by id) or text block (by rank) in the turn. The last entry holds
-// the items that go last.
-func placeItems(elems []patchElem, t *replay.Turn) ([][]byte, error) {
-	before := make([][]byte, len(elems)+1)
-	var pending []byte
-	put := func(at int) {
-		before[at] = jsonw.Comma(before[at])
-		before[at] = append(before[at], pending...)
-		pending = pending[:0:0]
+// placeItems appends to ins where each reasoning block of t goes among the
+// caller's blocks elems, in the order they are written, and returns it and
+// the bytes they add, or more.
+func placeItems(t *replay.Turn, elems []patchElem, ins []patchInsert) ([]patchInsert, int, error) {
+	nTool := 0
+	for _, e := range elems {
+		if e.id != "" {
+			nTool++
+		}
 	}
-	textRank := 0
+	var byID map[string]int // for many tool calls: each id's first block
+	size, pending, text := len(elems), 0, -1
 	for i, b := range t.Blocks {
 		switch b := b.(type) {
 		case replay.ReasoningItem:
-			var err error
-			if pending, err = appendBlock(pending, b, i); err != nil {
-				return nil, err
+			n, err := blockSize(b, i)
+			if err != nil {
+				return nil, 0, err
+			}
+			if n > 0 {
+				ins = append(ins, patchInsert{b: i})
+				size += n + 1
 			}
 		case *replay.ToolCall:
-			if at := toolElem(elems, b.ID); len(pending) > 0 && at >= 0 {
-				put(at)
+			if nTool > 16 && byID == nil {
+				byID = toolIndex(elems)
+			}
+			if at := toolAt(elems, b.ID, byID); len(ins) > pending && at >= 0 {
+				pending = place(ins, pending, at)
 			}
 		case *replay.Text:
 			if b.Text == "" {
 				continue
 			}
-			if at := textElem(elems, textRank); len(pending) > 0 && at >= 0 {
-				put(at)
+			// The next text block, by rank.
+			for text++; text < len(elems) && !elems[text].text; text++ {
 			}
-			textRank++
+			if len(ins) > pending && text < len(elems) {
+				pending = place(ins, pending, text)
+			}
 		}
 	}
-	if len(pending) > 0 {
-		put(len(elems))
+	place(ins, pending, len(elems))
+	if !slices.IsSortedFunc(ins, byAt) {
+		slices.SortStableFunc(ins, byAt)
 	}
-	return before, nil
+	return ins, size, nil
 }
 
-// toolElem returns the position of the caller's toolUse block with id, or
-// -1.
-func toolElem(elems []patchElem, id string) int {
-	for j, e := range elems {
-		if e.toolID != "" && e.toolID == id {
+// place puts the pending items, ins[pending:], before the caller's block
+// at, and returns where the next pending items start.
+func place(ins []patchInsert, pending, at int) int {
+	for k := pending; k < len(ins); k++ {
+		ins[k].at = at
+	}
+	return len(ins)
+}
+
+func byAt(a, b patchInsert) int { return cmp.Compare(a.at, b.at) }
+
+// blockSize bounds the bytes appendBlock writes for a reasoning item (0
+// when it writes none), and returns its error.
+func blockSize(it replay.ReasoningItem, i int) (int, error) {
+	if !it.Replayable() {
+		return 0, nil
+	}
+	switch it := it.(type) {
+	case *replay.ReasoningText:
+		return len(`{"reasoningContent":{"reasoningText":{"text":,"signature":,}}}`) + jsonw.QuotedLen(it.Text) +
+			jsonw.QuotedLen(it.Signature.Value()) + len(it.Extra), nil
+	case *replay.Encrypted:
+		return len(`{"reasoningContent":{"redactedContent":}}`) + jsonw.QuotedLen(it.Data), nil
+	case *replay.Opaque:
+		if _, err := appendBlock(nil, it, i); err != nil {
+			return 0, err
+		}
+		return len(it.Raw), nil
+	}
+	return 0, nil
+}
+
+// toolAt returns the position of the first toolUse block whose id is id
+// (never an empty one), or -1.
+func toolAt(elems []patchElem, id string, byID map[string]int) int {
+	if id == "" {
+		return -1
+	}
+	if byID != nil {
+		if j, ok := byID[id]; ok {
+			return j
+		}
+		return -1
+	}
+	for j := range elems {
+		if e := &elems[j]; e.id != "" && jsonw.StrIs(e.id, id) {
 			return j
 		}
 	}
 	return -1
 }
 
-// textElem returns the position of the caller's rank-th text block, or -1.
-func textElem(elems []patchElem, rank int) int {
-	k := 0
+// toolIndex maps each toolUse id of the message to its first block.
+func toolIndex(elems []patchElem) map[string]int {
+	m := map[string]int{}
 	for j, e := range elems {
-		if e.text {
-			if k == rank {
-				return j
-			}
-			k++
+		if e.id == "" {
+			continue
+		}
+		id := string(jsonw.AppendStr(nil, e.id))
+		if _, ok := m[id]; !ok {
+			m[id] = j
 		}
 	}
-	return -1
-}
-
-// joinContent writes the patched content array.
-func joinContent(elems []patchElem, before [][]byte) []byte {
-	arr := []byte{'['}
-	for j := 0; j <= len(elems); j++ {
-		if len(before[j]) > 0 {
-			arr = jsonw.Comma(arr)
-			arr = append(arr, before[j]...)
-		}
-		if j < len(elems) {
-			arr = jsonw.Comma(arr)
-			arr = append(arr, elems[j].raw...)
-		}
-	}
-	return append(arr, ']')
+	return m
 }
