@@ -209,4 +209,3 @@ func FuzzStrip(f *testing.F) {
 		}
 	})
 }
-
