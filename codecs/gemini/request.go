@@ -135,45 +135,6 @@ func (Codec) Strip(raw []byte) ([]byte, []codecs.Change) {
 	return stripParts(raw, false)
 }
 
-// stripParts removes the signatures of a model content's parts, and its
-// thought parts when thoughts is set.
-func stripParts(raw []byte, thoughts bool) ([]byte, []codecs.Change) {
-	parts := gjson.GetBytes(raw, "parts")
-	if !parts.IsArray() {
-		return raw, nil
-	}
-	var changes []codecs.Change
-	out := []byte{'['}
-	i := -1
-	parts.ForEach(func(_, p gjson.Result) bool {
-		i++
-		ptr := "/parts/" + strconv.Itoa(i)
-		if thoughts && p.Get("thought").Bool() {
-			changes = append(changes, codecs.Change{Pointer: ptr, Removed: true, Detail: "thought part removed"})
-			return true
-		}
-		part := []byte(p.Raw)
-		if o, sig := kit.DeleteMember(part, "thoughtSignature"); sig.Exists() {
-			changes = append(changes, codecs.Change{Pointer: ptr, Removed: true, Detail: "thought signature removed"})
-			if _, _, _, more := jsonw.NextMember(string(o), 0); !more { // nothing left
-				return true
-			}
-			part = o
-		}
-		out = jsonw.Comma(out)
-		out = append(out, part...)
-		return true
-	})
-	if len(changes) == 0 {
-		return raw, nil
-	}
-	res := make([]byte, 0, len(raw))
-	res = append(res, raw[:parts.Index]...)
-	res = append(res, out...)
-	res = append(res, ']')
-	return append(res, raw[parts.Index+len(parts.Raw):]...), changes
-}
-
 // Fix applies a one-shot fix to the model contents: drop-reasoning
 // removes their thought parts and signatures; sentinel, and restore for
 // what no capture restored, write [Sentinel] on each model step's first
