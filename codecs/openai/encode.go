@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/reasonreplay/replay"
-	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
@@ -362,108 +361,4 @@ func appendExtraSkip(out []byte, extra []byte, skip []string) []byte {
 		return true
 	})
 	return out
-}
-
-// Patch inserts the turn's reasoning items into an `input` array the
-// caller built (msg is the array, or a request object with an `input`
-// array), each immediately before the item it preceded in the output: a
-// function_call matched by call_id (or item id), a message or other item
-// by its id, or, for an assistant message the caller rebuilt without its
-// id, by its order among the turn's messages. A follower found without
-// the item id that pairs it with its reasoning item gets it back (the
-// provider refuses the pair otherwise). A reasoning item already in the
-// array (same id, whole or as an item_reference) is not added again; one
-// whose follower is not in the array, or that Encode would leave out, is
-// not added. Every other byte of the array is kept.
-func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
-	if t == nil {
-		return nil, kit.NoTurn(API, "patch")
-	}
-	if !jsonw.ValidBytes(msg) {
-		return nil, codecs.Malformed(API, -1, "", "expected an input array or a request object to patch")
-	}
-	root := gjson.ParseBytes(msg)
-	arr := root
-	if root.IsObject() {
-		arr = root.Get("input")
-		if !arr.IsArray() {
-			return nil, codecs.Malformed(API, -1, "/input", "expected a request object with an input array")
-		}
-	} else if !arr.IsArray() {
-		return nil, codecs.Malformed(API, -1, "", "expected an input array or a request object to patch")
-	}
-	type ins struct {
-		id, callID, itemID string
-		message            bool
-		item               []byte
-	}
-	var pending []ins
-	gs := groups(t)
-	for i, g := range gs {
-		if g.kind != gReasoning || !c.sendable(t, g) || !followerOK(gs, i+1) {
-			continue
-		}
-		f := gs[i+1]
-		p := ins{id: g.id, itemID: f.id, item: c.appendReasoning(nil, t, g), message: f.kind == gMessage}
-		if f.kind == gCall {
-			p.callID = t.Blocks[f.start].(*replay.ToolCall).ID
-		}
-		pending = append(pending, p)
-	}
-	present := map[string]bool{}
-	ids := map[string]bool{}
-	arr.ForEach(func(_, el gjson.Result) bool {
-		if ty := el.Get("type").Str; ty == "reasoning" || ty == "item_reference" {
-			present[el.Get("id").Str] = true
-		}
-		if id := el.Get("id").Str; id != "" {
-			ids[id] = true
-		}
-		return true
-	})
-	// The turn's messages that follow a reasoning item and whose ids the
-	// array lacks, in order: the id-less assistant messages of the array
-	// are theirs, in the same order.
-	var lostMsgs []string
-	for _, p := range pending {
-		if p.message && !ids[p.itemID] {
-			lostMsgs = append(lostMsgs, p.itemID)
-		}
-	}
-	out := []byte{'['}
-	arr.ForEach(func(_, el gjson.Result) bool {
-		id, callID := el.Get("id").Str, el.Get("call_id").Str
-		raw := el.Raw
-		if id == "" && !el.Get("id").Exists() && el.Get("role").Str == "assistant" && len(lostMsgs) > 0 &&
-			(el.Get("type").Str == "message" || !el.Get("type").Exists()) {
-			id, lostMsgs = lostMsgs[0], lostMsgs[1:]
-			raw = withID(raw, id)
-		}
-		for k := range pending {
-			p := &pending[k]
-			if p.item == nil || present[p.id] {
-				continue
-			}
-			if (id != "" && id == p.itemID) || (callID != "" && callID == p.callID) {
-				out = jsonw.Comma(out)
-				out = append(out, p.item...)
-				present[p.id] = true
-				if !el.Get("id").Exists() && raw == el.Raw && p.itemID != "" {
-					raw = withID(raw, p.itemID)
-				}
-			}
-		}
-		out = jsonw.Comma(out)
-		out = append(out, raw...)
-		return true
-	})
-	out = append(out, ']')
-	if root.IsObject() {
-		res, err := sjson.SetRawBytes(append([]byte(nil), msg...), "input", out)
-		if err != nil {
-			return nil, codecs.Malformed(API, -1, "/input", "cannot patch the input array: %v", err)
-		}
-		return res, nil
-	}
-	return out, nil
 }

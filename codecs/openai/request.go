@@ -248,49 +248,6 @@ func (c Codec) ReadRequest(body []byte) (*codecs.Request, error) {
 	return codecs.ReadWith(body, "input", []string{"instructions", "tools"}, nil, assistantItem, c.DecodeRequest)
 }
 
-// Strip removes the reasoning items of a run of input items (an array),
-// and the ids of the function calls and assistant messages that followed
-// them: a follower sent with its id but without its reasoning item is
-// refused. [Codec.Patch] gives both back.
-func (Codec) Strip(raw []byte) ([]byte, []codecs.Change) {
-	return strip(raw, func(gjson.Result) bool { return true })
-}
-
-// strip removes the reasoning items drop reports from a run, with the ids
-// of the function calls and assistant messages that followed them.
-func strip(raw []byte, drop func(gjson.Result) bool) ([]byte, []codecs.Change) {
-	var changes []codecs.Change
-	out := []byte{'['}
-	after := false
-	i := -1
-	gjson.ParseBytes(raw).ForEach(func(_, el gjson.Result) bool {
-		i++
-		ptr := "/" + strconv.Itoa(i)
-		if el.Get("type").Str == "reasoning" && drop(el) {
-			changes = append(changes, codecs.Change{Pointer: ptr, Removed: true,
-				Detail: "reasoning item " + strconv.Quote(el.Get("id").Str) + " removed"})
-			after = true
-			return true
-		}
-		item := []byte(el.Raw)
-		if after && (el.Get("type").Str == "function_call" || el.Get("role").Str == "assistant") {
-			if out, id := kit.DeleteMember(item, "id"); id.Exists() {
-				item = out
-				changes = append(changes, codecs.Change{Pointer: ptr, Removed: true,
-					Detail: "item id " + strconv.Quote(id.Str) + " removed with the reasoning item it followed"})
-			}
-		}
-		after = false
-		out = jsonw.Comma(out)
-		out = append(out, item...)
-		return true
-	})
-	if len(changes) == 0 {
-		return raw, nil
-	}
-	return append(out, ']'), changes
-}
-
 // Fix applies a one-shot fix to the turns (runs of input items):
 // drop-reasoning strips them; drop-duplicates sends each reasoning item
 // once; restore, for what no capture restored, sends a reasoning item the
@@ -312,8 +269,8 @@ func (c Codec) Fix(fix string, r *codecs.Request, only func(int) bool, _ http.He
 	case codecs.FixDropDuplicates:
 		seen := map[string]bool{}
 		body, changes = codecs.EditTurns(r, only, func(_ int, raw []byte) ([]byte, []codecs.Change) {
-			out, ch := strip(raw, func(el gjson.Result) bool {
-				id := el.Get("id").Str
+			out, ch := strip(raw, func(el string) bool {
+				id := memberStr(el, "id")
 				dup := id != "" && seen[id]
 				seen[id] = true
 				return dup
@@ -326,8 +283,8 @@ func (c Codec) Fix(fix string, r *codecs.Request, only func(int) bool, _ http.He
 	case codecs.FixRestore:
 		stateless := !r.Target.Store
 		body, changes = codecs.EditTurns(r, only, func(_ int, raw []byte) ([]byte, []codecs.Change) {
-			out, ch := strip(raw, func(el gjson.Result) bool {
-				return stateless && !el.Get("encrypted_content").Exists()
+			out, ch := strip(raw, func(el string) bool {
+				return stateless && !itemHas(el, "encrypted_content")
 			})
 			return unpair(out, ch)
 		})

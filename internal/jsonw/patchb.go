@@ -78,9 +78,12 @@ func ASCIINameIs(raw, key string) bool {
 	if len(raw) == len(key)+2 {
 		return raw[1:len(raw)-1] == key
 	}
-	if len(raw) < len(key)+2 || len(raw) < 2 {
-		return false
-	}
+	return len(raw) > len(key)+2 && escapedNameIs(raw, key)
+}
+
+// escapedNameIs is ASCIINameIs for a literal longer than key and its
+// quotes: equal only through escapes.
+func escapedNameIs(raw, key string) bool {
 	s := raw[1 : len(raw)-1]
 	k := 0
 	for i := 0; i < len(s); {
