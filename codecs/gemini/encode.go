@@ -496,7 +496,7 @@ func (c Codec) PatchReport(msg []byte, t *replay.Turn) ([]byte, []SentinelUse, e
 		return nil, nil, codecs.Malformed(API, -1, "", "expected a model message object")
 	}
 	s := view.String(msg)
-	pAt := topMember(s, "parts")
+	pAt := jsonw.MemberValueAt(s, "parts")
 	if pAt < 0 || s[pAt] != '[' {
 		return nil, nil, codecs.Malformed(API, -1, "/parts", "expected a parts array")
 	}

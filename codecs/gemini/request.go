@@ -159,7 +159,7 @@ func partPointer(i int) string {
 // is, or stripped as far as it reads.
 func stripParts(raw []byte, thoughts bool) ([]byte, []codecs.Change) {
 	s := view.String(raw)
-	pAt := topMember(s, "parts")
+	pAt := jsonw.MemberValueAt(s, "parts")
 	if pAt < 0 || s[pAt] != '[' {
 		return raw, nil
 	}
@@ -234,7 +234,7 @@ func stripParts(raw []byte, thoughts bool) ([]byte, []codecs.Change) {
 		}
 		changes = append(changes, codecs.Change{Pointer: partPointer(n), Removed: true, Detail: detail})
 		if !drop {
-			cutAt, cutEnd := sigCut(s, at, &f)
+			cutAt, cutEnd := jsonw.CutMember(s, at, end, f.sigName, f.sigEnd)
 			out = jsonw.Comma(out)
 			out = append(out, s[at:cutAt]...)
 			out = append(out, s[cutEnd:end]...)

@@ -396,7 +396,7 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 	arrAt := skipWS(s, 0)
 	object := s[arrAt] == '{'
 	if object {
-		if arrAt = topMember(s, "input"); arrAt < 0 || s[arrAt] != '[' {
+		if arrAt = jsonw.MemberValueAt(s, "input"); arrAt < 0 || s[arrAt] != '[' {
 			return nil, codecs.Malformed(API, -1, "/input", "expected a request object with an input array")
 		}
 	} else if s[arrAt] != '[' {

@@ -367,7 +367,7 @@ func strip(raw []byte, drop func(el string) bool) ([]byte, []codecs.Change) {
 			after = true
 			continue
 		}
-		from, to := memberCut(s, at, it.idName, it.idEnd, it.end)
+		from, to := jsonw.CutMember(s, at, it.end, it.idName, it.idEnd)
 		out = jsonw.Comma(out)
 		out = append(out, s[at:from]...)
 		out = append(out, s[to:it.end]...)

@@ -136,3 +136,50 @@ func escapedNameIs(raw, key string) bool {
 // string, and encoding/json would write it between quotes as it is. It
 // tests eight bytes at a time.
 func PlainASCII(s string) bool { return nextStopOrHigh(s, 0) >= len(s) }
+
+// MemberValueAt returns the offset of the value of the first member named
+// name (ASCII, matched with its escapes decoded) of the object s (valid
+// JSON), or -1 when s is not an object or has no such member. It steps
+// over the values before it only.
+func MemberValueAt(s, name string) int {
+	i := skipSpace(s, 0)
+	if i >= len(s) || s[i] != '{' {
+		return -1
+	}
+	for pos := i + 1; ; {
+		nameAt, nameEnd, vAt := StepMember(s, pos)
+		if vAt < 0 {
+			return -1
+		}
+		if ASCIINameIs(s[nameAt:nameEnd], name) {
+			return vAt
+		}
+		if pos = StepValue(s, vAt); pos < 0 {
+			return -1
+		}
+	}
+}
+
+// CutMember returns the span s[from:to] that deleting a member of the
+// object s[at:end] (valid JSON) removes, as sjson's Delete removes it: the
+// member's name starts at nameAt and its value ends at valEnd; a first
+// member goes with the white space before it and, when a comma follows,
+// with what follows up to and with the comma; any other goes with the
+// comma before it and the white space between.
+func CutMember(s string, at, end, nameAt, valEnd int) (from, to int) {
+	j := nameAt - 1
+	for j > at && s[j] != '{' && s[j] != ',' {
+		j--
+	}
+	if s[j] == ',' {
+		return j, valEnd
+	}
+	k := valEnd
+	for k < end && isSpace(s[k]) {
+		k++
+	}
+	if k < end && s[k] == ',' {
+		return j + 1, k + 1
+	}
+	return j + 1, valEnd
+}

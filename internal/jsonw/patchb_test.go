@@ -2,6 +2,9 @@ package jsonw
 
 import (
 	"testing"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 )
 
 var spanTexts = []string{
@@ -141,6 +144,61 @@ func FuzzPlainASCII(f *testing.F) {
 		}
 		if got := PlainASCII(s); got != want {
 			t.Fatalf("PlainASCII(%q) = %v", s, got)
+		}
+	})
+}
+
+// MemberValueAt finds what gjson's Get finds, and CutMember removes what
+// sjson's Delete removes, on every valid object.
+func FuzzCutMember(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, `{ "a" : 1 , "b":2 }`, `{"b":2 , "a" : [1] }`, `{"b":2,"a":{"c":"}"},"d":3}`, `{"\u0061":"x"}`, `{ "b" : { "a" : 1 } }`} {
+		f.Add(s, "a")
+	}
+	f.Fuzz(func(t *testing.T, s, name string) {
+		if !Valid(s) || name == "" {
+			return
+		}
+		for i := 0; i < len(name); i++ {
+			if c := name[i]; c >= 0x80 || c == '.' || c == '*' || c == '?' || c == '|' || c == '#' || c == '@' || c == '\\' || c == '!' || c == '[' || c == '{' || c == ':' {
+				return // not a plain gjson path
+			}
+		}
+		at := skipSpace(s, 0)
+		if s[at] != '{' {
+			if MemberValueAt(s, name) != -1 {
+				t.Fatalf("a member of %s, which is not an object", s)
+			}
+			return
+		}
+		v := MemberValueAt(s, name)
+		got := gjson.Get(s, name)
+		if (v >= 0) != got.Exists() {
+			t.Fatalf("%s %q: value at %d, gjson %q", s, name, v, got.Raw)
+		}
+		if v < 0 {
+			return
+		}
+		end := StepValue(s, v)
+		if s[v:end] != got.Raw {
+			t.Fatalf("%s %q: value %q, gjson %q", s, name, s[v:end], got.Raw)
+		}
+		var nameAt int
+		for pos := at + 1; ; {
+			nAt, _, vAt := StepMember(s, pos)
+			if vAt == v {
+				nameAt = nAt
+				break
+			}
+			pos = StepValue(s, vAt)
+		}
+		objEnd := StepValue(s, at)
+		from, to := CutMember(s, at, objEnd, nameAt, end)
+		want, err := sjson.Delete(s[at:objEnd], name)
+		if err != nil {
+			t.Skip(err)
+		}
+		if cut := s[at:from] + s[to:objEnd]; cut != want {
+			t.Fatalf("%s %q: cut %s, sjson %s", s, name, cut, want)
 		}
 	})
 }
