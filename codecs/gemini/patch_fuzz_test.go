@@ -209,3 +209,25 @@ func FuzzStrip(f *testing.F) {
 		}
 	})
 }
+
+// A content with nothing to strip is returned as it is, without
+// allocating, its member names escaped or not; one with an escaped
+// signature name is stripped.
+func TestStripNothingAllocates(t *testing.T) {
+	for _, msg := range []string{
+		`{"role":"model","parts":[{"text":"a","thought":true},{"text":"b"},{"functionCall":{"name":"f","args":{}}}]}`,
+		`{"r\u006fle":"model","p\u0061rts":[{"t\u0065xt":"a","th\u006fught":true},{"f\u0075nctionCall":{"n\u0061me":"f","args":{}}}]}`,
+	} {
+		raw := []byte(msg)
+		if n := testing.AllocsPerRun(100, func() { Codec{}.Strip(raw) }); n != 0 {
+			t.Errorf("%v allocations: %s", n, msg)
+		}
+		if out, ch := (Codec{}).Strip(raw); &out[0] != &raw[0] || ch != nil {
+			t.Errorf("stripped %s", msg)
+		}
+	}
+	out, ch := Codec{}.Strip([]byte(`{"p\u0061rts":[{"t\u0065xt":"a","thoughtSign\u0061ture":"QQ=="}]}`))
+	if string(out) != `{"p\u0061rts":[{"t\u0065xt":"a"}]}` || len(ch) != 1 || ch[0].Pointer != "/parts/0" {
+		t.Errorf("stripped %s %v", out, ch)
+	}
+}

@@ -216,3 +216,25 @@ func FuzzStrip(f *testing.F) {
 		}
 	})
 }
+
+// A run with nothing to strip is returned as it is, without allocating,
+// its member names escaped or not; one with an escaped reasoning type is
+// stripped.
+func TestStripNothingAllocates(t *testing.T) {
+	for _, msg := range []string{
+		`[{"type":"message","role":"assistant","id":"msg_1","content":[]},{"type":"function_call","id":"fc_1","call_id":"c1","name":"f","arguments":"{}"}]`,
+		`[{"t\u0079pe":"message","r\u006fle":"assistant","\u0069d":"msg_1"},{"t\u0079pe":"function_call","\u0069d":"fc_1"}]`,
+	} {
+		raw := []byte(msg)
+		if n := testing.AllocsPerRun(100, func() { Codec{}.Strip(raw) }); n != 0 {
+			t.Errorf("%v allocations: %s", n, msg)
+		}
+		if out, ch := (Codec{}).Strip(raw); &out[0] != &raw[0] || ch != nil {
+			t.Errorf("stripped %s", msg)
+		}
+	}
+	out, ch := Codec{}.Strip([]byte(`[{"t\u0079pe":"re\u0061soning","\u0069d":"rs_1"},{"t\u0079pe":"function_call","\u0069d":"fc_1","call_id":"c1"}]`))
+	if string(out) != `[{"t\u0079pe":"function_call","call_id":"c1"}]` || len(ch) != 2 || ch[1].Detail != `item id "fc_1" removed with the reasoning item it followed` {
+		t.Errorf("stripped %s %v", out, ch)
+	}
+}
