@@ -1,13 +1,16 @@
 package gemini
 
 import (
+	"encoding/json"
 	"strconv"
+	"strings"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/view"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -249,20 +252,237 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 	return out, err
 }
 
-// sigSlot is one signature of the turn, waiting for its part.
-type sigSlot struct {
-	sig  string
-	used bool
+// appendSigValue writes sig as sjson writes a string value.
+func appendSigValue(dst []byte, sig string) []byte {
+	if !jsonw.PlainASCII(sig) {
+		b, _ := json.Marshal(sig)
+		return append(dst, b...)
+	}
+	dst = append(dst, '"')
+	dst = append(dst, sig...)
+	return append(dst, '"')
 }
 
-// anchors are the turn's signatures by what they are anchored to.
-type anchors struct {
-	callByID   map[string]*sigSlot
-	callByName map[string][]*sigSlot
-	texts      []*sigSlot
-	thoughts   []*sigSlot
-	natives    map[string][]*sigSlot
-	trailing   []string // signatures of empty text parts
+// sigRoom is the room writing sig as a part's signature, or as a trailing
+// part of its own, takes when sig needs no escape (a signature is base64:
+// one that does needs more, and the buffer grows).
+func sigRoom(sig string) int {
+	return len(sig) + len(`,{"text":"","thoughtSignature":""}`)
+}
+
+// slot kinds: what a signature of the turn is anchored to.
+const (
+	slotCall = iota + 1
+	slotText
+	slotThought
+	slotNative
+)
+
+// slot is one block of the turn that a part of the message can take a
+// signature from.
+type slot struct {
+	kind  uint8
+	used  bool
+	empty bool // a text block with no text
+	seen  int  // on the first slot of a call name or native kind: the parts of it met so far
+	sig   string
+	name  string // a call's name, a native's kind
+	id    string // a call's id
+}
+
+// turnSlots lists the turn's blocks that anchor a signature, in order.
+func turnSlots(t *replay.Turn, dst []slot) []slot {
+	for i, bl := range t.Blocks {
+		sig := ""
+		if e, ok := gemsig.Bound(t.Blocks, i); ok && e.Replayable() && !gemsig.EncodedDummy(e.Data) {
+			sig = e.Data
+		}
+		switch bl := bl.(type) {
+		case *replay.ToolCall:
+			dst = append(dst, slot{kind: slotCall, sig: sig, name: bl.Name, id: bl.ID})
+		case *replay.Text:
+			dst = append(dst, slot{kind: slotText, sig: sig, empty: bl.Text == ""})
+		case *replay.ReasoningText:
+			if bl.Format == formats.GoogleGemini && bl.Replayable() && !gemsig.EncodedDummy(bl.Signature.Value()) {
+				dst = append(dst, slot{kind: slotThought, sig: bl.Signature.Value()})
+			}
+		case *replay.Native:
+			dst = append(dst, slot{kind: slotNative, sig: sig, name: bl.Kind})
+		}
+	}
+	return dst
+}
+
+// slots are the turn's blocks that anchor a signature. They stay out of
+// the patcher, whose writes would otherwise take them to the heap.
+type slots []slot
+
+// patcher writes the patched message: msg up to last is in out.
+type patcher struct {
+	sentinel  bool
+	firstCall bool
+	msg       string
+	out       []byte
+	last      int
+	uses      []SentinelUse
+	textAt    int // where the search for the next text slot starts
+	thoughtAt int // and for the next thought slot
+}
+
+// nextOf returns the next slot of kind (nil when none is left), as the
+// parts of that kind come one after another.
+func (sl slots) nextOf(kind uint8, from *int) *slot {
+	for *from < len(sl) {
+		s := &sl[*from]
+		*from++
+		if s.kind == kind {
+			return s
+		}
+	}
+	return nil
+}
+
+// named returns the slot of the k-th part of kind named name: the first
+// slot of that name counts the parts met (nil when the turn has none of
+// that name, or fewer).
+func (sl slots) named(kind uint8, name string) *slot {
+	var head *slot
+	k := 0
+	for i := range sl {
+		s := &sl[i]
+		if s.kind != kind || s.name != name {
+			continue
+		}
+		if head == nil {
+			head = s
+			k = s.seen
+			s.seen++
+		}
+		if k == 0 {
+			return s
+		}
+		k--
+	}
+	return nil
+}
+
+// byID returns the last call slot with the id (nil when none).
+func (sl slots) byID(id string) *slot {
+	for i := len(sl) - 1; i >= 0; i-- {
+		if s := &sl[i]; s.kind == slotCall && s.id == id {
+			return s
+		}
+	}
+	return nil
+}
+
+// take reports the slot's signature, once.
+func take(s *slot) (string, bool) {
+	if s == nil || s.sig == "" || s.used {
+		return "", false
+	}
+	s.used = true
+	return s.sig, true
+}
+
+// set writes sig as the signature of the part msg[at:end] (f is its
+// scan when it is an object).
+func (p *patcher) set(at, end int, sig string, f *partScan) error {
+	switch {
+	case p.msg[at] == '[':
+		return errArrayPart
+	case p.msg[at] != '{':
+		p.out = append(p.out, p.msg[p.last:at]...)
+		p.out = append(p.out, `{"thoughtSignature":`...)
+		p.out = append(appendSigValue(p.out, sig), '}')
+		p.last = end
+	case f.sigAt >= 0:
+		p.out = append(p.out, p.msg[p.last:f.sigAt]...)
+		p.out = appendSigValue(p.out, sig)
+		p.last = f.sigEnd
+	default:
+		p.out = append(p.out, p.msg[p.last:end-1]...)
+		if f.members > 0 {
+			p.out = append(p.out, ',')
+		}
+		p.out = append(p.out, `"thoughtSignature":`...)
+		p.out = appendSigValue(p.out, sig)
+		p.last = end - 1
+	}
+	return nil
+}
+
+// errArrayPart is sjson's refusal to set a member of an array.
+var errArrayPart = errString("cannot set array element for non-numeric key 'thoughtSignature'")
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
+
+// part patches part i, msg[at:end] (f is its scan when it is an object).
+func (p *patcher) part(sl slots, i, at, end int, f *partScan, scratch *[3][]byte) error {
+	s := p.msg
+	kind := ""
+	switch s[at] {
+	case '{':
+		switch {
+		case f.callAt >= 0 && s[f.callAt] == '{':
+			return p.call(sl, i, at, end, f, scratch)
+		case f.textAt >= 0 && f.thought(s):
+			if sig, ok := take(sl.nextOf(slotThought, &p.thoughtAt)); ok {
+				return p.set(at, end, sig, f)
+			}
+			return nil
+		case f.textAt >= 0:
+			if sig, ok := take(sl.nextOf(slotText, &p.textAt)); ok {
+				return p.set(at, end, sig, f)
+			}
+			return nil
+		}
+		kind = "part"
+		if f.kindAt >= 0 {
+			kind = gstring(s[f.kindAt:f.kindEnd], &scratch[2])
+		}
+	case '[':
+		if e, _ := jsonw.StepElem(s, at+1); e < 0 {
+			kind = "part" // an empty array
+		}
+	}
+	if sig, ok := take(sl.named(slotNative, kind)); ok {
+		return p.set(at, end, sig, f)
+	}
+	return nil
+}
+
+// call patches the functionCall part i: its signature by id, else by name
+// and ordinal, else (first call only, when allowed) the sentinel.
+func (p *patcher) call(sl slots, i, at, end int, f *partScan, scratch *[3][]byte) error {
+	s := p.msg
+	name, id := "", ""
+	if f.nameAt >= 0 {
+		name = gstring(s[f.nameAt:f.nameEnd], &scratch[0])
+	}
+	if f.idAt >= 0 {
+		id = gstring(s[f.idAt:f.idEnd], &scratch[1])
+	}
+	byName := sl.named(slotCall, name)
+	var sp *slot
+	if id != "" {
+		sp = sl.byID(id)
+	}
+	if sp == nil {
+		sp = byName
+	}
+	first := p.firstCall
+	p.firstCall = false
+	if sig, ok := take(sp); ok {
+		return p.set(at, end, sig, f)
+	}
+	if first && p.sentinel && (f.sigAt < 0 || s[f.sigAt] != '"' || f.sigEnd-f.sigAt == 2) {
+		p.uses = append(p.uses, SentinelUse{Part: i, Name: strings.Clone(name), ID: strings.Clone(id)})
+		return p.set(at, end, Sentinel, f)
+	}
+	return nil
 }
 
 // PatchReport is Patch that also reports where [Sentinel] was written
@@ -275,165 +495,79 @@ func (c Codec) PatchReport(msg []byte, t *replay.Turn) ([]byte, []SentinelUse, e
 	if !jsonw.ValidBytes(msg) {
 		return nil, nil, codecs.Malformed(API, -1, "", "expected a model message object")
 	}
-	parts := gjson.GetBytes(msg, "parts")
-	if !parts.IsArray() {
+	s := view.String(msg)
+	pAt := jsonw.MemberValueAt(s, "parts")
+	if pAt < 0 || s[pAt] != '[' {
 		return nil, nil, codecs.Malformed(API, -1, "/parts", "expected a parts array")
 	}
-	p := patcher{a: turnAnchors(t), sentinel: c.Sentinel, out: append([]byte(nil), msg...),
-		nameSeen: map[string]int{}, nNative: map[string]int{}, firstCall: true}
-	i := 0
-	parts.ForEach(func(_, part gjson.Result) bool {
-		p.part(i, part)
-		i++
-		return p.err == nil
-	})
-	if p.err == nil {
-		p.trailing()
+	var buf [16]slot
+	sl := slots(turnSlots(t, buf[:0]))
+	p := patcher{sentinel: c.Sentinel, firstCall: true, msg: s}
+	room := len(msg)
+	if c.Sentinel {
+		room += sigRoom(Sentinel)
 	}
-	if p.err != nil {
-		return nil, nil, codecs.Malformed(API, -1, "/parts", "cannot set a signature: %v", p.err)
+	for i := range sl {
+		if sl[i].sig != "" {
+			room += sigRoom(sl[i].sig)
+		}
 	}
+	p.out = make([]byte, 0, room)
+	var scratch [3][]byte
+	n := 0
+	for pos := pAt + 1; ; n++ {
+		at, close := jsonw.StepElem(s, pos)
+		if at < 0 && close >= 0 {
+			p.trailing(sl, close, n > 0)
+			break
+		}
+		var f partScan
+		end, ok := -1, at >= 0
+		if ok && s[at] == '{' {
+			f, ok = scanPart(s, at)
+			end = f.end
+		} else if ok {
+			end = jsonw.StepValue(s, at)
+		}
+		if !ok || end < 0 { // not after jsonw.Valid
+			return nil, nil, codecs.Malformed(API, -1, "/parts", "expected a parts array")
+		}
+		if err := p.part(sl, n, at, end, &f, &scratch); err != nil {
+			return nil, nil, codecs.Malformed(API, -1, "/parts", "cannot set a signature: %v", err)
+		}
+		pos = end
+	}
+	p.out = append(p.out, s[p.last:]...)
 	return p.out, p.uses, nil
 }
 
-// turnAnchors collects the turn's signatures by anchor.
-func turnAnchors(t *replay.Turn) *anchors {
-	a := &anchors{callByID: map[string]*sigSlot{}, callByName: map[string][]*sigSlot{}, natives: map[string][]*sigSlot{}}
-	for i, bl := range t.Blocks {
-		s := &sigSlot{}
-		if e, ok := gemsig.Bound(t.Blocks, i); ok && e.Replayable() && !gemsig.EncodedDummy(e.Data) {
-			s.sig = e.Data
-		}
-		switch bl := bl.(type) {
-		case *replay.ToolCall:
-			if bl.ID != "" {
-				a.callByID[bl.ID] = s
-			}
-			a.callByName[bl.Name] = append(a.callByName[bl.Name], s)
-		case *replay.Text:
-			a.texts = append(a.texts, s)
-			if bl.Text == "" && s.sig != "" {
-				a.trailing = append(a.trailing, s.sig)
-			}
-		case *replay.ReasoningText:
-			if bl.Format == formats.GoogleGemini && bl.Replayable() && !gemsig.EncodedDummy(bl.Signature.Value()) {
-				s.sig = bl.Signature.Value()
-				a.thoughts = append(a.thoughts, s)
-			}
-		case *replay.Native:
-			a.natives[bl.Kind] = append(a.natives[bl.Kind], s)
-		}
-	}
-	return a
-}
-
-// patcher walks the parts of the caller's message, setting signatures.
-type patcher struct {
-	a         *anchors
-	sentinel  bool
-	out       []byte
-	uses      []SentinelUse
-	nameSeen  map[string]int
-	nNative   map[string]int
-	nText     int
-	nThought  int
-	firstCall bool
-	err       error
-}
-
-// set writes sig as the signature of part i.
-func (p *patcher) set(i int, sig string) {
-	if p.err == nil {
-		p.out, p.err = sjson.SetBytes(p.out, "parts."+strconv.Itoa(i)+".thoughtSignature", sig)
-	}
-}
-
-// fill writes the slot's signature on part i, once.
-func (p *patcher) fill(i int, slot *sigSlot) bool {
-	if slot == nil || slot.sig == "" || slot.used {
-		return false
-	}
-	slot.used = true
-	p.set(i, slot.sig)
-	return true
-}
-
-// part patches part i of the message.
-func (p *patcher) part(i int, part gjson.Result) {
-	switch fc := part.Get("functionCall"); {
-	case fc.IsObject():
-		p.call(i, part, fc)
-	case part.Get("text").Exists() && part.Get("thought").Bool():
-		p.fill(i, nth(p.a.thoughts, &p.nThought))
-	case part.Get("text").Exists():
-		p.fill(i, nth(p.a.texts, &p.nText))
-	default:
-		kind := partKind(part)
-		k := p.nNative[kind]
-		p.nNative[kind]++
-		p.fill(i, nth(p.a.natives[kind], &k))
-	}
-}
-
-// call patches the functionCall part i: its signature by id, else by name
-// and ordinal, else (first call only, when allowed) the sentinel.
-func (p *patcher) call(i int, part, fc gjson.Result) {
-	name := fc.Get("name").String()
-	k := p.nameSeen[name]
-	p.nameSeen[name]++
-	var slot *sigSlot
-	if id := fc.Get("id").String(); id != "" && p.a.callByID[id] != nil {
-		slot = p.a.callByID[id]
-	} else if l := p.a.callByName[name]; k < len(l) {
-		slot = l[k]
-	}
-	if !p.fill(i, slot) && p.firstCall && p.sentinel && part.Get("thoughtSignature").Str == "" {
-		p.set(i, Sentinel)
-		p.uses = append(p.uses, SentinelUse{Part: i, Name: name, ID: fc.Get("id").String()})
-	}
-	p.firstCall = false
-}
-
-// trailing appends the signed empty text parts the caller did not build.
-func (p *patcher) trailing() {
-	for _, s := range p.a.texts {
-		if s.sig == "" || s.used {
+// trailing appends, before the parts array's closing bracket at close,
+// the signed empty text parts the caller did not build.
+func (p *patcher) trailing(sl slots, close int, comma bool) {
+	for i := range sl {
+		s := &sl[i]
+		if s.kind != slotText || s.sig == "" || s.used || !sl.emptyTextSigned(s.sig) {
 			continue
 		}
-		for _, tr := range p.a.trailing {
-			if tr == s.sig {
-				s.used = true
-				part := jsonw.String([]byte(`{"text":"","thoughtSignature":`), s.sig)
-				part = append(part, '}')
-				if p.out, p.err = sjson.SetRawBytes(p.out, "parts.-1", part); p.err != nil {
-					return
-				}
-				break
-			}
+		s.used = true
+		p.out = append(p.out, p.msg[p.last:close]...)
+		p.last = close
+		if comma {
+			p.out = append(p.out, ',')
 		}
+		comma = true
+		p.out = append(p.out, `{"text":"","thoughtSignature":`...)
+		p.out = append(jsonw.String(p.out, s.sig), '}')
 	}
 }
 
-// nth returns l[*n] (nil past the end) and advances *n.
-func nth(l []*sigSlot, n *int) *sigSlot {
-	k := *n
-	*n++
-	if k < len(l) {
-		return l[k]
-	}
-	return nil
-}
-
-// partKind returns the first member of a part other than thought and
-// thoughtSignature ("part" when there is none).
-func partKind(part gjson.Result) string {
-	kind := "part"
-	part.ForEach(func(k, _ gjson.Result) bool {
-		if k.Str != "thought" && k.Str != "thoughtSignature" {
-			kind = k.Str
-			return false
+// emptyTextSigned reports whether an empty text block of the turn carries
+// sig.
+func (sl slots) emptyTextSigned(sig string) bool {
+	for i := range sl {
+		if s := &sl[i]; s.kind == slotText && s.empty && s.sig == sig {
+			return true
 		}
-		return true
-	})
-	return kind
+	}
+	return false
 }

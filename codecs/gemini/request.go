@@ -9,6 +9,7 @@ import (
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/internal/view"
 	"github.com/tidwall/gjson"
 )
 
@@ -135,43 +136,110 @@ func (Codec) Strip(raw []byte) ([]byte, []codecs.Change) {
 	return stripParts(raw, false)
 }
 
+// partPointers are the pointers of the first parts, made once.
+var partPointers = func() (p [64]string) {
+	for i := range p {
+		p[i] = "/parts/" + strconv.Itoa(i)
+	}
+	return p
+}()
+
+// partPointer returns "/parts/i".
+func partPointer(i int) string {
+	if i < len(partPointers) {
+		return partPointers[i]
+	}
+	return "/parts/" + strconv.Itoa(i)
+}
+
 // stripParts removes the signatures of a model content's parts, and its
-// thought parts when thoughts is set.
+// thought parts when thoughts is set. It returns raw itself when there is
+// nothing to remove; else the parts array is written again, its elements
+// joined by bare commas. A text that is not valid JSON is returned as it
+// is, or stripped as far as it reads.
 func stripParts(raw []byte, thoughts bool) ([]byte, []codecs.Change) {
-	parts := gjson.GetBytes(raw, "parts")
-	if !parts.IsArray() {
+	s := view.String(raw)
+	pAt := jsonw.MemberValueAt(s, "parts")
+	if pAt < 0 || s[pAt] != '[' {
 		return raw, nil
 	}
-	var changes []codecs.Change
-	out := []byte{'['}
-	i := -1
-	parts.ForEach(func(_, p gjson.Result) bool {
-		i++
-		ptr := "/parts/" + strconv.Itoa(i)
-		if thoughts && p.Get("thought").Bool() {
-			changes = append(changes, codecs.Change{Pointer: ptr, Removed: true, Detail: "thought part removed"})
-			return true
-		}
-		part := []byte(p.Raw)
-		if o, sig := kit.DeleteMember(part, "thoughtSignature"); sig.Exists() {
-			changes = append(changes, codecs.Change{Pointer: ptr, Removed: true, Detail: "thought signature removed"})
-			if _, _, _, more := jsonw.NextMember(string(o), 0); !more { // nothing left
-				return true
+	var out []byte
+	var buf [8]codecs.Change
+	changes := buf[:0]
+	bare := true      // the parts so far are written with no white space
+	expect := pAt + 1 // where the next part starts, if so
+	n := 0
+	for pos := pAt + 1; ; n++ {
+		at, close := jsonw.StepElem(s, pos)
+		if at < 0 {
+			if out == nil || close < 0 {
+				return raw, nil
 			}
-			part = o
+			out = append(out, ']')
+			out = append(out, s[close+1:]...)
+			return out, append([]codecs.Change(nil), changes...)
 		}
-		out = jsonw.Comma(out)
-		out = append(out, part...)
-		return true
-	})
-	if len(changes) == 0 {
-		return raw, nil
+		if at != expect {
+			bare = false
+		}
+		var f partScan
+		end := -1
+		detail := ""
+		drop := false
+		if s[at] == '{' {
+			var ok bool
+			if f, ok = scanPart(s, at); ok {
+				end = f.end
+				switch {
+				case thoughts && f.thought(s):
+					drop, detail = true, "thought part removed"
+				case f.sigAt >= 0:
+					drop, detail = f.members == 1, "thought signature removed"
+				}
+			}
+		} else {
+			end = jsonw.StepValue(s, at)
+		}
+		if end < 0 {
+			return raw, nil
+		}
+		pos = end
+		expect = -1
+		if end < len(s) && s[end] == ',' {
+			expect = end + 1
+		}
+		if detail == "" {
+			if out != nil {
+				out = jsonw.Comma(out)
+				out = append(out, s[at:end]...)
+			}
+			continue
+		}
+		if out == nil {
+			out = make([]byte, 0, len(raw))
+			if bare {
+				out = append(out, s[:max(at-1, pAt+1)]...)
+			} else {
+				out = append(out, s[:pAt+1]...)
+				for q := pAt + 1; ; {
+					a, _ := jsonw.StepElem(s, q)
+					if a < 0 || a >= at {
+						break
+					}
+					q = jsonw.StepValue(s, a)
+					out = jsonw.Comma(out)
+					out = append(out, s[a:q]...)
+				}
+			}
+		}
+		changes = append(changes, codecs.Change{Pointer: partPointer(n), Removed: true, Detail: detail})
+		if !drop {
+			cutAt, cutEnd := jsonw.CutMember(s, at, end, f.sigName, f.sigEnd)
+			out = jsonw.Comma(out)
+			out = append(out, s[at:cutAt]...)
+			out = append(out, s[cutEnd:end]...)
+		}
 	}
-	res := make([]byte, 0, len(raw))
-	res = append(res, raw[:parts.Index]...)
-	res = append(res, out...)
-	res = append(res, ']')
-	return append(res, raw[parts.Index+len(parts.Raw):]...), changes
 }
 
 // Fix applies a one-shot fix to the model contents: drop-reasoning

@@ -7,6 +7,7 @@ import (
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/reasonreplay/replay/internal/view"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -364,6 +365,15 @@ func appendExtraSkip(out []byte, extra []byte, skip []string) []byte {
 	return out
 }
 
+// pend is a reasoning item of the turn waiting for its follower.
+type pend struct {
+	id, callID, itemID string
+	g                  group
+	message            bool
+	found              bool // an item of the array has the follower's id
+	present            bool // the array has the reasoning item, or it was put in
+}
+
 // Patch inserts the turn's reasoning items into an `input` array the
 // caller built (msg is the array, or a request object with an `input`
 // array), each immediately before the item it preceded in the output: a
@@ -382,88 +392,144 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 	if !jsonw.ValidBytes(msg) {
 		return nil, codecs.Malformed(API, -1, "", "expected an input array or a request object to patch")
 	}
-	root := gjson.ParseBytes(msg)
-	arr := root
-	if root.IsObject() {
-		arr = root.Get("input")
-		if !arr.IsArray() {
+	s := view.String(msg)
+	arrAt := skipWS(s, 0)
+	object := s[arrAt] == '{'
+	if object {
+		if arrAt = jsonw.MemberValueAt(s, "input"); arrAt < 0 || s[arrAt] != '[' {
 			return nil, codecs.Malformed(API, -1, "/input", "expected a request object with an input array")
 		}
-	} else if !arr.IsArray() {
+	} else if s[arrAt] != '[' {
 		return nil, codecs.Malformed(API, -1, "", "expected an input array or a request object to patch")
 	}
-	type ins struct {
-		id, callID, itemID string
-		message            bool
-		item               []byte
-	}
-	var pending []ins
-	gs := groups(t)
+	var gbuf [16]group
+	gs := appendGroups(gbuf[:0], t)
+	var pbuf [8]pend
+	pending := pbuf[:0]
+	room := len(msg)
 	for i, g := range gs {
 		if g.kind != gReasoning || !c.sendable(t, g) || !followerOK(gs, i+1) {
 			continue
 		}
 		f := gs[i+1]
-		p := ins{id: g.id, itemID: f.id, item: c.appendReasoning(nil, t, g), message: f.kind == gMessage}
+		p := pend{id: g.id, itemID: f.id, g: g, message: f.kind == gMessage}
 		if f.kind == gCall {
 			p.callID = t.Blocks[f.start].(*replay.ToolCall).ID
 		}
 		pending = append(pending, p)
+		room += c.reasoningRoom(t, g) + len(f.id) + len(`"id":"",`)
 	}
-	present := map[string]bool{}
-	ids := map[string]bool{}
-	arr.ForEach(func(_, el gjson.Result) bool {
-		if ty := el.Get("type").Str; ty == "reasoning" || ty == "item_reference" {
-			present[el.Get("id").Str] = true
+	// One walk over the array: its items and the members read.
+	var ibuf [32]runItem
+	items := ibuf[:0]
+	arrEnd := -1
+	for pos := arrAt + 1; ; {
+		at, close := jsonw.StepElem(s, pos)
+		if at < 0 {
+			arrEnd = close + 1
+			break
 		}
-		if id := el.Get("id").Str; id != "" {
-			ids[id] = true
+		it, ok := scanItem(s, at)
+		if !ok { // not after jsonw.Valid
+			return nil, codecs.Malformed(API, -1, "", "expected an input array or a request object to patch")
 		}
-		return true
-	})
-	// The turn's messages that follow a reasoning item and whose ids the
-	// array lacks, in order: the id-less assistant messages of the array
-	// are theirs, in the same order.
-	var lostMsgs []string
-	for _, p := range pending {
-		if p.message && !ids[p.itemID] {
-			lostMsgs = append(lostMsgs, p.itemID)
+		items = append(items, it)
+		pos = it.end
+	}
+	var scratch, scratch2 []byte
+	for k := range pending {
+		p := &pending[k]
+		for _, it := range items {
+			id := str(s, it.idAt, it.idEnd, &scratch)
+			if id == "" {
+				continue
+			}
+			if id == p.id && (strIs(s, it.typeAt, it.typeEnd, "reasoning") || strIs(s, it.typeAt, it.typeEnd, "item_reference")) {
+				p.present = true
+			}
+			if id == p.itemID {
+				p.found = true
+			}
 		}
 	}
-	out := []byte{'['}
-	arr.ForEach(func(_, el gjson.Result) bool {
-		id, callID := el.Get("id").Str, el.Get("call_id").Str
-		raw := el.Raw
-		if id == "" && !el.Get("id").Exists() && el.Get("role").Str == "assistant" && len(lostMsgs) > 0 &&
-			(el.Get("type").Str == "message" || !el.Get("type").Exists()) {
-			id, lostMsgs = lostMsgs[0], lostMsgs[1:]
-			raw = withID(raw, id)
+	out := make([]byte, 0, room)
+	if object {
+		out = append(out, s[:arrAt]...)
+	}
+	out = append(out, '[')
+	lost := 0 // the next pending item whose message the array lost the id of
+	for _, it := range items {
+		id := str(s, it.idAt, it.idEnd, &scratch)
+		callID := str(s, it.callAt, it.callEnd, &scratch2)
+		newID, withID := "", false
+		if it.idAt < 0 && strIs(s, it.roleAt, it.roleEnd, "assistant") && (it.typeAt < 0 || strIs(s, it.typeAt, it.typeEnd, "message")) {
+			for lost < len(pending) && (!pending[lost].message || pending[lost].found) {
+				lost++
+			}
+			if lost < len(pending) {
+				newID, withID = pending[lost].itemID, true
+				id = newID
+				lost++
+			}
 		}
 		for k := range pending {
 			p := &pending[k]
-			if p.item == nil || present[p.id] {
+			if p.present || !((id != "" && id == p.itemID) || (callID != "" && callID == p.callID)) {
 				continue
 			}
-			if (id != "" && id == p.itemID) || (callID != "" && callID == p.callID) {
-				out = jsonw.Comma(out)
-				out = append(out, p.item...)
-				present[p.id] = true
-				if !el.Get("id").Exists() && raw == el.Raw && p.itemID != "" {
-					raw = withID(raw, p.itemID)
+			out = jsonw.Comma(out)
+			out = c.appendReasoning(out, t, p.g)
+			for j := range pending {
+				if pending[j].id == p.id {
+					pending[j].present = true
 				}
+			}
+			if it.idAt < 0 && !withID && p.itemID != "" {
+				newID, withID = p.itemID, true
 			}
 		}
 		out = jsonw.Comma(out)
-		out = append(out, raw...)
-		return true
-	})
-	out = append(out, ']')
-	if root.IsObject() {
-		res, err := sjson.SetRawBytes(append([]byte(nil), msg...), "input", out)
-		if err != nil {
-			return nil, codecs.Malformed(API, -1, "/input", "cannot patch the input array: %v", err)
+		if withID {
+			out = appendWithID(out, s[it.at:it.end], newID)
+		} else {
+			out = append(out, s[it.at:it.end]...)
 		}
-		return res, nil
+	}
+	out = append(out, ']')
+	if object {
+		out = append(out, s[arrEnd:]...)
 	}
 	return out, nil
+}
+
+// appendWithID appends the JSON object raw with the member "id" added
+// first (as withID writes it).
+func appendWithID(out []byte, raw, id string) []byte {
+	out = append(out, raw[0])
+	out = append(out, `"id":`...)
+	out = jsonw.String(out, id)
+	if rest := strings.TrimLeft(raw[1:], " \t\r\n"); !strings.HasPrefix(rest, "}") {
+		out = append(out, ',')
+	}
+	return append(out, raw[1:]...)
+}
+
+// reasoningRoom is about the room appendReasoning takes for g (more when
+// its strings need escapes: the buffer grows then).
+func (c Codec) reasoningRoom(t *replay.Turn, g group) int {
+	n := len(`{"type":"item_reference","id":"","summary":[],"content":[],"encrypted_content":""}`) + len(g.id)
+	if c.Stored {
+		return n
+	}
+	for _, b := range t.Blocks[g.start:g.end] {
+		switch x := b.(type) {
+		case *replay.Summary:
+			n += len(x.Summary) + len(`{"type":"summary_text","text":""},`) + len(x.Extra)
+		case *replay.ReasoningText:
+			n += len(x.Text) + len(`{"type":"reasoning_text","text":""},`) + len(x.Extra)
+		case *replay.Encrypted:
+			n += len(x.Data) + len(x.Extra)
+		}
+	}
+	return n
 }

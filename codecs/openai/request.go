@@ -10,6 +10,7 @@ import (
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/reasonreplay/replay/internal/reqtape"
+	"github.com/reasonreplay/replay/internal/view"
 	"github.com/tidwall/gjson"
 )
 
@@ -248,47 +249,129 @@ func (c Codec) ReadRequest(body []byte) (*codecs.Request, error) {
 	return codecs.ReadWith(body, "input", []string{"instructions", "tools"}, nil, assistantItem, c.DecodeRequest)
 }
 
+// itemPointers are the pointers of the first items of a run, made once.
+var itemPointers = func() (p [64]string) {
+	for i := range p {
+		p[i] = "/" + strconv.Itoa(i)
+	}
+	return p
+}()
+
+// itemPointer returns "/i".
+func itemPointer(i int) string {
+	if i < len(itemPointers) {
+		return itemPointers[i]
+	}
+	return "/" + strconv.Itoa(i)
+}
+
 // Strip removes the reasoning items of a run of input items (an array),
 // and the ids of the function calls and assistant messages that followed
 // them: a follower sent with its id but without its reasoning item is
-// refused. [Codec.Patch] gives both back.
+// refused. [Codec.Patch] gives both back. A text that is not an array is
+// returned as it is.
 func (Codec) Strip(raw []byte) ([]byte, []codecs.Change) {
-	return strip(raw, func(gjson.Result) bool { return true })
+	return strip(raw, nil)
 }
 
-// strip removes the reasoning items drop reports from a run, with the ids
-// of the function calls and assistant messages that followed them.
-func strip(raw []byte, drop func(gjson.Result) bool) ([]byte, []codecs.Change) {
-	var changes []codecs.Change
-	out := []byte{'['}
-	after := false
-	i := -1
-	gjson.ParseBytes(raw).ForEach(func(_, el gjson.Result) bool {
-		i++
-		ptr := "/" + strconv.Itoa(i)
-		if el.Get("type").Str == "reasoning" && drop(el) {
-			changes = append(changes, codecs.Change{Pointer: ptr, Removed: true,
-				Detail: "reasoning item " + strconv.Quote(el.Get("id").Str) + " removed"})
-			after = true
-			return true
-		}
-		item := []byte(el.Raw)
-		if after && (el.Get("type").Str == "function_call" || el.Get("role").Str == "assistant") {
-			if out, id := kit.DeleteMember(item, "id"); id.Exists() {
-				item = out
-				changes = append(changes, codecs.Change{Pointer: ptr, Removed: true,
-					Detail: "item id " + strconv.Quote(id.Str) + " removed with the reasoning item it followed"})
-			}
-		}
-		after = false
-		out = jsonw.Comma(out)
-		out = append(out, item...)
-		return true
-	})
-	if len(changes) == 0 {
+// strip removes the reasoning items drop reports (every one when drop is
+// nil; it is given the item's text) from a run, with the ids of the
+// function calls and assistant messages that followed them. It returns
+// raw itself when there is nothing to remove; else the run is written
+// again, its items joined by bare commas.
+func strip(raw []byte, drop func(el string) bool) ([]byte, []codecs.Change) {
+	s := view.String(raw)
+	a := skipWS(s, 0)
+	if a >= len(s) || s[a] != '[' {
 		return raw, nil
 	}
-	return append(out, ']'), changes
+	var out []byte
+	var cbuf [8]codecs.Change
+	changes := cbuf[:0]
+	var dbuf [256]byte
+	details := dbuf[:0] // the changes' details, one after another
+	var ebuf [8]int
+	ends := ebuf[:0]
+	var scratch []byte
+	after := false
+	bare := true    // the items so far are written with no white space
+	expect := a + 1 // where the next item starts, if so
+	for pos, n := a+1, 0; ; n++ {
+		at, close := jsonw.StepElem(s, pos)
+		if at < 0 {
+			if out == nil || close < 0 {
+				return raw, nil
+			}
+			out = append(out, ']')
+			all := string(details)
+			res := make([]codecs.Change, len(changes))
+			from := 0
+			for k := range changes {
+				res[k] = changes[k]
+				res[k].Detail = all[from:ends[k]]
+				from = ends[k]
+			}
+			return out, res
+		}
+		it, ok := scanItem(s, at)
+		if !ok {
+			return raw, nil
+		}
+		if at != expect {
+			bare = false
+		}
+		pos, expect = it.end, -1
+		if it.end < len(s) && s[it.end] == ',' {
+			expect = it.end + 1
+		}
+		el := s[at:it.end]
+		cut := false
+		if strIs(s, it.typeAt, it.typeEnd, "reasoning") && (drop == nil || drop(el)) {
+			details = append(details, "reasoning item "...)
+			details = strconv.AppendQuote(details, str(s, it.idAt, it.idEnd, &scratch))
+			details = append(details, " removed"...)
+		} else {
+			cut = after && it.idAt >= 0 && (strIs(s, it.typeAt, it.typeEnd, "function_call") || strIs(s, it.roleAt, it.roleEnd, "assistant"))
+			after = false
+			if !cut {
+				if out != nil {
+					out = jsonw.Comma(out)
+					out = append(out, el...)
+				}
+				continue
+			}
+			details = append(details, "item id "...)
+			details = strconv.AppendQuote(details, str(s, it.idAt, it.idEnd, &scratch))
+			details = append(details, " removed with the reasoning item it followed"...)
+		}
+		changes = append(changes, codecs.Change{Pointer: itemPointer(n), Removed: true})
+		ends = append(ends, len(details))
+		if out == nil {
+			out = make([]byte, 0, len(raw))
+			if bare {
+				out = append(out, s[a:max(at-1, a+1)]...)
+			} else {
+				out = append(out, '[')
+				for q := a + 1; ; {
+					b, _ := jsonw.StepElem(s, q)
+					if b < 0 || b >= at {
+						break
+					}
+					q = jsonw.StepValue(s, b)
+					out = jsonw.Comma(out)
+					out = append(out, s[b:q]...)
+				}
+			}
+		}
+		if !cut {
+			after = true
+			continue
+		}
+		from, to := jsonw.CutMember(s, at, it.end, it.idName, it.idEnd)
+		out = jsonw.Comma(out)
+		out = append(out, s[at:from]...)
+		out = append(out, s[to:it.end]...)
+	}
 }
 
 // Fix applies a one-shot fix to the turns (runs of input items):
@@ -312,8 +395,8 @@ func (c Codec) Fix(fix string, r *codecs.Request, only func(int) bool, _ http.He
 	case codecs.FixDropDuplicates:
 		seen := map[string]bool{}
 		body, changes = codecs.EditTurns(r, only, func(_ int, raw []byte) ([]byte, []codecs.Change) {
-			out, ch := strip(raw, func(el gjson.Result) bool {
-				id := el.Get("id").Str
+			out, ch := strip(raw, func(el string) bool {
+				id := memberStr(el, "id")
 				dup := id != "" && seen[id]
 				seen[id] = true
 				return dup
@@ -326,8 +409,8 @@ func (c Codec) Fix(fix string, r *codecs.Request, only func(int) bool, _ http.He
 	case codecs.FixRestore:
 		stateless := !r.Target.Store
 		body, changes = codecs.EditTurns(r, only, func(_ int, raw []byte) ([]byte, []codecs.Change) {
-			out, ch := strip(raw, func(el gjson.Result) bool {
-				return stateless && !el.Get("encrypted_content").Exists()
+			out, ch := strip(raw, func(el string) bool {
+				return stateless && !itemHas(el, "encrypted_content")
 			})
 			return unpair(out, ch)
 		})
