@@ -9,7 +9,9 @@ import (
 )
 
 // refPatch and refStrip are Patch and Strip as they were written on gjson,
-// kept as the references FuzzPatch and FuzzStrip hold them to.
+// kept as the references FuzzPatch and FuzzStrip hold them to. One
+// decision differs from them: a content element that is not an object has
+// no type (gjson looked for one in the text of a string that held a brace).
 func (c Codec) refPatch(msg []byte, t *replay.Turn) ([]byte, error) {
 	if t == nil {
 		return nil, kit.NoTurn(API, "patch")
@@ -18,14 +20,14 @@ func (c Codec) refPatch(msg []byte, t *replay.Turn) ([]byte, error) {
 }
 
 func (Codec) refStrip(raw []byte) ([]byte, []codecs.Change) {
-	out, removed := kit.FilterArray(raw, "content", func(b gjson.Result) bool { return b.Get("type").Str == "thinking" })
+	out, removed := kit.FilterArray(raw, "content", func(b gjson.Result) bool { return b.IsObject() && b.Get("type").Str == "thinking" })
 	return out, kit.Removed(removed, "thinking block removed")
 }
 
 var refPatchSpec = refSpec{
 	API:       API,
 	Reasoning: "thinking",
-	IsText:    func(v gjson.Result) bool { return v.Get("type").String() == "text" },
+	IsText:    func(v gjson.Result) bool { return v.IsObject() && v.Get("type").String() == "text" },
 	Append:    patchSpec.Append,
 }
 
@@ -61,7 +63,7 @@ func (s refSpec) refContentPatch(msg []byte, t *replay.Turn) ([]byte, error) {
 		}
 	case content.IsArray():
 		content.ForEach(func(_, v gjson.Result) bool {
-			if v.Get("type").String() != s.Reasoning {
+			if !v.IsObject() || v.Get("type").String() != s.Reasoning { // see refPatch
 				elems = append(elems, refElem{raw: v.Raw, text: s.IsText(v)})
 			}
 			return true

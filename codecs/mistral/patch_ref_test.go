@@ -9,7 +9,9 @@ import (
 )
 
 // refPatch is Patch as it was written on gjson, kept as the reference
-// FuzzPatch holds Patch to.
+// FuzzPatch holds Patch to. One decision differs from it: a content
+// element that is not an object has no type (gjson looked for one in the
+// text of a string that held a brace).
 func (c Codec) refPatch(msg []byte, t *replay.Turn) ([]byte, error) {
 	if t == nil {
 		return nil, kit.NoTurn(API, "patch")
@@ -23,8 +25,10 @@ func (c Codec) refPatch(msg []byte, t *replay.Turn) ([]byte, error) {
 var refPatchSpec = refSpec{
 	API:       API,
 	Reasoning: "thinking",
-	IsText:    func(v gjson.Result) bool { return v.Get("type").String() == "text" || v.Type == gjson.String },
-	Append:    patchSpec.Append,
+	IsText: func(v gjson.Result) bool {
+		return v.IsObject() && v.Get("type").String() == "text" || v.Type == gjson.String
+	},
+	Append: patchSpec.Append,
 }
 
 // refSpec is contentpatch.Spec as it was written on gjson, kept with
@@ -59,7 +63,7 @@ func (s refSpec) refContentPatch(msg []byte, t *replay.Turn) ([]byte, error) {
 		}
 	case content.IsArray():
 		content.ForEach(func(_, v gjson.Result) bool {
-			if v.Get("type").String() != s.Reasoning {
+			if !v.IsObject() || v.Get("type").String() != s.Reasoning { // see refPatch
 				elems = append(elems, refElem{raw: v.Raw, text: s.IsText(v)})
 			}
 			return true

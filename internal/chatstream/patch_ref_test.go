@@ -2,6 +2,7 @@ package chatstream
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
@@ -12,9 +13,11 @@ import (
 )
 
 // refStrip is Strip as it was written on gjson and sjson, kept as the
-// reference FuzzStrip holds Strip to. One decision differs from it: a
+// reference FuzzStrip holds Strip to. Two decisions differ from it: a
 // tool_calls member that is not an array has no tool calls (gjson read an
-// object's member named "0" as the first call and stripped its signature).
+// object's member named "0" as the first call and stripped its signature),
+// and a content element that is not an object has no type (gjson looked
+// for one in the text of a string that held a brace).
 func refStrip(raw []byte) ([]byte, []codecs.Change) {
 	var changes []codecs.Change
 	for _, f := range reasoningMembers {
@@ -23,7 +26,7 @@ func refStrip(raw []byte) ([]byte, []codecs.Change) {
 			changes = append(changes, codecs.Change{Pointer: "/" + f, Removed: true, Detail: f + " removed"})
 		}
 	}
-	out, removed := kit.FilterArray(raw, "content", func(b gjson.Result) bool { return b.Get("type").Str == "thinking" })
+	out, removed := kit.FilterArray(raw, "content", func(b gjson.Result) bool { return b.IsObject() && b.Get("type").Str == "thinking" })
 	raw = out
 	changes = append(changes, kit.Removed(removed, "thinking block removed")...)
 	n := 0
@@ -44,8 +47,10 @@ func refStrip(raw []byte) ([]byte, []codecs.Change) {
 }
 
 // refPatchCallSignatures is PatchCallSignatures as it was written on gjson
-// and sjson. One decision differs from it, as in refStrip: a tool_calls
-// member that is not an array has no tool calls.
+// and sjson. Two decisions differ from it, as in refStrip: a tool_calls
+// member that is not an array has no tool calls, and a value that is not
+// an object has no members (gjson and sjson looked for them in the text of
+// a string that held a brace).
 func refPatchCallSignatures(api string, msg []byte, t *replay.Turn, extraContent bool) ([]byte, error) {
 	out := msg
 	for i, b := range t.Blocks {
@@ -70,12 +75,23 @@ func refPatchCallSignatures(api string, msg []byte, t *replay.Turn, extraContent
 		k := -1
 		gjson.GetBytes(out, "tool_calls").ForEach(func(key, v gjson.Result) bool {
 			k++
-			return v.Get("id").Str != tc.ID
+			return !v.IsObject() || v.Get("id").Str != tc.ID // the decision above
 		})
 		if k < 0 || gjson.GetBytes(out, "tool_calls."+strconv.Itoa(k)+".id").Str != tc.ID {
 			continue
 		}
 		var err error
+		// The decision above: a string on the path has no members.
+		for p, at := "tool_calls."+strconv.Itoa(k), 0; ; {
+			i := strings.IndexByte(path[at:], '.')
+			if i < 0 {
+				break
+			}
+			p, at = p+"."+path[at:at+i], at+i+1
+			if gjson.GetBytes(out, p).Type == gjson.String {
+				out, _ = sjson.SetRawBytes(out, p, []byte(`""`))
+			}
+		}
 		if out, err = sjson.SetBytes(out, "tool_calls."+strconv.Itoa(k)+"."+path, sig.Data); err != nil {
 			return nil, codecs.Malformed(api, -1, "/tool_calls/"+strconv.Itoa(k), "cannot set the signature: %v", err)
 		}
