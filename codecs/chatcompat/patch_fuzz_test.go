@@ -48,3 +48,22 @@ func FuzzPatch(f *testing.F) {
 		checkPatch(t, c, fuzzturn.Message(mspec), tu)
 	})
 }
+
+// TestPatchMatchesReference patches every seed message with turns that
+// put signatures on calls 1 to 3 in each place, with each profile.
+func TestPatchMatchesReference(t *testing.T) {
+	specs := [][]byte{
+		{2, 0, 4, 0x00, 4, 0x02, 0, 0},             // reasoning, google on call_1, google on call_3, text
+		{4, 0x40, 4, 0x42, 5, 0x41, 1, 1},          // vertex on call_1, call_3, an unbound vertex on call_2
+		{4, 0x80, 4, 0xc0, 4, 0x82, 4, 0x08},       // thoughtSignature and thought_signature on call_1, on call_3
+		{2, 0x18, 2, 0x1c, 0, 5, 3, 1, 6, 0, 7, 0}, // MiniMax content reasoning, text, encrypted, opaque, native
+		{4, 0x00, 4, 0x40, 4, 0x80},                // three places on call_1
+	}
+	for _, c := range patchCodecs {
+		for _, m := range fuzzturn.Messages {
+			for _, sp := range specs {
+				checkPatch(t, c, []byte(m), fuzzturn.Turn(sp))
+			}
+		}
+	}
+}

@@ -20,7 +20,7 @@ import (
 // for one in the text of a string that held a brace).
 func refStrip(raw []byte) ([]byte, []codecs.Change) {
 	var changes []codecs.Change
-	for _, f := range reasoningMembers {
+	for _, f := range []string{"reasoning_details", "reasoning_content", "reasoning"} {
 		if out, v := kit.DeleteMember(raw, f); v.Exists() {
 			raw = out
 			changes = append(changes, codecs.Change{Pointer: "/" + f, Removed: true, Detail: f + " removed"})

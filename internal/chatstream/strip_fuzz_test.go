@@ -1,6 +1,7 @@
 package chatstream
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/reasonreplay/replay/internal/chatstream/fuzzturn"
@@ -34,4 +35,16 @@ func FuzzStrip(f *testing.F) {
 		checkStrip(t, raw)
 		checkStrip(t, fuzzturn.Message(spec))
 	})
+}
+func TestStripKeepsRaw(t *testing.T) {
+	raw := []byte(`{"role":"assistant","content":"reasoning and thinking","tool_calls":[{"id":"a","extra_content":{"google":{}}}]}`)
+	got, ch := Strip(raw)
+	require.Nil(t, ch)
+	require.True(t, &got[0] == &raw[0])
+	require.Equal(t, 0.0, testing.AllocsPerRun(20, func() { Strip(raw) }))
+	// An escaped name is still a name.
+	got, ch = Strip([]byte(`{"content":[{"t\u0079pe":"thinkin\u0067"},1],"reasonin\u0067":2}`))
+	require.Equal(t, `{"content":[1]}`, string(got))
+	require.Len(t, ch, 2)
+	require.False(t, bytes.Equal(got, raw))
 }
