@@ -326,17 +326,26 @@ type Set struct {
 	Raw   []byte
 	Str   string
 	Quote bool
+	// Write, when set, writes the value from the turn instead, in about
+	// Size bytes.
+	Write func(dst []byte, t *replay.Turn) []byte
+	Size  int
 }
 
 func (st *Set) size() int {
+	if st.Write != nil {
+		return st.Size
+	}
 	if st.Raw != nil {
 		return len(st.Raw)
 	}
 	return len(st.Str) + len(st.Str)/8 + 2
 }
 
-func (st *Set) appendValue(dst []byte) []byte {
+func (st *Set) appendValue(dst []byte, t *replay.Turn) []byte {
 	switch {
+	case st.Write != nil:
+		return st.Write(dst, t)
 	case st.Raw != nil:
 		return append(dst, st.Raw...)
 	case st.Quote:
@@ -443,7 +452,7 @@ func PatchMessage(api string, msg []byte, sets []Set, t *replay.Turn, extraConte
 				return nil, err
 			}
 		} else {
-			out = sets[sp.fill].appendValue(out)
+			out = sets[sp.fill].appendValue(out, t)
 		}
 		at = sp.b
 	}
@@ -464,7 +473,7 @@ func PatchMessage(api string, msg []byte, sets []Set, t *replay.Turn, extraConte
 		out = append(out, '"')
 		out = append(out, sets[k].Name...)
 		out = append(out, '"', ':')
-		out = sets[k].appendValue(out)
+		out = sets[k].appendValue(out, t)
 	}
 	return append(out, '}'), nil
 }
