@@ -62,3 +62,21 @@ func FuzzStrip(f *testing.F) {
 		checkStrip(t, fuzzturn.Message(spec))
 	})
 }
+
+// TestPatchMatchesReference patches every seed message with turns that
+// interleave reasoning of each kind with text.
+func TestPatchMatchesReference(t *testing.T) {
+	specs := [][]byte{
+		{2, 0x50, 0, 0, 1, 1},
+		{2, 0x50, 0, 0, 2, 0x51, 0, 2, 2, 0x52},
+		{0, 0, 2, 0x50, 0, 1, 7, 0, 0, 2, 6, 0x40, 2, 0x60},
+		{2, 0x50, 0, 1, 0, 2, 0, 3, 2, 0x51, 7, 0},
+		{7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0x50},
+		{},
+	}
+	for _, m := range fuzzturn.Messages {
+		for _, sp := range specs {
+			checkPatch(t, Codec{}, []byte(m), fuzzturn.Turn(sp))
+		}
+	}
+}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
-	"github.com/tidwall/gjson"
 )
 
 // Encode writes t as a Mistral assistant message:
@@ -127,7 +126,7 @@ var patchSpec = contentpatch.Spec{
 	API:       API,
 	Reasoning: "thinking",
 	// A plain string chunk is text too.
-	IsText: func(v gjson.Result) bool { return v.Get("type").String() == "text" || v.Type == gjson.String },
+	StringText: true,
 	Append: func(dst []byte, b replay.Block, i int) ([]byte, error) {
 		switch b := b.(type) {
 		case *replay.ReasoningText, *replay.Opaque:

@@ -129,7 +129,21 @@ var stripChanges = [...]codecs.Change{
 // to tool calls (`extra_content.google` or `.vertex`). raw is an element
 // of a request (valid JSON); a message with nothing to strip is returned
 // as it is, and bytes that are not a JSON object are too.
-func Strip(raw []byte) ([]byte, []codecs.Change) {
+func Strip(raw []byte) ([]byte, []codecs.Change) { return strip(raw, true) }
+
+// StripContent removes the thinking blocks of a typed content array (as
+// Strip does, and nothing else). It returns empty changes, not nil, when
+// there are none.
+func StripContent(raw []byte) ([]byte, []codecs.Change) {
+	out, ch := strip(raw, false)
+	if ch == nil {
+		ch = []codecs.Change{}
+	}
+	return out, ch
+}
+
+// strip is Strip, or StripContent when all is false.
+func strip(raw []byte, all bool) ([]byte, []codecs.Change) {
 	s := view.String(raw)
 	open := skipWS(s, 0)
 	if open >= len(s) || s[open] != '{' {
@@ -140,14 +154,14 @@ func Strip(raw []byte) ([]byte, []codecs.Change) {
 	nfound := 0
 	for name, val, pos, ok := jsonw.NextMember(s, 0); ok; name, val, pos, ok = jsonw.NextMember(s, pos) {
 		for k, f := range stripNames {
-			if found[k] == "" && jsonw.StringEquals(name, f) {
+			if all && found[k] == "" && jsonw.StringEquals(name, f) {
 				found[k] = name
 				nfound++
 			}
 		}
 		if content == "" && jsonw.StringEquals(name, "content") {
 			content = val
-		} else if calls == "" && jsonw.StringEquals(name, "tool_calls") {
+		} else if all && calls == "" && jsonw.StringEquals(name, "tool_calls") {
 			calls = val
 		}
 	}
