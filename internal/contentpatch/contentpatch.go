@@ -158,8 +158,9 @@ func (s Spec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 	content, members := "", false
 	for name, val, pos, ok := jsonw.NextMember(str, 0); ok; name, val, pos, ok = jsonw.NextMember(str, pos) {
 		members = true
-		if content == "" && jsonw.StringEquals(name, "content") {
-			content = val
+		if jsonw.StringEquals(name, "content") {
+			content = val // the first: a valid message has one
+			break
 		}
 	}
 	e := elems{s: &s}
