@@ -117,9 +117,9 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 		return nil, kit.NoTurn(API, "patch")
 	}
 	if err := kit.CheckBody(API, msg, "an assistant message to patch"); err != nil {
-		return nil, err // depth-limited before the recursive readers of contentpatch see it
+		return nil, err
 	}
-	return patchSpec.Patch(msg, t)
+	return patchSpec.PatchChecked(msg, t)
 }
 
 var patchSpec = contentpatch.Spec{
