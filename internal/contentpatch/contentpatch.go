@@ -132,7 +132,7 @@ func (e *elems) before(out []byte, p, stop int) []byte {
 		dst = e.appendElem(dst, el)
 	}
 	if lead {
-		_ = append(dst, ',')
+		out[p+size-1] = ',' // dst ends there
 	}
 	return out
 }
