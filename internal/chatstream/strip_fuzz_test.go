@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/chatstream/fuzzturn"
+	"github.com/reasonreplay/replay/internal/gemsig"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/stretchr/testify/require"
 )
@@ -47,4 +50,31 @@ func TestStripKeepsRaw(t *testing.T) {
 	require.Equal(t, `{"content":[1]}`, string(got))
 	require.Len(t, ch, 2)
 	require.False(t, bytes.Equal(got, raw))
+}
+
+// TestNotArrayNotObject pins the two decisions in which Strip and
+// PatchMessage differ from the gjson/sjson code they replaced (see
+// refStrip): a tool_calls member that is not an array holds no calls, and
+// a value that is not an object has no members, whatever its text holds.
+func TestNotArrayNotObject(t *testing.T) {
+	raw := []byte(`{"tool_calls":{"0":{"id":"call_1","extra_content":{"google":{"thought_signature":"x"}}}}}`)
+	got, ch := Strip(raw)
+	require.Nil(t, ch)
+	require.Equal(t, string(raw), string(got))
+
+	raw = []byte(`{"content":["{\"type\":\"thinking\"}",{"type":"thinking"}]}`)
+	got, ch = Strip(raw)
+	require.Equal(t, `{"content":["{\"type\":\"thinking\"}"]}`, string(got))
+	require.Equal(t, []codecs.Change{{Pointer: "/content/1", Removed: true, Detail: "thinking block removed"}}, ch)
+
+	tu := &replay.Turn{Blocks: []replay.Block{gemsig.Item("c2ln", "call_1"), &replay.ToolCall{ID: "call_1", Name: "f"}}}
+	got, err := PatchMessage("x", []byte(`{"tool_calls":[{"id":"call_1","extra_content":"{\"google\":{}}"}]}`), nil, tu, true)
+	require.NoError(t, err)
+	require.Equal(t, `{"tool_calls":[{"id":"call_1","extra_content":{"google":{"thought_signature":"c2ln"}}}]}`, string(got))
+	got, err = PatchMessage("x", []byte(`{"tool_calls":{"0":{"id":"call_1"}}}`), nil, tu, true)
+	require.NoError(t, err)
+	require.Equal(t, `{"tool_calls":{"0":{"id":"call_1"}}}`, string(got))
+	_, err = PatchMessage("x", []byte(`{"tool_calls":[{"id":"call_1","extra_content":[]}]}`), nil, tu, true)
+	require.ErrorIs(t, err, replay.ErrMalformed)
+	require.Contains(t, err.Error(), "cannot set array element for non-numeric key 'google'")
 }
