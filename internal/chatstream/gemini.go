@@ -90,15 +90,6 @@ func (d *Decoder) BindRawSignature(tc string, loc Loc, dst []stream.Event) (stri
 		stream.Event{Kind: stream.EventReasoningEnd, Block: pos, Item: it}), nil
 }
 
-// PatchCallSignatures puts the Gemini signatures bound to the turn's tool
-// calls back on the calls of the same id in msg (an assistant message the
-// caller built, already checked): in the member a signature was read from
-// ([RawSigKeys]), or else under extra_content, where it came from (Google's
-// or Vertex AI's spelling, [gemsig.At]), when extraContent is set. Every other member is left as it was.
-func PatchCallSignatures(api string, msg []byte, t *replay.Turn, extraContent bool) ([]byte, error) {
-	return PatchMessage(api, msg, nil, t, extraContent)
-}
-
 // AppendToolCall appends the chat-completions tool call blocks[i]
 // (`{"id":...,"type":"function","function":{"name":...,"arguments":...}}`
 // with its extra members). A Gemini signature bound to the call that was

@@ -394,9 +394,11 @@ type sigOp struct {
 // checked), in order, each as sjson.Set set it: a member msg has is given
 // the new value in place; one it lacks is added at the end of the object
 // (which then loses the white space around it). It then puts the Gemini
-// signatures bound to t's tool calls on the calls of the same id (see
-// [PatchCallSignatures]). msg is read once and the result written in one
-// buffer.
+// signatures bound to t's tool calls back on the calls of the same id in
+// msg: in the member a signature was read from ([RawSigKeys]), or else,
+// when extraContent is set, under extra_content where it came from
+// (Google's or Vertex AI's spelling, [gemsig.At]). msg is read once and
+// the result written in one buffer.
 func PatchMessage(api string, msg []byte, sets []Set, t *replay.Turn, extraContent bool) ([]byte, error) {
 	s := view.String(msg)
 	open := skipWS(s, 0)
