@@ -11,7 +11,6 @@ import (
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // reasoningText returns the replayable reasoning text of t for the
@@ -19,37 +18,57 @@ import (
 // whether there was any.
 func (c Codec) reasoningText(t *replay.Turn) (string, bool) {
 	var b strings.Builder
-	any := false
+	first, n := "", 0
 	for _, blk := range t.Blocks {
 		x, ok := blk.(*replay.ReasoningText)
 		if !ok || !x.Replayable() || x.Format != c.Profile.Format {
 			continue
 		}
-		b.WriteString(x.Text)
-		any = true
+		switch n {
+		case 0:
+			first = x.Text
+		case 1:
+			b.WriteString(first)
+			fallthrough
+		default:
+			b.WriteString(x.Text)
+		}
+		n++
 	}
-	return b.String(), any
+	if n > 1 {
+		return b.String(), true
+	}
+	return first, n == 1
 }
 
 // field returns the reasoning member to write for t: its name and JSON
 // value, or "" when the profile sends none.
 func (c Codec) field(t *replay.Turn) (name string, value []byte) {
+	name, text := c.fieldText(t)
+	if name == "" {
+		return "", nil
+	}
+	return name, jsonw.String(nil, text)
+}
+
+// fieldText is field with the value's text, not yet written as JSON.
+func (c Codec) fieldText(t *replay.Turn) (name, text string) {
 	p := c.Profile
 	text, ok := c.reasoningText(t)
 	switch p.Replay {
 	case ReplayToolLoop, ReplayToolCalls, ReplayAll:
 		if !ok {
-			return "", nil
+			return "", ""
 		}
 	case ReplayAllWithTools:
 		// V4 wants the key on every assistant turn when tools are in play;
 		// "" where the turn had none (null fails).
 	default:
 		if !c.Preserve || p.Preserve == "" || p.Field == "" || !ok {
-			return "", nil
+			return "", ""
 		}
 	}
-	return p.Field, jsonw.String(nil, text)
+	return p.Field, text
 }
 
 // content returns the content to write: the visible text, or for MiniMax
@@ -181,27 +200,21 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 	if err := kit.CheckBody(api, msg, "an assistant message object to patch"); err != nil {
 		return nil, err
 	}
-	if !gjson.ParseBytes(msg).IsObject() {
+	if !chatstream.IsObject(msg) {
 		return nil, codecs.Malformed(api, -1, "", "expected an assistant message object to patch")
 	}
-	out := append([]byte(nil), msg...)
-	var err error
-	if name, v := c.field(t); name != "" {
-		if out, err = sjson.SetRawBytes(out, name, v); err != nil {
-			return nil, codecs.Malformed(api, -1, "/"+name, "cannot set the reasoning: %v", err)
-		}
+	var setBuf [3]chatstream.Set
+	sets := setBuf[:0]
+	if name, text := c.fieldText(t); name != "" {
+		sets = append(sets, chatstream.Set{Name: name, Str: text})
 	}
 	if c.Profile.Replay == ReplayRawContent {
 		if text, has := c.content(t); has {
-			if out, err = sjson.SetBytes(out, "content", text); err != nil {
-				return nil, codecs.Malformed(api, -1, "/content", "cannot set the content: %v", err)
-			}
+			sets = append(sets, chatstream.Set{Name: "content", Str: text, Quote: true})
 		}
 		if det := c.details(t); det != nil {
-			if out, err = sjson.SetRawBytes(out, "reasoning_details", det); err != nil {
-				return nil, codecs.Malformed(api, -1, "/reasoning_details", "cannot set the reasoning: %v", err)
-			}
+			sets = append(sets, chatstream.Set{Name: "reasoning_details", Raw: det})
 		}
 	}
-	return chatstream.PatchCallSignatures(api, out, t, true)
+	return chatstream.PatchMessage(api, msg, sets, t, true)
 }

@@ -131,7 +131,6 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 var patchSpec = contentpatch.Spec{
 	API:       API,
 	Reasoning: "thinking",
-	IsText:    func(v gjson.Result) bool { return v.Get("type").String() == "text" },
 	Append: func(dst []byte, b replay.Block, i int) ([]byte, error) {
 		if _, ok := b.(*replay.ReasoningText); !ok {
 			return dst, nil

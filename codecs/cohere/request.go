@@ -5,6 +5,7 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
+	"github.com/reasonreplay/replay/internal/chatstream"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
 	"github.com/tidwall/gjson"
@@ -69,8 +70,7 @@ func (c Codec) ReadRequest(body []byte) (*codecs.Request, error) {
 
 // Strip removes the thinking blocks of an assistant message's content.
 func (Codec) Strip(raw []byte) ([]byte, []codecs.Change) {
-	out, removed := kit.FilterArray(raw, "content", func(b gjson.Result) bool { return b.Get("type").Str == "thinking" })
-	return out, kit.Removed(removed, "thinking block removed")
+	return chatstream.StripContent(raw)
 }
 
 // Fix applies drop-reasoning, the one fix of the API: the turns lose

@@ -10,7 +10,6 @@ import (
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/jsonw"
-	"github.com/tidwall/gjson"
 )
 
 // Encode writes t as a Mistral assistant message:
@@ -118,16 +117,16 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 		return nil, kit.NoTurn(API, "patch")
 	}
 	if err := kit.CheckBody(API, msg, "an assistant message to patch"); err != nil {
-		return nil, err // depth-limited before the recursive readers of contentpatch see it
+		return nil, err
 	}
-	return patchSpec.Patch(msg, t)
+	return patchSpec.PatchChecked(msg, t)
 }
 
 var patchSpec = contentpatch.Spec{
 	API:       API,
 	Reasoning: "thinking",
 	// A plain string chunk is text too.
-	IsText: func(v gjson.Result) bool { return v.Get("type").String() == "text" || v.Type == gjson.String },
+	StringText: true,
 	Append: func(dst []byte, b replay.Block, i int) ([]byte, error) {
 		switch b := b.(type) {
 		case *replay.ReasoningText, *replay.Opaque:

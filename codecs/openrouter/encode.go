@@ -6,8 +6,6 @@ import (
 	"github.com/reasonreplay/replay/internal/chatstream"
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/internal/kit"
-	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // Encode writes the assistant message for the next request:
@@ -107,15 +105,39 @@ func (Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 	if err := kit.CheckBody(API, msg, "an assistant message object to patch"); err != nil {
 		return nil, err
 	}
-	if !gjson.ParseBytes(msg).IsObject() {
+	if !chatstream.IsObject(msg) {
 		return nil, codecs.Malformed(API, -1, "", "expected an assistant message object to patch")
 	}
-	out := append([]byte(nil), msg...)
-	if details := appendDetails(nil, t); details != nil {
-		var err error
-		if out, err = sjson.SetRawBytes(out, "reasoning_details", details); err != nil {
-			return nil, codecs.Malformed(API, -1, "/reasoning_details", "cannot set the reasoning: %v", err)
+	var setBuf [1]chatstream.Set
+	sets := setBuf[:0]
+	if n, ok := detailsSize(t); ok {
+		sets = append(sets, chatstream.Set{Name: "reasoning_details", Write: appendDetails, Size: n})
+	}
+	return chatstream.PatchMessage(API, msg, sets, t, false)
+}
+
+// detailsSize returns about the size appendDetails writes for t, and
+// whether it writes anything.
+func detailsSize(t *replay.Turn) (int, bool) {
+	n, any := 2, false
+	for _, b := range t.Blocks {
+		it, ok := b.(replay.ReasoningItem)
+		if !ok || !it.Replayable() || onCall(it) {
+			continue
+		}
+		any = true
+		m := it.Meta()
+		n += 96 + len(m.Extra)
+		switch x := it.(type) {
+		case *replay.ReasoningText:
+			n += len(x.Text) + len(x.Text)/8 + len(x.Signature.Value())
+		case *replay.Summary:
+			n += len(x.Summary) + len(x.Summary)/8
+		case *replay.Encrypted:
+			n += len(x.Data)
+		case *replay.Opaque:
+			n += len(x.Raw)
 		}
 	}
-	return chatstream.PatchCallSignatures(API, out, t, false)
+	return n, any
 }

@@ -10,39 +10,6 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// reasoningMembers are the members of a chat assistant message that carry
-// reasoning, on one host or another.
-var reasoningMembers = []string{"reasoning_details", "reasoning_content", "reasoning"}
-
-// Strip removes the reasoning of a chat assistant message: the reasoning
-// members, the thinking blocks of a typed content array (Mistral, Cohere),
-// and the thought signatures Gemini's OpenAI-compatible endpoints attach
-// to tool calls (`extra_content.google` or `.vertex`).
-func Strip(raw []byte) ([]byte, []codecs.Change) {
-	var changes []codecs.Change
-	for _, f := range reasoningMembers {
-		if out, v := kit.DeleteMember(raw, f); v.Exists() {
-			raw = out
-			changes = append(changes, codecs.Change{Pointer: "/" + f, Removed: true, Detail: f + " removed"})
-		}
-	}
-	out, removed := kit.FilterArray(raw, "content", func(b gjson.Result) bool { return b.Get("type").Str == "thinking" })
-	raw = out
-	changes = append(changes, kit.Removed(removed, "thinking block removed")...)
-	n := len(gjson.GetBytes(raw, "tool_calls").Array())
-	for i := 0; i < n; i++ {
-		for _, host := range []string{"google", "vertex"} {
-			path := "tool_calls." + strconv.Itoa(i) + ".extra_content." + host + ".thought_signature"
-			if out, v := kit.DeleteMember(raw, path); v.Exists() {
-				raw = out
-				changes = append(changes, codecs.Change{Pointer: "/tool_calls/" + strconv.Itoa(i) + "/extra_content/" + host + "/thought_signature",
-					Removed: true, Detail: "thought signature removed"})
-			}
-		}
-	}
-	return raw, changes
-}
-
 // Fix applies the one-shot fixes of the chat-completions APIs to the
 // assistant messages of the turns only reports: drop-reasoning strips
 // them; backfill-reasoning-content sends `reasoning_content: ""` where a

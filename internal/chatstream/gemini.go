@@ -2,7 +2,6 @@ package chatstream
 
 import (
 	"encoding/json"
-	"strconv"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
@@ -10,7 +9,6 @@ import (
 	"github.com/reasonreplay/replay/internal/jsonw"
 	"github.com/reasonreplay/replay/stream"
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // RawSigKeys are the members in which some OpenAI-compatible gateways put
@@ -90,45 +88,6 @@ func (d *Decoder) BindRawSignature(tc string, loc Loc, dst []stream.Event) (stri
 	}
 	return key, append(dst, stream.Event{Kind: stream.EventReasoningStart, Block: pos, Item: it},
 		stream.Event{Kind: stream.EventReasoningEnd, Block: pos, Item: it}), nil
-}
-
-// PatchCallSignatures puts the Gemini signatures bound to the turn's tool
-// calls back on the calls of the same id in msg (an assistant message the
-// caller built, already checked): in the member a signature was read from
-// ([RawSigKeys]), or else under extra_content, where it came from (Google's
-// or Vertex AI's spelling, [gemsig.At]), when extraContent is set. Every other member is left as it was.
-func PatchCallSignatures(api string, msg []byte, t *replay.Turn, extraContent bool) ([]byte, error) {
-	out := msg
-	for i, b := range t.Blocks {
-		tc, ok := b.(*replay.ToolCall)
-		if !ok || tc.ID == "" {
-			continue
-		}
-		sig, ok := gemsig.Bound(t.Blocks, i)
-		if !ok || !sig.Replayable() {
-			continue
-		}
-		path, raw := RawSigKey(sig)
-		if !raw && !extraContent {
-			continue
-		}
-		if !raw {
-			path = gemsig.At(sig).Path()
-		}
-		k := -1
-		gjson.GetBytes(out, "tool_calls").ForEach(func(key, v gjson.Result) bool {
-			k++
-			return v.Get("id").Str != tc.ID
-		})
-		if k < 0 || gjson.GetBytes(out, "tool_calls."+strconv.Itoa(k)+".id").Str != tc.ID {
-			continue
-		}
-		var err error
-		if out, err = sjson.SetBytes(out, "tool_calls."+strconv.Itoa(k)+"."+path, sig.Data); err != nil {
-			return nil, codecs.Malformed(api, -1, "/tool_calls/"+strconv.Itoa(k), "cannot set the signature: %v", err)
-		}
-	}
-	return out, nil
 }
 
 // AppendToolCall appends the chat-completions tool call blocks[i]

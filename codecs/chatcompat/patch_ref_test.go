@@ -1,0 +1,103 @@
+package chatcompat
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
+	"github.com/reasonreplay/replay/internal/chatstream"
+	"github.com/reasonreplay/replay/internal/gemsig"
+	"github.com/reasonreplay/replay/internal/kit"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// refPatch is Patch as it was written on gjson and sjson, kept as the
+// reference FuzzPatch holds Patch to.
+func (c Codec) refPatch(msg []byte, t *replay.Turn) ([]byte, error) {
+	if t == nil {
+		return nil, kit.NoTurn(c.API(), "patch")
+	}
+	api := c.API()
+	if err := kit.CheckBody(api, msg, "an assistant message object to patch"); err != nil {
+		return nil, err
+	}
+	if !gjson.ParseBytes(msg).IsObject() {
+		return nil, codecs.Malformed(api, -1, "", "expected an assistant message object to patch")
+	}
+	out := append([]byte(nil), msg...)
+	var err error
+	if name, v := c.field(t); name != "" {
+		if out, err = sjson.SetRawBytes(out, name, v); err != nil {
+			return nil, codecs.Malformed(api, -1, "/"+name, "cannot set the reasoning: %v", err)
+		}
+	}
+	if c.Profile.Replay == ReplayRawContent {
+		if text, has := c.content(t); has {
+			if out, err = sjson.SetBytes(out, "content", text); err != nil {
+				return nil, codecs.Malformed(api, -1, "/content", "cannot set the content: %v", err)
+			}
+		}
+		if det := c.details(t); det != nil {
+			if out, err = sjson.SetRawBytes(out, "reasoning_details", det); err != nil {
+				return nil, codecs.Malformed(api, -1, "/reasoning_details", "cannot set the reasoning: %v", err)
+			}
+		}
+	}
+	return refPatchCallSignatures(api, out, t, true)
+}
+
+// refPatchCallSignatures is chatstream.PatchCallSignatures as it was
+// written on gjson and sjson. One decision differs from it: a tool_calls
+// member that is not an array has no tool calls (gjson read an object's
+// member named "0" as the first call), and a value that is not an object
+// has no members (gjson and sjson looked for them in the text of a string
+// that held a brace).
+func refPatchCallSignatures(api string, msg []byte, t *replay.Turn, extraContent bool) ([]byte, error) {
+	out := msg
+	for i, b := range t.Blocks {
+		tc, ok := b.(*replay.ToolCall)
+		if !ok || tc.ID == "" {
+			continue
+		}
+		sig, ok := gemsig.Bound(t.Blocks, i)
+		if !ok || !sig.Replayable() {
+			continue
+		}
+		path, raw := chatstream.RawSigKey(sig)
+		if !raw && !extraContent {
+			continue
+		}
+		if !raw {
+			path = gemsig.At(sig).Path()
+		}
+		if !gjson.GetBytes(out, "tool_calls").IsArray() { // the decision above
+			continue
+		}
+		k := -1
+		gjson.GetBytes(out, "tool_calls").ForEach(func(key, v gjson.Result) bool {
+			k++
+			return !v.IsObject() || v.Get("id").Str != tc.ID // the decision above
+		})
+		if k < 0 || gjson.GetBytes(out, "tool_calls."+strconv.Itoa(k)+".id").Str != tc.ID {
+			continue
+		}
+		var err error
+		// The decision above: a string on the path has no members.
+		for p, at := "tool_calls."+strconv.Itoa(k), 0; ; {
+			i := strings.IndexByte(path[at:], '.')
+			if i < 0 {
+				break
+			}
+			p, at = p+"."+path[at:at+i], at+i+1
+			if gjson.GetBytes(out, p).Type == gjson.String {
+				out, _ = sjson.SetRawBytes(out, p, []byte(`""`))
+			}
+		}
+		if out, err = sjson.SetBytes(out, "tool_calls."+strconv.Itoa(k)+"."+path, sig.Data); err != nil {
+			return nil, codecs.Malformed(api, -1, "/tool_calls/"+strconv.Itoa(k), "cannot set the signature: %v", err)
+		}
+	}
+	return out, nil
+}
