@@ -231,8 +231,7 @@ func (r *Registry) Carry(h History, target Target, policy Policy) (History, []No
 	c.contract, _ = r.contract(target)
 	c.sentinel = c.sentinelTarget()
 	if c.contract.ToolIDs {
-		c.idsOwn = toolIDs{history: history}
-		c.ids = &c.idsOwn
+		c.ids, c.idsOn = toolIDs{history: history}, true
 	}
 	out := make([]*Turn, len(history))
 	for ti, t := range history {
@@ -313,8 +312,8 @@ type carrier struct {
 	contract ReplayContract
 	sentinel bool
 	notices  []Notice
-	ids      *toolIDs // set when the target requires tool call ids
-	idsOwn   toolIDs  // what ids points to
+	ids      toolIDs // used when the target requires tool call ids
+	idsOn    bool
 	ds       [16]decision
 }
 
@@ -615,7 +614,7 @@ func (c *carrier) emitCall(ti, bi int, out []Block, x *ToolCall, d decision, st 
 		c.note(ti, bi, CaseUnsignedCall, Sentinel, "the function call "+strconvQuote(x.Name)+" has no signature; the target's documented placeholder is sent")
 	}
 	st.firstCall = false
-	if c.ids != nil {
+	if c.idsOn {
 		if id, minted := c.ids.assign(&y, st.calls); minted {
 			c.mintNote(ti, bi, x, id)
 			y.ID = id
