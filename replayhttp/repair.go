@@ -211,7 +211,8 @@ func repairTurn(c codecs.HTTPCodec, tu *replay.Turn, raw []byte, want *replay.Tu
 	}
 	var diffs []byte // "put back as captured: " and the differences
 	if restoring {
-		diffs = appendDifferences([]byte(restoredPrefix), tu, want)
+		// Mostly one item missing a turn: room for a few.
+		diffs = appendDifferences(append(make([]byte, 0, 128), restoredPrefix...), tu, want)
 		if len(diffs) == len(restoredPrefix) {
 			return nil, nil // the request sends what was captured
 		}
