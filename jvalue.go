@@ -9,7 +9,9 @@ import (
 // This file walks a JSON text that checkJSON has validated, for the
 // document readers: it finds where each member and element is
 // (jsonw.NextMember, NextElem) and decodes nothing until a reader keeps a
-// string (see reader.str). What it reads is what gjson reads: names
+// string (see reader.str). A value a reader reads where it stands (a turn's
+// blocks, each block) is not stepped over first: the reader finds where it
+// starts (nextName, elemWalk) and says where it ended (memberIter.end). What it reads is what gjson reads: names
 // decoded as gjson decodes them (jsonw.AppendStr), and the raw text of
 // each value without the white space around it.
 
