@@ -111,9 +111,20 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 		return nil, docErr("", "a turn document must be a JSON object")
 	}
 	// One pass over the root's members (checkJSON refused a name repeated,
-	// and the first of a name is the one a lookup finds).
+	// and the first of a name is the one a lookup finds). The blocks are
+	// read where they stand when the version came before them (as the
+	// writer puts it), else once the pass is done; an error they hold is
+	// reported where it was before, after the other members' errors.
 	var ver, prov, c, fr, e, u, tr, blocks jv
-	for it := members(root); it.next(); {
+	rd := &reader{size: len(data)}
+	// The blocks are collected in a buffer on the stack while they are
+	// few, and copied once to a slice of their number.
+	var scratch [16]Block
+	bs := scratch[:0]
+	var blocksErr error
+	read, known := false, false // the blocks were read; the version is known
+	f := formV2
+	for it := members(root); it.nextName(); {
 		var dst *jv
 		switch it.name {
 		case "version":
@@ -132,24 +143,28 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 			dst = &tr
 		case "blocks":
 			dst = &blocks
-		default:
-			continue
+			if !blocks.exists() && known && it.rest().isArray() {
+				var n int
+				bs, n, blocksErr = rd.blocks(it.rest(), f, bs)
+				it.consumed(n)
+				blocks, read = it.val, true
+				continue
+			}
 		}
-		if !dst.exists() {
+		it.skip()
+		if dst != nil && !dst.exists() {
 			*dst = it.val
+			if dst == &ver {
+				var err error
+				f, err = docForm(ver)
+				known = err == nil
+			}
 		}
 	}
-	if !ver.exists() {
-		return nil, docErr("/version", "a turn document needs a version")
+	f, err := docForm(ver)
+	if err != nil {
+		return nil, err
 	}
-	f := formV2
-	switch v, ok := jsonInt(string(ver)); {
-	case !ver.isNumber() || !ok || v < 1 || v > DocumentVersion:
-		return nil, &Error{Event: -1, Pointer: "/version", Err: fmt.Errorf("%w: %s (this library reads 1 to %d)", ErrVersion, ver, DocumentVersion)}
-	case v == 1:
-		f = formV1
-	}
-	rd := &reader{size: len(data)}
 	tb := &turnBlocks{}
 	t := &tb.t
 	if prov.exists() {
@@ -196,17 +211,11 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 	if !blocks.isArray() {
 		return nil, docErr("/blocks", "a turn document needs a blocks array")
 	}
-	// The blocks are collected in a buffer on the stack while they are
-	// few, and copied once to a slice of their number.
-	var scratch [16]Block
-	bs := scratch[:0]
-	i := 0
-	for it := elems(blocks); it.next(); i++ {
-		blk, err := rd.block(it.val, f, at{"/blocks/", i})
-		if err != nil {
-			return nil, err
-		}
-		bs = append(bs, blk)
+	if !read {
+		bs, _, blocksErr = rd.blocks(blocks, f, bs)
+	}
+	if blocksErr != nil {
+		return nil, blocksErr
 	}
 	switch {
 	case len(bs) > len(tb.b):
@@ -215,6 +224,41 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 		t.Blocks = tb.b[:copy(tb.b[:], bs):len(bs)]
 	}
 	return t, nil
+}
+
+// docForm returns the form of a turn document of version ver.
+func docForm(ver jv) (form, error) {
+	if !ver.exists() {
+		return formV2, docErr("/version", "a turn document needs a version")
+	}
+	switch v, ok := jsonInt(string(ver)); {
+	case !ver.isNumber() || !ok || v < 1 || v > DocumentVersion:
+		return formV2, &Error{Event: -1, Pointer: "/version", Err: fmt.Errorf("%w: %s (this library reads 1 to %d)", ErrVersion, ver, DocumentVersion)}
+	case v == 1:
+		return formV1, nil
+	}
+	return formV2, nil
+}
+
+// blocks reads the blocks of the array arr (its text may go on after it),
+// appending them to bs, and returns the array's length. At the first
+// block in error it stops and returns the error (and still the array's
+// length).
+func (rd *reader) blocks(arr jv, f form, bs []Block) ([]Block, int, error) {
+	w := elemWalk{s: string(arr)}
+	for i := 0; ; i++ {
+		b, ok := w.next()
+		if !ok {
+			break
+		}
+		blk, n, err := rd.block(b, f, at{"/blocks/", i})
+		if err != nil {
+			return bs, jsonw.ValueEnd(string(arr), 0), err
+		}
+		bs = append(bs, blk)
+		w.consumed(n)
+	}
+	return bs, jsonw.CloseEnd(w.s, w.pos), nil
 }
 
 // turnBlocks is a turn allocated with room for its blocks when they are
@@ -318,13 +362,15 @@ func (rd *reader) providerError(e jv) (*ProviderError, error) {
 	return pe, nil
 }
 
-func (rd *reader) block(b jv, f form, p at) (Block, error) {
+// block reads a block whose text starts b (and may go on after it), and
+// returns its length.
+func (rd *reader) block(b jv, f form, p at) (Block, int, error) {
 	if !b.isObject() {
-		return nil, docErr(p.String(), "a block must be a JSON object")
+		return nil, 0, docErr(p.String(), "a block must be a JSON object")
 	}
 	typ := b.get("type")
 	if !typ.isString() {
-		return nil, docErr(p.member("type"), "a block needs a string type")
+		return nil, 0, docErr(p.member("type"), "a block needs a string type")
 	}
 	switch ts := typ.str(); ts {
 	case "text":
@@ -337,28 +383,39 @@ func (rd *reader) block(b jv, f form, p at) (Block, error) {
 		return rd.compaction(b, f, p)
 	default:
 		if len(ts) > len("reasoning.") && ts[:len("reasoning.")] == "reasoning." {
-			return rd.item(b, typ, f, p)
+			switch ItemKind(ts) {
+			case KindText, KindSummary, KindEncrypted:
+			default:
+				// An item kept whole keeps its text: the exact text.
+				b = b[:jsonw.ValueEnd(string(b), 0)]
+			}
+			x, n, err := rd.itemEnd(b, typ, f, p)
+			if err != nil {
+				return nil, 0, err
+			}
+			return x, n, nil
 		}
-		return nil, docErr(p.member("type"), "unknown block type %q", ts)
+		return nil, 0, docErr(p.member("type"), "unknown block type %q", ts)
 	}
 }
 
 // text reads a text block.
-func (rd *reader) text(b jv, f form, p at) (Block, error) {
+func (rd *reader) text(b jv, f form, p at) (Block, int, error) {
 	x := &Text{}
 	var extra providerMembers
 	hasText := false
-	for it := members(b); it.next(); {
+	it := members(b)
+	for it.next() {
 		switch it.name {
 		case "type":
 		case "text":
 			if !it.val.isString() {
-				return nil, docErr(p.member("text"), "text must be a string")
+				return nil, 0, docErr(p.member("text"), "text must be a string")
 			}
 			x.Text, hasText = rd.str(it.val), true
 		case "id":
 			if !it.val.isString() {
-				return nil, docErr(p.member("id"), "id must be a string")
+				return nil, 0, docErr(p.member("id"), "id must be a string")
 			}
 			x.ID = rd.str(it.val)
 		default:
@@ -368,21 +425,22 @@ func (rd *reader) text(b jv, f form, p at) (Block, error) {
 		}
 	}
 	if !hasText {
-		return nil, docErr(p.member("text"), "a text block needs text")
+		return nil, 0, docErr(p.member("text"), "a text block needs text")
 	}
 	var err error
 	if x.Extra, err = extra.json(rd, p); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return x, nil
+	return x, it.end, nil
 }
 
 // toolCall reads a tool_call block.
-func (rd *reader) toolCall(b jv, f form, p at) (Block, error) {
+func (rd *reader) toolCall(b jv, f form, p at) (Block, int, error) {
 	x := &ToolCall{}
 	var extra providerMembers
 	var has [3]bool // id, name, arguments
-	for it := members(b); it.next(); {
+	it := members(b)
+	for it.next() {
 		var dst *string
 		switch it.name {
 		case "type":
@@ -410,26 +468,27 @@ func (rd *reader) toolCall(b jv, f form, p at) (Block, error) {
 			continue
 		}
 		if !it.val.isString() {
-			return nil, docErr(p.member(it.name), "%s must be a string", it.name)
+			return nil, 0, docErr(p.member(it.name), "%s must be a string", it.name)
 		}
 		*dst = rd.str(it.val)
 	}
 	for i, k := range [...]string{"id", "name", "arguments"} {
 		if !has[i] {
-			return nil, docErr(p.member(k), "a tool_call block needs %s", k)
+			return nil, 0, docErr(p.member(k), "a tool_call block needs %s", k)
 		}
 	}
 	var err error
 	if x.Extra, err = extra.json(rd, p); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return x, nil
+	return x, it.end, nil
 }
 
 // native reads a native block.
-func (rd *reader) native(b jv, p at) (Block, error) {
+func (rd *reader) native(b jv, p at) (Block, int, error) {
 	var k, r, u jv
-	for it := members(b); it.next(); {
+	it := members(b)
+	for it.next() {
 		var dst *jv
 		switch it.name {
 		case "kind":
@@ -447,27 +506,28 @@ func (rd *reader) native(b jv, p at) (Block, error) {
 	}
 	x := &Native{}
 	if !k.isString() {
-		return nil, docErr(p.member("kind"), "a native block needs a string kind")
+		return nil, 0, docErr(p.member("kind"), "a native block needs a string kind")
 	}
 	x.Kind = rd.str(k)
 	if !r.exists() {
-		return nil, docErr(p.member("raw"), "a native block needs raw")
+		return nil, 0, docErr(p.member("raw"), "a native block needs raw")
 	}
 	x.Raw = rd.raw(r)
 	if u.exists() {
 		if !u.isBool() {
-			return nil, docErr(p.member("unfinished"), "unfinished must be a boolean")
+			return nil, 0, docErr(p.member("unfinished"), "unfinished must be a boolean")
 		}
 		x.Unfinished = u.isTrue()
 	}
-	return x, nil
+	return x, it.end, nil
 }
 
 // compaction reads a compaction block.
-func (rd *reader) compaction(b jv, f form, p at) (Block, error) {
+func (rd *reader) compaction(b jv, f form, p at) (Block, int, error) {
 	x := &Compaction{}
 	var extra providerMembers
-	for it := members(b); it.next(); {
+	it := members(b)
+	for it.next() {
 		k, val := it.name, it.val
 		var err error
 		switch k {
@@ -505,14 +565,14 @@ func (rd *reader) compaction(b jv, f form, p at) (Block, error) {
 			}
 		}
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 	var err error
 	if x.Extra, err = extra.json(rd, p); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return x, nil
+	return x, it.end, nil
 }
 
 // transformation reads one entry of a turn's transformations: a type, an
@@ -582,33 +642,44 @@ func UnmarshalItemWire(data []byte) (ReasoningItem, error) {
 // item reads a reasoning item object by the rules of form f; typ is its
 // type member when the caller has found it.
 func (rd *reader) item(v, typ jv, f form, p at) (ReasoningItem, error) {
+	x, _, err := rd.itemEnd(v, typ, f, p)
+	return x, err
+}
+
+// itemEnd is item also returning the object's length. The object's text
+// starts v and may go on after it, but for an item of a type kept whole,
+// whose v is its exact text.
+func (rd *reader) itemEnd(v, typ jv, f form, p at) (ReasoningItem, int, error) {
 	if !v.isObject() {
-		return nil, docErr(p.String(), "a reasoning item must be a JSON object")
+		return nil, 0, docErr(p.String(), "a reasoning item must be a JSON object")
 	}
 	if typ == "" {
 		typ = v.get("type")
 	}
 	if !typ.isString() {
-		return nil, docErr(p.member("type"), "a reasoning item needs a string type")
+		return nil, 0, docErr(p.member("type"), "a reasoning item needs a string type")
 	}
 	ts := typ.str()
 	kind := ItemKind(ts)
 	switch kind {
 	case KindText, KindSummary, KindEncrypted:
 	default:
-		return rd.opaque(v, ts, f, p)
+		x, err := rd.opaque(v, ts, f, p)
+		return x, len(v), err
 	}
 	r := itemReader{kind: kind, form: f, at: p}
 	n := 0
-	for it := members(v); it.next(); n++ {
+	it := members(v)
+	for ; it.next(); n++ {
 		if r.names == nil && strings.IndexByte(it.raw, '\\') >= 0 {
 			r.noteNames(v, n)
 		}
 		if err := r.member(rd, it.name, it.raw, it.val); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
-	return r.item(rd)
+	x, err := r.item(rd)
+	return x, it.end, err
 }
 
 // opaque reads an item of a type this library does not know. Its object is
