@@ -328,28 +328,15 @@ func NextMembers(arr string, pos int, keys, vals []string) (elem string, next in
 // the next call, or ok false when there are no more (or arr is not an
 // array).
 func NextElem(arr string, pos int) (elem string, next int, ok bool) {
-	i := pos
-	if i == 0 {
-		i = skipSpace(arr, 0)
-		if i >= len(arr) || arr[i] != '[' {
-			return "", len(arr), false
-		}
-		i++
-	}
-	i = skipSpace(arr, i)
-	if i >= len(arr) || arr[i] == ']' {
+	i, ok := NextValue(arr, pos)
+	if !ok {
 		return "", len(arr), false
 	}
 	end := skipValue(arr, i)
 	if end < 0 {
 		return "", len(arr), false
 	}
-	elem = arr[i:end]
-	j := skipSpace(arr, end)
-	if j < len(arr) && arr[j] == ',' {
-		j++
-	}
-	return elem, j, true
+	return arr[i:end], AfterValue(arr, end), true
 }
 
 // NextMember iterates over the members of the object obj (valid JSON) as
@@ -358,38 +345,15 @@ func NextElem(arr string, pos int) (elem string, next int, ok bool) {
 // the pos for the next call, or ok false when there are no more (or obj is
 // not an object). Strings are stepped over eight bytes at a time.
 func NextMember(obj string, pos int) (name, val string, next int, ok bool) {
-	i := pos
-	if i == 0 {
-		i = skipSpace(obj, 0)
-		if i >= len(obj) || obj[i] != '{' {
-			return "", "", len(obj), false
-		}
-		i++
-	}
-	i = skipSpace(obj, i)
-	if i >= len(obj) || obj[i] != '"' {
+	name, i, ok := NextName(obj, pos)
+	if !ok {
 		return "", "", len(obj), false
 	}
-	kEnd := skipString(obj, i)
-	if kEnd < 0 {
-		return "", "", len(obj), false
-	}
-	name = obj[i:kEnd]
-	i = skipSpace(obj, kEnd)
-	if i >= len(obj) || obj[i] != ':' {
-		return "", "", len(obj), false
-	}
-	i = skipSpace(obj, i+1)
 	vEnd := skipValue(obj, i)
 	if vEnd < 0 {
 		return "", "", len(obj), false
 	}
-	val = obj[i:vEnd]
-	j := skipSpace(obj, vEnd)
-	if j < len(obj) && obj[j] == ',' {
-		j++
-	}
-	return name, val, j, true
+	return name, obj[i:vEnd], AfterValue(obj, vEnd), true
 }
 
 // StringEquals reports whether the JSON string literal raw has the value s.
