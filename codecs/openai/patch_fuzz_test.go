@@ -3,7 +3,6 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,6 +13,7 @@ import (
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/patchtest"
 	"github.com/reasonreplay/replay/stream"
 	"github.com/tidwall/gjson"
 )
@@ -131,27 +131,11 @@ func fuzzMessages(msg []byte, tu *replay.Turn) [][]byte {
 	return msgs
 }
 
-// samePatch requires Patch to give what the reference gives.
+// samePatch requires Patch to give what the reference gives (see
+// patchtest.SamePatch).
 func samePatch(t *testing.T, c Codec, msg []byte, tu *replay.Turn) {
 	t.Helper()
-	keep := string(msg)
-	want, wantErr := refPatch(c, msg, tu)
-	got, gotErr := c.Patch(msg, tu)
-	if string(msg) != keep {
-		t.Fatalf("Patch changed its input")
-	}
-	if (wantErr == nil) != (gotErr == nil) {
-		t.Fatalf("error %v, reference %v\nmsg %s", gotErr, wantErr, msg)
-	}
-	if wantErr != nil {
-		if errors.Is(gotErr, replay.ErrMalformed) != errors.Is(wantErr, replay.ErrMalformed) || gotErr.Error() != wantErr.Error() {
-			t.Fatalf("error %q, reference %q\nmsg %s", gotErr, wantErr, msg)
-		}
-		return
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("patched\n%s\nreference\n%s\nmsg %s", got, want, msg)
-	}
+	patchtest.SamePatch(t, c.Patch, func(m []byte, tu *replay.Turn) ([]byte, error) { return refPatch(c, m, tu) }, msg, tu)
 }
 
 // FuzzPatch holds Patch (stateless and stored, with and without reasoning
@@ -183,23 +167,18 @@ func refStripAs(raw []byte, drop func(gjson.Result) bool) ([]byte, []codecs.Chan
 // any other it must not panic.
 func sameStrip(t *testing.T, raw []byte) {
 	t.Helper()
+	patchtest.SameStrip(t, Codec{}.Strip, func(r []byte) ([]byte, []codecs.Change) {
+		return refStripAs(r, func(gjson.Result) bool { return true })
+	}, jsonw.ValidBytes, raw)
 	keep := string(raw)
-	got, gotCh := Codec{}.Strip(raw)
 	unenc, unencCh := strip(raw, func(el string) bool { return !itemHas(el, "encrypted_content") })
 	if string(raw) != keep {
-		t.Fatalf("Strip changed its input")
+		t.Fatalf("strip changed its input")
 	}
 	if !jsonw.ValidBytes(raw) {
 		return
 	}
-	want, wantCh := refStripAs(raw, func(gjson.Result) bool { return true })
-	if !bytes.Equal(got, want) || !reflect.DeepEqual(gotCh, wantCh) {
-		t.Fatalf("stripped\n%s %v\nreference\n%s %v\nraw %s", got, gotCh, want, wantCh, raw)
-	}
-	if len(wantCh) == 0 && len(got) > 0 && &got[0] != &raw[0] {
-		t.Fatalf("nothing stripped, but not the input returned")
-	}
-	want, wantCh = refStripAs(raw, func(el gjson.Result) bool { return !el.Get("encrypted_content").Exists() })
+	want, wantCh := refStripAs(raw, func(el gjson.Result) bool { return !el.Get("encrypted_content").Exists() })
 	if !bytes.Equal(unenc, want) || !reflect.DeepEqual(unencCh, wantCh) {
 		t.Fatalf("stripped of unencrypted\n%s %v\nreference\n%s %v\nraw %s", unenc, unencCh, want, wantCh, raw)
 	}
