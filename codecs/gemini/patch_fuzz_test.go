@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -32,28 +30,17 @@ var fuzzKinds = []string{"executableCode", "inlineData", "part", "", "functionCa
 
 // fuzzSeedTurns are the turns of the package's response fixtures.
 func fuzzSeedTurns(tb testing.TB) []*replay.Turn {
-	var out []*replay.Turn
-	names, _ := filepath.Glob(filepath.Join(dir, "*"))
-	for _, name := range names {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			continue
-		}
-		switch filepath.Ext(name) {
+	return patchtest.SeedTurns(tb, dir, func(ext string, data []byte) *replay.Turn {
+		switch ext {
 		case ".json":
 			if tu, err := (Codec{}).Decode(data); err == nil {
-				out = append(out, tu)
+				return tu
 			}
 		case ".sse":
-			if res := codectest.FeedPush(newFD(), stream.Options{}, [][]byte{data}); res.Turn != nil {
-				out = append(out, res.Turn)
-			}
+			return codectest.FeedPush(newFD(), stream.Options{}, [][]byte{data}).Turn
 		}
-	}
-	if len(out) < 5 {
-		tb.Fatalf("only %d seed turns", len(out))
-	}
-	return out
+		return nil
+	})
 }
 
 // fuzzTurn builds a turn from spec: none when spec is empty, a seed turn

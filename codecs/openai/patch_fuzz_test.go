@@ -3,7 +3,6 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -24,28 +23,18 @@ var fuzzData = []string{"gAAAA", "", "x\"y"}
 
 // fuzzSeedTurns are the turns of the codec's response fixtures.
 func fuzzSeedTurns(tb testing.TB) []*replay.Turn {
-	var out []*replay.Turn
-	names, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "openai", "*"))
-	for _, name := range names {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			continue
-		}
-		switch filepath.Ext(name) {
+	return patchtest.SeedTurns(tb, filepath.Join("..", "..", "testdata", "openai"), func(ext string, data []byte) *replay.Turn {
+		switch ext {
 		case ".json":
-			if tu, err := (Codec{}).Decode(data); err == nil && tu != nil {
-				out = append(out, tu)
+			if tu, err := (Codec{}).Decode(data); err == nil {
+				return tu
 			}
 		case ".sse":
-			if tu, _ := stream.Decode(bytes.NewReader(data), Codec{}, stream.Options{}); tu != nil {
-				out = append(out, tu)
-			}
+			tu, _ := stream.Decode(bytes.NewReader(data), Codec{}, stream.Options{})
+			return tu
 		}
-	}
-	if len(out) < 5 {
-		tb.Fatalf("only %d seed turns", len(out))
-	}
-	return out
+		return nil
+	})
 }
 
 // fuzzTurn builds a turn from spec: none when spec is empty, a seed turn

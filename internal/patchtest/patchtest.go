@@ -8,6 +8,8 @@ package patchtest
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -74,4 +76,26 @@ func SameStrip(t testing.TB, strip, ref Strip, valid func([]byte) bool, raw []by
 	if !bytes.Equal(got, want) || !reflect.DeepEqual(gch, wch) {
 		t.Fatalf("Strip(%q)\n got %q %#v\nwant %q %#v", raw, got, gch, want, wch)
 	}
+}
+
+// SeedTurns returns the turns that turn reads from the files of dir (given
+// each file's extension and bytes; nil when it reads none), and fails tb
+// when there are fewer than five.
+func SeedTurns(tb testing.TB, dir string, turn func(ext string, data []byte) *replay.Turn) []*replay.Turn {
+	tb.Helper()
+	var out []*replay.Turn
+	names, _ := filepath.Glob(filepath.Join(dir, "*"))
+	for _, name := range names {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			continue
+		}
+		if tu := turn(filepath.Ext(name), data); tu != nil {
+			out = append(out, tu)
+		}
+	}
+	if len(out) < 5 {
+		tb.Fatalf("only %d seed turns", len(out))
+	}
+	return out
 }
