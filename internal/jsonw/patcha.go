@@ -1,7 +1,6 @@
 package jsonw
 
 import (
-	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -56,48 +55,51 @@ func StrIs(raw, s string) bool {
 }
 
 // escapedStrIs is StrIs for the inside lit of a literal longer than s:
-// it decodes lit step by step as AppendStr does and compares each step
-// with what follows in s.
+// it decodes lit a byte or an escape at a time, as AppendStr does, and
+// stops at the first that differs from s (a name compared with the
+// names of an object mostly differs at its first byte).
 func escapedStrIs(lit, s string) bool {
-	for {
-		i := strings.IndexByte(lit, '\\')
-		if i < 0 {
-			return lit == s
-		}
-		if i > len(s) || lit[:i] != s[:i] {
-			return false
-		}
-		lit, s = lit[i:], s[i:]
-		if len(lit) < 2 {
-			return s == ""
-		}
-		if c := lit[1]; c != 'u' {
-			u := Unescapes[c]
-			if u == 0 {
-				return s == ""
-			}
-			if s == "" || s[0] != u {
+	k := 0 // s[:k] matched
+	for i := 0; i < len(lit); {
+		c := lit[i]
+		if c != '\\' {
+			if k >= len(s) || s[k] != c {
 				return false
 			}
-			lit, s = lit[2:], s[1:]
+			i, k = i+1, k+1
 			continue
 		}
-		if len(lit) < 6 {
-			return s == ""
+		if i+1 >= len(lit) {
+			return k == len(s) // AppendStr stops at a broken escape
 		}
-		r := hexRune(lit[2:6])
-		lit = lit[6:]
-		if utf16.IsSurrogate(r) && len(lit) >= 6 && lit[0] == '\\' && lit[1] == 'u' {
-			r = utf16.DecodeRune(r, hexRune(lit[2:6]))
-			lit = lit[6:]
+		if e := lit[i+1]; e != 'u' {
+			u := Unescapes[e]
+			if u == 0 {
+				return k == len(s)
+			}
+			if k >= len(s) || s[k] != u {
+				return false
+			}
+			i, k = i+2, k+1
+			continue
+		}
+		if i+6 > len(lit) {
+			return k == len(s)
+		}
+		r := hexRune(lit[i+2 : i+6])
+		i += 6
+		if utf16.IsSurrogate(r) && i+6 <= len(lit) && lit[i] == '\\' && lit[i+1] == 'u' {
+			r = utf16.DecodeRune(r, hexRune(lit[i+2:i+6]))
+			i += 6
 		}
 		var b [utf8.UTFMax]byte
 		n := utf8.EncodeRune(b[:], r)
-		if n > len(s) || string(b[:n]) != s[:n] {
+		if n > len(s)-k || string(b[:n]) != s[k:k+n] {
 			return false
 		}
-		s = s[n:]
+		k += n
 	}
+	return k == len(s)
 }
 
 // DropElems removes from the JSON object raw the elements of its array
