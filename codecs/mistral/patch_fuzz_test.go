@@ -13,17 +13,8 @@ func checkPatch(t *testing.T, c Codec, msg []byte, tu *replay.Turn) {
 	patchtest.SamePatch(t, c.Patch, c.refPatch, msg, tu)
 }
 
-func FuzzPatch(f *testing.F) {
-	for i, m := range fuzzturn.Messages {
-		f.Add([]byte(m), []byte{byte(i), byte(i * 5)}, []byte{2, byte(i * 3), 0, 0, 4, 0x40, 1, 1, 5, byte(i * 64)})
-	}
-	f.Fuzz(func(t *testing.T, msg, mspec, tspec []byte) {
-		c := Codec{}
-		tu := fuzzturn.Turn(tspec)
-		checkPatch(t, c, msg, tu)
-		checkPatch(t, c, fuzzturn.Message(mspec), tu)
-	})
-}
+// FuzzPatch holds Patch to refPatch (see patchtest.ChatFuzzPatch).
+func FuzzPatch(f *testing.F) { patchtest.ChatFuzzPatch(f, Codec{}.Patch, Codec{}.refPatch) }
 
 // TestPatchMatchesReference patches every seed message with turns that
 // interleave reasoning of each kind with text.
