@@ -207,7 +207,12 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 	var elemBuf [16]patchElem
 	var insBuf [8]patchInsert
 	elems := elemBuf[:0]
-	content, at, found := jsonw.ObjectMember(s, "content")
+	var content string
+	at := jsonw.MemberValueAt(s, "content")
+	found := at >= 0
+	if found {
+		content = s[at:jsonw.StepValue(s, at)] // msg is valid JSON
+	}
 	switch {
 	case !found:
 	case content[0] == '"':

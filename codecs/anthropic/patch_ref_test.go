@@ -2,11 +2,11 @@ package anthropic
 
 import (
 	"sort"
-	"strconv"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/patchtest"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -103,55 +103,12 @@ func refPatch(c Codec, msg []byte, t *replay.Turn) ([]byte, error) {
 }
 
 // refStrip is Strip as it was written on gjson (kit.FilterArray, copied
-// here as refFilterArray so that the reference cannot drift), kept as the
-// reference FuzzStrip compares Strip with.
+// as patchtest.RefFilterArray so that the reference cannot drift), kept
+// as the reference FuzzStrip compares Strip with.
 func refStrip(raw []byte) ([]byte, []codecs.Change) {
-	out, removed := refFilterArray(raw, "content", func(b gjson.Result) bool {
+	out, removed := patchtest.RefFilterArray(raw, "content", func(b gjson.Result) bool {
 		t := b.Get("type").Str
 		return t == "thinking" || t == "redacted_thinking"
 	})
-	return out, refRemoved(removed, "thinking block removed")
-}
-
-// refFilterArray is kit.FilterArray as Strip called it.
-func refFilterArray(raw []byte, name string, drop func(el gjson.Result) bool) ([]byte, []string) {
-	arr := gjson.GetBytes(raw, name)
-	if !arr.IsArray() {
-		return raw, nil
-	}
-	var out []byte
-	var removed []string
-	n, i := 0, -1
-	arr.ForEach(func(_, el gjson.Result) bool {
-		i++
-		if drop(el) {
-			removed = append(removed, "/"+name+"/"+strconv.Itoa(i))
-			return true
-		}
-		if n > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, el.Raw...)
-		n++
-		return true
-	})
-	if len(removed) == 0 {
-		return raw, nil
-	}
-	res := make([]byte, 0, len(raw))
-	res = append(res, raw[:arr.Index]...)
-	res = append(res, '[')
-	res = append(res, out...)
-	res = append(res, ']')
-	res = append(res, raw[arr.Index+len(arr.Raw):]...)
-	return res, removed
-}
-
-// refRemoved is kit.Removed.
-func refRemoved(ptrs []string, detail string) []codecs.Change {
-	out := make([]codecs.Change, len(ptrs))
-	for i, p := range ptrs {
-		out[i] = codecs.Change{Pointer: p, Removed: true, Detail: detail}
-	}
-	return out
+	return out, patchtest.RefRemoved(removed, "thinking block removed")
 }

@@ -123,10 +123,12 @@ func (c Codec) Patch(msg []byte, t *replay.Turn) ([]byte, error) {
 	if !jsonw.ValidBytes(msg) {
 		return nil, codecs.Malformed(API, -1, "", "expected a JSON message")
 	}
-	content, at, ok := jsonw.ObjectMember(view.String(msg), "content")
-	if !ok || content[0] != '[' {
+	s := view.String(msg)
+	at := jsonw.MemberValueAt(s, "content")
+	if at < 0 || s[at] != '[' {
 		return nil, codecs.Malformed(API, -1, "/content", "expected a message object with a content array")
 	}
+	content := s[at:jsonw.StepValue(s, at)] // msg is valid JSON
 	// A usual turn's blocks fit in these without allocating.
 	var elemBuf [16]patchElem
 	var insBuf [8]patchInsert
@@ -182,8 +184,8 @@ func readElems(content string, at int, elems []patchElem) []patchElem {
 		}
 		off, _ := view.Offset(content, el)
 		e := patchElem{start: at + off, end: at + off + len(el)}
-		if id, _, ok := jsonw.ObjectMember(vals[1], "toolUseId"); ok && id[0] == '"' {
-			e.id = id
+		if a := jsonw.MemberValueAt(vals[1], "toolUseId"); a >= 0 && vals[1][a] == '"' {
+			e.id = vals[1][a:jsonw.StepValue(vals[1], a)]
 		} else {
 			e.text = vals[2] != ""
 		}

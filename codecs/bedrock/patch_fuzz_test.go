@@ -3,13 +3,12 @@ package bedrock
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/formats"
+	"github.com/reasonreplay/replay/internal/patchtest"
 )
 
 // The pools fuzzTurn draws a turn's strings and settings from: escapes,
@@ -112,31 +111,7 @@ func variants(msg []byte) [][]byte {
 // or the same error.
 func checkPatch(t *testing.T, msg []byte, tu *replay.Turn) {
 	t.Helper()
-	keep := bytes.Clone(msg)
-	got, gerr := Codec{}.Patch(msg, tu)
-	want, werr := refPatch(msg, tu)
-	if !bytes.Equal(msg, keep) {
-		t.Fatalf("Patch changed its input %q to %q", keep, msg)
-	}
-	if (gerr == nil) != (werr == nil) {
-		t.Fatalf("Patch(%q): error %v, the reference's %v", msg, gerr, werr)
-	}
-	if gerr != nil {
-		if errors.Is(gerr, replay.ErrMalformed) != errors.Is(werr, replay.ErrMalformed) || gerr.Error() != werr.Error() {
-			t.Fatalf("Patch(%q): error %v, the reference's %v", msg, gerr, werr)
-		}
-		var ge, we *replay.Error
-		if errors.As(gerr, &ge) != errors.As(werr, &we) || ge != nil && (ge.Pointer != we.Pointer || ge.API != we.API) {
-			t.Fatalf("Patch(%q): error %#v, the reference's %#v", msg, ge, we)
-		}
-		return
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("Patch(%q)\n got %q\nwant %q", msg, got, want)
-	}
-	if len(got) > 0 && len(msg) > 0 && &got[0] == &msg[0] {
-		t.Fatalf("Patch(%q) returned its input's bytes", msg)
-	}
+	patchtest.SamePatch(t, Codec{}.Patch, refPatch, msg, tu)
 }
 
 // checkStrip requires Strip to give what refStrip gives on every input
@@ -144,21 +119,7 @@ func checkPatch(t *testing.T, msg []byte, tu *replay.Turn) {
 // depth included), and raw itself whenever it removes nothing.
 func checkStrip(t *testing.T, raw []byte) {
 	t.Helper()
-	keep := bytes.Clone(raw)
-	got, gch := Codec{}.Strip(raw)
-	if !bytes.Equal(raw, keep) {
-		t.Fatalf("Strip changed its input %q to %q", keep, raw)
-	}
-	if len(gch) == 0 && (len(got) != len(raw) || len(raw) > 0 && &got[0] != &raw[0]) {
-		t.Fatalf("Strip(%q) removed nothing and did not return its input: %q", raw, got)
-	}
-	if !json.Valid(raw) {
-		return
-	}
-	want, wch := refStrip(raw)
-	if !bytes.Equal(got, want) || !reflect.DeepEqual(gch, wch) {
-		t.Fatalf("Strip(%q)\n got %q %#v\nwant %q %#v", raw, got, gch, want, wch)
-	}
+	patchtest.SameStrip(t, Codec{}.Strip, refStrip, json.Valid, raw)
 }
 
 // FuzzPatch requires Patch to write exactly what the gjson reference

@@ -1,12 +1,11 @@
 package chatcompat
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/chatstream/fuzzturn"
-	"github.com/stretchr/testify/require"
+	"github.com/reasonreplay/replay/internal/patchtest"
 )
 
 // patchCodecs are the profiles FuzzPatch patches with: DeepSeek's (the
@@ -22,19 +21,9 @@ var patchCodecs = func() []Codec {
 	}
 }()
 
-// checkPatch holds Patch to refPatch: the same bytes, or errors that say
-// the same.
+// checkPatch holds Patch to refPatch (see patchtest.SamePatch).
 func checkPatch(t *testing.T, c Codec, msg []byte, tu *replay.Turn) {
-	got, err := c.Patch(msg, tu)
-	want, wantErr := c.refPatch(msg, tu)
-	if wantErr != nil || err != nil {
-		require.Error(t, err, "Patch(%q) = %q, want the error %v", msg, got, wantErr)
-		require.Error(t, wantErr, "Patch(%q): %v, want %q", msg, err, want)
-		require.Equal(t, errors.Is(wantErr, replay.ErrMalformed), errors.Is(err, replay.ErrMalformed))
-		require.Equal(t, wantErr.Error(), err.Error())
-		return
-	}
-	require.Equal(t, string(want), string(got), "Patch(%q)", msg)
+	patchtest.SamePatch(t, c.Patch, c.refPatch, msg, tu)
 }
 
 func FuzzPatch(f *testing.F) {

@@ -60,25 +60,25 @@ func scanPart(s string, at int) (f partScan, ok bool) {
 		end := -2
 		aside := false
 		switch {
-		case jsonw.ASCIINameIs(name, mFunctionCall):
+		case jsonw.StrIs(name, mFunctionCall):
 			if f.callAt < 0 {
 				f.callAt = vAt
 				if s[vAt] == '{' {
 					end = f.scanCall(s, vAt)
 				}
 			}
-		case jsonw.ASCIINameIs(name, mText):
+		case jsonw.StrIs(name, mText):
 			if f.textAt < 0 {
 				f.textAt = vAt
 			}
-		case jsonw.ASCIINameIs(name, mThought):
+		case jsonw.StrIs(name, mThought):
 			aside = true
 			if f.thoughtAt < 0 {
 				f.thoughtAt = vAt
 				end = jsonw.StepValue(s, vAt)
 				f.thoughtEnd = end
 			}
-		case jsonw.ASCIINameIs(name, mThoughtSignature):
+		case jsonw.StrIs(name, mThoughtSignature):
 			aside = true
 			if f.sigAt < 0 {
 				f.sigName, f.sigAt = nameAt, vAt
@@ -115,9 +115,9 @@ func (f *partScan) scanCall(s string, at int) int {
 		if end < 0 {
 			return -1
 		}
-		if name := s[nameAt:nameEnd]; f.nameAt < 0 && jsonw.ASCIINameIs(name, "name") {
+		if name := s[nameAt:nameEnd]; f.nameAt < 0 && jsonw.StrIs(name, "name") {
 			f.nameAt, f.nameEnd = vAt, end
-		} else if f.idAt < 0 && jsonw.ASCIINameIs(name, "id") {
+		} else if f.idAt < 0 && jsonw.StrIs(name, "id") {
 			f.idAt, f.idEnd = vAt, end
 		}
 		pos = end

@@ -4,17 +4,16 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/codectest"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/patchtest"
 	"github.com/reasonreplay/replay/stream"
 )
 
@@ -31,28 +30,17 @@ var fuzzKinds = []string{"executableCode", "inlineData", "part", "", "functionCa
 
 // fuzzSeedTurns are the turns of the package's response fixtures.
 func fuzzSeedTurns(tb testing.TB) []*replay.Turn {
-	var out []*replay.Turn
-	names, _ := filepath.Glob(filepath.Join(dir, "*"))
-	for _, name := range names {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			continue
-		}
-		switch filepath.Ext(name) {
+	return patchtest.SeedTurns(tb, dir, func(ext string, data []byte) *replay.Turn {
+		switch ext {
 		case ".json":
 			if tu, err := (Codec{}).Decode(data); err == nil {
-				out = append(out, tu)
+				return tu
 			}
 		case ".sse":
-			if res := codectest.FeedPush(newFD(), stream.Options{}, [][]byte{data}); res.Turn != nil {
-				out = append(out, res.Turn)
-			}
+			return codectest.FeedPush(newFD(), stream.Options{}, [][]byte{data}).Turn
 		}
-	}
-	if len(out) < 5 {
-		tb.Fatalf("only %d seed turns", len(out))
-	}
-	return out
+		return nil
+	})
 }
 
 // fuzzTurn builds a turn from spec: none when spec is empty, a seed turn
@@ -135,28 +123,20 @@ func fuzzMessages(msg []byte, tu *replay.Turn) [][]byte {
 	return msgs
 }
 
-// samePatch requires PatchReport to give what the reference gives.
+// samePatch requires PatchReport to give what the reference gives (see
+// patchtest.SamePatch), and the same sentinel uses.
 func samePatch(t *testing.T, c Codec, msg []byte, tu *replay.Turn) {
 	t.Helper()
-	keep := string(msg)
-	want, wantUses, wantErr := refPatch(c, msg, tu)
-	got, gotUses, gotErr := c.PatchReport(msg, tu)
-	if string(msg) != keep {
-		t.Fatalf("PatchReport changed its input")
-	}
-	if (wantErr == nil) != (gotErr == nil) {
-		t.Fatalf("error %v, reference %v\nmsg %s", gotErr, wantErr, msg)
-	}
-	if wantErr != nil {
-		if errors.Is(gotErr, replay.ErrMalformed) != errors.Is(wantErr, replay.ErrMalformed) || gotErr.Error() != wantErr.Error() {
-			t.Fatalf("error %q, reference %q\nmsg %s", gotErr, wantErr, msg)
-		}
-		return
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("patched\n%s\nreference\n%s\nmsg %s", got, want, msg)
-	}
-	if !reflect.DeepEqual(gotUses, wantUses) {
+	var gotUses, wantUses []SentinelUse
+	var gotErr error
+	patchtest.SamePatch(t, func(m []byte, tu *replay.Turn) (out []byte, err error) {
+		out, gotUses, gotErr = c.PatchReport(m, tu)
+		return out, gotErr
+	}, func(m []byte, tu *replay.Turn) (out []byte, err error) {
+		out, wantUses, err = refPatch(c, m, tu)
+		return out, err
+	}, msg, tu)
+	if gotErr == nil && !reflect.DeepEqual(gotUses, wantUses) {
 		t.Fatalf("uses %#v, reference %#v\nmsg %s", gotUses, wantUses, msg)
 	}
 }
@@ -179,21 +159,8 @@ func FuzzPatch(f *testing.F) {
 // jsonw.Valid); on any other it must not panic.
 func sameStrip(t *testing.T, raw []byte, thoughts bool) {
 	t.Helper()
-	keep := string(raw)
-	got, gotCh := stripParts(raw, thoughts)
-	if string(raw) != keep {
-		t.Fatalf("stripParts changed its input")
-	}
-	if !jsonw.ValidBytes(raw) {
-		return
-	}
-	want, wantCh := refStripParts(raw, thoughts)
-	if !bytes.Equal(got, want) || !reflect.DeepEqual(gotCh, wantCh) {
-		t.Fatalf("thoughts %v: stripped\n%s %v\nreference\n%s %v\nraw %s", thoughts, got, gotCh, want, wantCh, raw)
-	}
-	if len(wantCh) == 0 && len(got) > 0 && &got[0] != &raw[0] {
-		t.Fatalf("nothing stripped, but not the input returned")
-	}
+	patchtest.SameStrip(t, func(r []byte) ([]byte, []codecs.Change) { return stripParts(r, thoughts) },
+		func(r []byte) ([]byte, []codecs.Change) { return refStripParts(r, thoughts) }, jsonw.ValidBytes, raw)
 }
 
 // FuzzStrip holds Strip (and the drop-reasoning fix's strip of thought

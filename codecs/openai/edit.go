@@ -45,19 +45,19 @@ func scanItem(s string, at int) (it runItem, ok bool) {
 			return it, false
 		}
 		switch name := s[nameAt:nameEnd]; {
-		case jsonw.ASCIINameIs(name, "id"):
+		case jsonw.StrIs(name, "id"):
 			if it.idAt < 0 {
 				it.idName, it.idAt, it.idEnd = nameAt, vAt, end
 			}
-		case jsonw.ASCIINameIs(name, "call_id"):
+		case jsonw.StrIs(name, "call_id"):
 			if it.callAt < 0 {
 				it.callAt, it.callEnd = vAt, end
 			}
-		case jsonw.ASCIINameIs(name, "type"):
+		case jsonw.StrIs(name, "type"):
 			if it.typeAt < 0 {
 				it.typeAt, it.typeEnd = vAt, end
 			}
-		case jsonw.ASCIINameIs(name, "role"):
+		case jsonw.StrIs(name, "role"):
 			if it.roleAt < 0 {
 				it.roleAt, it.roleEnd = vAt, end
 			}
@@ -69,7 +69,7 @@ func scanItem(s string, at int) (it runItem, ok bool) {
 // strIs reports whether s[at:end] is a string whose value is want (ASCII),
 // as gjson's Str compares: false when absent or not a string.
 func strIs(s string, at, end int, want string) bool {
-	return at >= 0 && s[at] == '"' && jsonw.ASCIINameIs(s[at:end], want)
+	return at >= 0 && s[at] == '"' && jsonw.StrIs(s[at:end], want)
 }
 
 // str returns gjson's Str of the value s[at:end]: a string's value ("" for
@@ -121,7 +121,7 @@ func scanMember(el, name string) (span, bool) {
 		if end < 0 {
 			return span{}, false
 		}
-		if jsonw.ASCIINameIs(el[nameAt:nameEnd], name) {
+		if jsonw.StrIs(el[nameAt:nameEnd], name) {
 			return span{vAt, end}, true
 		}
 		pos = end

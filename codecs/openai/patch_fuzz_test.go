@@ -3,8 +3,6 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -14,6 +12,7 @@ import (
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/formats"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/patchtest"
 	"github.com/reasonreplay/replay/stream"
 	"github.com/tidwall/gjson"
 )
@@ -24,28 +23,18 @@ var fuzzData = []string{"gAAAA", "", "x\"y"}
 
 // fuzzSeedTurns are the turns of the codec's response fixtures.
 func fuzzSeedTurns(tb testing.TB) []*replay.Turn {
-	var out []*replay.Turn
-	names, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "openai", "*"))
-	for _, name := range names {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			continue
-		}
-		switch filepath.Ext(name) {
+	return patchtest.SeedTurns(tb, filepath.Join("..", "..", "testdata", "openai"), func(ext string, data []byte) *replay.Turn {
+		switch ext {
 		case ".json":
-			if tu, err := (Codec{}).Decode(data); err == nil && tu != nil {
-				out = append(out, tu)
+			if tu, err := (Codec{}).Decode(data); err == nil {
+				return tu
 			}
 		case ".sse":
-			if tu, _ := stream.Decode(bytes.NewReader(data), Codec{}, stream.Options{}); tu != nil {
-				out = append(out, tu)
-			}
+			tu, _ := stream.Decode(bytes.NewReader(data), Codec{}, stream.Options{})
+			return tu
 		}
-	}
-	if len(out) < 5 {
-		tb.Fatalf("only %d seed turns", len(out))
-	}
-	return out
+		return nil
+	})
 }
 
 // fuzzTurn builds a turn from spec: none when spec is empty, a seed turn
@@ -131,27 +120,11 @@ func fuzzMessages(msg []byte, tu *replay.Turn) [][]byte {
 	return msgs
 }
 
-// samePatch requires Patch to give what the reference gives.
+// samePatch requires Patch to give what the reference gives (see
+// patchtest.SamePatch).
 func samePatch(t *testing.T, c Codec, msg []byte, tu *replay.Turn) {
 	t.Helper()
-	keep := string(msg)
-	want, wantErr := refPatch(c, msg, tu)
-	got, gotErr := c.Patch(msg, tu)
-	if string(msg) != keep {
-		t.Fatalf("Patch changed its input")
-	}
-	if (wantErr == nil) != (gotErr == nil) {
-		t.Fatalf("error %v, reference %v\nmsg %s", gotErr, wantErr, msg)
-	}
-	if wantErr != nil {
-		if errors.Is(gotErr, replay.ErrMalformed) != errors.Is(wantErr, replay.ErrMalformed) || gotErr.Error() != wantErr.Error() {
-			t.Fatalf("error %q, reference %q\nmsg %s", gotErr, wantErr, msg)
-		}
-		return
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("patched\n%s\nreference\n%s\nmsg %s", got, want, msg)
-	}
+	patchtest.SamePatch(t, c.Patch, func(m []byte, tu *replay.Turn) ([]byte, error) { return refPatch(c, m, tu) }, msg, tu)
 }
 
 // FuzzPatch holds Patch (stateless and stored, with and without reasoning
@@ -183,23 +156,18 @@ func refStripAs(raw []byte, drop func(gjson.Result) bool) ([]byte, []codecs.Chan
 // any other it must not panic.
 func sameStrip(t *testing.T, raw []byte) {
 	t.Helper()
+	patchtest.SameStrip(t, Codec{}.Strip, func(r []byte) ([]byte, []codecs.Change) {
+		return refStripAs(r, func(gjson.Result) bool { return true })
+	}, jsonw.ValidBytes, raw)
 	keep := string(raw)
-	got, gotCh := Codec{}.Strip(raw)
 	unenc, unencCh := strip(raw, func(el string) bool { return !itemHas(el, "encrypted_content") })
 	if string(raw) != keep {
-		t.Fatalf("Strip changed its input")
+		t.Fatalf("strip changed its input")
 	}
 	if !jsonw.ValidBytes(raw) {
 		return
 	}
-	want, wantCh := refStripAs(raw, func(gjson.Result) bool { return true })
-	if !bytes.Equal(got, want) || !reflect.DeepEqual(gotCh, wantCh) {
-		t.Fatalf("stripped\n%s %v\nreference\n%s %v\nraw %s", got, gotCh, want, wantCh, raw)
-	}
-	if len(wantCh) == 0 && len(got) > 0 && &got[0] != &raw[0] {
-		t.Fatalf("nothing stripped, but not the input returned")
-	}
-	want, wantCh = refStripAs(raw, func(el gjson.Result) bool { return !el.Get("encrypted_content").Exists() })
+	want, wantCh := refStripAs(raw, func(el gjson.Result) bool { return !el.Get("encrypted_content").Exists() })
 	if !bytes.Equal(unenc, want) || !reflect.DeepEqual(unencCh, wantCh) {
 		t.Fatalf("stripped of unencrypted\n%s %v\nreference\n%s %v\nraw %s", unenc, unencCh, want, wantCh, raw)
 	}

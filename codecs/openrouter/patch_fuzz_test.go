@@ -1,40 +1,20 @@
 package openrouter
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/internal/chatstream/fuzzturn"
-	"github.com/stretchr/testify/require"
+	"github.com/reasonreplay/replay/internal/patchtest"
 )
 
-// checkPatch holds Patch to refPatch: the same bytes, or errors that say
-// the same.
+// checkPatch holds Patch to refPatch (see patchtest.SamePatch).
 func checkPatch(t *testing.T, c Codec, msg []byte, tu *replay.Turn) {
-	got, err := c.Patch(msg, tu)
-	want, wantErr := c.refPatch(msg, tu)
-	if wantErr != nil || err != nil {
-		require.Error(t, err, "Patch(%q) = %q, want the error %v", msg, got, wantErr)
-		require.Error(t, wantErr, "Patch(%q): %v, want %q", msg, err, want)
-		require.Equal(t, errors.Is(wantErr, replay.ErrMalformed), errors.Is(err, replay.ErrMalformed))
-		require.Equal(t, wantErr.Error(), err.Error())
-		return
-	}
-	require.Equal(t, string(want), string(got), "Patch(%q)", msg)
+	patchtest.SamePatch(t, c.Patch, c.refPatch, msg, tu)
 }
 
-func FuzzPatch(f *testing.F) {
-	for i, m := range fuzzturn.Messages {
-		f.Add([]byte(m), []byte{byte(i), byte(i * 5)}, []byte{2, byte(i * 3), 0, 0, 4, 0x40, 1, 1, 5, byte(i * 64)})
-	}
-	f.Fuzz(func(t *testing.T, msg, mspec, tspec []byte) {
-		c := Codec{}
-		tu := fuzzturn.Turn(tspec)
-		checkPatch(t, c, msg, tu)
-		checkPatch(t, c, fuzzturn.Message(mspec), tu)
-	})
-}
+// FuzzPatch holds Patch to refPatch (see patchtest.ChatFuzzPatch).
+func FuzzPatch(f *testing.F) { patchtest.ChatFuzzPatch(f, Codec{}.Patch, Codec{}.refPatch) }
 
 // TestPatchMatchesReference patches every seed message with turns that
 // put signatures on calls 1 to 3 in each place, and reasoning of each kind.

@@ -1,7 +1,6 @@
 package jsonw
 
 import (
-	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -56,10 +55,24 @@ func AppendStr(dst []byte, raw string) []byte {
 }
 
 // hexRune reads four hex digits as gjson does (its runeit: 0 when they
-// are not hex digits).
+// are not hex digits), without allocating.
 func hexRune(h string) rune {
-	n, _ := strconv.ParseUint(h, 16, 64)
-	return rune(n)
+	var r rune
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }
 
 // TopString returns what gjson's String gives for the top-level member

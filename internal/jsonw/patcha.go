@@ -1,7 +1,7 @@
 package jsonw
 
 import (
-	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/reasonreplay/replay/internal/view"
@@ -39,43 +39,67 @@ func QuotedLen(s string) int {
 }
 
 // StrIs reports whether raw, a raw JSON value, is a string whose value, as
-// gjson decodes it (its Result.Str, see [AppendStr]), is s. A literal with
-// no escape is compared in place; one with escapes is decoded into a
-// buffer on the stack when it is short, so that it does not allocate.
+// gjson decodes it (its Result.Str, see [AppendStr]), is s: a member name
+// or a type written `"t\u0079pe"` is "type". A literal with no escape is
+// compared in place; one with escapes is decoded as it is compared, so
+// that it never allocates.
 func StrIs(raw, s string) bool {
 	if len(raw) < 2 || raw[0] != '"' {
 		return false
 	}
-	if len(raw) == len(s)+2 && raw[1:len(raw)-1] == s {
-		return true
+	// An escape shortens a literal: one as long as s is s itself or not s.
+	if len(raw) == len(s)+2 {
+		return raw[1:len(raw)-1] == s
 	}
-	// Decoding never lengthens a literal.
-	if len(s) > len(raw)-2 || strings.IndexByte(raw, '\\') < 0 {
-		return false
-	}
-	var buf [128]byte
-	return string(AppendStr(buf[:0], raw)) == s
+	return len(raw) > len(s)+2 && escapedStrIs(raw[1:len(raw)-1], s)
 }
 
-// ObjectMember finds the member name of the JSON object s (valid JSON;
-// on other text it finds what it can, never reading out of bounds, and
-// val may be empty): its
-// raw value, a view of s, and where that value starts in s. The first of
-// repeated members is found, as gjson finds it, and names are compared by
-// their value (StrIs). ok is false when s is no object or has no such
-// member.
-func ObjectMember(s, name string) (val string, at int, ok bool) {
-	for pos := 0; ; {
-		k, v, next, more := NextMember(s, pos)
-		if !more {
-			return "", 0, false
+// escapedStrIs is StrIs for the inside lit of a literal longer than s:
+// it decodes lit a byte or an escape at a time, as AppendStr does, and
+// stops at the first that differs from s (a name compared with the
+// names of an object mostly differs at its first byte).
+func escapedStrIs(lit, s string) bool {
+	k := 0 // s[:k] matched
+	for i := 0; i < len(lit); {
+		c := lit[i]
+		if c != '\\' {
+			if k >= len(s) || s[k] != c {
+				return false
+			}
+			i, k = i+1, k+1
+			continue
 		}
-		if StrIs(k, name) {
-			at, _ = view.Offset(s, v)
-			return v, at, true
+		if i+1 >= len(lit) {
+			return k == len(s) // AppendStr stops at a broken escape
 		}
-		pos = next
+		if e := lit[i+1]; e != 'u' {
+			u := Unescapes[e]
+			if u == 0 {
+				return k == len(s)
+			}
+			if k >= len(s) || s[k] != u {
+				return false
+			}
+			i, k = i+2, k+1
+			continue
+		}
+		if i+6 > len(lit) {
+			return k == len(s)
+		}
+		r := hexRune(lit[i+2 : i+6])
+		i += 6
+		if utf16.IsSurrogate(r) && i+6 <= len(lit) && lit[i] == '\\' && lit[i+1] == 'u' {
+			r = utf16.DecodeRune(r, hexRune(lit[i+2:i+6]))
+			i += 6
+		}
+		var b [utf8.UTFMax]byte
+		n := utf8.EncodeRune(b[:], r)
+		if n > len(s)-k || string(b[:n]) != s[k:k+n] {
+			return false
+		}
+		k += n
 	}
+	return k == len(s)
 }
 
 // DropElems removes from the JSON object raw the elements of its array
@@ -88,10 +112,15 @@ func ObjectMember(s, name string) (val string, at int, ok bool) {
 // JSON that the walk cannot follow to the array's end).
 func DropElems(raw []byte, name, key string, drop func(val string) bool, removed []int) ([]byte, []int) {
 	s := view.String(raw)
-	arr, at, ok := ObjectMember(s, name)
-	if !ok || arr == "" || arr[0] != '[' {
+	at := MemberValueAt(s, name)
+	if at < 0 || s[at] != '[' {
 		return raw, removed
 	}
+	end := StepValue(s, at)
+	if end < 0 {
+		return raw, removed
+	}
+	arr := s[at:end]
 	keys := [1]string{key}
 	var vals [1]string
 	var out []byte

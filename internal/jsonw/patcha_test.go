@@ -51,6 +51,22 @@ func TestStrIs(t *testing.T) {
 		{`null`, "", false},
 		{``, "", false},
 		{`"`, "", false},
+		// Member names and types, as the patches compare them.
+		{`"type"`, "type", true},
+		{`"t\u0079pe"`, "type", true},
+		{`"\u0074\u0079\u0070\u0065"`, "type", true},
+		{`"t\u0059pe"`, "type", false},
+		{`"a\"b"`, `a"b`, true},
+		{`"typ"`, "type", false},
+		{`"types"`, "type", false},
+		{`"\u00e9"`, "e", false},
+		{`"\u00e9"`, "é", true},
+		{`"\ud800\u0074"`, "t", false},
+		{`"t\u0079pe\n"`, "type", false},
+		{`"\u0000"`, "", false},
+		{`"\u0000"`, "\x00", true},
+		{`"\u0041\u00E9"`, "Aé", true},
+		{`"\u004G"`, "\x00", true}, // not JSON: gjson reads what is not a hex digit as 0
 	} {
 		if got := StrIs(c.raw, c.s); got != c.want {
 			t.Errorf("StrIs(%s, %q) = %v", c.raw, c.s, got)
@@ -59,8 +75,14 @@ func TestStrIs(t *testing.T) {
 			t.Errorf("gjson reads %s as %q, not %q", c.raw, gjson.Parse(c.raw).Str, c.s)
 		}
 	}
-	if n := testing.AllocsPerRun(100, func() { StrIs(`"th\u0069nking"`, "thinking") }); n != 0 {
-		t.Errorf("StrIs of an escaped literal: %v allocations", n)
+	long, longS := `"`+strings.Repeat(`\u00e9\n`, 100)+`"`, strings.Repeat("é\n", 100)
+	for _, c := range [][2]string{{`"th\u0069nking"`, "thinking"}, {`"thoughtSign\u0061ture"`, "thoughtSignature"}, {long, longS}} {
+		if !StrIs(c[0], c[1]) {
+			t.Errorf("StrIs(%s, %q) = false", c[0], c[1])
+		}
+		if n := testing.AllocsPerRun(100, func() { StrIs(c[0], c[1]) }); n != 0 {
+			t.Errorf("StrIs of an escaped literal: %v allocations", n)
+		}
 	}
 }
 
@@ -80,7 +102,7 @@ func FuzzStrIs(f *testing.F) {
 	})
 }
 
-func TestObjectMember(t *testing.T) {
+func TestMemberValueAt(t *testing.T) {
 	for _, c := range []struct {
 		s, name, val string
 		ok           bool
@@ -95,9 +117,9 @@ func TestObjectMember(t *testing.T) {
 		{`{"content":`, "content", ``, false},
 		{``, "content", ``, false},
 	} {
-		val, at, ok := ObjectMember(c.s, c.name)
-		if val != c.val || ok != c.ok || ok && c.s[at:at+len(val)] != val {
-			t.Errorf("ObjectMember(%s, %q) = %q at %d, %v", c.s, c.name, val, at, ok)
+		at := MemberValueAt(c.s, c.name)
+		if (at >= 0) != c.ok || at >= 0 && c.s[at:StepValue(c.s, at)] != c.val {
+			t.Errorf("MemberValueAt(%s, %q) = %d", c.s, c.name, at)
 		}
 	}
 }

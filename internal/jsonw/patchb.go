@@ -71,66 +71,6 @@ func StepValue(s string, at int) int {
 	return -1
 }
 
-// ASCIINameIs reports whether the JSON string literal raw (valid JSON,
-// quotes included) has the value key, which must be ASCII, decoding its
-// escapes as it compares: `"t\u0079pe"` is "type". It never allocates.
-func ASCIINameIs(raw, key string) bool {
-	if len(raw) == len(key)+2 {
-		return raw[1:len(raw)-1] == key
-	}
-	return len(raw) > len(key)+2 && escapedNameIs(raw, key)
-}
-
-// escapedNameIs is ASCIINameIs for a literal longer than key and its
-// quotes: equal only through escapes.
-func escapedNameIs(raw, key string) bool {
-	s := raw[1 : len(raw)-1]
-	k := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c == '\\' {
-			if i+1 >= len(s) {
-				return false
-			}
-			if s[i+1] == 'u' {
-				if i+6 > len(s) {
-					return false
-				}
-				r := 0
-				for _, h := range []byte(s[i+2 : i+6]) {
-					switch {
-					case h >= '0' && h <= '9':
-						r = r<<4 | int(h-'0')
-					case h >= 'a' && h <= 'f':
-						r = r<<4 | int(h-'a'+10)
-					case h >= 'A' && h <= 'F':
-						r = r<<4 | int(h-'A'+10)
-					default:
-						return false
-					}
-				}
-				if r >= 0x80 {
-					return false // key is ASCII: no other character matches
-				}
-				c = byte(r)
-				i += 6
-			} else {
-				if c = Unescapes[s[i+1]]; c == 0 {
-					return false
-				}
-				i += 2
-			}
-		} else {
-			i++
-		}
-		if k >= len(key) || key[k] != c {
-			return false
-		}
-		k++
-	}
-	return k == len(key)
-}
-
 // PlainASCII reports whether every byte of s is printable ASCII other
 // than the quote and the backslash (or DEL): s needs no escape in a JSON
 // string, and encoding/json would write it between quotes as it is. It
@@ -138,9 +78,12 @@ func escapedNameIs(raw, key string) bool {
 func PlainASCII(s string) bool { return nextStopOrHigh(s, 0) >= len(s) }
 
 // MemberValueAt returns the offset of the value of the first member named
-// name (ASCII, matched with its escapes decoded) of the object s (valid
-// JSON), or -1 when s is not an object or has no such member. It steps
-// over the values before it only.
+// name (matched with its escapes decoded, see [StrIs]) of the object s
+// (valid JSON; on other text it finds what it can, never reading out of
+// bounds), or -1 when s is not an object or has no such member: the first
+// of repeated members, as gjson finds it. It steps over the values before
+// it only; a caller that needs the value's end steps over it
+// ([StepValue]).
 func MemberValueAt(s, name string) int {
 	i := skipSpace(s, 0)
 	if i >= len(s) || s[i] != '{' {
@@ -151,7 +94,7 @@ func MemberValueAt(s, name string) int {
 		if vAt < 0 {
 			return -1
 		}
-		if ASCIINameIs(s[nameAt:nameEnd], name) {
+		if StrIs(s[nameAt:nameEnd], name) {
 			return vAt
 		}
 		if pos = StepValue(s, vAt); pos < 0 {
