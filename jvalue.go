@@ -101,7 +101,7 @@ func (it *memberIter) nextName() bool {
 
 // skip steps over the value of the member nextName found and sets val.
 func (it *memberIter) skip() {
-	end := jsonw.ValueEnd(it.s, it.at)
+	end := jsonw.StepValue(it.s, it.at)
 	it.val, it.pos = jv(it.s[it.at:end]), jsonw.AfterValue(it.s, end)
 }
 

@@ -253,7 +253,7 @@ func (rd *reader) blocks(arr jv, f form, bs []Block) ([]Block, int, error) {
 		}
 		blk, n, err := rd.block(b, f, at{"/blocks/", i})
 		if err != nil {
-			return bs, jsonw.ValueEnd(string(arr), 0), err
+			return bs, jsonw.StepValue(string(arr), 0), err
 		}
 		bs = append(bs, blk)
 		w.consumed(n)
@@ -387,7 +387,7 @@ func (rd *reader) block(b jv, f form, p at) (Block, int, error) {
 			case KindText, KindSummary, KindEncrypted:
 			default:
 				// An item kept whole keeps its text: the exact text.
-				b = b[:jsonw.ValueEnd(string(b), 0)]
+				b = b[:jsonw.StepValue(string(b), 0)]
 			}
 			x, n, err := rd.itemEnd(b, typ, f, p)
 			if err != nil {

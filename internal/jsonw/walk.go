@@ -5,11 +5,6 @@ package jsonw
 // or an element's value starts, and the reader, having read the value,
 // says where it ended.
 
-// ValueEnd returns the index after the JSON value starting at i in s (a
-// valid JSON text, or one whose value at i is valid; what follows it may
-// be anything), or -1 when there is no value at i.
-func ValueEnd(s string, i int) int { return skipValue(s, i) }
-
 // NextName is [NextMember] stopping at the value: it returns the next
 // member's raw name (quotes included) and the index where its value
 // starts, or ok false when there are no more (or obj is not an object).
@@ -24,20 +19,11 @@ func NextName(obj string, pos int) (name string, val int, ok bool) {
 		}
 		i++
 	}
-	i = skipSpace(obj, i)
-	if i >= len(obj) || obj[i] != '"' {
+	nameAt, nameEnd, valAt := StepMember(obj, i)
+	if valAt < 0 {
 		return "", len(obj), false
 	}
-	kEnd := skipString(obj, i)
-	if kEnd < 0 {
-		return "", len(obj), false
-	}
-	name = obj[i:kEnd]
-	i = skipSpace(obj, kEnd)
-	if i >= len(obj) || obj[i] != ':' {
-		return "", len(obj), false
-	}
-	return name, skipSpace(obj, i+1), true
+	return obj[nameAt:nameEnd], valAt, true
 }
 
 // NextValue is [NextElem] stopping at the element: it returns the index
@@ -53,11 +39,11 @@ func NextValue(arr string, pos int) (val int, ok bool) {
 		}
 		i++
 	}
-	i = skipSpace(arr, i)
-	if i >= len(arr) || arr[i] == ']' || arr[i] == '}' {
+	at, _ := StepElem(arr, i)
+	if at < 0 || arr[at] == '}' {
 		return len(arr), false
 	}
-	return i, true
+	return at, true
 }
 
 // AfterValue returns the pos from which [NextName], [NextValue],

@@ -2,7 +2,7 @@ package jsonw
 
 import "testing"
 
-// TestWalkMembers: NextName, ValueEnd and AfterValue find the members
+// TestWalkMembers: NextName, StepValue and AfterValue find the members
 // NextMember finds, byte for byte, and CloseEnd the object's end, with
 // text after the object left unread.
 func TestWalkMembers(t *testing.T) {
@@ -28,7 +28,7 @@ func TestWalkMembers(t *testing.T) {
 			if !ok {
 				break
 			}
-			end := ValueEnd(tc.obj, at)
+			end := StepValue(tc.obj, at)
 			if name != tc.names[i] || tc.obj[at:end] != tc.vals[i] || name != n2 || tc.obj[at:end] != v2 {
 				t.Fatalf("%s: member %d: %s:%s, want %s:%s", tc.obj, i, name, tc.obj[at:end], tc.names[i], tc.vals[i])
 			}
@@ -47,7 +47,7 @@ func TestWalkMembers(t *testing.T) {
 	}
 }
 
-// TestWalkElems: NextValue and ValueEnd find the elements NextElem finds,
+// TestWalkElems: NextValue and StepValue find the elements NextElem finds,
 // and CloseEnd the array's end.
 func TestWalkElems(t *testing.T) {
 	for _, tc := range []struct {
@@ -70,7 +70,7 @@ func TestWalkElems(t *testing.T) {
 			if !ok {
 				break
 			}
-			end := ValueEnd(tc.arr, at)
+			end := StepValue(tc.arr, at)
 			if tc.arr[at:end] != tc.elems[i] || v2 != tc.elems[i] {
 				t.Fatalf("%s: element %d: %s, want %s", tc.arr, i, tc.arr[at:end], tc.elems[i])
 			}
@@ -101,7 +101,7 @@ func TestWalkElems(t *testing.T) {
 	if got := CloseEnd(`{"a":1}`, 0); got != -1 {
 		t.Fatalf("CloseEnd before a member: %d, want -1", got)
 	}
-	if got := ValueEnd(`[}`, 1); got != -1 {
-		t.Fatalf("ValueEnd of no value: %d, want -1", got)
+	if got := StepValue(`[}`, 1); got != -1 {
+		t.Fatalf("StepValue of no value: %d, want -1", got)
 	}
 }
