@@ -230,9 +230,7 @@ func (r *Registry) Carry(h History, target Target, policy Policy) (History, []No
 	c := &carrier{target: target, policy: policy}
 	c.contract, _ = r.contract(target)
 	c.sentinel = c.sentinelTarget()
-	if c.contract.ToolIDs {
-		c.ids, c.idsOn = toolIDs{history: history}, true
-	}
+	c.ids.history = history
 	out := make([]*Turn, len(history))
 	for ti, t := range history {
 		out[ti] = c.turn(ti, t)
@@ -312,8 +310,7 @@ type carrier struct {
 	contract ReplayContract
 	sentinel bool
 	notices  []Notice
-	ids      toolIDs // used when the target requires tool call ids
-	idsOn    bool
+	ids      toolIDs // used when the target requires tool call ids (contract.ToolIDs)
 	ds       [16]decision
 }
 
@@ -614,7 +611,7 @@ func (c *carrier) emitCall(ti, bi int, out []Block, x *ToolCall, d decision, st 
 		c.note(ti, bi, CaseUnsignedCall, Sentinel, "the function call "+strconvQuote(x.Name)+" has no signature; the target's documented placeholder is sent")
 	}
 	st.firstCall = false
-	if c.idsOn {
+	if c.contract.ToolIDs {
 		if id, minted := c.ids.assign(&y, st.calls); minted {
 			c.mintNote(ti, bi, x, id)
 			y.ID = id

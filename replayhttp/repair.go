@@ -392,8 +392,8 @@ func keptOf(t *replay.Turn, ks []kept, followers []string) ([]kept, []string) {
 	return ks, followers
 }
 
-// wires sets the wire form of each of ks, written into buf (returned, to
-// be kept while ks is read).
+// wires sets the wire form of each of ks, written into buf (returned
+// grown), as views of it.
 func wires(ks []kept, buf []byte) []byte {
 	var ends [16]int
 	at := ends[:0]
@@ -424,14 +424,13 @@ func appendDifferences(dst []byte, got, want *replay.Turn) []byte {
 	w, wf := keptOf(want, wk[:0], wfk[:0])
 	d := diffs{buf: dst, from: len(dst)}
 	if !sameItems(g, w) {
-		var wire []byte
 		if len(g) > 0 && len(w) > 0 {
-			// Only an item on both sides is compared.
-			wire = wires(g, make([]byte, 0, 4<<10))
-			wire = wires(w, wire[len(wire):])
+			// Only an item on both sides is compared; the wire forms
+			// are views of the buffer wires writes them into.
+			buf := wires(g, make([]byte, 0, 4<<10))
+			wires(w, buf[len(buf):])
 		}
 		d.items(g, w)
-		_ = wire
 	}
 	for i := 0; i < len(wf) && i < len(gf); i++ {
 		if wf[i] != "" && gf[i] != wf[i] {

@@ -21,16 +21,52 @@ type stored struct {
 	turn *replay.Turn // nil when err is set
 	err  error
 
-	mu sync.Mutex
-	// The visible digest, by the skipped names (joined by NUL), and what
-	// Carry makes of the turn, by target: the first of each in its own
-	// fields (one Transport mostly sees one of each), the others in maps.
-	visKey  string
-	visVal  string
-	vis     map[string]string
-	carKey  carryKey
-	car     *carried
-	carried map[carryKey]*carried
+	mu      sync.Mutex
+	vis     slots[string, string]     // visible digest, by the skipped names (joined by NUL)
+	carried slots[carryKey, *carried] // what Carry makes of the turn, by target
+}
+
+// slots keeps values by key: the first in its own fields (one Transport
+// mostly sees one key), the others in a map made when a second key comes.
+type slots[K comparable, V any] struct {
+	k   K
+	v   V
+	set bool
+	m   map[K]V
+}
+
+// get returns the value kept for k.
+func (s *slots[K, V]) get(k K) (V, bool) {
+	if s.set && s.k == k {
+		return s.v, true
+	}
+	v, ok := s.m[k]
+	return v, ok
+}
+
+// put keeps v for k unless max values are kept already (max 0: no
+// bound), or k's value is.
+func (s *slots[K, V]) put(k K, v V, max int) {
+	switch {
+	case !s.set:
+		s.k, s.v, s.set = k, v, true
+	case s.k == k:
+	case max == 0 || 1+len(s.m) < max:
+		if s.m == nil {
+			s.m = map[K]V{}
+		}
+		if _, ok := s.m[k]; !ok {
+			s.m[k] = v
+		}
+	}
+}
+
+// len returns the number of values kept.
+func (s *slots[K, V]) len() int {
+	if !s.set {
+		return 0
+	}
+	return 1 + len(s.m)
 }
 
 // carried is what Carry makes of a stored turn for one target, and what
@@ -91,30 +127,16 @@ func keyOfTarget(t replay.Target) carryKey {
 // visibleOf returns the visible digest of the stored turn for the names
 // skip leaves out (named by invisible), computed once.
 func (s *stored) visibleOf(dg *digester, invisible []string) string {
-	k := ""
-	if len(invisible) > 0 {
-		k = strings.Join(invisible, "\x00")
-	}
+	k := strings.Join(invisible, "\x00")
 	s.mu.Lock()
-	v, ok := s.vis[k]
-	if s.visVal != "" && s.visKey == k {
-		v, ok = s.visVal, true
-	}
+	v, ok := s.vis.get(k)
 	s.mu.Unlock()
 	if ok {
 		return v
 	}
 	v = dg.visible(s.turn)
 	s.mu.Lock()
-	switch {
-	case s.visVal == "":
-		s.visKey, s.visVal = k, v
-	case s.visKey != k:
-		if s.vis == nil {
-			s.vis = map[string]string{}
-		}
-		s.vis[k] = v
-	}
+	s.vis.put(k, v, 0)
 	s.mu.Unlock()
 	return v
 }
@@ -124,10 +146,7 @@ func (s *stored) visibleOf(dg *digester, invisible []string) string {
 func (s *stored) carry(t *Transport, target replay.Target, policy replay.Policy) *carried {
 	k := keyOfTarget(target)
 	s.mu.Lock()
-	c, ok := s.carried[k]
-	if s.car != nil && s.carKey == k {
-		c, ok = s.car, true
-	}
+	c, ok := s.carried.get(k)
 	s.mu.Unlock()
 	if ok {
 		return c
@@ -136,15 +155,7 @@ func (s *stored) carry(t *Transport, target replay.Target, policy replay.Policy)
 	h, notices := t.registry().Carry(replay.History{Turns: turns[:]}, target, policy)
 	c = &carried{want: h.Turns[0], notices: notices}
 	s.mu.Lock()
-	switch {
-	case s.car == nil:
-		s.carKey, s.car = k, c
-	case s.carKey != k && len(s.carried) < maxCarried-1:
-		if s.carried == nil {
-			s.carried = map[carryKey]*carried{}
-		}
-		s.carried[k] = c
-	}
+	s.carried.put(k, c, maxCarried)
 	s.mu.Unlock()
 	return c
 }

@@ -396,10 +396,10 @@ func TestWireOf(t *testing.T) {
 // allCarried is every target's carried turn the stored turn keeps.
 func (s *stored) allCarried() []*carried {
 	var out []*carried
-	if s.car != nil {
-		out = append(out, s.car)
+	if s.carried.set {
+		out = append(out, s.carried.v)
 	}
-	for _, c := range s.carried {
+	for _, c := range s.carried.m {
 		out = append(out, c)
 	}
 	return out
@@ -434,6 +434,7 @@ func TestStoredKeepsPerTarget(t *testing.T) {
 		}
 	}
 	assert.Len(t, s.allCarried(), maxCarried)
+	assert.Equal(t, maxCarried, s.carried.len())
 
 	dg := newDigester(nil)
 	defer dg.release()
@@ -445,6 +446,7 @@ func TestStoredKeepsPerTarget(t *testing.T) {
 	assert.Equal(t, dgs.visible(tu), skip)
 	assert.Equal(t, none, s.visibleOf(dg, nil), "the first set's digest found again")
 	assert.Equal(t, skip, s.visibleOf(dgs, []string{"cache_control"}), "the second set's digest found again")
-	assert.Equal(t, "", s.visKey)
-	assert.Equal(t, map[string]string{"cache_control": skip}, s.vis)
+	assert.Equal(t, "", s.vis.k)
+	assert.Equal(t, map[string]string{"cache_control": skip}, s.vis.m)
+	assert.Equal(t, 2, s.vis.len())
 }
