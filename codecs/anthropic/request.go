@@ -2,7 +2,6 @@ package anthropic
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/reasonreplay/replay"
@@ -193,26 +192,17 @@ func init() {
 	})
 }
 
-// noChanges is what Strip reports when it removes nothing.
-var noChanges = []codecs.Change{}
-
 // Strip removes the thinking and redacted_thinking blocks of an assistant
 // message. It reads the message once, in place; a message with nothing to
 // remove comes back as it is, without allocating. The content array of
 // one that loses blocks is written without white space between its
 // elements.
 func (Codec) Strip(raw []byte) ([]byte, []codecs.Change) {
-	var buf [4]int
-	out, removed := jsonw.DropElems(raw, "content", "type", isThinkingType, buf[:0])
-	if len(removed) == 0 {
-		return raw, noChanges
-	}
-	changes := make([]codecs.Change, len(removed))
-	for i, j := range removed {
-		changes[i] = codecs.Change{Pointer: "/content/" + strconv.Itoa(j), Removed: true, Detail: "thinking block removed"}
-	}
-	return out, changes
+	return kit.DropElems(raw, "content", "type", isThinkingType, contentPointers, "thinking block removed")
 }
+
+// contentPointers are the pointers of the content blocks.
+var contentPointers = kit.NewPointers("/content/")
 
 // isThinkingType reports whether the raw type of a content block is thinking
 // or redacted_thinking.

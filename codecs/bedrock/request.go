@@ -2,7 +2,6 @@ package bedrock
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/reasonreplay/replay"
@@ -76,25 +75,16 @@ func (c Codec) ReadRequest(body []byte) (*codecs.Request, error) {
 	return codecs.ReadWith(body, "messages", []string{"system", "toolConfig"}, []string{"cachePoint"}, nil, c.DecodeRequest)
 }
 
-// noChanges is what Strip reports when it removes nothing.
-var noChanges = []codecs.Change{}
-
 // Strip removes the reasoningContent blocks of an assistant message. It
 // reads the message once, in place; a message with nothing to remove
 // comes back as it is, without allocating. The content array of one that
 // loses blocks is written without white space between its elements.
 func (Codec) Strip(raw []byte) ([]byte, []codecs.Change) {
-	var buf [4]int
-	out, removed := jsonw.DropElems(raw, "content", "reasoningContent", present, buf[:0])
-	if len(removed) == 0 {
-		return raw, noChanges
-	}
-	changes := make([]codecs.Change, len(removed))
-	for i, j := range removed {
-		changes[i] = codecs.Change{Pointer: "/content/" + strconv.Itoa(j), Removed: true, Detail: "reasoning block removed"}
-	}
-	return out, changes
+	return kit.DropElems(raw, "content", "reasoningContent", present, contentPointers, "reasoning block removed")
 }
+
+// contentPointers are the pointers of the content blocks.
+var contentPointers = kit.NewPointers("/content/")
 
 // present reports whether a member was found (its raw value is not "").
 func present(raw string) bool { return raw != "" }

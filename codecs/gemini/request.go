@@ -136,21 +136,8 @@ func (Codec) Strip(raw []byte) ([]byte, []codecs.Change) {
 	return stripParts(raw, false)
 }
 
-// partPointers are the pointers of the first parts, made once.
-var partPointers = func() (p [64]string) {
-	for i := range p {
-		p[i] = "/parts/" + strconv.Itoa(i)
-	}
-	return p
-}()
-
-// partPointer returns "/parts/i".
-func partPointer(i int) string {
-	if i < len(partPointers) {
-		return partPointers[i]
-	}
-	return "/parts/" + strconv.Itoa(i)
-}
+// partPointers are the pointers of the parts of a model content.
+var partPointers = kit.NewPointers("/parts/")
 
 // stripParts removes the signatures of a model content's parts, and its
 // thought parts when thoughts is set. It returns raw itself when there is
@@ -232,7 +219,7 @@ func stripParts(raw []byte, thoughts bool) ([]byte, []codecs.Change) {
 				}
 			}
 		}
-		changes = append(changes, codecs.Change{Pointer: partPointer(n), Removed: true, Detail: detail})
+		changes = append(changes, codecs.Change{Pointer: partPointers.At(n), Removed: true, Detail: detail})
 		if !drop {
 			cutAt, cutEnd := jsonw.CutMember(s, at, end, f.sigName, f.sigEnd)
 			out = jsonw.Comma(out)

@@ -249,21 +249,8 @@ func (c Codec) ReadRequest(body []byte) (*codecs.Request, error) {
 	return codecs.ReadWith(body, "input", []string{"instructions", "tools"}, nil, assistantItem, c.DecodeRequest)
 }
 
-// itemPointers are the pointers of the first items of a run, made once.
-var itemPointers = func() (p [64]string) {
-	for i := range p {
-		p[i] = "/" + strconv.Itoa(i)
-	}
-	return p
-}()
-
-// itemPointer returns "/i".
-func itemPointer(i int) string {
-	if i < len(itemPointers) {
-		return itemPointers[i]
-	}
-	return "/" + strconv.Itoa(i)
-}
+// itemPointers are the pointers of the items of a run.
+var itemPointers = kit.NewPointers("/")
 
 // Strip removes the reasoning items of a run of input items (an array),
 // and the ids of the function calls and assistant messages that followed
@@ -344,7 +331,7 @@ func strip(raw []byte, drop func(el string) bool) ([]byte, []codecs.Change) {
 			details = strconv.AppendQuote(details, str(s, it.idAt, it.idEnd, &scratch))
 			details = append(details, " removed with the reasoning item it followed"...)
 		}
-		changes = append(changes, codecs.Change{Pointer: itemPointer(n), Removed: true})
+		changes = append(changes, codecs.Change{Pointer: itemPointers.At(n), Removed: true})
 		ends = append(ends, len(details))
 		if out == nil {
 			out = make([]byte, 0, len(raw))
