@@ -207,16 +207,7 @@ func stripParts(raw []byte, thoughts bool) ([]byte, []codecs.Change) {
 			if bare {
 				out = append(out, s[:max(at-1, pAt+1)]...)
 			} else {
-				out = append(out, s[:pAt+1]...)
-				for q := pAt + 1; ; {
-					a, _ := jsonw.StepElem(s, q)
-					if a < 0 || a >= at {
-						break
-					}
-					q = jsonw.StepValue(s, a)
-					out = jsonw.Comma(out)
-					out = append(out, s[a:q]...)
-				}
+				out = jsonw.AppendElems(append(out, s[:pAt+1]...), s, pAt+1, at)
 			}
 		}
 		changes = append(changes, codecs.Change{Pointer: partPointers.At(n), Removed: true, Detail: detail})

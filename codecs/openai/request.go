@@ -338,16 +338,7 @@ func strip(raw []byte, drop func(el string) bool) ([]byte, []codecs.Change) {
 			if bare {
 				out = append(out, s[a:max(at-1, a+1)]...)
 			} else {
-				out = append(out, '[')
-				for q := a + 1; ; {
-					b, _ := jsonw.StepElem(s, q)
-					if b < 0 || b >= at {
-						break
-					}
-					q = jsonw.StepValue(s, b)
-					out = jsonw.Comma(out)
-					out = append(out, s[b:q]...)
-				}
+				out = jsonw.AppendElems(append(out, '['), s, a+1, at)
 			}
 		}
 		if !cut {

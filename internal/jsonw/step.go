@@ -126,3 +126,19 @@ func CutMember(s string, at, end, nameAt, valEnd int) (from, to int) {
 	}
 	return j + 1, valEnd
 }
+
+// AppendElems appends to dst, joined by bare commas, the elements of an
+// array of the JSON text s (valid JSON) from offset from (just after its
+// opening bracket, or at the end of an element) that start before until:
+// what a writer that drops the element at until keeps before it.
+func AppendElems(dst []byte, s string, from, until int) []byte {
+	for q := from; ; {
+		a, _ := StepElem(s, q)
+		if a < 0 || a >= until {
+			return dst
+		}
+		q = StepValue(s, a)
+		dst = Comma(dst)
+		dst = append(dst, s[a:q]...)
+	}
+}

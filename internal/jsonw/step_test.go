@@ -1,8 +1,10 @@
 package jsonw
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -174,4 +176,15 @@ func FuzzCutMember(f *testing.F) {
 			t.Fatalf("%s %q: cut %s, sjson %s", s, name, cut, want)
 		}
 	})
+}
+
+// AppendElems keeps the elements that start before until, joined by bare
+// commas, whatever white space stood between them.
+func TestAppendElems(t *testing.T) {
+	s := `[ 1 , {"a":[2]} ,"x" ,3]`
+	at := strings.Index(s, `"x"`)
+	assert.Equal(t, `[1,{"a":[2]}`, string(AppendElems([]byte("["), s, 1, at)))
+	assert.Equal(t, `[`, string(AppendElems([]byte("["), s, 1, 2)))
+	assert.Equal(t, `[1,{"a":[2]},"x",3`, string(AppendElems([]byte("["), s, 1, len(s))))
+	assert.Equal(t, `[]`, string(AppendElems([]byte("["), `[]`, 1, 2))+"]")
 }
