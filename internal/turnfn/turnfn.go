@@ -1,0 +1,14 @@
+// Package turnfn holds functions of package replay that the middleware
+// (package replayhttp) calls on the turns it reads back from a store, and
+// that are not part of replay's API. Package replay sets them when it is
+// initialised. They are typed any here, since this package cannot name
+// replay's types; their users assert each one's type once.
+package turnfn
+
+// CarryStored is Registry.Carry of one turn for a caller that never
+// changes the turn it gives nor the turn it gets: what Carry would copy
+// unchanged is shared with the turn given (the turn itself when nothing
+// changes). Its type is
+//
+//	func(r *replay.Registry, t *replay.Turn, target replay.Target, policy replay.Policy) (*replay.Turn, []replay.Notice)
+var CarryStored any
