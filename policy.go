@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+
+	"github.com/reasonreplay/replay/internal/turnfn"
 )
 
 // Case is a situation the carry-over [Policy] decides on: how a block of a
@@ -224,18 +226,38 @@ func Carry(h History, target Target, policy Policy) (History, []Notice) {
 // Carry is the package-level [Carry] on this registry.
 func (r *Registry) Carry(h History, target Target, policy Policy) (History, []Notice) {
 	history := h.Turns
-	if policy == nil {
-		policy = DefaultPolicy()
-	}
-	c := &carrier{target: target, policy: policy}
-	c.contract, _ = r.contract(target)
-	c.sentinel = c.sentinelTarget()
+	c := &carrier{}
+	c.start(r, target, policy)
 	c.ids.history = history
 	out := make([]*Turn, len(history))
 	for ti, t := range history {
 		out[ti] = c.turn(ti, t)
 	}
 	return History{Turns: out}, c.notices
+}
+
+// start readies the carrier for target and policy.
+func (c *carrier) start(r *Registry, target Target, policy Policy) {
+	if policy == nil {
+		policy = DefaultPolicy()
+	}
+	c.target, c.policy = target, policy
+	c.contract, _ = r.contract(target)
+	c.sentinel = c.sentinelTarget()
+}
+
+func init() { turnfn.CarryStored = carryStored }
+
+// carryStored is Carry of the one turn t for a caller that changes
+// neither t nor what it gets (see turnfn.CarryStored): every block that
+// Carry would copy unchanged is t's own, and the turn is t itself when no
+// block changes. Its turn and notices are otherwise Carry's.
+func carryStored(r *Registry, t *Turn, target Target, policy Policy) (*Turn, []Notice) {
+	history := [1]*Turn{t}
+	c := &carrier{shared: true}
+	c.start(r, target, policy)
+	c.ids.history = history[:]
+	return c.turn(0, t), c.notices
 }
 
 // contract returns the replay contract of the target's codec, found once:
@@ -312,6 +334,9 @@ type carrier struct {
 	notices  []Notice
 	ids      toolIDs // used when the target requires tool call ids (contract.ToolIDs)
 	ds       [16]decision
+	// shared: the turns carried and the carried turns are never changed,
+	// so a block carried unchanged is the source's own (see carryStored).
+	shared bool
 }
 
 func (c *carrier) note(ti, bi int, cs Case, a Action, reason string) {
@@ -544,41 +569,77 @@ type emitState struct {
 // emit builds the carried turn from t and the decisions, noting every
 // loss.
 func (c *carrier) emit(ti int, t *Turn, ds []decision) *Turn {
-	nt := *t
-	nt.Blocks = make([]Block, 0, len(t.Blocks)+1)
+	e := blockList{src: t.Blocks}
+	if !c.shared {
+		e.out = make([]Block, 0, len(t.Blocks)+1)
+	}
 	st := emitState{crossAPI: !strings.EqualFold(t.Provenance.API, c.target.API), firstCall: true}
 	for bi, b := range t.Blocks {
 		d := ds[bi]
 		signed := false
 		switch x := b.(type) {
 		case ReasoningItem:
-			nt.Blocks, signed = c.emitItem(ti, bi, nt.Blocks, x, d)
+			signed = c.emitItem(ti, bi, &e, x, d)
 		case *Text:
-			nt.Blocks = append(nt.Blocks, c.emitText(ti, bi, x, d, st))
+			e.add(c.emitText(ti, bi, x, d, st))
 		case *ToolCall:
-			nt.Blocks = c.emitCall(ti, bi, nt.Blocks, x, d, &st)
+			c.emitCall(ti, bi, &e, x, d, &st)
 		case *Native:
-			nt.Blocks = c.emitNative(ti, bi, nt.Blocks, x, t.Provenance.API, st)
+			c.emitNative(ti, bi, &e, x, t.Provenance.API, st)
 		case *Compaction:
-			nt.Blocks = c.emitCompaction(ti, bi, nt.Blocks, x, t, st)
+			c.emitCompaction(ti, bi, &e, x, t, st)
 		}
 		st.signedCall = signed
 	}
+	if e.out == nil {
+		if e.n == len(t.Blocks) {
+			return t // a shared carry that changed nothing
+		}
+		e.out = t.Blocks[:e.n:e.n] // that dropped the blocks after these
+	}
+	nt := *t
+	nt.Blocks = e.out
 	return &nt
+}
+
+// blockList is the blocks a carry emits. A shared carry (out nil) makes
+// none while they are the source's own (src), in order, and counts them.
+type blockList struct {
+	src []Block
+	n   int     // the blocks of src emitted so far as they are, while out is nil
+	out []Block // the blocks emitted
+}
+
+func (e *blockList) add(b Block) {
+	if e.out == nil {
+		if e.n < len(e.src) && e.src[e.n] == b {
+			e.n++
+			return
+		}
+		e.out = make([]Block, e.n, len(e.src)+1)
+		copy(e.out, e.src)
+	}
+	e.out = append(e.out, b)
 }
 
 // emitItem appends the item as its decision says and reports whether it
 // was kept attached to the block that follows.
-func (c *carrier) emitItem(ti, bi int, out []Block, x ReasoningItem, d decision) ([]Block, bool) {
+func (c *carrier) emitItem(ti, bi int, out *blockList, x ReasoningItem, d decision) bool {
 	switch d.action {
 	case Keep:
-		return append(out, cloneItem(x)), x.Meta().Attached
+		if c.shared {
+			out.add(x)
+		} else {
+			out.add(cloneItem(x))
+		}
+		return x.Meta().Attached
 	case ToText:
 		c.note(ti, bi, d.cs, ToText, d.reason+"; sent as plain text, its signature and format dropped")
-		return append(out, &Text{Text: visibleText(x) + "\n\n"}), false
+		out.add(&Text{Text: visibleText(x) + "\n\n"})
+		return false
 	}
 	c.note(ti, bi, d.cs, Drop, d.reason)
-	return out, false
+	return false
 }
 
 func (c *carrier) emitText(ti, bi int, x *Text, d decision, st emitState) *Text {
@@ -590,13 +651,25 @@ func (c *carrier) emitText(ti, bi int, x *Text, d decision, st emitState) *Text 
 	if st.crossAPI {
 		y.ID, y.Extra = "", nil
 	}
-	return &y
+	if c.shared && y.ID == x.ID && (y.Extra == nil) == (x.Extra == nil) {
+		return x
+	}
+	return copyOf(y)
 }
 
-func (c *carrier) emitCall(ti, bi int, out []Block, x *ToolCall, d decision, st *emitState) []Block {
+// copyOf returns a new copy of v. (What the carry emits is allocated only
+// when it is not the source's: taking the address of a local the source
+// was copied into would allocate it in every case.)
+func copyOf[T any](v T) *T {
+	p := new(T)
+	*p = v
+	return p
+}
+
+func (c *carrier) emitCall(ti, bi int, out *blockList, x *ToolCall, d decision, st *emitState) {
 	if x.Unfinished {
 		c.note(ti, bi, CaseNotReplayable, Drop, "the tool call "+strconvQuote(x.ID)+" is unfinished")
-		return out
+		return
 	}
 	y := *x
 	if d.action == Drop && y.ItemID != "" {
@@ -607,7 +680,7 @@ func (c *carrier) emitCall(ti, bi int, out []Block, x *ToolCall, d decision, st 
 		y.ItemID, y.Extra = "", nil
 	}
 	if st.firstCall && c.sentinel && !st.signedCall {
-		out = append(out, cloneItem(c.contract.Placeholder))
+		out.add(cloneItem(c.contract.Placeholder))
 		c.note(ti, bi, CaseUnsignedCall, Sentinel, "the function call "+strconvQuote(x.Name)+" has no signature; the target's documented placeholder is sent")
 	}
 	st.firstCall = false
@@ -618,19 +691,26 @@ func (c *carrier) emitCall(ti, bi int, out []Block, x *ToolCall, d decision, st 
 		}
 	}
 	st.calls++
-	return append(out, &y)
+	if c.shared && y.ID == x.ID && y.ItemID == x.ItemID && (y.Extra == nil) == (x.Extra == nil) {
+		out.add(x)
+	} else {
+		out.add(copyOf(y))
+	}
 }
 
 // emitCompaction keeps a compaction block only for the API, issuer and
 // account that minted it: its state is opaque, like ciphertext.
-func (c *carrier) emitCompaction(ti, bi int, out []Block, x *Compaction, t *Turn, st emitState) []Block {
+func (c *carrier) emitCompaction(ti, bi int, out *blockList, x *Compaction, t *Turn, st emitState) {
 	cs, why := c.classifyCompaction(t, x, st)
-	if cs != CaseSameIssuer {
+	switch {
+	case cs != CaseSameIssuer:
 		c.note(ti, bi, cs, Drop, why)
-		return out
+	case c.shared:
+		out.add(x)
+	default:
+		y := *x
+		out.add(&y)
 	}
-	y := *x
-	return append(out, &y)
 }
 
 // classifyCompaction returns the case of a compaction block of turn t.
@@ -653,17 +733,18 @@ func (c *carrier) classifyCompaction(t *Turn, x *Compaction, st emitState) (Case
 	return CaseSameIssuer, ""
 }
 
-func (c *carrier) emitNative(ti, bi int, out []Block, x *Native, api string, st emitState) []Block {
+func (c *carrier) emitNative(ti, bi int, out *blockList, x *Native, api string, st emitState) {
 	switch {
 	case x.Unfinished:
 		c.note(ti, bi, CaseNotReplayable, Drop, "the "+x.Kind+" element is unfinished")
-		return out
 	case st.crossAPI:
 		c.note(ti, bi, CaseForeignOpaque, Drop, "the "+x.Kind+" element belongs to "+api+" and is never sent to "+c.target.API)
-		return out
+	case c.shared:
+		out.add(x)
+	default:
+		y := *x
+		out.add(&y)
 	}
-	y := *x
-	return append(out, &y)
 }
 
 // groupEnd returns the end of the run of reasoning items starting at i that

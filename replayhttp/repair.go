@@ -142,12 +142,14 @@ func (t *Transport) repair(ctx context.Context, cl *call) ([]byte, []Repair) {
 				cr.remember(b, last, out, treps)
 			}
 		} else {
-			carried, notices := t.registry().Carry(replay.History{Turns: []*replay.Turn{tu}}, target, policy)
-			out, treps = repairTurn(c, tu, nil, carried.Turns[0], notices, false)
+			// The request's turn is only read, and so is what the target
+			// gets of it.
+			want, notices := carryStored(t.registry(), tu, target, policy)
+			out, treps = repairTurn(c, tu, nil, want, notices, false)
 			if out == nil && treps == nil {
 				continue
 			}
-			out, treps = repairTurn(c, tu, raw(), carried.Turns[0], notices, false)
+			out, treps = repairTurn(c, tu, raw(), want, notices, false)
 		}
 		if out != nil {
 			if repl == nil {

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/reasonreplay/replay"
+	"github.com/reasonreplay/replay/internal/turnfn"
 	"github.com/reasonreplay/replay/internal/view"
 )
 
@@ -151,9 +152,8 @@ func (s *stored) carry(t *Transport, target replay.Target, policy replay.Policy)
 	if ok {
 		return c
 	}
-	turns := [1]*replay.Turn{s.turn}
-	h, notices := t.registry().Carry(replay.History{Turns: turns[:]}, target, policy)
-	c = &carried{want: h.Turns[0], notices: notices}
+	want, notices := carryStored(t.registry(), s.turn, target, policy)
+	c = &carried{want: want, notices: notices}
 	s.mu.Lock()
 	s.carried.put(k, c, maxCarried)
 	s.mu.Unlock()
@@ -166,6 +166,11 @@ func (c *carried) wires() [][]byte {
 	c.wireOnce.Do(func() { c.wire = wireOf(c.want) })
 	return c.wire
 }
+
+// carryStored is Carry of one turn that is never changed, into a turn
+// that is never changed either (see turnfn.CarryStored): a stored turn,
+// and what the target gets of it, are only read.
+var carryStored = turnfn.CarryStored.(func(*replay.Registry, *replay.Turn, replay.Target, replay.Policy) (*replay.Turn, []replay.Notice))
 
 // maxCarried bounds the targets a stored turn keeps Carry's turn for.
 const maxCarried = 8
