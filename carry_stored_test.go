@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var carryStored = turnfn.CarryStored.(func(*replay.Registry, *replay.Turn, replay.Target, replay.Policy) (*replay.Turn, []replay.Notice))
+var carryStored = turnfn.CarryStored.(func(*replay.Registry, replay.Target, replay.Policy) func(*replay.Turn) (*replay.Turn, []replay.Notice))
 
 // randCarryTurn draws a turn of reasoning items, texts, tool calls, native
 // and compaction blocks, with ids and extra members that Carry may take
@@ -82,12 +82,18 @@ func TestCarryStoredIsCarry(t *testing.T) {
 	policies := []replay.Policy{nil, sentinel, toText}
 	r := rand.New(rand.NewSource(7))
 	var same, shared, copied int
+	var carry func(*replay.Turn) (*replay.Turn, []replay.Notice)
+	var tg replay.Target
+	var p replay.Policy
 	for i := range 6000 {
+		if i%4 == 0 { // one carrier carries a few turns in a row
+			tg, p = targets[r.Intn(len(targets))], policies[r.Intn(len(policies))]
+			carry = carryStored(reg, tg, p)
+		}
 		tu := randCarryTurn(r)
 		before := cloneTurn(t, tu)
-		tg, p := targets[r.Intn(len(targets))], policies[r.Intn(len(policies))]
 		want, wantNotes := reg.Carry(replay.History{Turns: []*replay.Turn{tu}}, tg, p)
-		got, notes := carryStored(reg, tu, tg, p)
+		got, notes := carry(tu)
 		require.Equal(t, wantNotes, notes, "draw %d", i)
 		if w := *want.Turns[0]; len(w.Blocks) == 0 && len(got.Blocks) == 0 {
 			// A turn of no blocks: Carry's is empty, the shared one the

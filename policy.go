@@ -248,16 +248,24 @@ func (c *carrier) start(r *Registry, target Target, policy Policy) {
 
 func init() { turnfn.CarryStored = carryStored }
 
-// carryStored is Carry of the one turn t for a caller that changes
-// neither t nor what it gets (see turnfn.CarryStored): every block that
-// Carry would copy unchanged is t's own, and the turn is t itself when no
-// block changes. Its turn and notices are otherwise Carry's.
-func carryStored(r *Registry, t *Turn, target Target, policy Policy) (*Turn, []Notice) {
-	history := [1]*Turn{t}
+// carryStored returns Carry of one turn at a time to target under policy,
+// for a caller that changes neither the turns it gives nor what it gets
+// (see turnfn.CarryStored): every block that Carry would copy unchanged is
+// the given turn's own, and the turn is the given turn itself when no
+// block changes. Each turn's carried turn and notices are otherwise
+// Carry's of a history of that turn alone. The function it returns is for
+// one goroutine: it reuses its carrier, whose target's contract is looked
+// up once.
+func carryStored(r *Registry, target Target, policy Policy) func(*Turn) (*Turn, []Notice) {
 	c := &carrier{shared: true}
 	c.start(r, target, policy)
-	c.ids.history = history[:]
-	return c.turn(0, t), c.notices
+	return func(t *Turn) (*Turn, []Notice) {
+		c.one[0] = t
+		c.ids, c.notices = toolIDs{history: c.one[:]}, nil
+		out := c.turn(0, t)
+		c.one[0], c.ids.history = nil, nil
+		return out, c.notices
+	}
 }
 
 // contract returns the replay contract of the target's codec, found once:
@@ -337,6 +345,7 @@ type carrier struct {
 	// shared: the turns carried and the carried turns are never changed,
 	// so a block carried unchanged is the source's own (see carryStored).
 	shared bool
+	one    [1]*Turn // the history of a shared carry: the turn carried
 }
 
 func (c *carrier) note(ti, bi int, cs Case, a Action, reason string) {

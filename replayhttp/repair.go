@@ -102,6 +102,16 @@ func (t *Transport) repair(ctx context.Context, cl *call) ([]byte, []Repair) {
 	}
 	dg := newDigester(r.Invisible)
 	defer dg.release()
+	// Carry to the target, one turn at a time (stored turns and the
+	// request's, which are only read), made the first time a turn is
+	// carried: a request whose turns were all carried before needs none.
+	var carrier func(*replay.Turn) (*replay.Turn, []replay.Notice)
+	carry := func(tu *replay.Turn) (*replay.Turn, []replay.Notice) {
+		if carrier == nil {
+			carrier = carryStored(t.registry(), target, policy)
+		}
+		return carrier(tu)
+	}
 	for ti, tu := range turns {
 		if ctx.Err() != nil {
 			setPointers(r, reps, at)
@@ -125,7 +135,7 @@ func (t *Transport) repair(ctx context.Context, cl *call) ([]byte, []Repair) {
 				cl.captured = make([]bool, len(turns))
 			}
 			cl.captured[ti] = true
-			cr := capture.carry(t, target, policy)
+			cr := capture.carry(target, carry)
 			// What repair makes of a turn is a function of its bytes (and
 			// of whether it is the last, which a cut may leave unfinished):
 			// the same bytes met again with this capture and target get
@@ -144,7 +154,7 @@ func (t *Transport) repair(ctx context.Context, cl *call) ([]byte, []Repair) {
 		} else {
 			// The request's turn is only read, and so is what the target
 			// gets of it.
-			want, notices := carryStored(t.registry(), tu, target, policy)
+			want, notices := carry(tu)
 			out, treps = repairTurn(c, tu, nil, want, notices, false)
 			if out == nil && treps == nil {
 				continue

@@ -2,7 +2,6 @@ package replayhttp
 
 import (
 	"bytes"
-	"container/list"
 	"strings"
 	"sync"
 
@@ -25,6 +24,14 @@ type stored struct {
 	mu      sync.Mutex
 	vis     slots[string, string]     // visible digest, by the skipped names (joined by NUL)
 	carried slots[carryKey, *carried] // what Carry makes of the turn, by target
+	first   carried                   // the first target's, which carried points to
+
+	// Its entry in a storedCache, under the cache's lock: its document
+	// (the key), the slice that document was last returned in, and its
+	// neighbours in the order of use.
+	doc        string
+	src        []byte
+	prev, next *stored
 }
 
 // slots keeps values by key: the first in its own fields (one Transport
@@ -143,8 +150,8 @@ func (s *stored) visibleOf(dg *digester, invisible []string) string {
 }
 
 // carry returns what Carry makes of the stored turn for target, computed
-// once per target key.
-func (s *stored) carry(t *Transport, target replay.Target, policy replay.Policy) *carried {
+// once per target key with carry (repair's, for target).
+func (s *stored) carry(target replay.Target, carry func(*replay.Turn) (*replay.Turn, []replay.Notice)) *carried {
 	k := keyOfTarget(target)
 	s.mu.Lock()
 	c, ok := s.carried.get(k)
@@ -152,11 +159,19 @@ func (s *stored) carry(t *Transport, target replay.Target, policy replay.Policy)
 	if ok {
 		return c
 	}
-	want, notices := carryStored(t.registry(), s.turn, target, policy)
-	c = &carried{want: want, notices: notices}
+	want, notices := carry(s.turn)
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.carried.get(k); ok { // carried meanwhile by another request
+		return c
+	}
+	if s.carried.len() == 0 {
+		c = &s.first
+	} else {
+		c = &carried{}
+	}
+	c.want, c.notices = want, notices
 	s.carried.put(k, c, maxCarried)
-	s.mu.Unlock()
 	return c
 }
 
@@ -167,10 +182,11 @@ func (c *carried) wires() [][]byte {
 	return c.wire
 }
 
-// carryStored is Carry of one turn that is never changed, into a turn
-// that is never changed either (see turnfn.CarryStored): a stored turn,
-// and what the target gets of it, are only read.
-var carryStored = turnfn.CarryStored.(func(*replay.Registry, *replay.Turn, replay.Target, replay.Policy) (*replay.Turn, []replay.Notice))
+// carryStored returns Carry to a target of one turn at a time, each never
+// changed, into turns that are never changed either (see
+// turnfn.CarryStored): a stored turn, and what the target gets of it, are
+// only read.
+var carryStored = turnfn.CarryStored.(func(*replay.Registry, replay.Target, replay.Policy) func(*replay.Turn) (*replay.Turn, []replay.Notice))
 
 // maxCarried bounds the targets a stored turn keeps Carry's turn for.
 const maxCarried = 8
@@ -298,16 +314,11 @@ func sameWireMeta(x, w *replay.ItemMeta) bool {
 // before, which may be another tenant's.
 type storedCache struct {
 	mu     sync.Mutex
-	m      map[string]*list.Element  // of *cacheEntry
-	byAddr map[docAddr]*list.Element // the same, by the slice last seen
-	order  list.List                 // oldest first
-	bytes  int
-}
-
-type cacheEntry struct {
-	doc string
-	src []byte // the slice the document was last returned in
-	s   *stored
+	m      map[string]*stored
+	byAddr map[docAddr]*stored // the same, by the slice last seen
+	// The entries in the order of use, the least recent first.
+	oldest, newest *stored
+	n, bytes       int // entries, and their documents' bytes
 }
 
 // docAddr names a returned slice, not empty, by the address of its first
@@ -319,20 +330,55 @@ type docAddr struct {
 
 func addrOf(doc []byte) docAddr { return docAddr{&doc[0], len(doc)} }
 
-// seen records that e's document was returned in doc. Under c.mu.
-func (c *storedCache) seen(el *list.Element, doc []byte) {
-	e := el.Value.(*cacheEntry)
-	if len(doc) == 0 || len(e.src) > 0 && addrOf(e.src) == addrOf(doc) {
+// push makes s the newest entry. Under c.mu.
+func (c *storedCache) push(s *stored) {
+	s.prev, s.next = c.newest, nil
+	if c.newest != nil {
+		c.newest.next = s
+	} else {
+		c.oldest = s
+	}
+	c.newest = s
+	c.n++
+}
+
+// unlink takes s out of the order of use. Under c.mu.
+func (c *storedCache) unlink(s *stored) {
+	if s.prev != nil {
+		s.prev.next = s.next
+	} else {
+		c.oldest = s.next
+	}
+	if s.next != nil {
+		s.next.prev = s.prev
+	} else {
+		c.newest = s.prev
+	}
+	s.prev, s.next = nil, nil
+	c.n--
+}
+
+// used makes s, an entry, the newest. Under c.mu.
+func (c *storedCache) used(s *stored) {
+	if c.newest != s {
+		c.unlink(s)
+		c.push(s)
+	}
+}
+
+// seen records that s's document was returned in doc. Under c.mu.
+func (c *storedCache) seen(s *stored, doc []byte) {
+	if len(doc) == 0 || len(s.src) > 0 && addrOf(s.src) == addrOf(doc) {
 		return
 	}
-	if len(e.src) > 0 {
-		delete(c.byAddr, addrOf(e.src))
+	if len(s.src) > 0 {
+		delete(c.byAddr, addrOf(s.src))
 	}
 	if c.byAddr == nil {
-		c.byAddr = map[docAddr]*list.Element{}
+		c.byAddr = map[docAddr]*stored{}
 	}
-	e.src = doc
-	c.byAddr[addrOf(doc)] = el
+	s.src = doc
+	c.byAddr[addrOf(doc)] = s
 }
 
 const (
@@ -345,19 +391,17 @@ const (
 func (c *storedCache) read(doc []byte, own bool, read func([]byte) (*replay.Turn, error)) *stored {
 	c.mu.Lock()
 	if own && len(doc) > 0 {
-		if e, ok := c.byAddr[addrOf(doc)]; ok {
-			c.order.MoveToBack(e)
-			s := e.Value.(*cacheEntry).s
+		if s, ok := c.byAddr[addrOf(doc)]; ok {
+			c.used(s)
 			c.mu.Unlock()
 			return s
 		}
 	}
-	if e, ok := c.m[string(doc)]; ok {
-		c.order.MoveToBack(e)
+	if s, ok := c.m[string(doc)]; ok {
+		c.used(s)
 		if own {
-			c.seen(e, doc)
+			c.seen(s, doc)
 		}
-		s := e.Value.(*cacheEntry).s
 		c.mu.Unlock()
 		return s
 	}
@@ -373,32 +417,30 @@ func (c *storedCache) read(doc []byte, own bool, read func([]byte) (*replay.Turn
 		if own {
 			c.seen(e, doc)
 		}
-		return e.Value.(*cacheEntry).s
+		return e
 	}
 	if c.m == nil {
-		c.m = map[string]*list.Element{}
+		c.m = map[string]*stored{}
 	}
-	for c.order.Len() > 0 && (c.bytes+len(doc) > storedCacheBytes || c.order.Len() >= storedCacheEntries) {
-		old := c.order.Front()
-		c.order.Remove(old)
-		oe := old.Value.(*cacheEntry)
-		delete(c.m, oe.doc)
-		if len(oe.src) > 0 {
-			delete(c.byAddr, addrOf(oe.src))
+	for c.n > 0 && (c.bytes+len(doc) > storedCacheBytes || c.n >= storedCacheEntries) {
+		old := c.oldest
+		c.unlink(old)
+		delete(c.m, old.doc)
+		if len(old.src) > 0 {
+			delete(c.byAddr, addrOf(old.src))
 		}
-		c.bytes -= len(oe.doc)
+		c.bytes -= len(old.doc)
 	}
-	key := ""
 	if own {
-		key = view.String(doc) // bytes the store never changes: kept, not copied
+		s.doc = view.String(doc) // bytes the store never changes: kept, not copied
 	} else {
-		key = string(doc)
+		s.doc = string(doc)
 	}
-	el := c.order.PushBack(&cacheEntry{doc: key, s: s})
-	c.m[key] = el
+	c.push(s)
+	c.m[s.doc] = s
 	if own {
-		c.seen(el, doc)
+		c.seen(s, doc)
 	}
-	c.bytes += len(key)
+	c.bytes += len(s.doc)
 	return s
 }

@@ -52,14 +52,60 @@ func TestStoredCache(t *testing.T) {
 	for i := 0; i < storedCacheEntries+10; i++ {
 		c.read([]byte(fmt.Sprintf(`{"n":%d}`, i)), true, read)
 	}
-	assert.Equal(t, storedCacheEntries, c.order.Len())
+	assert.Equal(t, storedCacheEntries, c.n)
 	assert.Len(t, c.m, storedCacheEntries)
 	big := bytes.Repeat([]byte("x"), storedCacheBytes/4)
 	c.read(big, true, read)
 	assert.LessOrEqual(t, c.bytes, storedCacheBytes)
 	huge := bytes.Repeat([]byte("y"), storedCacheBytes/8)
 	assert.NotSame(t, c.read(huge, true, read), c.read(huge, false, read), "a document larger than the cache takes is not kept")
-	assert.Len(t, c.byAddr, c.order.Len(), "one address an entry, none of an entry gone")
+	assert.Len(t, c.byAddr, c.n, "one address an entry, none of an entry gone")
+	checkOrder(t, &c)
+}
+
+// checkOrder checks that the cache's order of use holds its entries, each
+// once, linked both ways.
+func checkOrder(t *testing.T, c *storedCache) {
+	t.Helper()
+	n := 0
+	var prev *stored
+	for s := c.oldest; s != nil; s = s.next {
+		require.Same(t, prev, s.prev, "entry %d", n)
+		require.Same(t, s, c.m[s.doc], "entry %d", n)
+		prev = s
+		n++
+	}
+	require.Same(t, prev, c.newest)
+	require.Equal(t, c.n, n)
+	require.Len(t, c.m, n)
+}
+
+// The least recently used entry goes first: an entry read again is kept
+// past the bound, the one read least recently is not.
+func TestStoredCacheOrder(t *testing.T) {
+	var c storedCache
+	reads := 0
+	read := func([]byte) (*replay.Turn, error) { reads++; return &replay.Turn{}, nil }
+	doc := func(i int) []byte { return []byte(fmt.Sprintf(`{"n":%d}`, i)) }
+	for i := range storedCacheEntries {
+		c.read(doc(i), i%2 == 0, read)
+	}
+	checkOrder(t, &c)
+	c.read(doc(0), false, read) // the oldest, used again
+	c.read(doc(storedCacheEntries/2), true, read)
+	assert.Equal(t, storedCacheEntries, reads)
+	c.read(doc(storedCacheEntries), false, read) // one past the bound
+	c.read(doc(storedCacheEntries+1), false, read)
+	checkOrder(t, &c)
+	assert.Equal(t, storedCacheEntries, c.n)
+	reads = 0
+	c.read(doc(0), false, read)
+	c.read(doc(storedCacheEntries/2), false, read)
+	assert.Equal(t, 0, reads, "the entries used again are kept")
+	c.read(doc(1), false, read)
+	c.read(doc(2), false, read)
+	assert.Equal(t, 2, reads, "the two least recently used went")
+	checkOrder(t, &c)
 }
 
 // A document returned again in the slice it was last returned in is found
@@ -75,10 +121,10 @@ func TestStoredCacheByAddress(t *testing.T) {
 	kept := []byte(`{"a":1}`)
 	a := c.read(kept, true, read)
 	assert.Same(t, a, c.read(kept, true, read))
-	assert.Same(t, a, c.byAddr[addrOf(kept)].Value.(*cacheEntry).s, "found by the slice")
+	assert.Same(t, a, c.byAddr[addrOf(kept)], "found by the slice")
 	again := []byte(`{"a":1}`)
 	assert.Same(t, a, c.read(again, true, read), "the same bytes in another slice")
-	assert.Same(t, a, c.byAddr[addrOf(again)].Value.(*cacheEntry).s)
+	assert.Same(t, a, c.byAddr[addrOf(again)])
 	_, found := c.byAddr[addrOf(kept)]
 	assert.False(t, found, "an entry answers to the slice it was last returned in")
 	prefix := again[:5]
@@ -86,7 +132,7 @@ func TestStoredCacheByAddress(t *testing.T) {
 	other := []byte(`{"a":2}`)
 	assert.Equal(t, `{"a":2}`, c.read(other, true, read).turn.Provenance.Model)
 	assert.Equal(t, 3, reads)
-	assert.Len(t, c.byAddr, c.order.Len())
+	assert.Len(t, c.byAddr, c.n)
 
 	// Another store's bytes are read by their content alone: a slice it
 	// returned and then wrote other bytes into is not the document it held.
@@ -148,12 +194,12 @@ func TestRepairReadsAStoredTurnOnce(t *testing.T) {
 	out, reps := pc.tr.repair(context.Background(), c)
 	require.Equal(t, string(pc.body), string(out), "every turn put back")
 	require.NotEmpty(t, reps)
-	n := pc.tr.docs.order.Len()
+	n := pc.tr.docs.n
 	assert.Equal(t, len(c.req.History.Turns), n)
 	again, reps2 := pc.tr.repair(context.Background(), pc.call(pc.stripped))
 	assert.Equal(t, out, again)
 	assert.Equal(t, reps, reps2)
-	assert.Equal(t, n, pc.tr.docs.order.Len(), "nothing read again")
+	assert.Equal(t, n, pc.tr.docs.n, "nothing read again")
 
 	// A stored document altered: its item no longer matches its digest.
 	first, _ := c.req.TurnSpan(0)
@@ -341,8 +387,8 @@ func TestRepairRemembersSameTurns(t *testing.T) {
 	for ti := range c.req.History.Turns {
 		first, end := c.req.TurnSpan(ti)
 		raw := string(c.req.TurnRaw(first, end))
-		for el := pc.tr.docs.order.Front(); el != nil; el = el.Next() {
-			for _, cr := range el.Value.(*cacheEntry).s.allCarried() {
+		for el := pc.tr.docs.oldest; el != nil; el = el.next {
+			for _, cr := range el.allCarried() {
 				if m := cr.memo; cr.memoed && m.raw == raw {
 					memos++
 					assert.Nil(t, m.out, "turn %d", ti)
@@ -419,13 +465,13 @@ func TestStoredKeepsPerTarget(t *testing.T) {
 	var first []*carried
 	for i := range maxCarried + 2 {
 		target := replay.Target{API: "anthropic", Provider: "anthropic", Model: fmt.Sprintf("claude-%d", i)}
-		cr := s.carry(pc.tr, target, nil)
+		cr := s.carry(target, carryStored(pc.tr.registry(), target, nil))
 		require.NotNil(t, cr.want)
 		first = append(first, cr)
 	}
 	for i := range maxCarried + 2 {
 		target := replay.Target{API: "anthropic", Provider: "anthropic", Model: fmt.Sprintf("claude-%d", i)}
-		cr := s.carry(pc.tr, target, nil)
+		cr := s.carry(target, carryStored(pc.tr.registry(), target, nil))
 		if i < maxCarried {
 			assert.Same(t, first[i], cr, "target %d kept", i)
 		} else {

@@ -5,10 +5,11 @@
 // replay's types; their users assert each one's type once.
 package turnfn
 
-// CarryStored is Registry.Carry of one turn for a caller that never
-// changes the turn it gives nor the turn it gets: what Carry would copy
-// unchanged is shared with the turn given (the turn itself when nothing
-// changes). Its type is
+// CarryStored returns Registry.Carry of one turn at a time, to one
+// target under one policy, for a caller that never changes the turns it
+// gives nor the turns it gets: what Carry would copy unchanged is shared
+// with the turn given (the turn itself when nothing changes). The function
+// it returns is for one goroutine. Its type is
 //
-//	func(r *replay.Registry, t *replay.Turn, target replay.Target, policy replay.Policy) (*replay.Turn, []replay.Notice)
+//	func(r *replay.Registry, target replay.Target, policy replay.Policy) func(t *replay.Turn) (*replay.Turn, []replay.Notice)
 var CarryStored any
