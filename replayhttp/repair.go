@@ -293,7 +293,7 @@ func (t *Transport) capturedOf(docs [][]byte, own bool, tu *replay.Turn, r *code
 			bad++
 			continue
 		}
-		if c.visibleOf(dg, r.Invisible) == want {
+		if v := c.visibleOf(dg, r.Invisible); string(v[:]) == want {
 			match = append(match, c)
 		}
 	}

@@ -22,7 +22,7 @@ type stored struct {
 	err  error
 
 	mu      sync.Mutex
-	vis     slots[string, string]     // visible digest, by the skipped names (joined by NUL)
+	vis     slots[string, [32]byte]   // visible digest, by the skipped names (joined by NUL)
 	carried slots[carryKey, *carried] // what Carry makes of the turn, by target
 	first   carried                   // the first target's, which carried points to
 
@@ -132,9 +132,9 @@ func keyOfTarget(t replay.Target) carryKey {
 	return carryKey{api: t.API, provider: t.Provider, model: t.Model, account: t.Account}
 }
 
-// visibleOf returns the visible digest of the stored turn for the names
-// skip leaves out (named by invisible), computed once.
-func (s *stored) visibleOf(dg *digester, invisible []string) string {
+// visibleOf returns the visible digest of the stored turn (in hex) for
+// the names skip leaves out (named by invisible), computed once.
+func (s *stored) visibleOf(dg *digester, invisible []string) [32]byte {
 	k := strings.Join(invisible, "\x00")
 	s.mu.Lock()
 	v, ok := s.vis.get(k)
@@ -142,7 +142,7 @@ func (s *stored) visibleOf(dg *digester, invisible []string) string {
 	if ok {
 		return v
 	}
-	v = dg.visible(s.turn)
+	dg.visibleHex(s.turn, v[:])
 	s.mu.Lock()
 	s.vis.put(k, v, 0)
 	s.mu.Unlock()
