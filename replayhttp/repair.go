@@ -89,7 +89,7 @@ func (t *Transport) repair(ctx context.Context, cl *call) ([]byte, []Repair) {
 	var at []int      // the element each of reps is about
 	var repl [][]byte // by turn: its new raw text, nil to leave it
 	var docs [][]byte // scratch for the store's documents
-	var wire []byte   // scratch for sameBlocks
+	var wire []byte   // scratch for sameBlocks and repairTurn
 	report := func(first int, rp ...Repair) {
 		if reps == nil && len(rp) > 0 {
 			// Mostly one a turn, when there are any.
@@ -148,18 +148,18 @@ func (t *Transport) repair(ctx context.Context, cl *call) ([]byte, []Repair) {
 					cr.remember(b, last, nil, nil)
 					continue // the request sends what the target gets of the capture: no differences
 				}
-				out, treps = repairTurn(c, tu, b, cr.want, cr.notices, true)
+				out, treps, wire = repairTurn(c, tu, b, cr.want, cr.notices, true, wire)
 				cr.remember(b, last, out, treps)
 			}
 		} else {
 			// The request's turn is only read, and so is what the target
 			// gets of it.
 			want, notices := carry(tu)
-			out, treps = repairTurn(c, tu, nil, want, notices, false)
+			out, treps, wire = repairTurn(c, tu, nil, want, notices, false, wire)
 			if out == nil && treps == nil {
 				continue
 			}
-			out, treps = repairTurn(c, tu, raw(), want, notices, false)
+			out, treps, wire = repairTurn(c, tu, raw(), want, notices, false, wire)
 		}
 		if out != nil {
 			if repl == nil {
@@ -213,8 +213,9 @@ func setPointers(r *codecs.Request, reps []Repair, at []int) {
 // notices of the Carry that made it; restoring: want is the turn's
 // capture): the turn's new raw text (nil to leave it), and the repairs to
 // report, without pointers. A nil raw asks whether there is anything to
-// do at all: (nil, nil) when there is not.
-func repairTurn(c codecs.HTTPCodec, tu *replay.Turn, raw []byte, want *replay.Turn, notices []replay.Notice, restoring bool) ([]byte, []Repair) {
+// do at all: (nil, nil) when there is not. buf is scratch space, returned
+// grown.
+func repairTurn(c codecs.HTTPCodec, tu *replay.Turn, raw []byte, want *replay.Turn, notices []replay.Notice, restoring bool, buf []byte) ([]byte, []Repair, []byte) {
 	var removed []replay.Notice
 	for _, n := range notices {
 		if n.Case != replay.CaseToolCallID && n.Action != replay.Keep && (restoring || foreign(n)) {
@@ -223,24 +224,24 @@ func repairTurn(c codecs.HTTPCodec, tu *replay.Turn, raw []byte, want *replay.Tu
 	}
 	var diffs []byte // "put back as captured: " and the differences
 	if restoring {
-		// Mostly one item missing a turn: room for a few.
-		diffs = appendDifferences(append(make([]byte, 0, 128), restoredPrefix...), tu, want)
+		diffs = appendDifferences(append(buf[:0], restoredPrefix...), tu, want)
+		buf = diffs[:0]
 		if len(diffs) == len(restoredPrefix) {
-			return nil, nil // the request sends what was captured
+			return nil, nil, buf // the request sends what was captured
 		}
 	} else if len(removed) == 0 || !carriesReasoning(tu) {
-		return nil, nil // judged by the request: nothing it must not send
+		return nil, nil, buf // judged by the request: nothing it must not send
 	}
 	if raw == nil {
-		return nil, []Repair{} // something to do
+		return nil, []Repair{}, buf // something to do
 	}
 	stripped, _ := c.Strip(raw)
 	out, err := c.Patch(stripped, want)
 	if err != nil {
-		return nil, []Repair{{Action: RepairFailed, Detail: err.Error()}}
+		return nil, []Repair{{Action: RepairFailed, Detail: err.Error()}}, buf
 	}
 	if bytes.Equal(out, raw) {
-		return nil, nil
+		return nil, nil, buf
 	}
 	var reps []Repair
 	if restoring && carriesReasoning(want) {
@@ -249,7 +250,7 @@ func repairTurn(c codecs.HTTPCodec, tu *replay.Turn, raw []byte, want *replay.Tu
 	for _, n := range removed {
 		reps = append(reps, Repair{Action: RepairRemoved, Detail: n.String()})
 	}
-	return out, reps
+	return out, reps, buf
 }
 
 // captured returns the turn captured at element first of the request's
