@@ -26,6 +26,10 @@ import (
 type reader struct {
 	buf  []byte
 	size int
+	// in holds the block objects of the turn being read that are not
+	// taken yet (see blockRoom); its zero value, as UnmarshalItem's
+	// reader has it, allocates each.
+	in blockRoom
 }
 
 // room returns the buffer with room for n more bytes, or nil.
@@ -116,7 +120,7 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 	// writer puts it), else once the pass is done; an error they hold is
 	// reported where it was before, after the other members' errors.
 	var ver, prov, c, fr, e, u, tr, blocks jv
-	rd := &reader{size: len(data)}
+	rd := &reader{size: len(data), in: blockRoom{turn: true}}
 	// The blocks are collected in a buffer on the stack while they are
 	// few, and copied once to a slice of their number.
 	var scratch [16]Block
@@ -165,8 +169,10 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 	if err != nil {
 		return nil, err
 	}
-	tb := &turnBlocks{}
-	t := &tb.t
+	if rd.in.t == nil {
+		rd.layout("")
+	}
+	t := rd.in.t
 	if prov.exists() {
 		if !prov.isObject() {
 			return nil, docErr("/provenance", "provenance must be an object")
@@ -218,10 +224,10 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 		return nil, blocksErr
 	}
 	switch {
-	case len(bs) > len(tb.b):
+	case len(bs) > len(rd.in.slots):
 		t.Blocks = append(make([]Block, 0, len(bs)), bs...)
 	case len(bs) > 0:
-		t.Blocks = tb.b[:copy(tb.b[:], bs):len(bs)]
+		t.Blocks = rd.in.slots[:copy(rd.in.slots, bs):len(bs)]
 	}
 	return t, nil
 }
@@ -261,11 +267,82 @@ func (rd *reader) blocks(arr jv, f form, bs []Block) ([]Block, int, error) {
 	return bs, jsonw.CloseEnd(w.s, w.pos), nil
 }
 
-// turnBlocks is a turn allocated with room for its blocks when they are
-// few (the slice is capped: appending to it moves it).
-type turnBlocks struct {
-	t Turn
-	b [4]Block
+// A turn is allocated with its first blocks: one allocation holds the
+// Turn, room for four blocks in its Blocks (the slice is capped: appending
+// to it moves it), and the block objects of the turn a tool loop stores
+// per answer. Which objects depends on the turn's first block (see
+// layout): signed thinking, text and two tool calls (turnThinking);
+// summaries, encrypted content, a tool call and text (turnSummary); text
+// and two tool calls when the turn has no reasoning first (turnPlain).
+// Blocks past those take an allocation each, as every block of an item
+// read alone does.
+type (
+	turnThinking struct {
+		t     Turn
+		slots [4]Block
+		rt    [1]ReasoningText
+		text  [1]Text
+		call  [2]ToolCall
+	}
+	turnSummary struct {
+		t     Turn
+		slots [4]Block
+		sum   [1]Summary
+		enc   [1]Encrypted
+		call  [1]ToolCall
+		text  [1]Text
+	}
+	turnPlain struct {
+		t     Turn
+		slots [4]Block
+		text  [1]Text
+		call  [2]ToolCall
+	}
+)
+
+// blockRoom is where a turn reader takes its turn and block objects from:
+// the parts of the turn's allocation (made at its first block, or at its
+// end when it has none) not taken yet, in order. Past them, and for a
+// reader of one item (turn unset), each is allocated on its own.
+type blockRoom struct {
+	turn  bool // a turn is being read
+	t     *Turn
+	slots []Block
+	rt    []ReasoningText
+	text  []Text
+	call  []ToolCall
+	sum   []Summary
+	enc   []Encrypted
+}
+
+// layout makes the turn's allocation, fit for a turn whose first block
+// has the type first ("" for a turn with no block).
+func (rd *reader) layout(first string) {
+	in := &rd.in
+	switch first {
+	case "":
+		in.t = new(Turn)
+	case string(KindText):
+		a := new(turnThinking)
+		in.t, in.slots, in.rt, in.text, in.call = &a.t, a.slots[:], a.rt[:], a.text[:], a.call[:]
+	case string(KindSummary), string(KindEncrypted):
+		a := new(turnSummary)
+		in.t, in.slots, in.sum, in.enc, in.call, in.text = &a.t, a.slots[:], a.sum[:], a.enc[:], a.call[:], a.text[:]
+	default:
+		a := new(turnPlain)
+		in.t, in.slots, in.text, in.call = &a.t, a.slots[:], a.text[:], a.call[:]
+	}
+}
+
+// take returns the first of the objects in room, which it then no longer
+// holds, or a new one when it holds none.
+func take[T any](room *[]T) *T {
+	if len(*room) == 0 {
+		return new(T)
+	}
+	x := &(*room)[0]
+	*room = (*room)[1:]
+	return x
 }
 
 // provenance reads the provenance object: its members are all strings,
@@ -372,7 +449,11 @@ func (rd *reader) block(b jv, f form, p at) (Block, int, error) {
 	if !typ.isString() {
 		return nil, 0, docErr(p.member("type"), "a block needs a string type")
 	}
-	switch ts := typ.str(); ts {
+	ts := typ.str()
+	if rd.in.turn && rd.in.t == nil {
+		rd.layout(ts)
+	}
+	switch ts {
 	case "text":
 		return rd.text(b, f, p)
 	case "tool_call":
@@ -401,7 +482,7 @@ func (rd *reader) block(b jv, f form, p at) (Block, int, error) {
 
 // text reads a text block.
 func (rd *reader) text(b jv, f form, p at) (Block, int, error) {
-	x := &Text{}
+	x := take(&rd.in.text)
 	var extra providerMembers
 	hasText := false
 	it := members(b)
@@ -436,7 +517,7 @@ func (rd *reader) text(b jv, f form, p at) (Block, int, error) {
 
 // toolCall reads a tool_call block.
 func (rd *reader) toolCall(b jv, f form, p at) (Block, int, error) {
-	x := &ToolCall{}
+	x := take(&rd.in.call)
 	var extra providerMembers
 	var has [3]bool // id, name, arguments
 	it := members(b)
@@ -946,11 +1027,17 @@ func (r *itemReader) item(rd *reader) (ReasoningItem, error) {
 	}
 	switch r.kind {
 	case KindText:
-		return &ReasoningText{ItemMeta: r.meta, Text: r.text, Signature: r.signature}, nil
+		x := take(&rd.in.rt)
+		*x = ReasoningText{ItemMeta: r.meta, Text: r.text, Signature: r.signature}
+		return x, nil
 	case KindSummary:
-		return &Summary{ItemMeta: r.meta, Summary: r.summary}, nil
+		x := take(&rd.in.sum)
+		*x = Summary{ItemMeta: r.meta, Summary: r.summary}
+		return x, nil
 	}
-	return &Encrypted{ItemMeta: r.meta, Data: r.data}, nil
+	x := take(&rd.in.enc)
+	*x = Encrypted{ItemMeta: r.meta, Data: r.data}
+	return x, nil
 }
 
 // providerMembers collects a block's provider members as a reader meets
