@@ -170,7 +170,7 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 		return nil, err
 	}
 	if rd.in.t == nil {
-		rd.layout("")
+		rd.layout(firstType(blocks, read))
 	}
 	t := rd.in.t
 	if prov.exists() {
@@ -230,6 +230,21 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 		t.Blocks = rd.in.slots[:copy(rd.in.slots, bs):len(bs)]
 	}
 	return t, nil
+}
+
+// firstType returns the type of the first block of the blocks member
+// when its blocks are still to be read and it has one, else "": the type
+// the turn's allocation is laid out for (see layout).
+func firstType(blocks jv, read bool) string {
+	if read || !blocks.isArray() {
+		return ""
+	}
+	if el, _, ok := jsonw.NextElem(string(blocks), 0); ok {
+		if typ := jv(el).get("type"); typ.isString() {
+			return typ.str()
+		}
+	}
+	return ""
 }
 
 // docForm returns the form of a turn document of version ver.

@@ -9,8 +9,15 @@ import (
 // TestUnmarshalTurnAllocs: a stored turn of one to four blocks costs two
 // allocations: the turn with its blocks, and the buffer of what it keeps.
 func TestUnmarshalTurnAllocs(t *testing.T) {
+	docs := map[string][]byte{
+		// Blocks read after the other members are laid out as well.
+		"blocks before the version": []byte(`{"blocks":[{"type":"reasoning.text","text":"t","signature":"s"},{"type":"text","text":"x"},` +
+			`{"type":"tool_call","id":"c","name":"n","arguments":"{}"}],"complete":true,"version":2}`),
+	}
 	for name, tu := range typicalDocTurns() {
-		doc := tu.AppendJSON(nil)
+		docs[name] = tu.AppendJSON(nil)
+	}
+	for name, doc := range docs {
 		if n := testing.AllocsPerRun(20, func() {
 			if _, err := UnmarshalTurn(doc); err != nil {
 				t.Fatal(err)
