@@ -23,19 +23,33 @@ import (
 // again. The values a document keeps are disjoint parts of it, and a
 // decoded string is no longer than its literal, so they fit; whatever
 // would not (a rebuilt object may) is copied on its own.
+//
+// A reader of a document whose bytes never change (doc set, see
+// readTurnShared) keeps a string with no escape as a view of doc, and
+// copies only decoded strings and raw values; its buffer, allocated when
+// the first of those is kept, is sized for what can still be kept from
+// there: the rest of doc from that value on, and the members pending
+// (stepped over before it, read after it).
 type reader struct {
-	buf  []byte
-	size int
+	buf     []byte
+	size    int
+	doc     string
+	pending int
 	// in holds the block objects of the turn being read that are not
 	// taken yet (see blockRoom); its zero value, as UnmarshalItem's
 	// reader has it, allocates each.
 	in blockRoom
 }
 
-// room returns the buffer with room for n more bytes, or nil.
-func (r *reader) room(n int) []byte {
+// room returns the buffer with room for n more bytes, or nil; v is the
+// text (a view of the document) of the value to be kept.
+func (r *reader) room(n int, v string) []byte {
 	if r.buf == nil {
-		r.buf = make([]byte, 0, r.size)
+		size := r.size
+		if off, ok := iview.Offset(r.doc, v); ok {
+			size = min(size, size-off+r.pending)
+		}
+		r.buf = make([]byte, 0, size)
 	}
 	if cap(r.buf)-len(r.buf) < n {
 		return nil
@@ -49,7 +63,7 @@ func (r *reader) keep(s string) []byte {
 	if s == "" {
 		return nil
 	}
-	b := r.room(len(s))
+	b := r.room(len(s), s)
 	if b == nil {
 		return []byte(s)
 	}
@@ -66,9 +80,12 @@ func (r *reader) str(v jv) string {
 		return ""
 	}
 	if strings.IndexByte(lit, '\\') < 0 {
+		if r.doc != "" {
+			return lit
+		}
 		return iview.String(r.keep(lit))
 	}
-	b := r.room(len(lit))
+	b := r.room(len(lit), lit)
 	if b == nil {
 		return string(jsonw.AppendStr(nil, string(v)))
 	}
@@ -102,7 +119,9 @@ func (p at) member(k string) string { return p.String() + "/" + escapePointer(k)
 
 // rootOf returns the top-level value of a valid JSON text: from its first
 // byte to the end of the text, as gjson.Parse gives it.
-func rootOf(data []byte) jv { return jv(view(data)[skipWS(view(data), 0):]) }
+func rootOf(data []byte) jv { return rootOfString(view(data)) }
+
+func rootOfString(s string) jv { return jv(s[skipWS(s, 0):]) }
 
 // UnmarshalTurn reads a turn document. Errors are *[Error] values whose
 // Pointer names the offending member.
@@ -110,7 +129,12 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 	if err := checkJSON(data, "a turn document"); err != nil {
 		return nil, err
 	}
-	root := rootOf(data)
+	return readTurn(&reader{size: len(data), in: blockRoom{turn: true}}, view(data))
+}
+
+// readTurn reads the turn document s (valid JSON) with rd.
+func readTurn(rd *reader, s string) (*Turn, error) {
+	root := rootOfString(s)
 	if !root.isObject() {
 		return nil, docErr("", "a turn document must be a JSON object")
 	}
@@ -120,7 +144,6 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 	// writer puts it), else once the pass is done; an error they hold is
 	// reported where it was before, after the other members' errors.
 	var ver, prov, c, fr, e, u, tr, blocks jv
-	rd := &reader{size: len(data), in: blockRoom{turn: true}}
 	// The blocks are collected in a buffer on the stack while they are
 	// few, and copied once to a slice of their number.
 	var scratch [16]Block
@@ -148,6 +171,9 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 		case "blocks":
 			dst = &blocks
 			if !blocks.exists() && known && it.rest().isArray() {
+				// The members stepped over so far are read after
+				// the blocks.
+				rd.pending = len(prov) + len(fr) + len(e) + len(u) + len(tr)
 				var n int
 				bs, n, blocksErr = rd.blocks(it.rest(), f, bs)
 				it.consumed(n)
@@ -168,6 +194,10 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 	f, err := docForm(ver)
 	if err != nil {
 		return nil, err
+	}
+	rd.pending = 0
+	if !read {
+		rd.pending = len(blocks) // read after the other members
 	}
 	if rd.in.t == nil {
 		rd.layout(firstType(blocks, read))
@@ -789,7 +819,10 @@ func (rd *reader) opaque(v jv, typ string, f form, p at) (ReasoningItem, error) 
 	if !validItemType(typ) {
 		return nil, docErr(p.member("type"), "a reasoning item's type must be reasoning.<kind> (letters, digits, _ . -), not %q", typ)
 	}
-	o := &Opaque{Type: iview.String(rd.keep(typ))}
+	o := &Opaque{Type: typ}
+	if rd.doc == "" {
+		o.Type = iview.String(rd.keep(typ))
+	}
 	raw := v
 	if f == formItem || f == formV2 {
 		if inner, ok := rd.wrappedOpaque(v, typ, &o.ItemMeta); ok {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/turnfn"
 	"github.com/stretchr/testify/require"
 )
 
@@ -142,6 +143,25 @@ func BenchmarkUnmarshalTurn(b *testing.B) {
 	}
 }
 
+// BenchmarkReadTurnShared is BenchmarkUnmarshalTurn of the shared read
+// (turnfn.ReadTurnShared) of the same documents.
+func BenchmarkReadTurnShared(b *testing.B) {
+	docs := benchDocs(b)
+	read := turnfn.ReadTurnShared.(func(string) (*Turn, error))
+	for _, name := range benchDocNames {
+		doc := string(docs[name])
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(doc)))
+			for i := 0; i < b.N; i++ {
+				if _, err := read(doc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // sameResult fails t unless two readers' results are the same: the same
 // value (reflect.DeepEqual, nil and empty told apart), or the same error:
 // its text, pointer and kind.
@@ -168,16 +188,22 @@ func sameResult(t *testing.T, data []byte, got, want any, gotErr, wantErr error)
 
 // FuzzUnmarshalTurn: UnmarshalTurn reads every input exactly as the
 // reference reader does (the same turn, or the same error at the same
-// pointer), and what it reads writes a document that reads back the same.
+// pointer), the shared read (turnfn.ReadTurnShared) of the same bytes as
+// UnmarshalTurn does, and what it reads writes a document that reads back
+// the same.
 func FuzzUnmarshalTurn(f *testing.F) {
 	for _, tu := range sampleDocTurns() {
 		f.Add(tu.AppendJSON(nil))
 		f.Add(version1Doc(tu))
 	}
+	readShared := turnfn.ReadTurnShared.(func(string) (*Turn, error))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tu, err := UnmarshalTurn(data)
 		ref, refErr := unmarshalTurnRef(data)
 		sameResult(t, data, tu, ref, err, refErr)
+		// The shared read of the same bytes reads what UnmarshalTurn reads.
+		sh, shErr := readShared(string(data))
+		sameResult(t, data, sh, tu, shErr, err)
 		if err != nil {
 			return
 		}
