@@ -23,15 +23,33 @@ import (
 // again. The values a document keeps are disjoint parts of it, and a
 // decoded string is no longer than its literal, so they fit; whatever
 // would not (a rebuilt object may) is copied on its own.
+//
+// A reader of a document whose bytes never change (doc set, see
+// readTurnShared) keeps a string with no escape as a view of doc, and
+// copies only decoded strings and raw values; its buffer, allocated when
+// the first of those is kept, is sized for what can still be kept from
+// there: the rest of doc from that value on, and the members pending
+// (stepped over before it, read after it).
 type reader struct {
-	buf  []byte
-	size int
+	buf     []byte
+	size    int
+	doc     string
+	pending int
+	// in holds the block objects of the turn being read that are not
+	// taken yet (see blockRoom); its zero value, as UnmarshalItem's
+	// reader has it, allocates each.
+	in blockRoom
 }
 
-// room returns the buffer with room for n more bytes, or nil.
-func (r *reader) room(n int) []byte {
+// room returns the buffer with room for n more bytes, or nil; v is the
+// text (a view of the document) of the value to be kept.
+func (r *reader) room(n int, v string) []byte {
 	if r.buf == nil {
-		r.buf = make([]byte, 0, r.size)
+		size := r.size
+		if off, ok := iview.Offset(r.doc, v); ok {
+			size = min(size, size-off+r.pending)
+		}
+		r.buf = make([]byte, 0, size)
 	}
 	if cap(r.buf)-len(r.buf) < n {
 		return nil
@@ -45,7 +63,7 @@ func (r *reader) keep(s string) []byte {
 	if s == "" {
 		return nil
 	}
-	b := r.room(len(s))
+	b := r.room(len(s), s)
 	if b == nil {
 		return []byte(s)
 	}
@@ -62,9 +80,12 @@ func (r *reader) str(v jv) string {
 		return ""
 	}
 	if strings.IndexByte(lit, '\\') < 0 {
+		if r.doc != "" {
+			return lit
+		}
 		return iview.String(r.keep(lit))
 	}
-	b := r.room(len(lit))
+	b := r.room(len(lit), lit)
 	if b == nil {
 		return string(jsonw.AppendStr(nil, string(v)))
 	}
@@ -98,7 +119,9 @@ func (p at) member(k string) string { return p.String() + "/" + escapePointer(k)
 
 // rootOf returns the top-level value of a valid JSON text: from its first
 // byte to the end of the text, as gjson.Parse gives it.
-func rootOf(data []byte) jv { return jv(view(data)[skipWS(view(data), 0):]) }
+func rootOf(data []byte) jv { return rootOfString(view(data)) }
+
+func rootOfString(s string) jv { return jv(s[skipWS(s, 0):]) }
 
 // UnmarshalTurn reads a turn document. Errors are *[Error] values whose
 // Pointer names the offending member.
@@ -106,7 +129,12 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 	if err := checkJSON(data, "a turn document"); err != nil {
 		return nil, err
 	}
-	root := rootOf(data)
+	return readTurn(&reader{size: len(data), in: blockRoom{turn: true}}, view(data))
+}
+
+// readTurn reads the turn document s (valid JSON) with rd.
+func readTurn(rd *reader, s string) (*Turn, error) {
+	root := rootOfString(s)
 	if !root.isObject() {
 		return nil, docErr("", "a turn document must be a JSON object")
 	}
@@ -116,7 +144,6 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 	// writer puts it), else once the pass is done; an error they hold is
 	// reported where it was before, after the other members' errors.
 	var ver, prov, c, fr, e, u, tr, blocks jv
-	rd := &reader{size: len(data)}
 	// The blocks are collected in a buffer on the stack while they are
 	// few, and copied once to a slice of their number.
 	var scratch [16]Block
@@ -144,6 +171,9 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 		case "blocks":
 			dst = &blocks
 			if !blocks.exists() && known && it.rest().isArray() {
+				// The members stepped over so far are read after
+				// the blocks.
+				rd.pending = len(prov) + len(fr) + len(e) + len(u) + len(tr)
 				var n int
 				bs, n, blocksErr = rd.blocks(it.rest(), f, bs)
 				it.consumed(n)
@@ -165,8 +195,14 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 	if err != nil {
 		return nil, err
 	}
-	tb := &turnBlocks{}
-	t := &tb.t
+	rd.pending = 0
+	if !read {
+		rd.pending = len(blocks) // read after the other members
+	}
+	if rd.in.t == nil {
+		rd.layout(firstType(blocks, read))
+	}
+	t := rd.in.t
 	if prov.exists() {
 		if !prov.isObject() {
 			return nil, docErr("/provenance", "provenance must be an object")
@@ -218,12 +254,27 @@ func UnmarshalTurn(data []byte) (*Turn, error) {
 		return nil, blocksErr
 	}
 	switch {
-	case len(bs) > len(tb.b):
+	case len(bs) > len(rd.in.slots):
 		t.Blocks = append(make([]Block, 0, len(bs)), bs...)
 	case len(bs) > 0:
-		t.Blocks = tb.b[:copy(tb.b[:], bs):len(bs)]
+		t.Blocks = rd.in.slots[:copy(rd.in.slots, bs):len(bs)]
 	}
 	return t, nil
+}
+
+// firstType returns the type of the first block of the blocks member
+// when its blocks are still to be read and it has one, else "": the type
+// the turn's allocation is laid out for (see layout).
+func firstType(blocks jv, read bool) string {
+	if read || !blocks.isArray() {
+		return ""
+	}
+	if el, _, ok := jsonw.NextElem(string(blocks), 0); ok {
+		if typ := jv(el).get("type"); typ.isString() {
+			return typ.str()
+		}
+	}
+	return ""
 }
 
 // docForm returns the form of a turn document of version ver.
@@ -261,11 +312,82 @@ func (rd *reader) blocks(arr jv, f form, bs []Block) ([]Block, int, error) {
 	return bs, jsonw.CloseEnd(w.s, w.pos), nil
 }
 
-// turnBlocks is a turn allocated with room for its blocks when they are
-// few (the slice is capped: appending to it moves it).
-type turnBlocks struct {
-	t Turn
-	b [4]Block
+// A turn is allocated with its first blocks: one allocation holds the
+// Turn, room for four blocks in its Blocks (the slice is capped: appending
+// to it moves it), and the block objects of the turn a tool loop stores
+// per answer. Which objects depends on the turn's first block (see
+// layout): signed thinking, text and two tool calls (turnThinking);
+// summaries, encrypted content, a tool call and text (turnSummary); text
+// and two tool calls when the turn has no reasoning first (turnPlain).
+// Blocks past those take an allocation each, as every block of an item
+// read alone does.
+type (
+	turnThinking struct {
+		t     Turn
+		slots [4]Block
+		rt    [1]ReasoningText
+		text  [1]Text
+		call  [2]ToolCall
+	}
+	turnSummary struct {
+		t     Turn
+		slots [4]Block
+		sum   [1]Summary
+		enc   [1]Encrypted
+		call  [1]ToolCall
+		text  [1]Text
+	}
+	turnPlain struct {
+		t     Turn
+		slots [4]Block
+		text  [1]Text
+		call  [2]ToolCall
+	}
+)
+
+// blockRoom is where a turn reader takes its turn and block objects from:
+// the parts of the turn's allocation (made at its first block, or at its
+// end when it has none) not taken yet, in order. Past them, and for a
+// reader of one item (turn unset), each is allocated on its own.
+type blockRoom struct {
+	turn  bool // a turn is being read
+	t     *Turn
+	slots []Block
+	rt    []ReasoningText
+	text  []Text
+	call  []ToolCall
+	sum   []Summary
+	enc   []Encrypted
+}
+
+// layout makes the turn's allocation, fit for a turn whose first block
+// has the type first ("" for a turn with no block).
+func (rd *reader) layout(first string) {
+	in := &rd.in
+	switch first {
+	case "":
+		in.t = new(Turn)
+	case string(KindText):
+		a := new(turnThinking)
+		in.t, in.slots, in.rt, in.text, in.call = &a.t, a.slots[:], a.rt[:], a.text[:], a.call[:]
+	case string(KindSummary), string(KindEncrypted):
+		a := new(turnSummary)
+		in.t, in.slots, in.sum, in.enc, in.call, in.text = &a.t, a.slots[:], a.sum[:], a.enc[:], a.call[:], a.text[:]
+	default:
+		a := new(turnPlain)
+		in.t, in.slots, in.text, in.call = &a.t, a.slots[:], a.text[:], a.call[:]
+	}
+}
+
+// take returns the first of the objects in room, which it then no longer
+// holds, or a new one when it holds none.
+func take[T any](room *[]T) *T {
+	if len(*room) == 0 {
+		return new(T)
+	}
+	x := &(*room)[0]
+	*room = (*room)[1:]
+	return x
 }
 
 // provenance reads the provenance object: its members are all strings,
@@ -372,7 +494,11 @@ func (rd *reader) block(b jv, f form, p at) (Block, int, error) {
 	if !typ.isString() {
 		return nil, 0, docErr(p.member("type"), "a block needs a string type")
 	}
-	switch ts := typ.str(); ts {
+	ts := typ.str()
+	if rd.in.turn && rd.in.t == nil {
+		rd.layout(ts)
+	}
+	switch ts {
 	case "text":
 		return rd.text(b, f, p)
 	case "tool_call":
@@ -401,7 +527,7 @@ func (rd *reader) block(b jv, f form, p at) (Block, int, error) {
 
 // text reads a text block.
 func (rd *reader) text(b jv, f form, p at) (Block, int, error) {
-	x := &Text{}
+	x := take(&rd.in.text)
 	var extra providerMembers
 	hasText := false
 	it := members(b)
@@ -436,7 +562,7 @@ func (rd *reader) text(b jv, f form, p at) (Block, int, error) {
 
 // toolCall reads a tool_call block.
 func (rd *reader) toolCall(b jv, f form, p at) (Block, int, error) {
-	x := &ToolCall{}
+	x := take(&rd.in.call)
 	var extra providerMembers
 	var has [3]bool // id, name, arguments
 	it := members(b)
@@ -693,7 +819,10 @@ func (rd *reader) opaque(v jv, typ string, f form, p at) (ReasoningItem, error) 
 	if !validItemType(typ) {
 		return nil, docErr(p.member("type"), "a reasoning item's type must be reasoning.<kind> (letters, digits, _ . -), not %q", typ)
 	}
-	o := &Opaque{Type: iview.String(rd.keep(typ))}
+	o := &Opaque{Type: typ}
+	if rd.doc == "" {
+		o.Type = iview.String(rd.keep(typ))
+	}
 	raw := v
 	if f == formItem || f == formV2 {
 		if inner, ok := rd.wrappedOpaque(v, typ, &o.ItemMeta); ok {
@@ -946,11 +1075,17 @@ func (r *itemReader) item(rd *reader) (ReasoningItem, error) {
 	}
 	switch r.kind {
 	case KindText:
-		return &ReasoningText{ItemMeta: r.meta, Text: r.text, Signature: r.signature}, nil
+		x := take(&rd.in.rt)
+		*x = ReasoningText{ItemMeta: r.meta, Text: r.text, Signature: r.signature}
+		return x, nil
 	case KindSummary:
-		return &Summary{ItemMeta: r.meta, Summary: r.summary}, nil
+		x := take(&rd.in.sum)
+		*x = Summary{ItemMeta: r.meta, Summary: r.summary}
+		return x, nil
 	}
-	return &Encrypted{ItemMeta: r.meta, Data: r.data}, nil
+	x := take(&rd.in.enc)
+	*x = Encrypted{ItemMeta: r.meta, Data: r.data}
+	return x, nil
 }
 
 // providerMembers collects a block's provider members as a reader meets

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/turnfn"
 	"github.com/stretchr/testify/require"
 )
 
@@ -69,6 +70,9 @@ func benchDocs(b *testing.B) map[string][]byte {
 		docs[name] = tu.AppendJSON(nil)
 	}
 	docs["anthropic-tool-loop-v1"] = version1Doc(sampleDocTurns()["anthropic-tool-loop"])
+	for name, tu := range typicalDocTurns() {
+		docs[name] = tu.AppendJSON(nil)
+	}
 	for name, d := range docs {
 		if _, err := UnmarshalTurn(d); err != nil {
 			b.Fatalf("%s: %v", name, err)
@@ -77,15 +81,80 @@ func benchDocs(b *testing.B) map[string][]byte {
 	return docs
 }
 
+// typicalDocTurns are stored turns of the shapes a tool loop stores one
+// of per answer (one to four blocks), sealed as the middleware seals
+// what it captures: signed thinking with text and one or two tool calls,
+// summaries and encrypted content with a tool call, and a text alone.
+func typicalDocTurns() map[string]*Turn {
+	const anthropic, responses = Format("anthropic-claude-v1"), Format("openai-responses-v1")
+	thinking := strings.Repeat("The test reads the fixture \"a/b\" twice; the second read sees the first one's offset.\n", 8)
+	sig := strings.Repeat("EqQBCkYIBxgCKkB0aGlzIGlzIGEgc2lnbmF0dXJl", 10)
+	prov := Provenance{API: "anthropic", Provider: "anthropic", Model: "claude-sonnet-4-5", RequestedModel: "claude-sonnet-4-5",
+		Account: "acct-1", PrefixHash: "sha256:" + strings.Repeat("ab", 32), ChainHash: "sha256:" + strings.Repeat("cd", 32)}
+	usage := json.RawMessage(`{"input_tokens":1520,"output_tokens":388,"cache_read_input_tokens":1024}`)
+	think := func() Block {
+		return &ReasoningText{ItemMeta: ItemMeta{Format: anthropic, Index: Some(0)}, Text: thinking, Signature: Some(sig)}
+	}
+	call := func(i int) Block {
+		return &ToolCall{ID: "toolu_01A09q90qw90lq917835lq9" + string(rune('a'+i)), Name: "read_file",
+			Arguments: `{"path":"src/main.go","offset":0,"limit":200}`}
+	}
+	turns := map[string]*Turn{
+		"typical-thinking-text-call": {Provenance: prov, Complete: true, FinishReason: "tool_use", Usage: usage,
+			Blocks: []Block{think(), &Text{Text: "I will read the file first."}, call(0)}},
+		"typical-thinking-text-2calls": {Provenance: prov, Complete: true, FinishReason: "tool_use", Usage: usage,
+			Blocks: []Block{think(), &Text{Text: "I will read both files."}, call(0), call(1)}},
+		"typical-summary-encrypted-call": {
+			Provenance: Provenance{API: "openai-responses", Provider: "openai", Model: "gpt-5", Account: "org-1", PrefixHash: "sha256:" + strings.Repeat("01", 32)},
+			Complete:   true, FinishReason: "completed",
+			Usage: json.RawMessage(`{"input_tokens":2210,"output_tokens":912,"output_tokens_details":{"reasoning_tokens":640}}`),
+			Blocks: []Block{
+				&Summary{ItemMeta: ItemMeta{Format: responses, ID: Some("rs_68af3c2e9d1c8190a1b2c3d4e5f6a7b8"), Index: Some(0)}, Summary: "**Planning the search**\n\nI need the weather for two cities."},
+				&Encrypted{ItemMeta: ItemMeta{Format: responses, ID: Some("rs_68af3c2e9d1c8190a1b2c3d4e5f6a7b8")}, Data: strings.Repeat("gAAAAABov3K9xY2ZhYmNkZWZnaGlqa2xtbm9w", 16)},
+				&ToolCall{ID: "call_Xy12Ab34Cd56Ef78", Name: "get_weather", Arguments: `{"city":"Paris","units":"celsius"}`, ItemID: "fc_68af3c2f0e2c8190"},
+			}},
+		"typical-text": {Provenance: prov, Complete: true, FinishReason: "end_turn", Usage: usage,
+			Blocks: []Block{&Text{Text: "All tests pass now."}}},
+	}
+	for _, tu := range turns {
+		tu.Seal()
+	}
+	return turns
+}
+
+// benchDocNames are the documents of benchDocs, in the order the
+// benchmarks read them.
+var benchDocNames = []string{"anthropic-tool-loop", "openai-responses", "anthropic-tool-loop-v1",
+	"typical-thinking-text-call", "typical-thinking-text-2calls", "typical-summary-encrypted-call", "typical-text"}
+
 func BenchmarkUnmarshalTurn(b *testing.B) {
 	docs := benchDocs(b)
-	for _, name := range []string{"anthropic-tool-loop", "openai-responses", "anthropic-tool-loop-v1"} {
+	for _, name := range benchDocNames {
 		doc := docs[name]
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(doc)))
 			for i := 0; i < b.N; i++ {
 				if _, err := UnmarshalTurn(doc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkReadTurnShared is BenchmarkUnmarshalTurn of the shared read
+// (turnfn.ReadTurnShared) of the same documents.
+func BenchmarkReadTurnShared(b *testing.B) {
+	docs := benchDocs(b)
+	read := turnfn.ReadTurnShared.(func(string) (*Turn, error))
+	for _, name := range benchDocNames {
+		doc := string(docs[name])
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(doc)))
+			for i := 0; i < b.N; i++ {
+				if _, err := read(doc); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -119,16 +188,22 @@ func sameResult(t *testing.T, data []byte, got, want any, gotErr, wantErr error)
 
 // FuzzUnmarshalTurn: UnmarshalTurn reads every input exactly as the
 // reference reader does (the same turn, or the same error at the same
-// pointer), and what it reads writes a document that reads back the same.
+// pointer), the shared read (turnfn.ReadTurnShared) of the same bytes as
+// UnmarshalTurn does, and what it reads writes a document that reads back
+// the same.
 func FuzzUnmarshalTurn(f *testing.F) {
 	for _, tu := range sampleDocTurns() {
 		f.Add(tu.AppendJSON(nil))
 		f.Add(version1Doc(tu))
 	}
+	readShared := turnfn.ReadTurnShared.(func(string) (*Turn, error))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tu, err := UnmarshalTurn(data)
 		ref, refErr := unmarshalTurnRef(data)
 		sameResult(t, data, tu, ref, err, refErr)
+		// The shared read of the same bytes reads what UnmarshalTurn reads.
+		sh, shErr := readShared(string(data))
+		sameResult(t, data, sh, tu, shErr, err)
 		if err != nil {
 			return
 		}

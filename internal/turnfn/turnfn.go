@@ -13,3 +13,12 @@ package turnfn
 //
 //	func(r *replay.Registry, target replay.Target, policy replay.Policy) func(t *replay.Turn) (*replay.Turn, []replay.Notice)
 var CarryStored any
+
+// ReadTurnShared is replay.UnmarshalTurn of a document whose bytes never
+// change, for a caller that keeps the document as long as the turn: the
+// turn's strings that the document holds as they are (no escape in their
+// literal) are views of it instead of copies; raw JSON values are copies
+// still. Its type is
+//
+//	func(doc string) (*replay.Turn, error)
+var ReadTurnShared any
