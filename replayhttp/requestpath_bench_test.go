@@ -19,6 +19,7 @@ import (
 	_ "github.com/reasonreplay/replay/codecs/all"
 	"github.com/reasonreplay/replay/internal/benchreq"
 	"github.com/reasonreplay/replay/internal/jsonw"
+	"github.com/reasonreplay/replay/internal/view"
 	"github.com/tidwall/gjson"
 )
 
@@ -203,7 +204,7 @@ var pathSteps = []pathStep{
 				tb.Fatalf("turn %d: no stored turn (%v)", ti, err)
 			}
 			for _, d := range docs {
-				if _, err := pc.tr.readStored(d); err != nil {
+				if _, err := pc.tr.readStored(view.String(d)); err != nil { // a MemoryStore's own bytes
 					tb.Fatal(err)
 				}
 			}

@@ -188,6 +188,10 @@ func (c *carried) wires() [][]byte {
 // only read.
 var carryStored = turnfn.CarryStored.(func(*replay.Registry, replay.Target, replay.Policy) func(*replay.Turn) (*replay.Turn, []replay.Notice))
 
+// readTurnShared is replay.UnmarshalTurn of a document that never changes,
+// whose turn may share its memory (see turnfn.ReadTurnShared).
+var readTurnShared = turnfn.ReadTurnShared.(func(string) (*replay.Turn, error))
+
 // maxCarried bounds the targets a stored turn keeps Carry's turn for.
 const maxCarried = 8
 
@@ -387,8 +391,10 @@ const (
 )
 
 // read returns the stored turn of doc: from the cache when these bytes
-// were read before, else read now with read and kept.
-func (c *storedCache) read(doc []byte, own bool, read func([]byte) (*replay.Turn, error)) *stored {
+// were read before, else read now with read and kept. read is given the
+// document as the string the entry keeps (a view of doc's bytes when own,
+// which the store never changes, else a copy), which the turn may share.
+func (c *storedCache) read(doc []byte, own bool, read func(string) (*replay.Turn, error)) *stored {
 	c.mu.Lock()
 	if own && len(doc) > 0 {
 		if s, ok := c.byAddr[addrOf(doc)]; ok {
@@ -406,8 +412,14 @@ func (c *storedCache) read(doc []byte, own bool, read func([]byte) (*replay.Turn
 		return s
 	}
 	c.mu.Unlock()
-	tu, err := read(doc)
-	s := &stored{turn: tu, err: err}
+	key := ""
+	if own {
+		key = view.String(doc) // bytes the store never changes: kept, not copied
+	} else {
+		key = string(doc)
+	}
+	tu, err := read(key)
+	s := &stored{turn: tu, err: err, doc: key}
 	if len(doc) > storedCacheBytes/16 {
 		return s
 	}
@@ -430,11 +442,6 @@ func (c *storedCache) read(doc []byte, own bool, read func([]byte) (*replay.Turn
 			delete(c.byAddr, addrOf(old.src))
 		}
 		c.bytes -= len(old.doc)
-	}
-	if own {
-		s.doc = view.String(doc) // bytes the store never changes: kept, not copied
-	} else {
-		s.doc = string(doc)
 	}
 	c.push(s)
 	c.m[s.doc] = s

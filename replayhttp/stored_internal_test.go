@@ -34,9 +34,9 @@ func TestCarryKeyNamesWhatCarryReads(t *testing.T) {
 func TestStoredCache(t *testing.T) {
 	var c storedCache
 	reads := 0
-	read := func(doc []byte) (*replay.Turn, error) {
+	read := func(doc string) (*replay.Turn, error) {
 		reads++
-		if bytes.Contains(doc, []byte("bad")) {
+		if strings.Contains(doc, "bad") {
 			return nil, fmt.Errorf("bad document")
 		}
 		return &replay.Turn{}, nil
@@ -85,7 +85,7 @@ func checkOrder(t *testing.T, c *storedCache) {
 func TestStoredCacheOrder(t *testing.T) {
 	var c storedCache
 	reads := 0
-	read := func([]byte) (*replay.Turn, error) { reads++; return &replay.Turn{}, nil }
+	read := func(string) (*replay.Turn, error) { reads++; return &replay.Turn{}, nil }
 	doc := func(i int) []byte { return []byte(fmt.Sprintf(`{"n":%d}`, i)) }
 	for i := range storedCacheEntries {
 		c.read(doc(i), i%2 == 0, read)
@@ -114,9 +114,11 @@ func TestStoredCacheOrder(t *testing.T) {
 func TestStoredCacheByAddress(t *testing.T) {
 	var c storedCache
 	reads := 0
-	read := func(doc []byte) (*replay.Turn, error) {
+	read := func(doc string) (*replay.Turn, error) {
 		reads++
-		return &replay.Turn{Provenance: replay.Provenance{Model: string(doc)}}, nil
+		// The turn shares the document it is read from, as a stored
+		// turn's strings do.
+		return &replay.Turn{Provenance: replay.Provenance{Model: doc}}, nil
 	}
 	kept := []byte(`{"a":1}`)
 	a := c.read(kept, true, read)
@@ -144,6 +146,7 @@ func TestStoredCacheByAddress(t *testing.T) {
 	second := o.read(buf, false, read)
 	assert.NotSame(t, first, second)
 	assert.Equal(t, `{"t":"tenant-b"}`, second.turn.Provenance.Model)
+	assert.Equal(t, `{"t":"tenant-a"}`, first.turn.Provenance.Model, "the turn was read from a copy of the store's bytes")
 	assert.Equal(t, 5, reads)
 }
 
@@ -495,4 +498,27 @@ func TestStoredKeepsPerTarget(t *testing.T) {
 	assert.Equal(t, "", s.vis.k)
 	assert.Equal(t, map[string][32]byte{"cache_control": skip}, s.vis.m)
 	assert.Equal(t, 2, s.vis.len())
+}
+
+// A stored document larger than the limits take is refused before it is
+// read or copied, and never kept: repair judges the turn by the request,
+// and says the store's entry did not read.
+func TestStoredTooLargeIsNotRead(t *testing.T) {
+	pc := newPathCase(t, benchreq.Anthropic(), 80<<10)
+	c := pc.call(pc.stripped)
+	first, _ := c.req.TurnSpan(0)
+	require.GreaterOrEqual(t, first, 0)
+	docs, _, err := storeGet(context.Background(), pc.tr.Store, nil, c.scope.key(first))
+	require.NoError(t, err)
+	require.Len(t, docs, 1)
+	pc.tr.Limits.MaxEvent = len(docs[0]) - 1
+	out, reps := pc.tr.repair(context.Background(), c)
+	require.NotEmpty(t, reps)
+	assert.Equal(t, Repair{Pointer: "/messages/1", Action: RepairStoreError,
+		Detail: "1 stored entry for this point did not read as a turn; judged by the request alone"}, reps[0])
+	assert.Nil(t, pc.tr.docs.m[string(docs[0])], "the document is not kept")
+	assert.NotEqual(t, string(pc.body), string(out), "the first turn is not restored")
+	pc.tr.Limits.MaxEvent = 0
+	out, _ = pc.tr.repair(context.Background(), pc.call(pc.stripped))
+	assert.Equal(t, string(pc.body), string(out), "within the limits, every turn restored")
 }
