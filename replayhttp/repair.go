@@ -81,10 +81,6 @@ func (t *Transport) repair(ctx context.Context, cl *call) ([]byte, []Repair) {
 	c, r, target, sc := cl.codec, cl.req, cl.target, cl.scope
 	turns := r.History.Turns
 	cl.captured = nil
-	policy := t.Policy
-	if policy == nil {
-		policy = replay.DefaultPolicy()
-	}
 	var reps []Repair
 	var at []int      // the element each of reps is about
 	var repl [][]byte // by turn: its new raw text, nil to leave it
@@ -108,7 +104,7 @@ func (t *Transport) repair(ctx context.Context, cl *call) ([]byte, []Repair) {
 	var carrier func(*replay.Turn) (*replay.Turn, []replay.Notice)
 	carry := func(tu *replay.Turn) (*replay.Turn, []replay.Notice) {
 		if carrier == nil {
-			carrier = carryStored(t.registry(), target, policy)
+			carrier = carryStored(t.registry(), target, t.Policy) // nil: the default policy
 		}
 		return carrier(tu)
 	}
