@@ -98,57 +98,81 @@ func (x *Writer) Write(p []byte) (int, error) {
 // closing quote if p holds it, and returns what is left of p. It copies at
 // most flushAt bytes at a time.
 func (x *Writer) str(buf, p []byte) ([]byte, []byte) {
-	if x.escaped {
-		x.escaped = false
-		return append(buf, p[0]), p[1:]
-	}
 	w := p[:min(len(p), flushAt)] // the window looked at
-	for i := 0; ; {
-		k := quoteOrBackslash(w, i)
-		switch {
-		case k == len(w):
-			return append(buf, w...), p[len(w):]
-		case w[k] == '"':
-			x.inString = false
-			return append(buf, w[:k+1]...), p[k+1:]
-		case k+1 < len(w):
-			i = k + 2 // the backslash and the byte it escapes
-		case len(w) == len(p):
-			// The input ends with the backslash: its byte comes next.
-			x.escaped = true
-			return append(buf, w...), p[len(w):]
-		default:
-			// The escaped byte is past the window: look at it next time.
-			return append(buf, w[:k]...), p[k:]
-		}
+	end, escaped := stringEnd(w, x.escaped)
+	if end < len(w) {
+		x.inString, x.escaped = false, false
+		return append(buf, w[:end+1]...), p[end+1:]
 	}
+	x.escaped = escaped
+	return append(buf, w...), p[len(w):]
 }
 
-// The bytes of a word, one bit each: the lowest, and the highest.
+// The bytes of a word, one bit each: the lowest, and the highest; and
+// every bit but the highest of each byte.
 const (
-	lsb = 0x0101010101010101
-	msb = 0x8080808080808080
+	lsb  = 0x0101010101010101
+	msb  = 0x8080808080808080
+	low7 = 0x7f7f7f7f7f7f7f7f
 )
 
-// quoteOrBackslash returns the index of the first quote or backslash of
-// b at or after i, or len(b). It tests eight bytes at a time: in each of
-// the two masks the lowest flagged byte is a true match (a false flag can
-// only sit above a true one), so the lowest of both is.
-func quoteOrBackslash(b []byte, i int) int {
+// equal returns the highest bit of each byte of x that equals c, and no
+// other bit: exact, with no false flag, as the per-byte sum of the low
+// seven bits cannot carry into the next byte.
+func equal(x uint64, c byte) uint64 {
+	y := x ^ (uint64(c) * lsb)
+	return ^((y&low7 + low7) | y | low7)
+}
+
+// stringEnd returns the index of the quote that closes the JSON string b
+// is read in, or len(b) if b does not hold it; escaped says that b's
+// first byte is escaped (the byte before it was a backslash that began
+// an escape). When b holds no closing quote, it also reports whether b
+// ends with a backslash that escapes the byte after it.
+//
+// It reads eight bytes at a time and stops only at quotes: a backslash
+// found in a word escapes the byte after it, which is taken out of the
+// word's quotes and backslashes (or carried to the next word), so that a
+// string of many escapes is read in one pass of the words, not restarted
+// at every escape.
+func stringEnd(b []byte, escaped bool) (int, bool) {
+	i := 0
 	for ; i+8 <= len(b); i += 8 {
 		x := binary.LittleEndian.Uint64(b[i:])
-		q := x ^ ('"' * lsb)
-		s := x ^ ('\\' * lsb)
-		if m := ((q - lsb) &^ q) | ((s - lsb) &^ s); m&msb != 0 {
-			return i + bits.TrailingZeros64(m&msb)/8
+		q, s := equal(x, '"'), equal(x, '\\')
+		if escaped {
+			q, s = q&^0x80, s&^0x80
+			escaped = false
+		}
+		for s != 0 {
+			k := uint(bits.TrailingZeros64(s)) // the highest bit of the backslash's byte
+			if below := q & (1<<k - 1); below != 0 {
+				return i + bits.TrailingZeros64(below)/8, false
+			}
+			if k == 63 {
+				escaped = true // it escapes the next word's first byte
+				s = 0
+				break
+			}
+			s &^= 1<<(k+1) - 1 // this backslash, and none below it
+			q &^= 1 << (k + 8) // the byte it escapes is neither a quote
+			s &^= 1 << (k + 8) // nor a backslash
+		}
+		if q != 0 {
+			return i + bits.TrailingZeros64(q)/8, false
 		}
 	}
 	for ; i < len(b); i++ {
-		if b[i] == '"' || b[i] == '\\' {
-			return i
+		switch {
+		case escaped:
+			escaped = false
+		case b[i] == '"':
+			return i, false
+		case b[i] == '\\':
+			escaped = true
 		}
 	}
-	return len(b)
+	return len(b), escaped
 }
 
 func (x *Writer) newline(buf []byte) []byte {
