@@ -156,22 +156,37 @@ func stringEndRef(b []byte, escaped bool) (int, bool) {
 	return len(b), escaped
 }
 
-// stringEnd, eight bytes at a time, finds what a byte-by-byte read finds,
+// stringEnd, 64 bytes at a time, finds what a byte-by-byte read finds,
 // with and without an escape carried in: for every string of up to 11
 // bytes of quotes, backslashes and one other byte (so every run of
-// backslashes, at every place of a word and across two), and for long
-// random ones among bytes that differ from a quote or a backslash in one
-// bit or lie above 0x80.
+// backslashes), alone and placed across the end of a 64-byte block; and
+// for long random ones, dense in backslashes, among bytes that differ
+// from a quote or a backslash in one bit or lie above 0x80.
 func TestStringEnd(t *testing.T) {
-	alphabet := []byte{'"', '\\', 'a'}
-	b := make([]byte, 0, 11)
-	var walk func()
-	walk = func() {
+	check := func(b []byte) {
 		for _, esc := range []bool{false, true} {
 			wi, we := stringEndRef(b, esc)
 			gi, ge := stringEnd(b, esc)
 			if wi != gi || we != ge {
 				t.Fatalf("stringEnd(%q, %v) = %d, %v; want %d, %v", b, esc, gi, ge, wi, we)
+			}
+		}
+	}
+	alphabet := []byte{'"', '\\', 'a'}
+	pads := []int{0, 53, 58, 62, 63, 64, 117, 127}
+	b := make([]byte, 0, 11)
+	buf := make([]byte, 0, 210)
+	var walk func()
+	walk = func() {
+		for _, pad := range pads {
+			for _, tail := range []int{0, 64} { // a tail: the pattern's block is whole
+				buf = append(append(buf[:0], strings.Repeat("a", pad)...), b...)
+				buf = append(buf, strings.Repeat("a", tail)...)
+				check(buf)
+				if pad > 0 {
+					buf[pad-1] = '\\' // the pattern starts escaped
+					check(buf)
+				}
 			}
 		}
 		if len(b) == cap(b) {
@@ -185,18 +200,15 @@ func TestStringEnd(t *testing.T) {
 	}
 	walk()
 
-	fill := []byte("\"\\\\\"a\x02\x5d\x5b\x23\xa2\xdc#|\xff\x00\x22\x5c")
+	fill := []byte("\"\\\\\\\\\"a\x02\x5d\x5b\x23\xa2\xdc#|\xff\x00\x22\x5c\x5c")
 	rng := rand.New(rand.NewSource(27))
 	for range 20000 {
-		b := make([]byte, rng.Intn(70))
+		b := make([]byte, rng.Intn(300))
 		for i := range b {
 			b[i] = fill[rng.Intn(len(fill))]
 		}
-		for _, esc := range []bool{false, true} {
-			wi, we := stringEndRef(b, esc)
-			gi, ge := stringEnd(b, esc)
-			require.Equal(t, wi, gi, "%q, %v", b, esc)
-			require.Equal(t, we, ge, "%q, %v", b, esc)
-		}
+		check(b)
+		// and with its quotes escaped, so that the end is far
+		check(bytes.ReplaceAll(bytes.ReplaceAll(b, []byte(`\`), []byte(`x`)), []byte(`"`), []byte(`\"`)))
 	}
 }
