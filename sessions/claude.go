@@ -30,8 +30,6 @@ import (
 // Anthropic, Bedrock or Vertex alike; deepseek-*, kimi-*, glm-* are the
 // hosts whose /anthropic endpoints Claude Code can be pointed at).
 
-func init() { readers[ClaudeCode] = readClaude }
-
 // ccRec is what is kept of one line of the segment being read.
 type ccRec struct {
 	rec                    record

@@ -25,11 +25,6 @@ import (
 // reasoning parts with providerOptions.anthropic.signature, tool-call and
 // tool-result parts.
 
-func init() {
-	readers[Cline] = readCline
-	readers[RooCode] = readCline
-}
-
 // clEl is one element of the array.
 type clEl struct {
 	rec                       record

@@ -24,8 +24,6 @@ import (
 // follow each response. Codex sends the items back as stored, with
 // store=false.
 
-func init() { readers[Codex] = readCodex }
-
 // cxItem is one item of the history being read.
 type cxItem struct {
 	b                 *block

@@ -21,8 +21,6 @@ import (
 // are its reasoning, sent back to Anthropic as thinking blocks. The file
 // names no model or provider: signed thinking is taken to be Claude's.
 
-func init() { readers[Continue] = readContinue }
-
 func readContinue(s *Session, f *os.File) error {
 	s.Format, s.reqAPI = "continue-json", apiAnthropic
 	s.api = func(provider, model string) string {

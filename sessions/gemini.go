@@ -28,8 +28,6 @@ import (
 // (toolCalls[].result) are the next user turn. No provider or login is
 // recorded.
 
-func init() { readers[GeminiCLI] = readGemini }
-
 // gmMsg is one message record of the conversation.
 type gmMsg struct {
 	rec    record

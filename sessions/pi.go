@@ -34,11 +34,6 @@ import (
 // without a signature (sanitizeSessionHistory) and sends the rest as it is
 // stored, across a model switch too.
 
-func init() {
-	readers[Pi] = readPi
-	readers[OpenClaw] = readPi
-}
-
 // piEntry is what is kept of one entry.
 type piEntry struct {
 	rec                  record

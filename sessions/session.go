@@ -206,8 +206,8 @@ func Read(path string, opt Options) (*Session, error) {
 		}
 	}
 	s := &Session{Path: path, Agent: agent, lim: opt.Limits.withDefaults(), size: fi.Size(), mod: fi.ModTime(), recIdx: map[int]int{}}
-	r, ok := readers[agent]
-	if !ok {
+	r := readerOf(agent)
+	if r == nil {
 		return nil, fmt.Errorf("%s: %w (agent %q)", path, ErrUnknownFormat, agent)
 	}
 	if err := r(s, f); err != nil {
@@ -217,8 +217,26 @@ func Read(path string, opt Options) (*Session, error) {
 	return s, nil
 }
 
-// readers are the per-agent readers; each fills s from the file.
-var readers = map[Agent]func(s *Session, f *os.File) error{}
+// readerOf returns the agent's reader, which fills s from the file, or
+// nil for an agent without one. (A switch, not a table filled when the
+// program starts.)
+func readerOf(agent Agent) func(s *Session, f *os.File) error {
+	switch agent {
+	case ClaudeCode:
+		return readClaude
+	case Codex:
+		return readCodex
+	case Pi, OpenClaw:
+		return readPi
+	case GeminiCLI:
+		return readGemini
+	case Cline, RooCode:
+		return readCline
+	case Continue:
+		return readContinue
+	}
+	return nil
+}
 
 // Source returns what the session's last assistant turn says of its
 // target: the API the agent spoke, the provider and the model (and the

@@ -98,6 +98,7 @@ package anthropic
 import (
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
@@ -183,27 +184,30 @@ func itoa(i int) string { return string(jsonw.Int(nil, i)) }
 // web are the API's HTTP facts: the Messages path (also on the
 // Anthropic-compatible endpoints of other hosts, whose provider the host
 // names), Vertex's rawPredict and Bedrock's InvokeModel paths for Claude.
-var web = &codecs.HTTP{
-	Routes: []codecs.Route{
-		{Path: "/messages"},
-		{Path: "/publishers/anthropic/models/{model}:rawPredict", Provider: "vertex"},
-		{Path: "/publishers/anthropic/models/{model}:streamRawPredict", Provider: "vertex"},
-		{Path: "/model/{model}/invoke", Provider: "bedrock", Models: []string{"*anthropic.*"}},
-		{Path: "/model/{model}/invoke-with-response-stream", Provider: "bedrock", Models: []string{"*anthropic.*"}},
-	},
-	Hosts:      []codecs.Host{{Suffix: "api.anthropic.com", Provider: "anthropic"}},
-	Credential: codecs.Header("x-api-key", "authorization"),
-	Member:     "messages",
-	Endpoint:   "https://api.anthropic.com",
-	Names:      map[string]string{"anthropic": "anthropic", "claude": "anthropic"},
-	ErrorBody:  errorBody,
-	Sniff:      sniff,
-}
+// They are made when first asked for, not when the program starts.
+var web = sync.OnceValue(func() *codecs.HTTP {
+	return &codecs.HTTP{
+		Routes: []codecs.Route{
+			{Path: "/messages"},
+			{Path: "/publishers/anthropic/models/{model}:rawPredict", Provider: "vertex"},
+			{Path: "/publishers/anthropic/models/{model}:streamRawPredict", Provider: "vertex"},
+			{Path: "/model/{model}/invoke", Provider: "bedrock", Models: []string{"*anthropic.*"}},
+			{Path: "/model/{model}/invoke-with-response-stream", Provider: "bedrock", Models: []string{"*anthropic.*"}},
+		},
+		Hosts:      []codecs.Host{{Suffix: "api.anthropic.com", Provider: "anthropic"}},
+		Credential: codecs.Header("x-api-key", "authorization"),
+		Member:     "messages",
+		Endpoint:   "https://api.anthropic.com",
+		Names:      map[string]string{"anthropic": "anthropic", "claude": "anthropic"},
+		ErrorBody:  errorBody,
+		Sniff:      sniff,
+	}
+})
 
 var _ codecs.HTTPCodec = Codec{}
 
 // HTTP returns the API's HTTP facts.
-func (Codec) HTTP() *codecs.HTTP { return web }
+func (Codec) HTTP() *codecs.HTTP { return web() }
 
 // errorBody writes an error body as the Messages API does:
 // {"type":"error","error":{"type":...,"message":...}}; Claude on Bedrock
@@ -235,14 +239,14 @@ func errorBody(provider string, status int, msg string) ([]byte, http.Header) {
 }
 
 // events are the Messages API's stream event types.
-var events = kit.Names("message_start", "content_block_start", "content_block_delta", "content_block_stop",
-	"message_delta", "message_stop", "ping")
+var events = kit.SniffNames{"message_start", "content_block_start", "content_block_delta", "content_block_stop",
+	"message_delta", "message_stop", "ping"}
 
 // sniff recognises a Messages stream by its event types (or their "type"
 // members), Bedrock's chunk envelope around them, a Message body, and the
 // API's error body.
 func sniff(typ, data []byte) (codecs.Sniffed, bool) {
-	if events[string(typ)] {
+	if events.Has(string(typ)) {
 		return codecs.Sniffed{Score: codecs.SniffEvent, Event: true}, true
 	}
 	r := kit.SniffParse(data)
@@ -250,7 +254,7 @@ func sniff(typ, data []byte) (codecs.Sniffed, bool) {
 	switch {
 	case r.Get("chunk.bytes").Exists():
 		return codecs.Sniffed{Score: codecs.SniffType, Provider: "bedrock", Event: true}, true
-	case events[t]:
+	case events.Has(t):
 		return codecs.Sniffed{Score: codecs.SniffType, Model: strings.Clone(r.Get("message.model").Str), Event: true}, true
 	case t == "message" && r.Get("content").IsArray():
 		return codecs.Sniffed{Score: codecs.SniffType, Model: strings.Clone(r.Get("model").Str)}, true

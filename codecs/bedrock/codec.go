@@ -71,6 +71,7 @@ package bedrock
 
 import (
 	"net/http"
+	"sync"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
@@ -122,38 +123,41 @@ func (c Codec) provenance() replay.Provenance {
 
 // web are the API's HTTP facts: Converse and ConverseStream on the
 // Bedrock runtime.
-var web = &codecs.HTTP{
-	Routes: []codecs.Route{
-		{Path: "/model/{model}/converse", Provider: "bedrock"},
-		{Path: "/model/{model}/converse-stream", Provider: "bedrock"},
-	},
-	Hosts:      []codecs.Host{{Suffix: "amazonaws.com", Provider: "bedrock"}},
-	Credential: codecs.Header("authorization"),
-	Member:     "messages",
-	Names:      map[string]string{"bedrock": "bedrock", "bedrock-converse": "bedrock"},
-	ErrorBody: func(_ string, status int, msg string) ([]byte, http.Header) {
-		return codecs.AWSErrorBody(status, msg)
-	},
-	Sniff: sniff,
-}
+// They are made when first asked for, not when the program starts.
+var web = sync.OnceValue(func() *codecs.HTTP {
+	return &codecs.HTTP{
+		Routes: []codecs.Route{
+			{Path: "/model/{model}/converse", Provider: "bedrock"},
+			{Path: "/model/{model}/converse-stream", Provider: "bedrock"},
+		},
+		Hosts:      []codecs.Host{{Suffix: "amazonaws.com", Provider: "bedrock"}},
+		Credential: codecs.Header("authorization"),
+		Member:     "messages",
+		Names:      map[string]string{"bedrock": "bedrock", "bedrock-converse": "bedrock"},
+		ErrorBody: func(_ string, status int, msg string) ([]byte, http.Header) {
+			return codecs.AWSErrorBody(status, msg)
+		},
+		Sniff: sniff,
+	}
+})
 
 var _ codecs.HTTPCodec = Codec{}
 
 // HTTP returns the API's HTTP facts.
-func (Codec) HTTP() *codecs.HTTP { return web }
+func (Codec) HTTP() *codecs.HTTP { return web() }
 
 // events are the Converse stream's event types, and the exceptions it
 // sends as events.
-var events = kit.Names("messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop",
+var events = kit.SniffNames{"messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop",
 	"messageStop", "metadata", "internalServerException", "modelStreamErrorException",
-	"validationException", "throttlingException", "serviceUnavailableException")
+	"validationException", "throttlingException", "serviceUnavailableException"}
 
 // sniff recognises a Converse stream by its event types (or an event
 // object named by its first member), a Converse response by its output
 // message or stop reason, and AWS's error body ({"message":...}, or
 // "Message").
 func sniff(typ, data []byte) (codecs.Sniffed, bool) {
-	if events[string(typ)] {
+	if events.Has(string(typ)) {
 		return codecs.Sniffed{Score: codecs.SniffEvent, Event: true}, true
 	}
 	r := kit.SniffParse(data)
@@ -172,7 +176,7 @@ func sniff(typ, data []byte) (codecs.Sniffed, bool) {
 func firstKeyIn(r gjson.Result, names kit.SniffNames) bool {
 	found := false
 	r.ForEach(func(k, _ gjson.Result) bool {
-		found = names[k.Str]
+		found = names.Has(k.Str)
 		return false
 	})
 	return found

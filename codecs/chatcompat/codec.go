@@ -58,6 +58,7 @@ package chatcompat
 import (
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
@@ -144,53 +145,56 @@ func (c Codec) NewFrameDecoder() codecs.FrameDecoder {
 // webs are the HTTP facts of the package's three APIs: each serves chat
 // completions; the generic API is the one a request to a named provider
 // that no other chat API claims falls back to.
-var webs = map[string]*codecs.HTTP{
-	APIDeepSeek: {
-		Routes:     []codecs.Route{{Path: "/chat/completions", Shared: true}},
-		Hosts:      []codecs.Host{{Suffix: "api.deepseek.com", Provider: "deepseek"}},
-		Credential: codecs.Header("authorization"),
-		Member:     "messages",
-		Endpoint:   "https://api.deepseek.com",
-		Names:      map[string]string{"deepseek": "deepseek"},
-		ErrorBody:  errorBody,
-		Sniff:      firstParty("deepseek-", "distill"),
-	},
-	APIXAI: {
-		Routes:     []codecs.Route{{Path: "/chat/completions", Shared: true}},
-		Hosts:      []codecs.Host{{Suffix: "api.x.ai", Provider: "xai"}},
-		Credential: codecs.Header("authorization"),
-		Member:     "messages",
-		Endpoint:   "https://api.x.ai",
-		Names:      map[string]string{"xai": "xai", "grok": "xai"},
-		ErrorBody:  errorBody,
-		Sniff:      firstParty("grok-", ""),
-	},
-	APIGeneric: {
-		Routes: []codecs.Route{{Path: "/chat/completions", Shared: true, Fallback: codecs.FallbackNamed}},
-		Hosts: []codecs.Host{
-			{Suffix: "api.moonshot.ai", Provider: "moonshot"},
-			{Suffix: "api.moonshot.cn", Provider: "moonshot"},
-			{Suffix: "api.z.ai", Provider: "zai"},
-			{Suffix: "open.bigmodel.cn", Provider: "zhipu"},
-			{Suffix: "api.minimax.io", Provider: "minimax"},
-			{Suffix: "api.minimaxi.com", Provider: "minimax"},
-			{Suffix: "dashscope.aliyuncs.com", Provider: "dashscope"},
-			{Suffix: "dashscope-intl.aliyuncs.com", Provider: "dashscope"},
-			{Suffix: "api.groq.com", Provider: "groq"},
+// They are made when first asked for, not when the program starts.
+var webs = sync.OnceValue(func() map[string]*codecs.HTTP {
+	return map[string]*codecs.HTTP{
+		APIDeepSeek: {
+			Routes:     []codecs.Route{{Path: "/chat/completions", Shared: true}},
+			Hosts:      []codecs.Host{{Suffix: "api.deepseek.com", Provider: "deepseek"}},
+			Credential: codecs.Header("authorization"),
+			Member:     "messages",
+			Endpoint:   "https://api.deepseek.com",
+			Names:      map[string]string{"deepseek": "deepseek"},
+			ErrorBody:  errorBody,
+			Sniff:      firstParty("deepseek-", "distill"),
 		},
-		Credential: codecs.Header("authorization", "api-key"),
-		Member:     "messages",
-		Names: map[string]string{"moonshot": "moonshot", "kimi": "moonshot", "zai": "zai", "glm": "zai",
-			"groq": "groq", "minimax": "minimax", "dashscope": "dashscope", "qwen": "dashscope"},
-		ErrorBody: errorBody,
-		Sniff:     sniffGeneric,
-	},
-}
+		APIXAI: {
+			Routes:     []codecs.Route{{Path: "/chat/completions", Shared: true}},
+			Hosts:      []codecs.Host{{Suffix: "api.x.ai", Provider: "xai"}},
+			Credential: codecs.Header("authorization"),
+			Member:     "messages",
+			Endpoint:   "https://api.x.ai",
+			Names:      map[string]string{"xai": "xai", "grok": "xai"},
+			ErrorBody:  errorBody,
+			Sniff:      firstParty("grok-", ""),
+		},
+		APIGeneric: {
+			Routes: []codecs.Route{{Path: "/chat/completions", Shared: true, Fallback: codecs.FallbackNamed}},
+			Hosts: []codecs.Host{
+				{Suffix: "api.moonshot.ai", Provider: "moonshot"},
+				{Suffix: "api.moonshot.cn", Provider: "moonshot"},
+				{Suffix: "api.z.ai", Provider: "zai"},
+				{Suffix: "open.bigmodel.cn", Provider: "zhipu"},
+				{Suffix: "api.minimax.io", Provider: "minimax"},
+				{Suffix: "api.minimaxi.com", Provider: "minimax"},
+				{Suffix: "dashscope.aliyuncs.com", Provider: "dashscope"},
+				{Suffix: "dashscope-intl.aliyuncs.com", Provider: "dashscope"},
+				{Suffix: "api.groq.com", Provider: "groq"},
+			},
+			Credential: codecs.Header("authorization", "api-key"),
+			Member:     "messages",
+			Names: map[string]string{"moonshot": "moonshot", "kimi": "moonshot", "zai": "zai", "glm": "zai",
+				"groq": "groq", "minimax": "minimax", "dashscope": "dashscope", "qwen": "dashscope"},
+			ErrorBody: errorBody,
+			Sniff:     sniffGeneric,
+		},
+	}
+})
 
 var _ codecs.HTTPCodec = Codec{}
 
 // HTTP returns the HTTP facts of the codec's API.
-func (c Codec) HTTP() *codecs.HTTP { return webs[c.API()] }
+func (c Codec) HTTP() *codecs.HTTP { return webs()[c.API()] }
 
 func errorBody(_ string, status int, msg string) ([]byte, http.Header) {
 	return codecs.OpenAIErrorBody(status, msg)

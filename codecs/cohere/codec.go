@@ -39,6 +39,7 @@ package cohere
 
 import (
 	"net/http"
+	"sync"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
@@ -86,27 +87,30 @@ func (c Codec) provenance() replay.Provenance {
 }
 
 // web are the API's HTTP facts.
-var web = &codecs.HTTP{
-	Routes:     []codecs.Route{{Path: "/v2/chat"}},
-	Hosts:      []codecs.Host{{Suffix: "api.cohere.com", Provider: "cohere"}, {Suffix: "api.cohere.ai", Provider: "cohere"}},
-	Credential: codecs.Header("authorization"),
-	Member:     "messages",
-	Endpoint:   "https://api.cohere.com",
-	Names:      map[string]string{"cohere": "cohere"},
-	ErrorBody: func(_ string, _ int, msg string) ([]byte, http.Header) {
-		return append(jsonw.String([]byte(`{"message":`), msg), '}'), nil
-	},
-	Sniff: sniff,
-}
+// They are made when first asked for, not when the program starts.
+var web = sync.OnceValue(func() *codecs.HTTP {
+	return &codecs.HTTP{
+		Routes:     []codecs.Route{{Path: "/v2/chat"}},
+		Hosts:      []codecs.Host{{Suffix: "api.cohere.com", Provider: "cohere"}, {Suffix: "api.cohere.ai", Provider: "cohere"}},
+		Credential: codecs.Header("authorization"),
+		Member:     "messages",
+		Endpoint:   "https://api.cohere.com",
+		Names:      map[string]string{"cohere": "cohere"},
+		ErrorBody: func(_ string, _ int, msg string) ([]byte, http.Header) {
+			return append(jsonw.String([]byte(`{"message":`), msg), '}'), nil
+		},
+		Sniff: sniff,
+	}
+})
 
 var _ codecs.HTTPCodec = Codec{}
 
 // HTTP returns the API's HTTP facts.
-func (Codec) HTTP() *codecs.HTTP { return web }
+func (Codec) HTTP() *codecs.HTTP { return web() }
 
 // events are the v2 chat stream's event types.
-var events = kit.Names("message-start", "content-start", "content-delta", "content-end", "tool-plan-delta",
-	"tool-call-start", "tool-call-delta", "tool-call-end", "citation-start", "citation-end", "message-end", "debug")
+var events = kit.SniffNames{"message-start", "content-start", "content-delta", "content-end", "tool-plan-delta",
+	"tool-call-start", "tool-call-delta", "tool-call-end", "citation-start", "citation-end", "message-end", "debug"}
 
 // sniff recognises a v2 chat stream by its events' "type" members, a
 // response by its message object (a shape other APIs share, so below the
@@ -115,7 +119,7 @@ var events = kit.Names("message-start", "content-start", "content-delta", "conte
 func sniff(_, data []byte) (codecs.Sniffed, bool) {
 	r := kit.SniffParse(data)
 	switch {
-	case events[r.Get("type").Str]:
+	case events.Has(r.Get("type").Str):
 		return codecs.Sniffed{Score: codecs.SniffType, Event: true}, true
 	case r.Get("message.role").Exists() && !r.Get("choices").Exists():
 		return codecs.Sniffed{Score: codecs.SniffShape}, true

@@ -79,6 +79,7 @@ package gemini
 import (
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
@@ -178,27 +179,30 @@ func ValidatesSignatures(model string) bool { return gemsig.ValidatesSignatures(
 
 // web are the API's HTTP facts: generateContent and its stream on AI
 // Studio and Vertex (whose paths end the same way).
-var web = &codecs.HTTP{
-	Routes: []codecs.Route{
-		{Path: "/models/{model}:generateContent"},
-		{Path: "/models/{model}:streamGenerateContent", Array: true},
-	},
-	Hosts: []codecs.Host{
-		{Suffix: "generativelanguage.googleapis.com", Provider: "gemini"},
-		{Suffix: "aiplatform.googleapis.com", Provider: "vertex"},
-	},
-	Credential: codecs.Header("x-goog-api-key", "?key", "authorization"),
-	Member:     "contents",
-	Endpoint:   "https://generativelanguage.googleapis.com",
-	Names:      map[string]string{"gemini": "gemini", "google": "gemini", "vertex": "vertex"},
-	ErrorBody:  errorBody,
-	Sniff:      sniff,
-}
+// They are made when first asked for, not when the program starts.
+var web = sync.OnceValue(func() *codecs.HTTP {
+	return &codecs.HTTP{
+		Routes: []codecs.Route{
+			{Path: "/models/{model}:generateContent"},
+			{Path: "/models/{model}:streamGenerateContent", Array: true},
+		},
+		Hosts: []codecs.Host{
+			{Suffix: "generativelanguage.googleapis.com", Provider: "gemini"},
+			{Suffix: "aiplatform.googleapis.com", Provider: "vertex"},
+		},
+		Credential: codecs.Header("x-goog-api-key", "?key", "authorization"),
+		Member:     "contents",
+		Endpoint:   "https://generativelanguage.googleapis.com",
+		Names:      map[string]string{"gemini": "gemini", "google": "gemini", "vertex": "vertex"},
+		ErrorBody:  errorBody,
+		Sniff:      sniff,
+	}
+})
 
 var _ codecs.HTTPCodec = Codec{}
 
 // HTTP returns the API's HTTP facts.
-func (Codec) HTTP() *codecs.HTTP { return web }
+func (Codec) HTTP() *codecs.HTTP { return web() }
 
 // errorBody writes an error body as Google's APIs do:
 // {"error":{"code":...,"message":...,"status":...}}.

@@ -32,6 +32,7 @@ package mistral
 import (
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
@@ -71,23 +72,26 @@ func (c Codec) provider() string {
 }
 
 // web are the API's HTTP facts.
-var web = &codecs.HTTP{
-	Routes:     []codecs.Route{{Path: "/chat/completions", Shared: true}},
-	Hosts:      []codecs.Host{{Suffix: "api.mistral.ai", Provider: "mistral"}},
-	Credential: codecs.Header("authorization"),
-	Member:     "messages",
-	Endpoint:   "https://api.mistral.ai",
-	Names:      map[string]string{"mistral": "mistral"},
-	ErrorBody: func(_ string, status int, msg string) ([]byte, http.Header) {
-		return codecs.OpenAIErrorBody(status, msg)
-	},
-	Sniff: sniff,
-}
+// They are made when first asked for, not when the program starts.
+var web = sync.OnceValue(func() *codecs.HTTP {
+	return &codecs.HTTP{
+		Routes:     []codecs.Route{{Path: "/chat/completions", Shared: true}},
+		Hosts:      []codecs.Host{{Suffix: "api.mistral.ai", Provider: "mistral"}},
+		Credential: codecs.Header("authorization"),
+		Member:     "messages",
+		Endpoint:   "https://api.mistral.ai",
+		Names:      map[string]string{"mistral": "mistral"},
+		ErrorBody: func(_ string, status int, msg string) ([]byte, http.Header) {
+			return codecs.OpenAIErrorBody(status, msg)
+		},
+		Sniff: sniff,
+	}
+})
 
 var _ codecs.HTTPCodec = Codec{}
 
 // HTTP returns the API's HTTP facts.
-func (Codec) HTTP() *codecs.HTTP { return web }
+func (Codec) HTTP() *codecs.HTTP { return web() }
 
 // sniff recognises Mistral's chat completions by typed content (an array
 // of chunks where other hosts send a string) or a Mistral model name, and

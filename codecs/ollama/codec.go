@@ -51,6 +51,7 @@ package ollama
 import (
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
@@ -97,19 +98,22 @@ func (c Codec) provider() string {
 // web are the API's HTTP facts: the local server at localhost:11434 (the
 // default) or ollama.com's cloud API, both at /api/chat; a stream is JSON
 // Lines.
-var web = &codecs.HTTP{
-	Routes:     []codecs.Route{{Path: "/api/chat"}},
-	Hosts:      []codecs.Host{{Suffix: "ollama.com", Provider: "ollama"}},
-	Credential: codecs.Header("authorization"),
-	Member:     "messages",
-	Endpoint:   "https://ollama.com",
-	Names:      map[string]string{"ollama": "ollama"},
-	Streams:    map[string]stream.Framing{"application/x-ndjson": stream.FramingJSONL},
-	Sniff:      sniff,
-	ErrorBody: func(_ string, _ int, msg string) ([]byte, http.Header) {
-		return append(jsonw.String([]byte(`{"error":`), msg), '}'), nil
-	},
-}
+// They are made when first asked for, not when the program starts.
+var web = sync.OnceValue(func() *codecs.HTTP {
+	return &codecs.HTTP{
+		Routes:     []codecs.Route{{Path: "/api/chat"}},
+		Hosts:      []codecs.Host{{Suffix: "ollama.com", Provider: "ollama"}},
+		Credential: codecs.Header("authorization"),
+		Member:     "messages",
+		Endpoint:   "https://ollama.com",
+		Names:      map[string]string{"ollama": "ollama"},
+		Streams:    map[string]stream.Framing{"application/x-ndjson": stream.FramingJSONL},
+		Sniff:      sniff,
+		ErrorBody: func(_ string, _ int, msg string) ([]byte, http.Header) {
+			return append(jsonw.String([]byte(`{"error":`), msg), '}'), nil
+		},
+	}
+})
 
 // sniff recognises a response line or body (`"done"` a boolean beside a
 // `message` object or a `model` string: members only Ollama's responses
@@ -138,4 +142,4 @@ func sniff(_, data []byte) (codecs.Sniffed, bool) {
 var _ codecs.HTTPCodec = Codec{}
 
 // HTTP returns the API's HTTP facts.
-func (Codec) HTTP() *codecs.HTTP { return web }
+func (Codec) HTTP() *codecs.HTTP { return web() }

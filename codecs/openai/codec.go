@@ -112,6 +112,7 @@ package openai
 import (
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
@@ -221,27 +222,30 @@ func (c Codec) provider() string {
 func clone(s string) string { return strings.Clone(s) }
 
 // web are the API's HTTP facts.
-var web = &codecs.HTTP{
-	Routes: []codecs.Route{{Path: "/responses"}},
-	Hosts: []codecs.Host{
-		{Suffix: "api.openai.com", Provider: "openai"},
-		{Suffix: "openai.azure.com", Provider: "azure"},
-		{Suffix: "api.x.ai", Provider: "xai"},
-	},
-	Credential: codecs.Header("authorization", "api-key"),
-	Member:     "input",
-	Endpoint:   "https://api.openai.com",
-	Names:      map[string]string{"openai": "openai", "openai-responses": "openai", "azure": "azure"},
-	ErrorBody: func(_ string, status int, msg string) ([]byte, http.Header) {
-		return codecs.OpenAIErrorBody(status, msg)
-	},
-	Sniff: sniff,
-}
+// They are made when first asked for, not when the program starts.
+var web = sync.OnceValue(func() *codecs.HTTP {
+	return &codecs.HTTP{
+		Routes: []codecs.Route{{Path: "/responses"}},
+		Hosts: []codecs.Host{
+			{Suffix: "api.openai.com", Provider: "openai"},
+			{Suffix: "openai.azure.com", Provider: "azure"},
+			{Suffix: "api.x.ai", Provider: "xai"},
+		},
+		Credential: codecs.Header("authorization", "api-key"),
+		Member:     "input",
+		Endpoint:   "https://api.openai.com",
+		Names:      map[string]string{"openai": "openai", "openai-responses": "openai", "azure": "azure"},
+		ErrorBody: func(_ string, status int, msg string) ([]byte, http.Header) {
+			return codecs.OpenAIErrorBody(status, msg)
+		},
+		Sniff: sniff,
+	}
+})
 
 var _ codecs.HTTPCodec = Codec{}
 
 // HTTP returns the API's HTTP facts.
-func (Codec) HTTP() *codecs.HTTP { return web }
+func (Codec) HTTP() *codecs.HTTP { return web() }
 
 // sniff recognises a Responses stream by its events' "response." types and
 // a response body by its "object". (Its error body is OpenAI's, which

@@ -24,6 +24,7 @@ package openrouter
 import (
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/reasonreplay/replay"
 	"github.com/reasonreplay/replay/codecs"
@@ -72,21 +73,24 @@ func (c Codec) NewFrameDecoder() codecs.FrameDecoder {
 // web are the API's HTTP facts: chat completions, the path every
 // OpenAI-compatible host serves, for which OpenRouter's reader (the
 // superset) is the fallback when no provider is known.
-var web = &codecs.HTTP{
-	Routes:     []codecs.Route{{Path: "/chat/completions", Shared: true, Fallback: codecs.FallbackAny}},
-	Hosts:      []codecs.Host{{Suffix: "openrouter.ai", Provider: "openrouter"}},
-	Credential: codecs.Header("authorization"),
-	Member:     "messages",
-	Endpoint:   "https://openrouter.ai/api",
-	Names:      map[string]string{"openrouter": "openrouter"},
-	ErrorBody:  errorBody,
-	Sniff:      sniff,
-}
+// They are made when first asked for, not when the program starts.
+var web = sync.OnceValue(func() *codecs.HTTP {
+	return &codecs.HTTP{
+		Routes:     []codecs.Route{{Path: "/chat/completions", Shared: true, Fallback: codecs.FallbackAny}},
+		Hosts:      []codecs.Host{{Suffix: "openrouter.ai", Provider: "openrouter"}},
+		Credential: codecs.Header("authorization"),
+		Member:     "messages",
+		Endpoint:   "https://openrouter.ai/api",
+		Names:      map[string]string{"openrouter": "openrouter"},
+		ErrorBody:  errorBody,
+		Sniff:      sniff,
+	}
+})
 
 var _ codecs.HTTPCodec = Codec{}
 
 // HTTP returns the API's HTTP facts.
-func (Codec) HTTP() *codecs.HTTP { return web }
+func (Codec) HTTP() *codecs.HTTP { return web() }
 
 // errorBody writes an error body as OpenRouter does:
 // {"error":{"code":<status>,"message":...}}.

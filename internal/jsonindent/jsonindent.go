@@ -98,57 +98,89 @@ func (x *Writer) Write(p []byte) (int, error) {
 // closing quote if p holds it, and returns what is left of p. It copies at
 // most flushAt bytes at a time.
 func (x *Writer) str(buf, p []byte) ([]byte, []byte) {
-	if x.escaped {
-		x.escaped = false
-		return append(buf, p[0]), p[1:]
-	}
 	w := p[:min(len(p), flushAt)] // the window looked at
-	for i := 0; ; {
-		k := quoteOrBackslash(w, i)
-		switch {
-		case k == len(w):
-			return append(buf, w...), p[len(w):]
-		case w[k] == '"':
-			x.inString = false
-			return append(buf, w[:k+1]...), p[k+1:]
-		case k+1 < len(w):
-			i = k + 2 // the backslash and the byte it escapes
-		case len(w) == len(p):
-			// The input ends with the backslash: its byte comes next.
-			x.escaped = true
-			return append(buf, w...), p[len(w):]
-		default:
-			// The escaped byte is past the window: look at it next time.
-			return append(buf, w[:k]...), p[k:]
-		}
+	end, escaped := stringEnd(w, x.escaped)
+	if end < len(w) {
+		x.inString, x.escaped = false, false
+		return append(buf, w[:end+1]...), p[end+1:]
 	}
+	x.escaped = escaped
+	return append(buf, w...), p[len(w):]
 }
 
-// The bytes of a word, one bit each: the lowest, and the highest.
+// The bytes of a word, one bit each: the lowest; every bit but the
+// highest of each byte; and the odd bits of a word.
 const (
-	lsb = 0x0101010101010101
-	msb = 0x8080808080808080
+	lsb  = 0x0101010101010101
+	low7 = 0x7f7f7f7f7f7f7f7f
+	odd  = 0xaaaaaaaaaaaaaaaa
 )
 
-// quoteOrBackslash returns the index of the first quote or backslash of
-// b at or after i, or len(b). It tests eight bytes at a time: in each of
-// the two masks the lowest flagged byte is a true match (a false flag can
-// only sit above a true one), so the lowest of both is.
-func quoteOrBackslash(b []byte, i int) int {
-	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		q := x ^ ('"' * lsb)
-		s := x ^ ('\\' * lsb)
-		if m := ((q - lsb) &^ q) | ((s - lsb) &^ s); m&msb != 0 {
-			return i + bits.TrailingZeros64(m&msb)/8
+// equal returns the highest bit of each byte of x that equals c, and no
+// other bit: exact, with no false flag, as the per-byte sum of the low
+// seven bits cannot carry into the next byte.
+func equal(x uint64, c byte) uint64 {
+	y := x ^ (uint64(c) * lsb)
+	return ^((y&low7 + low7) | y | low7)
+}
+
+// gather moves the bits equal sets, the highest of each byte i of m, to
+// bit i of one byte (the multiplication's partial products never share a
+// bit, so nothing carries).
+func gather(m uint64) uint64 {
+	return (m >> 7) * 0x0102040810204080 >> 56
+}
+
+// stringEnd returns the index of the quote that closes the JSON string b
+// is read in, or len(b) if b does not hold it; escaped says that b's
+// first byte is escaped (the byte before it was a backslash that began
+// an escape). When b holds no closing quote, it also reports whether b
+// ends with a backslash that escapes the byte after it.
+//
+// It reads 64 bytes at a time, without a branch per escape: a mask of
+// the block's quotes and one of its backslashes, one bit per byte, and
+// the bytes the backslashes escape found from the second by the parity
+// of each run of backslashes (a subtraction carries through a run; the
+// carry out of the block says whether the next one starts escaped). The
+// first quote not escaped closes the string.
+func stringEnd(b []byte, escaped bool) (int, bool) {
+	var carry uint64 // 1: the next byte is escaped
+	if escaped {
+		carry = 1
+	}
+	i := 0
+	for ; i+64 <= len(b); i += 64 {
+		var q, s uint64
+		for k := 0; k < 64; k += 8 {
+			x := binary.LittleEndian.Uint64(b[i+k:])
+			q |= gather(equal(x, '"')) << k
+			s |= gather(equal(x, '\\')) << k
+		}
+		esc := carry // the bytes escaped
+		if s != 0 {
+			starts := s &^ carry // backslashes that may begin an escape
+			code := ((starts<<1 | odd) - starts) ^ odd
+			esc = code ^ (s | carry)
+			carry = (code & s) >> 63
+		} else {
+			carry = 0
+		}
+		if m := q &^ esc; m != 0 {
+			return i + bits.TrailingZeros64(m), false
 		}
 	}
+	escaped = carry != 0
 	for ; i < len(b); i++ {
-		if b[i] == '"' || b[i] == '\\' {
-			return i
+		switch {
+		case escaped:
+			escaped = false
+		case b[i] == '"':
+			return i, false
+		case b[i] == '\\':
+			escaped = true
 		}
 	}
-	return len(b)
+	return len(b), escaped
 }
 
 func (x *Writer) newline(buf []byte) []byte {

@@ -141,31 +141,74 @@ func FuzzWriter(f *testing.F) {
 	})
 }
 
-// quoteOrBackslash finds what bytes.IndexAny finds, from every start, for
-// a quote or backslash at every place of an eight-byte word and among
-// bytes that differ from them in one bit or lie above 0x80.
-func TestQuoteOrBackslash(t *testing.T) {
-	fill := []byte("a\x02\x5d\x5b\xa2\xdc#|\xff\x00")
-	for n := 0; n < 24; n++ {
-		for at := -1; at < n; at++ {
-			for _, c := range []byte{'"', '\\'} {
-				b := make([]byte, n)
-				for i := range b {
-					b[i] = fill[(i*7+n)%len(fill)]
-				}
-				if at >= 0 {
-					b[at] = c
-				}
-				for i := 0; i <= n; i++ {
-					want := bytes.IndexAny(b[i:], "\"\\")
-					if want < 0 {
-						want = n
-					} else {
-						want += i
-					}
-					require.Equal(t, want, quoteOrBackslash(b, i), "%q from %d", b, i)
+// stringEndRef is stringEnd read one byte at a time.
+func stringEndRef(b []byte, escaped bool) (int, bool) {
+	for i, c := range b {
+		switch {
+		case escaped:
+			escaped = false
+		case c == '"':
+			return i, false
+		case c == '\\':
+			escaped = true
+		}
+	}
+	return len(b), escaped
+}
+
+// stringEnd, 64 bytes at a time, finds what a byte-by-byte read finds,
+// with and without an escape carried in: for every string of up to 11
+// bytes of quotes, backslashes and one other byte (so every run of
+// backslashes), alone and placed across the end of a 64-byte block; and
+// for long random ones, dense in backslashes, among bytes that differ
+// from a quote or a backslash in one bit or lie above 0x80.
+func TestStringEnd(t *testing.T) {
+	check := func(b []byte) {
+		for _, esc := range []bool{false, true} {
+			wi, we := stringEndRef(b, esc)
+			gi, ge := stringEnd(b, esc)
+			if wi != gi || we != ge {
+				t.Fatalf("stringEnd(%q, %v) = %d, %v; want %d, %v", b, esc, gi, ge, wi, we)
+			}
+		}
+	}
+	alphabet := []byte{'"', '\\', 'a'}
+	pads := []int{0, 53, 58, 62, 63, 64, 117, 127}
+	b := make([]byte, 0, 11)
+	buf := make([]byte, 0, 210)
+	var walk func()
+	walk = func() {
+		for _, pad := range pads {
+			for _, tail := range []int{0, 64} { // a tail: the pattern's block is whole
+				buf = append(append(buf[:0], strings.Repeat("a", pad)...), b...)
+				buf = append(buf, strings.Repeat("a", tail)...)
+				check(buf)
+				if pad > 0 {
+					buf[pad-1] = '\\' // the pattern starts escaped
+					check(buf)
 				}
 			}
 		}
+		if len(b) == cap(b) {
+			return
+		}
+		for _, c := range alphabet {
+			b = append(b, c)
+			walk()
+			b = b[:len(b)-1]
+		}
+	}
+	walk()
+
+	fill := []byte("\"\\\\\\\\\"a\x02\x5d\x5b\x23\xa2\xdc#|\xff\x00\x22\x5c\x5c")
+	rng := rand.New(rand.NewSource(27))
+	for range 20000 {
+		b := make([]byte, rng.Intn(300))
+		for i := range b {
+			b[i] = fill[rng.Intn(len(fill))]
+		}
+		check(b)
+		// and with its quotes escaped, so that the end is far
+		check(bytes.ReplaceAll(bytes.ReplaceAll(b, []byte(`\`), []byte(`x`)), []byte(`"`), []byte(`\"`)))
 	}
 }

@@ -29,16 +29,19 @@ func SniffChat(r gjson.Result, score int) (codecs.Sniffed, bool) {
 	return codecs.Sniffed{Score: score, Model: strings.Clone(r.Get("model").Str), Event: event}, true
 }
 
-// SniffNames is a set of event or type names for a Sniff function.
-type SniffNames map[string]bool
+// SniffNames is a set of event or type names for a Sniff function,
+// written as a composite literal (kit.SniffNames{"a", "b"}) so that it is
+// static data the program never builds.
+type SniffNames []string
 
-// Names returns the set of names.
-func Names(names ...string) SniffNames {
-	m := make(SniffNames, len(names))
-	for _, n := range names {
-		m[n] = true
+// Has reports whether name is one of the names.
+func (n SniffNames) Has(name string) bool {
+	for _, m := range n {
+		if m == name {
+			return true
+		}
 	}
-	return m
+	return false
 }
 
 // HasPrefix reports whether s starts with one of prefixes.

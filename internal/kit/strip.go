@@ -2,33 +2,44 @@ package kit
 
 import (
 	"strconv"
+	"sync"
 
 	"github.com/reasonreplay/replay/codecs"
 	"github.com/reasonreplay/replay/internal/jsonw"
 )
 
 // Pointers are the JSON Pointers prefix+i of a message's elements, the
-// first of them made once.
+// first of them made once, when first asked for: a codec keeps its
+// Pointers in a package variable, and a program that never strips a
+// message (most never do) never makes them.
 type Pointers struct {
 	prefix string
-	first  [64]string
+	once   sync.Once
+	first  *[64]string
 }
 
-// NewPointers makes the pointers prefix+i ("/content/", "/parts/", "/").
+// NewPointers returns the pointers prefix+i ("/content/", "/parts/", "/").
+// It makes none of them yet.
 func NewPointers(prefix string) *Pointers {
-	p := &Pointers{prefix: prefix}
-	for i := range p.first {
-		p.first[i] = prefix + strconv.Itoa(i)
-	}
-	return p
+	return &Pointers{prefix: prefix}
 }
 
 // At returns the pointer of element i.
 func (p *Pointers) At(i int) string {
+	p.once.Do(p.make)
 	if i < len(p.first) {
 		return p.first[i]
 	}
 	return p.prefix + strconv.Itoa(i)
+}
+
+// make makes the first pointers.
+func (p *Pointers) make() {
+	first := new([64]string)
+	for i := range first {
+		first[i] = p.prefix + strconv.Itoa(i)
+	}
+	p.first = first
 }
 
 // noChanges is what DropElems reports when it removes nothing: empty, not
