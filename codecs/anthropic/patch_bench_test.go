@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/reasonreplay/replay"
-	"github.com/reasonreplay/replay/internal/benchreq"
 	"github.com/reasonreplay/replay/internal/patchtest"
 )
 
@@ -12,27 +11,7 @@ import (
 // cold repair meets them: each message as the client sent it, stripped
 // of its thinking, and its turn decoded from a request that carries it.
 func repairTurns(b *testing.B) []patchtest.Turn {
-	b.Helper()
-	const n = 8
-	sh := benchreq.Anthropic()
-	h, _, err := Codec{}.DecodeRequest(sh.Request(n))
-	if err != nil {
-		b.Fatal(err)
-	}
-	var out []patchtest.Turn
-	for k := 0; k < n; k++ {
-		raw := []byte(sh.AssistantOf(k))
-		stripped, ch := Codec{}.Strip(raw)
-		if len(ch) != 1 {
-			b.Fatalf("turn %d: %d blocks stripped", k, len(ch))
-		}
-		want := h.Turns[k]
-		if got, err := (Codec{}).Patch(stripped, want); err != nil || string(got) != string(raw) {
-			b.Fatalf("turn %d: patched %s (%v), want %s", k, got, err, raw)
-		}
-		out = append(out, patchtest.Turn{Raw: raw, Stripped: stripped, Want: want})
-	}
-	return out
+	return patchtest.LoopTurns(b, API, Codec{}, nil, 1, nil)
 }
 
 // BenchmarkPatch patches the stripped turns of the tool loop back, as

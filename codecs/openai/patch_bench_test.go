@@ -13,28 +13,8 @@ import (
 // it, stripped of its reasoning, and its turn as read from a request that
 // carries it.
 func benchTurns(b *testing.B) []patchtest.Turn {
-	b.Helper()
-	const n = 8
-	sh := patchtest.Shape(b, API)
-	h, _, err := Codec{}.DecodeRequest(sh.Request(n))
-	if err != nil {
-		b.Fatal(err)
-	}
-	var out []patchtest.Turn
-	for k := 0; k < n; k++ {
-		raw := []byte("[" + sh.AssistantOf(k) + "]")
-		stripped, ch := Codec{}.Strip(raw)
-		if len(ch) != 2 {
-			b.Fatalf("turn %d: %d changes", k, len(ch))
-		}
-		want := h.Turns[k]
-		got, err := Codec{}.Patch(stripped, want)
-		if err != nil || !bytes.Contains(got, []byte(`"encrypted_content"`)) {
-			b.Fatalf("turn %d: patched %s (%v)", k, got, err)
-		}
-		out = append(out, patchtest.Turn{Raw: raw, Stripped: stripped, Want: want})
-	}
-	return out
+	return patchtest.LoopTurns(b, API, Codec{}, func(s string) []byte { return []byte("[" + s + "]") }, 2,
+		func(_, got []byte) bool { return bytes.Contains(got, []byte(`"encrypted_content"`)) })
 }
 
 // BenchmarkPatch patches the stripped runs of the tool loop back, as cold

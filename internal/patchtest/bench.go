@@ -153,3 +153,46 @@ func BenchChatPatch(b *testing.B, api string, c RequestCodec, ref Patch) {
 		})
 	}
 }
+
+// LoopCodec is what LoopTurns needs of a codec.
+type LoopCodec interface {
+	DecodeRequest(body []byte) (replay.History, replay.Target, error)
+	Strip(raw []byte) ([]byte, []codecs.Change)
+	Patch(msg []byte, t *replay.Turn) ([]byte, error)
+}
+
+// LoopTurns returns the first eight assistant turns of the tool loop of
+// api's request shape as cold repair meets them: each as the client sent
+// it (its assistant element, through wrap when it is set), stripped of its
+// reasoning (changes changes each), and its turn decoded from a request
+// that carries it. Patch of each stripped turn must give it back as sent,
+// or, with restored set, what restored accepts.
+func LoopTurns(b *testing.B, api string, c LoopCodec, wrap func(string) []byte, changes int, restored func(raw, got []byte) bool) []Turn {
+	b.Helper()
+	const n = 8
+	sh := Shape(b, api)
+	h, _, err := c.DecodeRequest(sh.Request(n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if wrap == nil {
+		wrap = func(s string) []byte { return []byte(s) }
+	}
+	if restored == nil {
+		restored = func(raw, got []byte) bool { return string(got) == string(raw) }
+	}
+	var out []Turn
+	for k := 0; k < n; k++ {
+		raw := wrap(sh.AssistantOf(k))
+		stripped, ch := c.Strip(raw)
+		if len(ch) != changes {
+			b.Fatalf("turn %d: %d changes, want %d", k, len(ch), changes)
+		}
+		want := h.Turns[k]
+		if got, err := c.Patch(stripped, want); err != nil || !restored(raw, got) {
+			b.Fatalf("turn %d: patched %s (%v), sent %s", k, got, err, raw)
+		}
+		out = append(out, Turn{Raw: raw, Stripped: stripped, Want: want})
+	}
+	return out
+}
