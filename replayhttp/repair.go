@@ -287,7 +287,7 @@ func (t *Transport) capturedOf(docs [][]byte, own bool, tu *replay.Turn, r *code
 	maxDoc := t.Limits.WithDefaults().MaxEvent
 	for _, d := range docs {
 		if len(d) > maxDoc {
-			bad++ // refused as readStored refuses it, before the cache copies it
+			bad++ // past the limits: refused before the cache copies it or anything reads it
 			continue
 		}
 		c := t.docs.read(d, own, t.readStored)
@@ -324,14 +324,12 @@ func plural(n int, one, many string) string {
 }
 
 // readStored reads a stored document as untrusted input: within the
-// request limits, and refused when an item's recorded digest does not
-// match its bytes. doc never changes, and the turn may share its memory
-// (see turnfn.ReadTurnShared).
+// request limits (capturedOf refuses a document larger than they take
+// before it gets here), and refused when an item's recorded digest does
+// not match its bytes. doc never changes, and the turn may share its
+// memory (see turnfn.ReadTurnShared).
 func (t *Transport) readStored(doc string) (*replay.Turn, error) {
 	lim := t.Limits.WithDefaults()
-	if len(doc) > lim.MaxEvent {
-		return nil, &replay.LimitError{What: "stored turn size", Limit: lim.MaxEvent, Event: -1, Block: -1}
-	}
 	tu, err := readTurnShared(doc)
 	if err != nil {
 		return nil, err
